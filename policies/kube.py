@@ -187,6 +187,13 @@ def as_list(value: Any) -> list:
     return value if isinstance(value, list) else []
 
 
+def name_of(node: Any, key: str = "name") -> str | None:
+    """``node[key]`` if ``node`` is a mapping and the value plain text, else None: a name or key read from input,
+    safe to hash and compare (``name: {}`` or ``name: [a]`` in a mutated manifest reads as no name)."""
+    value = node.get(key) if isinstance(node, Mapping) else None
+    return value if isinstance(value, str) else None
+
+
 def metadata_name(resource_props: Mapping) -> str | None:
     """`metadata.name` if it is a plain string."""
     name = get(resource_props, "metadata", "name")

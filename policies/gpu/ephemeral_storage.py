@@ -44,7 +44,17 @@ from typing import Optional
 from components.capacity.models import UnknownModel, find_model
 from components.errors import ConfigError
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, pod_specs, requests_gpu, resource_value
+from policies.kube import (
+    WORKLOAD_TYPES,
+    as_dict,
+    as_list,
+    container_label,
+    containers,
+    name_of,
+    pod_specs,
+    requests_gpu,
+    resource_value,
+)
 from policies.reading.engines import Download, downloads, hub_model
 from policies.reading.image_fetches import image_fetches
 from policies.reading.model_ids import generic_downloads
@@ -88,10 +98,10 @@ _MODEL_STORE = re.compile(r"model|huggingface|hf[-_]?(cache|home)|(^|[\s/_-])hf(
 def _model_cache(podspec: dict) -> tuple[dict, str, str] | None:
     """(container, volume, mount path) of the first container mounting a model-store-named emptyDir without a
     sizeLimit, or None."""
-    volumes = {as_dict(v).get("name"): as_dict(v) for v in as_list(podspec.get("volumes"))}
+    volumes = {name_of(v): as_dict(v) for v in as_list(podspec.get("volumes"))}
     for container in containers(podspec, init=True):
         for mount in as_list(container.get("volumeMounts")):
-            name, at = as_dict(mount).get("name"), str(as_dict(mount).get("mountPath") or "")
+            name, at = name_of(mount), str(as_dict(mount).get("mountPath") or "")
             empty = volumes.get(name, {}).get("emptyDir")
             if not isinstance(empty, dict) or empty.get("medium") == "Memory" or empty.get("sizeLimit") is not None:
                 continue

@@ -58,7 +58,7 @@ def image_arch(image: object) -> str | None:
 
 def _pinned(podspec: dict) -> bool:
     """True when the pod spec names its architecture or pins itself to chosen nodes (module docstring)."""
-    text = json.dumps([podspec.get("nodeSelector"), podspec.get("affinity"), podspec.get("tolerations")])
+    text = json.dumps([podspec.get("nodeSelector"), podspec.get("affinity"), podspec.get("tolerations")], default=str)
     keys = set(as_dict(podspec.get("nodeSelector")))
     return any(key in keys or f'"{key}"' in text for key in _POOL_KEYS) or bool(get(podspec, "nodeName"))
 

@@ -21,7 +21,7 @@ node with other owners.
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, pod_specs, split_type
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, name_of, pod_specs, split_type
 from policies.reading.node_agents import weighed_to_serving
 from policies.reading.placement import pinned_node
 
@@ -45,7 +45,7 @@ def _created_as_root(path: str, podspec: dict) -> list[str]:
         if not isinstance(user, int) or isinstance(user, bool) or user == 0:
             continue
         for mount in (as_dict(m) for m in as_list(container.get("volumeMounts"))):
-            if mount.get("name") in created and mount.get("readOnly") is not True:
+            if name_of(mount) in created and mount.get("readOnly") is not True:
                 found.append(
                     unproven(
                         f"{container_label(path, container)}: runs as user {user} and writes to hostPath "
@@ -62,11 +62,11 @@ def _unnamed(path: str, podspec: dict) -> list[str]:
     ``name:`` breaks (G45 reports the refusal), read as the mount it was written for."""
     volumes = [as_dict(v) for v in as_list(podspec.get("volumes"))]
     unnamed = [as_dict(v.get("hostPath")).get("path") for v in volumes if "hostPath" in v and not v.get("name")]
-    names = {v.get("name") for v in volumes}
+    names = {name_of(v) for v in volumes}
     found: list[str] = []
     for container in containers(podspec, init=True, model=True) if unnamed else ():
         for mount in (as_dict(m) for m in as_list(container.get("volumeMounts"))):
-            if mount.get("name") not in names and mount.get("readOnly") is not True:
+            if name_of(mount) not in names and mount.get("readOnly") is not True:
                 found.append(
                     unproven(
                         f"{container_label(path, container)}: volumeMount {mount.get('name')} names no volume, and "
@@ -105,9 +105,9 @@ def _weights_on_some_node(resource: Resource) -> list[str]:
     for label, podspec, container, model in _served_models(resource):
         if pinned_node(podspec) is not None:
             continue
-        volumes = {as_dict(v).get("name"): as_dict(as_dict(v).get("hostPath")) for v in as_list(podspec.get("volumes"))}
+        volumes = {name_of(v): as_dict(as_dict(v).get("hostPath")) for v in as_list(podspec.get("volumes"))}
         for mount in (as_dict(m) for m in as_list(container.get("volumeMounts"))):
-            host = volumes.get(mount.get("name")) or {}
+            host = volumes.get(name_of(mount)) or {}
             at = str(mount.get("mountPath") or "").rstrip("/")
             if host.get("type") not in _MUST_EXIST or not at or not (model == at or model.startswith(at + "/")):
                 continue
@@ -130,17 +130,18 @@ def _check(resource: Resource, config: dict) -> list[str]:
         messages.extend(_created_as_root(path, podspec))
         messages.extend(_unnamed(path, podspec))
         host_paths = {
-            v.get("name"): as_dict(v.get("hostPath")).get("path")
+            name_of(v): as_dict(v.get("hostPath")).get("path")
             for v in as_list(podspec.get("volumes"))
             if isinstance(v, dict) and "hostPath" in v
         }
         for container in containers(podspec, init=True, model=True):
             for mount in as_list(container.get("volumeMounts")):
                 mount = as_dict(mount)
-                if mount.get("name") in host_paths and mount.get("readOnly") is not True:
+                name = name_of(mount)
+                if name is not None and name in host_paths and mount.get("readOnly") is not True:
                     messages.append(
-                        f"{container_label(path, container)}: mounts hostPath {host_paths[mount['name']]} "
-                        f"(volume {mount['name']}) writable at {mount.get('mountPath')}; a pod that writes "
+                        f"{container_label(path, container)}: mounts hostPath {host_paths[name]} "
+                        f"(volume {name}) writable at {mount.get('mountPath')}; a pod that writes "
                         f"to the node outlives itself there; mount it readOnly or use an emptyDir or PVC"
                     )
     return weighed_to_serving(resource, messages)

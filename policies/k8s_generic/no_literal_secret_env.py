@@ -29,7 +29,7 @@ from fnmatch import fnmatchcase
 from components.loading import Limits, LoadError, load_yaml
 from components.secrets import first_token, placeholder_value
 from policies.framework import Policy, Resource, unproven
-from policies.kube import as_dict, as_list, container_label, containers, get, pod_specs, workload_types
+from policies.kube import as_dict, as_list, container_label, containers, get, name_of, pod_specs, workload_types
 from policies.reading.placeholders import placeholder_in
 
 _FIX = "a secret must come from valueFrom.secretKeyRef"
@@ -160,8 +160,8 @@ def _check_env(label: str, container: dict, patterns: list[str]) -> list[str]:
 
 def _secret_names(container: dict) -> set[str]:
     """The names of the Secrets the container reads (env secretKeyRef, envFrom secretRef)."""
-    names = {get(as_dict(e), "valueFrom", "secretKeyRef", "name") for e in as_list(container.get("env"))}
-    names |= {get(as_dict(e), "secretRef", "name") for e in as_list(container.get("envFrom"))}
+    names = {name_of(get(as_dict(e), "valueFrom", "secretKeyRef")) for e in as_list(container.get("env"))}
+    names |= {name_of(get(as_dict(e), "secretRef")) for e in as_list(container.get("envFrom"))}
     return {n for n in names if isinstance(n, str) and n}
 
 

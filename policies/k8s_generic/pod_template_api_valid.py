@@ -31,7 +31,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, is_custom_type, pod_specs
+from policies.kube import (
+    WORKLOAD_TYPES,
+    as_dict,
+    as_list,
+    container_label,
+    containers,
+    is_custom_type,
+    name_of,
+    pod_specs,
+)
 from policies.reading.api_refusals import container_refusals, selector_refusal
 
 
@@ -71,7 +80,7 @@ def _names(path: str, podspec: dict, every: list[dict], core: bool, claims: set[
     ]
     if not core or any(not isinstance(v.get("name"), str) for v in volumes if v.get("name")):
         return messages
-    names = {v.get("name") for v in volumes} | claims
+    names = {name_of(v) for v in volumes} | claims
     for container in every:
         for mount in (as_dict(m) for m in as_list(container.get("volumeMounts"))):
             name = mount.get("name")

@@ -32,7 +32,7 @@ from typing import Optional
 
 from policies.framework import Policy, Resource
 from policies.karpenter.multi_node_expiry import NODEPOOL_LABEL, _targets
-from policies.kube import as_dict, as_list, get, pod_specs, requests_gpu, split_type
+from policies.kube import as_dict, as_list, get, name_of, pod_specs, requests_gpu, split_type
 from policies.reading.gpu_pools import label_pools
 from policies.reading.nodepools import NODEPOOL_TYPES, is_gpu_nodepool
 from policies.reading.serving import model_servers
@@ -116,7 +116,7 @@ def _tolerates_spot(podspec: dict) -> Optional[str]:
         return None
     for i, toleration in enumerate(as_list(podspec.get("tolerations"))):
         toleration = as_dict(toleration)
-        key = toleration.get("key")
+        key = name_of(toleration, "key")
         if key not in SPOT_TAINTS or toleration.get("effect") not in (None, "", "NoSchedule"):
             continue
         if toleration.get("operator") == "Exists" or str(toleration.get("value", "")).lower() == SPOT_TAINTS[key]:

@@ -20,7 +20,7 @@ import posixpath
 from collections.abc import Mapping
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, is_custom_type
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, is_custom_type, name_of
 from policies.reading.engines import EngineServer, cache_dirs, table_servers
 
 # Volume sources whose files may be there before the pod starts (an emptyDir or a memory volume starts empty).
@@ -42,7 +42,7 @@ def _credential_set(container: Mapping, names: tuple[str, ...]) -> bool:
     """True when the container names one of ``names`` in its env, or takes envFrom a source that may carry it."""
     if as_list(container.get("envFrom")):
         return True
-    return any(as_dict(item).get("name") in names for item in as_list(container.get("env")))
+    return any(name_of(item) in names for item in as_list(container.get("env")))
 
 
 def _cache_mounted(server: EngineServer, dirs: tuple[str, ...]) -> bool:

@@ -23,7 +23,7 @@ from typing import Optional
 
 from components.images import image_repository, image_tag
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, name_of
 from policies.reading.engines import EngineServer, table_servers
 from policies.reading.mounted_scripts import config_maps
 from policies.reading.serving import container_argv
@@ -55,11 +55,11 @@ def _needed(server: EngineServer) -> dict[str, tuple[str, bool]]:
         if found:
             needed.setdefault(found.group(1).lower(), (f"--backend-config configures the {found.group(1)} backend", False))
     maps = config_maps()
-    mounted = {as_dict(m).get("name") for m in as_list(server.container.get("volumeMounts"))}
+    mounted = {name_of(m) for m in as_list(server.container.get("volumeMounts"))}
     for volume in as_list(server.podspec.get("volumes")):
         volume = as_dict(volume)
-        name = as_dict(volume.get("configMap")).get("name")
-        if volume.get("name") not in mounted or name not in maps:
+        name = name_of(volume.get("configMap"))
+        if name_of(volume) not in mounted or name not in maps:
             continue
         for key, text in sorted(maps[name].items()):
             for backend in _PBTXT_BACKEND.findall(text):

@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 
 from components.hub_access import gated
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, containers, get, requests_gpu, split_type
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, containers, get, name_of, requests_gpu, split_type
 from policies.reading.downloaders import LLMAZ_TOOL, fetches
 from policies.reading.engines import (
     DEFAULT_HF_CACHES,
@@ -149,7 +149,7 @@ def _other_endpoint(container: Mapping) -> Optional[str]:
     host (a mirror or proxy such as an Artifactory remote; huggingface_hub v1.28.0 constants.py:69 reads it for every
     call), set from outside the files, or named in a downloader's config (kthena's ``hf_endpoint``); or ModelScope."""
     values = env_values(container)
-    names = {as_dict(e).get("name") for e in as_list(container.get("env"))} | set(values)
+    names = {name_of(e) for e in as_list(container.get("env"))} | set(values)
     if "HF_ENDPOINT" in names:
         endpoint = values.get("HF_ENDPOINT")
         host = (urlsplit(endpoint.strip()).hostname or "") if endpoint else ""

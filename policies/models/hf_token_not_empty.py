@@ -32,7 +32,7 @@ import re
 from typing import Any, Optional
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, get, pod_specs
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, get, name_of, pod_specs
 from policies.reading.placeholders import placeholder_in
 from policies.reading.secrets import decoded, secret_values
 from policies.reading.serving import namespace_of
@@ -82,7 +82,7 @@ def _from_empty_secrets(namespace: Optional[str], label: str, container: dict) -
     found = []
     for item in (as_dict(i) for i in as_list(container.get("env"))):
         ref = as_dict(get(item, "valueFrom", "secretKeyRef"))
-        if item.get("name") in TOKEN_VARIABLES and (what := _secret_token(namespace, ref.get("name"), ref.get("key"))):
+        if name_of(item) in TOKEN_VARIABLES and (what := _secret_token(namespace, ref.get("name"), ref.get("key"))):
             found.append((str(item["name"]), f"key {ref.get('key')} of Secret {ref.get('name')}", what))
     for source in (as_dict(s) for s in as_list(container.get("envFrom"))):
         secret = get(source, "secretRef", "name")

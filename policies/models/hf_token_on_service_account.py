@@ -57,6 +57,8 @@ def _index(resources: list[Resource]) -> tuple[dict, dict]:
     for r in resources:
         group, kind = split_type(r.type)
         key = (namespace_of(r), get(r.props, "metadata", "name"))
+        if not all(isinstance(part, (str, type(None))) for part in key):
+            continue  # a name or namespace that is not text (a mutated manifest): no account or Secret to join
         if group == "" and kind == "ServiceAccount":
             accounts[key] = r
         elif group == "" and kind == "Secret":

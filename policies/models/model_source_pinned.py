@@ -411,7 +411,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
     seen = set()
     for source in _sources(resource):
-        key = (source["label"], source["model"])
+        key = (repr(source["label"]), repr(source["model"]))  # (repr: a mutated manifest's model may be a list)
         if key in seen:
             continue
         seen.add(key)

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Optional
 
 from components.serving_engines import ENGINES, Engine
-from policies.kube import as_dict, as_list, as_quantity
+from policies.kube import as_dict, as_list, as_quantity, name_of
 
 # Images that take an engine's flags without being that engine (llm-d's CPU-only vLLM simulator).
 _NOT_ENGINES = ("llm-d-inference-sim",)
@@ -88,11 +88,15 @@ def binds_by_env(container: Mapping, engine: Engine) -> bool:
     names = engine.env.get("host", ())
     if not names:
         return False
-    declared = {p.get("containerPort") for p in as_list(container.get("ports")) if isinstance(p, dict)}
+    declared = {
+        p.get("containerPort")
+        for p in as_list(container.get("ports"))
+        if isinstance(p, dict) and isinstance(p.get("containerPort"), (int, float, str))
+    }
     for item in as_list(container.get("env")):
         item = as_dict(item)
         value = item.get("value")
-        if item.get("name") in names and isinstance(value, str) and (bound := _WILDCARD_BIND.match(value.strip())):
+        if name_of(item) in names and isinstance(value, str) and (bound := _WILDCARD_BIND.match(value.strip())):
             port = int(bound.group(1)) if bound.group(1) else engine.port
             return port in declared or str(port) in declared
     return False

@@ -36,6 +36,7 @@ from policies.kube import (
     get,
     is_ray,
     memoized,
+    name_of,
     requests_gpu,
 )
 from policies.reading.mounted_scripts import config_maps
@@ -91,7 +92,7 @@ def env_values(container: Mapping) -> dict[str, str]:
         if isinstance(e.get("value"), str):
             out[e["name"]] = e["value"]
         elif isinstance(ref := get(e, "valueFrom", "configMapKeyRef"), dict):
-            value = maps.get(ref.get("name"), {}).get(str(ref.get("key")))
+            value = maps.get(name_of(ref), {}).get(str(ref.get("key")))
             if isinstance(value, str):
                 out[e["name"]] = value
     return out
@@ -165,7 +166,7 @@ def hub_spelling(container: Mapping, engine: Engine, line: list[str]) -> Optiona
     flag = next((s for s in spellings if not s.startswith("env:") and s in parsed), None)
     if flag is not None:
         return ("-" if len(flag) <= 3 else "--") + flag
-    names = {as_dict(e).get("name") for e in as_list(container.get("env"))} | set(env_values(container))
+    names = {name_of(e) for e in as_list(container.get("env"))} | set(env_values(container))
     return next((f"env {s[4:]}" for s in spellings if s.startswith("env:") and s[4:] in names), None)
 
 
@@ -300,7 +301,7 @@ def cache_dirs(container: Mapping, args: Mapping[str, Any], row: Optional[Engine
     if isinstance(args.get("download-dir"), str) and args["download-dir"]:
         return (args["download-dir"],)
     env = env_values(container)
-    hidden = {e.get("name") for e in as_list(container.get("env")) if isinstance(e, dict) and "value" not in e}
+    hidden = {name_of(e) for e in as_list(container.get("env")) if isinstance(e, dict) and "value" not in e}
     for name, sub in spec.env:
         if env.get(name):
             return (posixpath.join(env[name], sub) if sub else env[name],)
@@ -392,7 +393,7 @@ def _server_download(
     dirs = cache_dirs(container, args, row)
     hidden_by = _outside_env_sources(container) if not dirs else []
     if hidden_by and not any(
-        isinstance(e, dict) and e.get("name") in {v for v, _ in row.downloads.env} for e in as_list(container.get("env"))
+        isinstance(e, dict) and name_of(e) in {v for v, _ in row.downloads.env} for e in as_list(container.get("env"))
     ):
         dirs = row.downloads.dirs
     else:

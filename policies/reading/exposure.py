@@ -69,7 +69,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from components.aws_ids import sources_too_wide
-from policies.kube import annotations_of, as_dict, as_list, get, split_type
+from policies.kube import annotations_of, as_dict, as_list, get, name_of, split_type
 from policies.reading import edge, gateway_service
 from policies.reading import edge_proxies as proxies
 from policies.reading import model_backends as backends
@@ -336,7 +336,7 @@ def listeners_tls(gw: Any, sections: list[str], s: Optional[_Set] = None) -> Opt
     """Whether the listeners a route attaches to (all when no sectionName) include one of protocol HTTPS or TLS, or
     the load balancer in front of them terminates TLS (``lb_tls``)."""
     listeners = [as_dict(x) for x in as_list(get(gw.props, "spec", "listeners"))]
-    chosen = [x for x in listeners if x.get("name") in sections] or listeners
+    chosen = [x for x in listeners if name_of(x) in sections] or listeners
     if not chosen:
         return None
     if s is not None and gateway_service.lb_tls(gw, s.named, [x.get("port") for x in chosen]):

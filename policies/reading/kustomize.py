@@ -204,7 +204,8 @@ def patch_shaped(obj: Any) -> bool:
     if not isinstance(podspec, dict):
         return False
     for key in ("containers", "initContainers"):
-        for container in podspec.get(key) or ():
+        items = podspec.get(key)
+        for container in items if isinstance(items, list) else ():
             if isinstance(container, dict) and not container.get("image"):
                 return True
     return False

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from policies.kube import as_list, get, pod_specs, split_type
+from policies.kube import as_list, get, name_of, pod_specs, split_type
 from policies.reading import route_path as path
 from policies.reading.serving import container_argv, model_servers
 
@@ -35,7 +35,7 @@ def server_has_key(container: Mapping) -> bool:
     if any(re.match(r"--api-keys?(=|$)", t) or re.search(r"\s--api-keys?[= ]", t) for t in argv):
         return True
     for item in as_list(container.get("env")):
-        if isinstance(item, Mapping) and item.get("name") in SERVER_KEY_ENV:
+        if isinstance(item, Mapping) and name_of(item) in SERVER_KEY_ENV:
             if get(item, "valueFrom") or (isinstance(item.get("value"), str) and item["value"].strip()):
                 return True
     return False
@@ -119,7 +119,7 @@ def router_keyed(container: Mapping) -> bool:
     if any(re.match(r"--api-keys?(=|$)", t) for t in argv):
         return True
     return any(
-        isinstance(item, Mapping) and item.get("name") in ROUTER_KEY_ENV and (item.get("value") or item.get("valueFrom"))
+        isinstance(item, Mapping) and name_of(item) in ROUTER_KEY_ENV and (item.get("value") or item.get("valueFrom"))
         for item in as_list(container.get("env"))
     )
 

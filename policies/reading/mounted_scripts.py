@@ -96,5 +96,7 @@ def _maps_of(view: Any) -> dict[Any, dict[str, str]]:
     for r in view:
         if getattr(r, "type", None) == "kubernetes:core/v1:ConfigMap":
             data = as_dict(get(r.props, "data"))
-            maps[get(r.props, "metadata", "name")] = {k: v for k, v in data.items() if isinstance(v, str)}
+            name = get(r.props, "metadata", "name")
+            if isinstance(name, str):
+                maps[name] = {k: v for k, v in data.items() if isinstance(v, str)}
     return maps

@@ -43,7 +43,9 @@ def _secrets_of(view: Any) -> dict[SecretKey, dict[str, Optional[str]]]:
         values: dict[str, Optional[str]] = {str(k): decoded(v) for k, v in as_dict(get(r.props, "data")).items()}
         for k, v in as_dict(get(r.props, "stringData")).items():
             values[str(k)] = v if isinstance(v, str) else None
-        found[(_namespace(r.props), get(r.props, "metadata", "name"))] = values
+        key = (_namespace(r.props), get(r.props, "metadata", "name"))
+        if isinstance(key[1], str) and isinstance(key[0], (str, type(None))):
+            found[key] = values
     return found
 
 
@@ -51,7 +53,7 @@ def secret_values(namespace: Optional[str], name: Any) -> Optional[dict[str, Opt
     """The committed values of the Secret ``name`` in ``namespace`` (None or "default" for the default namespace)
     among the files read, by key (None for a value this reader cannot decode); None when no such Secret is read."""
     view = viewed_resources()
-    if not view:
+    if not view or not isinstance(name, str) or not isinstance(namespace, (str, type(None))):
         return None
     secrets = memoized(view, "secret_values", _secrets_of)
     return secrets.get((namespace if namespace != "default" else None, name))

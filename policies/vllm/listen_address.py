@@ -26,7 +26,7 @@ from typing import Any, Optional
 
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
-from policies.kube import as_dict, as_list, get, is_custom_type, split_type
+from policies.kube import as_dict, as_list, get, is_custom_type, name_of, split_type
 from policies.reading.engine_flags import rebuilt_image
 from policies.reading.engines import table_args
 from policies.reading.route_path import service_selectors
@@ -274,7 +274,7 @@ def _unserved_ports(service: Resource, workloads: list[Resource]) -> list[str]:
             containers = [as_dict(c) for c in as_list(podspec.get("containers"))]
             sidecars = [c for c in as_list(podspec.get("initContainers")) if as_dict(c).get("restartPolicy") == "Always"]
             declared = {
-                p.get("name"): p.get("containerPort")
+                name_of(p): p.get("containerPort")
                 for c in [*containers, *map(as_dict, sidecars)]
                 for p in map(as_dict, as_list(c.get("ports")))
             }

@@ -19,7 +19,7 @@ from typing import Optional
 
 from components.images import image_repository, vllm_release
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, is_custom_type, split_type
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, is_custom_type, name_of, split_type
 from policies.reading.serving import engine_row
 from policies.reading.vllm_args import positional_tokens, served_model, vllm_command_line, vllm_servers
 
@@ -53,7 +53,7 @@ def _named_elsewhere(container: dict) -> Optional[str]:
     for item in as_list(container.get("env")):
         item = as_dict(item)
         value = item.get("value")
-        if item.get("name") in _MODEL_VARIABLES and isinstance(value, str) and value.strip():
+        if name_of(item) in _MODEL_VARIABLES and isinstance(value, str) and value.strip():
             return f"env {item['name']}={value.strip()}"
     return None
 

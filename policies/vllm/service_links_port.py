@@ -26,7 +26,7 @@ import posixpath
 from typing import Iterator, Optional
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, memoized, split_type, viewed_resources
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, memoized, name_of, split_type, viewed_resources
 from policies.reading.engines import table_servers
 from policies.reading.serving import namespace_of
 from policies.reading.vllm_args import vllm_servers
@@ -121,7 +121,7 @@ def _has_cluster_ip(service: dict) -> bool:
 def _named_like(resource: Resource, service: str) -> bool:
     """True when the workload, or the app label of its pods, carries the Service's name."""
     labels = get(resource.props, "spec", "template", "metadata", "labels") or get(resource.props, "metadata", "labels")
-    names = {get(resource.props, "metadata", "name")} | {as_dict(labels).get(k) for k in _APP_LABELS}
+    names = {name_of(as_dict(resource.props).get("metadata"))} | {name_of(labels, k) for k in _APP_LABELS}
     return service in names
 
 

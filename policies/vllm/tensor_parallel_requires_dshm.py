@@ -26,6 +26,7 @@ from policies.kube import (
     container_label,
     containers,
     is_ray,
+    name_of,
     pod_specs,
     resource_value,
 )
@@ -128,7 +129,7 @@ def _single_rank_shm(resource: Resource, judged: set[int]) -> list[str]:
     for server in model_servers(resource):
         if id(server.container) in judged or not (name := shm_volume_name(server.container)):
             continue
-        volumes = {v.get("name"): v for v in as_list(server.podspec.get("volumes")) if isinstance(v, dict)}
+        volumes = {name_of(v): v for v in as_list(server.podspec.get("volumes")) if isinstance(v, dict)}
         empty_dir = as_dict(as_dict(volumes.get(name)).get("emptyDir"))
         if empty_dir.get("medium") == "Memory" and empty_dir.get("sizeLimit") is not None:
             messages.extend(unproven(m) for m in _over_limit(server.label, server.container, name, empty_dir))
