@@ -9,7 +9,10 @@ exits at start and the pod restarts in a loop; in explicit mode the load call fa
 
 Proof is what the files say the models need, never a name or a comment: a config.pbtxt (``backend: "NAME"``) in a
 ConfigMap of the files mounted into the container blocks; a ``--backend-config=NAME,...`` on the server's command line
-shows the intent to serve such models (advice: the repository is not in the files). The image must be the publisher's own (nvcr.io/nvidia/tritonserver) at a flavour the table lists: a rebuild
+shows the intent to serve such models (advice: the repository is not in the files). A container that brings the
+backend itself is silent: its command line or a mounted script writes /opt/tritonserver/backends/NAME (the vLLM
+backend is Python files copied there, vllm_backend README.md at 0144d33), a volume is mounted there, or
+``--backend-directory`` points Triton elsewhere. The image must be the publisher's own (nvcr.io/nvidia/tritonserver) at a flavour the table lists: a rebuild
 may add backends. Spent set 33 all-day-and-night/llm-serve k8s/triton/deployment.yaml@1873f15 (tritonserver:24.12-py3,
 labelled NONE: the TRT-LLM engines can never load) shows the need only in a comment and a deployment name, so it stays
 silent here.
@@ -25,7 +28,7 @@ from components.images import image_repository, image_tag
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, name_of
 from policies.reading.engines import EngineServer, table_servers
-from policies.reading.mounted_scripts import config_maps
+from policies.reading.mounted_scripts import config_maps, mounted_scripts
 from policies.reading.serving import container_argv
 
 # The publisher's repositories whose tags name the flavour (YY.MM-<flavour>).
@@ -33,6 +36,12 @@ _PUBLISHER = ("nvcr.io/nvidia/tritonserver",)
 _RELEASE_FLAVOUR = re.compile(r"^(\d{2}\.\d{2})-(.+)$")
 _BACKEND_CONFIG = re.compile(r"^--backend-config=([A-Za-z0-9_]+),")
 _PBTXT_BACKEND = re.compile(r"""(?m)^\s*backend\s*:\s*["']?([A-Za-z0-9_]+)["']?""")
+# Where Triton looks for backends (its --backend-directory, default /opt/tritonserver/backends): a command line or a
+# mounted script that writes a backend's folder there, a volume mounted there, or another backend directory means the
+# container brings the backend itself. triton-inference-server/vllm_backend README.md (0144d33, "Build the vLLM
+# Backend"): a Python backend needs no build, only its files copied to /opt/tritonserver/backends/vllm.
+_BACKENDS_DIR = "/opt/tritonserver/backends"
+_OTHER_BACKEND_DIR = re.compile(r"--backend-directory\b")
 
 
 def _flavour(image: object) -> Optional[tuple[str, str]]:
@@ -61,10 +70,25 @@ def _needed(server: EngineServer) -> dict[str, tuple[str, bool]]:
         name = name_of(volume.get("configMap"))
         if name_of(volume) not in mounted or name not in maps:
             continue
+        items = as_list(as_dict(volume.get("configMap")).get("items"))
+        projected = {name_of(i, "key") for i in items}
         for key, text in sorted(maps[name].items()):
+            if not str(key).endswith("pbtxt") or (items and key not in projected):
+                continue  # (a model's config is config.pbtxt; an app's YAML may say `backend: vllm` too)
             for backend in _PBTXT_BACKEND.findall(text):
                 needed[backend.lower()] = (f"ConfigMap {name} key {key} (mounted here) says backend: {backend}", True)
     return needed
+
+
+def _brings_own(server: EngineServer, backend: str) -> bool:
+    """True when the container installs or mounts ``backend`` itself, or points Triton at another backend directory."""
+    texts = [" ".join(container_argv(server.container)), *mounted_scripts(server.podspec, server.container)]
+    if any(_OTHER_BACKEND_DIR.search(t) or f"{_BACKENDS_DIR}/{backend}" in t for t in texts):
+        return True
+    return any(
+        str(as_dict(m).get("mountPath") or "").rstrip("/") in (_BACKENDS_DIR, f"{_BACKENDS_DIR}/{backend}")
+        for m in as_list(server.container.get("volumeMounts"))
+    )
 
 
 def _judge(server: EngineServer) -> list[str]:
@@ -79,7 +103,7 @@ def _judge(server: EngineServer) -> list[str]:
     release, kind = flavour
     messages = []
     for backend, (evidence, proven) in sorted(_needed(server).items()):
-        if backend not in row.judged_backends or backend in ships[kind]:
+        if backend not in row.judged_backends or backend in ships[kind] or _brings_own(server, backend):
             continue
         home = next((f for f, b in row.image_backends if backend in b), None)
         fix = f"use nvcr.io/nvidia/tritonserver:{release}-{home}" if home else "use an image that ships it"

@@ -78,3 +78,46 @@ def test_the_flavour_that_ships_the_backend_or_a_backend_not_judged_is_silent():
     private = copy.deepcopy(TRITON)  # a rebuild may add the backend
     _container(private)["image"] = "registry.example.com/triton/tritonserver:24.12-py3"
     assert found_by(_with_config(private, PBTXT), S56) == []
+
+
+VLLM_PBTXT = 'backend: "vllm"\ninstance_group [{ count: 1, kind: KIND_MODEL }]\n'
+
+
+def _installing(script: str) -> list[dict]:
+    objects = _with_config(TRITON, VLLM_PBTXT)
+    _container(objects[0])["command"] = ["bash", "-c"]
+    _container(objects[0])["args"] = [script]
+    return objects
+
+
+def test_a_container_that_installs_the_backend_itself_is_silent():
+    # Review 41 item 9. The vLLM backend is Python files: triton-inference-server/vllm_backend README.md (0144d33,
+    # "Build the vLLM Backend": "save the vLLM backend in the backends folder as /opt/tritonserver/backends/vllm ...
+    # there are no build steps"). Two public launch scripts that do it on a plain image: code-index file 43302839012
+    # (`pip install vllm && mkdir -p /opt/tritonserver/backends/vllm && wget -P /opt/tritonserver/backends/vllm
+    # .../vllm_backend/main/src/model.py`), 44483863971 (`cp -r /work/src/* /opt/tritonserver/backends/vllm`).
+    for script in (
+        "pip install vllm && mkdir -p /opt/tritonserver/backends/vllm && wget -P /opt/tritonserver/backends/vllm "
+        "https://raw.githubusercontent.com/triton-inference-server/vllm_backend/main/src/model.py && "
+        "tritonserver --model-repository=/models",
+        "rm -rf /opt/tritonserver/backends/vllm\nmkdir -p /opt/tritonserver/backends/vllm\n"
+        "cp -r /work/src/* /opt/tritonserver/backends/vllm\ntritonserver --model-repository /work/model_repository",
+        "tritonserver --model-repository=/models --backend-directory=/work/backends",
+    ):
+        assert found_by(_installing(script), S56) == [], script
+    mounted = _with_config(TRITON, VLLM_PBTXT)
+    _container(mounted[0])["volumeMounts"].append({"name": "model-config", "mountPath": "/opt/tritonserver/backends/vllm"})
+    assert found_by(mounted, S56) == []
+    # Without the install, the same model config on the plain image still cannot load.
+    [(level, message)] = found_by(_installing("tritonserver --model-repository=/models"), S56)
+    assert level == "mandatory" and "ships no vllm backend" in message
+
+
+def test_only_projected_pbtxt_keys_are_model_configs():
+    # Review 41 item 9 (Low): an app config's YAML `backend: vllm` is not a Triton model config.
+    objects = _with_config(TRITON, PBTXT)
+    objects[1]["data"] = {"app.yaml": "backend: tensorrtllm\n"}
+    assert found_by(objects, S56) == []
+    objects = _with_config(TRITON, PBTXT)
+    objects[0]["spec"]["template"]["spec"]["volumes"][0]["configMap"]["items"] = [{"key": "other", "path": "x"}]
+    assert found_by(objects, S56) == []
