@@ -142,6 +142,11 @@ _MERGE_KEYS = {
 }
 
 
+def _key(value: Any) -> Any:
+    """A merge key's value, hashable (a mutated manifest's ``name: {}`` reads as its repr)."""
+    return value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)
+
+
 def strategic_merge(base: Any, patch: Any, key: str = "") -> Any:
     """``patch`` merged over ``base`` as a strategic merge patch of a PodSpec does it (maps key by key, keyed lists
     item by item, other lists and scalars replaced). Neither argument is changed."""
@@ -154,9 +159,9 @@ def strategic_merge(base: Any, patch: Any, key: str = "") -> Any:
     merge_key = _MERGE_KEYS.get(key)
     if merge_key and isinstance(base, list) and isinstance(patch, list):
         out_list = [copy.deepcopy(b) for b in base]
-        index = {b.get(merge_key): i for i, b in enumerate(out_list) if isinstance(b, dict)}
+        index = {_key(b.get(merge_key)): i for i, b in enumerate(out_list) if isinstance(b, dict)}
         for item in patch:
-            at = index.get(item.get(merge_key)) if isinstance(item, dict) else None
+            at = index.get(_key(item.get(merge_key))) if isinstance(item, dict) else None
             if at is None:
                 out_list.append(copy.deepcopy(item))
             else:

@@ -225,6 +225,8 @@ def check_pod(name: str, pod: Mapping[str, Any], taints: Optional[Mapping[str, S
     problems = []
     for where in ("initContainers", "containers"):
         for c in spec.get(where) or []:
+            if not isinstance(c, Mapping):
+                continue
             res = c.get("resources") or {}
             for key, limit in (res.get("limits") or {}).items():
                 request = (res.get("requests") or {}).get(key)
@@ -233,7 +235,9 @@ def check_pod(name: str, pod: Mapping[str, Any], taints: Optional[Mapping[str, S
                         f"{name}: {where}[{c.get('name')}].resources.requests.{key} {request} is above its limit {limit} "
                         "(the API server refuses the pod)"
                     )
-    pool = (spec.get("nodeSelector") or {}).get(NODEPOOL_LABEL)
+    selector = spec.get("nodeSelector")
+    pool = selector.get(NODEPOOL_LABEL) if isinstance(selector, Mapping) else None
+    pool = pool if isinstance(pool, str) else None
     for taint in (taints or {}).get(pool, []) if pool else []:
         if not tolerates_taint(spec.get("tolerations") or [], taint):
             problems.append(f"{name}: does not tolerate the {taint.get('key')}:{taint.get('effect')} taint of NodePool {pool}")

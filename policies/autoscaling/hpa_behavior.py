@@ -57,6 +57,7 @@ from policies.kube import (
     kserve_default_mode_setting,
     kserve_deployment_mode,
     metadata_name,
+    name_of,
     requests_gpu,
     split_type,
 )
@@ -109,7 +110,7 @@ def _behavior_findings(scaler: Resource, config: dict) -> list[str]:
     if up.get("selectPolicy") != "Disabled":
         limits = {"Pods": config["maxScaleUpPodsPerPeriod"], "Percent": config["maxScaleUpPercentPerPeriod"]}
         for i, policy in enumerate(as_list(up.get("policies"))):
-            kind, value = get(policy, "type"), as_float(get(policy, "value"))
+            kind, value = name_of(policy, "type"), as_float(get(policy, "value"))
             if kind in limits and value is not None and value > limits[kind]:
                 unit = " pods" if kind == "Pods" else "%"
                 found.append(

@@ -82,7 +82,7 @@ def env_values(container: Mapping) -> dict[str, str]:
     out: dict[str, str] = {}
     for source in as_list(container.get("envFrom")):
         source = as_dict(source)
-        data = maps.get(get(source, "configMapRef", "name"))
+        data = maps.get(name_of(get(source, "configMapRef")))
         if data:
             prefix = source.get("prefix") if isinstance(source.get("prefix"), str) else ""
             out.update({f"{prefix}{k}": v for k, v in data.items()})
@@ -308,7 +308,7 @@ def cache_dirs(container: Mapping, args: Mapping[str, Any], row: Optional[Engine
         if name in hidden:
             return ()
     maps = config_maps()
-    if any(get(as_dict(s), "configMapRef", "name") not in maps for s in as_list(container.get("envFrom"))):
+    if any(name_of(get(as_dict(s), "configMapRef")) not in maps for s in as_list(container.get("envFrom"))):
         return ()  # a Secret, or a ConfigMap outside the files read, may move the cache (env_values read the others)
     return spec.dirs
 

@@ -139,7 +139,8 @@ class Publication:
 
 
 def _name(r: Any) -> Any:
-    return get(r.props, "metadata", "name")
+    name = get(r.props, "metadata", "name")
+    return name if isinstance(name, (str, type(None))) else repr(name)  # (hashable: a mutated name may be a map)
 
 
 def _label(kind: str, r: Any) -> str:

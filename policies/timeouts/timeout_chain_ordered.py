@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import as_float, as_list, get, split_type
+from policies.kube import as_float, as_list, get, name_of, split_type
 from policies.reading import edge
 from policies.reading import route_path as path
 from policies.reading.serving import ModelServer, container_argv, model_servers
@@ -189,7 +189,7 @@ def _gke_gateway_default(resources: list[Resource], selectors: dict) -> list[tup
     R13). With no GCPBackendPolicy of the set on the Service, one in another file may set it: left to
     llm-route-timeout-not-default's advice."""
     gateways = {
-        get(g.props, "metadata", "name")
+        name_of(get(g.props, "metadata"))
         for g in resources
         if split_type(g.type) == ("gateway.networking.k8s.io", "Gateway")
         and str(get(g.props, "spec", "gatewayClassName") or "").startswith("gke-l7")

@@ -46,7 +46,7 @@ def _check_container(podspec: dict, label: str, container: dict, why: str) -> li
             f"{label}: {why} but nothing is mounted at /dev/shm, where NCCL runs out of the "
             f"runtime's 64Mi (vllm-project/vllm#1710); {_FIX}"
         ]
-    volumes = {v.get("name"): v for v in as_list(podspec.get("volumes")) if isinstance(v, dict)}
+    volumes = {name_of(v): v for v in as_list(podspec.get("volumes")) if isinstance(v, dict)}
     volume = volumes.get(volume_name)
     if volume is None:
         return [f"{label}: /dev/shm mounts volume {volume_name}, which the pod spec does not define"]

@@ -115,3 +115,60 @@ def test_a_name_that_is_not_text_never_crashes(tmp_path, monkeypatch, paths, bad
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             code = main([str(manifest)])
         assert code in (0, 1, 2), (paths, bad, other, code)
+
+
+_HPA = {
+    "apiVersion": "autoscaling/v2",
+    "kind": "HorizontalPodAutoscaler",
+    "metadata": {"name": "tgi"},
+    "spec": {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "tgi-server"},
+        "maxReplicas": 4,
+        "behavior": {"scaleUp": {"policies": [{"type": {}, "value": 4, "periodSeconds": 60}]}},
+    },
+}
+_GATEWAY = {
+    "apiVersion": "gateway.networking.k8s.io/v1",
+    "kind": "Gateway",
+    "metadata": {"name": {"a": None}},
+    "spec": {
+        "gatewayClassName": "gke-l7-global-external-managed",
+        "listeners": [{"name": "http", "port": 80, "protocol": "HTTP"}],
+    },
+}
+_LLMISVC = {
+    "apiVersion": "serving.kserve.io/v1alpha1",
+    "kind": "LLMInferenceService",
+    "metadata": {"name": "opt-125m", "namespace": "llm-demo"},
+    "spec": {
+        "model": {"name": "facebook/opt-125m", "uri": "hf://facebook/opt-125m"},
+        "router": {"gateway": {}, "route": {}, "scheduler": {}},
+        "template": {
+            "containers": [
+                {"name": "main", "image": "quay.io/pierdipi/vllm-cpu:latest", "env": [{"name": {"name": 1}, "value": "DEBUG"}]}
+            ]
+        },
+    },
+}
+_HEAD = {"containers": [{"name": "ray-head", "image": "rayproject/ray:2.9.0-gpu"}, True], "nodeSelector": True}
+_RAY = {
+    "apiVersion": "ray.io/v1",
+    "kind": "RayCluster",
+    "metadata": {"name": "raycluster-demo"},
+    "spec": {"headGroupSpec": {"rayStartParams": {}, "template": {"spec": _HEAD}}},
+}
+_ENV_FROM = copy.deepcopy(_DEPLOYMENT)
+_ENV_FROM["spec"]["template"]["spec"]["containers"][0]["envFrom"] = [{"configMapRef": {"name": {}}}]
+
+
+@pytest.mark.parametrize("obj", [_HPA, _GATEWAY, _LLMISVC, _RAY, _ENV_FROM], ids=["hpa", "gateway", "llmisvc", "ray", "envfrom"])
+def test_the_second_fuzz_batches_forms_never_crash(tmp_path, monkeypatch, obj):
+    # Review 41 item 21 (fuzz batches b7, b11): engines.env_values and cache_dirs (envFrom configMapRef name: {}),
+    # exposure._bare_gateways (a Gateway named by a map), llmisvc_presets.strategic_merge (an env name that is a map),
+    # hpa_behavior (a policy type that is a map), components/derive/kuberay.check_pod (a container `true`,
+    # nodeSelector `true`).
+    manifest = tmp_path / "m.yaml"
+    manifest.write_text(yaml.safe_dump_all([obj, *_OTHERS]))
+    monkeypatch.setenv("LLM_SERVING_DEBUG", "1")
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main([str(manifest)]) in (0, 1, 2)
