@@ -197,6 +197,14 @@ class PlainNumber(str):
     __slots__ = ()
 
 
+# yaml.safe_dump writes it as the text it is (SafeDumper and CSafeDumper share SafeRepresenter's table).
+def _represent_plain_number(dumper: Any, data: PlainNumber) -> Any:
+    return dumper.represent_str(str(data))
+
+
+yaml.representer.SafeRepresenter.add_representer(PlainNumber, _represent_plain_number)
+
+
 def _go_plain(tag: str, text: str) -> str:
     """A plain scalar's tag as goyaml.v2 resolves it where YAML 1.1 differs: base-60 numbers and ``=`` are text."""
     if tag == _VALUE or (tag in _BASE_60 and ":" in text):

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from components.loading import PlainNumber
 from components.parse_cache import cache_folder, read_parsed, store
 from policies.crd.cel_plain import decide
 from policies.crd.cel_plain import find as _find  # k8s.io/apiserver pkg/cel/library/regex.go `find`
@@ -213,6 +214,8 @@ def _cel_value(value: Any) -> Any:
     """The value as the API server hands it to CEL: nulls dropped, whole numbers as integers."""
     if isinstance(value, Unknown):
         raise _UnknownValue
+    if isinstance(value, PlainNumber):
+        return str(value)  # (a plain `08` or `1e3`: CEL's library takes only str itself)
     if isinstance(value, Mapping):
         return {str(k): _cel_value(v) for k, v in value.items() if v is not None}
     if isinstance(value, (list, tuple)):

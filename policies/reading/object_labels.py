@@ -20,9 +20,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from policies.kube import is_custom_type
+from policies.kube import is_custom_type, split_type
 from policies.reading.api_refusals import is_qualified_name
-from policies.reading.object_names import TOKEN
+from policies.reading.object_names import TOKEN, own_rules
 from policies.reading.placeholders import placeholder_in
 
 _VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
@@ -90,6 +90,8 @@ def label_problems(type_token: str, props: Any) -> list[LabelProblem]:
     if type_token.endswith(":CustomResourceDefinition"):
         return []
     custom = is_custom_type(type_token)
+    if custom and own_rules(split_type(type_token)[0]):
+        return []
     maps: list[tuple[str, dict, bool]] = []
     _labels(props, "", True, maps)
     found = []

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from policies.crd.schema import resource_types
-from policies.kube import as_dict, is_custom_type, split_type
+from policies.kube import as_dict, get, is_custom_type, memoized, split_type, viewed_resources
 from policies.reading.placeholders import placeholder_in
 
 _LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
@@ -106,11 +106,28 @@ _CRONJOB_MAX = 52
 # An ALL-CAPS word standing for the whole name (SET_AT_RUNTIME, NAME), or an ALL-CAPS_WITH_UNDERSCORE part of it.
 _CAPS_NAME = re.compile(r"^[A-Z][A-Z0-9_]+$")
 _CAPS_PART = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![A-Za-z0-9])")
-# ALL-CAPS words joined by '-' (RELEASE-NAME, MODEL-NAME), and pipeline tools' token forms (see the module docstring).
+# ALL-CAPS words joined by '-' that say fill-in (RELEASE-NAME, MODEL-NAME, YOUR-APP; not LLM-API or VLLM-SERVER, plain
+# mistakes), and pipeline tools' token forms (see the module docstring).
 _CAPS_DASHED = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Z0-9]+(?:-[A-Z][A-Z0-9]+)+(?![A-Za-z0-9])")
+_FILL_IN_DASHED = re.compile(r"(?:^|-)(?:RELEASE|NAME|YOUR|CHANGE|REPLACE|PLACEHOLDER|TODO|FILL|ME)(?:-|$)")
 TOKEN = re.compile(r"#\{[^{}]+\}#?|@[A-Za-z_][A-Za-z0-9_.]*@|%[A-Za-z_][A-Za-z0-9_]*%|\$\{\{.*?\}\}|\{[A-Za-z_][\w.]*\}")
-# Groups served by aggregated API servers with name rules of their own: never judged.
-_OWN_RULES = ("openshift.io", "metrics.k8s.io")
+# Groups served by aggregated API servers with name rules of their own, and client-side config files no API server
+# ever receives (eksctl's ClusterConfig names an EKS cluster, which takes '_' and capitals; Skaffold, Kustomize, k3d,
+# kind, ctlptl, kubeadm and component configs are read by their CLIs): never judged.
+_OWN_RULES = (
+    "openshift.io",
+    "metrics.k8s.io",
+    "eksctl.io",
+    "skaffold",
+    "kustomize.config.k8s.io",
+    "k3d.io",
+    "kind.x-k8s.io",
+    "ctlptl.dev",
+    "kubeadm.k8s.io",
+    "kubelet.config.k8s.io",
+    "apiserver.config.k8s.io",
+    "kubeproxy.config.k8s.io",
+)
 
 
 @dataclass(frozen=True)
@@ -147,7 +164,7 @@ def _placeholder(value: str) -> bool:
     return bool(
         _CAPS_NAME.match(value)
         or _CAPS_PART.search(value)
-        or _CAPS_DASHED.search(value)
+        or any(_FILL_IN_DASHED.search(m.group()) for m in _CAPS_DASHED.finditer(value))
         or TOKEN.search(value)
         or placeholder_in(value, ("metadata",))
     )
@@ -156,6 +173,28 @@ def _placeholder(value: str) -> bool:
 @functools.cache
 def _crd_groups() -> frozenset[str]:
     return frozenset(split_type(t)[0] for t in resource_types())
+
+
+def _crd_kinds_of(view: Any) -> frozenset[tuple[str, str]]:
+    pairs = (
+        (get(r.props, "spec", "group"), get(r.props, "spec", "names", "kind"))
+        for r in view
+        if split_type(getattr(r, "type", "")) == ("apiextensions.k8s.io", "CustomResourceDefinition")
+    )
+    return frozenset((g, k) for g, k in pairs if isinstance(g, str) and isinstance(k, str))
+
+
+def _crd_served(group: str, kind: str) -> bool:
+    """True when a pinned CRD serves the group, or a CRD among the files read defines the kind."""
+    if group in _crd_groups():
+        return True
+    view = viewed_resources()
+    return bool(view) and (group, kind) in memoized(view, "crd_kinds", _crd_kinds_of)
+
+
+def own_rules(group: str) -> bool:
+    """True for a group whose objects no API server validates as Kubernetes' own or CRD-served kinds (see _OWN_RULES)."""
+    return _own_rules(group)
 
 
 def _own_rules(group: str) -> bool:
@@ -176,7 +215,7 @@ def name_problems(type_token: str, props: Any) -> list[NameProblem]:
     rule = _rule(group, kind, custom)
     if rule is None:
         return []
-    unsure = custom and group not in _crd_groups()
+    unsure = custom and not _crd_served(group, kind)
     metadata = as_dict(as_dict(props).get("metadata"))
     found = []
     for key in ("name", "generateName"):

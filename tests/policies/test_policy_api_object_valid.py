@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-from policy_fixtures import manifest, messages
+from policy_fixtures import found_by, manifest, messages
 
 from policies.framework import Resource, Unproven
 from policies.k8s_generic.api_object_valid import POLICY
@@ -282,3 +282,39 @@ def test_hpa_metric_selectors_are_not_label_validated_on_create():
         },
     }
     assert _found(hpa) == []
+
+
+def test_client_side_config_files_are_not_judged():
+    # Review 41 items 17 and 20(b). eksctl's ClusterConfig (the form of code-index file 66765098064: eksctl.io/v1alpha5,
+    # `name: llm-inference-cluster`, managedNodeGroups) names an EKS cluster, which takes capitals and '_' (AWS EKS
+    # CreateCluster: "alphanumeric characters (case-sensitive), hyphens, and underscores"); Skaffold, Kustomize and k3d
+    # configs are read by their CLIs and never reach an API server.
+    for obj in (
+        _named("eksctl.io/v1alpha5", "ClusterConfig", "LLM_Cluster", region="us-east-1"),
+        _named("skaffold/v4beta6", "Config", "llm_serving"),
+        _named("kustomize.config.k8s.io/v1beta1", "Kustomization", "LLM_Stack"),
+        _named("k3d.io/v1alpha5", "Simple", "GPU_Cluster"),
+    ):
+        obj["metadata"]["labels"] = {"model": "meta-llama/Llama-3.1-8B"}
+        assert _found(obj) == [], obj
+
+
+def test_a_kind_defined_by_a_crd_of_the_files_read_is_crd_served():
+    # Review 41 item 20(c): the apiextensions validator applies to a kind whose CRD is among the files read.
+    crd = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "names": {"kind": "Widget", "plural": "widgets"}, "scope": "Namespaced"},
+    }
+    widget = _named("example.com/v1", "Widget", "My_Widget")
+    assert [level for level, _ in found_by([crd, widget], "api-object-valid")] == ["mandatory"]
+    assert [level for level, _ in found_by([widget], "api-object-valid")] == ["advisory"]
+
+
+def test_capitals_joined_by_dashes_are_a_placeholder_only_when_they_say_fill_in():
+    # Review 41 item 20(a): LLM-API and VLLM-SERVER are plain mistakes, refused as written.
+    for name in ("LLM-API", "VLLM-SERVER"):
+        assert [level for level, _ in _found(_service(name))] == ["mandatory"], name
+    for name in ("RELEASE-NAME-vllm", "MODEL-NAME", "YOUR-APP"):
+        assert [level for level, _ in _found(_service(name))] == ["advisory"], name

@@ -330,3 +330,16 @@ def test_text_in_an_integer_field_blocks_only_as_a_quoted_number():
     pod = _pod([], ports=[{"containerPort": "8080"}, {"containerPort": " 2 "}])
     pod["spec"]["hostNetwork"] = "true"
     assert [level for level, _ in _found(pod)] == ["mandatory"] * 3
+
+
+def test_a_plain_number_reads_as_text_everywhere_else():
+    # Review 41 item 19(a): components.loading.PlainNumber (`08`, `1e3`) reaches CEL as str (the library refuses a
+    # str subclass: "Non-CEL value type") and yaml.safe_dump writes it, with either dumper.
+    import yaml
+
+    from components.loading import PlainNumber
+    from policies.crd.cel import _cel_value
+
+    value = PlainNumber("08")
+    assert type(_cel_value({"a": value})["a"]) is str
+    assert yaml.safe_dump({"a": value}) == yaml.dump({"a": value}, Dumper=yaml.CSafeDumper) == "a: 08\n"
