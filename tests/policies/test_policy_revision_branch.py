@@ -87,3 +87,14 @@ def test_a_config_map_pinned_to_a_commit_or_naming_no_hub_model_is_silent():
     assert found_by([_config("c", MODEL_NAME="meta-llama/Llama-3.2-3B", MODEL_REVISION=SHA)], S17_CONFIG) == []
     assert found_by([_config("c", MODEL_NAME="/models/llama", MODEL_REVISION="main")], S17_CONFIG) == []
     assert found_by([_config("c", APP_REVISION="main", MODEL_REVISION="${REV}", MODEL_ID="Qwen/Qwen3-8B")], S17_CONFIG) == []
+
+
+def test_trtllm_serve_hf_revision_is_the_same_setting():
+    # Review 41 item 12: a later TensorRT-LLM's serve options spell it `--hf_revision` first (`_option("--hf_revision",
+    # "--revision", "revision", ...)`, "Prefer --hf_revision over --revision"; code-index copy, file 59679953799).
+    pinned = copy.deepcopy(TRTLLM)
+    pinned["spec"]["template"]["spec"]["containers"][0]["args"] += ["--hf_revision", SHA]
+    assert found_by([pinned], S17) == []
+    branch = copy.deepcopy(TRTLLM)
+    branch["spec"]["template"]["spec"]["containers"][0]["args"] += ["--hf_revision", "main"]
+    assert [level for level, _ in found_by([branch], S17)] == ["advisory"]
