@@ -34,6 +34,8 @@ workload that shows no sign of GPU nodes (``_judge_gpu_engine``): a new GPU-only
 
 from __future__ import annotations
 
+import posixpath
+
 from components.capacity.accounting import parse_release
 from components.images import image_repository, image_tag, vllm_release
 from policies.framework import Policy, Resource, unproven
@@ -46,7 +48,7 @@ from policies.reading.limit_ranges import namespace_defaults
 from policies.reading.ray_cluster import groups, kuberay_created_pod
 from policies.reading.serve_apps import serve_app_engines
 from policies.reading.serving import engine_configs
-from policies.reading.vllm_args import VllmServer, parallel_size, vllm_servers
+from policies.reading.vllm_args import VllmServer, command_tokens, parallel_size, vllm_servers
 
 # vLLM's own image, built from docker/Dockerfile on CUDA (vllm docs deployment/docker.md): its tags are releases
 # (v0.10.1, v0.10.1-cu130), latest and nightly; the CPU and ROCm builds are other repositories.
@@ -281,6 +283,23 @@ def _gpu_only_image(image: object, images: tuple[str, ...]) -> bool:
     return any(i in image.lower() for i in images) and not any(t in tag for t in _OTHER_PLATFORM_TAGS)
 
 
+def _runs_the_server(container: dict, commands: tuple, modules: tuple) -> bool:
+    """True when the container runs the engine's server: the image's own entrypoint (no ``command``), or a command line
+    (a shell script's too) that starts one of the row's server commands or modules. A converter (``python3
+    convert_checkpoint.py``, which takes --load_model_on_cpu) or NIM's ``download-to-cache`` utility in the same image
+    is not the server (review 41 item 14)."""
+    if not as_list(container.get("command")):
+        return True
+    argv, _ = command_tokens(container)
+    for i, token in enumerate(argv):
+        base = posixpath.basename(token)
+        if any(base == w[0] and argv[i + 1 : i + len(w)] == list(w[1:]) for w in commands):
+            return True
+        if any(token.startswith(m) for m in modules):
+            return True
+    return False
+
+
 def _judge_gpu_engine(resource: Resource, server: EngineServer) -> list[str]:
     """An engine of the table that serves only on an NVIDIA GPU (``needs_gpu``: NIM, TensorRT-LLM) in a container with
     no GPU limit and no other device source. Blocking where the image is one of the row's ``gpu_only_images``, the
@@ -307,7 +326,8 @@ def _judge_gpu_engine(resource: Resource, server: EngineServer) -> list[str]:
         return []  # a build for another platform (a CPU or ROCm tag) needs no NVIDIA GPU
     hint = _gpu_node_hint(server.podspec, env_values(container))
     fix = f"set resources.limits {GPU_RESOURCE} to the GPUs the model needs, with the GPU pool's toleration and node selection"
-    if _gpu_only_image(image, row.gpu_only_images) and hint is None and not is_custom_type(resource.type):
+    serving = _runs_the_server(container, row.commands, row.modules)
+    if _gpu_only_image(image, row.gpu_only_images) and hint is None and not is_custom_type(resource.type) and serving:
         return [
             f"{server.label}: image {image} is {row.display}, which serves only on an NVIDIA GPU, but the container has "
             f"no {GPU_RESOURCE} limit and nothing points the pod at GPU nodes, so the scheduler may place it on a node "

@@ -117,3 +117,30 @@ def test_an_engine_the_table_does_not_mark_gpu_only_is_not_judged():
     # Triton serves CPU models too (its -cpu-only images, a model repository of ONNX or Python models).
     container = {"name": "triton", "image": "nvcr.io/nvidia/tritonserver:24.12-py3", "command": ["tritonserver"]}
     assert found_by([_deployment("triton", container)], G13) == []
+
+
+def test_a_utility_run_in_the_engine_image_is_not_the_server():
+    # Review 41 item 14. TensorRT-LLM's checkpoint converters (examples/models/core/*/convert_checkpoint.py, which take
+    # --load_model_on_cpu) and NIM's `download-to-cache --profile <id>` utility (NIM LLM docs "Utilities": "Downloads
+    # selected or default model profile(s) to NIM cache") run in the engine's image but are not its server: advice.
+    convert = {
+        "name": "convert",
+        "image": "nvcr.io/nvidia/tensorrt-llm/release:1.2.0",
+        "command": ["python3", "/app/tensorrt_llm/examples/models/core/qwen/convert_checkpoint.py"],
+        "args": ["--model_dir", "/models/qwen", "--output_dir", "/models/ckpt"],
+    }
+    cache = {"name": "cache", "image": "nvcr.io/nim/meta/llama-3.1-8b-instruct:1.3.3", "command": ["download-to-cache"]}
+    for container in (convert, cache):
+        [(level, _)] = found_by([_deployment(container["name"], container)], G13)
+        assert level == "advisory", container
+    # The server started from a shell script, or the image's own entrypoint given args, still blocks.
+    script = {
+        "name": "trtllm",
+        "image": "nvcr.io/nvidia/tensorrt-llm/release:1.2.0",
+        "command": ["/bin/bash", "-c"],
+        "args": ["pip list && trtllm-serve Qwen/Qwen2.5-7B-Instruct --host 0.0.0.0 --port 8000"],
+    }
+    entry = {"name": "nim", "image": "nvcr.io/nim/meta/llama-3.1-8b-instruct:1.3.3", "args": ["--help"]}
+    for container in (script, entry):
+        [(level, _)] = found_by([_deployment(container["name"], container)], G13)
+        assert level == "mandatory", container
