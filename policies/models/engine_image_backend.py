@@ -71,9 +71,11 @@ def _needed(server: EngineServer) -> dict[str, tuple[str, bool]]:
         if name_of(volume) not in mounted or name not in maps:
             continue
         items = as_list(as_dict(volume.get("configMap")).get("items"))
-        projected = {name_of(i, "key") for i in items}
+        # key -> the file name it is projected as (its own name without items)
+        projected = {name_of(i, "key"): str(name_of(i, "path") or "") for i in items}
         for key, text in sorted(maps[name].items()):
-            if not str(key).endswith("pbtxt") or (items and key not in projected):
+            file = projected.get(key) if items else str(key)
+            if file is None or not (file.endswith("pbtxt") or str(key).endswith("pbtxt")):
                 continue  # (a model's config is config.pbtxt; an app's YAML may say `backend: vllm` too)
             for backend in _PBTXT_BACKEND.findall(text):
                 needed[backend.lower()] = (f"ConfigMap {name} key {key} (mounted here) says backend: {backend}", True)

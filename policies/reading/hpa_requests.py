@@ -34,6 +34,15 @@ def utilization_targets(hpa: Any) -> list[tuple[str, str]]:
     return found
 
 
+def _outcome(hpa: Any, kind: str) -> str:
+    """What the HPA does when that metric fails: with other metrics it still scales up on them but never scales down
+    (kubernetes pkg/controller/podautoscaler/horizontal.go computeReplicasForMetrics: an invalid metric blocks only a
+    scale-down; ScalingActive is False only when every metric fails). Review 41 item 7."""
+    if len(as_list(get(hpa.props, "spec", "metrics"))) > 1:
+        return f"so it scales this {kind} up on its other metrics only and never scales it down"
+    return f"reports ScalingActive False and never scales this {kind}"
+
+
 def unrequested(resource: Any) -> list[str]:
     """One message per container of a scaled workload that an HPA of the files read (same namespace, its
     scaleTargetRef) needs a request from and that sets none (nor a limit, nor a LimitRange default)."""
@@ -61,7 +70,7 @@ def unrequested(resource: Any) -> list[str]:
                         messages.append(
                             f"{container_label(path, container)}: no resources.requests.{wanted}, so "
                             f"HorizontalPodAutoscaler {get(hpa.props, 'metadata', 'name')} (a {wanted} Utilization "
-                            f"target) cannot compute utilisation ('missing request for {wanted}'), reports ScalingActive "
-                            f"False and never scales this {kind}; request {wanted}"
+                            f"target) cannot compute utilisation ('missing request for {wanted}'), {_outcome(hpa, kind)}; "
+                            f"request {wanted}"
                         )
     return messages

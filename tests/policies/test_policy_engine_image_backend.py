@@ -121,3 +121,12 @@ def test_only_projected_pbtxt_keys_are_model_configs():
     objects = _with_config(TRITON, PBTXT)
     objects[0]["spec"]["template"]["spec"]["volumes"][0]["configMap"]["items"] = [{"key": "other", "path": "x"}]
     assert found_by(objects, S56) == []
+
+
+def test_a_key_projected_as_a_pbtxt_file_is_a_model_config():
+    # Review 41 item 22: `items: [{key: vllm-config, path: vllm_model/config.pbtxt}]`.
+    objects = _with_config(TRITON, PBTXT)
+    objects[1]["data"] = {"trtllm-config": PBTXT}
+    volume = objects[0]["spec"]["template"]["spec"]["volumes"][0]
+    volume["configMap"]["items"] = [{"key": "trtllm-config", "path": "tensorrt_llm/config.pbtxt"}]
+    assert [level for level, _ in found_by(objects, S56)] == ["mandatory"]

@@ -80,3 +80,15 @@ def test_a_request_a_limit_or_an_average_value_target_stays_silent():
     other_namespace = copy.deepcopy(GATEWAY_HPA)
     other_namespace["metadata"]["namespace"] = "edge"
     assert found_by([GATEWAY, other_namespace], POLICY) == []
+
+
+def test_with_other_metrics_it_still_scales_up_but_never_down():
+    # Review 41 item 7: kubernetes pkg/controller/podautoscaler/horizontal.go computeReplicasForMetrics computes the
+    # other metrics; an invalid one only blocks a scale-down, and ScalingActive is False only when all fail.
+    queue = {
+        "type": "Pods",
+        "pods": {"metric": {"name": "vllm:num_requests_waiting"}, "target": {"type": "AverageValue", "averageValue": "5"}},
+    }
+    [(level, message)] = found_by([GATEWAY, _hpa("gateway-hpa", "gateway", [*CPU_75, queue])], POLICY)
+    assert level == "advisory"
+    assert "so it scales this Deployment up on its other metrics only and never scales it down; request cpu" in message
