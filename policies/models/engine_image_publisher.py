@@ -13,6 +13,7 @@ own account, and accounts of projects that publish a build of it themselves. Adv
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from components.images import image_repository
@@ -43,6 +44,12 @@ PUBLISHERS: dict[str, tuple[str, ...]] = {
 # The engine's release image where the image name is not one its publisher uses (PUBLISHERS' first account, else).
 _OFFICIAL = {"vllm": "vllm/vllm-openai"}
 _HUB = ("docker.io", "index.docker.io", "registry-1.docker.io")
+# A variant word that names another program beside the engine, not a build of it (``vllm-benchmark``, ``ollama-proxy``,
+# ``vllm-router``): review 41 item 16.
+_OTHER_PROGRAM = re.compile(
+    r"-(?:bench(?:mark)?s?|proxy|router|gateway|ui|webui|web|exporter|client|operator|controller|sidecar|loader|"
+    r"downloader|tester|test|load-?test|monitor|dashboard|chat|frontend|api-gateway)(?:-|$)"
+)
 
 
 def _hub_path(image: str) -> Optional[tuple[str, str]]:
@@ -63,7 +70,7 @@ def _engine_name(name: str) -> Optional[str]:
     k8s/vllm-deployment.yaml, pietromarini/vllm-gptoss); the longest such name, or None."""
     if name in PUBLISHERS:
         return name
-    found = [key for key in PUBLISHERS if name.startswith(key + "-")]
+    found = [key for key in PUBLISHERS if name.startswith(key + "-") and not _OTHER_PROGRAM.search(name[len(key) :])]
     return max(found, key=len) if found else None
 
 

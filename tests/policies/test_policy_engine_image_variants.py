@@ -56,3 +56,11 @@ def test_the_publishers_own_variants_and_a_node_built_image_stay_silent():
         _deployment("local/vllm-cpu:qwen3.5-0.8b-vllm0.26.0", pull="Never"),
     ]
     assert found_by(silent, POLICY) == []
+
+
+def test_a_variant_word_naming_another_program_is_not_the_engine():
+    # Review 41 item 16: a benchmark client or a proxy named after the engine is not a build of it.
+    for image in ("acme/vllm-benchmark:0.3", "acme/ollama-proxy:1.2", "acme/vllm-router:1.0.0"):
+        assert found_by([_deployment(image)], POLICY) == [], image
+    # A platform or model variant still is: the advice above stands.
+    assert [level for level, _ in found_by([_deployment("acme/vllm-cuda12:0.8.5")], POLICY)] == ["advisory"]
