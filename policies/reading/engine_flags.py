@@ -115,6 +115,28 @@ def _declared_ports(container: Mapping) -> set[int]:
     return {int(p) for p in ports if isinstance(p, int) or (isinstance(p, str) and p.isdigit())}
 
 
+# Images of other programs (proxies, gateways, web UIs): a container of one named after the engine is not the engine.
+_OTHER_PROGRAMS = frozenset(
+    {
+        "nginx",
+        "nginx-unprivileged",
+        "openresty",
+        "envoy",
+        "haproxy",
+        "traefik",
+        "caddy",
+        "httpd",
+        "kong",
+        "oauth2-proxy",
+        "litellm",
+        "busybox",
+        "alpine",
+        "curl",
+        "socat",
+    }
+)
+
+
 def rebuilt_image(container: Mapping, engine: Engine) -> bool:
     """True for a container that runs a rebuild of the engine's image under another name (the row's ``image_words`` in
     the image's name: llm-ollama-baked:latest built FROM ollama/ollama, set 28 gkoufie1/local-llm-serving-k8s; or in the
@@ -125,7 +147,10 @@ def rebuilt_image(container: Mapping, engine: Engine) -> bool:
     if not engine.image_words or not isinstance(image, str):
         return False
     name = image.lower().split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
-    words = set(_NAME_WORDS.split(name)) | set(_NAME_WORDS.split(str(container.get("name") or "").lower()))
+    own = set(_NAME_WORDS.split(name))
+    if not own & set(engine.image_words) and name in _OTHER_PROGRAMS:
+        return False  # a container named ollama running nginx is a proxy in front of it (review 41 item 18)
+    words = own | set(_NAME_WORDS.split(str(container.get("name") or "").lower()))
     return bool(words & set(engine.image_words)) and engine.port in _declared_ports(container)
 
 

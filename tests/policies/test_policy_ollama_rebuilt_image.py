@@ -128,3 +128,13 @@ def test_clients_naming_the_word_and_a_patient_hpa_are_silent():
     patient = copy.deepcopy(HPA)
     patient["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"] = 300
     assert found_by([BAKED, patient], S8) == []
+
+
+def test_a_proxy_named_ollama_is_not_ollama():
+    # Review 41 item 18: an nginx reverse proxy named `ollama` on 11434 in front of the real server (an auth-proxy
+    # form) is not a rebuild of Ollama; a private image under the same name still is (NAMED above).
+    # (Open WebUI stays Ollama: its :ollama image bundles the server.)
+    for image in ("nginx:1.27.0", "envoyproxy/envoy:v1.31.0", "ghcr.io/berriai/litellm:main-v1.55.0"):
+        proxy = _deployment("ollama-gateway", {"name": "ollama", "image": image, "ports": [{"containerPort": 11434}]})
+        assert model_servers(manifest(proxy)) == [], image
+    assert model_servers(manifest(NAMED))
