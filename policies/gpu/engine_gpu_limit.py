@@ -284,12 +284,17 @@ def _gpu_only_image(image: object, images: tuple[str, ...]) -> bool:
 
 
 def _runs_the_server(container: dict, commands: tuple, modules: tuple) -> bool:
-    """True when the container runs the engine's server: the image's own entrypoint (no ``command``), or a command line
+    """True when the container runs the engine's server: the image's own entrypoint and CMD (no ``command``, and no
+    ``args`` or args that are options), or a command line
     (a shell script's too) that starts one of the row's server commands or modules. A converter (``python3
     convert_checkpoint.py``, which takes --load_model_on_cpu) or NIM's ``download-to-cache`` utility in the same image
     is not the server (review 41 item 14)."""
     if not as_list(container.get("command")):
-        return True
+        args = as_list(container.get("args"))
+        if not args or not isinstance(args[0], str) or args[0].startswith("-"):
+            return True  # the image's entrypoint and CMD, or options given to them
+        # (args alone replace the image's CMD: NIM's `args: [download-to-cache, ...]` runs the utility; review 41
+        # item 24)
     argv, _ = command_tokens(container)
     for i, token in enumerate(argv):
         base = posixpath.basename(token)

@@ -144,3 +144,22 @@ def test_a_utility_run_in_the_engine_image_is_not_the_server():
     for container in (script, entry):
         [(level, _)] = found_by([_deployment(container["name"], container)], G13)
         assert level == "mandatory", container
+
+
+def test_args_alone_replace_the_images_command():
+    # Review 41 item 24: NIM's ENTRYPOINT is NVIDIA's wrapper and the server is the CMD, which `args` replaces, so
+    # `args: [download-to-cache, --profile, <id>]` runs the utility (advice); `args: [trtllm-serve, ...]` the server.
+    cache = {
+        "name": "cache",
+        "image": "nvcr.io/nim/meta/llama-3.1-8b-instruct:1.3.3",
+        "args": ["download-to-cache", "--profile", "abc"],
+    }
+    [(level, _)] = found_by([_deployment("nim-cache", cache)], G13)
+    assert level == "advisory"
+    serve = {
+        "name": "trtllm",
+        "image": "nvcr.io/nvidia/tensorrt-llm/release:1.2.0",
+        "args": ["trtllm-serve", "Qwen/Qwen2.5-7B-Instruct", "--port", "8000"],
+    }
+    [(level, _)] = found_by([_deployment("trtllm", serve)], G13)
+    assert level == "mandatory"
