@@ -141,7 +141,7 @@ def test_the_data_agrees_with_the_recorded_hub_answers():
 
 
 def test_a_bad_row_fails_the_load_naming_it(tmp_path):
-    assert [row.prefix for row in GATED][:2] == ["meta-llama/", "google/gemma"]
+    assert [row.prefix for row in GATED][:3] == ["meta-llama/", "google/gemma-2-", "google/gemma-3-"]
     assert "mistralai/Mistral-7B-Instruct-v0.2" in [row.prefix for row in GATED]  # spent set 18, repository by repository
     bad = tmp_path / "gated.toml"
     bad.write_text('[[gated]]\nprefix = "meta-llama"\nscope = "organisation"\nsource = "x"\n')

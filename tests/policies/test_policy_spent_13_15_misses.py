@@ -284,7 +284,7 @@ def test_an_optional_token_reference_for_a_gated_model_is_advice():
     ((level, message),) = found_by([_runtime(True)], "gated-model-has-token")
     assert level == "advisory"
     assert message == (
-        "container kserve-container: downloads google/gemma-3-1b-it, a gated Hugging Face repository (google/gemma* "
+        "container kserve-container: downloads google/gemma-3-1b-it, a gated Hugging Face repository (google/gemma-3-* "
         "asks each user to accept its licence on the Hub), and its token comes only from HUGGING_FACE_HUB_TOKEN from "
         "Secret huggingface-token key token, marked optional: true: where that Secret or key is missing the pod starts "
         "without a token, the download answers 401 and the server exits at start on the GPU node; drop optional so "

@@ -3,6 +3,7 @@
 from policy_fixtures import RAY_CLUSTER_TYPE, isvc, isvc_props, messages, resource, set_arg, vllm_container
 
 from policies.k8s_generic.memory_emptydir_size_limit import POLICY as SIZE_LIMIT
+from policies.registry import evaluate
 from policies.vllm.tensor_parallel_requires_dshm import POLICY
 
 FIX = "mount an emptyDir {medium: Memory, sizeLimit: ...} at /dev/shm"
@@ -93,6 +94,8 @@ def test_size_limit_above_memory_limit():
         f"{LABEL}: the /dev/shm emptyDir dshm sizeLimit 64Gi exceeds the container's memory limit 48Gi; "
         f"shared-memory pages count against that limit, so the container is OOM-killed before /dev/shm fills"
     ]
+    # A risk, not a refusal: the pod serves until shared memory grows past the limit (fresh set 36: advice).
+    assert [v.enforcement for v in evaluate([isvc(props)], None, policies=[POLICY])] == ["advisory"]
 
 
 def test_size_limit_equal_to_memory_limit_in_other_units_passes():
