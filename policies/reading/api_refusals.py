@@ -26,7 +26,7 @@ from typing import Any
 from policies.kube import as_dict, as_list, container_label, get, split_type
 
 _NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _STANDARD = ("cpu", "memory", "ephemeral-storage")
 _SELECTOR_KINDS = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet")
 
@@ -43,7 +43,7 @@ def _qualified(value: str) -> bool:
         name = parts[0]
     elif len(parts) == 2:
         prefix, name = parts
-        if not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix):
+        if not prefix or len(prefix) > 253 or not DNS_SUBDOMAIN.match(prefix):
             return False
     else:
         return False

@@ -43,10 +43,10 @@ from typing import Any, TypeGuard
 
 from policies.crd.schema import resource_types
 from policies.kube import as_dict, get, is_custom_type, memoized, split_type, viewed_resources
+from policies.reading.api_refusals import DNS_SUBDOMAIN
 from policies.reading.placeholders import placeholder_in
 
 _LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_SUBDOMAIN_RE = re.compile(rf"^{_LABEL}(\.{_LABEL})*$")
 _LABEL_RE = re.compile(rf"^{_LABEL}$")
 _DNS1035_RE = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 
@@ -148,7 +148,7 @@ def _rule(group: str, kind: str, custom: bool) -> tuple[Any, int, str] | None:
     if (group, kind) in _LABEL_KINDS:
         return _LABEL_RE, 63, _LABEL_RULE
     if (group, kind) in _SUBDOMAIN_KINDS or custom:
-        return _SUBDOMAIN_RE, 253, _SUBDOMAIN_RULE
+        return DNS_SUBDOMAIN, 253, _SUBDOMAIN_RULE
     return None
 
 
