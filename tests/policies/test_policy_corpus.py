@@ -569,6 +569,12 @@ def test_check_input_errors_exit_2(args, expected):
             "autoscaling-signal-not-throughput.kserveDefaultDeploymentMode",
             "'Serverles' is not one of",
         ),
+        # Session 42's config key: S16's longest liveness window before a stuck server is restarted.
+        (
+            '{"llm-startup-probe-budget": {"maxLivenessWindowSeconds": "abc"}}',
+            "llm-startup-probe-budget.maxLivenessWindowSeconds",
+            "'abc' is not of type 'integer'",
+        ),
     ],
 )
 def test_check_refuses_an_invalid_pack_config(tmp_path, config, field, rule):
