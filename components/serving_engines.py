@@ -114,6 +114,8 @@ _OPTIONAL: dict[str, type] = {
     "start_models": str,
     "live_before_ready": bool,
     "image_words": list,
+    "entrypoint": str,
+    "entrypoint_images": list,
     "max_gpus": int,
     "needs_gpu": bool,
     "gpu_only_images": list,
@@ -246,6 +248,10 @@ class Engine:
     # words of an image's name (the last part of its repository, split at - _ .) that, with the row's port declared by
     # the container, mean a rebuild of the engine's image under another name (llm-ollama-baked FROM ollama/ollama)
     image_words: tuple[str, ...] = ()
+    # what the ENTRYPOINT of the publisher's images (``entrypoint_images``) runs before the container's args ("vllm
+    # serve"): args that repeat it are handed to the server as words it refuses (G46)
+    entrypoint: str = ""
+    entrypoint_images: tuple[str, ...] = ()
     # the most GPUs one server process uses whatever it is given (TEI: CUDA device 0 only); 0 = no such limit
     max_gpus: int = 0
     # true when the engine serves only on an accelerator (NIM, TensorRT-LLM): G13 reads a container of it with no GPU
@@ -491,6 +497,8 @@ def _row(name: str, row: Any) -> Engine:
         start_models=flag_name(row.get("start_models", "")),
         live_before_ready=row.get("live_before_ready", False),
         image_words=tuple(w.lower() for w in row.get("image_words", ())),
+        entrypoint=row.get("entrypoint", ""),
+        entrypoint_images=tuple(i.lower() for i in row.get("entrypoint_images", ())),
         max_gpus=row.get("max_gpus", 0),
         needs_gpu=row.get("needs_gpu", False),
         gpu_only_images=tuple(i.lower() for i in row.get("gpu_only_images", ())),

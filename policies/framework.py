@@ -428,13 +428,11 @@ def evaluate_policies(
                 continue
             findings: list[tuple[str, str]] = []
             for group, only, views in zip(groups, only_of, group_views):
-                new: list[tuple[str, str]] = []
-                # A variant's objects sit in another scope too: facts derived beside the others are not reused there.
-                with evaluation_memo() if only is not None else contextlib.nullcontext():
-                    if policy.is_stack_policy:
-                        _stack_findings(policy, group, values, new)
-                    else:
-                        _resource_findings(policy, views, values, new)
+                new: list[tuple[str, str]] = []  # a variant's facts read from no view are shared: kube.memoized
+                if policy.is_stack_policy:
+                    _stack_findings(policy, group, views, values, new)
+                else:
+                    _resource_findings(policy, views, values, new)
                 before = set(findings) if new else ()  # a finding two scopes share is reported once
                 findings.extend(f for f in new if f not in before and (only is None or f[0] in only))
             violations.extend(
@@ -456,15 +454,17 @@ def _best_effort(template: str = "x") -> Iterator[None]:
             raise
 
 
-def _stack_findings(policy: Policy, group: Sequence[Resource], values: dict, findings: list[tuple[str, str]]) -> None:
+def _stack_findings(policy: Policy, group: Sequence[Resource], views: list[_View], values: dict, findings: list) -> None:
     """A stack policy's findings on one group, added to ``findings``. Objects rendered from templates join a second
-    run: what the run without them finds keeps its level, what only they bring is advice (TEMPLATE_NOTE)."""
+    run: what the run without them finds keeps its level, what only they bring is advice (TEMPLATE_NOTE). Each run sees
+    the objects as resource policies do (``views``), so kube.memoized shares what it derives from them with those."""
     patches = {r.name: _patch_note(r) for r in group if r.patch or r.base}
     literal = [r for r in group if not r.template]
-    found = run_stack_policy(policy, literal, values)
+    with cluster_view(views[0].seen):
+        found = run_stack_policy(policy, literal, values)
     if len(literal) < len(group):
         seen = set(found)
-        with _best_effort():
+        with _best_effort(), cluster_view(views[-1].seen):
             found += [
                 (n, _from_template(m, _best_effort_source(n, group)))
                 for n, m in run_stack_policy(policy, list(group), values)

@@ -487,7 +487,13 @@ _T = TypeVar("_T")
 # What one evaluation has already derived from a resource (its vLLM servers, model servers,
 # engine settings): thirty policies read the same few facts of each resource. Keyed by the
 # resource's identity; the resource is kept in the entry, so its id cannot be reused meanwhile.
-_MEMO: ContextVar[dict[tuple[int, str], tuple[Any, Any]] | None] = ContextVar("policies_memo", default=None)
+# Each entry also holds the cluster view its computation read (``viewed_resources``), or _ANY_VIEW when it read none:
+# a fact of the resource alone serves every scope of the run, one joined to other objects only the view it was read in
+# (a folder's variants, policies.scopes, share all their objects but one definition: ~30 ms a corpus run saved).
+_MEMO: ContextVar[dict[tuple[int, str], tuple[Any, Any, Any]] | None] = ContextVar("policies_memo", default=None)
+_ANY_VIEW = object()
+# The computations under way (innermost last) that read the cluster view, directly or through another fact.
+_READS: ContextVar[list[bool] | None] = ContextVar("policies_memo_reads", default=None)
 
 
 @contextlib.contextmanager
@@ -524,7 +530,14 @@ class cluster_view(contextlib.AbstractContextManager):  # noqa: N801  (a class: 
 
 def viewed_resources() -> tuple[Any, ...] | None:
     """The objects of the cluster being evaluated (``cluster_view``), or None where no evaluation shows them."""
+    _read_view()
     return _VIEW.get()
+
+
+def _read_view() -> None:
+    reads = _READS.get()
+    if reads is not None:
+        reads[0] = True
 
 
 def memoized(resource: Any, key: str, compute: Callable[[Any], _T]) -> _T:
@@ -532,8 +545,19 @@ def memoized(resource: Any, key: str, compute: Callable[[Any], _T]) -> _T:
     memo = _MEMO.get()
     if memo is None:
         return compute(resource)
-    slot = (id(resource), key)
+    slot, view = (id(resource), key), _VIEW.get()
     entry = memo.get(slot)
-    if entry is None or entry[0] is not resource:
-        entry = memo[slot] = (resource, compute(resource))
-    return entry[1]
+    if entry is not None and entry[0] is resource and (entry[2] is _ANY_VIEW or entry[2] is view):
+        if entry[2] is not _ANY_VIEW:
+            _read_view()  # the caller's fact rests on the view too
+        return entry[1]
+    reads = [False]
+    token = _READS.set(reads)
+    try:
+        value = compute(resource)
+    finally:
+        _READS.reset(token)
+    if reads[0]:
+        _read_view()
+    memo[slot] = (resource, value, view if reads[0] else _ANY_VIEW)
+    return value

@@ -19,10 +19,11 @@ folder applies both, and the one applied last replaces the other (policies/k8s_g
 reports it where the two differ). Only those definitions are kept apart: the folder is checked once
 per *variant*, each holding one file's definitions of the repeated objects and every other object of
 the folder, so the rules that join files (a Service to its pods, a pod to its claim) still see the
-rest of the folder beside each definition. The first variant holds the whole cluster and reports every
-finding; the others hold only their definitions' folders and report only the findings on their own
-definitions (``Scope.own``), so the rest is neither checked nor reported twice. Collisions inside one
-file cannot be separated and are left as they are.
+rest of the folder beside each definition. Every variant holds the whole cluster (the others with their own
+definitions in place of the first's), so a rule that joins folders (a LimitRange's GPU default, a NodePool)
+judges each definition alike; the first reports every finding, the others only the findings on their own
+definitions (``Scope.own``), so the rest is not reported twice (and policies.kube.memoized reuses what the first
+derived from the objects they share). Collisions inside one file cannot be separated and are left as they are.
 """
 
 from __future__ import annotations
@@ -44,9 +45,8 @@ class Scope:
     indexes: tuple[int, ...]
     variant: str = ""
     # For a folder's second and later variants: the definitions it exists for. Only findings on them are reported from
-    # it (every other object is reported from the first variant, which holds the whole cluster), and it holds only the
-    # objects of their folders (the files of the directory join each definition; other folders need not be checked
-    # again). None: every finding of the scope is reported.
+    # it (every other object is reported from the first variant); it still holds the whole cluster, so that what joins
+    # them from other folders is seen. None: every finding of the scope is reported.
     own: tuple[int, ...] | None = None
 
 
@@ -138,8 +138,8 @@ def _variants(
     in two files; otherwise the files that define a repeated object are coloured so that two files defining one object
     never share a colour (greedy, in read order: as many variants as one object has files, when the repetitions do not
     chain), and each colour's variant holds its files' definitions, the last definition read (what applying the folder
-    keeps) of a repeated object none of its files defines, and every object no two files define: of the whole scope
-    for the first colour, of its files' folders for the others (whose own definitions are all they report)."""
+    keeps) of a repeated object none of its files defines, and every object of the scope no two files define (the
+    first colour reports every finding, the others only those on their own definitions)."""
     dups = repeated(indexes, files, ids)
     if not dups:
         return [("", tuple(indexes), None)]
@@ -163,10 +163,7 @@ def _variants(
         for defs in dups.values():
             mine = [i for i in defs if files[i] in colour]
             chosen.update(mine or [i for i in defs if files[i] == files[defs[-1]]])
-        folders = {os.path.dirname(f) for f in colour}
-        members = tuple(
-            i for i in indexes if (ids[i] not in dups or i in chosen) and (n == 0 or os.path.dirname(files[i]) in folders)
-        )
+        members = tuple(i for i in indexes if ids[i] not in dups or i in chosen)
         own = None if n == 0 else tuple(i for i in sorted(chosen) if files[i] in colour)
         out.append((", ".join(os.path.basename(f) for f in colour), members, own))
     return out

@@ -33,6 +33,10 @@ The API server stores these templates, and the pod is scheduled, but the contain
 * **a vLLM command line that exits at once**: ``vllm WORD`` where WORD is no subcommand of vLLM's CLI (vLLM v0.33.0
   vllm/entrypoints/cli/main.py:55-65 CMD_MODULES, :98 ``add_subparsers``: argparse exits 2 on "invalid choice").
   ``vllm serve <a vllm.entrypoints module> --model M`` is S38 engine-options-exist's (the positional model tag);
+* **a command that begins with an option** (``command: ["--model", ...]``: the runtime looks for a program of that
+  name), and **args that repeat the command the publisher's image already runs as ENTRYPOINT** (``args: ["vllm",
+  "serve", ...]`` on vllm/vllm-openai; the row's ``entrypoint``); on a rebuild named after the engine, whose ENTRYPOINT
+  the files do not show, advice;
 * **a bare word on tritonserver's command line** (``model_name=google/gemma-7b``): its getopt_long parser refuses
   whatever word is left over ("Unexpected argument", ``_triton_messages``);
 * **an Ollama model the pod pulls that its CPU server cannot hold**: the weights the tag names exceed the server
@@ -43,15 +47,18 @@ The API server stores these templates, and the pod is scheduled, but the contain
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Mapping
 
+from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_quantity, container_label, containers, fmt_number, get, pod_specs
 from policies.reading.field_images import field_images
 from policies.reading.image_reference import image_reference_error
 from policies.reading.ollama_weights import oversized_pulls
 from policies.reading.placeholders import placeholder_in, written_images
-from policies.reading.vllm_args import command_tokens, is_shell_operator
+from policies.reading.serving import engine_table
+from policies.reading.vllm_args import command_tokens, expand_env, is_shell_operator
 
 # moby daemon/daemon_unix.go linuxMinMemory: the smallest limit a container runtime is known to accept.
 MIN_MEMORY_BYTES = 6 * 1024 * 1024
@@ -188,6 +195,76 @@ def _vllm_messages(label: str, container: Mapping) -> list[str]:
     return found
 
 
+def _flag_command_message(label: str, container: Mapping) -> str | None:
+    """A ``command`` whose first word is an option (``command: ["--model", M, ...]``, set 35 AI-Cloud-Tech-Inc/
+    Autonomous-Agentic-Spiritual-AI k8s/vllm-deployment.yaml): command replaces the image's ENTRYPOINT, and the runtime
+    resolves its first word as the program (runc v1.2.9 libcontainer/standard_init_linux.go:208 exec.LookPath, a word
+    with no slash searched on PATH), which no image holds under an option's name."""
+    command = container.get("command")
+    first = command[0] if isinstance(command, list) and command else None
+    if not isinstance(first, str) or not first.startswith("-") or "$" in first:
+        return None
+    return (
+        f"{label}: command begins with the option {first!r}; command replaces the image's ENTRYPOINT, so the runtime "
+        f"looks for a program named {first!r} on PATH, finds none (executable file not found in $PATH) and the "
+        f"container never starts; pass these words as args and leave the image's entrypoint to run the server"
+    )
+
+
+def _engine_invocation(args: list[str], engine: Engine) -> str | None:
+    """The engine's own command (``vllm serve``, ``python3 -m vllm.entrypoints...``) the args begin with, else None."""
+    if not args:
+        return None
+    for words in engine.commands:
+        if posixpath.basename(args[0]) == words[0] and args[1 : len(words)] == list(words[1:]):
+            return " ".join(args[: len(words)])
+    if posixpath.basename(args[0]).startswith("python") and args[1:2] == ["-m"] and len(args) > 2:
+        if args[2].startswith(engine.modules) and engine.modules:
+            return " ".join(args[:3])
+    return None
+
+
+def _image_name_words(image: str) -> set[str]:
+    name = image.lower().split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
+    return set(re.split(r"[-_.]+", name))
+
+
+def _repeated_engine_messages(label: str, container: Mapping) -> list[str]:
+    """Args (no command) that begin with the engine's own command, on an image whose ENTRYPOINT already runs it: the
+    server gets its own name as arguments and refuses them. Proven on the publisher's images the row names
+    (``entrypoint_images``); advice on an image named after the engine that no row recognises (a rebuild whose
+    ENTRYPOINT may be the server: set 35 nbethala/triton-mlops-gpu-platform k8s/triton-deployment.yaml, ECR
+    triton:latest built with ENTRYPOINT ["tritonserver"], args ["tritonserver", ...]). Silent on the publisher's images
+    whose entrypoint runs its args as a command (nvcr.io/nvidia/tritonserver's nvidia_entrypoint.sh)."""
+    raw = container.get("image")
+    if container.get("command") or not isinstance(raw, str):
+        return []
+    args = expand_env([t for t in container.get("args") or [] if isinstance(t, str)], container)
+    image = raw.lower()
+    known = any(marker in image for e in engine_table() for marker in e.images)
+    for engine in engine_table():
+        invocation = _engine_invocation(args, engine)
+        if invocation is None:
+            continue
+        if engine.entrypoint and any(marker in image for marker in engine.entrypoint_images):
+            return [
+                f"{label}: args begin with {invocation!r}, but the {engine.display} image's ENTRYPOINT already runs "
+                f"`{engine.entrypoint}`, so the process is `{engine.entrypoint} {invocation} ...`: the server refuses "
+                f"the repeated words and exits at start; drop {invocation!r} from args"
+            ]
+        words = _image_name_words(raw)
+        if not known and (engine.name in words or posixpath.basename(args[0]) in words):
+            return [
+                unproven(
+                    f"{label}: args begin with {invocation!r} on {raw!r}, an image named after {engine.display} that "
+                    f"no publisher's reference matches; if its ENTRYPOINT already runs {args[0]!r} (a rebuild with "
+                    f"ENTRYPOINT [{args[0]!r}]), the process is `{args[0]} {invocation} ...` and the server exits on "
+                    f"the repeated word; drop {invocation!r} from args, or check the image's ENTRYPOINT"
+                )
+            ]
+    return []
+
+
 # tritonserver's options that take no value (Option::ArgNone: triton-inference-server/server v2.42.0
 # src/command_line_parser.cc L373 help, L395-397 disable-auto-complete-config); every other one is required_argument.
 _TRITON_NO_VALUE = frozenset({"help", "disable-auto-complete-config"})
@@ -237,8 +314,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
             label = container_label(path, container)
             image = _image_message(label, written.get(label, container.get("image")))
             messages.extend([image] if image else [])
-            command = _command_message(label, container)
+            command = _command_message(label, container) or _flag_command_message(label, container)
             messages.extend([command] if command else [])
+            messages.extend(_repeated_engine_messages(label, container))
             messages.extend(_memory_messages(label, container))
             messages.extend(_vllm_messages(label, container))
             messages.extend(_triton_messages(label, container))
@@ -255,7 +333,8 @@ POLICY = Policy(
     name="container-can-start",
     description=(
         "Every container can start: its image reference parses, a command is not a relative path to a system "
-        "binary, a memory limit is not a unit-less handful of bytes, a vLLM command line names a real command, tritonserver is given no bare argument, and a CPU "
+        "binary, a memory limit is not a unit-less handful of bytes, a vLLM command line names a real command, tritonserver is given no bare argument, a command does not begin "
+        "with an option, args do not repeat the command the image's ENTRYPOINT already runs, and a CPU "
         "Ollama server's memory limit holds the weights of the model its pod pulls."
     ),
     catalog="G46",
@@ -264,7 +343,8 @@ POLICY = Policy(
     remediation_steps=(
         "Replace a placeholder image with the real registry/repository:tag (lower-case repository, no spaces or "
         "<...>/${...}); write commands as absolute paths (/bin/sh); give memory quantities a unit (64Gi, 512Mi); run "
-        "`vllm serve MODEL [options]`; give tritonserver only options (--name=value); give a CPU Ollama server a memory limit above the weights of the model it "
+        "`vllm serve MODEL [options]`; give tritonserver only options (--name=value); pass a server's options as args, not "
+        "command, and leave out of args the command its image's ENTRYPOINT runs; give a CPU Ollama server a memory limit above the weights of the model it "
         "pulls, or pull a smaller one."
     ),
     resource_types=WORKLOAD_TYPES,
@@ -276,7 +356,10 @@ POLICY = Policy(
         "ParseNormalizedNamed); runc resolves a relative command from the working directory, not PATH (runc v1.2.9 "
         "libcontainer/standard_init_linux.go:191,208); a limit under 6 MiB kills or refuses the container (moby "
         "linuxMinMemory = 6291456, CRI-O minMemoryLimit = 12582912, runc v1.2.9 libcontainer/process_linux.go:584); "
-        "vLLM v0.33.0's CLI exits on an unknown subcommand (vllm/entrypoints/cli/main.py:55-65,98); tritonserver "
+        "vLLM v0.33.0's CLI exits on an unknown subcommand (vllm/entrypoints/cli/main.py:55-65,98); a command's first word is resolved as the program (runc "
+        "v1.2.9 libcontainer/standard_init_linux.go:208), so an option there is no executable; vllm/vllm-openai and "
+        "ollama/ollama already run their server as ENTRYPOINT (components/serving_engines.toml entrypoint), which "
+        "refuses its own name repeated in args; tritonserver "
         "exits 1 on a bare argument (server v2.42.0 src/command_line_parser.cc:1706-1708, src/main.cc:430-435); Ollama v0.5.4 "
         "loads CPU models with --no-mmap (llm/server.go:247-255), so weights above the memory limit are OOM-killed. Where the working directory is unknown, or only a "
         "request is that small, the finding is advice."

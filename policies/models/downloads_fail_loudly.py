@@ -53,7 +53,8 @@ def _curl_runs(tokens: list[str]) -> list[tuple[list[str], bool]]:
             continue
         rest = tokens[i + 1 :]
         end = next((j for j, t in enumerate(rest) if is_shell_operator(t)), len(rest))
-        redirected = end < len(rest) and rest[end] in (">", ">>")
+        # Output thrown away (`> /dev/null`, a readiness poll) writes no model.
+        redirected = end < len(rest) and rest[end] in (">", ">>") and rest[end + 1 : end + 2] != ["/dev/null"]
         runs.append((rest[:end], redirected))
     return runs
 
@@ -91,8 +92,25 @@ _CALLS = re.compile(r"\b(" + "|".join(f for row in CALL_ROWS for f in row.functi
 _ERREXIT = re.compile(r"^-[a-zA-Z]*e[a-zA-Z]*$")
 
 
+# Commands that run the command after their own options and operands: `timeout 600 ollama pull M` is a download.
+_WRAPPERS = {"timeout": 1, "nohup": 0, "time": 0, "exec": 0, "command": 0}
+
+
+def _wrapped(command: list[str]) -> list[str]:
+    """A command without the wrappers before it (``timeout -s KILL 600 ollama pull m`` is ``ollama pull m``)."""
+    i = 0
+    while i < len(command) and posixpath.basename(command[i]) in _WRAPPERS:
+        operands = _WRAPPERS[posixpath.basename(command[i])]
+        i += 1
+        while i < len(command) and command[i].startswith("-"):
+            i += 2 if command[i] in ("-s", "-k", "--signal", "--kill-after") else 1
+        i += operands
+    return command[i:]
+
+
 def _download_form(command: list[str]) -> bool:
     """True when one command of a script is a model download of _DOWNLOAD_COMMANDS."""
+    command = _wrapped(command)
     for words, needs in _DOWNLOAD_COMMANDS:
         if not command or posixpath.basename(command[0]) != words[0] or command[1 : len(words)] != list(words[1:]):
             continue
@@ -145,12 +163,27 @@ def _runs_after(rest: list[tuple[list[str], str]]) -> bool:
     return False
 
 
-def _swallowed(container: dict) -> Optional[str]:
-    """The first download of the container's shell script that another command follows with no ``set -e`` and no
-    ``&&``/``||`` after it, as written; None otherwise (or when the script reads ``$?``)."""
-    tokens, script = command_tokens(container)
-    if not script or _errexit(container, tokens) or any("$?" in t for t in tokens):
-        return None
+# A fallback after ``||`` that always succeeds: the AND-OR list then ends with status 0, and ``set -e`` ignores a
+# command that fails before ``||`` (POSIX Shell Command Language, ``set -e``: "except ... any command of an AND-OR list
+# other than the last").
+_NO_OPS = ("echo", "true", ":", "printf")
+
+
+def _checks_later(rest: list[tuple[list[str], str]]) -> bool:
+    """True when a later command looks at what was downloaded: ``ollama list``/``ollama show`` or a file test."""
+    for command, _ in rest:
+        words = _wrapped(command[1:] if command[:1] in (["if"], ["elif"], ["while"], ["until"]) else command)
+        if words[:1] == ["!"]:
+            words = words[1:]
+        if words[:1] == ["ollama"] and words[1:2] in (["list"], ["show"]):
+            return True
+        if words[:1] in (["["], ["test"], ["[["]) and any(_EXISTS_TEST.match(w) for w in words[1:]):
+            return True
+    return False
+
+
+def _script_commands(tokens: list[str]) -> list[tuple[list[str], str]]:
+    """A split script's simple commands, each with the operator that ends it (redirections stay in the command)."""
     commands: list[tuple[list[str], str]] = []
     current: list[str] = []
     for i, token in enumerate(tokens):
@@ -161,12 +194,40 @@ def _swallowed(container: dict) -> Optional[str]:
         else:
             current.append(token)
     commands.append((current, ""))
-    commands = [(_unwrapped(c), op) for c, op in commands if c or op in ("&&", "||")]
+    return [(c, op) for c, op in commands if c or op in ("&&", "||")]
+
+
+def _shown(command: list[str]) -> str:
+    command = _wrapped(command)
+    url = next((t for t in command if "://" in t), None)
+    return " ".join([t for t in command[:3] if not t.startswith("-")][:2] if url is None else [command[0], url])
+
+
+def _swallowed(container: dict) -> Optional[tuple[str, str]]:
+    """(the download, its no-op fallback or "") of the first download of the container's shell script whose failure
+    the script swallows: another command follows it with no ``set -e`` and no ``&&``/``||`` after it, or ``||`` hands
+    its failure to a command that always succeeds (``|| echo``, ``|| true``) and nothing later checks the model. None
+    otherwise (or when the script reads ``$?``)."""
+    tokens, script = command_tokens(container)
+    if not script or any("$?" in t for t in tokens):
+        return None
+    raw = _script_commands(tokens)
+    commands = [(_unwrapped(c), op) for c, op in raw]
+    errexit = _errexit(container, tokens)
     for i, (command, op) in enumerate(commands):
-        if _download_form(command) and op not in ("&&", "||", "|") and _runs_after(commands[i + 1 :]):
-            url = next((t for t in command if "://" in t), None)
-            shown = [t for t in command[:3] if not t.startswith("-")][:2] if url is None else [command[0], url]
-            return " ".join(shown)
+        if not _download_form(command):
+            continue
+        fallback = raw[i + 1] if op == "||" and i + 1 < len(raw) else None
+        if (
+            fallback
+            and fallback[0][:1]
+            and fallback[0][0] in _NO_OPS
+            and fallback[1] != "&&"
+            and not _checks_later(commands[i + 2 :])
+        ):
+            return _shown(command), fallback[0][0]
+        if not errexit and op not in ("&&", "||", "|") and _runs_after(commands[i + 1 :]):
+            return _shown(command), ""
     return None
 
 
@@ -180,14 +241,24 @@ def _swallowed_downloads(resource: Resource) -> list[str]:
             for container in (c for c in as_list(podspec.get(key)) if isinstance(c, dict)):
                 if key == "containers" and not completes or container.get("restartPolicy") == "Always":
                     continue
-                download = _swallowed(container)
-                if download is not None:
+                swallowed = _swallowed(container)
+                if swallowed is None:
+                    continue
+                download, fallback = swallowed
+                if fallback:
                     messages.append(
-                        f"{container_label(path, container)}: the script runs on after `{download}` with no set -e "
-                        "and no && or || after it, so a failed download still ends with the last command's status (0): "
-                        "the container succeeds without the model; add `set -e` (or `sh -ec`), or `|| exit 1` after "
-                        "the download"
+                        f"{container_label(path, container)}: the script answers a failed `{download}` with "
+                        f"`|| {fallback}`, which succeeds (set -e does not stop a command before ||), and nothing "
+                        "later checks the model: the container succeeds without it and the server starts with no "
+                        "model; end the fallback with `exit 1` (`|| { echo ...; exit 1; }`)"
                     )
+                    continue
+                messages.append(
+                    f"{container_label(path, container)}: the script runs on after `{download}` with no set -e "
+                    "and no && or || after it, so a failed download still ends with the last command's status (0): "
+                    "the container succeeds without the model; add `set -e` (or `sh -ec`), or `|| exit 1` after "
+                    "the download"
+                )
     return messages
 
 

@@ -32,7 +32,16 @@ from urllib.parse import urlsplit
 
 from components.hub_access import gated
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, containers, get, name_of, requests_gpu, split_type
+from policies.kube import (
+    WORKLOAD_TYPES,
+    as_dict,
+    as_list,
+    containers,
+    get,
+    name_of,
+    requests_gpu,
+    split_type,
+)
 from policies.reading.downloaders import LLMAZ_TOOL, fetches
 from policies.reading.engines import (
     DEFAULT_HF_CACHES,
@@ -45,6 +54,7 @@ from policies.reading.engines import (
     volume_at,
 )
 from policies.reading.model_ids import model_id
+from policies.reading.mounted_scripts import secret_keys
 from policies.reading.ray_cluster import ray_gpu_workers
 from policies.reading.serving import GPU_SERVER, container_argv, engine_row, model_servers, serve_config
 from policies.reading.vllm_args import served_model, vllm_servers
@@ -76,20 +86,59 @@ def _argv_names_token(text: str) -> bool:
     return any(_TOKEN_NAME.search(w) or w == "LOGIN" for w in words)
 
 
-def _token_named(podspec: Mapping) -> bool:
+# Token variables under names no Hub client reads: huggingface_hub reads HF_TOKEN and HUGGING_FACE_HUB_TOKEN only
+# (v1.28.0 utils/_auth.py:58-84); TGI's launcher the same two (text-generation-inference v3.3.4 launcher/src/main.rs
+# HF_TOKEN, HUGGING_FACE_HUB_TOKEN); TEI HF_TOKEN and HF_API_TOKEN (text-embeddings-inference v1.8.0 router/src/main.rs
+# hf_token env = "HF_TOKEN", alias HF_API_TOKEN); llama.cpp HF_TOKEN (common/arg.cpp). These spellings are LangChain's or
+# nobody's (set 37: MissawB/Animetix deploy/k8s/secrets.yaml@ passes HUGGINGFACE_TOKEN to vLLM by envFrom).
+UNREAD_TOKEN_NAMES = frozenset(
+    {
+        "HUGGINGFACE_TOKEN",
+        "HUGGINGFACEHUB_API_TOKEN",
+        "HUGGINGFACE_HUB_TOKEN",
+        "HF_HUB_TOKEN",
+        "HUGGINGFACE_API_TOKEN",
+        "HF_ACCESS_TOKEN",
+    }
+)
+
+
+def _env_names(container: Mapping) -> tuple[list[str], bool]:
+    """The variable names the container gets (env, envFrom Secrets of the files read with their prefix), and whether an
+    envFrom Secret outside the files (keys unknown) adds more."""
+    names = [n for n in (as_dict(e).get("name") for e in as_list(container.get("env"))) if isinstance(n, str)]
+    names += [n for n in env_values(container) if isinstance(n, str)]
+    unknown = False
+    for source in (as_dict(s) for s in as_list(container.get("envFrom"))):
+        ref = as_dict(source.get("secretRef"))
+        keys = secret_keys().get(ref.get("name")) if ref else None
+        if ref and not keys:
+            unknown = True  # a Secret's keys become variables: the careful way to pass HF_TOKEN with others
+        elif keys:
+            prefix = source.get("prefix") if isinstance(source.get("prefix"), str) else ""
+            names += [f"{prefix}{k}" for k in keys]
+    return names, unknown
+
+
+def _token_named(podspec: Mapping, own_image: bool = False) -> bool:
     """True when a container of the pod names a token: an env variable with a TOKEN word in its name (HF_TOKEN from a
-    Secret, HF_TOKEN_PATH, an engine's own), HF_OIDC_RESOURCE, a command line that mentions one (--hf-token,
-    `hf auth login`, $HF_TOKEN), or an envFrom Secret (whose keys the files do not show)."""
+    Secret, HF_TOKEN_PATH, an engine's own) other than, in the engine's own image (``own_image``: no script of
+    somebody else's to read it), a name no Hub client reads that the command line does not pass on, HF_OIDC_RESOURCE, a command line that mentions one (--hf-token, `hf auth login`, $HF_TOKEN), or an envFrom
+    Secret whose keys the files do not show."""
     for container in containers(podspec, init=True):
-        names = [as_dict(e).get("name") for e in as_list(container.get("env"))]
-        names += list(env_values(container))
-        if any(isinstance(n, str) and (_TOKEN_NAME.search(n.upper()) or n == "HF_OIDC_RESOURCE") for n in names):
+        names, unknown = _env_names(container)
+        argv = " ".join(container_argv(container))
+        read = [n for n in names if not own_image or n.upper() not in UNREAD_TOKEN_NAMES or n in argv]
+        if unknown or any(_TOKEN_NAME.search(n.upper()) or n == "HF_OIDC_RESOURCE" for n in read):
             return True
-        if _argv_names_token(" ".join(container_argv(container))):
+        if _argv_names_token(argv):
             return True
-        if any("secretRef" in as_dict(source) for source in as_list(container.get("envFrom"))):
-            return True  # a Secret's keys become variables: the careful way to pass HF_TOKEN with others
     return False
+
+
+def _unread_tokens(podspec: Mapping) -> list[str]:
+    """The token variables of the pod under names no Hub client reads."""
+    return sorted({n for c in containers(podspec, init=True) for n in _env_names(c)[0] if n.upper() in UNREAD_TOKEN_NAMES})
 
 
 def _optional_token(podspec: Mapping) -> Optional[str]:
@@ -332,16 +381,18 @@ def _check(resource: Resource, config: dict) -> list[str]:
         entry = gated(repository)
         if entry is None or offline:
             continue
-        if _token_named(podspec):
+        if _token_named(podspec, own_image=layer_empty):
             if (refs := _optional_token(podspec)) is not None:
                 messages.append(_optional_advice(label, repository, entry.prefix, refs))
             continue
         if kserve:
             continue
+        unread = _unread_tokens(podspec) if layer_empty else []
+        named = f"; its token variable {', '.join(unread)} is a name no Hub client reads" if unread else ""
         message = (
             f"{label}: downloads {repository}, a gated Hugging Face repository ({entry.prefix}* asks each user to "
             f"accept its licence on the Hub), and the pod gives the Hub client no token (no HF_TOKEN or "
-            f"HUGGING_FACE_HUB_TOKEN, no token file, no OIDC), so the download answers 401 and the pod fails at "
+            f"HUGGING_FACE_HUB_TOKEN, no token file, no OIDC{named}), so the download answers 401 and the pod fails at "
             f"start on the GPU node; take HF_TOKEN from a Secret (env valueFrom.secretKeyRef), or serve the model from "
             f"a volume that holds it with HF_HUB_OFFLINE=1"
         )

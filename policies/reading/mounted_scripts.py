@@ -100,3 +100,21 @@ def _maps_of(view: Any) -> dict[Any, dict[str, str]]:
             if isinstance(name, str):
                 maps[name] = {k: v for k, v in data.items() if isinstance(v, str)}
     return maps
+
+
+def secret_keys() -> dict[Any, frozenset[str]]:
+    """The keys (data and stringData) of each Secret among the objects being checked, by name; {} where no evaluation
+    shows them. A name defined twice maps to the union (either may be the one applied)."""
+    view = viewed_resources()
+    return memoized(view, "secret_keys", _secret_keys_of) if view else {}
+
+
+def _secret_keys_of(view: Any) -> dict[Any, frozenset[str]]:
+    keys: dict[Any, frozenset[str]] = {}
+    for r in view:
+        if getattr(r, "type", None) == "kubernetes:core/v1:Secret" and isinstance(r.props, dict):
+            name = get(r.props, "metadata", "name")
+            own = {str(k) for part in ("data", "stringData") for k in as_dict(r.props.get(part))}
+            if isinstance(name, str):
+                keys[name] = keys.get(name, frozenset()) | own
+    return keys

@@ -318,3 +318,61 @@ def test_tritonserver_redirections_in_a_shell_stay_silent(tail):
     # A blank before the operator leaves the number an argument the shell passes on.
     ((level, message),) = found_by([_triton(["tritonserver --model-repository=/models 2 >/tmp/log"], ["/bin/sh", "-c"])], POLICY)
     assert level == "mandatory" and "bare argument '2'" in message
+
+
+def _ai_cloud_tech(key: str) -> dict:
+    # Minimal form of AI-Cloud-Tech-Inc/Autonomous-Agentic-Spiritual-AI k8s/vllm-deployment.yaml@5a48428b0c8f84cd35efb82e9ef5588676d6379b
+    # (spent set 35): vLLM's options written as `command`, which replaces the image's ENTRYPOINT.
+    return _deployment(
+        {
+            "name": "vllm",
+            "image": "vllm/vllm-openai:latest",
+            key: ["--model", "mistralai/Mistral-7B-Instruct-v0.1", "--host", "0.0.0.0", "--port", "8000"],
+            "resources": {"limits": {"nvidia.com/gpu": 1, "memory": "32Gi"}, "requests": {"memory": "16Gi"}},
+        },
+        name="vllm-deployment",
+    )
+
+
+def test_options_written_as_command_block():
+    ((level, message),) = found_by([_ai_cloud_tech("command")], POLICY)
+    assert level == "mandatory"
+    assert "command begins with the option '--model'" in message and "executable file not found" in message
+    # The careful form: the same words as args, after the image's entrypoint.
+    assert found_by([_ai_cloud_tech("args")], POLICY) == []
+
+
+def _nbethala(image: str, args: list[str]) -> dict:
+    # Minimal form of nbethala/triton-mlops-gpu-platform k8s/triton-deployment.yaml@bf014c4af02650b501ce89551e8a9f98a988b6bb
+    # (spent set 35): args ["tritonserver", ...] to an ECR image the repository builds with ENTRYPOINT ["tritonserver"]
+    # (its services/triton/Dockerfile, not among the files checked).
+    container = {"name": "triton", "image": image, "args": args, "ports": [{"containerPort": 8000}]}
+    return _deployment(container, name="triton")
+
+
+def test_an_engine_command_repeated_after_its_entrypoint():
+    args = ["tritonserver", "--model-repository=/models"]
+    # A rebuild named after the engine: its ENTRYPOINT is not in the files, so advice.
+    ((level, message),) = found_by([_nbethala("478253497479.dkr.ecr.us-east-1.amazonaws.com/triton:latest", args)], POLICY)
+    assert level == "advisory" and "`tritonserver tritonserver ...`" in message
+    # The publisher's image: nvidia_entrypoint.sh runs its args as a command, so the same args are right.
+    assert found_by([_nbethala("nvcr.io/nvidia/tritonserver:24.01-py3", args)], POLICY) == []
+    # An image named after nothing the table knows is not judged.
+    assert found_by([_nbethala("registry.example.com/inference:1.0", args)], POLICY) == []
+
+
+@pytest.mark.parametrize(
+    ("image", "args", "repeated"),
+    [
+        ("vllm/vllm-openai:v0.10.1", ["vllm", "serve", "Qwen/Qwen2.5-0.5B-Instruct"], "vllm serve"),
+        ("vllm/vllm-openai:v0.6.3", ["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "m/m"], "python3 -m"),
+        ("ollama/ollama:0.5.4", ["ollama", "serve"], "ollama serve"),
+    ],
+)
+def test_the_publishers_entrypoint_given_its_own_command_blocks(image, args, repeated):
+    container = {"name": "server", "image": image, "args": args, "resources": {"limits": {"nvidia.com/gpu": 1}}}
+    ((level, message),) = found_by([_deployment(container)], POLICY)
+    assert level == "mandatory" and f"args begin with '{repeated}" in message
+    # The careful form: only the options after the entrypoint (Ollama's CMD serve left to the image).
+    container["args"] = args[3:] if args[0].startswith("python") else args[2:]
+    assert found_by([_deployment(container)], POLICY) == []

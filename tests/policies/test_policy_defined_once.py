@@ -218,16 +218,17 @@ def test_unrelated_repetitions_share_variants(tmp_path):
     assert [(s.label, s.variant, len(s.indexes)) for s in scopes] == [("", "a.yaml, c.yaml", 2), ("", "b.yaml, d.yaml", 2)]
 
 
-def test_a_second_definition_is_checked_with_its_own_folder_and_reports_only_itself(tmp_path):
-    # The first variant holds the whole run; the second only the folder of its definition (checking the rest again
-    # would double the run's cost for nothing), and reports only the findings on that definition.
+def test_a_second_definition_is_checked_with_the_whole_cluster_and_reports_only_itself(tmp_path):
+    # Both variants hold the whole cluster (the second without the first definition): a rule that joins folders (a
+    # LimitRange in another folder, a NodePool) judges the second definition as it judges the first. The second
+    # reports only the findings on that definition (the rest is reported once, from the first).
     _sebassem(tmp_path / "app")
     _write(tmp_path / "pools" / "pool.yaml", {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "gpu"}})
     objects = read_manifests([str(tmp_path)]).objects
     scopes = split(objects)
     assert [(s.label, s.variant, len(s.indexes)) for s in scopes] == [
         ("", "vllm-deployment.yml", 4),
-        ("", "vllm-service.yml", 3),
+        ("", "vllm-service.yml", 4),
     ]
     assert scopes[0].own is None
     assert [Path(objects[i].file).name for i in scopes[1].own or ()] == ["vllm-service.yml"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from policies.framework import Resource
-from policies.kube import evaluation_memo, memoized
+from policies.kube import cluster_view, evaluation_memo, memoized, viewed_resources
 from policies.reading.serving import SERVE_CONFIG, serve_config
 from policies.registry import evaluate
 
@@ -42,6 +42,36 @@ def test_memo_never_answers_for_a_different_object_with_a_reused_id():
         # The first resource is gone; a new one may get its id, and must get its own answer.
         second = [memoized(_resource(f"y{i}"), "k", lambda r: r.name) for i in range(50)]
     assert first == "x" and second == [f"y{i}" for i in range(50)]
+
+
+def test_a_fact_read_from_the_cluster_view_is_kept_for_that_view_only():
+    # A folder's variants (policies.scopes) share every object but one definition: facts of an object alone serve
+    # them all, a fact joined to other objects (an LLMInferenceService's baseRefs) only the view it was read in.
+    calls = []
+
+    def alone(r):
+        calls.append(("alone", r.name))
+        return r.name
+
+    def joined(r):
+        calls.append(("joined", r.name))
+        return len(viewed_resources() or ())
+
+    def outer(r):  # reads the view only through another fact: kept per view too
+        calls.append(("outer", r.name))
+        return memoized(r, "joined", joined) + 10
+
+    a = _resource("a")
+    first, second = (a,), (a, _resource("b"))
+    with evaluation_memo():
+        with cluster_view(first):
+            assert [memoized(a, k, f) for k, f in (("alone", alone), ("outer", outer))] == ["a", 11]
+        with cluster_view(second):
+            assert [memoized(a, k, f) for k, f in (("alone", alone), ("outer", outer))] == ["a", 12]
+            assert memoized(a, "outer", outer) == 12
+        with cluster_view(first):
+            assert memoized(a, "joined", joined) == 1
+    assert calls == [("alone", "a"), ("outer", "a"), ("joined", "a"), ("outer", "a"), ("joined", "a"), ("joined", "a")]
 
 
 def test_evaluate_gives_the_same_findings_twice():

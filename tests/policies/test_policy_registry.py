@@ -68,8 +68,7 @@ def test_catalogue_entry_exists(policy):
     row = re.search(rf"\n\| {policy.catalog} \| `([a-z0-9-]+)` \|", CATALOG.read_text())
     if row:
         # The research document names one policy per S-row; companions of that row (the S1 budget
-        # check) share its id, and the row's own policy must then be registered too. An S id added
-        # to policies/catalog.py after the document has no row there.
+        # check) share its id, and the row's own policy must then be registered too.
         assert row.group(1) in {p.name for p in POLICIES}
         assert policy.name == row.group(1) or policy.enforcement == "advisory"
 
@@ -82,6 +81,10 @@ def test_research_document_rows_are_catalogue_ids():
     g_rows = re.findall(r"\n\| (\d+) \| ([^|]+) \|", text)
     assert len(s_rows) >= 20 and len(g_rows) >= 44
     assert [i for i in s_rows if not catalog.is_id(i)] == []
+    # ... and the other way round: every id of policies/catalog.py has its row (research and
+    # citation) in the document, so a new id cannot land with only its one-line title.
+    rows = set(re.findall(r"\n\| (S\d+) \| `", text)) | {f"G{n}" for n, _ in g_rows}
+    assert [f"{e.series}{e.number}" for e in catalog.entries() if f"{e.series}{e.number}" not in rows] == []
     assert [
         (f"G{n}", title.strip())
         for n, title in g_rows

@@ -99,3 +99,50 @@ def test_relative_and_absolute_arguments_mix(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     objects = read_manifests(["east", str(tmp_path / "west")]).objects
     assert [(s.label, len(s.indexes)) for s in split(objects)] == [("east", 1), ("west", 1)]
+
+
+def _nim(image_tag: str) -> dict:
+    container = {
+        "name": "nim",
+        "image": f"nvcr.io/nim/meta/llama-3.1-8b-instruct:{image_tag}",
+        "env": [{"name": "NGC_API_KEY", "valueFrom": {"secretKeyRef": {"name": "ngc", "key": "key"}}}],
+    }
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "nim", "namespace": "llm"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "nim"}},
+            "template": {"metadata": {"labels": {"app": "nim"}}, "spec": {"containers": [container]}},
+        },
+    }
+
+
+def _gpu_default(namespace: str) -> dict:
+    one = {"nvidia.com/gpu": "1"}
+    return {
+        "apiVersion": "v1",
+        "kind": "LimitRange",
+        "metadata": {"name": "gpu-default", "namespace": namespace},
+        "spec": {"limits": [{"type": "Container", "default": one, "defaultRequest": one}]},
+    }
+
+
+def _g13(capsys, folder: Path) -> list[tuple[str, str]]:
+    main([str(folder), "--format", "json"], stdin=io.BytesIO())
+    rows = json.loads(capsys.readouterr().out)["violations"]
+    return sorted((Path(v["file"]).name, v["enforcement"]) for v in rows if v["catalog"] == "G13")
+
+
+def test_a_second_definition_sees_what_other_folders_give_it(tmp_path, capsys):
+    # Review 41 (sc3): k8s/ defines Deployment llm/nim twice (two NIM tags); ns/limits.yaml's LimitRange gives every
+    # container of namespace llm one nvidia.com/gpu (the admission plugin fills the limit in). The second definition's
+    # variant held only k8s/, so it missed the LimitRange and G13 blocked it for a GPU limit the API server sets.
+    _write(tmp_path / "repo" / "k8s" / "nim-a.yaml", _nim("1.3.3"))
+    _write(tmp_path / "repo" / "k8s" / "nim-b.yaml", _nim("1.3.4"))
+    _write(tmp_path / "repo" / "ns" / "limits.yaml", _gpu_default("llm"))
+    assert _g13(capsys, tmp_path / "repo") == []
+    # Without the LimitRange (here: one for another namespace) both definitions are judged, and alike.
+    _write(tmp_path / "repo" / "ns" / "limits.yaml", _gpu_default("other"))
+    assert _g13(capsys, tmp_path / "repo") == [("nim-a.yaml", "mandatory"), ("nim-b.yaml", "mandatory")]

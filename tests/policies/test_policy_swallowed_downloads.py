@@ -93,3 +93,45 @@ def test_careful_scripts_stay_silent():
     pod["containers"] = [dict(copy.deepcopy(pod["initContainers"][0]), name="ollama")]
     del pod["initContainers"]
     assert found_by([serving], "model-download-fails-loudly") == []
+
+
+# Spent set 26: ahoffer/aiforge k8s/ollama.yaml at 4c8d0f7a8d690efbbca37cb963d81c9e984749a8, init container
+# model-puller (labelled there with no catalogue row: the pod becomes Ready without the model). The script waits for
+# the server, then answers each failed pull with `|| echo`, which exits 0.
+_FALLBACK_SCRIPT = (
+    "ollama serve &\nsleep 5\nuntil ollama list >/dev/null 2>&1; do sleep 2; done\n"
+    'timeout 600 ollama pull "$AGENT_MODEL" || echo "Model pull failed or timed out"\n'
+    'timeout 120 ollama pull "$EMBEDDING_MODEL" || echo "Embedding model pull failed or timed out"\n'
+)
+
+
+def test_a_pull_whose_failure_falls_back_to_echo():
+    [(level, message)] = found_by([_ollama(_FALLBACK_SCRIPT)], "model-download-fails-loudly")
+    assert level == "advisory"
+    assert message == (
+        "container model-loader: the script answers a failed `ollama pull` with `|| echo`, which succeeds (set -e "
+        "does not stop a command before ||), and nothing later checks the model: the container succeeds without it "
+        "and the server starts with no model; end the fallback with `exit 1` (`|| { echo ...; exit 1; }`)"
+    )
+
+
+def test_set_e_does_not_stop_a_fallback_to_true():
+    script = "set -e\nollama serve &\nsleep 5\nollama pull llama3.2 || true\n"
+    [(_, message)] = found_by([_ollama(script)], "model-download-fails-loudly")
+    assert "with `|| true`" in message
+
+
+def test_careful_fallbacks_stay_silent():
+    # A fallback that still fails, grouped or not.
+    grouped = _FALLBACK_SCRIPT.replace('|| echo "Model pull failed or timed out"', '|| { echo "failed"; exit 1; }')
+    grouped = grouped.replace('|| echo "Embedding model pull failed or timed out"', "|| exit 1")
+    assert found_by([_ollama(grouped)], "model-download-fails-loudly") == []
+    # johnibm/ollama-chatbot deployments/ollama-gpu.yaml at 6fa3ccda1a939864c9d0b2c3862c1a44b4e00c14, init container
+    # model-init: `ollama pull zephyr:latest || echo ...`, then `until ollama list | grep -q "zephyr:latest" ...; do
+    # sleep 2; done`: the script checks the model after the fallback, so a failed pull never passes as done.
+    checked = (
+        "set -e\nollama serve &\nOLLAMA_PID=$!\nuntil curl -s http://localhost:11434/api/tags > /dev/null; do\n  sleep 1\n"
+        'done\nollama pull zephyr:latest || echo "Failed to pull zephyr model"\n'
+        'until ollama list | grep -q "zephyr:latest"; do\n  sleep 2\ndone\nkill $OLLAMA_PID\n'
+    )
+    assert found_by([_ollama(checked)], "model-download-fails-loudly") == []
