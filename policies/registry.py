@@ -38,6 +38,7 @@ from policies.gpu import (
 )
 from policies.ingress import (
     external_gce_ingress_guarded,
+    ingress_controller_admitted,
     internet_facing_alb_guarded,
     model_pods_network_isolated,
     network_policy_reach,
@@ -281,6 +282,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     model_pods_network_isolated.POLICY,
     network_policy_reach.POLICY,
     network_policy_reach.NAMESPACE_LABEL_POLICY,
+    ingress_controller_admitted.POLICY,
     memory_emptydir_size_limit.POLICY,
     pod_template_api_valid.POLICY,
     container_can_start.POLICY,
