@@ -98,11 +98,11 @@ def _services(resources: list[Resource]) -> dict[str, dict[str, Optional[Resourc
             found.setdefault(namespace, {})[name] = objects[0] if len(objects) == 1 else None
     for r in resources:
         suffixes = _MADE.get(split_type(r.type))
-        name = get(r.props, "metadata", "name") if suffixes and isinstance(r.props, dict) else None
-        if isinstance(name, str) and suffixes:
-            made = [f"{name}{suffix}" for suffix in suffixes]
+        owner = get(r.props, "metadata", "name") if suffixes and isinstance(r.props, dict) else None
+        if isinstance(owner, str) and suffixes:
+            made = [f"{owner}{suffix}" for suffix in suffixes]
             if str(get(r.props, "metadata", "annotations", _SERVE_ANNOTATION)).lower() == "true":
-                made.append(f"{name}-serve-svc")
+                made.append(f"{owner}-serve-svc")
             own = get(r.props, "spec", "headGroupSpec", "headService", "metadata", "name")
             for service in made + ([own] if isinstance(own, str) and own else []):
                 found.setdefault(namespace_of(r, "default"), {}).setdefault(service, None)
