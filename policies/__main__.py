@@ -13,6 +13,7 @@ Anything else (`python -m policies`, `--help`) prints the usage and exits at onc
 """
 
 import gc
+import importlib
 import os
 import sys
 from pathlib import Path
@@ -105,7 +106,11 @@ def _check(rest: list[str]) -> int:
         from policies.regex_code import cached_regex_code
 
         with cached_regex_code(), cached_dataclass_code():
+            from policies.check import ON_DEMAND
             from policies.check import main as check
+
+            for name in ON_DEMAND:
+                importlib.import_module(name)
     finally:
         gc.freeze()
         if collecting:

@@ -173,10 +173,23 @@ def strategic_merge(base: Any, patch: Any, key: str = "") -> Any:
 def shutdown_timeout(pod: dict) -> int:
     """The --shutdown-timeout the preset script passes: max(0, grace - 15 - min(5, grace)), grace defaulting to 60
     (config-llm-template.yaml:155 ``shutdownTimeout .Spec.Template 15``; config_merge.go:684-706). The script passes
-    it to vLLM 0.18.0 and later only (:150-156); the llm-d image the presets name is taken to carry such a vLLM."""
+    it to vLLM 0.18.0 and later only (:152-156, ``shutdown_passed``)."""
     grace = pod.get("terminationGracePeriodSeconds")
     seconds = int(grace) if isinstance(grace, (int, float)) and not isinstance(grace, bool) else 60
     return max(0, seconds - 15 - min(5, seconds))
+
+
+def shutdown_passed(container: dict) -> bool:
+    """Whether the preset script passes --shutdown-timeout to this main container's vLLM: it asks ``vllm --version``
+    and passes it from 0.18.0 on (config-llm-template.yaml:145, :152-156). An image whose tag names an older release
+    (a user's vllm/vllm-openai:v0.8.4 in spec.template) gets none; one that names no release (the presets' llm-d
+    image) is taken to carry such a vLLM."""
+    from components.images import vllm_release
+
+    release = vllm_release(str(container.get("image") or ""))
+    if release is None:
+        return True
+    return tuple(int(part) for part in release.split(".")[:2]) >= (0, 18)
 
 
 def _has_worker(spec: dict, path: str) -> bool:
@@ -239,7 +252,7 @@ def llmisvc_pod_specs(spec: dict, base_specs: list[dict] | None = None) -> list[
             tensor = int(tensor)  # the Pulumi engine hands numbers over as floats
         if path in merged:
             pod = copy.deepcopy(pod)
-            extra = ["--shutdown-timeout", str(shutdown_timeout(pod))]
+            extra = ["--shutdown-timeout", str(shutdown_timeout(pod))]  # main containers of older vLLM: dropped below
             if isinstance(tensor, int) and not isinstance(tensor, bool):
                 extra += ["--tensor-parallel-size", str(tensor)]
             if _has_worker(spec, path):
@@ -253,7 +266,8 @@ def llmisvc_pod_specs(spec: dict, base_specs: list[dict] | None = None) -> list[
                 if isinstance(container, dict) and container.get("name") == "main" and isinstance(container.get("command"), list):
                     if container["command"][:3] == PRESET_COMMAND:
                         container["args"] = _evaluated(container.get("args"))
-                    container["command"] = [*container["command"], *extra]
+                    passed = extra if shutdown_passed(container) else extra[2:]
+                    container["command"] = [*container["command"], *passed]
         found.append((f"spec.{path}", pod))
     return found
 

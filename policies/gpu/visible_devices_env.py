@@ -1,4 +1,5 @@
-"""G53: a container that claims GPUs from the device plugin does not set NVIDIA_VISIBLE_DEVICES itself (advice).
+"""G53: a container that claims GPUs from the device plugin does not set NVIDIA_VISIBLE_DEVICES itself (advice), nor a
+CUDA_VISIBLE_DEVICES naming a device it was not given (blocks).
 
 With the NVIDIA device plugin's default ``envvar`` strategy, the plugin tells the NVIDIA container runtime which GPUs
 the container was allocated by setting ``NVIDIA_VISIBLE_DEVICES`` in its Allocate response (NVIDIA/k8s-device-plugin
@@ -17,6 +18,19 @@ The device plugin's ``volume-mounts`` and CDI strategies (README.md: a list pass
 environment variable") and the container toolkit's ``accept-nvidia-visible-devices-envvar-when-unprivileged = false``
 ignore the variable, so the files do not prove the override takes effect: advice. A container that claims no GPU
 (``runtimeClassName: nvidia`` sharing, a sidecar) is not this rule's.
+
+``CUDA_VISIBLE_DEVICES`` acts later, inside the container: CUDA enumerates only the devices the container was given
+(whatever the plugin's strategy: envvar, volume-mounts or CDI inject the allocated devices only, server.go:480-482),
+numbered 0..n-1, and keeps those the variable names ("GPU identifiers are given as integer indices or as UUID strings
+... If one of the indices is invalid, only the devices whose index precedes the invalid index are visible to CUDA
+applications", CUDA C++ Programming Guide, CUDA Environment Variables). So, in a container that claims devices from
+the plugin and neither runs privileged (which sees every /dev/nvidia* of the node) nor sets NVIDIA_VISIBLE_DEVICES:
+
+* a GPU or MIG **UUID** (``MIG-1ab0...``, set 35 kandakji/sample-aws-eks-auto-mode examples/gpu/vllm-3models-gpu0.yaml)
+  names one physical device of one node; the plugin hands out whichever free device it picks, so unless it is that
+  very one CUDA sees no device and the engine exits: blocks;
+* a first **index** at or above the devices claimed (``1`` with one GPU) leaves CUDA no device: blocks; a list that
+  drops some of them (``0`` with two) is advice (the others sit idle); ``0`` with one GPU is harmless and silent.
 """
 
 from __future__ import annotations
@@ -24,9 +38,11 @@ from __future__ import annotations
 import re
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, gpu_count, pod_specs
+from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, container_label, containers, get, gpu_count, pod_specs
 
 _VARIABLE = "NVIDIA_VISIBLE_DEVICES"
+_CUDA = "CUDA_VISIBLE_DEVICES"
+_UUID = re.compile(r"^(?:GPU|MIG)-[0-9A-Za-z/-]+$")
 _DEVICE_LIST = re.compile(
     r"^(?:\d+|GPU-[0-9a-fA-F-]+|MIG-[0-9a-zA-Z/-]+)(?:\s*,\s*(?:\d+|GPU-[0-9a-fA-F-]+|MIG-[0-9a-zA-Z/-]+))*$"
 )
@@ -43,11 +59,59 @@ def _effect(value: str, claimed: int) -> str | None:
     return None
 
 
+def _claimed(container: dict) -> int:
+    """Devices the container claims from NVIDIA's device plugin: nvidia.com/gpu and MIG slices (nvidia.com/mig-*), its
+    limits (which the API server copies to unset requests of extended resources), else its requests."""
+    resources = as_dict(container.get("resources"))
+    for section in ("limits", "requests"):
+        total = sum(
+            as_int(value) or 0
+            for name, value in as_dict(resources.get(section)).items()
+            if isinstance(name, str) and (name == "nvidia.com/gpu" or name.startswith("nvidia.com/mig-"))
+        )
+        if total:
+            return total
+    return 0
+
+
+def _cuda_message(label: str, value: str, claimed: int, privileged: bool) -> str | None:
+    """What CUDA_VISIBLE_DEVICES leaves a container that sees only the ``claimed`` devices the plugin gave it."""
+    items = [v.strip() for v in value.split(",")]
+    head = f"{label}: env {_CUDA}={value} beside a claim of {claimed} device(s) from the NVIDIA device plugin"
+    if not items or not items[0] or "$" in value:
+        return None
+    if _UUID.match(items[0]):
+        text = (
+            f"{head}: the container sees only the device(s) the plugin allocated, numbered from 0, and a UUID names one "
+            "physical device of one node; unless the plugin happened to pick that very device, CUDA finds no GPU and "
+            "the server exits (a replacement node has other UUIDs); drop the variable, or use index 0"
+        )
+        return unproven(text) if privileged else text
+    if not all(i.isdigit() for i in items) or privileged:
+        return None
+    if int(items[0]) >= claimed:
+        return (
+            f"{head}: the container's GPUs are numbered 0..{claimed - 1}, and CUDA keeps only the devices listed before "
+            f"the first invalid index, so it sees no GPU and the server exits; drop the variable"
+        )
+    usable = next((n for n, item in enumerate(items) if int(item) >= claimed), len(items))
+    if len(set(items[:usable])) < claimed:
+        return unproven(f"{head}: CUDA uses {len(set(items[:usable]))} of the {claimed} GPUs claimed; the rest sit idle")
+    return None
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     messages: list[str] = []
     for path, podspec in pod_specs(resource):
         for container in containers(podspec, init=True, model=True):
             claimed = gpu_count(container) or gpu_count(container, "requests") or 0
+            env = {i.get("name"): i for i in (as_dict(i) for i in as_list(container.get("env")))}
+            cuda = env.get(_CUDA, {}).get("value")
+            devices = _claimed(container)
+            privileged = bool(get(container, "securityContext", "privileged"))
+            if devices > 0 and _VARIABLE not in env and isinstance(cuda, (str, int)) and not isinstance(cuda, bool):
+                message = _cuda_message(container_label(path, container), str(cuda), devices, privileged)
+                messages.extend([message] if message else [])
             if claimed <= 0:
                 continue
             for item in (as_dict(i) for i in as_list(container.get("env"))):
@@ -72,15 +136,17 @@ POLICY = Policy(
     name="gpu-visible-devices-left-to-plugin",
     description=(
         "A container that claims nvidia.com/gpu leaves NVIDIA_VISIBLE_DEVICES to the device plugin (no all, none, void "
-        "or fixed device list in its env)."
+        "or fixed device list in its env), and sets no CUDA_VISIBLE_DEVICES that names a device it was not given (a "
+        "GPU/MIG UUID, an index past its claim)."
     ),
     catalog="G53",
     severity="medium",
-    enforcement="advisory",
+    enforcement="mandatory",
     remediation_steps=(
         "Remove NVIDIA_VISIBLE_DEVICES from the env of containers that request nvidia.com/gpu; the device plugin sets it "
         "to the allocated GPUs. Run the plugin with deviceListStrategy volume-mounts (or CDI) to make a pod's value "
-        "harmless."
+        "harmless. Drop CUDA_VISIBLE_DEVICES from such containers too (or use indexes below the GPUs claimed): the "
+        "container's devices are the allocated ones, numbered from 0."
     ),
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
@@ -88,6 +154,9 @@ POLICY = Policy(
         "The NVIDIA device plugin passes the allocated GPUs as NVIDIA_VISIBLE_DEVICES by default (k8s-device-plugin "
         "v0.20.0 internal/plugin/server.go:46,480-482; README.md DEVICE_LIST_STRATEGY), and the container's own env, "
         "appended after it by the kubelet, replaces it: all exposes every GPU of the node, none/void none, a fixed list "
-        "the same GPUs in every pod. Advice: the volume-mounts/CDI strategies ignore the variable."
+        "the same GPUs in every pod. Advice: the volume-mounts/CDI strategies ignore the variable. CUDA_VISIBLE_DEVICES "
+        "filters, inside the container, the devices it was given, numbered from 0 (CUDA C++ Programming Guide, CUDA "
+        "Environment Variables: only the devices before the first invalid index are visible): a UUID of one node's "
+        "device, or an index past the claim, leaves CUDA no GPU and the server exits, which blocks."
     ),
 )

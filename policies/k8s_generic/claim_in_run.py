@@ -17,9 +17,8 @@ from typing import Any, Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, memoized, metadata_name, pod_specs, split_type, viewed_resources
+from policies.reading.run_objects import templated
 from policies.reading.serving import namespace_of
-
-_TEMPLATED = ("{", "$", "<", "%")
 
 
 def _claims_by_namespace(view: Any) -> dict[str, list[str]]:
@@ -47,7 +46,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
     for path, podspec in pod_specs(resource):
         for volume in (as_dict(v) for v in as_list(podspec.get("volumes"))):
             name = get(volume, "persistentVolumeClaim", "claimName")
-            if not isinstance(name, str) or not name or any(t in name for t in _TEMPLATED) or name in claims:
+            if not isinstance(name, str) or not name or templated(name) or name in claims:
                 continue
             messages.append(
                 unproven(

@@ -26,11 +26,9 @@ from typing import Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.k8s_generic.secret_data_base64 import decode
-from policies.k8s_generic.service_selects_pods import _hidden
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, containers, get, metadata_name, pod_specs, split_type
+from policies.reading.run_objects import hidden_namespaces, templated
 from policies.reading.serving import namespace_of
-
-_TEMPLATED = ("{", "$", "<", "%")
 
 
 def _refs(podspec: Mapping) -> Iterator[tuple[str, str, str, Optional[str]]]:
@@ -65,7 +63,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             secrets.setdefault((namespace_of(r, "default"), str(n)), []).append(r)
     if not secrets:
         return []
-    hidden = {namespace_of(r, "default") for r in resources if _hidden(r) and get(r.props, "kind") != "Namespace"}
+    hidden = hidden_namespaces(resources)
     findings: list[tuple[str, str]] = []
     for workload in resources:
         namespace = namespace_of(workload, "default")
@@ -74,7 +72,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         for path, podspec in pod_specs(workload):
             for where, container, name, key in _refs(podspec):
                 found = secrets.get((namespace, name), [])
-                if len(found) != 1 or any(mark in f"{name}{key or ''}" for mark in _TEMPLATED):
+                if len(found) != 1 or templated(f"{name}{key or ''}"):
                     continue
                 why = _why(found[0], key)
                 if why is None:

@@ -207,9 +207,13 @@ def _vllm_drain(resource: Resource, server: Any, config: dict, default_longest: 
     """S10 for one vLLM server: its preStop hook, grace period and --shutdown-timeout against the longest request.
 
     The longest request is the manifest's own (a KServe timeout, --shutdown-timeout) or the setting's assumption;
-    judged against an assumption, a pod that states no drain at all gets advice, not a block (framework.unproven)."""
+    judged against an assumption, a pod that states no drain at all gets advice, not a block (framework.unproven).
+    A --shutdown-timeout counts only where the image's release reads it: an older vLLM enforces no such figure."""
     found = _vllm_findings(resource, server, config, default_longest)
-    stated = get(resource.props, "spec", "predictor", "timeout") is not None or "shutdown-timeout" in server.args
+    if not found or get(resource.props, "spec", "predictor", "timeout") is not None:
+        return found
+    image = str(server.container.get("image") or "")
+    stated = "shutdown-timeout" in server.args and _server_drains(image, config.get("defaultVllmRelease", ""))[0] is True
     return found if stated else [unproven(m) for m in found]
 
 

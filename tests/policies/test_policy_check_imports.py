@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conftest import shared_path
+
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("cel_expr_python", "google.protobuf", "jsonschema", "pydantic", "pulumi")
 
@@ -119,3 +121,22 @@ def test_a_check_does_not_load_shutil_for_argparses_formatter(tmp_path):
     script = f"import sys\n{_check(manifest)}\nprint('shutil' in sys.modules)\n"
     proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
     assert proc.stdout.strip().splitlines()[-1] == "False", proc.stderr
+
+
+def test_a_corpus_run_imports_no_pack_module_outside_the_load(tmp_path):
+    # policies/__main__.py imports policies.check and its ON_DEMAND modules inside the caches of regular expressions
+    # and dataclass methods (policies/regex_code.py, dataclass_code.py); a pack module the check first imports later
+    # compiles its patterns and methods afresh on every run. On both corpora the check itself imports none.
+    corpora = [str(shared_path("corpus", "manifests")), str(shared_path("corpus", "manifests-v2"))]
+    script = (
+        "import contextlib, importlib, io, json, sys\n"
+        "from policies.check import ON_DEMAND, main\n"
+        "for name in ON_DEMAND:\n    importlib.import_module(name)\n"
+        "before = set(sys.modules)\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+        f"    for corpus in {corpora!r}:\n        main([corpus, '--format', 'json'])\n"
+        "print(json.dumps(sorted(m for m in set(sys.modules) - before if m.split('.')[0] in ('policies', 'components'))))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == []

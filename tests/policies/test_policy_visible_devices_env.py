@@ -85,3 +85,51 @@ def test_a_container_that_claims_no_gpu_or_reads_the_variable_stays_silent():
         "resources": _gpu(),
     }
     assert found_by([_deployment("vllm", reader)], POLICY) == []
+
+
+def _kandakji(value: str, gpus: int = 1, **extra) -> dict:
+    # Minimal form of kandakji/sample-aws-eks-auto-mode examples/gpu/vllm-3models-gpu0.yaml@b8611f035f22800aad42b6966a9a8390ee306031
+    # (spent set 35): three vLLM Deployments, each claiming nvidia.com/gpu 1 and pinning CUDA_VISIBLE_DEVICES to one MIG
+    # slice's UUID.
+    container = {
+        "name": "vllm-qwen3-8b",
+        "image": "vllm/vllm-openai:latest",
+        "env": [{"name": "CUDA_VISIBLE_DEVICES", "value": value}],
+        "resources": _gpu(gpus),
+        **extra,
+    }
+    return _deployment("vllm-qwen3-8b", container)
+
+
+def test_a_device_uuid_in_cuda_visible_devices_blocks():
+    ((level, message),) = found_by([_kandakji("MIG-1ab04f24-22f2-5086-b687-3fe8ffc65406")], POLICY)
+    assert level == "mandatory"
+    assert "CUDA_VISIBLE_DEVICES=MIG-1ab04f24" in message and "CUDA finds no GPU" in message
+    assert [lv for lv, _ in found_by([_kandakji("GPU-5c1e0e1d-0000-4a7b-9e3a-1f2e3d4c5b6a")], POLICY)] == ["mandatory"]
+    # A privileged container sees every device of the node: the UUID may exist there, so advice.
+    privileged = _kandakji("MIG-1ab04f24-22f2-5086-b687-3fe8ffc65406", securityContext={"privileged": True})
+    assert [lv for lv, _ in found_by([privileged], POLICY)] == ["advisory"]
+
+
+def test_an_index_past_the_claimed_devices_blocks_and_a_short_list_is_advice():
+    ((level, message),) = found_by([_kandakji("1")], POLICY)
+    assert level == "mandatory" and "numbered 0..0" in message
+    ((level, message),) = found_by([_kandakji("0", gpus=2)], POLICY)
+    assert level == "advisory" and "uses 1 of the 2 GPUs" in message
+
+
+def test_careful_cuda_visible_devices_forms_stay_silent():
+    # Index 0 of the one GPU claimed (set 28 Narden91/llm-k8s-test llm-manifest.yml), all the GPUs claimed, a CPU-only
+    # "-1" or "", a variable: CUDA sees what the plugin gave.
+    for value, gpus in (("0", 1), ("0,1", 2), ("-1", 1), ("", 1), ("$(GPU_IDS)", 1)):
+        assert found_by([_kandakji(value, gpus)], POLICY) == [], value
+    # With the pod's own NVIDIA_VISIBLE_DEVICES the container sees other devices: that variable is what is reported.
+    both = _kandakji("1")
+    both["spec"]["template"]["spec"]["containers"][0]["env"].append({"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"})
+    assert [lv for lv, _ in found_by([both], POLICY)] == ["advisory"]
+    # A MIG slice claimed under the mixed strategy counts as the device the index names.
+    mig = _kandakji("0")
+    mig["spec"]["template"]["spec"]["containers"][0]["resources"] = {"limits": {"nvidia.com/mig-1g.5gb": 1}}
+    assert found_by([mig], POLICY) == []
+    mig["spec"]["template"]["spec"]["containers"][0]["env"][0]["value"] = "MIG-12345678-1234-1234-1234-123456789abc"
+    assert [lv for lv, _ in found_by([mig], POLICY)] == ["mandatory"]
