@@ -370,7 +370,7 @@ def _scaler_findings(scaler: Resource, resources: list[Resource], targets: set) 
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    findings = []
+    findings: list[tuple[str, str]] = []
     targets = _gpu_targets(resources)
     candidates = workloads(resources)
     fraction_names = adapter_rules(resources).fraction_names
