@@ -83,3 +83,44 @@ def series_in(expr: str) -> list[str]:
 def missing_series(expr: str, version: str) -> list[str]:
     """The series of ``expr`` that vLLM ``version`` does not export."""
     return [s for s in series_in(expr) if not has_series(s, version)]
+
+
+@dataclass(frozen=True)
+class Retired:
+    """A family vLLM renamed, then stopped exporting by default: from ``hidden_from`` on it is created only when the
+    server runs with ``--show-hidden-metrics-for-version`` (and a later release drops it)."""
+
+    name: str
+    replacement: str
+    hidden_from: str
+
+
+# vLLM's V1 stat logger in the 0.11 line (vllm/v1/metrics/loggers.py, the code index's stored version 905781883, the
+# "GPU cache" block of PrometheusStatLogger.__init__): "Deprecated in 0.9.2 - Renamed as vllm:kv_cache_usage_perc /
+# With 0.11.x you can enable with --show-hidden-metrics-for-version=0.10 / TODO: remove in 0.12.0", each gauge or
+# counter created only `if self.show_hidden_metrics:`; the same for gpu_prefix_cache_queries and _hits (renamed
+# vllm:prefix_cache_queries / _hits). The replacements exist from 0.9.2 (FAMILIES).
+RETIRED: tuple[Retired, ...] = (
+    Retired("vllm:gpu_cache_usage_perc", "vllm:kv_cache_usage_perc", "0.11.0"),
+    Retired("vllm:gpu_prefix_cache_queries", "vllm:prefix_cache_queries", "0.11.0"),
+    Retired("vllm:gpu_prefix_cache_hits", "vllm:prefix_cache_hits", "0.11.0"),
+)
+# Every series name of a retired family (a counter's _total too), to its family.
+RETIRED_SERIES: dict[str, Retired] = {s: r for r in RETIRED for s in (r.name, r.name + "_total")}
+# The server flag that keeps hidden families (vllm/config: --show-hidden-metrics-for-version).
+SHOW_HIDDEN_FLAG = "show-hidden-metrics-for-version"
+
+
+def retired_in(expr: str) -> list[Retired]:
+    """The retired families a PromQL expression names (``{__name__=~"vllm:gpu_cache_usage_perc"}`` too), in order."""
+    out: list[Retired] = []
+    for series in series_in(expr):
+        family = RETIRED_SERIES.get(series)
+        if family is not None and family not in out:
+            out.append(family)
+    return out
+
+
+def exports_retired(family: Retired, version: str) -> bool:
+    """True when vLLM ``version`` still exports ``family`` by default (a release before it was hidden)."""
+    return parse_version(version) < parse_version(family.hidden_from)

@@ -142,8 +142,8 @@ class ReadCounts:
 # Why a file or document could not be checked: "invalid" (not YAML or JSON, over a limit, not UTF-8),
 # "template" (an unrendered Go/Helm template), "not-kubernetes" (read, but no Kubernetes object in it); and
 # "template-read", a chart's template rendered best-effort (its objects checked, its findings advice); "invalid-read",
-# a document that is not YAML read best-effort (policies/reading/salvage.py; still a mandatory S27 finding).
-UNREADABLE_KINDS = ("invalid", "template", "not-kubernetes", "template-read", "invalid-read")
+# a document that is not YAML read best-effort (policies/reading/salvage.py; a mandatory S27 finding; "repeated-read": advice).
+UNREADABLE_KINDS = ("invalid", "template", "not-kubernetes", "template-read", "invalid-read", "repeated-read")
 
 
 @dataclass(frozen=True)
@@ -377,7 +377,11 @@ def _salvaged(
     ]
     n = sum(1 for d in docs if d.data is not None)
     one = n == 1
-    why = f"{exc.problem}, so it cannot be applied; read best-effort ({found.repair}): {n} object{'' if one else 's'} checked, every finding on {'it' if one else 'them'} advice"  # noqa: E501
+    checked = f"{n} object{'' if one else 's'} checked, every finding on {'it' if one else 'them'} advice"
+    if exc.problem.startswith("repeats the key"):  # S27 advice: kubectl apply -f applies it (policies/input/manifest_readable.py)
+        why = f"{exc.problem}: `kubectl apply -f` keeps its last value, kustomize and strict YAML readers refuse it; {checked}"
+        return docs, Unreadable(shown, index, line, why, "repeated-read")
+    why = f"{exc.problem}, so it cannot be applied; read best-effort ({found.repair}): {checked}"
     return docs, Unreadable(shown, index, line, why, "invalid-read")
 
 

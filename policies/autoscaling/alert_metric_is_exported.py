@@ -26,9 +26,10 @@ from collections.abc import Iterator
 
 import yaml
 
+from components.vllm_metrics import retired_in
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, get, split_type
-from policies.reading.engine_metric_names import misspelled
+from policies.reading.engine_metric_names import foreign_prefixed, misspelled, vllm_exports_retired
 
 _RULE_KINDS = {("monitoring.coreos.com", "PrometheusRule"), ("operator.victoriametrics.com", "VMRule")}
 _ANALYSIS_KINDS = {("argoproj.io", "AnalysisTemplate"), ("argoproj.io", "ClusterAnalysisTemplate")}
@@ -103,7 +104,32 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                         "alert never fires (an analysis gets no result)"
                     )
                 findings.append((resource.name, unproven(message)))
+            findings.extend((resource.name, unproven(m)) for m in _other_findings(path, query, resources, recorded))
     return findings
+
+
+def _other_findings(path: str, query: str, resources: list[Resource], recorded: set) -> list[str]:
+    """A vLLM family the run's servers no longer export by default (components/vllm_metrics.RETIRED; silent where every
+    vLLM server of the run is known to export it), and an engine series under a prefix the engine does not use
+    (triton_... where Triton exports nv_...: set 35 nbethala/triton-mlops-gpu-platform triton-alerts.yaml)."""
+    found = []
+    for family in retired_in(query):
+        if family.name in recorded or vllm_exports_retired(family, resources):
+            continue
+        found.append(
+            f"{path} names {family.name}, which vLLM renamed {family.replacement} in 0.9.2 and stops exporting by "
+            f"default from {family.hidden_from} (only --show-hidden-metrics-for-version keeps it; a later release drops "
+            f"it); on such a release the query selects no series and the alert never fires; query {family.replacement}"
+        )
+    for miss in foreign_prefixed(query):
+        if miss.name in recorded:
+            continue
+        found.append(
+            f"{path} names {miss.name}, which {miss.engine} does not export: its series are named "
+            f"{miss.prefix}... ({', '.join(miss.exported)}, ...), and no recording rule of these files defines it; unless one elsewhere "
+            "does, the query selects no series and the alert never fires (an analysis gets no result)"
+        )
+    return found
 
 
 POLICY = Policy(
@@ -124,6 +150,8 @@ POLICY = Policy(
         "Prometheus stores a scraped name as exposed, colon included (https://prometheus.io/docs/concepts/data_model/"
         "#metric-names-and-labels), and vLLM names every series vllm:... (vllm v0.33.0 vllm/v1/metrics/loggers.py; "
         "components/vllm_metrics.py), so an underscore spelling selects nothing: the alert never fires and a canary "
-        "analysis has no data. Advice: monitoring, not serving, is blind."
+        "analysis has no data; so does a family vLLM hides from 0.11 (vllm:gpu_cache_usage_perc, components/vllm_metrics.RETIRED), "
+        "and a name under an engine's own name where its series carry another prefix (Triton's nv_..., the engine "
+        "table's metrics). Advice: monitoring, not serving, is blind."
     ),
 )

@@ -16,6 +16,7 @@ monitor, every HPA in it must be served by them.
 
 from __future__ import annotations
 
+from components.vllm_metrics import retired_in
 from policies.autoscaling.scalers import (
     adapter_rules,
     hpa_metrics,
@@ -31,7 +32,7 @@ from policies.autoscaling.scalers import (
 )
 from policies.framework import Policy, Resource, unproven
 from policies.kube import ISVC_TYPE, as_list, get
-from policies.reading.engine_metric_names import misspelled
+from policies.reading.engine_metric_names import foreign_prefixed, misspelled, vllm_exports_retired
 from policies.reading.promql import server_series, shape
 
 _UNSERVED = "the HPA shows <unknown> for it and never scales"
@@ -115,6 +116,49 @@ def misspelled_series_findings(scaler: Resource) -> list[str]:
     return found
 
 
+def retired_series_findings(scaler: Resource, candidates: list) -> list[str]:
+    """Prometheus queries (see _prometheus_queries) naming a vLLM family the server's release no longer exports by
+    default (components/vllm_metrics.RETIRED: vllm:gpu_cache_usage_perc, hidden from 0.11 unless the server runs with
+    --show-hidden-metrics-for-version, renamed vllm:kv_cache_usage_perc in 0.9.2; set 35 kandakji/sample-aws-eks-auto-mode
+    examples/gpu/prometheus-scaledObject.yaml), or an engine series under a prefix the engine does not use
+    (triton_... where Triton exports nv_...). Blocking where the target's image names a release that hides it (or a
+    moving tag: the newest release); advice where its release is not known; silent where it still exports it."""
+    found: list[str] = []
+    for path, query in _prometheus_queries(scaler):
+        for family in retired_in(query):
+            target = scaler if scaler.type == ISVC_TYPE else getattr(scale_target(scaler, candidates), "resource", None)
+            exports = vllm_exports_retired(family, [target] if target is not None else [])
+            if exports:
+                continue
+            text = (
+                f"{path} names {family.name}, which vLLM renamed {family.replacement} in 0.9.2 and stops exporting by "
+                f"default from {family.hidden_from} (created only with --show-hidden-metrics-for-version; a later "
+                f"release drops it)"
+            )
+            if exports is False:
+                found.append(
+                    f"{text}, and the scaled vLLM server runs such a release (its tag, or a moving one: the newest): "
+                    f"the query returns no series and the autoscaler never sees load; query {family.replacement}"
+                )
+            else:
+                found.append(
+                    unproven(
+                        f"{text}; the scaled server's release is not known here (a digest, a tag that names none, or "
+                        f"a target outside the files), and on {family.hidden_from} or later the query returns no series "
+                        f"and the autoscaler never sees load; query {family.replacement} (exported since 0.9.2)"
+                    )
+                )
+        for miss in foreign_prefixed(query):
+            found.append(
+                unproven(
+                    f"{path} names {miss.name}, which {miss.engine} does not export: its series are named "
+                    f"{miss.prefix}... ({', '.join(miss.exported)}, ...); unless something else defines the name, the query returns no "
+                    f"series and the autoscaler never sees load"
+                )
+            )
+    return found
+
+
 def unknown_engine_name_findings(scaler: Resource) -> list[str]:
     """HPA Pods/Object metric names under an engine's underscore prefix (``vllm_...``) whose colon spelling is no series
     the engine exports, in a set with no adapter configuration (read only then: a rule's name.as may call its output
@@ -149,9 +193,11 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings: list[tuple[str, str]] = []
     for isvc in (r for r in resources if r.type == ISVC_TYPE):
         findings.extend((isvc.name, m) for m in per_pod_query_findings(isvc) + misspelled_series_findings(isvc))
+        findings.extend((isvc.name, m) for m in retired_series_findings(isvc, candidates))
     for scaler in scalers(resources):
         if is_scaled_object(scaler):
             findings.extend((scaler.name, m) for m in per_pod_query_findings(scaler) + misspelled_series_findings(scaler))
+            findings.extend((scaler.name, m) for m in retired_series_findings(scaler, candidates))
         custom = _custom_metrics(scaler) if is_hpa(scaler) else []
         if custom and not rules.present and not require:
             findings.extend((scaler.name, m) for m in unknown_engine_name_findings(scaler))
@@ -200,7 +246,8 @@ POLICY = Policy(
         "a PodMonitor or ServiceMonitor must scrape the scaled pods, and a KEDA Prometheus query (a ScaledObject's, "
         "or a KServe InferenceService's external metric) must return one series, not one per model-server pod (the "
         "engine table's series of any engine, DCGM's per GPU), and name an engine's series as the engine exports them "
-        "(vllm:num_requests_running, not vllm_num_requests_running)."
+        "(vllm:num_requests_running, not vllm_num_requests_running; vllm:kv_cache_usage_perc, not the "
+        "vllm:gpu_cache_usage_perc vLLM hides from 0.11; nv_..., not triton_...)."
     ),
     catalog="S7",
     severity="high",
@@ -225,6 +272,9 @@ POLICY = Policy(
         "An HPA metric that no adapter serves shows `<unknown>` and the HPA never scales "
         "(https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/#support-for-custom-metrics); Prometheus "
         "Adapter only serves series its rules name (https://github.com/kubernetes-sigs/prometheus-adapter/blob/master/docs/config.md), "
-        "and a rule returns nothing when no ServiceMonitor or PodMonitor scrapes the pods. Catalogue S7 and row 42."
+        "and a rule returns nothing when no ServiceMonitor or PodMonitor scrapes the pods. vLLM creates "
+        "vllm:gpu_cache_usage_perc and vllm:gpu_prefix_cache_queries/_hits only with --show-hidden-metrics-for-version "
+        "from 0.11 (vllm/v1/metrics/loggers.py, 0.11 line: 'Deprecated in 0.9.2 - Renamed as vllm:kv_cache_usage_perc'; "
+        "components/vllm_metrics.RETIRED). Catalogue S7 and row 42."
     ),
 )

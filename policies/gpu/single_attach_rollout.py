@@ -37,11 +37,15 @@ from typing import Any, Optional
 from policies.framework import Policy, Resource, unproven
 from policies.kube import (
     HPA_TYPES,
+    ISVC_TYPE,
+    KSERVE_DEFAULT_DEPLOYMENT_MODE,
     SCALED_OBJECT_TYPE,
     as_dict,
     as_int,
     as_list,
     get,
+    kserve_default_mode_setting,
+    kserve_deployment_mode,
     metadata_name,
     requests_gpu,
     split_type,
@@ -93,6 +97,8 @@ def _one_node(podspec: dict) -> bool:
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
+    if resource.type != DEPLOYMENT_TYPE:
+        return _check_kserve(resource, config)
     spec = as_dict(get(resource.props, "spec"))
     podspec = as_dict(get(spec, "template", "spec"))
     replicas = spec.get("replicas", 1)
@@ -204,11 +210,100 @@ def _unseen_claim(resource: Resource, podspec: dict, volume: dict, name: str, su
     )
 
 
+LLMISVC_TYPES = (
+    "kubernetes:serving.kserve.io/v1alpha1:LLMInferenceService",
+    "kubernetes:serving.kserve.io/v1alpha2:LLMInferenceService",
+)
+_RAW_MODES = ("RawDeployment", "Standard")
+
+
+def _kserve_form(resource: Resource, config: dict) -> Optional[tuple[str, str, dict, Any, bool]]:
+    """(where the URI is, its pvc:// URI, the pod spec, the replicas, whether the rollout surges) of a KServe service
+    whose Deployment KServe renders with the claim of a pvc:// model URI mounted in it, else None.
+
+    An InferenceService in RawDeployment (Standard) mode: its annotation, else the setting kserveDefaultDeploymentMode;
+    kserve v0.20.0 mounts the claim of ``storageUri: pvc://CLAIM/path`` in the predictor pod
+    (pkg/webhook/admission/pod/storage_initializer_injector.go:526-540), runs ``predictor.minReplicas`` replicas
+    (deployment_reconciler.go:170-172) and gives the Deployment ``predictor.deploymentStrategy`` else RollingUpdate
+    maxSurge 25% / maxUnavailable 25% (:162-168, setDefaultDeploymentSpec :341-349). A single-node LLMInferenceService
+    (no ``worker``): ``spec.replicas`` pods of a Deployment with Kubernetes' own default RollingUpdate, the claim of
+    ``model.uri`` mounted in each (pkg/controller/v1alpha2/llmisvc/workload_storage.go attachModelArtifacts)."""
+    spec = as_dict(get(resource.props, "spec"))
+    if resource.type == ISVC_TYPE:
+        default = str(config.get("kserveDefaultDeploymentMode") or KSERVE_DEFAULT_DEPLOYMENT_MODE)
+        if kserve_deployment_mode(resource.props, default)[0] not in _RAW_MODES:
+            return None
+        predictor = as_dict(spec.get("predictor"))
+        uri, replicas, where = get(predictor, "model", "storageUri"), predictor.get("minReplicas", 1), "predictor.model"
+        strategy = as_dict(predictor.get("deploymentStrategy"))
+        podspec = predictor
+    elif spec.get("worker") is None:
+        uri, replicas, where = get(spec, "model", "uri"), spec.get("replicas", 1), "model.uri"
+        strategy, podspec = {}, as_dict(spec.get("template"))
+    else:
+        return None
+    if not (isinstance(uri, str) and uri.startswith("pvc://")):
+        return None
+    return where, uri, podspec, replicas, _surges({"strategy": strategy})
+
+
+def _one_replica(resource: Resource) -> str:
+    """The other fix: an InferenceService's predictor takes a deploymentStrategy (kserve v0.20.0
+    pkg/apis/serving/v1beta1/component.go:131); an LLMInferenceService's Deployment takes none."""
+    return " or one replica with predictor.deploymentStrategy Recreate" if resource.type == ISVC_TYPE else ""
+
+
+def _check_kserve(resource: Resource, config: dict) -> list[str]:
+    """A pvc:// model of a KServe InferenceService (RawDeployment) or LLMInferenceService: the claim KServe mounts in
+    every pod of the Deployment it renders (``_kserve_form``), judged as a Deployment's claim is. KServe mounts it
+    read-only by default, which does not help: the attach/detach controller attaches a volume to a second node only
+    when its PersistentVolume's access modes include ReadWriteMany or ReadOnlyMany, whatever the mount says
+    (kubernetes/kubernetes pkg/volume/util/util.go IsMultiAttachAllowed, called from pkg/controller/volume/
+    attachdetach/reconciler/reconciler.go attachDesiredVolumes, at afd5df58)."""
+    form = _kserve_form(resource, config)
+    if form is None:
+        return []
+    where, uri, podspec, replicas, surges = form
+    claim = uri[len("pvc://") :].split("/", 1)[0]
+    many = isinstance(replicas, (int, float)) and not isinstance(replicas, bool) and replicas > 1
+    claims = _claims(resource)
+    if claim not in claims:
+        if not surges or _SHARED_NAME.search(claim) or _one_node(podspec):
+            return []
+        return [
+            unproven(
+                f"spec.{where} {uri}: PersistentVolumeClaim {claim} is not in the files read; if it is ReadWriteOnce "
+                f"(block volumes such as EBS, GCE PD or Azure Disk support no other mode), the RollingUpdate of the "
+                f"Deployment KServe renders starts the new pod before the old one releases it and, on another node, it "
+                f"waits on a Multi-Attach error: the rollout stalls; use a ReadWriteMany volume{_one_replica(resource)}"
+            )
+        ]
+    modes = [m for m in as_list(get(claims[claim], "spec", "accessModes")) if isinstance(m, str)]
+    if not modes or any(m not in SINGLE_ATTACH for m in modes):
+        return []
+    pod_bound = "ReadWriteOncePod" in modes
+    if not pod_bound and _one_node(podspec):
+        return []
+    if many:
+        why = f"{replicas} replicas: the pods after the first cannot attach it"
+    elif surges:
+        why = "the RollingUpdate of the Deployment KServe renders starts the new pod before the old one releases it"
+    else:
+        return []
+    message = (
+        f"spec.{where} {uri}: PersistentVolumeClaim {claim} is {'/'.join(modes)} (single-attach) and {why} "
+        f"(Multi-Attach error), so the rollout never completes; use a ReadWriteMany volume{_one_replica(resource)}, "
+        f"or a model source each pod fetches itself"
+    )
+    return [message if pod_bound or many else unproven(message + " (if the new pod lands on another node)")]
+
+
 POLICY = Policy(
     name="single-attach-volume-rolls",
     description=(
         "A Deployment that surges, runs several replicas or is autoscaled above one does not mount a ReadWriteOnce(Pod) "
-        "claim its new pods cannot attach (advice for the replicas an autoscaler adds)."
+        "claim its new pods cannot attach (advice for the replicas an autoscaler adds); the same for the pvc:// model "
+        "of a KServe InferenceService in RawDeployment mode or of an LLMInferenceService."
     ),
     catalog="S30",
     severity="high",
@@ -218,7 +313,14 @@ POLICY = Policy(
         "Deployment holding a ReadWriteOnce model cache; for several replicas use a StatefulSet with volumeClaimTemplates "
         "or a ReadWriteMany / ReadOnlyMany volume."
     ),
-    resource_types=(DEPLOYMENT_TYPE,),
+    resource_types=(DEPLOYMENT_TYPE, ISVC_TYPE, *LLMISVC_TYPES),
+    config_schema={
+        "kserveDefaultDeploymentMode": kserve_default_mode_setting(
+            "The deployment mode of an InferenceService without the serving.kserve.io/deploymentMode annotation (the "
+            "cluster's inferenceservice-config deploy.defaultDeploymentMode): only RawDeployment (Standard) renders a "
+            "Deployment whose rollout can hold the claim."
+        )
+    },
     check_resource=_check,
     rationale=(
         "ReadWriteOnce mounts a volume on one node and ReadWriteOncePod in one pod "

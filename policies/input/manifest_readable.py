@@ -7,21 +7,33 @@ such file stopped the whole run (exit 2) and every other file went unchecked.
 A document that is not YAML only by a slip (a line one column off, a tab, `-   ` list items) is also read best-effort
 (policies/reading/salvage.py): its objects are checked, every finding on them advice; the finding here stays
 mandatory and says how the document was read.
+
+A document whose only fault is a repeated mapping key is advice: ``kubectl apply -f`` decodes YAML without strict
+checks, so the last value wins and the object applies (kubernetes/cli-runtime v0.33.13 pkg/resource/visitor.go:590-594
+StreamVisitor -> kubernetes/apimachinery v0.33.0 pkg/util/yaml/decoder.go:125-132 ``yaml.Unmarshal`` -> sigs.k8s.io/yaml
+v1.4.0 yaml.go:50-57, non-strict goyaml.v2, whose decode.go:686 reports "already set in map" only when strict). kustomize and strict readers refuse it, and the value dropped may be the one meant: worth fixing, not
+blocking (set 14: Angel-FulFilment-Services/Angel-Intelligence repeats an identical nodeSelector).
 """
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.input.unreadable import UNREADABLE_TYPE, message
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    return [message(resource.props)] if resource.props.get("kind") in ("invalid", "invalid-read") else []
+    kind = resource.props.get("kind")
+    if kind == "repeated-read":
+        return [unproven(message(resource.props))]
+    return [message(resource.props)] if kind in ("invalid", "invalid-read") else []
 
 
 POLICY = Policy(
     name="manifest-readable",
-    description="Every manifest file and document can be read (valid YAML or JSON, within the size and depth limits).",
+    description=(
+        "Every manifest file and document can be read (valid YAML or JSON, within the size and depth limits); a "
+        "document whose only fault is a repeated key is advice (kubectl apply keeps the key's last value)."
+    ),
     catalog="S27",
     severity="high",
     enforcement="mandatory",

@@ -23,6 +23,6 @@ def message(props: dict) -> str:
     where = "the file" if props.get("document") is None else f"document {props['document']}"
     if props.get("kind") == "template-read":  # read best-effort: its objects were checked (policies.manifests)
         return f"{where} is {props.get('why')}"
-    if props.get("kind") == "invalid-read":  # not YAML, read best-effort (policies/reading/salvage.py)
+    if props.get("kind") in ("invalid-read", "repeated-read"):  # read best-effort (policies/reading/salvage.py)
         return f"{where} {props.get('why')}"
     return f"{where} was not checked: {props.get('why')}"

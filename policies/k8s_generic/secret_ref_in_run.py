@@ -26,11 +26,9 @@ from typing import Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.k8s_generic.secret_data_base64 import decode
-from policies.k8s_generic.service_selects_pods import _hidden
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, containers, get, metadata_name, pod_specs, split_type
+from policies.reading.run_objects import hidden_namespaces, templated
 from policies.reading.serving import namespace_of
-
-_TEMPLATED = ("{", "$", "<", "%")
 
 
 def _refs(podspec: Mapping) -> Iterator[tuple[str, str, str, Optional[str]]]:
@@ -58,6 +56,26 @@ def _why(secret: Resource, key: Optional[str]) -> Optional[str]:
     return None
 
 
+def _elsewhere(secrets: dict[tuple[str, str], list[Resource]], workload: Resource, name: str) -> list[str]:
+    """The namespaces other than the workload's where the files define Secret ``name``, when the workload and every one
+    of those Secrets state their namespace (a Secret without one lands wherever it is applied)."""
+    own = namespace_of(workload)
+    spaces = [ns for (ns, n), found in secrets.items() if n == name and ns != own and all(namespace_of(s) for s in found)]
+    unplaced = any(n == name and not namespace_of(s) for (_, n), found in secrets.items() for s in found)
+    return sorted(spaces) if own and not unplaced else []
+
+
+def _elsewhere_advice(path: str, container: str, where: str, name: str, namespace: str, elsewhere: list[str]) -> str:
+    """Set 39 (spent early this session), bnice00/k3s-vLLM-Streamlit-inference-stack- manifests/streamlit.yaml@ae2ba97 reads gateway-secret in namespace
+    vllm-rocm while the files define gateway-secret only in namespace hermes-lair."""
+    return unproven(
+        f"{path}: container {container} {where} reads Secret {name} (not optional) in namespace {namespace}, but the "
+        f"files define Secret {name} only in namespace {', '.join(elsewhere)}: a pod reads Secrets of its own namespace "
+        f"only, so unless {namespace}/{name} is created another way the container stays in CreateContainerConfigError; "
+        f"define the Secret in {namespace} too, or mark the reference optional: true"
+    )
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     secrets: dict[tuple[str, str], list[Resource]] = {}
     for r in resources:
@@ -65,7 +83,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             secrets.setdefault((namespace_of(r, "default"), str(n)), []).append(r)
     if not secrets:
         return []
-    hidden = {namespace_of(r, "default") for r in resources if _hidden(r) and get(r.props, "kind") != "Namespace"}
+    hidden = hidden_namespaces(resources)
     findings: list[tuple[str, str]] = []
     for workload in resources:
         namespace = namespace_of(workload, "default")
@@ -74,7 +92,9 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         for path, podspec in pod_specs(workload):
             for where, container, name, key in _refs(podspec):
                 found = secrets.get((namespace, name), [])
-                if len(found) != 1 or any(mark in f"{name}{key or ''}" for mark in _TEMPLATED):
+                if not found and (elsewhere := _elsewhere(secrets, workload, name)) and not templated(name):
+                    findings.append((workload.name, _elsewhere_advice(path, container, where, name, namespace, elsewhere)))
+                if len(found) != 1 or templated(f"{name}{key or ''}"):
                     continue
                 why = _why(found[0], key)
                 if why is None:

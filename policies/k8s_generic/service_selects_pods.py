@@ -24,47 +24,16 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Any, Iterator, Mapping, Optional
+from typing import Mapping, Optional
 
-from policies.framework import UNKNOWN, Policy, Resource, unproven
+from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, get, split_type
+from policies.reading.run_objects import hides_pods as _hidden
+from policies.reading.run_objects import pod_label_sets as _labels
+from policies.reading.run_objects import unrendered as _unknown
 from policies.reading.serving import namespace_of
 
 _SERVICE = ("", "Service")
-# Kinds whose pod labels the files show (spec.template, a CronJob's job template, a Pod's own labels).
-_TEMPLATE_KINDS = {
-    ("apps", "Deployment"),
-    ("apps", "StatefulSet"),
-    ("apps", "DaemonSet"),
-    ("apps", "ReplicaSet"),
-    ("batch", "Job"),
-    ("argoproj.io", "Rollout"),
-}
-_OWN_LABELS = {("", "Pod")}
-_CRON = ("batch", "CronJob")
-# Kinds that make no pods and add no labels to any: they never stand for an operator that could.
-_INERT_GROUPS = {
-    "",
-    "apps",
-    "batch",
-    "autoscaling",
-    "policy",
-    "networking.k8s.io",
-    "rbac.authorization.k8s.io",
-    "storage.k8s.io",
-    "scheduling.k8s.io",
-    "monitoring.coreos.com",
-    "gateway.networking.k8s.io",
-    "cert-manager.io",
-    "keda.sh",
-    "cloud.google.com",
-    "networking.gke.io",
-    "elbv2.k8s.aws",
-    "traefik.io",
-    "traefik.containo.us",
-    "networking.istio.io",
-    "security.istio.io",
-}
 # Labels the controllers add to the pods they create (kubernetes v1.31.0: apps/v1 DefaultDeploymentUniqueLabelKey
 # pod-template-hash, StatefulSetPodNameLabel, ControllerRevisionHashLabelKey, PodIndexLabel; batch/v1 JobNameLabel,
 # ControllerUidLabel and their legacy spellings): a selector on one of them is read as unknown.
@@ -87,22 +56,6 @@ def _where(resource: Resource) -> str:
     return posixpath.dirname(location.split("#", 1)[0]) if "#" in location else ""
 
 
-def _labels(resource: Resource) -> Iterator[Mapping]:
-    """The label sets of the pods a workload makes (none for other kinds)."""
-    kind = split_type(resource.type)
-    spec = as_dict(get(resource.props, "spec"))
-    if kind in _TEMPLATE_KINDS:
-        yield as_dict(get(spec, "template", "metadata", "labels"))
-    elif kind == _CRON:
-        yield as_dict(get(spec, "jobTemplate", "spec", "template", "metadata", "labels"))
-    elif kind in _OWN_LABELS:
-        yield as_dict(get(resource.props, "metadata", "labels"))
-
-
-def _unknown(value: Any) -> bool:
-    return value is UNKNOWN or (isinstance(value, str) and ("{{" in value or "${" in value))
-
-
 def _selector(service: Resource) -> Optional[dict]:
     """The Service's selector where it can be judged: a literal, non-empty map on labels no controller adds."""
     if service.patch or service.base or service.template or get(service.props, "spec", "type") == "ExternalName":
@@ -117,17 +70,6 @@ def _selector(service: Resource) -> Optional[dict]:
 
 def _matches(selector: Mapping, labels: Mapping) -> bool:
     return all(str(labels.get(k)) == str(v) for k, v in selector.items() if k in labels) and set(selector) <= set(labels)
-
-
-def _hidden(resource: Resource) -> bool:
-    """True for an object that may make or label pods the files do not show: an operator's custom resource, a Helm
-    template, a Kustomize patch or base, or a workload whose pod labels are not all literal."""
-    group, _ = split_type(resource.type)
-    if resource.template or resource.patch or resource.base:
-        return True
-    if group not in _INERT_GROUPS:
-        return True
-    return any(_unknown(k) or _unknown(v) for labels in _labels(resource) for k, v in labels.items())
 
 
 def _closeness(service: Resource, selector: Mapping, workload: Resource, labels: Mapping) -> tuple[bool, int]:

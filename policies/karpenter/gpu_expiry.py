@@ -57,7 +57,7 @@ POLICY = Policy(
     rationale="Expiration is forceful and not governed by disruption budgets (https://karpenter.sh/docs/concepts/disruption/#expiration): a short expireAfter reloads every model on the pool often, while Never with drift blocked for good leaves nodes on an old AMI without patches.",
     catalog="S14",
     severity="medium",
-    enforcement="mandatory",
+    enforcement="advisory",  # a risk row: docs/policies.md "Enforcement levels"
     remediation_steps="Set spec.template.spec.expireAfter to at least minHours (e.g. 720h), or Never with a budget that "
     "allows Drifted in a maintenance window.",
     config_schema={

@@ -85,18 +85,18 @@ def _findings(props: dict, config: dict) -> list[str]:
 
 POLICY = Policy(
     name="karpenter-gpu-nodepool-limits",
-    description='A NodePool that launches GPU instances must set limits["nvidia.com/gpu"] (a static NodePool\'s spec.replicas bounds it instead); a cpu/memory limit alone blocks when it admits more GPUs than blockAboveGpus on the instance types the pool allows (EKS Auto Mode labels included).',
+    description='A NodePool that launches GPU instances must set limits["nvidia.com/gpu"] (a static NodePool\'s spec.replicas bounds it instead); a cpu/memory limit alone is proven (blocking where a platform raises the policy) when it admits more GPUs than blockAboveGpus on the instance types the pool allows (EKS Auto Mode labels included).',
     rationale="A NodePool's limits are the only cap on what Karpenter buys; a cpu or memory limit does not bound GPUs on GPU-dense instances, so a scale-out bug or a retry storm buys GPU nodes without end (https://karpenter.sh/docs/concepts/nodepools/#speclimits). A static NodePool (spec.replicas) is bounded by its node count, and Karpenter v1.14.1's CRD validation allows only limits.nodes there.",
     catalog="S13",
     severity="high",
-    enforcement="mandatory",
+    enforcement="advisory",  # a risk row: docs/policies.md "Enforcement levels"
     remediation_steps='Set spec.limits["nvidia.com/gpu"] to the most GPUs the pool may hold (models\' replicas.max x GPUs + buffer).',
     config_schema={
         "blockAboveGpus": {
             "type": "integer",
             "minimum": 0,
             "default": _DEFAULT_BLOCK_ABOVE,
-            "description": "A GPU NodePool bounded only by cpu/memory limits blocks when those limits admit more "
+            "description": "A GPU NodePool bounded only by cpu/memory limits is proven (blocking where the policy is raised) when those limits admit more "
             "GPUs than this on the instance types its requirements allow (default 32: four 8-GPU nodes); at or "
             "below it, or when the types cannot be read, the finding is advice.",
         },

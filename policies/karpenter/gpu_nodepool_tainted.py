@@ -45,7 +45,7 @@ POLICY = Policy(
     rationale="GPU nodes cost tens of dollars an hour; without a taint any pod (a log shipper, a batch job) can land on them and keep Karpenter from consolidating the node. The Karpenter docs' GPU NodePool example taints nodes nvidia.com/gpu:NoSchedule (https://karpenter.sh/docs/concepts/scheduling/), as AWS's ai-on-eks blueprints do (https://github.com/awslabs/ai-on-eks).",
     catalog="S11",
     severity="high",
-    enforcement="mandatory",
+    enforcement="advisory",  # a risk row: docs/policies.md "Enforcement levels"
     remediation_steps='Add `taints: [{key: nvidia.com/gpu, value: "true", effect: NoSchedule}]` to spec.template.spec and '
     "give GPU pods the matching toleration.",
     config_schema={

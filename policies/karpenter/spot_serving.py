@@ -19,7 +19,10 @@ both, Karpenter prefers spot over on-demand (nodepools.md:276). The readings:
   mramirm/ai-summit26 vllm-deployment.yaml), unless its nodeSelector or required node affinity keeps it off them;
 - a GPU model server that selects (``cloud.google.com/compute-class``) a GKE ComputeClass of the files whose first
   priority is ``spot: true`` (https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes):
-  GKE tries spot capacity first.
+  GKE tries spot capacity first; and such a ComputeClass with GPU capacity that nothing of the files selects (its users
+  are in a Kustomize patch or chart values not read), unless its name says batch or training;
+- a model server (GPU or TPU) that selects GKE flex-start nodes (``cloud.google.com/gke-flex-start: "true"``): granted
+  only when capacity frees, and run for at most seven days (https://cloud.google.com/kubernetes-engine/docs/concepts/dws).
 
 Advice only: spot may be a deliberate cost choice with enough replicas elsewhere; a spot pool no model server of the
 files lands on (batch, training) is not read, nor is a pool that admits on-demand only. A GPU pool read with no GPU
@@ -136,6 +139,65 @@ def _spot_compute_class(podspec: dict, resources: list[Resource]) -> Optional[st
     return None
 
 
+def _class_alone(resources: list[Resource]) -> list[tuple[str, str]]:
+    """Advice on each GKE ComputeClass of the files whose first priority is spot GPU capacity and that no workload of the
+    files selects (its users are elsewhere, a Kustomize patch or a chart's values: set 39, siyuanfoundation/vllm-on-tpu
+    llm-d/gpu/compute-class.yaml@b1fe13f, whose llm-d Deployments select it through a kustomization not read), unless its name
+    says batch or training."""
+    selected = {
+        as_dict(p.get("nodeSelector")).get(COMPUTE_CLASS_LABEL) for r in resources for _, p in pod_specs(r) if isinstance(p, dict)
+    }
+    findings = []
+    for r in resources:
+        name = get(r.props, "metadata", "name")
+        if split_type(r.type) != ("cloud.google.com", "ComputeClass") or name in selected:
+            continue
+        priorities = [as_dict(p) for p in as_list(get(r.props, "spec", "priorities"))]
+        if not priorities or priorities[0].get("spot") is not True or not priorities[0].get("gpu"):
+            continue
+        if any(word in str(name).lower() for word in _OTHER_WORK):
+            continue
+        fallback = any(p.get("spot") is not True for p in priorities[1:])
+        tail = "" if fallback else " and no later priority falls back to on-demand"
+        findings.append(
+            (
+                r.name,
+                f"spec.priorities[0] asks for spot GPU capacity first{tail}; for a model server that selects this class "
+                f"({COMPUTE_CLASS_LABEL}: {name}), {_WHY}",
+            )
+        )
+    return findings
+
+
+# GKE's flex-start provisioning (Dynamic Workload Scheduler): a node is granted when capacity frees and runs at most
+# seven days (https://cloud.google.com/kubernetes-engine/docs/concepts/dws "Flex-start ... up to seven days").
+FLEX_START = {"cloud.google.com/gke-flex-start": "true"}
+_FLEX_WHY = (
+    "flex-start capacity is granted only when it frees up (the pod may wait long for a node) and a flex-start node "
+    "runs at most seven days, so an always-on model server is reloaded on a new node at least weekly and may wait for "
+    "capacity each time; serve from on-demand or reserved capacity"
+)
+
+
+def _selects_flex_start(podspec: dict) -> Optional[str]:
+    for key, value in as_dict(podspec.get("nodeSelector")).items():
+        if FLEX_START.get(key) == str(value).lower():
+            return f"nodeSelector {key}: {value}"
+    return None
+
+
+def _flex_start(resources: list[Resource]) -> list[tuple[str, str]]:
+    """Advice on each model server (GPU or TPU: set 39 siyuanfoundation/vllm-on-tpu deployments/vllm-deployment.yaml@b1fe13f
+    selects a TPU slice on flex-start) that selects GKE flex-start nodes."""
+    return [
+        (r.name, f"{path}: {flex} puts this model server on GKE flex-start capacity: {_FLEX_WHY}")
+        for r in resources
+        if model_servers(r)
+        for path, podspec in pod_specs(r)
+        if (flex := _selects_flex_start(podspec)) is not None
+    ]
+
+
 def _gpu_servers(resources: list[Resource]) -> list[tuple[Resource, str, dict]]:
     """(resource, path, podspec) of every GPU pod spec of a workload with a model server."""
     return [(r, path, p) for r in resources if model_servers(r) for path, p in pod_specs(r) if requests_gpu(p)]
@@ -182,10 +244,10 @@ def _pool_alone(resources: list[Resource]) -> list[tuple[str, str]]:
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    findings = _class_alone(resources) + _flex_start(resources)
     servers = _gpu_servers(resources)
     if not servers:
-        return _pool_alone(resources)
-    findings = []
+        return _pool_alone(resources) + findings
     for resource, path, podspec in servers:
         how, verb = _selects_spot(podspec) or _spot_compute_class(podspec, resources), "puts"
         if how is None:

@@ -39,6 +39,12 @@ one), ``--attention-backend triton``/``torch_native`` (:2356-2361, choices :98-1
 they are the working choice. ``TORCH_SHOW_CPP_STACKTRACES=1`` is advice too (PyTorch: prints the C++ stack trace on an error,
 a debugging aid, https://docs.pytorch.org/docs/stable/torch_environment_variables.html).
 
+A log-level option at debug or trace on any model server's command line (``--log_level=DEBUG``: OpenVINO Model
+Server's TRACE/DEBUG/INFO/WARNING/ERROR, default INFO, openvinotoolkit/model_server docs/parameters.md;
+``--log-level``, ``--uvicorn-log-level``) is the same advice, and so are the switches above in the env a custom resource
+with no pod template of its own hands to the engine its operator renders (an ``env``/``extraEnv`` list under a spec
+path that names an engine of the table: nebari-dev/llm-serving-pack's LLMModel ``spec.advanced.vllm.extraEnv``).
+
 vLLM's ``--trust-request-chat-template`` is advice: the server then renders the Jinja chat template a client sends
 with its request instead of the model's; vLLM keeps it off ("If False, the server will always use the chat template
 specified by --chat-template or the ones from tokenizer", vllm/entrypoints/openai/cli_args.py FrontendArgs
@@ -60,10 +66,10 @@ import re
 from collections.abc import Callable
 
 from policies.framework import Policy, Resource, Unproven, unproven
-from policies.kube import as_dict, as_int, as_list, get, split_type
+from policies.kube import as_dict, as_int, as_list, get, is_custom_type, pod_specs, split_type
 from policies.reading.engines import env_values, table_servers
-from policies.reading.serving import ModelServer, engine_configs, model_servers, pod_labels, serve_config
-from policies.reading.vllm_args import vllm_servers
+from policies.reading.serving import ModelServer, engine_configs, engine_table, model_servers, pod_labels, serve_config
+from policies.reading.vllm_args import command_tokens, vllm_servers
 
 
 def _is_one(value: str) -> bool:
@@ -287,6 +293,74 @@ def _request_templates(resource: Resource) -> list[Unproven]:
     ]
 
 
+# A command-line log level of any server (--log_level, --log-level, --uvicorn-log-level, --logging-level; OpenVINO Model
+# Server's --log_level takes TRACE/DEBUG/INFO/WARNING/ERROR, default INFO: openvinotoolkit/model_server
+# docs/parameters.md; set 36 cgruver/openshift-ai-homelab qwen3-coder.yaml --log_level=DEBUG).
+_LEVEL_FLAG = re.compile(r"^--?([A-Za-z0-9_.-]*log(?:ging)?[-_]?level)(?:=(.*))?$", re.IGNORECASE)
+
+
+def _log_level_flags(server: ModelServer) -> list[Unproven]:
+    """Advice for a model server started with a log-level option at debug or trace, whatever the engine."""
+    tokens, _ = command_tokens(server.container)
+    found = []
+    for i, token in enumerate(tokens):
+        match = _LEVEL_FLAG.match(token)
+        if match is None:
+            continue
+        value = match.group(2) if match.group(2) is not None else (tokens[i + 1] if i + 1 < len(tokens) else "")
+        if _verbose(value):
+            found.append(
+                unproven(
+                    f"{server.label}: --{match.group(1)} {value.strip()} turns the server's debug logging on, left on "
+                    "in a serving pod: every request floods the logs and costs latency; remove it (INFO is the default)"
+                )
+            )
+    return found
+
+
+# Keys of a custom resource's spec that hold env entries the operator passes to the server it renders.
+_ENV_KEYS = frozenset({"env", "extraEnv", "additionalEnv", "envVars", "extraEnvVars"})
+
+
+def _spec_env_lists(resource: Resource) -> list[tuple[str, dict[str, str]]]:
+    """(path, literal values) of the env lists a custom resource with no pod template of its own hands to an engine:
+    a list of {name, value} under a key of _ENV_KEYS whose path names an engine of the table (set 36 nebari-dev/
+    llm-serving-pack examples/models/advanced-scheduling.yaml, LLMModel spec.advanced.vllm.extraEnv)."""
+    if not is_custom_type(resource.type) or next(iter(pod_specs(resource)), None) is not None:
+        return []
+    engines = tuple(e.name for e in engine_table())
+    found: list[tuple[str, dict[str, str]]] = []
+    stack: list[tuple[str, object, int]] = [("spec", get(resource.props, "spec"), 0)]
+    while stack:
+        path, node, depth = stack.pop()
+        if not isinstance(node, dict) or depth > 6:
+            continue
+        for key, value in node.items():
+            where = f"{path}.{key}"
+            words = [split_type(resource.type)[1].lower(), *(w.lower() for w in where.split("."))]
+            if key in _ENV_KEYS and isinstance(value, list) and any(w.startswith(engines) for w in words):
+                items = [as_dict(i) for i in value]
+                values = {i["name"]: str(i["value"]) for i in items if isinstance(i.get("name"), str) and "value" in i}
+                found.append((where, values))
+            else:
+                stack.append((where, value, depth + 1))
+    return sorted(found)
+
+
+def _spec_env_switches(resource: Resource, allowed: set[str]) -> list[Unproven]:
+    """Advice for the debug switches a custom resource's spec hands to the engine its operator renders."""
+    found = []
+    for where, values in _spec_env_lists(resource):
+        for setting, cost in _switched_on(values, SWITCHES, allowed) + _logging_on(values, allowed):
+            found.append(
+                unproven(
+                    f"{where}: env {setting} {cost}; the operator passes it to the server it renders (not in the "
+                    "files), left on in a serving pod; remove it"
+                )
+            )
+    return found
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     allowed = {v for v in config.get("allowedVariables", []) if isinstance(v, str)}
     findings: list = []
@@ -299,6 +373,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             for setting, cost in _logging_on(values, allowed):
                 message = f"{server.label}: env {setting} {cost}, left on in a serving pod; remove it"
                 findings.append((r.name, unproven(message)))
+            findings.extend((r.name, m) for m in _log_level_flags(server))
+        findings.extend((r.name, m) for m in _spec_env_switches(r, allowed))
         findings.extend((r.name, message) for message in _ray_serve_switches(r, allowed))
         findings.extend((r.name, message) for message in _short_contexts(r))
         findings.extend((r.name, message) for message in _sglang_fallbacks(r))
@@ -316,7 +392,8 @@ POLICY = Policy(
     "LOG_LEVEL, RUST_LOG or any other *_LOG_LEVEL at debug/trace, TORCH_SHOW_CPP_STACKTRACES, a RayService's Serve "
     "logging_config at DEBUG or RAY_SERVE_ENABLE_MEMORY_PROFILING, nor a benchmark context length below 2048 "
     "tokens, nor vLLM's --trust-request-chat-template, nor an engine's verbose-logging flag "
-    "(Triton's --log-verbose; advice).",
+    "(Triton's --log-verbose; advice), nor a command-line log level at debug/trace (--log_level=DEBUG, any "
+    "engine), nor such env in a custom resource's spec for the engine its operator renders (advice).",
     catalog="S36",
     severity="medium",
     enforcement="mandatory",

@@ -90,7 +90,7 @@ def _argv_names_token(text: str) -> bool:
 # (v1.28.0 utils/_auth.py:58-84); TGI's launcher the same two (text-generation-inference v3.3.4 launcher/src/main.rs
 # HF_TOKEN, HUGGING_FACE_HUB_TOKEN); TEI HF_TOKEN and HF_API_TOKEN (text-embeddings-inference v1.8.0 router/src/main.rs
 # hf_token env = "HF_TOKEN", alias HF_API_TOKEN); llama.cpp HF_TOKEN (common/arg.cpp). These spellings are LangChain's or
-# nobody's (set 37: MissawB/Animetix deploy/k8s/secrets.yaml@ passes HUGGINGFACE_TOKEN to vLLM by envFrom).
+# nobody's (set 37: MissawB/Animetix deploy/k8s/secrets.yaml@b61f2b4 passes HUGGINGFACE_TOKEN to vLLM by envFrom).
 UNREAD_TOKEN_NAMES = frozenset(
     {
         "HUGGINGFACE_TOKEN",

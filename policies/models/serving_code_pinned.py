@@ -164,7 +164,7 @@ POLICY = Policy(
     description="Serving pods do not download code from a moving reference (a branch URL, an unpinned git+ install) at every start.",
     catalog="S31",
     severity="high",
-    enforcement="mandatory",
+    enforcement="advisory",  # a risk row: docs/policies.md "Enforcement levels"
     remediation_steps=(
         "Pin what is fetched: a commit SHA or a release tag in the URL (raw.githubusercontent.com/org/repo/<sha>/...), "
         "`pip install git+https://github.com/org/repo@<sha>`, `git clone --branch <tag>` or `git checkout <sha>`; better, "

@@ -29,6 +29,11 @@ Facts relied on (each pinned by tests/policies/test_policy_edge_forms.py):
   ConfigMap key ``proxy-read-timeout`` (kubernetes/ingress-nginx ``internal/ingress/controller/config/config.go``
   NewDefault: ProxyReadTimeout 60, ProxySendTimeout 60). The ConfigMap lives with the controller, outside a model's
   manifests, so what is said of nginx is advisory.
+* Kong Ingress Controller: the Kong service an Ingress backend becomes waits ``read_timeout`` milliseconds between two
+  reads from the upstream, 60000 unless the Kubernetes Service carries ``konghq.com/read-timeout``
+  (Kong/kubernetes-ingress-controller v3.5.13 ``internal/dataplane/translator/subtranslator/ingress.go:371`` with
+  ``subtranslator_vars.go:18`` DefaultServiceTimeout 60000; ``internal/dataplane/kongstate/service.go:119-131, 181``
+  reads the Service's annotation).
 """
 
 from __future__ import annotations
@@ -81,6 +86,25 @@ def nginx_read_seconds(resource: Any) -> tuple[float, bool]:
     """(proxy-read-timeout, explicitly set) of an ingress-nginx Ingress; the controller default when unset."""
     value = as_float(annotations_of(resource.props).get(f"{NGINX}/proxy-read-timeout"))
     return (value, True) if value is not None else (float(NGINX_READ_DEFAULT), False)
+
+
+KONG_READ_TIMEOUT = "konghq.com/read-timeout"
+KONG_READ_DEFAULT_MS = 60000
+
+
+def is_kong_ingress(resource: Any) -> bool:
+    """An Ingress that names the Kong class."""
+    return ingress_class(resource) == "kong"
+
+
+def kong_read_timeout(service: Optional[Mapping]) -> EdgeTimeout:
+    """The Kong read timeout of an Ingress backend: the Service's konghq.com/read-timeout (milliseconds), else Kong's
+    60 s default (said as unknown where the Service is not among the files)."""
+    value = as_float(annotations_of(service).get(KONG_READ_TIMEOUT)) if service is not None else None
+    if value is not None:
+        return EdgeTimeout(value / 1000.0, "set")
+    why = "unset on the Service" if service is not None else "the Service is not among the files"
+    return EdgeTimeout(KONG_READ_DEFAULT_MS / 1000.0, f"{why}: Kong's default")
 
 
 def ingress_backend_ports(resource: Any) -> list[tuple[str, Any]]:

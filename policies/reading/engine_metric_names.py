@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from components.vllm_metrics import Retired
+
 # Same token rule as policies/reading/promql.py: a metric-name-shaped word not preceded by a name character or quote
 # (label values in quotes are skipped).
 _NAME = re.compile(r"(?<![A-Za-z0-9_:\"'.])([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z0-9_]+)*)(?![A-Za-z0-9_:]|\s*=)")
@@ -34,6 +36,7 @@ class Misspelled:
     engine: str
     right: str  # the exported spelling, "" when none is known
     exported: tuple[str, ...]  # the engine's exported series under this prefix (for the message)
+    prefix: str = ""  # for a name under a prefix the engine does not use: the prefix its series carry (nv_)
 
 
 @lru_cache(maxsize=1)
@@ -73,3 +76,62 @@ def misspelled(query: str) -> list[Misspelled]:
             seen.add(name)
             break
     return out
+
+
+def foreign_prefixed(query: str) -> list[Misspelled]:
+    """Names under ``ENGINE_`` (the row's id: ``triton_server_request_duration_us``) of an engine whose series carry
+    another prefix (Triton's ``nv_``, TEI's ``te_``: the row's queue metric, components/serving_engines.toml, each
+    row's metrics source): the engine exports no such name, so unless something else defines it the query selects
+    nothing (set 35: nbethala/triton-mlops-gpu-platform triton-alerts.yaml, where Triton exports
+    nv_inference_request_duration_us and nv_inference_count)."""
+    from components.serving_engines import ENGINES
+
+    rows = []
+    for engine in ENGINES:
+        metric = engine.queue_metric or engine.running_metric
+        if not metric or ":" in metric or "_" not in metric:
+            continue
+        prefix = metric.split("_", 1)[0] + "_"
+        if prefix != engine.name + "_":
+            rows.append((engine.name + "_", engine.display, prefix, metric))
+    out: list[Misspelled] = []
+    for match in _NAME.finditer(query):
+        name = match.group(1)
+        for under, display, prefix, metric in rows:
+            if name.lower().startswith(under) and len(name) > len(under) and all(m.name != name for m in out):
+                out.append(Misspelled(name, display, "", (metric,), prefix))
+    return out
+
+
+def vllm_exports_retired(family: Retired, resources: list) -> bool | None:
+    """Whether the vLLM servers of ``resources`` still export a retired family (components/vllm_metrics.RETIRED):
+    True when every one runs a release before the family was hidden, or keeps hidden families
+    (--show-hidden-metrics-for-version); False when some server runs a release that hides it (a moving tag, latest or
+    nightly, is the newest release); None when no server's release is known (no server, a digest, a tag that names
+    no release)."""
+    from components.images import image_tag, vllm_release
+    from components.vllm_metrics import SHOW_HIDDEN_FLAG, exports_retired
+    from policies.kube import containers, pod_specs
+    from policies.reading.vllm_args import is_vllm_container, vllm_args
+
+    verdicts: list[bool | None] = []
+    for resource in resources:
+        for _, podspec in pod_specs(resource):
+            for container in containers(podspec, model=True):
+                if not is_vllm_container(container):
+                    continue
+                raw = container.get("image")
+                image = raw if isinstance(raw, str) else ""
+                tag = (image_tag(image) or "latest").lower()
+                if SHOW_HIDDEN_FLAG in vllm_args(container):
+                    verdicts.append(True)
+                elif image and "@" not in image and tag in ("latest", "nightly"):
+                    verdicts.append(False)  # Docker pulls :latest for an untagged reference: the newest release
+                else:
+                    release = vllm_release(image)
+                    verdicts.append(None if release is None else exports_retired(family, release))
+    if False in verdicts:
+        return False
+    if verdicts and all(v is True for v in verdicts):
+        return True
+    return None

@@ -160,6 +160,36 @@ def merged_resources(runtime: Runtime, model_container: dict) -> dict:
     }
 
 
+def _by_key(base: list, own: list, key: str) -> list:
+    """Two lists of named entries merged as a strategic merge patch does: ``own``'s entry replaces ``base``'s of the
+    same key, the rest of both kept in order."""
+    mine = {as_dict(e).get(key) for e in own if isinstance(e, dict)}
+    return [e for e in base if not (isinstance(e, dict) and e.get(key) in mine)] + list(own)
+
+
+def merged_predictor(isvc: Any) -> tuple[dict, dict, Runtime] | None:
+    """(pod spec, container, runtime) of an InferenceService's predictor as KServe renders it from the ServingRuntime
+    among the checked objects: the runtime's kserve-container under the ``model`` (the model's fields win, args
+    concatenated runtime first, resources, env and volumeMounts merged by key), and the runtime's volumes under the
+    predictor's (kserve v0.20.0 pkg/controller/v1beta1/inferenceservice/utils/utils.go:253-263 MergeRuntimeContainers,
+    :267-296 MergePodSpec, :485-520). None when no such runtime is among the objects checked."""
+    runtime = predictor_runtime(isvc)
+    if runtime is None:
+        return None
+    predictor = as_dict(get(isvc.props, "spec", "predictor"))
+    model = as_dict(predictor.get("model"))
+    base = runtime_container(runtime)
+    container = {**base, **model, "name": KSERVE_CONTAINER}
+    container["args"] = [*as_list(base.get("args")), *as_list(model.get("args"))]
+    container["resources"] = merged_resources(runtime, model)
+    for field, key in (("env", "name"), ("volumeMounts", "mountPath")):
+        container[field] = _by_key(as_list(base.get(field)), as_list(model.get(field)), key)
+    podspec = {k: v for k, v in predictor.items() if k != "model"}
+    podspec["volumes"] = _by_key(as_list(runtime.spec.get("volumes")), as_list(predictor.get("volumes")), "name")
+    podspec["containers"] = [container]
+    return podspec, container, runtime
+
+
 def is_runtime_merged(resource: Any, path: str) -> bool:
     """True for the KServe predictor ``model`` container, the one a ServingRuntime completes."""
     return path.endswith(".model") and split_type(resource.type) == ("serving.kserve.io", "InferenceService")
@@ -211,6 +241,7 @@ __all__ = [
     "builtin_runtimes",
     "effective_resources",
     "is_runtime_merged",
+    "merged_predictor",
     "merged_resources",
     "predictor_runtime",
     "runtime_container",

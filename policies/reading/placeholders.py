@@ -185,6 +185,11 @@ def placeholder_in(text: str, where: tuple = ()) -> Optional[str]:
         for part in [*path, re.split(r"[:@]", last, maxsplit=1)[0]]:
             if _CAPS_WORD.match(part) or _FILL_IN_WORD.search(part):
                 return word
+        # A tag that names itself a fill-in (vllm/vllm-openai:REPLACE_WITH_TESTED_VERSION: set 37 QuentinHamonic/
+        # llm-ops-sandbox k8s/vllm/deployment.yaml); only the explicit words, as a real tag may be in capitals.
+        tag = last.split("@", 1)[0].partition(":")[2]
+        if tag and _FILL_IN_WORD.search(tag):
+            return word
     return None
 
 

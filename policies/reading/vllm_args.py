@@ -92,14 +92,41 @@ def expand_env(tokens: list[str], container: Mapping) -> list[str]:
     container's environment"); references to unknown or secret-backed variables stay as written."""
     if not any("$(" in t for t in tokens):
         return tokens  # nothing to expand (most command lines): the env list is not read
+    env = _literal_env(container)
+    if not env:
+        return tokens
+    return [_ENV_REF.sub(lambda m: env.get(m.group(1), m.group(0)), t) for t in tokens]
+
+
+_SHELL_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def expand_shell_vars(tokens: list[str], container: Mapping) -> list[str]:
+    """Expand ``${VAR}`` and ``$VAR`` in the split words of a ``sh -c`` script from the container's literal env values:
+    the shell the container runs sees that environment (set 39: schijioke-uche/vllm-on-redhat-openshift-for-watsonx-
+    orchestrate CPU/.build-vllm-gpt-oss-20b-s390x/manifests/02-runtime.yaml@1011ee8 passes ``--model "${MODEL_ID}"`` with
+    MODEL_ID a literal). A word that was only an expansion of an empty value is dropped, as an unquoted one is; unknown
+    and secret-backed variables stay as written."""
+    if not any("$" in t for t in tokens):
+        return tokens
+    env = _literal_env(container)
+    if not env:
+        return tokens
+    out = []
+    for token in tokens:
+        expanded = _SHELL_REF.sub(lambda m: env.get(m.group(1) or m.group(2), m.group(0)), token)
+        if expanded or not _SHELL_REF.fullmatch(token):
+            out.append(expanded)
+    return out
+
+
+def _literal_env(container: Mapping) -> dict[str, str]:
     env: dict[str, str] = {}
     items = container.get("env")
     for item in items if isinstance(items, list) else []:
         if isinstance(item, Mapping) and isinstance(item.get("name"), str) and isinstance(item.get("value"), str):
             env[item["name"]] = item["value"]
-    if not env:
-        return tokens
-    return [_ENV_REF.sub(lambda m: env.get(m.group(1), m.group(0)), t) for t in tokens]
+    return env
 
 
 def _shell_script(argv: list[str]) -> str | None:
@@ -211,7 +238,7 @@ def _vllm_command_line(container: Mapping, image_entrypoint: bool) -> list[str] 
     argv = command + args
     script = _shell_script(argv)
     if script is not None:
-        argv = split_shell(script)
+        argv = expand_shell_vars(split_shell(script), container)
     start = _invocation_start(argv)
     if start is None:
         if script is not None or command or not image_entrypoint:
@@ -241,7 +268,7 @@ def _command_tokens(container: Mapping) -> tuple[list[str], bool]:
     argv = expand_env(_tokens(container.get("command")), container) + expand_env(_tokens(container.get("args")), container)
     script = _shell_script(argv)
     if script is not None:
-        return split_shell(script), True
+        return expand_shell_vars(split_shell(script), container), True
     return argv, False
 
 

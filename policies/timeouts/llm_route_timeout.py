@@ -265,6 +265,8 @@ def _edge_of(ingress: Resource, service: str, port: object, context: tuple) -> t
         read, explicit = edge.nginx_read_seconds(ingress)
         how = "set" if explicit else "unset: ingress-nginx's default unless its ConfigMap changes it"
         return f"{edge.NGINX}/proxy-read-timeout", edge.EdgeTimeout(read, how)
+    if edge.is_kong_ingress(ingress):
+        return f"Kong read timeout (Service annotation {edge.KONG_READ_TIMEOUT})", edge.kong_read_timeout(context[0].get(service))
     return None
 
 
@@ -288,7 +290,7 @@ def _ingress(ing: Resource, minimum: float, llm: set[str], known: set[str], cont
         t = path.fmt(timeout.seconds)
         if what.startswith("GKE"):
             cut = f"cuts every response that takes longer than {t} in all (a streamed generation included)"
-        else:  # the ALB's idle timeout and nginx's proxy_read_timeout count the time between two bytes
+        else:  # the ALB's idle timeout, nginx's proxy_read_timeout and Kong's read_timeout count the time between two bytes
             cut = f"cuts a request that sends no byte for {t} (a long prefill, a non-streamed reply)"
         value = t[:-1] if what.startswith("ALB") else t
         findings.append((ing.name, f"{what} {value}{state} {where} {cut}"))

@@ -32,6 +32,7 @@ from policies.kube import (
 )
 from policies.operator_defaults import supplied
 from policies.reading.engines import sglang_servers
+from policies.reading.kserve_runtime import merged_predictor, runtime_container
 from policies.reading.serving import model_servers
 from policies.reading.shm import needs_shm, shm_volume_name
 from policies.reading.vllm_args import is_vllm_container, parallel_size
@@ -122,7 +123,26 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 )
             )
     judged = {id(container) for container, _ in needy}
-    return messages + _single_rank_shm(resource, judged)
+    return messages + _kserve_predictor(resource) + _single_rank_shm(resource, judged)
+
+
+def _kserve_predictor(resource: Resource) -> list[str]:
+    """An InferenceService's predictor as KServe renders it with its ServingRuntime among the files
+    (reading/kserve_runtime.merged_predictor): the model's --tensor-parallel-size joins the runtime's command line, and
+    the pod has only the /dev/shm either of them mounts; KServe's controller adds none (kserve v0.20.0: no /dev/shm
+    under pkg/ outside tests; its built-in vLLM and Hugging Face runtimes mount their own, config/runtimes/
+    kserve-vllmserver.yaml:71-77). A runtime that needs /dev/shm on its own args is reported on the runtime itself."""
+    merged = merged_predictor(resource)
+    if merged is None:
+        return []
+    podspec, container, runtime = merged
+    if not is_vllm_container(container) or needs_shm(runtime_container(runtime), True) is not None:
+        return []
+    why = needs_shm(container, True)
+    if why is None:
+        return []
+    label = f"spec.predictor.model (with {runtime.label} merged in, as KServe does)"
+    return _check_container(podspec, label, container, why)
 
 
 def _single_rank_shm(resource: Resource, judged: set[int]) -> list[str]:

@@ -299,5 +299,19 @@ RAISED = {
         "model-source-pinned",
         "kuberay-gpu-hygiene",
         "no-load-balancer-service",
+        *("karpenter-gpu-nodepool-tainted", "karpenter-gpu-nodepool-disruption-budget", "karpenter-gpu-nodepool-limits"),
+        *("karpenter-gpu-expiry", "serving-code-pinned"),
+    )
+}
+# The S rows that advise by default since session 43 (risk rows: docs/policies.md "Enforcement levels"), raised one at a
+# time by tests that tell their proven findings from their unproven ones.
+RISK_ROWS = {
+    name: RAISED[name]
+    for name in (
+        "karpenter-gpu-nodepool-tainted",
+        "karpenter-gpu-nodepool-disruption-budget",
+        "karpenter-gpu-nodepool-limits",
+        "karpenter-gpu-expiry",
+        "serving-code-pinned",
     )
 }

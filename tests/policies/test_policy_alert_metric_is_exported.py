@@ -85,3 +85,54 @@ def test_colon_spellings_and_recorded_names_stay_silent():
     # A Grafana dashboard or any other ConfigMap text is not a rules file.
     dashboard = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "d"}, "data": {"d.json": '{"expr": "vllm_x"}'}}
     assert found_by([dashboard], POLICY) == []
+
+
+# Set 35: nbethala/triton-mlops-gpu-platform infra/terraform/modules/monitoring/alert-rules/triton-alerts.yaml at
+# bf014c4af02650b501ce89551e8a9f98a988b6bb: Triton exports nv_inference_request_duration_us and nv_inference_count.
+NBETHALA = _rule(
+    "triton-alerts",
+    {"alert": "TritonHighLatency", "expr": "avg(triton_server_request_duration_us) > 2000000"},
+    {"alert": "TritonLowBatching", "expr": "rate(triton_server_inference_count[2m]) < 5"},
+    {"alert": "TritonServerDown", "expr": 'up{job="triton"} == 0'},
+)
+
+
+def test_a_triton_series_under_the_engines_own_name_is_advice():
+    (first, second) = found_by([NBETHALA], POLICY)
+    assert first[0] == second[0] == "advisory"
+    assert "names triton_server_request_duration_us, which Triton Inference Server does not export" in first[1]
+    assert "its series are named nv_..." in first[1] and "triton_server_inference_count" in second[1]
+    # The careful form: Triton's own names, and a name a recording rule of the files defines.
+    careful = _rule(
+        "triton-alerts",
+        {"alert": "TritonHighLatency", "expr": "rate(nv_inference_request_duration_us[5m]) > 2000000"},
+        {"alert": "TritonLowBatching", "expr": "rate(triton_server_inference_count[2m]) < 5"},
+        {"record": "triton_server_inference_count", "expr": "sum(nv_inference_count)"},
+    )
+    assert found_by([careful], POLICY) == []
+
+
+def _vllm(image: str, *args: str) -> dict:
+    container = {"name": "vllm", "image": image, "args": ["--model", "Qwen/Qwen3-4B", *args]}
+    container["resources"] = {"limits": {"nvidia.com/gpu": 1}}
+    spec = {"containers": [container]}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "vllm"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "vllm"}},
+            "template": {"metadata": {"labels": {"app": "vllm"}}, "spec": spec},
+        },
+    }
+
+
+def test_an_alert_on_a_retired_vllm_family_is_advice_unless_the_servers_export_it():
+    alert = _rule("kv", {"alert": "KVFull", "expr": "avg(vllm:gpu_cache_usage_perc) > 0.9"})
+    ((level, message),) = found_by([alert, _vllm("vllm/vllm-openai:v0.11.0")], POLICY)
+    assert level == "advisory" and "renamed vllm:kv_cache_usage_perc in 0.9.2" in message
+    assert [lv for lv, _ in found_by([alert], POLICY)] == ["advisory"]
+    # A release that still exports it, or a server that keeps hidden families: silent.
+    assert found_by([alert, _vllm("vllm/vllm-openai:v0.10.1")], POLICY) == []
+    kept = _vllm("vllm/vllm-openai:v0.11.0", "--show-hidden-metrics-for-version=0.10")
+    assert found_by([alert, kept], POLICY) == []

@@ -6,6 +6,7 @@ from policy_fixtures import (
     HPA_TYPE,
     SCALED_OBJECT_TYPE,
     deployment_props,
+    found_by,
     hpa_props,
     isvc,
     messages,
@@ -228,3 +229,52 @@ def test_an_alias_bomb_in_an_adapter_config_map_is_refused_quickly():
     cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "adapter-config"}, "data": {"config.yaml": bomb}}
     # Unreadable within bounds: not an adapter configuration, so the set has none and the metric half is not judged.
     assert messages(POLICY, isvc(), resource(HPA_TYPE, hpa_props()), resource("kubernetes:v1:ConfigMap", cm)) == []
+
+
+def _kandakji(image: str, *args: str) -> list[dict]:
+    # Minimal form of kandakji/sample-aws-eks-auto-mode examples/gpu/prometheus-scaledObject.yaml and
+    # model-qwen3-4b-instruct-fp8.yaml at b8611f035f22800aad42b6966a9a8390ee306031 (spent set 35): a KEDA prometheus
+    # trigger on sum({__name__=~"vllm:gpu_cache_usage_perc"}) scaling the vLLM Deployment qwen3-4b-instruct-fp8.
+    container = {"name": "vllm", "image": image, "args": ["--model", "Qwen/Qwen3-4B-Instruct-2507-FP8", *args]}
+    container["resources"] = {"limits": {"nvidia.com/gpu": 1}}
+    labels = {"app": "qwen3-4b-instruct-fp8"}
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "qwen3-4b-instruct-fp8", "namespace": "vllm-inference"},
+        "spec": {
+            "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": {"containers": [container]}},
+        },
+    }
+    trigger = {
+        "type": "prometheus",
+        "metadata": {
+            "serverAddress": "http://prometheus-operated.monitoring.svc:9090",
+            "query": 'sum({__name__=~"vllm:gpu_cache_usage_perc"})',
+            "threshold": "0.1",
+        },
+    }
+    scaled = {
+        "apiVersion": "keda.sh/v1alpha1",
+        "kind": "ScaledObject",
+        "metadata": {"name": "vllm-scaledobject", "namespace": "vllm-inference"},
+        "spec": {"scaleTargetRef": {"name": "qwen3-4b-instruct-fp8"}, "maxReplicaCount": 2, "triggers": [trigger]},
+    }
+    return [scaled, deployment]
+
+
+_DIGEST = "vllm/vllm-openai@sha256:0b51ec38fb965b44f6aa75d8d847c5f21bc062b7140e1d83444b39b67fc4a2ea"
+
+
+def test_a_retired_vllm_family_in_a_keda_query():
+    # The digest names no release: advice.
+    ((level, message),) = found_by(_kandakji(_DIGEST), "hpa-custom-metric-is-served")
+    assert level == "advisory" and "names vllm:gpu_cache_usage_perc, which vLLM renamed vllm:kv_cache_usage_perc" in message
+    # A release that hides it, or the moving tag: blocks.
+    for image in ("vllm/vllm-openai:v0.11.0", "vllm/vllm-openai:latest"):
+        assert [lv for lv, _ in found_by(_kandakji(image), "hpa-custom-metric-is-served")] == ["mandatory"], image
+    # The careful forms: a release that still exports it, a server that keeps hidden families.
+    assert found_by(_kandakji("vllm/vllm-openai:v0.10.1"), "hpa-custom-metric-is-served") == []
+    kept = _kandakji("vllm/vllm-openai:v0.11.0", "--show-hidden-metrics-for-version=0.10")
+    assert found_by(kept, "hpa-custom-metric-is-served") == []

@@ -141,3 +141,14 @@ def test_forms_the_kubelet_kserve_or_a_shell_expand_are_silent():
         "spec": {"validations": [{"expression": "object.spec.replicas<max and YOUR_LIMIT>0"}]},
     }
     assert found([kubelet, shell, stop, runtime, adapter, lua, cel]) == []
+
+
+def test_a_tag_that_names_itself_a_fill_in_is_named():
+    # QuentinHamonic/llm-ops-sandbox k8s/vllm/deployment.yaml at 056b2680104448acb030ae3a2a0ff8a17c91da4f (spent set 37)
+    # and kubaeror/ai-model-arena k8s/base/runner-gpu.yaml (spent set 27): the tag is the fill-in.
+    for image in ("vllm/vllm-openai:REPLACE_WITH_TESTED_VERSION", "ghcr.io/kubaeror/ai-model-arena-runner:PLACEHOLDER"):
+        ((level, message),) = found([deployment({"name": "vllm-openai", "image": image})])
+        assert level == "advisory" and message.startswith(f"spec.template.spec.containers[0].image holds {image}:"), image
+    # A real tag, capitals and underscores included, stays silent.
+    for image in ("vllm/vllm-openai:v0.10.1", "registry.example.com/llm/server:RELEASE_2025_10", "nvcr.io/nim/x:1.0.0"):
+        assert found([deployment({"name": "vllm-openai", "image": image})]) == [], image

@@ -6,7 +6,8 @@ whose only manifest holds data.token "<base64-HF-token>" (not base64: the API se
 third-party form: spent set 20, JanLeyva/k8s-vllm inference/deployment.yaml and inference/hf_token.yaml
 @d700619a33da5a7322632ea22fb58f10fdf6deb4 (data.token "==", padding only; labelled G47 blocking with "the Deployment's
 non-optional secretKeyRef also fails"). Another form: the Secret holds other keys than the one the pod reads.
-Silent: an optional reference, a valid Secret with the key, a Secret the files do not define or define elsewhere.
+Silent: an optional reference, a valid Secret with the key, a Secret the files do not define or define with no
+namespace. Advice since set 39: a Secret the files define only in another namespace.
 """
 
 from __future__ import annotations
@@ -97,6 +98,22 @@ def test_careful_forms_stay_silent():
     optional = copy.deepcopy(_DEPLOYMENT)
     optional["spec"]["template"]["spec"]["containers"][0]["env"][0]["valueFrom"]["secretKeyRef"]["optional"] = True
     assert _g60(optional, _SECRET) == []
+    # A Secret that states no namespace lands wherever it is applied.
+    unplaced = copy.deepcopy(good)
+    unplaced["metadata"].pop("namespace")
+    assert _g60(_DEPLOYMENT, unplaced) == []
+
+
+def test_a_secret_only_in_another_namespace_is_advice():
+    # Set 39 (spent early this session), bnice00/k3s-vLLM-Streamlit-inference-stack- @ae2ba9780e5aa8c8041b7955364c160d66c77b0e:
+    # manifests/streamlit.yaml (namespace vllm-rocm) reads gateway-secret, which manifests/gateway-secret.yaml defines
+    # in namespace hermes-lair only; a pod reads Secrets of its own namespace.
     elsewhere = copy.deepcopy(_SECRET)
-    elsewhere["metadata"]["namespace"] = "other"
-    assert _g60(_DEPLOYMENT, elsewhere) == []
+    elsewhere["metadata"]["namespace"] = "hermes-lair"
+    elsewhere["data"] = {"token": "aGZfeHl6"}
+    ((level, message),) = _g60(_DEPLOYMENT, elsewhere)
+    assert level == "advisory"
+    assert (
+        "reads Secret hf-token-secret (not optional) in namespace vllm, but the files define Secret hf-token-secret only in namespace hermes-lair"
+        in message
+    )

@@ -79,3 +79,40 @@ def test_careful_forms_stay_silent():
     assert _found(_pool("batch")) == []
     # A model server that asks for on-demand nodes explicitly.
     assert _found(_pool(), _server({"karpenter.sh/capacity-type": "on-demand"})) == []
+
+
+# Set 39 (spent at 08:06 this session), siyuanfoundation/vllm-on-tpu @b1fe13fa79a8bf1376c6dfdd1174ba1eab0de64d:
+# llm-d/gpu/compute-class.yaml is a ComputeClass whose one priority is spot A100 (whenUnsatisfiable DoNotScaleUp),
+# selected by Deployments through a kustomization that is not read; deployments/vllm-deployment.yaml runs vLLM on a
+# TPU slice with nodeSelector cloud.google.com/gke-flex-start "true".
+_CLASS = {
+    "apiVersion": "cloud.google.com/v1",
+    "kind": "ComputeClass",
+    "metadata": {"name": "a100-spot"},
+    "spec": {
+        "priorities": [{"gpu": {"type": "nvidia-tesla-a100", "count": 2}, "spot": True}],
+        "nodePoolAutoCreation": {"enabled": True},
+        "whenUnsatisfiable": "DoNotScaleUp",
+    },
+}
+
+
+def test_a_spot_first_compute_class_nothing_selects_is_advice():
+    ((level, message),) = _found(resource("kubernetes:cloud.google.com/v1:ComputeClass", _CLASS))
+    assert level == "advisory"
+    assert "spec.priorities[0] asks for spot GPU capacity first and no later priority falls back to on-demand" in message
+
+
+def test_a_compute_class_with_an_on_demand_first_priority_stays_silent():
+    careful = copy.deepcopy(_CLASS)
+    careful["spec"]["priorities"].insert(0, {"gpu": {"type": "nvidia-tesla-a100", "count": 2}})
+    assert _found(resource("kubernetes:cloud.google.com/v1:ComputeClass", careful)) == []
+    batch = copy.deepcopy(_CLASS)
+    batch["metadata"]["name"] = "a100-spot-batch"
+    assert _found(resource("kubernetes:cloud.google.com/v1:ComputeClass", batch)) == []
+
+
+def test_flex_start_for_a_model_server_is_advice():
+    ((level, message),) = _found(_server({"cloud.google.com/gke-flex-start": "true"}))
+    assert level == "advisory" and "puts this model server on GKE flex-start capacity" in message
+    assert _found(_server({"cloud.google.com/gke-flex-start": "false"})) == []

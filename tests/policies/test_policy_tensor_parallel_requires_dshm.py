@@ -1,6 +1,6 @@
 """S4 tensor-parallel-requires-dshm: one compliant fixture, one mutation per case."""
 
-from policy_fixtures import RAY_CLUSTER_TYPE, isvc, isvc_props, messages, resource, set_arg, vllm_container
+from policy_fixtures import RAY_CLUSTER_TYPE, found_by, isvc, isvc_props, messages, resource, set_arg, vllm_container
 
 from policies.k8s_generic.memory_emptydir_size_limit import POLICY as SIZE_LIMIT
 from policies.registry import evaluate
@@ -185,3 +185,92 @@ def test_ray_service_pods_are_read_too():
     assert [m.split(":")[0] for m in messages(POLICY, resource("kubernetes:ray.io/v1:RayService", service))] == [
         "spec.rayClusterConfig.workerGroupSpecs[0].template.spec container ray-worker"
     ]
+
+
+# An InferenceService and its ServingRuntime read as the pod KServe renders from them (reading/kserve_runtime.
+# merged_predictor). The firing form is rrbanda/rhoai-deploy-gitops usecases/models/gpt-oss-120b/manifests/
+# inference-service.yaml and serving-runtime.yaml @4fc6f52adfac8dfdc0dfba3a6bd3b1434779620d (spent set 36, labelled S4
+# blocking): --tensor-parallel-size=4 in the model's args, a vLLM runtime with neither a /dev/shm mount nor a volume.
+def _gpt_oss_isvc(args=("--tensor-parallel-size=4",), gpus="4"):
+    return {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "gpt-oss-120b", "annotations": {"serving.kserve.io/deploymentMode": "RawDeployment"}},
+        "spec": {
+            "predictor": {
+                "minReplicas": 1,
+                "model": {
+                    "modelFormat": {"name": "vLLM"},
+                    "runtime": "gpt-oss-120b",
+                    "storageUri": "oci://registry.redhat.io/rhelai1/modelcar-gpt-oss-120b:1.5",
+                    "args": ["--max-model-len=65536", *args],
+                    "resources": {
+                        "requests": {"cpu": "8", "memory": "96Gi", "nvidia.com/gpu": gpus},
+                        "limits": {"cpu": "16", "memory": "192Gi", "nvidia.com/gpu": gpus},
+                    },
+                },
+            }
+        },
+    }
+
+
+def _rhaiis_runtime(extra_args=(), shm=False):
+    container = {
+        "name": "kserve-container",
+        "image": "registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.3.0",
+        "command": ["python", "-m", "vllm.entrypoints.openai.api_server"],
+        "args": ["--port=8080", "--model=/mnt/models", "--served-model-name={{.Name}}", *extra_args],
+        "ports": [{"containerPort": 8080, "protocol": "TCP", "name": "http"}],
+    }
+    spec = {"supportedModelFormats": [{"name": "vLLM", "autoSelect": True}], "containers": [container]}
+    if shm:
+        # The form of KServe's own kserve-vllmserver (kserve v0.20.0 config/runtimes/kserve-vllmserver.yaml:71-77):
+        # a memory emptyDir volume of the runtime, mounted at /dev/shm in its kserve-container.
+        container["volumeMounts"] = [{"name": "devshm", "mountPath": "/dev/shm"}]
+        spec["volumes"] = [{"name": "devshm", "emptyDir": {"medium": "Memory"}}]
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "ServingRuntime",
+        "metadata": {"name": "gpt-oss-120b"},
+        "spec": spec,
+    }
+
+
+KSERVE_LABEL = "spec.predictor.model (with ServingRuntime/gpt-oss-120b merged in, as KServe does)"
+
+
+def test_kserve_predictor_with_tensor_parallel_and_no_shm_in_runtime_or_service():
+    assert found_by([_gpt_oss_isvc(), _rhaiis_runtime()], POLICY.name) == [
+        (
+            "mandatory",
+            f"{KSERVE_LABEL}: runs 4 ranks (tensor parallel 4 × pipeline parallel 1) but nothing is mounted at "
+            f"/dev/shm, where NCCL runs out of the runtime's 64Mi (vllm-project/vllm#1710); {FIX}",
+        )
+    ]
+
+
+def test_kserve_predictor_gpus_without_tp_flag_need_shm_too():
+    found = found_by([_gpt_oss_isvc(args=(), gpus="2"), _rhaiis_runtime()], POLICY.name)
+    assert [m.split(" but ")[0] for _, m in found] == [f"{KSERVE_LABEL}: has 2 GPUs (resources.limits nvidia.com/gpu)"]
+
+
+def test_kserve_runtime_mounting_shm_passes():
+    assert found_by([_gpt_oss_isvc(), _rhaiis_runtime(shm=True)], POLICY.name) == []
+
+
+def test_kserve_service_mounting_shm_itself_passes():
+    isvc_obj = _gpt_oss_isvc()
+    predictor = isvc_obj["spec"]["predictor"]
+    predictor["volumes"] = [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}}]
+    predictor["model"]["volumeMounts"] = [{"name": "shm", "mountPath": "/dev/shm"}]
+    assert found_by([isvc_obj, _rhaiis_runtime()], POLICY.name) == []
+
+
+def test_kserve_runtime_not_among_the_files_is_not_judged():
+    assert found_by([_gpt_oss_isvc()], POLICY.name) == []
+
+
+def test_kserve_runtime_needing_shm_on_its_own_is_reported_once_on_the_runtime():
+    runtime = _rhaiis_runtime(extra_args=("--tensor-parallel-size=4",))
+    found = found_by([_gpt_oss_isvc(args=()), runtime], POLICY.name)
+    assert [m.split(":")[0] for _, m in found] == ["container kserve-container"]

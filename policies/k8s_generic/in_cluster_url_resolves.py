@@ -1,0 +1,218 @@
+"""G63 in-cluster-url-resolves: an in-cluster URL a container is given names a Service its run defines, on a port it
+exposes.
+
+Cluster DNS answers ``NAME``, ``NAME.NS``, ``NAME.NS.svc`` and ``NAME.NS.svc.cluster.local`` only for a Service that
+exists ("DNS for Services and Pods": https://kubernetes.io/docs/concepts/services-networking/dns-pod-service/#services;
+a bare name resolves in the pod's own namespace through its search list), and a Service forwards only the ports of its
+``spec.ports`` (https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service). So a client whose
+``API_URL``/``OLLAMA_HOST``/``OPENAI_BASE_URL`` (http, https, ws or grpc) names a Service the run does not define gets a name error on every
+request, and one that calls a port the Service does not expose gets no answer (spent set 34, SunilKumar-ugra/
+rayserve_assignment_kuberay assignment/streamlit-deployment.yaml@b1de7d4: API_URL http://ray-cluster-head-svc:8000
+while KubeRay names the RayCluster's head Service raycluster-head-svc: ray-project/kuberay v1.7.0
+ray-operator/controllers/ray/utils/util.go:316-328 GenerateHeadServiceName, ``<name>-head-svc`` unless
+``headGroupSpec.headService.metadata.name`` is set, and :349-351 GenerateServeServiceName, ``<name>-serve-svc``).
+
+Read from literal env values and from the ConfigMaps of the same namespace a container reads (envFrom configMapRef,
+valueFrom configMapKeyRef). A namespace is judged only where the run clearly holds its Services: it defines at least
+one there (KubeRay's head and serve Services counted from the RayCluster or RayService that makes them), and nothing
+there may make others the files do not show (another operator's custom resource, a Helm template, a Kustomize patch
+or base; policies/reading/run_objects.py, the reading G51, G56 and G60 share). A missing name blocks when it is a typo
+of one the namespace has (equal but for '-', '_' and case, or one edit apart); otherwise it is advice (the Service may
+come from another repository or chart). A port the Service does not expose blocks (the Service is in the run); silent
+for a headless or ExternalName Service (DNS gives the pods or another host, whose ports are not the Service's).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Optional
+
+from policies.framework import Policy, Resource, unproven
+from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, containers, get, pod_specs, split_type
+from policies.reading.run_objects import by_namespace, hidden_namespaces, templated
+from policies.reading.serving import namespace_of
+
+_URL = re.compile(
+    r"\b(?P<scheme>[a-z][a-z0-9+.-]*)://(?:[^@/\s\"']*@)?(?P<host>[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*)"
+    r"(?::(?P<port>\d+))?(?=[/?#\s\"',;]|$)"
+)
+_DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+# The schemes a model API or its client speaks; a database or queue URL (postgresql://, redis://) is another story.
+_SCHEMES = ("http", "https", "ws", "wss", "grpc", "grpcs")
+# KubeRay's Services, named from the custom resource (kuberay v1.7.0 ray-operator/controllers/ray/utils/util.go:316-351
+# GenerateHeadServiceName, GenerateServeServiceName; a RayCluster gets its serve Service only with the annotation
+# ray.io/enable-serve-service: "true", raycluster_controller.go:870-871): counted as defined, and these kinds are not
+# read as hiding others.
+_SERVE_ANNOTATION = "ray.io/enable-serve-service"
+_MADE = {
+    ("ray.io", "RayCluster"): ("-head-svc",),
+    ("ray.io", "RayService"): ("-head-svc", "-serve-svc"),
+    ("ray.io", "RayJob"): ("-head-svc",),
+}
+_NOT_SERVICES = ("localhost",)
+
+
+def _host(host: str, own: str, namespaces: set[str]) -> Optional[tuple[str, str, bool]]:
+    """(Service name, namespace, whether the name is a pod's hostname.subdomain) of an in-cluster host, or None."""
+    labels = host.split(".")
+    if len(labels) == 1:
+        return (labels[0], own, False) if labels[0] not in _NOT_SERVICES else None
+    if len(labels) >= 4 and labels[3] == "svc":
+        return labels[1], labels[2], True
+    if len(labels) >= 3 and labels[2] == "svc":
+        return labels[0], labels[1], False
+    if len(labels) == 2 and labels[1] in namespaces:
+        return labels[0], labels[1], False
+    return None
+
+
+def _values(podspec: Mapping, configmaps: Mapping[str, list[Resource]]) -> Iterator[tuple[str, str]]:
+    """(where, value) of every literal env value of the pod's containers, and of the ConfigMap keys they read."""
+    for c in containers(podspec, init=True):
+        name = c.get("name")
+        for e in (as_dict(x) for x in as_list(c.get("env"))):
+            if isinstance(e.get("value"), str):
+                yield f"container {name} env {e.get('name')}", e["value"]
+            ref = as_dict(get(e, "valueFrom", "configMapKeyRef"))
+            data = _data(configmaps, ref.get("name"))
+            if isinstance(data.get(ref.get("key")), str):
+                yield f"container {name} env {e.get('name')} (ConfigMap {ref['name']} key {ref['key']})", data[ref["key"]]
+        for source in (as_dict(x) for x in as_list(c.get("envFrom"))):
+            ref = as_dict(source.get("configMapRef"))
+            for key, value in _data(configmaps, ref.get("name")).items():
+                if isinstance(value, str):
+                    yield f"container {name} envFrom ConfigMap {ref['name']} key {key}", value
+
+
+def _data(configmaps: Mapping[str, list[Resource]], name: object) -> dict:
+    found = configmaps.get(name) if isinstance(name, str) else None
+    return as_dict(found[0].props.get("data")) if found and len(found) == 1 else {}
+
+
+def _services(resources: list[Resource]) -> dict[str, dict[str, Optional[Resource]]]:
+    """namespace -> Service name -> its one definition (None for a controller's Service, or one defined twice)."""
+    found: dict[str, dict[str, Optional[Resource]]] = {}
+    for namespace, named in by_namespace(resources, "", "Service").items():
+        for name, objects in named.items():
+            found.setdefault(namespace, {})[name] = objects[0] if len(objects) == 1 else None
+    for r in resources:
+        suffixes = _MADE.get(split_type(r.type))
+        owner = get(r.props, "metadata", "name") if suffixes and isinstance(r.props, dict) else None
+        if isinstance(owner, str) and suffixes:
+            made = [f"{owner}{suffix}" for suffix in suffixes]
+            if str(get(r.props, "metadata", "annotations", _SERVE_ANNOTATION)).lower() == "true":
+                made.append(f"{owner}-serve-svc")
+            own = get(r.props, "spec", "headGroupSpec", "headService", "metadata", "name")
+            for service in made + ([own] if isinstance(own, str) and own else []):
+                found.setdefault(namespace_of(r, "default"), {}).setdefault(service, None)
+    return found
+
+
+def _plain(name: str) -> str:
+    return re.sub(r"[-_]", "", name.lower())
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """True when a and b differ by one inserted, removed or replaced character (and are long enough to mean it)."""
+    if min(len(a), len(b)) < 5 or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = next((k for k in range(len(a)) if a[k] != b[k]), len(a))
+    return a[i + (len(a) == len(b)) :] == b[i + 1 :]
+
+
+def _typo_of(name: str, names: list[str]) -> Optional[str]:
+    return next((n for n in names if _plain(n) == _plain(name) or _one_edit(n, name)), None)
+
+
+def _port_finding(where: str, url: str, service: Resource, port: int) -> Optional[str]:
+    spec = as_dict(get(service.props, "spec"))
+    if spec.get("type") == "ExternalName" or spec.get("clusterIP") == "None" or service.template or service.patch:
+        return None
+    ports = [as_int(as_dict(p).get("port")) for p in as_list(spec.get("ports"))]
+    if not ports or None in ports or port in ports:
+        return None
+    name = get(service.props, "metadata", "name")
+    return (
+        f"{where} = {url} calls port {port} of Service {name}, which exposes {', '.join(map(str, ports))} only: the "
+        f"Service forwards no other port, so every request fails; call one of its ports (or add {port} to spec.ports)"
+    )
+
+
+def _name_finding(where: str, url: str, name: str, namespace: str, names: list[str]) -> str:
+    typo = _typo_of(name, names)
+    message = (
+        f"{where} = {url} names Service {name} in namespace {namespace}, which none of the files read defines (they "
+        f"define {', '.join(sorted(names))} there): the name does not resolve and every request fails; "
+    )
+    if typo is not None:
+        return message + f"use {typo}"
+    return unproven(message + "unless that Service comes from elsewhere, use the name of the Service in front of the server")
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    services = _services(resources)
+    if not services:
+        return []
+    hidden = hidden_namespaces(resources, spared=tuple(_MADE))
+    namespaces = {namespace_of(r, "default") for r in resources if isinstance(r.props, dict)}
+    namespaces |= {str(get(r.props, "metadata", "name")) for r in resources if split_type(r.type) == ("", "Namespace")}
+    configmaps = by_namespace(resources, "", "ConfigMap")
+    findings: list[tuple[str, str]] = []
+    for workload in resources:
+        if workload.type not in WORKLOAD_TYPES or not isinstance(workload.props, dict) or workload.template:
+            continue
+        own = namespace_of(workload, "default")
+        seen: set[str] = set()
+        for _, podspec in pod_specs(workload):
+            for where, value in _values(podspec, configmaps.get(own, {})):
+                for match in _URL.finditer(value):
+                    url, target = match.group(0), _host(match.group("host"), own, namespaces)
+                    if (
+                        match.group("scheme") not in _SCHEMES
+                        or target is None
+                        or url in seen
+                        or templated(value)
+                        or target[1] in hidden
+                        or target[1] not in services
+                    ):
+                        continue
+                    seen.add(url)
+                    name, namespace, pod_dns = target
+                    defined = services[namespace]
+                    if name not in defined:
+                        findings.append((workload.name, _name_finding(where, url, name, namespace, list(defined))))
+                        continue
+                    port = as_int(match.group("port")) or _DEFAULT_PORTS.get(match.group("scheme"))
+                    service = defined[name]
+                    if service is not None and port is not None and not pod_dns:
+                        found = _port_finding(where, url, service, port)
+                        if found:
+                            findings.append((workload.name, found))
+    return findings
+
+
+POLICY = Policy(
+    name="in-cluster-url-resolves",
+    description=(
+        "An in-cluster URL a container is given (env, or a ConfigMap it reads) names a Service its run defines in that "
+        "namespace, on a port the Service exposes; judged where the run holds the namespace's Services (no operator, "
+        "Helm template or patch there may add others); a missing name blocks when it is a typo of one defined there, "
+        "advice otherwise."
+    ),
+    catalog="G63",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Point the URL at the Service in front of the server: http://SERVICE.NAMESPACE.svc.cluster.local:PORT, with "
+        "SERVICE a Service the manifests define (KubeRay: <raycluster>-head-svc) and PORT one of its spec.ports."
+    ),
+    config_schema={},
+    check_stack=_check,
+    rationale=(
+        "Cluster DNS resolves a Service name only for a Service that exists, and a Service forwards only its spec.ports "
+        "(https://kubernetes.io/docs/concepts/services-networking/dns-pod-service/#services)."
+    ),
+)

@@ -1,0 +1,154 @@
+"""G63 in-cluster-url-resolves: an in-cluster URL a container is given names a Service of its run, on a port the
+Service exposes.
+
+Minimal hand-written shapes of the cited third-party files (only the fields the rule reads)."""
+
+from __future__ import annotations
+
+import copy
+
+from policy_fixtures import found_by
+
+POLICY = "in-cluster-url-resolves"
+
+
+def _deployment(name: str, namespace: str, env: list[dict], env_from: list[dict] | None = None) -> dict:
+    container: dict = {"name": f"{name}-container", "image": f"{name}:1.0", "env": env}
+    if env_from:
+        container["envFrom"] = env_from
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [container]}},
+        },
+    }
+
+
+def _service(name: str, namespace: str, *ports: int, **spec) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"selector": {"app": name}, "ports": [{"port": p, "targetPort": p} for p in ports], **spec},
+    }
+
+
+# Spent set 34: SunilKumar-ugra/rayserve_assignment_kuberay at b1de7d48d6d59a8a09b53e14ab1bd0f0dcbf46a7,
+# assignment/streamlit-deployment.yaml (Deployment streamlit-service, API_URL http://ray-cluster-head-svc:8000, and
+# its NodePort Service on 8501) and assignment/raycluster.yaml (RayCluster raycluster in namespace ray, whose head
+# Service KubeRay names raycluster-head-svc). Labelled there blocking with no catalogue row.
+SUNIL = [
+    _deployment("streamlit-service", "ray", [{"name": "API_URL", "value": "http://ray-cluster-head-svc:8000"}]),
+    _service("streamlit-service", "ray", 8501, type="NodePort"),
+    {
+        "apiVersion": "ray.io/v1alpha1",
+        "kind": "RayCluster",
+        "metadata": {"name": "raycluster", "namespace": "ray"},
+        "spec": {
+            "headGroupSpec": {
+                "rayStartParams": {"dashboard-host": "0.0.0.0"},
+                "template": {"spec": {"containers": [{"name": "ray-head", "image": "rayproject/ray:2.0.0"}]}},
+            }
+        },
+    },
+]
+
+# shikharvashistha/open-webui-ollama at e7fae8e6c64dc68297a716e5f54ac8abdafa7b3c: 04-open-webui-deployment.yaml gives
+# Open WebUI OLLAMA_BASE_URL http://ollama-service:11434, and 05-services.yaml defines ollama-service (11434) and
+# open-webui-service (8080) in ollama-system: the careful form.
+WEBUI = [
+    _deployment("open-webui", "ollama-system", [{"name": "OLLAMA_BASE_URL", "value": "http://ollama-service:11434"}]),
+    _service("ollama-service", "ollama-system", 11434),
+    _service("open-webui-service", "ollama-system", 8080, type="NodePort"),
+]
+
+
+def test_a_url_to_a_misspelled_head_service_blocks():
+    [(level, message)] = found_by(SUNIL, POLICY)
+    assert level == "mandatory"
+    assert message == (
+        "container streamlit-service-container env API_URL = http://ray-cluster-head-svc:8000 names Service "
+        "ray-cluster-head-svc in namespace ray, which none of the files read defines (they define raycluster-head-svc, "
+        "streamlit-service there): the name does not resolve and every request fails; use raycluster-head-svc"
+    )
+
+
+def test_a_name_no_typo_explains_is_advice():
+    webui = copy.deepcopy(WEBUI)
+    webui[0]["spec"]["template"]["spec"]["containers"][0]["env"][0]["value"] = (
+        "http://ollama.ollama-system.svc.cluster.local:11434"
+    )
+    [(level, message)] = found_by(webui, POLICY)
+    assert level == "advisory"
+    assert "names Service ollama in namespace ollama-system, which none of the files read defines" in message
+    assert message.endswith("unless that Service comes from elsewhere, use the name of the Service in front of the server")
+
+
+def test_a_port_the_service_does_not_expose_blocks():
+    webui = copy.deepcopy(WEBUI)
+    webui[1]["spec"]["ports"] = [{"port": 80, "targetPort": 11434}]
+    [(level, message)] = found_by(webui, POLICY)
+    assert level == "mandatory"
+    assert message == (
+        "container open-webui-container env OLLAMA_BASE_URL = http://ollama-service:11434 calls port 11434 of Service "
+        "ollama-service, which exposes 80 only: the Service forwards no other port, so every request fails; call one "
+        "of its ports (or add 11434 to spec.ports)"
+    )
+
+
+def test_a_url_read_from_a_config_map():
+    webui = copy.deepcopy(WEBUI)
+    container = webui[0]["spec"]["template"]["spec"]["containers"][0]
+    container["env"] = []
+    container["envFrom"] = [{"configMapRef": {"name": "webui-config"}}]
+    config = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "webui-config", "namespace": "ollama-system"},
+        "data": {"OLLAMA_BASE_URL": "http://ollama-svc:11434"},
+    }
+    [(level, message)] = found_by([*webui, config], POLICY)
+    assert message.startswith("container open-webui-container envFrom ConfigMap webui-config key OLLAMA_BASE_URL = ")
+    assert level == "advisory"  # ollama-svc is no one-character slip of ollama-service
+
+
+def test_careful_forms_stay_silent():
+    assert found_by(WEBUI, POLICY) == []
+    # The head Service KubeRay makes, by its default name or the one headService sets.
+    fixed = copy.deepcopy(SUNIL)
+    fixed[0]["spec"]["template"]["spec"]["containers"][0]["env"][0]["value"] = (
+        "http://raycluster-head-svc.ray.svc.cluster.local:8265"
+    )
+    assert found_by(fixed, POLICY) == []
+    named = copy.deepcopy(SUNIL)
+    named[2]["spec"]["headGroupSpec"]["headService"] = {"metadata": {"name": "ray-cluster-head-svc"}}
+    assert found_by(named, POLICY) == []
+    # An external host, a host of a namespace the run does not hold, a database URL, an unrendered value.
+    for value in (
+        "https://api.openai.com/v1",
+        "http://vllm.models.svc.cluster.local:8000/v1",
+        "postgresql://app:app@postgres:5432/app",
+        "http://${VLLM_HOST}:8000",
+        "http://localhost:8000",
+    ):
+        other = copy.deepcopy(WEBUI)
+        other[0]["spec"]["template"]["spec"]["containers"][0]["env"][0]["value"] = value
+        assert found_by(other, POLICY) == [], value
+    # Nothing to compare with: the run defines no Service in the namespace.
+    assert found_by(SUNIL[:1], POLICY) == []
+    # Another operator's custom resource there may make the Service (a KServe InferenceService makes <name>-predictor).
+    isvc = {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "llm", "namespace": "ray"},
+        "spec": {"predictor": {"model": {"modelFormat": {"name": "huggingface"}}}},
+    }
+    assert found_by([*SUNIL, isvc], POLICY) == []
+    # A headless Service: DNS gives the pods, whose ports are not the Service's.
+    headless = copy.deepcopy(WEBUI)
+    headless[1]["spec"]["ports"] = [{"port": 80}]
+    headless[1]["spec"]["clusterIP"] = "None"
+    assert found_by(headless, POLICY) == []
