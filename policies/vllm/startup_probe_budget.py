@@ -198,12 +198,14 @@ def _check(resource: Resource, config: dict) -> list[str]:
                     + (" (an engine no row of the engine table names: advisory)" if said is unproven else "")
                 )
                 # A liveness probe whose own first failure comes after the budget (initialDelaySeconds + failureThreshold
-                # x periodSeconds) does not kill the load: a startupProbe is then the better form, not a fix.
+                # x periodSeconds) does not kill the load: silent (a startupProbe would be the neater form, not a fix).
                 # Below minBudgetSeconds the restart rests on the assumed load time (how long this model takes is not in
                 # the manifest: session 24 review F6, an 8B model from a local volume under a 330 s window); only a
                 # window no model server's load and compile fits (LOAD_FLOOR_SECONDS, Kubernetes' default 30 s among
                 # them) proves it.
                 window = _budget(liveness)
+                if window >= minimum and not _unknown_field(liveness):
+                    continue  # its first failure comes after the whole budget: nothing is killed mid-load (set 39 trap)
                 messages.append(
                     said(message)
                     if window < floors.get(id(container), LOAD_FLOOR_SECONDS) and not _unknown_field(liveness)
