@@ -93,6 +93,27 @@ def test_ci_runs_the_set_up_commands_in_a_new_venv():
     assert "-r requirements.txt" in (ROOT / "requirements-dev.txt").read_text()
 
 
+def test_the_sdk_floor_leaves_out_only_modules_that_never_import_the_sdk():
+    """.ci/run's SDK-floor run skips SDK_FREE: each module, imported and its tests' commands read, loads no Pulumi
+    package and starts no plan (the type checkers and flake8 read source; they ran in the README's run already)."""
+    ci = (ROOT / ".ci" / "run").read_text()
+    listed = re.search(r"^SDK_FREE=\((.*)\)$", ci, re.M)
+    assert listed and '"${SDK_FREE[@]/#/--ignore=}"' in ci
+    modules = listed.group(1).split()
+    assert modules and all((ROOT / m).is_file() and m.startswith(("tests/plan/", "tests/packaging/")) for m in modules)
+    names = [m.removesuffix(".py").replace("/", ".") for m in modules]
+    script = f"import importlib, sys\nfor n in {names!r}:\n    importlib.import_module(n)\n"
+    script += "print(sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0].startswith('pulumi')}))"
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]", proc.stdout
+    for m in modules:
+        source = (ROOT / m).read_text(encoding="utf-8")
+        assert not re.search(
+            r"run_plan|record\(|run_program|plan_program|[\"']-m[\"'],\s*[\"']stacks[\"']|sdk_support", source
+        ), m
+
+
 def test_commands_that_cannot_run_here_say_why():
     for name, text in pages().items():
         for offset, lines in bash_blocks(text):
