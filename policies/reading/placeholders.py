@@ -190,6 +190,20 @@ def placeholder_in(text: str, where: tuple = ()) -> Optional[str]:
     return None
 
 
+def placeholder_tag_only(image: str) -> bool:
+    """True when an image's only placeholder is its tag (vllm/vllm-openai:REPLACE_WITH_TESTED_VERSION,
+    vllm/vllm-openai:${VLLM_VERSION}): its registry and repository are literal, so the server it runs is known, and
+    only what the tag would say (the release) is not."""
+    text = image.strip()
+    last = text.rsplit("/", 1)[-1]
+    if "@" in last or ":" not in last:
+        return False
+    repository, tag = text[: len(text) - len(last)] + last.split(":", 1)[0], last.split(":", 1)[1]
+    if not tag or placeholder_in(repository, ("image",)) is not None or "$" in repository or "{" in repository:
+        return False
+    return fill_in_tag(text) or placeholder_in(tag) is not None
+
+
 def fill_in_tag(image: str) -> bool:
     """True when an image's tag names itself a fill-in (vllm/vllm-openai:REPLACE_WITH_TESTED_VERSION: set 37
     QuentinHamonic/llm-ops-sandbox k8s/vllm/deployment.yaml); only the explicit words, as a real tag may be in
@@ -240,8 +254,7 @@ def _replaced(node: Any, where: tuple) -> Any:
             return node
         # A fill-in tag behind a literal repository leaves the image's repository known (engine recognition still
         # reads vllm/vllm-openai); the release the tag would name is unknown to every rule that reads one.
-        tag_only = where[-1:] == ("image",) and fill_in_tag(node) and placeholder_in(node.rsplit(":", 1)[0], where) is None
-        return node if tag_only else UNKNOWN
+        return node if where[-1:] == ("image",) and placeholder_tag_only(node) else UNKNOWN
     if isinstance(node, list):
         items = [_replaced(item, where) for item in node]
         return node if all(a is b for a, b in zip(items, node)) else items

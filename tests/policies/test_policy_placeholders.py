@@ -192,3 +192,15 @@ def test_a_fill_in_tag_on_a_pinned_model_stays_silent_but_for_s27():
     objs[1]["spec"]["template"]["spec"]["containers"][0]["args"] += ["--revision", "fe8a4ea1ffedaf415f4da2f062534de366a451e6"]
     assert found_by(objs, "model-source-pinned") == []
     assert found_by(objs, "image-tag-pinned") == []
+
+
+def test_a_variable_tag_leaves_the_engine_known_too():
+    # The same class written as a variable the render step fills: vllm/vllm-openai:${VLLM_IMAGE_TAG}, the form of
+    # public compose files (find_string "image: vllm/vllm-openai:${": ${VLLM_IMAGE_VERSION}, ${VLLM_TAG}, ...). The
+    # repository is literal, so the model's pin is still judged; a variable registry still hides the image.
+    for image in ("vllm/vllm-openai:${VLLM_IMAGE_TAG}", "vllm/vllm-openai:__VLLM_TAG__"):
+        objs = _sandbox(image, "TinyLlama/TinyLlama-1.1B-Chat-v1.0")
+        ((level, message),) = found_by(objs, "model-source-pinned")
+        assert level == "advisory" and "TinyLlama" in message, image
+        assert found_by(objs, "image-tag-pinned") == [], image
+        assert found(objs)[0][1].startswith(f"spec.template.spec.containers[0].image holds {image.split(':', 1)[1]}"), image
