@@ -27,6 +27,7 @@ period and /dev/shm are as the files set them. Nothing here reads the reference 
 from __future__ import annotations
 
 import copy
+import json
 import shlex
 from typing import Any
 
@@ -177,6 +178,17 @@ def shutdown_timeout(pod: dict) -> int:
     grace = pod.get("terminationGracePeriodSeconds")
     seconds = int(grace) if isinstance(grace, (int, float)) and not isinstance(grace, bool) else 60
     return max(0, seconds - 15 - min(5, seconds))
+
+
+def own_shutdown_timeout(resource: Any) -> bool:
+    """Whether a --shutdown-timeout read from the resource's servers is the manifest's own statement: always, except on
+    an LLMInferenceService whose spec never writes the flag, where the preset's script passes one computed from the
+    grace period (``shutdown_timeout``): a drain window the preset derives, not the longest request the service
+    serves, so rules that take it for the longest request (S9, S10) do not block on it."""
+    if not str(getattr(resource, "type", "")).endswith(":LLMInferenceService"):
+        return True
+    spec = json.dumps((getattr(resource, "props", None) or {}).get("spec"), default=str)
+    return "shutdown-timeout" in spec or "shutdown_timeout" in spec
 
 
 def shutdown_passed(container: dict) -> bool:

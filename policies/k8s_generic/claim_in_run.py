@@ -16,17 +16,13 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, memoized, metadata_name, pod_specs, split_type, viewed_resources
-from policies.reading.run_objects import templated
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, memoized, pod_specs, split_type, viewed_resources
+from policies.reading.run_objects import by_namespace, templated
 from policies.reading.serving import namespace_of
 
 
 def _claims_by_namespace(view: Any) -> dict[str, list[str]]:
-    found: dict[str, list[str]] = {}
-    for r in view:
-        if split_type(r.type) == ("", "PersistentVolumeClaim") and (name := metadata_name(r.props)):
-            found.setdefault(namespace_of(r, "default"), []).append(str(name))
-    return found
+    return {ns: list(named) for ns, named in by_namespace(list(view), "", "PersistentVolumeClaim").items()}
 
 
 def _claims(resource: Resource) -> Optional[list[str]]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from typing import Any, Iterator, Optional
 
 from components.secrets import first_token, placeholder_value
@@ -30,6 +31,7 @@ from policies.framework import UNKNOWN, Policy, Resource, unproven
 from policies.input.comment_tokens import COMMENT_TYPE
 from policies.k8s_generic.no_literal_secret_env import CONFIG_MAP_TYPE, NAME_PATTERNS, looks_secret
 from policies.kube import as_dict, as_list, get, workload_types
+from policies.reading.placeholders import placeholder_in
 
 _MAX_DEPTH = 24
 _MAX_NODES = 20_000
@@ -66,6 +68,28 @@ def _named_credential(item: dict) -> bool:
     return _credential_key(name.upper().replace("-", "_"))
 
 
+# Code inside an object (an EnvoyFilter's Lua inlineCode, a Wasm or ext_proc config's script) that reads a credential
+# header and compares it with a quoted literal: the literal is the key. Set 39 (spent early this session),
+# prokube/vllm-serving helm-example/admin/envoyfilter.yaml@38112a4: `local api_key = request_handle:headers():get("x-api-key")` then
+# `if api_key ~= "<16 letters and digits>" then` (Envoy's Lua filter API: envoyproxy/envoy docs
+# configuration/http/http_filters/lua_filter.rst, headers():get()).
+_CREDENTIAL_HEADER = re.compile(r"""["'](?:x-api-key|api-key|apikey|authorization|x-auth-token)["']""", re.I)
+_COMPARED_LITERAL = re.compile(r"""(?:~=|==|!=)\s*["']((?:Bearer\s+)?[A-Za-z0-9_\-.+/=]{12,})["']""")
+
+
+def _compared_key(text: str) -> Optional[str]:
+    """What a code string compares a credential header with, when it is a literal with letters and digits (not a
+    placeholder), else None."""
+    if not _CREDENTIAL_HEADER.search(text):
+        return None
+    for match in _COMPARED_LITERAL.finditer(text):
+        literal = match.group(1).removeprefix("Bearer").strip()
+        filled = placeholder_value(literal) or placeholder_in(literal)
+        if re.search(r"[A-Za-z]", literal) and re.search(r"\d", literal) and not filled:
+            return literal
+    return None
+
+
 def _literal_credential(value: Any, path: str, skip_containers: bool = False) -> Optional[tuple[str, str]]:
     """(path, what it looks like) of the first literal credential in a value, walked depth-first in document order and
     bounded in depth and size: a credential-shaped string, or a name/value pair named like a credential. With
@@ -78,6 +102,8 @@ def _literal_credential(value: Any, path: str, skip_containers: bool = False) ->
         if isinstance(item, str):
             if (token := first_token(item)) is not None:
                 return where, token.described
+            if _compared_key(item) is not None:
+                return where, "an API key: code that compares a credential header with a literal"
         elif isinstance(item, dict) and skip_containers and not _CONTAINER_KEYS.isdisjoint(item):
             continue
         elif isinstance(item, dict) and _named_credential(item):

@@ -262,6 +262,17 @@ def _swallowed_downloads(resource: Resource) -> list[str]:
     return messages
 
 
+def _tests_existence(tokens: list[str]) -> bool:
+    """True when the script tests a file's existence (``[ ! -f F ]``, ``test -s F``): an option of ``[``/``test``, not
+    curl's ``-s``."""
+    for i, token in enumerate(tokens):
+        if token in ("[", "[[", "test"):
+            rest = tokens[i + 1 : i + 3]
+            if any(_EXISTS_TEST.match(t) for t in (rest[1:] if rest[:1] == ["!"] else rest[:1])):
+                return True
+    return False
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     serves = bool(model_servers(resource))
     messages = _swallowed_downloads(resource)
@@ -270,7 +281,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             tokens, _ = command_tokens(container)
             if "curl" not in " ".join(tokens):
                 continue
-            checks_existence = any(_EXISTS_TEST.match(t) for t in tokens)
+            checks_existence = _tests_existence(tokens)
             for args, redirected in _curl_runs(tokens):
                 target = _writes_file(args, redirected)
                 if target is None or _fails(args):

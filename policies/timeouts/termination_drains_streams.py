@@ -35,6 +35,7 @@ from typing import Any
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_float, fmt_number, get
+from policies.llmisvc_presets import own_shutdown_timeout
 from policies.reading import route_path as path
 from policies.reading.engines import EngineServer, env_values, table_servers
 from policies.reading.kserve_runtime import predictor_runtime
@@ -208,12 +209,17 @@ def _vllm_drain(resource: Resource, server: Any, config: dict, default_longest: 
 
     The longest request is the manifest's own (a KServe timeout, --shutdown-timeout) or the setting's assumption;
     judged against an assumption, a pod that states no drain at all gets advice, not a block (framework.unproven).
-    A --shutdown-timeout counts only where the image's release reads it: an older vLLM enforces no such figure."""
+    A --shutdown-timeout counts only where the manifest writes it (an LLMInferenceService preset derives one from the
+    grace period) and the image's release reads it: an older vLLM enforces no such figure."""
     found = _vllm_findings(resource, server, config, default_longest)
     if not found or get(resource.props, "spec", "predictor", "timeout") is not None:
         return found
     image = str(server.container.get("image") or "")
-    stated = "shutdown-timeout" in server.args and _server_drains(image, config.get("defaultVllmRelease", ""))[0] is True
+    stated = (
+        "shutdown-timeout" in server.args
+        and own_shutdown_timeout(resource)
+        and _server_drains(image, config.get("defaultVllmRelease", ""))[0] is True
+    )
     return found if stated else [unproven(m) for m in found]
 
 

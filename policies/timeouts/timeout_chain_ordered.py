@@ -17,6 +17,7 @@ import re
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_float, as_list, get, name_of, split_type
+from policies.llmisvc_presets import own_shutdown_timeout
 from policies.reading import edge
 from policies.reading import route_path as path
 from policies.reading.serving import ModelServer, container_argv, model_servers
@@ -47,10 +48,13 @@ def _pooling(server: ModelServer) -> bool:
 
 
 def _longest_request(resource: Resource) -> float | None:
-    """The longest request the workload says it serves: KServe's timeout, else vLLM's --shutdown-timeout."""
+    """The longest request the workload says it serves: KServe's timeout, else vLLM's --shutdown-timeout where the
+    manifest writes it (not the one an LLMInferenceService preset derives from the grace period: own_shutdown_timeout)."""
     timeout = as_float(get(resource.props, "spec", "predictor", "timeout"))
     if timeout:
         return timeout
+    if not own_shutdown_timeout(resource):
+        return None
     drains = [d for s in vllm_servers(resource) if (d := as_float(s.args.get("shutdown-timeout")))]
     return max(drains) if drains else None
 

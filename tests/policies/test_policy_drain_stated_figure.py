@@ -104,3 +104,32 @@ def test_a_users_shutdown_timeout_on_a_release_without_it_is_no_stated_figure():
     container["image"] = "vllm/vllm-openai:v0.10.0"
     advised = evaluate([resource(DEPLOYMENT_TYPE, props)], policies=[s10.POLICY])
     assert advised and {v.enforcement for v in advised} == {"advisory"}
+
+
+def test_the_presets_derived_shutdown_timeout_is_no_stated_longest_request():
+    # S9 takes a written --shutdown-timeout for the longest request a workload serves (routes must outlast it); the
+    # 40 s the preset derives from the grace period states nothing about requests. A service that writes the flag
+    # itself (in the main container's args) states it.
+    from policies.timeouts.timeout_chain_ordered import _longest_request
+
+    newer = copy.deepcopy(_NIRJHAR)
+    newer["spec"]["template"]["containers"][0]["image"] = "vllm/vllm-openai:v0.18.0"
+    r = manifest(newer)
+    with cluster_view([r]):
+        assert _longest_request(r) is None
+    newer["spec"]["template"]["containers"][0]["args"] = ["--shutdown-timeout", "600"]
+    r = manifest(newer)
+    with cluster_view([r]):
+        assert _longest_request(r) == 600
+
+
+def test_s10_on_the_presets_derived_figure_is_advice():
+    # The preset's figure with the user's own grace period of 30 s and a preStop sleep of 20 s: the derived 10 s drain
+    # window no longer covers the sleep-plus-drain the grace allows; measured against a figure nobody wrote: advice.
+    newer = copy.deepcopy(_NIRJHAR)
+    template = newer["spec"]["template"]
+    template["containers"][0]["image"] = "vllm/vllm-openai:v0.18.0"
+    template["terminationGracePeriodSeconds"] = 30
+    template["containers"][0]["lifecycle"] = {"preStop": {"sleep": {"seconds": 25}}}
+    found = _s10(newer)
+    assert found and {level for level, _ in found} == {"advisory"}, found

@@ -186,7 +186,7 @@ def test_finding_is_reported_on_the_hpa_resource():
     hpa = hpa_props()
     hpa["spec"]["metrics"] = [CPU_METRIC]
     violations = evaluate([isvc(), resource(HPA_TYPE, hpa, name="chat-8b-hpa")], policies=[POLICY])
-    assert [(v.resource, v.enforcement, v.catalog) for v in violations] == [("chat-8b-hpa", "mandatory", "S6")]
+    assert [(v.resource, v.enforcement, v.catalog) for v in violations] == [("chat-8b-hpa", "advisory", "S6")]
 
 
 # --- ScaledObjects and fraction metrics (issue 8) ---

@@ -344,7 +344,13 @@ def test_curl_without_fail_saving_a_model_is_advised():
         )
     ]
     # -o in a short cluster, -O and a shell redirection write files too.
-    for script in (f"curl -sLo /models/m.gguf {_GGUF}", f"cd /models && curl -LO {_GGUF}", f"curl -sL {_GGUF} > /models/m.gguf"):
+    # curl's own -s (silent) is no existence test of the script.
+    for script in (
+        f"curl -sLo /models/m.gguf {_GGUF}",
+        f"cd /models && curl -LO {_GGUF}",
+        f"curl -sL {_GGUF} > /models/m.gguf",
+        f"curl -s -L {_GGUF} -o /models/m.gguf",
+    ):
         ((_, message),) = found_by([_llama_cpp(script)], "model-download-fails-loudly")
         assert "without -f/--fail" in message and "stays across restarts" not in message
 

@@ -273,8 +273,12 @@ def test_s16_no_startup_probe_blocks_only_beside_a_liveness_probe_that_kills_the
     # A liveness probe that fails after 30 s kills every cold start: blocks.
     container["livenessProbe"] = {"httpGet": {"path": "/health", "port": 8000}, "initialDelaySeconds": 0, "periodSeconds": 10}
     assert [v.enforcement for v in _violations(tmp_path, extra=[deployment]) if v.policy == s16] == ["mandatory"]
-    # One that waits out the 600 s budget does not kill the load: a startupProbe is the better form, advice.
+    # One that waits out the 600 s budget does not kill the load: silent (set 39 labelled this form a trap:
+    # aliceco01/llm-inference-stack projects/01-inference-server/k8s/deployment.yaml, liveness at 600 s, 10 x 30 s).
     container["livenessProbe"]["initialDelaySeconds"] = 600
+    assert [v.enforcement for v in _violations(tmp_path, extra=[deployment]) if v.policy == s16] == []
+    # One that fails at 599 s still may: advice (how long this model takes is not in the manifest).
+    container["livenessProbe"]["initialDelaySeconds"] = 569
     assert [v.enforcement for v in _violations(tmp_path, extra=[deployment]) if v.policy == s16] == ["advisory"]
 
 
