@@ -212,6 +212,28 @@ def _go_plain(tag: str, text: str) -> str:
     return tag
 
 
+# (loader class, text, implicit flags, tag, plain) -> the resolved tag. The resolver tries its patterns on every scalar,
+# and a file repeats most of its keys and many values; a pure function of these for a given loader class (the safe
+# loaders add no path resolvers). Short texts only, and a bounded count, whatever the input.
+_RESOLVED: dict[tuple[Any, ...], str] = {}
+_RESOLVED_MAX = 8192
+
+
+def _resolved(loader: Any, event: Any) -> str:
+    """A scalar event's tag as the loader's resolver gives it, goyaml's plain-scalar reading applied."""
+    value = event.value
+    plain = event.tag is None and not event.style
+    key = (type(loader), value, event.implicit, plain) if len(value) <= 64 else None
+    tag = _RESOLVED.get(key) if key is not None else None
+    if tag is None:
+        tag = loader.resolve(ScalarNode, value, event.implicit)
+        if plain:
+            tag = _go_plain(tag, value)
+        if key is not None and len(_RESOLVED) < _RESOLVED_MAX:
+            _RESOLVED[key] = tag
+    return tag
+
+
 class _Frame:
     """An open sequence or mapping while its events arrive."""
 
@@ -360,9 +382,7 @@ class _Composer:
         self.nodes += 1
         tag = event.tag
         if tag is None or tag == "!":
-            tag = self.loader.resolve(ScalarNode, event.value, event.implicit)
-            if event.tag is None and not event.style:
-                tag = _go_plain(tag, event.value)
+            tag = _resolved(self.loader, event)
         if self.check_surrogates and _SURROGATE.search(event.value):
             # libyaml refuses "\ud800" escapes; the pure parser would make lone surrogates no encoder writes.
             raise self.fail("found invalid Unicode character escape code (a surrogate)", event)

@@ -156,6 +156,8 @@ _ENTRIES = (
     Entry("G", 62, "a namespace's NetworkPolicies admit the ingress controller its routes need"),
     Entry("G", 63, "an in-cluster URL a container is given names a Service of its run, on a port it exposes"),
     Entry("G", 64, "imagePullPolicy Never on a workload whose run targets a managed cloud cluster"),
+    Entry("G", 65, "an Istio ALLOW policy writes a path prefix with a trailing '*'"),
+    Entry("G", 66, "a coscheduling PodGroup is named by the pods it gangs"),
 )
 
 

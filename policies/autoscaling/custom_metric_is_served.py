@@ -16,8 +16,11 @@ monitor, every HPA in it must be served by them.
 
 from __future__ import annotations
 
+import re
+
 from components.vllm_metrics import retired_in
 from policies.autoscaling.scalers import (
+    AdapterRules,
     adapter_rules,
     hpa_metrics,
     is_hpa,
@@ -34,6 +37,7 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import ISVC_TYPE, as_list, get
 from policies.reading.engine_metric_names import foreign_prefixed, misspelled, vllm_exports_retired
 from policies.reading.promql import server_series, shape
+from policies.reading.serving import namespace_of
 
 _UNSERVED = "the HPA shows <unknown> for it and never scales"
 _UNSCRAPED = "no series reach Prometheus, so the autoscaler sees no load and never scales"
@@ -159,6 +163,37 @@ def retired_series_findings(scaler: Resource, candidates: list) -> list[str]:
     return found
 
 
+# A namespace equality matcher in a rule's seriesQuery (namespace="llm-serving").
+_NAMESPACE = re.compile(r"\bnamespace\s*=\s*[\"']([a-z0-9-]+)[\"']")
+
+
+def retired_rule_findings(rules: AdapterRules, resources: list[Resource]) -> list[tuple[str, str]]:
+    """Prometheus Adapter rules whose seriesQuery or metricsQuery names a vLLM family the run's vLLM servers no longer
+    export by default (components/vllm_metrics.RETIRED; silent where every one of them is known to export it: set 15
+    AyeniOluwatosinOlawale/vllm-k8s-stack vllm/hpa.yaml serves vllm:gpu_cache_usage_perc to a v0.6.3 server). Advice:
+    the rule serves nothing on a release that hides it, whichever HPA reads it."""
+    found: list[tuple[str, str]] = []
+    for source, path, query in rules.queries:
+        scoped = _NAMESPACE.search(query)
+        # The servers of the namespace the rule selects, where the files hold some; else every server of the run.
+        near = [r for r in resources if scoped and namespace_of(r) == scoped.group(1)] or resources
+        for family in retired_in(query):
+            if vllm_exports_retired(family, near):
+                continue
+            found.append(
+                (
+                    source,
+                    unproven(
+                        f"adapter rule {path} queries {family.name}, which vLLM renamed {family.replacement} in 0.9.2 "
+                        f"and stops exporting by default from {family.hidden_from} (only --show-hidden-metrics-for-"
+                        f"version keeps it); on such a release the rule serves no series and {_UNSERVED}; query "
+                        f"{family.replacement}"
+                    ),
+                )
+            )
+    return found
+
+
 def unknown_engine_name_findings(scaler: Resource) -> list[str]:
     """HPA Pods/Object metric names under an engine's underscore prefix (``vllm_...``) whose colon spelling is no series
     the engine exports, in a set with no adapter configuration (read only then: a rule's name.as may call its output
@@ -190,7 +225,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     rules = adapter_rules(resources)
     has_monitors = bool(monitors(resources))
     candidates = workloads(resources)
-    findings: list[tuple[str, str]] = []
+    findings: list[tuple[str, str]] = retired_rule_findings(rules, resources)
     for isvc in (r for r in resources if r.type == ISVC_TYPE):
         findings.extend((isvc.name, m) for m in per_pod_query_findings(isvc) + misspelled_series_findings(isvc))
         findings.extend((isvc.name, m) for m in retired_series_findings(isvc, candidates))

@@ -345,6 +345,7 @@ class AdapterRules:
     custom_any: bool = False  # a rule whose name cannot be worked out (regex discovery + templated name)
     external_any: bool = False
     fraction_names: set = field(default_factory=set)  # names whose series are 0..1 fractions
+    queries: list = field(default_factory=list)  # (resource name, rule path, seriesQuery + metricsQuery) of every rule
 
     @property
     def present(self) -> bool:
@@ -401,8 +402,10 @@ def exposed_names(rule: Any) -> Optional[list[str]]:
     return out
 
 
-def _add_rules(result: AdapterRules, rules: Any, external: bool) -> None:
-    for rule in as_list(rules):
+def _add_rules(result: AdapterRules, rules: Any, external: bool, source: str = "", where: str = "") -> None:
+    for i, rule in enumerate(as_list(rules)):
+        query = " ".join(str(as_dict(rule).get(k, "")) for k in ("seriesQuery", "metricsQuery"))
+        result.queries.append((source, f"{where}[{i}]", query))
         names = exposed_names(rule)
         if names is None:
             if external:
@@ -432,8 +435,8 @@ def adapter_rules(resources: Iterable[Resource]) -> AdapterRules:
         if r.type in HELM_RELEASE_TYPES and _is_adapter_chart(r.props.get("chart")):
             rules = as_dict(get(r.props, "values", "rules"))
             result.sources.append(r.name)
-            _add_rules(result, rules.get("custom"), external=False)
-            _add_rules(result, rules.get("external"), external=True)
+            _add_rules(result, rules.get("custom"), False, r.name, "values.rules.custom")
+            _add_rules(result, rules.get("external"), True, r.name, "values.rules.external")
             if rules.get("default", True) is not False:
                 # The chart's default rules serve every namespaced series under derived names.
                 result.custom_any = True
@@ -447,8 +450,8 @@ def adapter_rules(resources: Iterable[Resource]) -> AdapterRules:
                     continue  # unreadable within bounds: not counted as an adapter configuration
                 if isinstance(doc, dict) and ("rules" in doc or "externalRules" in doc):
                     result.sources.append(r.name)
-                    _add_rules(result, doc.get("rules"), external=False)
-                    _add_rules(result, doc.get("externalRules"), external=True)
+                    _add_rules(result, doc.get("rules"), False, r.name, "rules")
+                    _add_rules(result, doc.get("externalRules"), True, r.name, "externalRules")
     return result
 
 

@@ -20,7 +20,7 @@ from policies.framework import UNKNOWN, Policy, Resource, unproven
 from policies.kube import container_label, containers, pod_specs, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
 from policies.reading.field_images import field_images
-from policies.reading.placeholders import placeholder_in, written_images
+from policies.reading.placeholders import fill_in_tag, placeholder_in, written_images
 from policies.reading.serving import engine_row, model_servers
 
 # latest, then the branch-like tags CI pipelines move to each push (docker/metadata-action: a branch's name, edge for
@@ -125,6 +125,8 @@ def _images(resource: Resource) -> list[tuple[str, object, str, tuple[str, ...],
                 shown, moving = publisher.display, tuple(t for t in publisher.moving_tags if t not in MOVING_TAGS)
             label = container_label(path, c)
             image = _literal_tag(written[label]) if label in written else c.get("image")
+            if isinstance(image, str) and fill_in_tag(image):
+                image = UNKNOWN  # the other rules read its repository; the tag is S27's fill-in, not a build label
             found.append((label, image, shown, moving, c.get("imagePullPolicy"), id(c) in engines))
     if (server := operator_server(resource)) is not None:
         found.append((server.image_field, server.image, "", (), None, True))

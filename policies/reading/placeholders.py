@@ -185,12 +185,17 @@ def placeholder_in(text: str, where: tuple = ()) -> Optional[str]:
         for part in [*path, re.split(r"[:@]", last, maxsplit=1)[0]]:
             if _CAPS_WORD.match(part) or _FILL_IN_WORD.search(part):
                 return word
-        # A tag that names itself a fill-in (vllm/vllm-openai:REPLACE_WITH_TESTED_VERSION: set 37 QuentinHamonic/
-        # llm-ops-sandbox k8s/vllm/deployment.yaml); only the explicit words, as a real tag may be in capitals.
-        tag = last.split("@", 1)[0].partition(":")[2]
-        if tag and _FILL_IN_WORD.search(tag):
+        if fill_in_tag(word):
             return word
     return None
+
+
+def fill_in_tag(image: str) -> bool:
+    """True when an image's tag names itself a fill-in (vllm/vllm-openai:REPLACE_WITH_TESTED_VERSION: set 37
+    QuentinHamonic/llm-ops-sandbox k8s/vllm/deployment.yaml); only the explicit words, as a real tag may be in
+    capitals."""
+    tag = image.strip().rsplit("/", 1)[-1].split("@", 1)[0].partition(":")[2]
+    return bool(tag) and bool(_FILL_IN_WORD.search(tag))
 
 
 def _caps_field(where: tuple) -> bool:
@@ -231,7 +236,12 @@ def _replaced(node: Any, where: tuple) -> Any:
     if isinstance(node, str):
         # A document embedded in one field (a RayService's serveConfigV2, a script) stays text: its other values
         # are still read, and the placeholder inside is only the part of it S27 names.
-        return UNKNOWN if "\n" not in node.strip() and placeholder_in(node, where) is not None else node
+        if "\n" in node.strip() or placeholder_in(node, where) is None:
+            return node
+        # A fill-in tag behind a literal repository leaves the image's repository known (engine recognition still
+        # reads vllm/vllm-openai); the release the tag would name is unknown to every rule that reads one.
+        tag_only = where[-1:] == ("image",) and fill_in_tag(node) and placeholder_in(node.rsplit(":", 1)[0], where) is None
+        return node if tag_only else UNKNOWN
     if isinstance(node, list):
         items = [_replaced(item, where) for item in node]
         return node if all(a is b for a, b in zip(items, node)) else items

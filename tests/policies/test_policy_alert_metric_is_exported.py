@@ -136,3 +136,11 @@ def test_an_alert_on_a_retired_vllm_family_is_advice_unless_the_servers_export_i
     assert found_by([alert, _vllm("vllm/vllm-openai:v0.10.1")], POLICY) == []
     kept = _vllm("vllm/vllm-openai:v0.11.0", "--show-hidden-metrics-for-version=0.10")
     assert found_by([alert, kept], POLICY) == []
+
+
+def test_a_retired_family_is_judged_against_the_servers_of_the_querys_namespace():
+    alert = _rule("kv", {"alert": "KVFull", "expr": 'avg(vllm:gpu_cache_usage_perc{namespace="llm"}) > 0.9'})
+    old, new = _vllm("vllm/vllm-openai:v0.10.1"), _vllm("vllm/vllm-openai:v0.11.0")
+    old["metadata"]["namespace"], new["metadata"]["namespace"] = "llm", "other"
+    # The server of namespace llm still exports it; another namespace's newer server is not the one queried.
+    assert found_by([alert, old, new], POLICY) == []

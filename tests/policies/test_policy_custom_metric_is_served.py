@@ -278,3 +278,42 @@ def test_a_retired_vllm_family_in_a_keda_query():
     assert found_by(_kandakji("vllm/vllm-openai:v0.10.1"), "hpa-custom-metric-is-served") == []
     kept = _kandakji("vllm/vllm-openai:v0.11.0", "--show-hidden-metrics-for-version=0.10")
     assert found_by(kept, "hpa-custom-metric-is-served") == []
+
+
+def _ayeni(image: str) -> list[dict]:
+    # Minimal form of AyeniOluwatosinOlawale/vllm-k8s-stack vllm/hpa.yaml and vllm/deployment.yaml at
+    # 7e0cb853d5903e9d644d6f6e0797dee5acb54500 (spent set 15): a Prometheus Adapter ConfigMap whose rule serves
+    # vllm:gpu_cache_usage_perc, beside the vLLM Deployment it watches (vllm/vllm-openai:v0.6.3 there).
+    rules = (
+        "rules:\n"
+        "  - seriesQuery: 'vllm:gpu_cache_usage_perc{namespace=\"llm-serving\"}'\n"
+        "    resources: {overrides: {namespace: {resource: namespace}, pod: {resource: pod}}}\n"
+        '    name: {matches: "^vllm:(.*)$", as: "vllm_${1}"}\n'
+        "    metricsQuery: 'avg(<<.Series>>{<<.LabelMatchers>>}) by (<<.GroupBy>>)'\n"
+    )
+    adapter = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "prometheus-adapter-config", "namespace": "monitoring"},
+        "data": {"config.yaml": rules},
+    }
+    container = {"name": "vllm", "image": image, "args": ["--model", "Qwen/Qwen2.5-0.5B-Instruct"]}
+    container["resources"] = {"limits": {"nvidia.com/gpu": 1}}
+    labels = {"app": "vllm"}
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "vllm", "namespace": "llm-serving"},
+        "spec": {
+            "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": {"containers": [container]}},
+        },
+    }
+    return [adapter, deployment]
+
+
+def test_an_adapter_rule_on_a_retired_vllm_family():
+    ((level, message),) = found_by(_ayeni("vllm/vllm-openai:v0.11.0"), "hpa-custom-metric-is-served")
+    assert level == "advisory" and message.startswith("adapter rule rules[0] queries vllm:gpu_cache_usage_perc")
+    # The spent-set file as written: its v0.6.3 server still exports the family.
+    assert found_by(_ayeni("vllm/vllm-openai:v0.6.3"), "hpa-custom-metric-is-served") == []

@@ -152,3 +152,43 @@ def test_a_tag_that_names_itself_a_fill_in_is_named():
     # A real tag, capitals and underscores included, stays silent.
     for image in ("vllm/vllm-openai:v0.10.1", "registry.example.com/llm/server:RELEASE_2025_10", "nvcr.io/nim/x:1.0.0"):
         assert found([deployment({"name": "vllm-openai", "image": image})]) == [], image
+
+
+def _sandbox(image: str, model: str) -> list[dict]:
+    # QuentinHamonic/llm-ops-sandbox k8s/vllm/deployment.yaml + configmap.yaml at
+    # 056b2680104448acb030ae3a2a0ff8a17c91da4f (spent set 37, cut down): the model comes from the ConfigMap through
+    # envFrom and $(VLLM_MODEL), the image's tag is a fill-in.
+    config = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "vllm-openai-config"},
+        "data": {"VLLM_MODEL": model, "VLLM_PORT": "8000"},
+    }
+    server = deployment(
+        {
+            "name": "vllm-openai",
+            "image": image,
+            "args": ["--model", "$(VLLM_MODEL)", "--port", "$(VLLM_PORT)"],
+            "envFrom": [{"configMapRef": {"name": "vllm-openai-config"}}],
+            "resources": {"limits": {"nvidia.com/gpu": "1"}},
+        }
+    )
+    return [config, server]
+
+
+def test_a_fill_in_tag_leaves_the_engine_known_to_the_other_rules():
+    # The repository is literal: the server is still vLLM, so S17 reads its model (the set 37 label) and G1 does not
+    # take the fill-in for a build label; S27 names the tag.
+    objs = _sandbox("vllm/vllm-openai:REPLACE_WITH_TESTED_VERSION", "TinyLlama/TinyLlama-1.1B-Chat-v1.0")
+    ((level, message),) = found_by(objs, "model-source-pinned")
+    assert level == "advisory" and "TinyLlama/TinyLlama-1.1B-Chat-v1.0" in message
+    assert found_by(objs, "image-tag-pinned") == []
+    assert [m for _, m in found(objs)] and found(objs)[0][1].startswith("spec.template.spec.containers[0].image holds")
+
+
+def test_a_fill_in_tag_on_a_pinned_model_stays_silent_but_for_s27():
+    # The careful form: the same server with --revision pinned to a commit; only S27 speaks of the tag.
+    objs = _sandbox("vllm/vllm-openai:REPLACE_WITH_TESTED_VERSION", "TinyLlama/TinyLlama-1.1B-Chat-v1.0")
+    objs[1]["spec"]["template"]["spec"]["containers"][0]["args"] += ["--revision", "fe8a4ea1ffedaf415f4da2f062534de366a451e6"]
+    assert found_by(objs, "model-source-pinned") == []
+    assert found_by(objs, "image-tag-pinned") == []

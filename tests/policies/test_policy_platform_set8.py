@@ -300,7 +300,7 @@ def test_s7_aggregated_or_unknown_queries_stay_silent():
     triton_...)); this project's own nested sum(sum by (pod)(...))), recording rules, and forms the text does not settle
     (without, an aggregation inside a binary expression) are not judged."""
     for query in (
-        "sum(rate(triton_inference_request_success[1m]))",
+        "sum(rate(nv_inference_request_success[1m]))",
         'sum(sum by (pod) ({__name__=~"vllm:num_requests_running|vllm:num_requests_waiting",namespace="llm"}))',
         "avg(vllm:kv_cache_usage_perc) or vector(0)",
         "vllm:num_requests_waiting:sum",
@@ -310,6 +310,10 @@ def test_s7_aggregated_or_unknown_queries_stay_silent():
         "absent(vllm:num_requests_running)",
     ):
         assert found_by([_keda(query)], S7) == [], query
+    # Set 5's own spelling, triton_..., is no series Triton exports (its families are nv_...): only that advice, not
+    # the per-pod rule.
+    ((level, message),) = found_by([_keda("sum(rate(triton_inference_request_success[1m]))")], S7)
+    assert level == "advisory" and "which Triton Inference Server does not export" in message
 
 
 DISK = "karpenter-gpu-node-disk"
