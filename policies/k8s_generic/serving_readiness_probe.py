@@ -10,6 +10,11 @@ That is proven only where the engine table gives the server's port setting (comp
 listen there (probes reach the pod's shared network namespace), and nothing else completes the server's command
 line (a KServe predictor ``model`` gets its runtime's args; an operator's custom resource its operator's; a variable
 split into options, `$EXTRA_ARGS` or a script's `"$@"`, may carry ``--port``).
+
+A readinessProbe another container of the pod runs on the server's port (a declared containerPort or the engine's
+port: httpGet, tcpSocket, or an exec curl of localhost:PORT) counts: the pod is Ready only when every container is, so
+it holds the pod out of the Service until the server answers (policies/reading/pod_probes.py; spent set 39
+arunudaiyar/openweb-ollama-k8s ollama-deploy.yaml, a curl sidecar probing Ollama's :11434).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any, Optional
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, is_custom_type, split_type
 from policies.operator_defaults import supplied
+from policies.reading.pod_probes import server_ports, sidecar_probe
 from policies.reading.serving import ModelServer, engine_command_line, engine_row, model_servers, takes_requests
 
 # Where a container's whole command line is in the manifest: the core workload kinds and LeaderWorkerSet.
@@ -123,6 +129,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
             # A TCP readiness on a server that listens while it loads is readiness-waits-for-model's (G6).
             # The engine's own readiness endpoint and port (components/serving_engines.toml readiness, port).
             row = engine_row(server.engine)
+            ports = server_ports(server.container, row.port if row else None)
+            if sidecar_probe(server.podspec, server.container, "readinessProbe", ports):
+                continue  # another container's readinessProbe on the server's port gates the pod (set 39 trap)
             probe = f"probe GET {row.readiness} (port {row.port} unless moved)" if row else "probe its health endpoint"
             messages.append(weighed_presumed(server, _no_readiness(server.label, server.engine, server.container, probe)))
     return messages

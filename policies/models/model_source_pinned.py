@@ -51,6 +51,7 @@ from policies.reading.downloaders import fetches
 from policies.reading.engines import env_values, hub_model, serves_model, table_args, table_servers
 from policies.reading.model_ids import model_id
 from policies.reading.ollama_pulls import ollama_tag_pulls
+from policies.reading.operator_models import field_models, template_models
 from policies.reading.serve_apps import serve_app_engines
 from policies.reading.serving import (
     GPU_SERVER,
@@ -180,6 +181,42 @@ def _sources(resource: Resource) -> list[dict]:
     found.extend(_llmisvc_sources(resource))
     found.extend(_operator_sources(resource))
     found.extend(_downloader_sources(resource))
+    found.extend(_operator_field_sources(resource))
+    return found
+
+
+def _operator_field_sources(resource: Resource) -> list[dict]:
+    """A Hub model an operator's resource names in its own fields, with the revision field beside it, and the
+    containers of a pod template it runs that name a model by a common flag (policies/reading/operator_models.py):
+    advice, since what the operator does with the value is not in the files."""
+    found: list[dict] = [
+        dict(
+            label=field.path,
+            model=field.repo,
+            revision=field.revision,
+            has_revision=field.revision is not None,
+            revision_flag=field.revision_path,
+            trust=False,
+            trust_flag="",
+            generic=field.path,
+            operator=True,
+        )
+        for field in field_models(resource)
+    ]
+    for label, named in template_models(resource):
+        found.append(
+            dict(
+                label=label,
+                model=named.model,
+                revision=named.revision,
+                has_revision=named.revision is not None,
+                revision_flag=named.revision_field or _REVISION_SPELLING.get(named.field, "a revision (--revision)"),
+                trust=named.trust is not None,
+                trust_flag=named.trust or "",
+                trust_unproven=True,
+                generic=named.field,
+            )
+        )
     return found
 
 
@@ -386,6 +423,13 @@ def _tensorized(args: dict) -> str | None:
 def _unpinned(source: dict, repo: str) -> str:
     """The no-revision message: blocking, or advice when the weights load from elsewhere (``_tensorized``)."""
     label, uri = source["label"], source.get("weights_elsewhere")
+    if source.get("operator"):
+        return unproven(
+            f"{label}: names the Hugging Face model {repo} with no revision beside it ({source['revision_flag']}), so "
+            f"the operator downloads whatever the repository's main branch holds whenever it fetches the model, and "
+            f"pods started at different times can serve different snapshots; set {source['revision_flag']} to a "
+            f"commit SHA (if the operator takes none, serve the weights from a volume filled at a commit)"
+        )
     if source.get("generic"):
         return unproven(
             f"{label}: {source['generic']} names the Hugging Face model {repo} with no revision beside it; if the "

@@ -24,9 +24,19 @@ from typing import Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.gpu.ephemeral_storage import checkpoint_estimate_gib
-from policies.kube import LLMISVC_CONFIG_TYPES, WORKLOAD_TYPES, as_dict, as_int, as_list, container_label, get
+from policies.kube import (
+    LLMISVC_CONFIG_TYPES,
+    WORKLOAD_TYPES,
+    as_dict,
+    as_int,
+    as_list,
+    container_label,
+    get,
+    pod_specs,
+)
 from policies.reading.engine_switches import loads_no_model_at_start
 from policies.reading.engines import table_servers
+from policies.reading.pod_probes import server_ports, sidecar_probe
 from policies.reading.serving import GPU_SERVER, engine_row, model_servers, takes_requests
 from policies.reading.vllm_args import served_model, vllm_servers
 
@@ -160,6 +170,20 @@ def _liveness_window(label: str, container: dict, maximum: int, budget: int) -> 
     )
 
 
+def _sidecar_startup(resource: Resource, container: dict) -> bool:
+    """True when another container of the server's pod runs a startupProbe on the server's port (a declared
+    containerPort or its engine's): the pod's start is then gated on the server answering (spent set 39 trap,
+    arunudaiyar/openweb-ollama-k8s ollama-deploy.yaml: a curl sidecar probing Ollama's :11434)."""
+    servers = {id(s.container): s for s in model_servers(resource)}
+    row = engine_row(servers[id(container)].engine) if id(container) in servers else None
+    ports = server_ports(container, row.port if row else None)
+    return any(
+        any(c is container for c in as_list(podspec.get("containers")))
+        and sidecar_probe(podspec, container, "startupProbe", ports) is not None
+        for _, podspec in pod_specs(resource)
+    )
+
+
 def _floors(resource: Resource) -> dict[int, float]:
     """The shortest start of each table engine's container whose row states its own (load_floor_seconds: TEI loads an
     embedding model with no compile or graph capture, so no fixed minimum holds)."""
@@ -213,7 +237,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 )
             elif said is unproven:
                 continue  # an unknown engine may serve at once: no probe at all is not proven wrong
-            elif front:
+            elif front and not _sidecar_startup(resource, container):
                 # Only a pod that takes requests needs one: a rank its group's leader fronts (takes_requests) with no
                 # probe at all is restarted by nothing mid-load, and the leader's startupProbe holds the group back.
                 # With no livenessProbe nothing restarts the pod mid-load either (the readiness probe keeps traffic off

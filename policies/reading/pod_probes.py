@@ -1,0 +1,73 @@
+"""A probe another container of the same pod runs against a model server's port.
+
+Containers of a pod share one network namespace (https://kubernetes.io/docs/concepts/workloads/pods/#pod-networking:
+"Within a Pod, containers share an IP address and port space, and can find each other via localhost"), so a
+sidecar's ``httpGet`` or ``tcpSocket`` probe on the server's port, or an ``exec`` probe that curls or wgets
+``localhost:PORT``, asks the server itself. A pod is Ready only when every container is (pod conditions, "Ready: the
+Pod is able to serve requests"), so a sidecar's readinessProbe on the server's port keeps the whole pod out of the
+Service until the server answers: the trap of spent set 39 arunudaiyar/openweb-ollama-k8s ollama-deploy.yaml@8534948
+(Ollama with no probes, its curl sidecar probing :11434). Used by G4 (serving-readiness-probe) and S16.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Optional
+
+from policies.kube import as_dict, as_list
+
+_LOCAL_URL = re.compile(r"(?:https?://)?(?:localhost|127\.0\.0\.1|\[::1\]|0\.0\.0\.0):(\d{2,5})\b")
+_LOCAL_HOSTS = {"", "localhost", "127.0.0.1", "::1"}
+
+
+def _port(container: Mapping, value: object) -> Optional[int]:
+    """A probe's port: a number, or a name resolved through the probing container's own ports (as the kubelet does)."""
+    if isinstance(value, str) and not value.isdigit():
+        named = [p for p in as_list(container.get("ports")) if isinstance(p, dict) and p.get("name") == value]
+        value = named[0].get("containerPort") if named else None
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        return int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return None
+
+
+def probe_ports(container: Mapping, probe: object) -> set[int]:
+    """The ports of the pod a probe asks: an httpGet or tcpSocket port on the pod's own address, or the local
+    ports an exec probe's command names (curl/wget localhost:PORT)."""
+    probe = as_dict(probe)
+    found: set[int] = set()
+    for handler in ("httpGet", "tcpSocket", "grpc"):
+        action = as_dict(probe.get(handler))
+        if action and str(action.get("host") or "").strip() in _LOCAL_HOSTS:
+            if (port := _port(container, action.get("port"))) is not None:
+                found.add(port)
+    command = as_list(as_dict(probe.get("exec")).get("command"))
+    for word in command:
+        if isinstance(word, str):
+            found.update(int(p) for p in _LOCAL_URL.findall(word))
+    return found
+
+
+def sidecar_probe(podspec: Mapping, server: Mapping, kind: str, ports: Iterable[int]) -> Optional[str]:
+    """The name of another container of the pod whose ``kind`` probe (readinessProbe, startupProbe) asks one of
+    ``ports`` of the server, or None."""
+    wanted = {p for p in ports if isinstance(p, int)}
+    for key in ("containers", "initContainers"):
+        for other in as_list(podspec.get(key)):
+            if not isinstance(other, dict) or other is server:
+                continue
+            if key == "initContainers" and other.get("restartPolicy") != "Always":
+                continue  # a plain init container has finished before the server starts
+            if probe_ports(other, other.get(kind)) & wanted:
+                return str(other.get("name") or "a sidecar")
+    return None
+
+
+def server_ports(container: Mapping, default: Optional[int]) -> set[int]:
+    """The ports a server may listen on, as the manifest says: its declared containerPorts and its engine's port."""
+    ports = {p.get("containerPort") for p in as_list(container.get("ports")) if isinstance(p, dict)}
+    found = {p for p in ports if isinstance(p, int) and not isinstance(p, bool)}
+    return found | ({default} if isinstance(default, int) else set())
