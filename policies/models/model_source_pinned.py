@@ -51,7 +51,7 @@ from policies.reading.downloaders import fetches
 from policies.reading.engines import env_values, hub_model, serves_model, table_args, table_servers
 from policies.reading.model_ids import model_id
 from policies.reading.ollama_pulls import ollama_tag_pulls
-from policies.reading.operator_models import field_models, template_models
+from policies.reading.operator_models import CONFIG_MAP_TYPE, engine_args_files, field_models, template_models
 from policies.reading.serve_apps import serve_app_engines
 from policies.reading.serving import (
     GPU_SERVER,
@@ -182,7 +182,25 @@ def _sources(resource: Resource) -> list[dict]:
     found.extend(_operator_sources(resource))
     found.extend(_downloader_sources(resource))
     found.extend(_operator_field_sources(resource))
+    found.extend(_engine_args_file_sources(resource))
     return found
+
+
+def _engine_args_file_sources(resource: Resource) -> list[dict]:
+    """vLLM's own arguments in an engine-arguments file a ConfigMap ships (Triton's vLLM backend model.json:
+    policies/reading/operator_models.engine_args_files): ``model``, ``revision``, ``trust_remote_code``."""
+    return [
+        dict(
+            label=f"data.{key}",
+            model=args["model"],
+            revision=args.get("revision") if isinstance(args.get("revision"), str) else None,
+            has_revision=bool(args.get("revision")),
+            revision_flag=f'"revision" in {key}',
+            trust=args.get("trust_remote_code") is True or str(args.get("trust_remote_code")).lower() in _TRUE,
+            trust_flag=f'"trust_remote_code" in {key}',
+        )
+        for key, args in engine_args_files(resource)
+    ]
 
 
 def _operator_field_sources(resource: Resource) -> list[dict]:
@@ -538,7 +556,7 @@ POLICY = Policy(
             "description": ("Require the revision to be a 40-character commit SHA rather than a branch or tag (default true)."),
         },
     },
-    resource_types=WORKLOAD_TYPES,
+    resource_types=WORKLOAD_TYPES + (CONFIG_MAP_TYPE,),
     check_resource=_check,
     rationale=(
         "A model id without a revision is the weights' `:latest`: the Hub repository's main branch can change "

@@ -21,6 +21,7 @@ All of it is advice: what the operator or the image does with the value is not i
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -110,4 +111,30 @@ def template_models(resource: Any) -> list[tuple[str, ModelId]]:
     return found
 
 
-__all__ = ["FieldModel", "field_models", "template_models"]
+CONFIG_MAP_TYPE = "kubernetes:core/v1:ConfigMap"
+# The file Triton's vLLM backend reads its engine arguments from, in the model's directory of the repository, and hands
+# whole to vLLM (triton-inference-server/vllm_backend 8de0c148bda1da25de1e05ffaaf67116dacc7264 src/model.py:44
+# _VLLM_ENGINE_ARGS_FILENAME = "model.json", :210-227 json.load then AsyncEngineArgs(**config)): its ``model``,
+# ``revision`` and ``trust_remote_code`` are vLLM's. A ConfigMap that holds one is how a manifest ships it.
+ENGINE_ARGS_FILE = "model.json"
+
+
+def engine_args_files(resource: Any) -> list[tuple[str, dict]]:
+    """(data key, engine arguments) of each vLLM engine-arguments file a ConfigMap holds (Triton's model.json: a JSON
+    object with a ``model``), else []."""
+    if getattr(resource, "type", None) != CONFIG_MAP_TYPE:
+        return []
+    found = []
+    for key, text in (get(resource.props, "data") or {}).items():
+        if not (isinstance(key, str) and key.endswith(ENGINE_ARGS_FILE) and isinstance(text, str)):
+            continue
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(parsed, dict) and isinstance(parsed.get("model"), str):
+            found.append((key, parsed))
+    return found
+
+
+__all__ = ["CONFIG_MAP_TYPE", "FieldModel", "engine_args_files", "field_models", "template_models"]

@@ -109,3 +109,30 @@ def test_careful_forms_stay_silent():
     other = copy.deepcopy(SUBSTRATUS)
     other["spec"]["owner"] = {"name": "team-a/project-b"}
     assert [m for _, m in _found(other) if "team-a" in m] == []
+
+
+# Triton's vLLM backend reads vLLM's own arguments from model.json (triton-inference-server/vllm_backend 8de0c148
+# src/model.py:44, :210-227). Firing forms: deepaksatna/LLM-Inference-Server-Benchmarking-Framework
+# k8s/triton/deployment.yaml@54df88d2b4708821b5c584ba85890da128194df3 (spent set 26, labelled S17: ConfigMap
+# triton-model-config, trust_remote_code true on mistralai/Mistral-7B-Instruct-v0.2, no revision), and the backend's own
+# samples/model_repository/vllm_model/1/model.json shipped in a ConfigMap (facebook/opt-125m, no revision).
+def _model_json(text):
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "triton-model-config"}, "data": {"model.json": text}}
+
+
+def test_triton_vllm_model_json_is_read():
+    found = _found(_model_json('{"model": "mistralai/Mistral-7B-Instruct-v0.2", "trust_remote_code": true}'))
+    assert {level for level, _ in found} == {"advisory"}
+    assert any(m.startswith('data.model.json: "trust_remote_code" in model.json imports Python') for _, m in found)
+    assert any("Mistral-7B-Instruct-v0.2 comes from the Hugging Face Hub with no revision" in m for _, m in found)
+    ((_, message),) = _found(_model_json('{"model": "facebook/opt-125m", "gpu_memory_utilization": 0.1}'))
+    assert 'pin "revision" in model.json to a commit SHA' in message
+
+
+def test_triton_model_json_careful_forms_stay_silent():
+    pinned = '{"model": "facebook/opt-125m", "revision": "27dcfa74d334bc871f3234de431e71c6eeba5dd6"}'
+    assert _found(_model_json(pinned)) == []
+    assert _found(_model_json('{"model": "/models/opt-125m", "gpu_memory_utilization": 0.1}')) == []
+    assert _found(_model_json("not json")) == []
+    other = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "app"}, "data": {"settings.json": '{"model": "a/b"}'}}
+    assert _found(other) == []
