@@ -205,31 +205,19 @@ def _represent_plain_number(dumper: Any, data: PlainNumber) -> Any:
 yaml.representer.SafeRepresenter.add_representer(PlainNumber, _represent_plain_number)
 
 
-def _go_plain(tag: str, text: str) -> str:
-    """A plain scalar's tag as goyaml.v2 resolves it where YAML 1.1 differs: base-60 numbers and ``=`` are text."""
-    if tag == _VALUE or (tag in _BASE_60 and ":" in text):
-        return _STR
-    return tag
-
-
-# (loader class, text, implicit flags, tag, plain) -> the resolved tag. The resolver tries its patterns on every scalar,
-# and a file repeats most of its keys and many values; a pure function of these for a given loader class (the safe
-# loaders add no path resolvers). Short texts only, and a bounded count, whatever the input.
-_RESOLVED: dict[tuple[Any, ...], str] = {}
-_RESOLVED_MAX = 8192
+_RESOLVED: dict[tuple[Any, ...], str] = {}  # (loader class, text, implicit flags, plain) -> tag: 8,192 short texts
 
 
 def _resolved(loader: Any, event: Any) -> str:
-    """A scalar event's tag as the loader's resolver gives it, goyaml's plain-scalar reading applied."""
-    value = event.value
-    plain = event.tag is None and not event.style
-    key = (type(loader), value, event.implicit, plain) if len(value) <= 64 else None
-    tag = _RESOLVED.get(key) if key is not None else None
-    if tag is None:
+    """A scalar's tag from the loader's resolver, a plain one's as goyaml.v2 reads it (base-60 numbers and ``=`` are
+    text); a file repeats its keys, and for the safe loaders (no path resolvers) it is a function of _RESOLVED's key."""
+    plain, value = event.tag is None and not event.style, event.value
+    key = (type(loader), value, event.implicit, plain)
+    if (tag := _RESOLVED.get(key)) is None:
         tag = loader.resolve(ScalarNode, value, event.implicit)
-        if plain:
-            tag = _go_plain(tag, value)
-        if key is not None and len(_RESOLVED) < _RESOLVED_MAX:
+        if plain and (tag == _VALUE or (tag in _BASE_60 and ":" in value)):
+            tag = _STR
+        if len(value) <= 64 and len(_RESOLVED) < 8192:
             _RESOLVED[key] = tag
     return tag
 

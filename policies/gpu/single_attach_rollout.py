@@ -98,7 +98,7 @@ def _one_node(podspec: dict) -> bool:
 
 def _check(resource: Resource, config: dict) -> list[str]:
     if resource.type != DEPLOYMENT_TYPE:
-        return _check_kserve(resource, config)
+        return _check_llama_stack(resource) if resource.type == LLAMA_STACK_TYPE else _check_kserve(resource, config)
     spec = as_dict(get(resource.props, "spec"))
     podspec = as_dict(get(spec, "template", "spec"))
     replicas = spec.get("replicas", 1)
@@ -298,6 +298,38 @@ def _check_kserve(resource: Resource, config: dict) -> list[str]:
     return [message if pod_bound or many else unproven(message + " (if the new pod lands on another node)")]
 
 
+LLAMA_STACK_TYPE = "kubernetes:llamastack.io/v1alpha1:LlamaStackDistribution"
+
+
+def _check_llama_stack(resource: Resource) -> list[str]:
+    """A LlamaStackDistribution with ``spec.server.storage``: its operator creates one ReadWriteOnce claim
+    (llamastack/llama-stack-k8s-operator 7735e43c2028bce93afb3a545b41a4c94590bb6b controllers/manifests/base/pvc.yaml:6-7)
+    mounted by the one Deployment it renders, with ``spec.replicas`` pods, Recreate since that commit
+    (pkg/deploy/kustomizer.go:320-329; RollingUpdate before, aacc292) and an HPA up to
+    ``spec.server.autoscaling.maxReplicas``. Several replicas block as a Deployment's do; replicas the HPA adds are advice
+    (spent set 31 opendatahub-io/llama-stack-k8s-operator config/samples/_v1alpha1_llamastackdistribution.yaml)."""
+    spec = as_dict(get(resource.props, "spec"))
+    if get(spec, "server", "storage") is None:
+        return []
+    replicas = spec.get("replicas", 1)
+    ceiling = as_int(get(spec, "server", "autoscaling", "maxReplicas"))
+    where = "spec.server.storage: the operator's one ReadWriteOnce claim (its pvc.yaml)"
+    fix = "keep one replica and no autoscaling, or serve the state from a ReadWriteMany volume or a database"
+    if isinstance(replicas, int) and not isinstance(replicas, bool) and replicas > 1:
+        return [
+            f"{where} is mounted by {replicas} replicas: the pods after the first cannot attach it (Multi-Attach error); {fix}"
+        ]
+    if ceiling is not None and ceiling > 1:
+        return [
+            unproven(
+                f"{where} is mounted by every pod, and spec.server.autoscaling adds replicas up to {ceiling}: a replica "
+                f"placed on another node waits in ContainerCreating on a Multi-Attach error, so scale-out adds no "
+                f"capacity; {fix}"
+            )
+        ]
+    return []
+
+
 POLICY = Policy(
     name="single-attach-volume-rolls",
     description=(
@@ -313,7 +345,7 @@ POLICY = Policy(
         "Deployment holding a ReadWriteOnce model cache; for several replicas use a StatefulSet with volumeClaimTemplates "
         "or a ReadWriteMany / ReadOnlyMany volume."
     ),
-    resource_types=(DEPLOYMENT_TYPE, ISVC_TYPE, *LLMISVC_TYPES),
+    resource_types=(DEPLOYMENT_TYPE, ISVC_TYPE, *LLMISVC_TYPES, LLAMA_STACK_TYPE),
     config_schema={
         "kserveDefaultDeploymentMode": kserve_default_mode_setting(
             "The deployment mode of an InferenceService without the serving.kserve.io/deploymentMode annotation (the "

@@ -38,7 +38,18 @@ from __future__ import annotations
 import re
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, container_label, containers, get, gpu_count, pod_specs
+from policies.kube import (
+    WORKLOAD_TYPES,
+    as_dict,
+    as_int,
+    as_list,
+    container_label,
+    containers,
+    get,
+    gpu_count,
+    name_of,
+    pod_specs,
+)
 
 _VARIABLE = "NVIDIA_VISIBLE_DEVICES"
 _CUDA = "CUDA_VISIBLE_DEVICES"
@@ -105,7 +116,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
     for path, podspec in pod_specs(resource):
         for container in containers(podspec, init=True, model=True):
             claimed = gpu_count(container) or gpu_count(container, "requests") or 0
-            env = {i.get("name"): i for i in (as_dict(i) for i in as_list(container.get("env")))}
+            env = {name_of(i): i for i in (as_dict(i) for i in as_list(container.get("env")))}  # name: {} is no key
             cuda = env.get(_CUDA, {}).get("value")
             devices = _claimed(container)
             privileged = bool(get(container, "securityContext", "privileged"))

@@ -10,7 +10,18 @@ k8s/kserve-llm/inference-service.yaml at 722aacf (amd.com/gpu, memory 4Gi reques
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, as_dict, as_quantity, container_label, containers, pod_specs
+from policies.kube import (
+    LLMISVC_CONFIG_TYPES,
+    as_dict,
+    as_list,
+    as_quantity,
+    container_label,
+    containers,
+    get,
+    pod_specs,
+    viewed_resources,
+    workload_types,
+)
 from policies.reading.accelerators import requests_accelerator
 from policies.reading.kserve_runtime import effective_resources, is_runtime_merged
 from policies.reading.serving import model_servers
@@ -28,7 +39,40 @@ def _message(label: str, resources: dict, merged: str = "") -> str | None:
     )
 
 
+def _unclaimed_config(resource: Resource) -> list[str]:
+    """An LLMInferenceServiceConfig that no LLMInferenceService among the files names in its baseRefs: its own GPU
+    containers (``spec.template``, ``spec.worker``, ``spec.prefill.template``...) are what every service built on it
+    gets unless it overrides them (KServe merges the config under the service, kserve v0.20.0
+    pkg/controller/v1alpha2/llmisvc/config_merge.go), so a request below the limit there is advice on the config itself
+    (spent set 31 opendatahub-io/odh-model-controller server/samples/workload-single-node.yaml: 16Gi requested, 32Gi
+    limited, one GPU). A config a service of the files names is judged on that service, with the config merged in."""
+    name = get(resource.props, "metadata", "name")
+    for other in viewed_resources() or ():
+        if other.type in LLMISVC_CONFIG_TYPES:
+            continue
+        if any(get(ref, "name") == name for ref in as_list(get(other.props, "spec", "baseRefs"))):
+            return []
+    messages = []
+    for path, podspec in _config_templates(as_dict(get(resource.props, "spec")), "spec"):
+        if requests_accelerator(podspec):
+            for container in containers(podspec):
+                found = _message(container_label(path, container), as_dict(container.get("resources")))
+                messages.extend([found] if found else [])
+    return messages
+
+
+def _config_templates(spec: dict, path: str) -> list[tuple[str, dict]]:
+    """The pod templates of an LLMInferenceServiceConfig spec: ``template`` and ``worker``, and the same under
+    ``prefill``."""
+    found = [(f"{path}.{key}", spec[key]) for key in ("template", "worker") if isinstance(spec.get(key), dict)]
+    if isinstance(spec.get("prefill"), dict):
+        found.extend(_config_templates(spec["prefill"], f"{path}.prefill"))
+    return found
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
+    if resource.type in LLMISVC_CONFIG_TYPES:
+        return _unclaimed_config(resource)
     messages = []
     for path, podspec in pod_specs(resource):
         if not requests_accelerator(podspec):
@@ -56,7 +100,7 @@ POLICY = Policy(
     severity="medium",
     enforcement="advisory",
     remediation_steps="Set resources.requests.memory to the same quantity as resources.limits.memory in every container of the GPU pod.",
-    resource_types=WORKLOAD_TYPES,
+    resource_types=workload_types(*LLMISVC_CONFIG_TYPES),
     check_resource=_check,
     rationale=(
         "Node-pressure eviction ranks pods whose usage exceeds their requests first "

@@ -76,7 +76,7 @@ def _values(podspec: Mapping, configmaps: Mapping[str, list[Resource]]) -> Itera
                 yield f"container {name} env {e.get('name')}", e["value"]
             ref = as_dict(get(e, "valueFrom", "configMapKeyRef"))
             data = _data(configmaps, ref.get("name"))
-            if isinstance(data.get(ref.get("key")), str):
+            if isinstance(ref.get("key"), str) and isinstance(data.get(ref["key"]), str):
                 yield f"container {name} env {e.get('name')} (ConfigMap {ref['name']} key {ref['key']})", data[ref["key"]]
         for source in (as_dict(x) for x in as_list(c.get("envFrom"))):
             ref = as_dict(source.get("configMapRef"))

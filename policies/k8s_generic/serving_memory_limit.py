@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
 from policies.k8s_generic.serving_resource_requests import RUNTIME_ALONE
-from policies.kube import get, workload_types
+from policies.kube import get, split_type, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
 from policies.reading.kserve_runtime import effective_resources, unclaimed_runtime_resources
 from policies.reading.limit_ranges import namespace_default
@@ -33,6 +33,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 f"loading, /dev/shm and swap space is then unbounded and the node's other pods pay for it; set a memory limit"
             )
             found.append(weighed_presumed(s, unproven(f"{message}{RUNTIME_ALONE}") if alone else message))
+    found.extend(_kubeai_profile(resource))
     server = operator_server(resource)
     if server is not None and server.memory_limit is None:
         found.append(
@@ -41,6 +42,49 @@ def _check(resource: Resource, config: dict) -> list[str]:
             f"pods pay for it; set it"
         )
     return found
+
+
+# KubeAI's Model names its pod's resources by a profile, ``spec.resourceProfile: <name>:<multiple>``: the controller
+# copies the profile's requests and limits, each multiplied (substratusai/kubeai 2f32ef498da629f96fd417ddfaaf22c28d40787e
+# internal/modelcontroller/model_controller.go:274-306) onto the server container (engine_vllm.go:92,
+# engine_ollama.go:88). The profiles are the operator's Helm values; the stock ones (charts/kubeai/values.yaml:99-208)
+# set limits on GPUs only, never on memory.
+_KUBEAI_MODEL = ("kubeai.org", "Model")
+_KUBEAI_STOCK_PROFILES = frozenset(
+    {
+        "cpu",
+        "nvidia-gpu-t4",
+        "nvidia-gpu-l4",
+        "nvidia-gpu-l40s",
+        "nvidia-gpu-h100",
+        "nvidia-gpu-gh200",
+        "nvidia-gpu-a100-80gb",
+        "nvidia-gpu-a100-40gb",
+        "nvidia-gpu-a16",
+        "nvidia-gpu-rtx4070-8gb",
+        "amd-gpu-mi300x",
+    }
+)
+
+
+def _kubeai_profile(resource: Resource) -> list[str]:
+    """Advice on a KubeAI Model whose resourceProfile is one of KubeAI's stock profiles: the server gets no memory
+    limit, unless the cluster's Helm values give that profile one (spent set 27 leoho0722/gpu-delegater-based-on-kubeai
+    backend/k8s/deploy/kubeai/llama3.3-70b-builtin.yaml: cpu:20, 40Gi requested, no limit, a ~43 GB model)."""
+    profile = get(resource.props, "spec", "resourceProfile")
+    if split_type(resource.type) != _KUBEAI_MODEL or not isinstance(profile, str):
+        return []
+    name, _, multiple = profile.partition(":")
+    if name not in _KUBEAI_STOCK_PROFILES:
+        return []
+    return [
+        unproven(
+            f"spec.resourceProfile {profile}: KubeAI's stock profile {name} sets no memory limit (charts/kubeai "
+            f"values.yaml resourceProfiles), and the operator gives the server the profile's requests and limits times "
+            f"{multiple or '?'}, so it runs with no memory limit unless this cluster's KubeAI values add one; host memory "
+            f"for weight loading is then unbounded and the node's other pods pay for it; give the profile a memory limit"
+        )
+    ]
 
 
 POLICY = Policy(

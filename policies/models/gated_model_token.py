@@ -111,7 +111,7 @@ def _env_names(container: Mapping) -> tuple[list[str], bool]:
     unknown = False
     for source in (as_dict(s) for s in as_list(container.get("envFrom"))):
         ref = as_dict(source.get("secretRef"))
-        keys = secret_keys().get(ref.get("name")) if ref else None
+        keys = secret_keys().get(ref["name"]) if isinstance(ref.get("name"), str) else None
         if ref and not keys:
             unknown = True  # a Secret's keys become variables: the careful way to pass HF_TOKEN with others
         elif keys:

@@ -51,6 +51,7 @@ from policies.reading.downloaders import fetches
 from policies.reading.engines import env_values, hub_model, serves_model, table_args, table_servers
 from policies.reading.model_ids import model_id
 from policies.reading.ollama_pulls import ollama_tag_pulls
+from policies.reading.operator_models import CONFIG_MAP_TYPE, engine_args_files, field_models, template_models
 from policies.reading.serve_apps import serve_app_engines
 from policies.reading.serving import (
     GPU_SERVER,
@@ -180,6 +181,60 @@ def _sources(resource: Resource) -> list[dict]:
     found.extend(_llmisvc_sources(resource))
     found.extend(_operator_sources(resource))
     found.extend(_downloader_sources(resource))
+    found.extend(_operator_field_sources(resource))
+    found.extend(_engine_args_file_sources(resource))
+    return found
+
+
+def _engine_args_file_sources(resource: Resource) -> list[dict]:
+    """vLLM's own arguments in an engine-arguments file a ConfigMap ships (Triton's vLLM backend model.json:
+    policies/reading/operator_models.engine_args_files): ``model``, ``revision``, ``trust_remote_code``."""
+    return [
+        dict(
+            label=f"data.{key}",
+            model=args["model"],
+            revision=args.get("revision") if isinstance(args.get("revision"), str) else None,
+            has_revision=bool(args.get("revision")),
+            revision_flag=f'"revision" in {key}',
+            trust=args.get("trust_remote_code") is True or str(args.get("trust_remote_code")).lower() in _TRUE,
+            trust_flag=f'"trust_remote_code" in {key}',
+        )
+        for key, args in engine_args_files(resource)
+    ]
+
+
+def _operator_field_sources(resource: Resource) -> list[dict]:
+    """A Hub model an operator's resource names in its own fields, with the revision field beside it, and the
+    containers of a pod template it runs that name a model by a common flag (policies/reading/operator_models.py):
+    advice, since what the operator does with the value is not in the files."""
+    found: list[dict] = [
+        dict(
+            label=field.path,
+            model=field.repo,
+            revision=field.revision,
+            has_revision=field.revision is not None,
+            revision_flag=field.revision_path,
+            trust=False,
+            trust_flag="",
+            generic=field.path,
+            operator=True,
+        )
+        for field in field_models(resource)
+    ]
+    for label, named in template_models(resource):
+        found.append(
+            dict(
+                label=label,
+                model=named.model,
+                revision=named.revision,
+                has_revision=named.revision is not None,
+                revision_flag=named.revision_field or _REVISION_SPELLING.get(named.field, "a revision (--revision)"),
+                trust=named.trust is not None,
+                trust_flag=named.trust or "",
+                trust_unproven=True,
+                generic=named.field,
+            )
+        )
     return found
 
 
@@ -386,6 +441,13 @@ def _tensorized(args: dict) -> str | None:
 def _unpinned(source: dict, repo: str) -> str:
     """The no-revision message: blocking, or advice when the weights load from elsewhere (``_tensorized``)."""
     label, uri = source["label"], source.get("weights_elsewhere")
+    if source.get("operator"):
+        return unproven(
+            f"{label}: names the Hugging Face model {repo} with no revision beside it ({source['revision_flag']}), so "
+            f"the operator downloads whatever the repository's main branch holds whenever it fetches the model, and "
+            f"pods started at different times can serve different snapshots; set {source['revision_flag']} to a "
+            f"commit SHA (if the operator takes none, serve the weights from a volume filled at a commit)"
+        )
     if source.get("generic"):
         return unproven(
             f"{label}: {source['generic']} names the Hugging Face model {repo} with no revision beside it; if the "
@@ -494,7 +556,7 @@ POLICY = Policy(
             "description": ("Require the revision to be a 40-character commit SHA rather than a branch or tag (default true)."),
         },
     },
-    resource_types=WORKLOAD_TYPES,
+    resource_types=WORKLOAD_TYPES + (CONFIG_MAP_TYPE,),
     check_resource=_check,
     rationale=(
         "A model id without a revision is the weights' `:latest`: the Hub repository's main branch can change "

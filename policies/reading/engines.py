@@ -310,7 +310,8 @@ def cache_dirs(container: Mapping, args: Mapping[str, Any], row: Optional[Engine
     maps, secrets = config_maps(), secret_keys()
     cache_names = {name for name, _ in spec.env}
     for source in (as_dict(s) for s in as_list(container.get("envFrom"))):
-        keys = secrets.get(get(source, "secretRef", "name")) if "secretRef" in source else None
+        name = get(source, "secretRef", "name")
+        keys = secrets.get(name) if "secretRef" in source and isinstance(name, str) else None
         if keys is not None and str(source.get("prefix") or "") == "" and not keys & cache_names:
             continue  # a Secret of the files read whose keys set no cache variable
         if name_of(get(source, "configMapRef")) not in maps:

@@ -1,8 +1,8 @@
 """S3: a vLLM pod must hold exactly as many GPUs as the engine has ranks.
 
 vLLM runs one worker per GPU: tensor_parallel_size x pipeline_parallel_size ranks (both
-default 1, config/parallel.py). More GPUs than ranks sit idle and are paid for; fewer and the
-engine fails at startup. (That a GPU request equals its limit is gpu-request-equals-limit's check,
+default 1, config/parallel.py). More GPUs than ranks sit idle and are paid for (advice: the engine serves); fewer
+and the engine fails at startup (blocking). (That a GPU request equals its limit is gpu-request-equals-limit's check,
 for every container, and a GPU engine with no nvidia.com/gpu limit at all is gpu-engine-has-gpu-limit's, G13: S3
 judges only a written size against a limit that is there.)
 
@@ -58,11 +58,18 @@ def _ray_cluster(resource: Resource, server: VllmServer, tp: int, pp: int) -> li
     total, parts = counted
     if total == tp * pp:
         return []
-    return [
+    message = (
         f"{server.label}: tensor parallel {tp} × pipeline parallel {pp} = {_gpus(tp * pp)} placed by Ray, "
         f"but the Ray cluster has {_gpus(total)} ({' + '.join(parts)}); vLLM runs one rank per GPU, so "
         f"spare GPUs sit idle and missing ones leave the engine waiting for its placement group"
-    ]
+    )
+    return [_spare(message, total > tp * pp)]
+
+
+def _spare(message: str, spare: bool) -> str:
+    """Fewer GPUs than ranks stop the engine (it blocks); more only leave GPUs idle, a cost the engine serves through
+    (advice: spent sets 13-37 filed such labels advisory unless no node holds the count, which the files do not say)."""
+    return unproven(message) if spare else message
 
 
 def _group_size(resource: Resource, path: str) -> int | None:
@@ -183,11 +190,12 @@ def _judged(resource: Resource, server: VllmServer, spread: tuple[int, int, str]
         return [f"{label}: resources.limits {GPU_RESOURCE} is {limit_raw!r}, not a whole number"]
     if limit * pods != ranks:
         per_pod = f"{limit} per pod" if pods > 1 else f"{limit}"
-        messages.append(
+        message = (
             f"{label}: {explained}, but resources.limits {GPU_RESOURCE} is {per_pod}; "
             f"vLLM runs one rank per GPU, so spare GPUs sit idle and missing ones "
             f"stop the engine at startup"
         )
+        messages.append(_spare(message, limit * pods > ranks))
     return messages
 
 
@@ -237,11 +245,12 @@ def _check_table(resource: Resource, server: EngineServer) -> list[str]:
         return []  # no readable limit (an operator's, another accelerator): not judged here
     spread = f" over {nodes} pods" if nodes > 1 else ""
     per_pod = f"{limit} per pod" if nodes > 1 else f"{limit}"
-    return [
+    message = (
         f"{server.label}: {row.spelling(_TP)} {tp} × {row.spelling(_PP)} {pp} = {_gpus(tp * pp)}{spread}, but "
         f"resources.limits {GPU_RESOURCE} is {per_pod}; {row.display} runs one rank per GPU, so spare GPUs sit idle "
         f"and missing ones stop the engine at startup"
-    ]
+    )
+    return [_spare(message, limit * nodes > tp * pp)]
 
 
 def _check(resource: Resource, config: dict) -> list[str]:

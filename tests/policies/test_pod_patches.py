@@ -102,8 +102,9 @@ def test_a_leader_patch_alone_leaves_the_base_as_the_workers():
         paths = [p for p, _ in generic_pod_specs(resource)]
     assert paths == ["spec.roles[0].template.spec", "spec.roles[0].leaderWorkerSet.patchLeaderTemplate.spec"]
     # The leader's 16 ranks fit the group's 2 x 8 GPUs; the workers run the base unpatched (the image's own `vllm
-    # serve`, one rank on 8 GPUs), which is what the manifest says.
-    (message,) = mandatory(resource)
+    # serve`, one rank on 8 GPUs), which is what the manifest says: spare GPUs, advice (the engine serves).
+    assert mandatory(resource, "vllm-tp-matches-gpu-limit") == []
+    (message,) = [v.message for v in evaluate([resource]) if v.policy == "vllm-tp-matches-gpu-limit"]
     assert message.startswith("spec.roles[0].template.spec container vllm: tensor parallel 1 × pipeline parallel 1")
 
 

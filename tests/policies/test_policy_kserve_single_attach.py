@@ -113,3 +113,41 @@ def test_careful_forms_stay_silent():
     multi = copy.deepcopy(GPT_OSS)
     multi["spec"]["worker"] = {"containers": [{"name": "main"}]}
     assert _found(multi, _pvc("gpt-oss-20b-pvc", "ReadWriteOnce")) == []
+
+
+# The llama-stack operator's LlamaStackDistribution with spec.server.storage: one ReadWriteOnce claim of the operator's
+# (llamastack/llama-stack-k8s-operator 7735e43c controllers/manifests/base/pvc.yaml:6-7) in every pod. Firing form:
+# opendatahub-io/llama-stack-k8s-operator config/samples/_v1alpha1_llamastackdistribution.yaml (spent set 31, labelled
+# S30): storage and autoscaling up to 5 replicas.
+LLAMA_STACK = {
+    "apiVersion": "llamastack.io/v1alpha1",
+    "kind": "LlamaStackDistribution",
+    "metadata": {"name": "llamastackdistribution-sample"},
+    "spec": {
+        "replicas": 1,
+        "server": {
+            "containerSpec": {"name": "llama-stack"},
+            "distribution": {"name": "starter"},
+            "autoscaling": {"minReplicas": 1, "maxReplicas": 5, "targetCPUUtilizationPercentage": 75},
+            "storage": {"size": "20Gi", "mountPath": "/home/lls/.lls"},
+        },
+    },
+}
+
+
+def test_llama_stack_storage_with_autoscaling_is_advice_and_replicas_block():
+    ((level, message),) = _found(LLAMA_STACK)
+    assert level == "advisory" and "adds replicas up to 5" in message
+    two = copy.deepcopy(LLAMA_STACK)
+    two["spec"]["replicas"] = 2
+    ((level, message),) = _found(two)
+    assert level == "mandatory" and "mounted by 2 replicas" in message
+
+
+def test_llama_stack_careful_forms_stay_silent():
+    no_storage = copy.deepcopy(LLAMA_STACK)
+    del no_storage["spec"]["server"]["storage"]
+    assert _found(no_storage) == []
+    single = copy.deepcopy(LLAMA_STACK)
+    del single["spec"]["server"]["autoscaling"]
+    assert _found(single) == []
