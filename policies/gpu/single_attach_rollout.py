@@ -74,6 +74,23 @@ def _claims(resource: Resource) -> dict[str, dict]:
     return found
 
 
+def _node_local(claim: dict, name: str) -> bool:
+    """True when the files bind the claim to a hostPath or local PersistentVolume (spec.volumeName, or a PV whose
+    claimRef names the claim). Neither is attached by the attach/detach controller, so no Multi-Attach error holds a
+    second pod back: a local PV's node affinity puts every pod on its node, and a hostPath is whatever directory each
+    node has (set 38: sandervanvugt/kubeai llama-deployment.yaml with models-pv-pvc.yaml@, a hostPath PV under two
+    replicas, labelled G31, was measured as a wrong S30 block)."""
+    wanted = get(claim, "spec", "volumeName")
+    for other in viewed_resources() or ():
+        if split_type(other.type) != ("", "PersistentVolume"):
+            continue
+        spec = as_dict(get(other.props, "spec"))
+        bound = metadata_name(other.props) == wanted if wanted else get(spec, "claimRef", "name") == name
+        if bound and ("hostPath" in spec or "local" in spec):
+            return True
+    return False
+
+
 def _surges(spec: dict) -> bool:
     """True when the rollout starts a new pod before an old one stops (RollingUpdate with maxSurge > 0)."""
     strategy = as_dict(spec.get("strategy"))
@@ -127,6 +144,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
         pod_bound = "ReadWriteOncePod" in modes
         if not pod_bound and _one_node(podspec):
             continue  # every pod lands on the one node the spec names, where ReadWriteOnce admits them all
+        if not pod_bound and _node_local(claims[name], name):
+            continue  # nothing to attach: a hostPath or local volume (its own rules: G31)
         # ReadWriteOnce is per node: one replica's replacement may land beside the old one (a CPU pod, or a GPU pod on
         # a node with a GPU to spare) or on another node, where it waits on the attach: the cluster decides (advice).
         # Replicas an autoscaler adds only under load fail while the first keeps serving: advice too.

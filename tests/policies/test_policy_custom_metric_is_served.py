@@ -274,6 +274,13 @@ def test_a_retired_vllm_family_in_a_keda_query():
     # A release that hides it, or the moving tag: blocks.
     for image in ("vllm/vllm-openai:v0.11.0", "vllm/vllm-openai:latest"):
         assert [lv for lv, _ in found_by(_kandakji(image), "hpa-custom-metric-is-served")] == ["mandatory"], image
+    # A rebuild's moving tag names no vLLM release: advice (set 41, rajyadav9/mlops k8s/vllm/deployment.yaml@37bc3e2 runs
+    # ACCOUNT_ID.dkr.ecr.REGION.amazonaws.com/vllm-inference:latest under a KEDA query on this family; measured blocking
+    # at the freeze, a wrong block). A registry mirror of vLLM's own image keeps its meaning.
+    rebuild = "123456789012.dkr.ecr.us-east-1.amazonaws.com/vllm-inference:latest"
+    assert [lv for lv, _ in found_by(_kandakji(rebuild), "hpa-custom-metric-is-served")] == ["advisory"]
+    mirror = "registry.example.com/vllm/vllm-openai:latest"
+    assert [lv for lv, _ in found_by(_kandakji(mirror), "hpa-custom-metric-is-served")] == ["mandatory"]
     # The careful forms: a release that still exports it, a server that keeps hidden families.
     assert found_by(_kandakji("vllm/vllm-openai:v0.10.1"), "hpa-custom-metric-is-served") == []
     kept = _kandakji("vllm/vllm-openai:v0.11.0", "--show-hidden-metrics-for-version=0.10")

@@ -69,3 +69,38 @@ def test_careful_forms_stay_silent():
     not_a_server = copy.deepcopy(OLLAMA)
     not_a_server["spec"]["template"]["spec"]["containers"][0]["image"] = "postgres:16.4"
     assert _found(not_a_server) == []
+
+
+def _claim(volume_name=None):
+    spec = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "50Gi"}}}
+    if volume_name:
+        spec["volumeName"] = volume_name
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "ollama-pvc", "namespace": "ollama"},
+        "spec": spec,
+    }
+
+
+def _pv(source: dict, claim_ref: bool = False):
+    spec = {"capacity": {"storage": "50Gi"}, "accessModes": ["ReadWriteOnce"], **source}
+    if claim_ref:
+        spec["claimRef"] = {"name": "ollama-pvc", "namespace": "ollama"}
+    return {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "models-pv"}, "spec": spec}
+
+
+def test_a_host_path_or_local_volume_has_nothing_to_attach():
+    # Set 38 (held out, measured at the freeze, then read): sandervanvugt/kubeai llama-deployment.yaml and
+    # models-pv-pvc.yaml@c34ba5cf24574ae2cbf98c98847d665ef41d70a0: two replicas on a claim bound by volumeName to a
+    # hostPath PV; no attach, so no Multi-Attach error (what goes wrong there is G31's: each node's own directory).
+    two = copy.deepcopy(OLLAMA)
+    two["spec"]["replicas"] = 2
+    assert [lv for lv, _ in _found(two, _claim())] == ["mandatory"]
+    assert _found(two, _claim("models-pv"), _pv({"hostPath": {"path": "/opt/models"}})) == []
+    local = {"local": {"path": "/mnt/disks/ssd1"}, "nodeAffinity": {"required": {"nodeSelectorTerms": []}}}
+    assert _found(two, _claim(), _pv(local, claim_ref=True)) == []
+    # A network volume bound the same way still attaches to one node.
+    assert [
+        lv for lv, _ in _found(two, _claim("models-pv"), _pv({"csi": {"driver": "ebs.csi.aws.com", "volumeHandle": "vol-1"}}))
+    ] == ["mandatory"]
