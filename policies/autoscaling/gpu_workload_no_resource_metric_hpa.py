@@ -27,6 +27,7 @@ import re
 from policies.autoscaling.cpu_signal import cpu_usage_findings
 from policies.autoscaling.embedded import embedded_scalers
 from policies.autoscaling.gpu_memory_signal import gpu_memory_findings
+from policies.autoscaling.memory_signal import memory_beside_findings
 from policies.autoscaling.running_cap import running_cap_findings
 from policies.autoscaling.scalers import (
     FRACTION_METRIC,
@@ -385,6 +386,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             gpu_target = _targets_gpu(resource, targets)
             findings.extend((resource.name, m) for m in gpu_memory_findings(resource, gpu_target))
             findings.extend((resource.name, m) for m in cpu_usage_findings(resource, gpu_target))
+            findings.extend((resource.name, m) for m in memory_beside_findings(resource, gpu_target))
             findings.extend((resource.name, message) for message in _fraction_findings(resource, fraction_names))
             findings.extend((resource.name, message) for message in _near_zero_findings(resource))
             findings.extend((resource.name, m) for m in running_cap_findings(resource, scale_target(resource, candidates)))
@@ -405,7 +407,7 @@ POLICY = Policy(
         "SGLang, NIM, ...) should scale on a load metric, not on CPU or memory (advice: CPU may still reach the target), and never aim a 0-1 fraction metric at a "
         "percentage; an HPA or ScaledObject whose target is in another file is advised on when its name, labels or "
         "target's name name a model server, never scale a model server on GPU memory used (engines preallocate it: "
-        "DCGM_FI_DEV_FB_USED, nvidia_gpu_memory_used, an external scaler's memory-used profile) nor on CPU or memory usage read through any scaler (a KEDA cpu/memory trigger beside others, a gcp-stackdriver, Prometheus, Datadog or CloudWatch CPU metric), and a target at or near zero (0.01) on a load metric, which pins the "
+        "DCGM_FI_DEV_FB_USED, nvidia_gpu_memory_used, an external scaler's memory-used profile) nor on CPU or memory usage read through any scaler (a KEDA cpu/memory trigger beside others, a gcp-stackdriver, Prometheus, Datadog or CloudWatch CPU metric), nor (advice) on an HPA memory metric beside a load metric, which holds the replica count up, and a target at or near zero (0.01) on a load metric, which pins the "
         "maximum, is advised on (HPAs, ScaledObjects, a NIMService's spec.scale.hpa, an AIBrix PodAutoscaler); a per-pod target on "
         "vllm:num_requests_running above the target's --max-num-seqs is never reached."
     ),

@@ -32,7 +32,8 @@ namespace they are applied in), the target is in the set and one file holds both
 files (a folder's alternatives, "use hpa.yaml or keda.yaml": KEDA's webhook would refuse the pair anyway), when the target is in no file read (two
 alternatives of a sample folder, or two clusters' files whose objects never collide), when only one states a
 namespace, or when the KServe mode is the cluster's default. Objects of different clusters in one run are never
-joined (policies/scopes.py).
+joined (policies/scopes.py). The conflict is reported on each autoscaler of the workload, at the pair's level, each
+message naming the other: either may be the one to delete.
 """
 
 from __future__ import annotations
@@ -179,27 +180,37 @@ def _message(later: Claim, earlier: Claim) -> str:
     )
 
 
+def _pair(one: Claim, other: Claim, resources: list[Resource]) -> tuple[str, bool]:
+    """The finding on ``one`` for its conflict with ``other``: the message (naming ``other``) and whether it is proven."""
+    message = _message(one, other)
+    proven = one.proven and other.proven and one.namespace == other.namespace
+    proven = proven and (_target_present(one, resources) or _target_present(other, resources))
+    # Two files of one folder may be alternatives (hpa.yaml "or" keda.yaml, review 32 R7): only one file holding both
+    # proves they are applied together.
+    files = {_file_of(one.resource), _file_of(other.resource)}
+    if None not in files and len(files) > 1:
+        proven, message = False, message + f" (if both {' and '.join(sorted(str(f) for f in files))} are applied)"
+    return message, proven
+
+
+def _conflict(a: Claim, b: Claim) -> bool:
+    if (a.kind, a.name) != (b.kind, b.name) or _adopts(a, b):
+        return False
+    return a.namespace is None or b.namespace is None or a.namespace == b.namespace
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     claims = [c for r in resources if (c := _claim(r, config)) is not None]
     claimed = {(split_type(c.resource.type)[1], metadata_name(c.resource.props) or c.resource.name) for c in claims}
     claims = [c for c in claims if not _owned(c.resource, claimed)]
     findings = []
-    for i, later in enumerate(claims):
-        for earlier in claims[:i]:
-            if (earlier.kind, earlier.name) != (later.kind, later.name) or _adopts(earlier, later):
-                continue
-            if earlier.namespace is not None and later.namespace is not None and earlier.namespace != later.namespace:
-                continue
-            message = _message(later, earlier)
-            proven = earlier.proven and later.proven and earlier.namespace == later.namespace
-            proven = proven and (_target_present(later, resources) or _target_present(earlier, resources))
-            # Two files of one folder may be alternatives (hpa.yaml "or" keda.yaml, review 32 R7): only one file
-            # holding both proves they are applied together.
-            files = {_file_of(later.resource), _file_of(earlier.resource)}
-            if None not in files and len(files) > 1:
-                proven, message = False, message + f" (if both {' and '.join(sorted(str(f) for f in files))} are applied)"
-            findings.append((later.resource.name, message if proven else unproven(message)))
-            break
+    # Each autoscaler of a contested workload is reported, naming another one (a proven pair first): the fix may be
+    # to delete either, and a reader (or labeller) may look at either object.
+    for one in claims:
+        pairs = [_pair(one, other, resources) for other in claims if other is not one and _conflict(one, other)]
+        if pairs:
+            message, proven = next((p for p in pairs if p[1]), pairs[0])
+            findings.append((one.resource.name, message if proven else unproven(message)))
     return findings + _vpa_findings(claims, resources)
 
 

@@ -33,10 +33,44 @@ from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, containers, 
 from policies.reading.run_objects import by_namespace, hidden_namespaces, templated
 from policies.reading.serving import namespace_of
 
-_URL = re.compile(
-    r"\b(?P<scheme>[a-z][a-z0-9+.-]*)://(?:[^@/\s\"']*@)?(?P<host>[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*)"
-    r"(?::(?P<port>\d+))?(?=[/?#\s\"',;]|$)"
+# A URL is found from its "://" (str.find, linear): the scheme read backwards over at most _SCHEME_MAX characters, the
+# userinfo, host and port forwards within a bounded window, so no value (up to the 16 MiB file limit) costs more than
+# linear time (review 43 item 6: an unanchored scheme pattern tried at every word boundary was quadratic).
+_SCHEME_MAX = 16
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789+.-")
+_WORD = re.compile(r"\w")
+_AFTER_SCHEME = re.compile(
+    r"(?:[^@/\s\"']{0,256}@)?(?P<host>[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?){0,126})"
+    r"(?::(?P<port>\d{1,5}))?(?=[/?#\s\"',;]|$)"
 )
+_WINDOW = 256 + 1 + 253 + 6 + 1
+
+
+def _scheme_start(value: str, end: int) -> Optional[int]:
+    """Where the scheme ending at ``end`` starts (a lower-case letter after a word boundary), or None."""
+    start = end
+    while start > 0 and end - start <= _SCHEME_MAX and value[start - 1] in _SCHEME_CHARS:
+        start -= 1
+    if end - start > _SCHEME_MAX:
+        return None
+    for i in range(start, end):
+        if "a" <= value[i] <= "z" and (i == 0 or not _WORD.match(value[i - 1])):
+            return i
+    return None
+
+
+def _urls(value: str) -> Iterator[tuple[str, str, str, Optional[str]]]:
+    """(url, scheme, host, port) of each URL of the value, in linear time."""
+    at = value.find("://")
+    while at != -1:
+        start = _scheme_start(value, at)
+        window = value[at + 3 : at + 3 + _WINDOW]
+        match = _AFTER_SCHEME.match(window) if start is not None else None
+        if match and start is not None and (match.end() < len(window) or at + 3 + len(window) == len(value)):
+            yield value[start : at + 3 + match.end()], value[start:at], match.group("host"), match.group("port")
+        at = value.find("://", at + 3)
+
+
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 # The schemes a model API or its client speaks; a database or queue URL (postgresql://, redis://) is another story.
 _SCHEMES = ("http", "https", "ws", "wss", "grpc", "grpcs")
@@ -168,10 +202,10 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         seen: set[str] = set()
         for _, podspec in pod_specs(workload):
             for where, value in _values(podspec, configmaps.get(own, {})):
-                for match in _URL.finditer(value):
-                    url, target = match.group(0), _host(match.group("host"), own, namespaces)
+                for url, scheme, host, port_text in _urls(value):
+                    target = _host(host, own, namespaces)
                     if (
-                        match.group("scheme") not in _SCHEMES
+                        scheme not in _SCHEMES
                         or target is None
                         or url in seen
                         or templated(value)
@@ -185,7 +219,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     if name not in defined:
                         findings.append((workload.name, _name_finding(where, url, name, namespace, list(defined))))
                         continue
-                    port = as_int(match.group("port")) or _DEFAULT_PORTS.get(match.group("scheme"))
+                    port = as_int(port_text) or _DEFAULT_PORTS.get(scheme)
                     service = defined[name]
                     if service is not None and port is not None and not pod_dns:
                         found = _port_finding(where, url, service, port)

@@ -34,11 +34,20 @@ Facts relied on (each pinned by tests/policies/test_policy_edge_forms.py):
   (Kong/kubernetes-ingress-controller v3.5.13 ``internal/dataplane/translator/subtranslator/ingress.go:371`` with
   ``subtranslator_vars.go:18`` DefaultServiceTimeout 60000; ``internal/dataplane/kongstate/service.go:119-131, 181``
   reads the Service's annotation).
+* NGINX Inc.'s controller (nginxinc/kubernetes-ingress, IngressClass ``spec.controller: nginx.org/ingress-controller``,
+  v4.0.1 ``internal/k8s/controller.go:77``): ``nginx.org/proxy-read-timeout`` in nginx time syntax (``60s``, ``5m``, a
+  bare number of seconds; ``internal/configs/parsing_helpers.go:191-212`` ParseTime), read at
+  ``internal/configs/annotations.go:203-209``; unset, the ConfigMap key ``proxy-read-timeout``
+  (``internal/configs/configmaps.go:78``), default ``"60s"`` (``internal/configs/config_params.go:211``). Both
+  controllers may use the class name ``nginx``, so their annotations tell them apart: ``nginx.org/``/``nginx.com/``
+  keys are NGINX Inc.'s, ``nginx.ingress.kubernetes.io/`` keys ingress-nginx's; an IngressClass of the set names its
+  controller.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -55,6 +64,11 @@ GCE_BACKEND_TIMEOUT_DEFAULT = 30  # Compute API BackendService.timeoutSec defaul
 BACKEND_CONFIG_KEYS = ("cloud.google.com/backend-config", "beta.cloud.google.com/backend-config")
 NGINX = "nginx.ingress.kubernetes.io"
 NGINX_READ_DEFAULT = 60  # ingress-nginx ConfigMap proxy-read-timeout default
+NGINX_INC_KEYS = ("nginx.org/", "nginx.com/")  # NGINX Inc.'s controller's annotation prefixes
+NGINX_INC_CONTROLLER = "nginx.org/ingress-controller"
+INGRESS_NGINX_CONTROLLER = "k8s.io/ingress-nginx"
+NGINX_INC_READ = "nginx.org/proxy-read-timeout"
+NGINX_INC_READ_DEFAULT = 60  # nginxinc/kubernetes-ingress v4.0.1 internal/configs/config_params.go:211 "60s"
 
 
 def ingress_class(resource: Any) -> Optional[str]:
@@ -77,9 +91,60 @@ def is_gce_ingress(resource: Any) -> bool:
     return gce_ingress_class(resource) in GCE_CLASSES
 
 
+def _nginx_keys(resource: Any) -> tuple[bool, bool]:
+    """(carries ingress-nginx annotations, carries NGINX Inc. annotations)."""
+    keys = [k for k in annotations_of(resource.props) if isinstance(k, str)]
+    return any(k.startswith(NGINX + "/") for k in keys), any(k.startswith(NGINX_INC_KEYS) for k in keys)
+
+
 def is_nginx_ingress(resource: Any) -> bool:
-    """An Ingress that names the ingress-nginx class."""
-    return ingress_class(resource) == "nginx"
+    """An Ingress that names the ingress-nginx class, unless only NGINX Inc.'s annotations are on it (that
+    controller's class is often "nginx" too)."""
+    community, inc = _nginx_keys(resource)
+    return ingress_class(resource) == "nginx" and (community or not inc)
+
+
+def ingress_class_controllers(resources: list) -> dict[str, str]:
+    """IngressClass name -> its spec.controller, for every IngressClass in the set."""
+    return {
+        name: controller
+        for r in resources
+        if split_type(r.type) == ("networking.k8s.io", "IngressClass")
+        and isinstance(name := get(r.props, "metadata", "name"), str)
+        and isinstance(controller := get(r.props, "spec", "controller"), str)
+    }
+
+
+def is_nginx_inc_ingress(resource: Any, controllers: Mapping[str, str]) -> bool:
+    """An Ingress NGINX Inc.'s controller serves: its IngressClass of the set names nginx.org/ingress-controller, or
+    it carries nginx.org/nginx.com annotations and none of ingress-nginx's."""
+    community, inc = _nginx_keys(resource)
+    controller = controllers.get(ingress_class(resource) or "")
+    if controller is not None:
+        return controller.strip() == NGINX_INC_CONTROLLER
+    return inc and not community
+
+
+_NGINX_TIME = re.compile(r"^(?:\d+(?:ms|[yMwdhms])?\s*)+$")
+_NGINX_PART = re.compile(r"(\d+)(ms|[yMwdhms])?")
+# http://nginx.org/en/docs/syntax.html: a bare number is seconds; M is 30 days, y 365 days.
+_NGINX_UNITS = {"ms": 0.001, "": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "M": 30 * 86400, "y": 365 * 86400}
+
+
+def nginx_time_seconds(value: Any) -> Optional[float]:
+    """Seconds of an nginx time (``60s``, ``1m30s``, ``500ms``, a bare number of seconds), None when not one."""
+    text = str(value).strip() if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
+    if not text or _NGINX_TIME.match(text) is None:
+        return None
+    return float(sum(int(n) * _NGINX_UNITS[unit] for n, unit in _NGINX_PART.findall(text)))
+
+
+def nginx_inc_read_timeout(resource: Any) -> EdgeTimeout:
+    """NGINX Inc.'s proxy read timeout of an Ingress: nginx.org/proxy-read-timeout, else the controller's 60 s."""
+    value = nginx_time_seconds(annotations_of(resource.props).get(NGINX_INC_READ))
+    if value is not None:
+        return EdgeTimeout(value, "set")
+    return EdgeTimeout(float(NGINX_INC_READ_DEFAULT), "unset: NGINX Ingress Controller's default unless its ConfigMap changes it")
 
 
 def nginx_read_seconds(resource: Any) -> tuple[float, bool]:

@@ -141,3 +141,18 @@ def pod_pulls(podspec: Mapping) -> list[str]:
                     if model and "$" not in model and model not in found:
                         found.append(model)
     return found
+
+
+def pod_scripts(podspec: Mapping) -> list[str]:
+    """Every shell text the pod runs at start, in any container (init containers too): command and args, postStart
+    exec hooks and the mounted ConfigMap scripts they name (``_scripts``), variables left as written."""
+    volumes = {
+        str(v.get("name")): str(get(v, "configMap", "name"))
+        for v in (as_dict(v) for v in as_list(podspec.get("volumes")))
+        if get(v, "configMap", "name")
+    }
+    texts: list[str] = []
+    for key in ("initContainers", "containers"):
+        for container in (c for c in as_list(podspec.get(key)) if isinstance(c, dict)):
+            texts.extend(_scripts(container, volumes))
+    return texts

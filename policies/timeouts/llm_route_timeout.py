@@ -7,8 +7,8 @@ disables Envoy's (no timeout), which timeout-chain-ordered then relates to the A
 
 Envoy AI Gateway's AIGatewayRoute rules default to 60 s (envoyproxy/ai-gateway v1.1.0); a Contour HTTPProxy route's
 timeoutPolicy.response to Envoy's 15 s (projectcontour/contour v1.33.6, policies/reading/edge_proxies.py). GKE's load balancers (a GCE Ingress's BackendConfig timeoutSec, a Gateway's GCPBackendPolicy timeoutSec) default
-to 30 s for the whole response, and ingress-nginx's proxy-read-timeout to 60 s (policies/reading/edge.py has the
-sources). A model server is any engine the table knows or a GPU container of a serving app (not only vLLM). An
+to 30 s for the whole response, and ingress-nginx's proxy-read-timeout and NGINX Inc.'s nginx.org/proxy-read-timeout to 60 s (policies/reading/edge.py
+has the sources; both controllers may take class "nginx", and their annotations or IngressClass tell them apart). A model server is any engine the table knows or a GPU container of a serving app (not only vLLM). An
 OpenShift Route's router timeout defaults to 30 s (openshift/router, see OPENSHIFT_ROUTER_DEFAULT). An
 Ingress none of whose backends is in the set is still reported, advisory like the rest of this policy: the edge's
 timeout is proven by the Ingress alone, whether a model sits behind it is not.
@@ -47,7 +47,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             llm |= path.workload_services(w, selectors)
     # Every Service name the set defines (or a controller derives from a workload): a backend outside it is unknown.
     known = set(edge.services_by_name(resources)) | llm
-    context = (edge.services_by_name(resources), edge.backend_configs(resources))
+    context = (edge.services_by_name(resources), edge.backend_configs(resources), edge.ingress_class_controllers(resources))
     pools = {
         p
         for r in resources
@@ -253,14 +253,17 @@ def _where(service: str, llm: set[str]) -> str:
 
 
 def _edge_of(ingress: Resource, service: str, port: object, context: tuple) -> tuple[str, edge.EdgeTimeout] | None:
-    """(what the edge is, its timeout for this backend) of an ALB, GKE or ingress-nginx Ingress; None otherwise."""
+    """(what the edge is, its timeout for this backend) of an ALB, GKE, NGINX Inc., ingress-nginx or Kong Ingress;
+    None otherwise."""
     if path.is_alb_ingress(ingress):
         idle, explicit = path.alb_idle_seconds(ingress)
         return "ALB idle_timeout.timeout_seconds", edge.EdgeTimeout(idle, "set" if explicit else "unset: the ALB's default")
     if edge.is_gce_ingress(ingress):
-        services, configs = context
+        services, configs, _ = context
         found = edge.gce_backend_timeout(services.get(service), port, configs)
         return ("GKE backend service timeout (BackendConfig timeoutSec)", found) if found is not None else None
+    if edge.is_nginx_inc_ingress(ingress, context[2]):
+        return edge.NGINX_INC_READ, edge.nginx_inc_read_timeout(ingress)
     if edge.is_nginx_ingress(ingress):
         read, explicit = edge.nginx_read_seconds(ingress)
         how = "set" if explicit else "unset: ingress-nginx's default unless its ConfigMap changes it"

@@ -97,6 +97,15 @@ def shell_deployment(script: str) -> str:
     )
 
 
+def url_value_deployment(value: str) -> str:
+    """A Service and a Deployment whose one env value is ``value`` (YAML text), so G63 reads it."""
+    return (
+        "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {ports: [{port: 80}]}\n---\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n      containers:\n"
+        "      - name: c\n        image: nginx:1.27\n        env:\n        - name: X\n          value: %s\n" % json.dumps(value)
+    )
+
+
 @dataclass
 class Case:
     """One hostile input: the files, the command (``{dir}`` is the case's folder) and what must happen."""
@@ -463,6 +472,18 @@ CHECK_CASES = [
         CHECK,
         {"m/a.yaml": shell_deployment("python -c 'from huggingface_hub import hf_hub_download; " + "hf_hub_download(" * 16_384)},
         allowed=(0, 1),
+    ),
+    # Cold review 43, item 6: G63's URL scheme pattern ran to the end of every `a.a.a...` stretch at each word boundary
+    # (quadratic: a 40 KB env value cost 13 s, 400 KB did not end in 90 s); with one Service in the run it must end
+    # in the cap. Generated shapes of /tmp/review43/hostile/h4.yaml and h3.yaml, plus a value dense with "://".
+    *(
+        Case(f"manifest-url-scheme-run-{size}", CHECK, {"m/a.yaml": url_value_deployment(value)}, allowed=(0, 1))
+        for size, value in (
+            ("40k", "a." * 20_000),
+            ("400k", "a." * 200_000),
+            ("dense-scheme-marks", "http://a.b" * 40_000),
+            ("long-host", "http://" + "a-" * 200_000),
+        )
     ),
 ]
 

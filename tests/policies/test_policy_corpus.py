@@ -354,10 +354,12 @@ EXPECTED = {
     # on more than one element (keda v2.20.2 prometheus_scaler.go L273-274), i.e. as soon as it scales to 2.
     ("tutorials__assets__keda-scaled-object.yaml", "hpa-custom-metric-is-served"),
     # G17 with the corpus read as one set: AIBrix's samples/autoscaling hpa.yaml and kpa.yaml are two PodAutoscalers on
-    # deploy.yaml's Deployment (blocking: target in the set), production-stack's tutorial HPA and ScaledObject both scale
+    # deploy.yaml's Deployment (advisory: two files of one folder), production-stack's tutorial HPA and ScaledObject both scale
     # vllm-llama3-deployment-vllm (advisory: the Deployment is in no file). Alternatives of one folder: applied
-    # together, they fight.
+    # together, they fight. Reported on each of the two autoscalers (advisory, as the pair is).
+    ("samples__autoscaling__hpa.yaml", "one-autoscaler-per-workload"),
     ("samples__autoscaling__kpa.yaml", "one-autoscaler-per-workload"),
+    ("tutorials__assets__hpa-10.yaml", "one-autoscaler-per-workload"),
     ("tutorials__assets__keda-scaled-object.yaml", "one-autoscaler-per-workload"),
     # production-stack's HPA and ScaledObject on vLLM series state no behavior: Kubernetes' defaults (advisory, S8).
     ("tutorials__assets__hpa-10.yaml", "llm-autoscaler-behavior-explicit"),

@@ -55,26 +55,48 @@ def scaled_object(name="triton-llm-scaledobject", target="triton-llm", namespace
 
 def found(*objs, config=None):
     pack = {POLICY.name: config} if config else None
-    return [(v.resource, v.enforcement) for v in evaluate([manifest(o) for o in objs], pack, policies=[POLICY])]
+    return sorted((v.resource, v.enforcement) for v in evaluate([manifest(o) for o in objs], pack, policies=[POLICY]))
 
 
 def test_hpa_and_scaled_object_on_one_deployment_in_the_set_block():
-    [(resource, level)] = found(deployment(), hpa(), scaled_object())
-    assert (resource, level) == ("ScaledObject/triton-llm-scaledobject", "mandatory")
-    [violation] = evaluate([manifest(o) for o in (deployment(), hpa(), scaled_object())], policies=[POLICY])
-    assert violation.message.startswith(
+    # Reported on both autoscalers, each naming the other: labellers of set 38 (Ting-YuChou/LLM-Infrastructure-mvp@
+    # a451649) put G17 on the ScaledObject, those of set 41 on the HPA.
+    assert found(deployment(), hpa(), scaled_object()) == [
+        ("HorizontalPodAutoscaler/triton-llm-hpa", "mandatory"),
+        ("ScaledObject/triton-llm-scaledobject", "mandatory"),
+    ]
+    on_hpa, on_so = evaluate([manifest(o) for o in (deployment(), hpa(), scaled_object())], policies=[POLICY])
+    assert on_so.message.startswith(
         "ScaledObject triton-llm-scaledobject (through the HPA KEDA creates for it) and HPA triton-llm-hpa both scale "
         "Deployment/triton-llm in namespace llm-inference: "
     )
-    assert "KEDA's webhook refuses" in violation.message
+    assert on_hpa.message.startswith(
+        "HPA triton-llm-hpa and ScaledObject triton-llm-scaledobject (through the HPA KEDA creates for it) both scale "
+        "Deployment/triton-llm in namespace llm-inference: "
+    )
+    assert "KEDA's webhook refuses" in on_so.message and "KEDA's webhook refuses" in on_hpa.message
+
+
+def test_three_autoscalers_report_each_once_preferring_a_proven_pair():
+    # The HPA without a namespace pairs with the others only as advice; the two namespaced ones block, and the HPA
+    # names one of them (once).
+    assert found(deployment(), hpa("b", namespace=None), hpa(), scaled_object()) == [
+        ("HorizontalPodAutoscaler/b", "advisory"),
+        ("HorizontalPodAutoscaler/triton-llm-hpa", "mandatory"),
+        ("ScaledObject/triton-llm-scaledobject", "mandatory"),
+    ]
 
 
 def test_two_hpas_without_their_target_in_the_set_are_advised():
     # kubernetes/examples AI/vllm-deployment/hpa: two alternatives of one folder, the Deployment elsewhere.
     pair = (hpa("gemma-server-hpa", "vllm-gemma-deployment", None), hpa("gemma-server-gpu-hpa", "vllm-gemma-deployment", None))
-    assert found(*pair) == [("HorizontalPodAutoscaler/gemma-server-gpu-hpa", "advisory")]
+    assert found(*pair) == [
+        ("HorizontalPodAutoscaler/gemma-server-gpu-hpa", "advisory"),
+        ("HorizontalPodAutoscaler/gemma-server-hpa", "advisory"),
+    ]
     assert found(deployment("vllm-gemma-deployment", None), *pair) == [
-        ("HorizontalPodAutoscaler/gemma-server-gpu-hpa", "mandatory")
+        ("HorizontalPodAutoscaler/gemma-server-gpu-hpa", "mandatory"),
+        ("HorizontalPodAutoscaler/gemma-server-hpa", "mandatory"),
     ]
 
 
@@ -86,13 +108,15 @@ def test_two_aibrix_pod_autoscalers_and_scaled_object_pairs():
 
     target = deployment("ds", "default")
     assert found(target, pod_autoscaler("ds-hpa", "HPA"), pod_autoscaler("ds-kpa", "KPA")) == [
-        ("PodAutoscaler/ds-kpa", "mandatory")
+        ("PodAutoscaler/ds-hpa", "mandatory"),
+        ("PodAutoscaler/ds-kpa", "mandatory"),
     ]
     assert found(target, pod_autoscaler("ds-kpa", "KPA"), hpa("ds", "ds", "default")) == [
-        ("HorizontalPodAutoscaler/ds", "mandatory")
+        ("HorizontalPodAutoscaler/ds", "mandatory"),
+        ("PodAutoscaler/ds-kpa", "mandatory"),
     ]
     so = scaled_object("a", "ds", "default"), scaled_object("b", "ds", "default")
-    assert found(target, *so) == [("ScaledObject/b", "mandatory")]
+    assert found(target, *so) == [("ScaledObject/a", "mandatory"), ("ScaledObject/b", "mandatory")]
 
 
 def test_http_scaled_object_beside_an_hpa_and_its_own_scaled_object():
@@ -111,7 +135,10 @@ def test_http_scaled_object_beside_an_hpa_and_its_own_scaled_object():
         },
     }
     target = deployment("ollama", "ollama")
-    assert found(target, http, hpa("ollama-cpu", "ollama", "ollama")) == [("HorizontalPodAutoscaler/ollama-cpu", "mandatory")]
+    assert found(target, http, hpa("ollama-cpu", "ollama", "ollama")) == [
+        ("HTTPScaledObject/ollama", "mandatory"),
+        ("HorizontalPodAutoscaler/ollama-cpu", "mandatory"),
+    ]
     # The ScaledObject the add-on creates has the HTTPScaledObject's name: the same autoscaler, not a second one.
     assert found(target, http, scaled_object("ollama", "ollama", "ollama")) == []
     # With skip-scaledobject-creation the add-on creates none: the user's own ScaledObject is the only autoscaler.
@@ -128,7 +155,10 @@ def test_nim_service_scale_enabled_beside_a_user_hpa():
         "spec": {"scale": {"enabled": True, "hpa": {"minReplicas": 1, "maxReplicas": 3}}},
     }
     user = hpa("llama-hpa", "meta-llama-3-2-1b-instruct", "nim-service")
-    assert found(nim, user) == [("HorizontalPodAutoscaler/llama-hpa", "mandatory")]
+    assert found(nim, user) == [
+        ("HorizontalPodAutoscaler/llama-hpa", "mandatory"),
+        ("NIMService/meta-llama-3-2-1b-instruct", "mandatory"),
+    ]
     nim["spec"]["scale"]["enabled"] = False
     assert found(nim, user) == []
 
@@ -145,10 +175,9 @@ def _isvc(annotations):
 def test_kserve_standard_mode_creates_its_own_hpa():
     user = hpa("chat-hpa", "chat-predictor", "models")
     raw = {"serving.kserve.io/deploymentMode": "RawDeployment"}
-    assert found(_isvc(raw), user) == [("HorizontalPodAutoscaler/chat-hpa", "mandatory")]
-    assert found(_isvc({**raw, "serving.kserve.io/autoscalerClass": "keda"}), user) == [
-        ("HorizontalPodAutoscaler/chat-hpa", "mandatory")
-    ]
+    both = [("HorizontalPodAutoscaler/chat-hpa", "mandatory"), ("InferenceService/chat", "mandatory")]
+    assert found(_isvc(raw), user) == both
+    assert found(_isvc({**raw, "serving.kserve.io/autoscalerClass": "keda"}), user) == both
     # autoscalerClass external (or none): KServe creates no HPA, the user's is the only one.
     assert found(_isvc({**raw, "serving.kserve.io/autoscalerClass": "external"}), user) == []
     # Knative mode: the KPA scales revision Deployments of other names.
@@ -156,7 +185,8 @@ def test_kserve_standard_mode_creates_its_own_hpa():
     # No mode annotation: the cluster's default (setting), Serverless unless told; RawDeployment makes it advice.
     assert found(_isvc({}), user) == []
     assert found(_isvc({}), user, config={"kserveDefaultDeploymentMode": "RawDeployment"}) == [
-        ("HorizontalPodAutoscaler/chat-hpa", "advisory")
+        ("HorizontalPodAutoscaler/chat-hpa", "advisory"),
+        ("InferenceService/chat", "advisory"),
     ]
 
 
@@ -166,7 +196,8 @@ def test_keda_adopting_an_hpa_as_documented_is_silent():
     assert found(deployment(), hpa(), adopting) == []
     # The annotation without naming the HPA adopts nothing (KEDA's webhook refuses it).
     assert found(deployment(), hpa(), scaled_object(annotations=transfer)) == [
-        ("ScaledObject/triton-llm-scaledobject", "mandatory")
+        ("HorizontalPodAutoscaler/triton-llm-hpa", "mandatory"),
+        ("ScaledObject/triton-llm-scaledobject", "mandatory"),
     ]
 
 
@@ -184,7 +215,10 @@ def test_same_names_in_other_namespaces_or_kinds_are_not_joined():
     assert found(deployment(), deployment(namespace="other"), hpa(), hpa(namespace="other")) == []
     assert found(deployment(), hpa(), hpa("sts-hpa", kind="StatefulSet")) == []
     # One states a namespace, the other is applied wherever kubectl points: advice.
-    assert found(deployment(), hpa(), hpa("b", namespace=None)) == [("HorizontalPodAutoscaler/b", "advisory")]
+    assert found(deployment(), hpa(), hpa("b", namespace=None)) == [
+        ("HorizontalPodAutoscaler/b", "advisory"),
+        ("HorizontalPodAutoscaler/triton-llm-hpa", "advisory"),
+    ]
 
 
 def _write(path: Path, *docs: dict) -> None:
@@ -200,25 +234,33 @@ def test_two_clusters_in_one_run_are_never_joined(tmp_path, capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["scopes"] == ["dev", "prod"]
     assert [v for v in report["violations"] if v["policy"] == POLICY.name] == []
-    # One cluster's folder with both in two files: one finding, on the later of the two; advice, since a folder's
-    # files may be alternatives (review 32 R7, /work/review/s25/alt/: deploy.yaml, hpa.yaml "or" keda.yaml).
+    # One cluster's folder with both in two files: a finding on each; advice, since a folder's files may be
+    # alternatives (review 32 R7, /work/review/s25/alt/: deploy.yaml, hpa.yaml "or" keda.yaml).
     _write(tmp_path / "one" / "hpa.yaml", hpa())
     _write(tmp_path / "one" / "so.yaml", deployment(), scaled_object())
     main([str(tmp_path / "one"), "--format", "json"], stdin=io.BytesIO())
     violations = [v for v in json.loads(capsys.readouterr().out)["violations"] if v["policy"] == POLICY.name]
-    assert [(v["resource"], v["enforcement"], Path(v["file"]).name) for v in violations] == [
-        ("ScaledObject/triton-llm-scaledobject", "advisory", "so.yaml")
+    assert sorted((v["resource"], v["enforcement"], Path(v["file"]).name) for v in violations) == [
+        ("HorizontalPodAutoscaler/triton-llm-hpa", "advisory", "hpa.yaml"),
+        ("ScaledObject/triton-llm-scaledobject", "advisory", "so.yaml"),
     ]
-    assert "hpa.yaml and " in violations[0]["message"] and violations[0]["message"].endswith("so.yaml are applied)")
+    for v in violations:
+        assert "hpa.yaml and " in v["message"] and v["message"].endswith("so.yaml are applied)")
     # One file holding both proves they are applied together: blocking.
     _write(tmp_path / "both" / "app.yaml", deployment(), hpa(), scaled_object())
     main([str(tmp_path / "both"), "--format", "json"], stdin=io.BytesIO())
     violations = [v for v in json.loads(capsys.readouterr().out)["violations"] if v["policy"] == POLICY.name]
-    assert [(v["resource"], v["enforcement"]) for v in violations] == [("ScaledObject/triton-llm-scaledobject", "mandatory")]
+    assert sorted((v["resource"], v["enforcement"]) for v in violations) == [
+        ("HorizontalPodAutoscaler/triton-llm-hpa", "mandatory"),
+        ("ScaledObject/triton-llm-scaledobject", "mandatory"),
+    ]
     # The alternatives in sibling files with the Deployment in a third: advice.
     _write(tmp_path / "alt" / "deploy.yaml", deployment())
     _write(tmp_path / "alt" / "hpa.yaml", hpa())
     _write(tmp_path / "alt" / "keda.yaml", scaled_object())
     main([str(tmp_path / "alt"), "--format", "json"], stdin=io.BytesIO())
     violations = [v for v in json.loads(capsys.readouterr().out)["violations"] if v["policy"] == POLICY.name]
-    assert [(v["resource"], v["enforcement"]) for v in violations] == [("ScaledObject/triton-llm-scaledobject", "advisory")]
+    assert sorted((v["resource"], v["enforcement"]) for v in violations) == [
+        ("HorizontalPodAutoscaler/triton-llm-hpa", "advisory"),
+        ("ScaledObject/triton-llm-scaledobject", "advisory"),
+    ]
