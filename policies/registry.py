@@ -19,6 +19,7 @@ from policies.autoscaling import (
     monitor_selects_targets,
     no_scale_to_zero,
     one_autoscaler,
+    replica_spread,
     throughput_signal,
 )
 from policies.crd import validation_rules, validation_rules_unevaluated
@@ -250,6 +251,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     hpa_behavior.POLICY,
     hpa_behavior.UNSET_POLICY,
     one_autoscaler.POLICY,
+    replica_spread.POLICY,
     startup_probe_budget.POLICY,
     model_source_pinned.POLICY,
     config_revision_pinned.POLICY,

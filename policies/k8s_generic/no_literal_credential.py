@@ -73,20 +73,32 @@ def _named_credential(item: dict) -> bool:
 # prokube/vllm-serving helm-example/admin/envoyfilter.yaml@38112a4: `local api_key = request_handle:headers():get("x-api-key")` then
 # `if api_key ~= "<16 letters and digits>" then` (Envoy's Lua filter API: envoyproxy/envoy docs
 # configuration/http/http_filters/lua_filter.rst, headers():get()).
-_CREDENTIAL_HEADER = re.compile(r"""["'](?:x-api-key|api-key|apikey|authorization|x-auth-token)["']""", re.I)
-_COMPARED_LITERAL = re.compile(r"""(?:~=|==|!=)\s*["']((?:Bearer\s+)?[A-Za-z0-9_\-.+/=]{12,})["']""")
+_HEADER_NAMES = r"x-api-key|api-key|apikey|authorization|x-auth-token"
+# `local api_key = request_handle:headers():get("x-api-key")`, `key = request.headers.get("Authorization")`
+_HEADER_READ = re.compile(
+    r"""(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]{0,63})\s*=\s*[^\n=]{0,200}?get\(\s*["'](?:%s)["']\s*\)""" % _HEADER_NAMES, re.I
+)
+_HEADER_CALL = r"""[\w:.()]{0,80}get\(\s*["'](?:%s)["']\s*\)""" % _HEADER_NAMES
+_LITERAL = r"""["']((?:Bearer\s+)?[A-Za-z0-9_\-.+/=]{12,})["']"""
+_OPERATOR = r"\s*(?:~=|==|!=)\s*"
 
 
 def _compared_key(text: str) -> Optional[str]:
-    """What a code string compares a credential header with, when it is a literal with letters and digits (not a
-    placeholder), else None."""
-    if not _CREDENTIAL_HEADER.search(text):
+    """The literal a code string compares a credential header's value with (the variable it read the header into,
+    or the read itself, on one side of ``==``/``~=``/``!=``), when it holds letters and digits and is no path or
+    placeholder; else None (review 43 #3: a path compared elsewhere in the same script is no key)."""
+    if "get(" not in text:
         return None
-    for match in _COMPARED_LITERAL.finditer(text):
-        literal = match.group(1).removeprefix("Bearer").strip()
-        filled = placeholder_value(literal) or placeholder_in(literal)
-        if re.search(r"[A-Za-z]", literal) and re.search(r"\d", literal) and not filled:
-            return literal
+    sides = [re.escape(v) for v in _HEADER_READ.findall(text)] + [_HEADER_CALL]
+    for side in sides:
+        for pattern in (rf"(?<![\w.]){side}{_OPERATOR}{_LITERAL}", rf"{_LITERAL}{_OPERATOR}{side}(?![\w])"):
+            for match in re.finditer(pattern, text):
+                literal = match.group(1).removeprefix("Bearer").strip()
+                filled = placeholder_value(literal) or placeholder_in(literal)
+                if literal.startswith("/") or filled:
+                    continue
+                if re.search(r"[A-Za-z]", literal) and re.search(r"\d", literal):
+                    return literal
     return None
 
 

@@ -72,3 +72,40 @@ def test_careful_code_stays_silent():
     assert found_by([_with_code(_LUA.replace(_KEY, "REPLACE_WITH_KEY_123"))], "no-literal-credential") == []
     other = _LUA.replace('"x-api-key"', '"x-request-source"')
     assert found_by([_with_code(other)], "no-literal-credential") == []
+
+
+def test_a_literal_compared_with_something_else_stays_silent():
+    # Review 43 #3: a script that reads the Authorization header and compares the *path* (or a model id) with a
+    # literal holds no key.
+    code = """function envoy_on_request(request_handle)
+  local auth = request_handle:headers():get("authorization")
+  local path = request_handle:headers():get(":path")
+  local model = request_handle:headers():get("x-model")
+  if path == "/v1/completions" and auth == nil then
+    request_handle:respond({[":status"] = "401"}, "missing token")
+  end
+  if model == "llama-3-1-8b-instruct" then
+    request_handle:headers():add("x-pool", "pool1")
+  end
+end
+"""
+    assert found_by([_with_code(code)], "no-literal-credential") == []
+    # The header read compared directly, literal on either side: the key.
+    direct = code.replace(
+        'if path == "/v1/completions" and auth == nil', f'if "{_KEY}" ~= request_handle:headers():get("authorization")'
+    )
+    ((level, _),) = found_by([_with_code(direct)], "no-literal-credential")
+    assert level == "mandatory"
+
+
+def test_long_code_is_read_in_linear_time():
+    # A 400 KB blob (under the 1 MiB file limit) of identifiers, dots or quotes beside a header read: each pattern is
+    # anchored or bounded, so the read stays linear (measured 1.4 s for 400k of each form here, under load).
+    import time
+
+    from policies.k8s_generic.no_literal_credential import _compared_key
+
+    start = time.perf_counter()
+    for blob in ("a" * 200_000 + ' == "abc123456789xyz"', "ab." * 70_000, "= " * 100_000, '"' * 200_000):
+        assert _compared_key('x = get("authorization")\n' + blob) is None
+    assert time.perf_counter() - start < 20
