@@ -159,9 +159,38 @@ def _ray_serve(resource: Resource) -> list[str]:
     ]
 
 
+# Workloads whose spec.replicas a manifest may commit at 0 while their pods serve a model.
+_REPLICATED_TYPES = ("kubernetes:apps/v1:Deployment", "kubernetes:apps/v1:StatefulSet")
+
+
+def _parked(resource: Resource) -> list[str]:
+    """Advice on a model server's Deployment or StatefulSet committed with spec.replicas 0 that no autoscaler of the
+    files scales (set 41: AurelioAguirre/multi-model-orchestrator k8s/inference/vllm-deployment.yaml, "replicas: 0 #
+    Start with 0, scale up when needed", scaled by the project's orchestrator): it runs no pod until something outside
+    the files scales it, and the first request then waits the cold start. An HPA or ScaledObject of the files that
+    targets it is judged on its own floor instead."""
+    if resource.type not in _REPLICATED_TYPES or get(resource.props, "spec", "replicas") != 0:
+        return []
+    if not model_servers(resource):
+        return []
+    view = viewed_resources()
+    if view is not None:
+        found = memoized(view, "scaler_workloads", workloads)
+        for scaler in (r for r in view if r.type in _GENERIC_SCALERS):
+            target = scale_target(scaler, found)
+            if target is not None and target.resource is resource:
+                return []
+    return [
+        unproven(
+            "spec.replicas is 0, so this model server runs no pod until something outside these files scales it up, "
+            f"and each first request then waits for a pod to start and load the model; {_WHY}"
+        )
+    ]
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     found = _stopped(resource) + _weighed(resource, _floor(resource)) + _knative_floor(resource, config)
-    return found + _ray_serve(resource)
+    return found + _ray_serve(resource) + _parked(resource)
 
 
 # Autoscalers that scale whatever they name: a floor of 0 matters only where that is a model server.
@@ -251,7 +280,8 @@ POLICY = Policy(
         "on a model server's Knative Service counts, and on a Serverless InferenceService is advice (KServe writes "
         "min-scale from minReplicas); a model server's Knative Service with no min-scale (the cluster's default, 0 as "
         "Knative ships it) and an initial-scale of 0 are advice; so is a RayService model deployment whose Ray Serve "
-        "autoscaling_config.min_replicas is 0."
+        "autoscaling_config.min_replicas is 0, and a model server's Deployment or StatefulSet "
+        "committed with replicas 0 that no autoscaler of the files scales."
     ),
     catalog="S5",
     severity="high",
@@ -272,6 +302,7 @@ POLICY = Policy(
         *OPERATOR_TYPES,
         *SCALER_TYPES,
         *RAY_SERVICE_TYPES,
+        *_REPLICATED_TYPES,
     ),
     check_resource=_check,
     rationale=(

@@ -99,6 +99,9 @@ UNREAD_TOKEN_NAMES = frozenset(
         "HF_HUB_TOKEN",
         "HUGGINGFACE_API_TOKEN",
         "HF_ACCESS_TOKEN",
+        # set 38: rick-c-goog/gke-gpu-autoscale triton-deployment.yaml@969d3b6, Triton's vLLM flavour (its backend hands
+        # model.json to vLLM, which downloads through huggingface_hub)
+        "HUGGING_FACE_TOKEN",
     }
 )
 
@@ -265,7 +268,37 @@ def hub_servers(resource: Resource) -> list[tuple[str, Any, dict, dict, tuple[st
             dirs = (fetch.into,) if fetch.into else cache_dirs(fetch.container, {})
             # A downloader writes where it is told; its tool image (python, a CLI) carries no model.
             found.append((fetch.label, fetch.source, fetch.podspec, fetch.container, dirs, False, True))
-    return found + _ray_app_servers(resource) + _generic_servers(resource)
+    return found + _ray_app_servers(resource) + _generic_servers(resource) + _triton_vllm_servers(resource)
+
+
+# Triton's vLLM flavour: the backend reads the model folder's model.json and hands it to vLLM as AsyncEngineArgs
+# (triton-inference-server/vllm_backend r24.03 src/model.py:40, 112-124), so vLLM downloads its "model" from the Hub
+# through huggingface_hub. model.json sits in the model repository (often a bucket), so the Hub id a variable of the
+# container names (MODEL_NAME, or model_ids' spellings) is what the files suggest, not what they prove; and a model.py
+# in that repository may read any variable (set 16 trap: llm-on-gke/triton-vllm-gke@0d1338a, whose repository's
+# model.py calls huggingface_hub.login(token=os.environ["HUGGING_FACE_TOKEN"])). So these findings are advice.
+_TRITON_VLLM_FLAVOUR = "-vllm-python-py3"
+_TRITON_PUBLISHER = "nvcr.io/nvidia/tritonserver"
+TRITON_MODEL_UNSEEN = (
+    "the model repository, not in the files, holds the model.json that names the model the vLLM backend downloads, and "
+    "may hold a Python backend model.py that logs in with the variable itself"
+)
+
+
+def _triton_vllm_servers(resource: Resource) -> list[tuple[str, Any, dict, dict, tuple[str, ...], bool, bool]]:
+    """The hub_servers entries of Triton servers in the publisher's vLLM image whose container names a Hub id in a
+    model variable (its layer holds no model)."""
+    found: list[tuple[str, Any, dict, dict, tuple[str, ...], bool, bool]] = []
+    for server in table_servers(resource, "triton"):
+        image = str(server.container.get("image") or "").lower()
+        if not (image.startswith(_TRITON_PUBLISHER) and _TRITON_VLLM_FLAVOUR in image):
+            continue
+        env = env_values(server.container)
+        named = model_id(server.container)
+        model = named.model if named is not None else next((v for k, v in env.items() if k.upper() == "MODEL_NAME"), None)
+        if hub_model(model) is not None and not any(str(env.get(n, "")).strip().lower() in ("1", "true") for n in _HF_OFFLINE):
+            found.append((server.label, model, server.podspec, server.container, cache_dirs(server.container, {}), False, True))
+    return found
 
 
 def _generic_servers(resource: Resource) -> list[tuple[str, Any, dict, dict, tuple[str, ...], bool, bool]]:
@@ -399,6 +432,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
         why = _other_endpoint(container) or _outside(resource, podspec)
         if why is None:
             why = _cache_may_hold_it(podspec, container, dirs, layer_empty)
+        if why is None and any(container is c for *_, c, _, _, _ in _triton_vllm_servers(resource)):
+            why = TRITON_MODEL_UNSEEN
         if why is None and any(container is c for *_, c, _, _, _ in _generic_servers(resource)):
             why = "the engine is not one the pack knows: that its image downloads the model, rather than carry it, is not in the files"
         messages.append(unproven(f"{message} ({why})") if why else message)

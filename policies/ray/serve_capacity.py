@@ -18,6 +18,16 @@ applications count too (policies/reading/serve_apps.py): a replica needs its ray
 engine's tensor x pipeline parallel GPUs, from ``args``, an ``engine_args`` mapping, or (advice only: the app's code
 reads them) its runtime_env variables (``_app_needs``; sets 14 and 15: datvodinh/serve-llm, taigetco/ray-worker).
 A replica whose num_gpus exceeds every pod's GPUs never places, whatever the total (``_too_big_for_a_node``).
+
+Serve autoscaling beyond the ceiling (advice, ``_scale_up_beyond``): the most GPUs Serve may ask for are each
+LLMConfig's max_replicas x tensor x pipeline parallel GPUs, and each other deployment's autoscaling_config.max_replicas
+(else its fixed num_replicas) x ray_actor_options.num_gpus, whatever engine it runs (``_deployment_tops``; fractional
+num_gpus summed, a lower bound on the GPUs they pack into). A worker group whose maxReplicas lies above its replicas
+still cannot grow when enableInTreeAutoscaling is not true: KubeRay injects the autoscaler into the head pod only then
+(ray-project/kuberay v1.7.0 ray-operator/controllers/ray/common/pod.go:242-243, utils/util.go:751-753; v1.0.0
+common/pod.go:103-104), and without it keeps each group at replicas, clamped to [minReplicas, maxReplicas]
+(v1.7.0 utils/util.go:389-407), so the message names that maxReplicas as unused (set 38 aabhimittal/
+Ray-serve-multi-model-GPU-autoscaling deploy/kuberay/rayservice.yaml: gpu-workers replicas 1, maxReplicas 8).
 """
 
 from __future__ import annotations
@@ -25,7 +35,7 @@ from __future__ import annotations
 from typing import Optional
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import as_dict, as_int, get, split_type
+from policies.kube import as_dict, as_int, as_list, get, split_type
 from policies.reading.ray_cluster import cluster_spec, groups
 from policies.reading.serve_apps import ServeAppEngine, actor_gpus, replica_floor, serve_app_engines
 from policies.reading.serve_python import mounted_llm_configs
@@ -86,6 +96,43 @@ def _gpus_per_replica(config: dict) -> Optional[int]:
     if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (tp, pp)):
         return None
     return tp * pp
+
+
+def _deployment_tops(resource: Resource) -> list[tuple[str, int, float]]:
+    """(label, most replicas, num_gpus) of each serveConfigV2 deployment that reserves GPUs through
+    ray_actor_options.num_gpus, in applications without llm_configs (those are read as LLMConfigs): its
+    autoscaling_config.max_replicas, else an integer num_replicas (``"auto"`` and unset are left out)."""
+    found = []
+    for app in (as_dict(a) for a in as_list(get(serve_config(resource), "applications"))):
+        if get(app, "args", "llm_configs"):
+            continue
+        for i, deployment in enumerate(as_dict(d) for d in as_list(app.get("deployments"))):
+            gpus = actor_gpus(deployment)
+            top = as_int(get(deployment, "autoscaling_config", "max_replicas"))
+            if top is None and not isinstance(deployment.get("num_replicas"), str):
+                top = as_int(deployment.get("num_replicas"))
+            if gpus > 0 and top is not None and top > 0:
+                name = deployment.get("name", "?")
+                found.append((f"serveConfigV2 application {app.get('name', '?')} deployments[{i}] ({name})", top, gpus))
+    return found
+
+
+def _frozen_groups(resource: Resource) -> str:
+    """A clause naming the GPU worker groups whose maxReplicas KubeRay never uses because in-tree autoscaling is off
+    (module docstring), or ""."""
+    found = cluster_spec(resource)
+    if found is None or get(found[1], "enableInTreeAutoscaling") is True:
+        return ""
+    unused = []
+    for group in groups(resource):
+        pods, top, hosts = group.pods(), as_int(group.spec.get("maxReplicas")), as_int(group.spec.get("numOfHosts", 1))
+        if group.is_head or not group.pod_gpus() or pods is None or top is None or hosts is None:
+            continue
+        if top * hosts > pods:
+            unused.append(f"{group.name} stays at {pods} pod(s), its maxReplicas {top} unused")
+    if not unused:
+        return ""
+    return f"enableInTreeAutoscaling is not true, so KubeRay runs no autoscaler and {'; '.join(unused)}"
 
 
 def _llm_configs(resource: Resource, resources: list[Resource]) -> list[tuple[str, dict]]:
@@ -161,6 +208,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             if top is not None and per is not None and top * per > 0:
                 tops.append((label, top, float(per)))
         needs += _app_needs(resource)
+        tops += _deployment_tops(resource)
         ceiling = _gpu_ceiling(resource) if needs or tops else None
         if ceiling is None:
             continue
@@ -170,12 +218,12 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             continue
         asked = "; ".join(f"{label}: {floor} replica(s) x {per:g} GPU" for label, floor, per, _ in needs)
         has = ", ".join(ceiling[1]) or "no group with GPUs"
-        kind = split_type(resource.type)[1]
+        kind, frozen = split_type(resource.type)[1], _frozen_groups(resource)
         message = (
             f"{kind} {get(resource.props, 'metadata', 'name')}: Ray Serve needs at least {need:g} GPU(s) ({asked}; "
             f"one GPU per tensor x pipeline parallel worker) but the Ray cluster can have at most "
-            f"{ceiling[0]} ({has}); the replicas beyond it never place and the application never reaches its "
-            f"target; raise the GPU worker group's replicas/maxReplicas or lower min_replicas"
+            f"{ceiling[0]} ({has}{'; ' + frozen if frozen else ''}); the replicas beyond it never place and the application "
+            f"never reaches its target; raise the GPU worker group's replicas/maxReplicas or lower min_replicas"
         )
         # Settings an app's own code reads from its variables are not proven to reach the engine.
         proven = need - sum(f * p for _, f, p, sure in needs if not sure) > ceiling[0]
@@ -194,13 +242,17 @@ def _scale_up_beyond(resource: Resource, tops: list[tuple[str, int, float]], cei
     asked = "; ".join(f"{label}: max_replicas {top} x {per:g} GPU" for label, top, per in tops)
     has = ", ".join(ceiling[1]) or "no group with GPUs"
     kind = split_type(resource.type)[1]
+    how = _frozen_groups(resource) or "replicas with in-tree autoscaling off, maxReplicas with it on"
+    bases = {
+        "ray_actor_options.num_gpus per replica" if " deployments[" in label else "one GPU per tensor x pipeline parallel worker"
+        for label, _, _ in tops
+    }
+    basis = ", ".join(sorted(bases, reverse=True))
     return [
         unproven(
             f"{kind} {get(resource.props, 'metadata', 'name')}: Ray Serve autoscaling may ask for {most:g} GPU(s) "
-            f"({asked}; one GPU per tensor x pipeline parallel worker) but the Ray cluster can have at most "
-            f"{ceiling[0]} ({has}; replicas with in-tree autoscaling off, maxReplicas with it on); the replicas "
-            f"beyond it stay pending under load; lower max_replicas or let the GPU worker group grow "
-            f"(enableInTreeAutoscaling with maxReplicas)"
+            f"({asked}; {basis}) but the Ray cluster can have at most {ceiling[0]} ({has}; {how}); the replicas beyond "
+            f"it stay pending under load; lower max_replicas or let the GPU worker group grow (enableInTreeAutoscaling with maxReplicas)"
         )
     ]
 
@@ -211,7 +263,7 @@ POLICY = Policy(
         "A RayService's Ray Serve replicas (num_replicas or min_replicas x tensor x pipeline parallel GPUs, from "
         "serveConfigV2 or LLMConfig(...) code in a mounted ConfigMap; a custom vLLM app's engine settings and "
         "ray_actor_options.num_gpus) fit the GPUs its worker groups can ever have (replicas with in-tree autoscaling "
-        "off, maxReplicas with it on, x GPUs per pod), and no replica asks more GPUs than one pod holds; autoscaling's max_replicas beyond that ceiling is advice."
+        "off, maxReplicas with it on, x GPUs per pod), and no replica asks more GPUs than one pod holds; Serve autoscaling's max_replicas x GPUs per replica (LLMConfig parallel workers, any deployment's ray_actor_options.num_gpus) beyond that ceiling is advice, naming a worker group's maxReplicas that in-tree autoscaling off leaves unused."
     ),
     catalog="S48",
     severity="high",

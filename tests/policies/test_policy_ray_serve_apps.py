@@ -84,8 +84,10 @@ def test_tensor_parallel_two_on_one_one_gpu_worker_blocks():
     assert message == (
         "RayService rayservice-vllm: Ray Serve needs at least 2 GPU(s) (serveConfigV2 application vllm_app (args "
         "tensor-parallel-size 2): 1 replica(s) x 2 GPU; one GPU per tensor x pipeline parallel worker) but the Ray "
-        "cluster can have at most 1 (gpu-group 1 pod(s) x 1 GPU); the replicas beyond it never place and the "
-        "application never reaches its target; raise the GPU worker group's replicas/maxReplicas or lower min_replicas"
+        "cluster can have at most 1 (gpu-group 1 pod(s) x 1 GPU; enableInTreeAutoscaling is not true, so KubeRay runs "
+        "no autoscaler and gpu-group stays at 1 pod(s), its maxReplicas 5 unused); the replicas beyond it never place "
+        "and the application never reaches its target; raise the GPU worker group's replicas/maxReplicas or lower "
+        "min_replicas"
     )
 
 

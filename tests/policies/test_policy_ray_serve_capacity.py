@@ -194,3 +194,77 @@ def test_amd_gpu_limit_counts_as_ray_gpus():
     worker["template"]["spec"]["containers"][0]["resources"] = {"limits": {"amd.com/gpu": "0"}}
     ((level, message),) = _found(amd)
     assert level == "mandatory" and "at most 0" in message
+
+
+def test_a_group_whose_maxreplicas_autoscaling_never_uses_is_named():
+    # jimmyshah83/gpt-oss-k8s-gpu-inferencing k8s/gpt-oss-20b-deploy.yaml@8ddfda7 (set 16): the same shape with
+    # maxReplicas above replicas and enableInTreeAutoscaling unset: KubeRay runs the group at replicas (kuberay v1.7.0
+    # utils/util.go:389-407; the autoscaler is injected only with enableInTreeAutoscaling, common/pod.go:242-243).
+    frozen = copy.deepcopy(QUICKSTART)
+    frozen["spec"]["rayClusterConfig"]["workerGroupSpecs"][0]["maxReplicas"] = 4
+    ((level, message),) = _found(frozen)
+    assert level == "advisory"
+    assert (
+        "at most 2 (gpu-group 1 pod(s) x 2 GPU; enableInTreeAutoscaling is not true, so KubeRay runs no autoscaler and "
+        "gpu-group stays at 1 pod(s), its maxReplicas 4 unused)"
+    ) in message
+
+
+# Cut from aabhimittal/Ray-serve-multi-model-GPU-autoscaling deploy/kuberay/rayservice.yaml@da11c72 (set 38, labelled S48
+# advisory): a custom Serve app (not Ray Serve LLM) whose three GPU deployments autoscale with fractional num_gpus
+# (8 x 0.25, 6 x 0.5, 8 x 0.25 = 7 GPUs at their max_replicas) on a worker group of replicas 1, maxReplicas 8 and
+# enableInTreeAutoscaling unset: one 1-GPU pod, ever.
+_GATEWAY_APP = (
+    "applications:\n- name: multi_model_gateway\n  import_path: ray_serve_autoscale.app:app\n  deployments:\n"
+    "  - {name: Gateway, num_replicas: 2, ray_actor_options: {num_cpus: 1}}\n"
+    "  - name: sentiment\n    autoscaling_config: {min_replicas: 1, max_replicas: 8, target_ongoing_requests: 8}\n"
+    "    ray_actor_options: {num_gpus: 0.25, num_cpus: 1}\n"
+    "  - name: summarization\n    autoscaling_config: {min_replicas: 1, max_replicas: 6, target_ongoing_requests: 4}\n"
+    "    ray_actor_options: {num_gpus: 0.5, num_cpus: 2}\n"
+    "  - name: embedding\n    autoscaling_config: {min_replicas: 1, max_replicas: 8, target_ongoing_requests: 16}\n"
+    "    ray_actor_options: {num_gpus: 0.25, num_cpus: 1}\n"
+)
+
+
+def _gateway(autoscaling=None, max_replicas=8):
+    service = copy.deepcopy(QUICKSTART)
+    cluster = service["spec"]["rayClusterConfig"]
+    service["spec"]["serveConfigV2"] = _GATEWAY_APP
+    cluster["rayVersion"] = "2.9.0"
+    group = cluster["workerGroupSpecs"][0]
+    group.update({"groupName": "gpu-workers", "maxReplicas": max_replicas, "rayStartParams": {}})
+    group["template"]["spec"]["containers"][0]["resources"] = {"limits": {"nvidia.com/gpu": "1"}}
+    if autoscaling is not None:
+        cluster["enableInTreeAutoscaling"] = autoscaling
+    return service
+
+
+def test_serve_deployments_num_gpus_beyond_a_group_that_cannot_grow_is_advice():
+    ((level, message),) = _found(_gateway())
+    assert level == "advisory"
+    assert message.startswith(
+        "RayService ray-serve-llm: Ray Serve autoscaling may ask for 7 GPU(s) (serveConfigV2 application "
+        "multi_model_gateway deployments[1] (sentiment): max_replicas 8 x 0.25 GPU; "
+    )
+    assert (
+        "; ray_actor_options.num_gpus per replica) but the Ray cluster can have at most 1 (gpu-workers 1 pod(s) x 1 GPU; "
+        "enableInTreeAutoscaling is not true, so KubeRay runs no autoscaler and gpu-workers stays at 1 pod(s), its "
+        "maxReplicas 8 unused)"
+    ) in message
+
+
+def test_serve_deployments_the_cluster_can_grow_to_hold_stay_silent():
+    # Pradeeptalari14/tp-kuberay manifests/rayservice.yaml@af19dc2 (set 25): in-tree autoscaling on, maxReplicas 4 1-GPU
+    # workers, one deployment of max_replicas 4 x num_gpus 1: it fits. Here: the gateway with autoscaling on.
+    assert _found(_gateway(autoscaling=True)) == []
+    # Autoscaling off but maxReplicas above replicas is no ceiling; seven fixed pods are.
+    sized = _gateway(autoscaling=False)
+    sized["spec"]["rayClusterConfig"]["workerGroupSpecs"][0].update({"replicas": 7, "minReplicas": 7})
+    assert _found(sized) == []
+    # num_replicas "auto" without max_replicas, or no num_gpus: nothing to add up.
+    auto = _gateway()
+    auto["spec"]["serveConfigV2"] = (
+        "applications:\n- name: a\n  import_path: m:app\n  deployments:\n"
+        "  - {name: d, num_replicas: auto, ray_actor_options: {num_gpus: 1}}\n  - {name: e, num_replicas: 9}\n"
+    )
+    assert _found(auto) == []
