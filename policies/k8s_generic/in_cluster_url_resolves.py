@@ -184,8 +184,30 @@ def _one_edit(a: str, b: str) -> bool:
     return a[i + (len(a) == len(b)) :] == b[i + 1 :]
 
 
-def _typo_of(name: str, names: list[str]) -> Optional[str]:
-    return next((n for n in names if _plain(n) == _plain(name) or _one_edit(n, name)), None)
+_LISTED = 5  # Services named in one message (review 43 item 10: a namespace of thousands made each message ~44 KB)
+
+
+class _Names:
+    """The Service names of one namespace, indexed once for the typo test (by plain spelling and by length) and for
+    the message (sorted), so many URLs of a large namespace cost no more than one pass each."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.sorted = sorted(names)
+        self.plain: dict[str, str] = {}
+        self.by_length: dict[int, list[str]] = {}
+        for n in names:
+            self.plain.setdefault(_plain(n), n)
+            self.by_length.setdefault(len(n), []).append(n)
+
+    def typo_of(self, name: str) -> Optional[str]:
+        if _plain(name) in self.plain:
+            return self.plain[_plain(name)]
+        near = (n for size in (len(name) - 1, len(name), len(name) + 1) for n in self.by_length.get(size, ()))
+        return next((n for n in near if _one_edit(n, name)), None)
+
+    def listed(self) -> str:
+        more = len(self.sorted) - _LISTED
+        return ", ".join(self.sorted[:_LISTED]) + (f" and {more} more" if more > 0 else "")
 
 
 def _port_finding(where: str, url: str, service: Resource, port: int) -> Optional[str]:
@@ -202,11 +224,11 @@ def _port_finding(where: str, url: str, service: Resource, port: int) -> Optiona
     )
 
 
-def _name_finding(where: str, url: str, name: str, namespace: str, names: list[str]) -> str:
-    typo = _typo_of(name, names)
+def _name_finding(where: str, url: str, name: str, namespace: str, names: _Names) -> str:
+    typo = names.typo_of(name)
     message = (
         f"{where} = {url} names Service {name} in namespace {namespace}, which none of the files read defines (they "
-        f"define {', '.join(sorted(names))} there): the name does not resolve and every request fails; "
+        f"define {names.listed()} there): the name does not resolve and every request fails; "
     )
     if typo is not None:
         return message + f"use {typo}"
@@ -222,6 +244,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     namespaces |= {str(get(r.props, "metadata", "name")) for r in resources if split_type(r.type) == ("", "Namespace")}
     configmaps = by_namespace(resources, "", "ConfigMap")
     findings: list[tuple[str, str]] = []
+    indexed: dict[str, _Names] = {}
     for workload in resources:
         if workload.type not in WORKLOAD_TYPES or not isinstance(workload.props, dict) or workload.template:
             continue
@@ -245,18 +268,26 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     ):
                         continue
                     seen.add(url)
-                    found = _finding(where, url, target, services[target[1]], as_int(port_text) or _DEFAULT_PORTS.get(scheme))
+                    if target[1] not in indexed:
+                        indexed[target[1]] = _Names(list(services[target[1]]))
+                    port = as_int(port_text) or _DEFAULT_PORTS.get(scheme)
+                    found = _finding(where, url, target, services[target[1]], indexed[target[1]], port)
                     if found:
                         findings.append((workload.name, found if _UPSTREAM.search(variable) else unproven(found)))
     return findings
 
 
 def _finding(
-    where: str, url: str, target: tuple[str, str, bool], defined: Mapping[str, Optional[Resource]], port: Optional[int]
+    where: str,
+    url: str,
+    target: tuple[str, str, bool],
+    defined: Mapping[str, Optional[Resource]],
+    names: _Names,
+    port: Optional[int],
 ) -> Optional[str]:
     name, namespace, pod_dns = target
     if name not in defined:
-        return _name_finding(where, url, name, namespace, list(defined))
+        return _name_finding(where, url, name, namespace, names)
     service = defined[name]
     if service is not None and port is not None and not pod_dns:
         return _port_finding(where, url, service, port)

@@ -193,3 +193,18 @@ def test_a_variable_not_named_as_an_upstream_is_advice():
     stack = _ollama_webui([], [{"name": "OLLAMA_API_BASE_URL", "value": "http://ollama:8080/api"}])
     [(level, _)] = found_by(stack, POLICY)
     assert level == "mandatory"
+
+
+def test_a_large_namespace_is_named_in_a_few_words():
+    # Review 43 item 10 (/tmp/review43/hostile/many: 4,000 Services, each message listed all of them, ~44 KB).
+    services = [_service(f"svc-{i:04d}", "big", 80) for i in range(400)]
+    clients = [_deployment(f"client-{i}", "big", [{"name": "API_URL", "value": f"http://nosuch-{i}zz:80"}]) for i in range(3)]
+    findings = found_by([*services, *clients], POLICY)
+    assert len(findings) == 3
+    for level, message in findings:
+        assert level == "advisory"
+        assert "(they define svc-0000, svc-0001, svc-0002, svc-0003, svc-0004 and 395 more there)" in message
+    # The typo test still finds the one near name among many.
+    slip = _deployment("client", "big", [{"name": "API_URL", "value": "http://svc0123:80"}])
+    [(level, message)] = found_by([*services, slip], POLICY)
+    assert level == "mandatory" and message.endswith("use svc-0123")
