@@ -39,3 +39,15 @@ def vllm_release(image: str) -> Optional[str]:
         return None
     match = re.match(r"^v?(\d+\.\d+(\.\d+)?)", image_tag(image) or "")
     return match.group(1) if match else None
+
+
+# Repositories vLLM's project publishes (docker.io vllm/vllm-openai and its ROCm builds), with or without a registry or
+# mirror in front: their tags are vLLM's releases and their moving tags follow them. A rebuild's tag (acme/vllm-server
+# :v1.4.2, :latest) is its owner's version, not vLLM's (review 43 #1).
+VLLM_PUBLISHED = ("vllm/vllm-openai", "vllm/vllm-openai-rocm", "rocm/vllm")
+
+
+def is_vllm_published(image: str) -> bool:
+    """True when the image is one of vLLM's published repositories (VLLM_PUBLISHED), behind any registry."""
+    repository = image_repository(image).lower()
+    return any(repository == r or repository.endswith(f"/{r}") for r in VLLM_PUBLISHED)

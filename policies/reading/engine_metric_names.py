@@ -103,25 +103,13 @@ def foreign_prefixed(query: str) -> list[Misspelled]:
     return out
 
 
-# Repositories vLLM's project publishes (docker.io vllm/vllm-openai and its ROCm builds), with or without a registry or
-# mirror in front: their moving tags follow vLLM's releases.
-_VLLM_PUBLISHED = ("vllm/vllm-openai", "vllm/vllm-openai-rocm", "rocm/vllm")
-
-
-def _publishers_image(image: str) -> bool:
-    from components.images import image_repository
-
-    repository = image_repository(image).lower()
-    return any(repository == r or repository.endswith(f"/{r}") for r in _VLLM_PUBLISHED)
-
-
 def vllm_exports_retired(family: Retired, resources: list) -> bool | None:
     """Whether the vLLM servers of ``resources`` still export a retired family (components/vllm_metrics.RETIRED):
     True when every one runs a release before the family was hidden, or keeps hidden families
     (--show-hidden-metrics-for-version); False when some server runs a release that hides it (a moving tag, latest or
     nightly, of vLLM's own images is the newest release); None when no server's release is known (no server, a digest, a tag that names
     no release)."""
-    from components.images import image_tag, vllm_release
+    from components.images import image_tag, is_vllm_published, vllm_release
     from components.vllm_metrics import SHOW_HIDDEN_FLAG, exports_retired
     from policies.kube import containers, pod_specs
     from policies.reading.vllm_args import is_vllm_container, vllm_args
@@ -141,9 +129,9 @@ def vllm_exports_retired(family: Retired, resources: list) -> bool | None:
                     # Docker pulls :latest for an untagged reference: on vLLM's own images the newest release; a
                     # rebuild's moving tag names no vLLM release (set 41: rajyadav9/mlops k8s/vllm/deployment.yaml@37bc3e2
                     # runs ACCOUNT_ID.dkr.ecr.REGION.amazonaws.com/vllm-inference:latest).
-                    verdicts.append(False if _publishers_image(image) else None)
+                    verdicts.append(False if is_vllm_published(image) else None)
                 else:
-                    release = vllm_release(image)
+                    release = vllm_release(image) if is_vllm_published(image) else None
                     verdicts.append(None if release is None else exports_retired(family, release))
     if False in verdicts:
         return False

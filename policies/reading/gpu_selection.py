@@ -146,6 +146,15 @@ def _generic_pin(podspec: dict) -> Optional[GpuPin]:
     return None
 
 
+def allowed_gpus(podspec: dict) -> list[Gpu]:
+    """Every GPU the pod spec's node selection allows (values of one label are alternatives, and so are
+    nodeSelectorTerms), when each is known; [] when nothing names a GPU or one value is unknown. pinned_gpu sizes
+    the smallest of them; a rule that proves a start failure must hold for all (review 43 #2)."""
+    selections = _selections(podspec) or _selections(podspec, _is_generic_gpu_label)
+    gpus = [gpu_of_label(label, value) for label, values in selections for value in values]
+    return [g for g in gpus if g is not None] if gpus and all(g is not None for g in gpus) else []
+
+
 def pinned_gpu(podspec: dict) -> Optional[GpuPin]:
     """The GPU a pod spec's node selection pins (see the module docstring); None when nothing names one."""
     selections = _selections(podspec)

@@ -16,17 +16,19 @@ that GPU, and blocks when every release of the table does.
 
 from __future__ import annotations
 
-from components.images import image_tag, vllm_release
+from components.images import image_tag, is_vllm_published, vllm_release
 from components.vllm_quantization import MIN_CAPABILITY, min_capability
 from policies.framework import Resource, unproven
+from policies.kube import as_dict, get
+from policies.reading.gpu_selection import allowed_gpus
 from policies.reading.vllm_args import vllm_servers
-from policies.reading.vllm_capacity import gpu_type
+from policies.reading.vllm_capacity import GPU_ANNOTATION, gpu_type
 
 
 def _release(image: object) -> tuple[bool, str | None]:
     """(known, release): the image's vLLM release (None: the newest read), known False when the tag names none."""
-    if not isinstance(image, str) or not image:
-        return False, None
+    if not isinstance(image, str) or not image or not is_vllm_published(image):
+        return False, None  # a rebuild's tag is its owner's version, not vLLM's (review 43 #1)
     release = vllm_release(image)
     if release is not None:
         return True, release
@@ -67,6 +69,18 @@ def gpu_findings(resource: Resource) -> list[str]:
         if verdict is None:
             continue
         least, where, proven = verdict
+        # The selection may allow several GPU types (an In list, ORed terms): the start fails for sure only when every
+        # one of them refuses the method; where another runs it, the scheduler's choice decides (advice).
+        others = [] if GPU_ANNOTATION in as_dict(get(resource.props, "metadata", "annotations")) else allowed_gpus(server.podspec)
+        runs = [
+            g.name
+            for g in others
+            if g.compute_capability
+            and _verdict(method, g.compute_capability[0] * 10 + g.compute_capability[1], server.container.get("image")) is None
+        ]
+        if runs:
+            proven = False
+            where = f"{where} (the node selection also allows {', '.join(sorted(set(runs)))}, which runs it)"
         text = (
             f"{server.label}: --quantization {method} needs a GPU of compute capability {least // 10}.{least % 10} or "
             f"above in {where}, and the {gpu.name} has {cc[0]}.{cc[1]}"
@@ -78,5 +92,9 @@ def gpu_findings(resource: Resource) -> list[str]:
                 "server exits before it loads a weight; use a method this GPU runs or pin a newer GPU"
             )
         else:
-            messages.append(unproven(f"{text}; the image names no release, so pin a vLLM tag of 0.14 or later, or a newer GPU"))
+            messages.append(
+                unproven(
+                    f"{text}; unless the scheduler picks another GPU or the image's release runs it, vLLM exits at start: pin a vLLM tag of 0.14 or later, or a newer GPU"
+                )
+            )
     return messages

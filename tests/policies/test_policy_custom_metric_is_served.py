@@ -279,6 +279,9 @@ def test_a_retired_vllm_family_in_a_keda_query():
     # at the freeze, a wrong block). A registry mirror of vLLM's own image keeps its meaning.
     rebuild = "123456789012.dkr.ecr.us-east-1.amazonaws.com/vllm-inference:latest"
     assert [lv for lv, _ in found_by(_kandakji(rebuild), "hpa-custom-metric-is-served")] == ["advisory"]
+    # Nor does a rebuild's version tag name vLLM's (review 43 #1): v1.4.2 of acme's image is no vLLM 1.4.2.
+    versioned = "registry.example.com/ml/vllm-server:v1.4.2"
+    assert [lv for lv, _ in found_by(_kandakji(versioned), "hpa-custom-metric-is-served")] == ["advisory"]
     mirror = "registry.example.com/vllm/vllm-openai:latest"
     assert [lv for lv, _ in found_by(_kandakji(mirror), "hpa-custom-metric-is-served")] == ["mandatory"]
     # The careful forms: a release that still exports it, a server that keeps hidden families.

@@ -69,3 +69,20 @@ def test_careful_forms_stay_silent():
     a10g = copy.deepcopy(_brian_minaya("vllm/vllm-openai:v0.13.0"))
     a10g["spec"]["template"]["spec"]["nodeSelector"] = {"node.kubernetes.io/instance-type": "g5.xlarge"}
     assert found_by([a10g], POLICY) == []
+
+
+def test_a_rebuild_or_a_choice_of_gpus_is_advice():
+    # Review 43 #1: a rebuild's tag is its owner's version (registry.example.com/team/vllm-awq:v0.1.0 is no vLLM 0.1.0).
+    rebuild = _brian_minaya("registry.example.com/team/vllm-awq:v0.1.0")
+    assert [lv for lv, _ in found_by([rebuild], POLICY)] == ["advisory"]
+    # Review 43 #2: a selection that allows a T4 or an A10G (values of one label are alternatives): the A10G runs it.
+    either = copy.deepcopy(_brian_minaya("vllm/vllm-openai:v0.13.0"))
+    spec = either["spec"]["template"]["spec"]
+    spec.pop("nodeSelector")
+    term = {"matchExpressions": [{"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": ["t4", "a10g"]}]}
+    spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}}
+    ((level, message),) = found_by([either], POLICY)
+    assert level == "advisory" and "also allows" in message
+    # Only T4s allowed: blocks.
+    term["matchExpressions"][0]["values"] = ["t4"]
+    assert [lv for lv, _ in found_by([either], POLICY)] == ["mandatory"]
