@@ -152,3 +152,44 @@ def test_careful_forms_stay_silent():
     headless[1]["spec"]["ports"] = [{"port": 80}]
     headless[1]["spec"]["clusterIP"] = "None"
     assert found_by(headless, POLICY) == []
+
+
+# Review 43 item 4 (/tmp/review43/g63d): an ordinary Ollama + Open WebUI pair. OLLAMA_ORIGINS is an allow-list of
+# browser Origin values (ollama/ollama envconfig/config.go AllowedOrigins, "A comma separated list of allowed
+# origins"), Open WebUI's WEBUI_URL its own public address: compared or handed out, never dialled, and a browser-facing
+# origin carries the container port (8080) while the Service exposes 80.
+def _ollama_webui(ollama_env: list[dict], webui_env: list[dict]) -> list[dict]:
+    ollama = _deployment("ollama", "llm", ollama_env)
+    webui = _deployment("open-webui", "llm", webui_env)
+    webui_service = _service("open-webui", "llm", 80, type="NodePort")
+    webui_service["spec"]["ports"] = [{"port": 80, "targetPort": 8080}]
+    return [ollama, webui, _service("ollama", "llm", 11434), webui_service]
+
+
+def test_compared_and_own_urls_stay_silent():
+    stack = _ollama_webui(
+        [{"name": "OLLAMA_ORIGINS", "value": "http://open-webui:8080,http://localhost:3000"}],
+        [
+            {"name": "OLLAMA_BASE_URL", "value": "http://ollama:11434"},
+            {"name": "WEBUI_URL", "value": "http://open-webui:8080"},
+        ],
+    )
+    assert found_by(stack, POLICY) == []
+    # The same class in other names: CORS lists, OAuth redirects, trusted hosts, NO_PROXY.
+    for name in ("CORS_ALLOW_ORIGIN", "OPENID_REDIRECT_URI", "OAUTH_CALLBACK_URL", "TRUSTED_HOSTS", "NO_PROXY"):
+        other = _ollama_webui([{"name": name, "value": "http://open-webui:8080;http://missing-ui:3000"}], [])
+        assert found_by(other, POLICY) == [], name
+    # A URL naming the container's own Service (any variable): the server's own address, not an upstream.
+    own = _ollama_webui([], [{"name": "APP_BASE_URL", "value": "http://open-webui.llm.svc.cluster.local:8080"}])
+    assert found_by(own, POLICY) == []
+
+
+def test_a_variable_not_named_as_an_upstream_is_advice():
+    stack = _ollama_webui([], [{"name": "MODEL_LIST", "value": "http://ollama:8080/api"}])
+    [(level, message)] = found_by(stack, POLICY)
+    assert level == "advisory"
+    assert "calls port 8080 of Service ollama, which exposes 11434 only" in message
+    # Named as an upstream, the same URL blocks.
+    stack = _ollama_webui([], [{"name": "OLLAMA_API_BASE_URL", "value": "http://ollama:8080/api"}])
+    [(level, _)] = found_by(stack, POLICY)
+    assert level == "mandatory"
