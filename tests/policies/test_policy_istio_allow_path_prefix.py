@@ -47,7 +47,9 @@ def test_a_folder_path_with_a_route_under_it_is_blocking():
 
 
 def test_a_folder_path_alone_is_advice():
-    assert found_by([ALLOW], POLICY) == [("advisory", MESSAGE + " (no route of these files shows requests under it)")]
+    assert found_by([ALLOW], POLICY) == [
+        ("advisory", MESSAGE + " (no route of these files shows requests under it to a workload it governs)")
+    ]
 
 
 def test_careful_forms_stay_silent():
@@ -70,3 +72,93 @@ def test_careful_forms_stay_silent():
     root = copy.deepcopy(ALLOW)
     root["spec"]["rules"][0]["to"][0]["operation"]["paths"] = ["/", "/api/{*}/"]
     assert found_by([root, ROUTE], POLICY) == []
+
+
+# Review 43 item 5 (/tmp/review43/g65a): an ALLOW policy governs only the workloads it selects, in its own namespace
+# (istio/api 1.29.0 security/v1beta1/authorization_policy.proto: selector "the workloads on which this authorization
+# policy is applied"; outside the root namespace a policy applies in its namespace only), and /static-llm is not under
+# /static/.
+DOCS = {
+    "apiVersion": "security.istio.io/v1",
+    "kind": "AuthorizationPolicy",
+    "metadata": {"name": "docs-allow", "namespace": "docs"},
+    "spec": {
+        "selector": {"matchLabels": {"app": "docs-site"}},
+        "action": "ALLOW",
+        "rules": [{"to": [{"operation": {"methods": ["GET"], "paths": ["/static/", "/index.html"]}}]}],
+    },
+}
+
+
+def _ingress(namespace: str, path: str, service: str) -> dict:
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {"name": "web", "namespace": namespace},
+        "spec": {
+            "ingressClassName": "nginx",
+            "rules": [
+                {
+                    "http": {
+                        "paths": [
+                            {
+                                "path": path,
+                                "pathType": "Prefix",
+                                "backend": {"service": {"name": service, "port": {"number": 80}}},
+                            }
+                        ]
+                    }
+                }
+            ],
+        },
+    }
+
+
+def _service(namespace: str, name: str, app: str) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"selector": {"app": app}, "ports": [{"port": 80}]},
+    }
+
+
+def test_a_route_to_another_workload_or_a_sibling_path_is_advice():
+    # The reviewer's form: another namespace, another workload, a sibling path.
+    [(level, message)] = found_by([DOCS, _ingress("llm", "/static-llm", "vllm")], POLICY)
+    assert level == "advisory" and message.endswith("(no route of these files shows requests under it to a workload it governs)")
+    # The right path, but another namespace's workload, or the same namespace's other workload.
+    for stack in (
+        [DOCS, _ingress("llm", "/static/", "vllm"), _service("llm", "vllm", "vllm")],
+        [DOCS, _ingress("docs", "/static/", "api"), _service("docs", "api", "api")],
+        [DOCS, _ingress("docs", "/static/", "site")],  # the backend's Service is not in the files
+    ):
+        [(level, _)] = found_by(stack, POLICY)
+        assert level == "advisory"
+    # A sibling path on the governed workload itself.
+    [(level, _)] = found_by([DOCS, _ingress("docs", "/static-assets", "site"), _service("docs", "site", "docs-site")], POLICY)
+    assert level == "advisory"
+
+
+def test_a_route_to_the_governed_workload_blocks():
+    stack = [DOCS, _ingress("docs", "/static/css", "site"), _service("docs", "site", "docs-site")]
+    [(level, message)] = found_by(stack, POLICY)
+    assert level == "mandatory" and message.endswith("(Ingress/web routes prefix /static/css there)")
+    # A gateway-bound VirtualService whose Gateway the files show, with a policy on that gateway's pods in the root.
+    gateway = {
+        "apiVersion": "networking.istio.io/v1",
+        "kind": "Gateway",
+        "metadata": {"name": "public", "namespace": "edge"},
+        "spec": {"selector": {"istio": "edge-gateway"}, "servers": []},
+    }
+    policy = copy.deepcopy(ALLOW)
+    policy["spec"]["selector"] = {"matchLabels": {"istio": "edge-gateway"}}
+    route = copy.deepcopy(ROUTE)
+    route["spec"]["gateways"] = ["edge/public"]
+    [(level, _)] = found_by([policy, route, gateway], POLICY)
+    assert level == "mandatory"
+    # The same policy in another (non-root) namespace than the backend governs nothing the route reaches.
+    elsewhere = copy.deepcopy(ALLOW)
+    elsewhere["metadata"]["namespace"] = "team-a"
+    [(level, _)] = found_by([elsewhere, ROUTE], POLICY)
+    assert level == "advisory"
