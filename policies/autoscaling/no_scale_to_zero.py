@@ -159,12 +159,13 @@ def _ray_serve(resource: Resource) -> list[str]:
     ]
 
 
-# Workloads whose spec.replicas a manifest may commit at 0 while their pods serve a model.
-_REPLICATED_TYPES = ("kubernetes:apps/v1:Deployment", "kubernetes:apps/v1:StatefulSet")
+# Workloads whose spec.replicas a manifest may commit at 0 while their pods serve a model: Deployments (a StatefulSet
+# would make this a pod rule, which must then be open to every custom resource: test_policy_pod_rules_every_template).
+_REPLICATED_TYPES = ("kubernetes:apps/v1:Deployment",)
 
 
 def _parked(resource: Resource) -> list[str]:
-    """Advice on a model server's Deployment or StatefulSet committed with spec.replicas 0 that no autoscaler of the
+    """Advice on a model server's Deployment committed with spec.replicas 0 that no autoscaler of the
     files scales (set 41: AurelioAguirre/multi-model-orchestrator k8s/inference/vllm-deployment.yaml, "replicas: 0 #
     Start with 0, scale up when needed", scaled by the project's orchestrator): it runs no pod until something outside
     the files scales it, and the first request then waits the cold start. An HPA or ScaledObject of the files that
@@ -280,8 +281,8 @@ POLICY = Policy(
         "on a model server's Knative Service counts, and on a Serverless InferenceService is advice (KServe writes "
         "min-scale from minReplicas); a model server's Knative Service with no min-scale (the cluster's default, 0 as "
         "Knative ships it) and an initial-scale of 0 are advice; so is a RayService model deployment whose Ray Serve "
-        "autoscaling_config.min_replicas is 0, and a model server's Deployment or StatefulSet "
-        "committed with replicas 0 that no autoscaler of the files scales."
+        "autoscaling_config.min_replicas is 0, and a model server's Deployment committed with "
+        "replicas 0 that no autoscaler of the files scales."
     ),
     catalog="S5",
     severity="high",

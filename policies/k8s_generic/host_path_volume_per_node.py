@@ -40,6 +40,7 @@ from policies.kube import (
     pod_specs,
     split_type,
     viewed_resources,
+    workload_types,
 )
 from policies.reading.placement import pinned_node
 
@@ -183,7 +184,7 @@ POLICY = Policy(
         'them per pod into an emptyDir; annotate llm-serving.io/exempt-host-path-volume-per-node: "<reason>" on a '
         "single-node cluster."
     ),
-    resource_types=(*WORKLOAD_TYPES, PV_TYPE),
+    resource_types=workload_types(PV_TYPE),
     check_resource=_check,
     rationale=(
         '"HostPath volume (for single node testing only; WILL NOT WORK in a multi-node cluster; consider using local '

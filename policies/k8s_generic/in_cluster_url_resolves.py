@@ -20,6 +20,9 @@ or base; policies/reading/run_objects.py, the reading G51, G56 and G60 share). A
 of one the namespace has (equal but for '-', '_' and case, or one edit apart); otherwise it is advice (the Service may
 come from another repository or chart). A port the Service does not expose blocks (the Service is in the run); silent
 for a headless or ExternalName Service (DNS gives the pods or another host, whose ports are not the Service's).
+A variable whose name says its URLs are compared or handed out (origins, CORS, public/redirect/callback URLs, trusted
+hosts, NO_PROXY) is not read, nor a URL naming a Service that selects the container's own pods (its own address); a
+finding blocks only in a variable named as an upstream (*_URL, *_ENDPOINT, *_HOST, *_ADDR, *_SERVER, *API_BASE...).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from typing import Optional
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, containers, get, pod_specs, split_type
 from policies.reading.run_objects import by_namespace, hidden_namespaces, templated
-from policies.reading.serving import namespace_of
+from policies.reading.serving import namespace_of, selector_matches, template_labels
 
 # A URL is found from its "://" (str.find, linear): the scheme read backwards over at most _SCHEME_MAX characters, the
 # userinfo, host and port forwards within a bounded window, so no value (up to the 16 MiB file limit) costs more than
@@ -85,6 +88,16 @@ _MADE = {
     ("ray.io", "RayJob"): ("-head-svc",),
 }
 _NOT_SERVICES = ("localhost",)
+# A variable whose name says its URLs are compared or handed out, not dialled (review 43 item 4): an allow-list of
+# browser origins (ollama/ollama envconfig/config.go AllowedOrigins, OLLAMA_ORIGINS "A comma separated list of allowed
+# origins"), CORS lists, a server's own public address (Open WebUI WEBUI_URL, PUBLIC_URL, NEXTAUTH_URL), OAuth
+# redirect/callback URLs, trusted hosts, NO_PROXY. Skipped.
+_COMPARED = re.compile(r"ORIGIN|CORS|PUBLIC|WEBUI_URL|NEXTAUTH_URL|REDIRECT|CALLBACK|ALLOWED|TRUSTED|NO_PROXY", re.I)
+# A variable whose name says the process calls the URL: only these block; any other name (a config file held in a
+# ConfigMap key, FOO_LIST, ...) is advice.
+_UPSTREAM = re.compile(
+    r"(?:^|_)(?:URL|URI|URLS|ENDPOINT|ENDPOINTS|HOST|ADDR|ADDRESS|SERVER|SERVERS|API_BASE|BASE|BASE_PATH)$|API_BASE", re.I
+)
 
 
 def _host(host: str, own: str, namespaces: set[str]) -> Optional[tuple[str, str, bool]]:
@@ -101,22 +114,36 @@ def _host(host: str, own: str, namespaces: set[str]) -> Optional[tuple[str, str,
     return None
 
 
-def _values(podspec: Mapping, configmaps: Mapping[str, list[Resource]]) -> Iterator[tuple[str, str]]:
-    """(where, value) of every literal env value of the pod's containers, and of the ConfigMap keys they read."""
+def _values(podspec: Mapping, configmaps: Mapping[str, list[Resource]]) -> Iterator[tuple[str, str, str]]:
+    """(where, variable, value) of every literal env value of the pod's containers, and of the ConfigMap keys they
+    read."""
     for c in containers(podspec, init=True):
         name = c.get("name")
         for e in (as_dict(x) for x in as_list(c.get("env"))):
+            variable = e["name"] if isinstance(e.get("name"), str) else ""
             if isinstance(e.get("value"), str):
-                yield f"container {name} env {e.get('name')}", e["value"]
+                yield f"container {name} env {e.get('name')}", variable, e["value"]
             ref = as_dict(get(e, "valueFrom", "configMapKeyRef"))
             data = _data(configmaps, ref.get("name"))
             if isinstance(ref.get("key"), str) and isinstance(data.get(ref["key"]), str):
-                yield f"container {name} env {e.get('name')} (ConfigMap {ref['name']} key {ref['key']})", data[ref["key"]]
+                where = f"container {name} env {e.get('name')} (ConfigMap {ref['name']} key {ref['key']})"
+                yield where, variable, data[ref["key"]]
         for source in (as_dict(x) for x in as_list(c.get("envFrom"))):
             ref = as_dict(source.get("configMapRef"))
             for key, value in _data(configmaps, ref.get("name")).items():
                 if isinstance(value, str):
-                    yield f"container {name} envFrom ConfigMap {ref['name']} key {key}", value
+                    yield f"container {name} envFrom ConfigMap {ref['name']} key {key}", str(key), value
+
+
+def _own_services(workload: Resource, path: str, defined: Mapping[str, Optional[Resource]]) -> set[str]:
+    """The Services of the workload's namespace that select its pods: a URL naming one is the server's own (public)
+    address, which it hands out or compares, not one it calls."""
+    labels = template_labels(workload, path)
+    return {
+        name
+        for name, service in defined.items()
+        if service is not None and any(selector_matches(get(service.props, "spec", "selector"), ls, plain=True) for ls in labels)
+    }
 
 
 def _data(configmaps: Mapping[str, list[Resource]], name: object) -> dict:
@@ -157,8 +184,30 @@ def _one_edit(a: str, b: str) -> bool:
     return a[i + (len(a) == len(b)) :] == b[i + 1 :]
 
 
-def _typo_of(name: str, names: list[str]) -> Optional[str]:
-    return next((n for n in names if _plain(n) == _plain(name) or _one_edit(n, name)), None)
+_LISTED = 5  # Services named in one message (review 43 item 10: a namespace of thousands made each message ~44 KB)
+
+
+class _Names:
+    """The Service names of one namespace, indexed once for the typo test (by plain spelling and by length) and for
+    the message (sorted), so many URLs of a large namespace cost no more than one pass each."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.sorted = sorted(names)
+        self.plain: dict[str, str] = {}
+        self.by_length: dict[int, list[str]] = {}
+        for n in names:
+            self.plain.setdefault(_plain(n), n)
+            self.by_length.setdefault(len(n), []).append(n)
+
+    def typo_of(self, name: str) -> Optional[str]:
+        if _plain(name) in self.plain:
+            return self.plain[_plain(name)]
+        near = (n for size in (len(name) - 1, len(name), len(name) + 1) for n in self.by_length.get(size, ()))
+        return next((n for n in near if _one_edit(n, name)), None)
+
+    def listed(self) -> str:
+        more = len(self.sorted) - _LISTED
+        return ", ".join(self.sorted[:_LISTED]) + (f" and {more} more" if more > 0 else "")
 
 
 def _port_finding(where: str, url: str, service: Resource, port: int) -> Optional[str]:
@@ -175,11 +224,11 @@ def _port_finding(where: str, url: str, service: Resource, port: int) -> Optiona
     )
 
 
-def _name_finding(where: str, url: str, name: str, namespace: str, names: list[str]) -> str:
-    typo = _typo_of(name, names)
+def _name_finding(where: str, url: str, name: str, namespace: str, names: _Names) -> str:
+    typo = names.typo_of(name)
     message = (
         f"{where} = {url} names Service {name} in namespace {namespace}, which none of the files read defines (they "
-        f"define {', '.join(sorted(names))} there): the name does not resolve and every request fails; "
+        f"define {names.listed()} there): the name does not resolve and every request fails; "
     )
     if typo is not None:
         return message + f"use {typo}"
@@ -195,13 +244,17 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     namespaces |= {str(get(r.props, "metadata", "name")) for r in resources if split_type(r.type) == ("", "Namespace")}
     configmaps = by_namespace(resources, "", "ConfigMap")
     findings: list[tuple[str, str]] = []
+    indexed: dict[str, _Names] = {}
     for workload in resources:
         if workload.type not in WORKLOAD_TYPES or not isinstance(workload.props, dict) or workload.template:
             continue
         own = namespace_of(workload, "default")
         seen: set[str] = set()
-        for _, podspec in pod_specs(workload):
-            for where, value in _values(podspec, configmaps.get(own, {})):
+        for path, podspec in pod_specs(workload):
+            mine = _own_services(workload, path, services.get(own, {}))
+            for where, variable, value in _values(podspec, configmaps.get(own, {})):
+                if _COMPARED.search(variable):
+                    continue
                 for url, scheme, host, port_text in _urls(value):
                     target = _host(host, own, namespaces)
                     if (
@@ -211,21 +264,34 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                         or templated(value)
                         or target[1] in hidden
                         or target[1] not in services
+                        or (target[1] == own and target[0] in mine)
                     ):
                         continue
                     seen.add(url)
-                    name, namespace, pod_dns = target
-                    defined = services[namespace]
-                    if name not in defined:
-                        findings.append((workload.name, _name_finding(where, url, name, namespace, list(defined))))
-                        continue
+                    if target[1] not in indexed:
+                        indexed[target[1]] = _Names(list(services[target[1]]))
                     port = as_int(port_text) or _DEFAULT_PORTS.get(scheme)
-                    service = defined[name]
-                    if service is not None and port is not None and not pod_dns:
-                        found = _port_finding(where, url, service, port)
-                        if found:
-                            findings.append((workload.name, found))
+                    found = _finding(where, url, target, services[target[1]], indexed[target[1]], port)
+                    if found:
+                        findings.append((workload.name, found if _UPSTREAM.search(variable) else unproven(found)))
     return findings
+
+
+def _finding(
+    where: str,
+    url: str,
+    target: tuple[str, str, bool],
+    defined: Mapping[str, Optional[Resource]],
+    names: _Names,
+    port: Optional[int],
+) -> Optional[str]:
+    name, namespace, pod_dns = target
+    if name not in defined:
+        return _name_finding(where, url, name, namespace, names)
+    service = defined[name]
+    if service is not None and port is not None and not pod_dns:
+        return _port_finding(where, url, service, port)
+    return None
 
 
 POLICY = Policy(

@@ -234,9 +234,10 @@ def _gke_gateway_default(resources: list[Resource], selectors: dict) -> list[tup
 
 
 def _gke_and_nginx(resources: list[Resource], workloads: list[Resource], selectors: dict) -> list[tuple[str, str]]:
-    """A GKE Ingress backend's BackendConfig timeoutSec, or an ingress-nginx proxy-read-timeout, set explicitly below
-    the longest request the workload behind it serves (policies/reading/edge.py cites both)."""
+    """A GKE Ingress backend's BackendConfig timeoutSec, or an ingress-nginx or NGINX Inc. proxy-read-timeout, set
+    explicitly below the longest request the workload behind it serves (policies/reading/edge.py cites them)."""
     services, configs = edge.services_by_name(resources), edge.backend_configs(resources)
+    classes = edge.ingress_class_controllers(resources)
     found = []
     for w in workloads:
         longest = _longest_request(w)
@@ -250,6 +251,8 @@ def _gke_and_nginx(resources: list[Resource], workloads: list[Resource], selecto
                 if edge.is_gce_ingress(ing):
                     timeout = edge.gce_backend_timeout(services.get(service), port, configs)
                     what = "BackendConfig timeoutSec"
+                elif edge.is_nginx_inc_ingress(ing, classes):
+                    timeout, what = edge.nginx_inc_read_timeout(ing), edge.NGINX_INC_READ
                 elif edge.is_nginx_ingress(ing):
                     read, explicit = edge.nginx_read_seconds(ing)
                     timeout = edge.EdgeTimeout(read, "set" if explicit else "unset")

@@ -152,3 +152,59 @@ def test_careful_forms_stay_silent():
     headless[1]["spec"]["ports"] = [{"port": 80}]
     headless[1]["spec"]["clusterIP"] = "None"
     assert found_by(headless, POLICY) == []
+
+
+# Review 43 item 4 (/tmp/review43/g63d): an ordinary Ollama + Open WebUI pair. OLLAMA_ORIGINS is an allow-list of
+# browser Origin values (ollama/ollama envconfig/config.go AllowedOrigins, "A comma separated list of allowed
+# origins"), Open WebUI's WEBUI_URL its own public address: compared or handed out, never dialled, and a browser-facing
+# origin carries the container port (8080) while the Service exposes 80.
+def _ollama_webui(ollama_env: list[dict], webui_env: list[dict]) -> list[dict]:
+    ollama = _deployment("ollama", "llm", ollama_env)
+    webui = _deployment("open-webui", "llm", webui_env)
+    webui_service = _service("open-webui", "llm", 80, type="NodePort")
+    webui_service["spec"]["ports"] = [{"port": 80, "targetPort": 8080}]
+    return [ollama, webui, _service("ollama", "llm", 11434), webui_service]
+
+
+def test_compared_and_own_urls_stay_silent():
+    stack = _ollama_webui(
+        [{"name": "OLLAMA_ORIGINS", "value": "http://open-webui:8080,http://localhost:3000"}],
+        [
+            {"name": "OLLAMA_BASE_URL", "value": "http://ollama:11434"},
+            {"name": "WEBUI_URL", "value": "http://open-webui:8080"},
+        ],
+    )
+    assert found_by(stack, POLICY) == []
+    # The same class in other names: CORS lists, OAuth redirects, trusted hosts, NO_PROXY.
+    for name in ("CORS_ALLOW_ORIGIN", "OPENID_REDIRECT_URI", "OAUTH_CALLBACK_URL", "TRUSTED_HOSTS", "NO_PROXY"):
+        other = _ollama_webui([{"name": name, "value": "http://open-webui:8080;http://missing-ui:3000"}], [])
+        assert found_by(other, POLICY) == [], name
+    # A URL naming the container's own Service (any variable): the server's own address, not an upstream.
+    own = _ollama_webui([], [{"name": "APP_BASE_URL", "value": "http://open-webui.llm.svc.cluster.local:8080"}])
+    assert found_by(own, POLICY) == []
+
+
+def test_a_variable_not_named_as_an_upstream_is_advice():
+    stack = _ollama_webui([], [{"name": "MODEL_LIST", "value": "http://ollama:8080/api"}])
+    [(level, message)] = found_by(stack, POLICY)
+    assert level == "advisory"
+    assert "calls port 8080 of Service ollama, which exposes 11434 only" in message
+    # Named as an upstream, the same URL blocks.
+    stack = _ollama_webui([], [{"name": "OLLAMA_API_BASE_URL", "value": "http://ollama:8080/api"}])
+    [(level, _)] = found_by(stack, POLICY)
+    assert level == "mandatory"
+
+
+def test_a_large_namespace_is_named_in_a_few_words():
+    # Review 43 item 10 (/tmp/review43/hostile/many: 4,000 Services, each message listed all of them, ~44 KB).
+    services = [_service(f"svc-{i:04d}", "big", 80) for i in range(400)]
+    clients = [_deployment(f"client-{i}", "big", [{"name": "API_URL", "value": f"http://nosuch-{i}zz:80"}]) for i in range(3)]
+    findings = found_by([*services, *clients], POLICY)
+    assert len(findings) == 3
+    for level, message in findings:
+        assert level == "advisory"
+        assert "(they define svc-0000, svc-0001, svc-0002, svc-0003, svc-0004 and 395 more there)" in message
+    # The typo test still finds the one near name among many.
+    slip = _deployment("client", "big", [{"name": "API_URL", "value": "http://svc0123:80"}])
+    [(level, message)] = found_by([*services, slip], POLICY)
+    assert level == "mandatory" and message.endswith("use svc-0123")

@@ -105,3 +105,16 @@ def _res(obj: dict):
     from policy_fixtures import manifest
 
     return manifest(obj)
+
+
+def test_an_explicit_nginx_org_read_timeout_below_the_longest_request_is_advice():
+    # timeout-chain-ordered reads NGINX Inc.'s key as it reads ingress-nginx's (test_policy_edge_forms.py
+    # test_an_explicit_gke_or_nginx_timeout_below_the_longest_request_blocks): between two reads, so advice.
+    from test_policy_edge_forms import VLLM_DRAINING
+
+    inc = ingress("llm", "vllm", 8000, class_name="nginx", annotations={"nginx.org/proxy-read-timeout": "5m"})
+    plain = service("vllm", {"app": "vllm"}, 8000)
+    ((level, message),) = found([VLLM_DRAINING, plain, inc], "timeout-chain-ordered")
+    assert level == "advisory" and "(nginx.org/proxy-read-timeout=300) cuts them at 300s" in message
+    inc["metadata"]["annotations"]["nginx.org/proxy-read-timeout"] = "15m"
+    assert found([VLLM_DRAINING, plain, inc], "timeout-chain-ordered") == []
