@@ -58,9 +58,14 @@ def test_one_gpu_replica_rolling_a_read_write_once_cache_is_advice():
     recreate = copy.deepcopy(NIM)
     recreate["spec"]["strategy"] = {"type": "Recreate"}
     assert found_by([NIM_CLAIM, recreate], "single-attach-volume-rolls") == []
-    # Two replicas on the one claim: the second pod on another node never attaches it, whatever the strategy.
+    # Two replicas on the one claim: a second pod on another node never attaches it, whatever the strategy; on the
+    # same node ReadWriteOnce admits it, so it blocks only where the spec keeps replicas apart (review 43 #7).
     two = copy.deepcopy(recreate)
     two["spec"]["replicas"] = 2
+    assert [level for level, _ in found_by([NIM_CLAIM, two], "single-attach-volume-rolls")] == ["advisory"]
+    two["spec"]["template"]["spec"]["topologySpreadConstraints"] = [
+        {"topologyKey": "kubernetes.io/hostname", "maxSkew": 1, "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {}}
+    ]
     assert [level for level, _ in found_by([NIM_CLAIM, two], "single-attach-volume-rolls")] == ["mandatory"]
 
 

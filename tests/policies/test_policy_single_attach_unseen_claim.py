@@ -96,6 +96,9 @@ def test_a_host_path_or_local_volume_has_nothing_to_attach():
     # hostPath PV; no attach, so no Multi-Attach error (what goes wrong there is G31's: each node's own directory).
     two = copy.deepcopy(OLLAMA)
     two["spec"]["replicas"] = 2
+    two["spec"]["template"]["spec"]["topologySpreadConstraints"] = [
+        {"topologyKey": "kubernetes.io/hostname", "maxSkew": 1, "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {}}
+    ]
     assert [lv for lv, _ in _found(two, _claim())] == ["mandatory"]
     assert _found(two, _claim("models-pv"), _pv({"hostPath": {"path": "/opt/models"}})) == []
     local = {"local": {"path": "/mnt/disks/ssd1"}, "nodeAffinity": {"required": {"nodeSelectorTerms": []}}}
