@@ -28,7 +28,8 @@ the plugin and neither runs privileged (which sees every /dev/nvidia* of the nod
 
 * a GPU or MIG **UUID** (``MIG-1ab0...``, set 35 kandakji/sample-aws-eks-auto-mode examples/gpu/vllm-3models-gpu0.yaml)
   names one physical device of one node; the plugin hands out whichever free device it picks, so unless it is that
-  very one CUDA sees no device and the engine exits: blocks;
+  very one CUDA sees no device and the engine exits: blocks; advice when the pod is pinned to one node (nodeName,
+  kubernetes.io/hostname: the UUID may be that node's one device) or an envFrom source may set NVIDIA_VISIBLE_DEVICES;
 * a first **index** at or above the devices claimed (``1`` with one GPU) leaves CUDA no device: blocks; a list that
   drops some of them (``0`` with two) is advice (the others sit idle); ``0`` with one GPU is harmless and silent.
 """
@@ -85,8 +86,45 @@ def _claimed(container: dict) -> int:
     return 0
 
 
-def _cuda_message(label: str, value: str, claimed: int, privileged: bool) -> str | None:
-    """What CUDA_VISIBLE_DEVICES leaves a container that sees only the ``claimed`` devices the plugin gave it."""
+_HOSTNAME = "kubernetes.io/hostname"
+
+
+def _one_host(podspec: dict) -> bool:
+    """True when the pod may run on one named node only (spec.nodeName, a kubernetes.io/hostname nodeSelector, or
+    required node affinity whose every term pins kubernetes.io/hostname In one value): a device UUID copied from that
+    node's nvidia-smi may be the very device the plugin allocates there (review 43 item 8)."""
+    if isinstance(podspec.get("nodeName"), str) and podspec["nodeName"]:
+        return True
+    if isinstance(as_dict(podspec.get("nodeSelector")).get(_HOSTNAME), str):
+        return True
+    terms = as_list(
+        get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+    )
+    hosts = set()
+    for term in terms:
+        pinned = [
+            e
+            for e in (as_dict(x) for x in as_list(as_dict(term).get("matchExpressions")))
+            if e.get("key") == _HOSTNAME and e.get("operator") == "In" and len(as_list(e.get("values"))) == 1
+        ]
+        if not pinned:
+            return False
+        hosts.add(str(as_list(pinned[0].get("values"))[0]))
+    return len(hosts) == 1
+
+
+def _env_from_may_set(container: dict) -> bool:
+    """True when an envFrom source (a ConfigMap or Secret, read whole with no prefix) may set NVIDIA_VISIBLE_DEVICES:
+    its keys are not in the workload, and the variable it sets decides which devices the container sees."""
+    return any(
+        not as_dict(source).get("prefix") and (as_dict(source).get("configMapRef") or as_dict(source).get("secretRef"))
+        for source in as_list(container.get("envFrom"))
+    )
+
+
+def _cuda_message(label: str, value: str, claimed: int, privileged: bool, why_not: str = "") -> str | None:
+    """What CUDA_VISIBLE_DEVICES leaves a container that sees only the ``claimed`` devices the plugin gave it;
+    ``why_not`` (a pinned host, an envFrom source) makes a UUID finding advice."""
     items = [v.strip() for v in value.split(",")]
     head = f"{label}: env {_CUDA}={value} beside a claim of {claimed} device(s) from the NVIDIA device plugin"
     if not items or not items[0] or "$" in value:
@@ -97,13 +135,14 @@ def _cuda_message(label: str, value: str, claimed: int, privileged: bool) -> str
             "physical device of one node; unless the plugin happened to pick that very device, CUDA finds no GPU and "
             "the server exits (a replacement node has other UUIDs); drop the variable, or use index 0"
         )
-        return unproven(text) if privileged else text
+        return unproven(f"{text} ({why_not})") if why_not else unproven(text) if privileged else text
     if not all(i.isdigit() for i in items) or privileged:
         return None
     if int(items[0]) >= claimed:
-        return (
+        return (unproven if why_not.startswith("an envFrom") else str)(
             f"{head}: the container's GPUs are numbered 0..{claimed - 1}, and CUDA keeps only the devices listed before "
             f"the first invalid index, so it sees no GPU and the server exits; drop the variable"
+            + (f" ({why_not})" if why_not.startswith("an envFrom") else "")
         )
     usable = next((n for n, item in enumerate(items) if int(item) >= claimed), len(items))
     if len(set(items[:usable])) < claimed:
@@ -121,7 +160,14 @@ def _check(resource: Resource, config: dict) -> list[str]:
             devices = _claimed(container)
             privileged = bool(get(container, "securityContext", "privileged"))
             if devices > 0 and _VARIABLE not in env and isinstance(cuda, (str, int)) and not isinstance(cuda, bool):
-                message = _cuda_message(container_label(path, container), str(cuda), devices, privileged)
+                why_not = (
+                    "an envFrom source outside the workload may set NVIDIA_VISIBLE_DEVICES to those devices"
+                    if _env_from_may_set(container)
+                    else "the pod is pinned to one node, whose device that UUID may be"
+                    if _one_host(podspec)
+                    else ""
+                )
+                message = _cuda_message(container_label(path, container), str(cuda), devices, privileged, why_not)
                 messages.extend([message] if message else [])
             if claimed <= 0:
                 continue

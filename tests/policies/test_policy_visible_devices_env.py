@@ -3,6 +3,8 @@ Minimal hand-written shapes of the cited files (only the fields the rule reads).
 
 from __future__ import annotations
 
+import copy
+
 from policy_fixtures import found_by
 
 POLICY = "gpu-visible-devices-left-to-plugin"
@@ -133,3 +135,44 @@ def test_careful_cuda_visible_devices_forms_stay_silent():
     assert found_by([mig], POLICY) == []
     mig["spec"]["template"]["spec"]["containers"][0]["env"][0]["value"] = "MIG-12345678-1234-1234-1234-123456789abc"
     assert [lv for lv, _ in found_by([mig], POLICY)] == ["mandatory"]
+
+
+def test_a_uuid_on_a_pod_pinned_to_one_node_or_beside_env_from_is_advice():
+    # Review 43 item 8 (/tmp/review43/g53a): a pod pinned to one node (a homelab's one-GPU host, the UUID copied from
+    # its nvidia-smi -L) may be given that very device (k8s-device-plugin v0.20.0 internal/plugin/server.go:480-482
+    # passes the allocated device's UUID); an envFrom source outside the files may set NVIDIA_VISIBLE_DEVICES.
+    uuid = "GPU-5c2e7a1d-3b4f-9e8a-1c2d-7f6e5d4c3b2a"
+    pins = (
+        {"nodeSelector": {"kubernetes.io/hostname": "gpu-node-1"}},
+        {"nodeName": "gpu-node-1"},
+        {
+            "affinity": {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [
+                            {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": ["gpu-node-1"]}]}
+                        ]
+                    }
+                }
+            }
+        },
+    )
+    for pin in pins:
+        pinned = _kandakji(uuid)
+        pinned["spec"]["template"]["spec"].update(pin)
+        [(level, message)] = found_by([pinned], POLICY)
+        assert level == "advisory" and message.endswith("(the pod is pinned to one node, whose device that UUID may be)")
+    env_from = _kandakji(uuid, envFrom=[{"configMapRef": {"name": "gpu-env"}}])
+    assert [lv for lv, _ in found_by([env_from], POLICY)] == ["advisory"]
+    assert [lv for lv, _ in found_by([_kandakji("1", envFrom=[{"secretRef": {"name": "gpu-env"}}])], POLICY)] == ["advisory"]
+    # Still blocking: two hosts allowed, an instance-family selector (set 35's Auto Mode nodes), a prefixed envFrom.
+    two = _kandakji(uuid)
+    two["spec"]["template"]["spec"]["affinity"] = copy.deepcopy(pins[2]["affinity"])
+    two["spec"]["template"]["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"
+    ][0]["matchExpressions"][0]["values"] = ["gpu-node-1", "gpu-node-2"]
+    family = _kandakji(uuid)
+    family["spec"]["template"]["spec"]["nodeSelector"] = {"eks.amazonaws.com/instance-family": "p5"}
+    prefixed = _kandakji(uuid, envFrom=[{"prefix": "APP_", "configMapRef": {"name": "app"}}])
+    for stack in (two, family, prefixed):
+        assert [lv for lv, _ in found_by([stack], POLICY)] == ["mandatory"]
