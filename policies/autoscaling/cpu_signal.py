@@ -68,9 +68,10 @@ _WHY = (
 
 
 def cpu_usage_findings(scaler: Resource, gpu_target: Optional[str]) -> list[str]:
-    """Findings for one HPA/ScaledObject with a CPU/memory-usage signal: blocking when its target is a GPU workload of
-    the files (``gpu_target``), advice when the target is elsewhere and only the scaler's names hint at a model server,
-    none otherwise (a CPU web tier may scale on CPU)."""
+    """Advice for one HPA/ScaledObject with a CPU/memory-usage signal whose target is a GPU workload of the files
+    (``gpu_target``) or, elsewhere, whose names hint at a model server; none otherwise (a CPU web tier may scale on
+    CPU). Advice, as S6's own CPU/memory rows are since this session's precision audit: the replica count is wrong for
+    the load, the server still serves."""
     signals = _signals(scaler)
     if not signals:
         return []
@@ -81,5 +82,5 @@ def cpu_usage_findings(scaler: Resource, gpu_target: Optional[str]) -> list[str]
     out = []
     for path, what in signals:
         message = f"{path}: {what}; {who}: {_WHY}"
-        out.append(message if gpu_target else unproven(message))
+        out.append(unproven(message))
     return out
