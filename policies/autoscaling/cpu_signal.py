@@ -79,7 +79,7 @@ def cpu_usage_findings(scaler: Resource, gpu_target: Optional[str]) -> list[str]
     if not (gpu_target or hint):
         return []
     who = f"scaleTargetRef {gpu_target} is a GPU workload" if gpu_target else f"{hint} (its target is not in the files read)"
-    out = []
+    out: list[str] = []
     for path, what in signals:
         message = f"{path}: {what}; {who}: {_WHY}"
         out.append(unproven(message))

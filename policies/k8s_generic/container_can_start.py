@@ -52,7 +52,7 @@ from collections.abc import Mapping
 
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_quantity, container_label, containers, fmt_number, get, pod_specs
+from policies.kube import WORKLOAD_TYPES, as_list, as_quantity, container_label, containers, fmt_number, get, pod_specs
 from policies.reading.field_images import field_images
 from policies.reading.image_reference import image_reference_error
 from policies.reading.ollama_weights import oversized_pulls
@@ -239,7 +239,7 @@ def _repeated_engine_messages(label: str, container: Mapping) -> list[str]:
     raw = container.get("image")
     if container.get("command") or not isinstance(raw, str):
         return []
-    args = expand_env([t for t in container.get("args") or [] if isinstance(t, str)], container)
+    args = expand_env([t for t in as_list(container.get("args")) if isinstance(t, str)], container)
     image = raw.lower()
     known = any(marker in image for e in engine_table() for marker in e.images)
     for engine in engine_table():

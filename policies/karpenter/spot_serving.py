@@ -145,12 +145,15 @@ def _class_alone(resources: list[Resource]) -> list[tuple[str, str]]:
     llm-d/gpu/compute-class.yaml@b1fe13f, whose llm-d Deployments select it through a kustomization not read), unless its name
     says batch or training."""
     selected = {
-        as_dict(p.get("nodeSelector")).get(COMPUTE_CLASS_LABEL) for r in resources for _, p in pod_specs(r) if isinstance(p, dict)
+        c
+        for r in resources
+        for _, p in pod_specs(r)
+        if isinstance(p, dict) and isinstance(c := as_dict(p.get("nodeSelector")).get(COMPUTE_CLASS_LABEL), str)
     }
     findings = []
     for r in resources:
         name = get(r.props, "metadata", "name")
-        if split_type(r.type) != ("cloud.google.com", "ComputeClass") or name in selected:
+        if split_type(r.type) != ("cloud.google.com", "ComputeClass") or not isinstance(name, str) or name in selected:
             continue
         priorities = [as_dict(p) for p in as_list(get(r.props, "spec", "priorities"))]
         if not priorities or priorities[0].get("spot") is not True or not priorities[0].get("gpu"):

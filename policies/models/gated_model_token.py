@@ -56,7 +56,7 @@ from policies.reading.engines import (
 from policies.reading.model_ids import model_id
 from policies.reading.mounted_scripts import secret_keys
 from policies.reading.ray_cluster import ray_gpu_workers
-from policies.reading.serving import GPU_SERVER, container_argv, engine_row, model_servers, serve_config
+from policies.reading.serving import GPU_SERVER, container_argv, engine_row, model_servers, namespace_of, serve_config
 from policies.reading.vllm_args import served_model, vllm_servers
 
 # Kinds whose pods are the manifest's own: nothing between the file and the pod can add a token.
@@ -106,7 +106,7 @@ UNREAD_TOKEN_NAMES = frozenset(
 )
 
 
-def _env_names(container: Mapping) -> tuple[list[str], bool]:
+def _env_names(container: Mapping, namespace: Optional[str]) -> tuple[list[str], bool]:
     """The variable names the container gets (env, envFrom Secrets of the files read with their prefix), and whether an
     envFrom Secret outside the files (keys unknown) adds more."""
     names = [n for n in (as_dict(e).get("name") for e in as_list(container.get("env"))) if isinstance(n, str)]
@@ -114,7 +114,7 @@ def _env_names(container: Mapping) -> tuple[list[str], bool]:
     unknown = False
     for source in (as_dict(s) for s in as_list(container.get("envFrom"))):
         ref = as_dict(source.get("secretRef"))
-        keys = secret_keys().get(ref["name"]) if isinstance(ref.get("name"), str) else None
+        keys = secret_keys(ref["name"], namespace) if isinstance(ref.get("name"), str) else None
         if ref and not keys:
             unknown = True  # a Secret's keys become variables: the careful way to pass HF_TOKEN with others
         elif keys:
@@ -123,13 +123,13 @@ def _env_names(container: Mapping) -> tuple[list[str], bool]:
     return names, unknown
 
 
-def _token_named(podspec: Mapping, own_image: bool = False) -> bool:
+def _token_named(podspec: Mapping, own_image: bool = False, namespace: Optional[str] = None) -> bool:
     """True when a container of the pod names a token: an env variable with a TOKEN word in its name (HF_TOKEN from a
     Secret, HF_TOKEN_PATH, an engine's own) other than, in the engine's own image (``own_image``: no script of
     somebody else's to read it), a name no Hub client reads that the command line does not pass on, HF_OIDC_RESOURCE, a command line that mentions one (--hf-token, `hf auth login`, $HF_TOKEN), or an envFrom
     Secret whose keys the files do not show."""
     for container in containers(podspec, init=True):
-        names, unknown = _env_names(container)
+        names, unknown = _env_names(container, namespace)
         argv = " ".join(container_argv(container))
         read = [n for n in names if not own_image or n.upper() not in UNREAD_TOKEN_NAMES or n in argv]
         if unknown or any(_TOKEN_NAME.search(n.upper()) or n == "HF_OIDC_RESOURCE" for n in read):
@@ -139,9 +139,10 @@ def _token_named(podspec: Mapping, own_image: bool = False) -> bool:
     return False
 
 
-def _unread_tokens(podspec: Mapping) -> list[str]:
+def _unread_tokens(podspec: Mapping, namespace: Optional[str]) -> list[str]:
     """The token variables of the pod under names no Hub client reads."""
-    return sorted({n for c in containers(podspec, init=True) for n in _env_names(c)[0] if n.upper() in UNREAD_TOKEN_NAMES})
+    names = {n for c in containers(podspec, init=True) for n in _env_names(c, namespace)[0]}
+    return sorted(n for n in names if n.upper() in UNREAD_TOKEN_NAMES)
 
 
 def _optional_token(podspec: Mapping) -> Optional[str]:
@@ -409,18 +410,19 @@ def _check(resource: Resource, config: dict) -> list[str]:
     # a server that downloads the model itself with an optional token reference is advised on.
     kserve = split_type(resource.type)[0] == "serving.kserve.io"
     messages = []
+    namespace = namespace_of(resource)
     for label, model, podspec, container, dirs, offline, layer_empty in hub_servers(resource):
         repository = hub_model(model)
         entry = gated(repository)
         if entry is None or offline:
             continue
-        if _token_named(podspec, own_image=layer_empty):
+        if _token_named(podspec, own_image=layer_empty, namespace=namespace):
             if (refs := _optional_token(podspec)) is not None:
                 messages.append(_optional_advice(label, repository, entry.prefix, refs))
             continue
         if kserve:
             continue
-        unread = _unread_tokens(podspec) if layer_empty else []
+        unread = _unread_tokens(podspec, namespace) if layer_empty else []
         named = f"; its token variable {', '.join(unread)} is a name no Hub client reads" if unread else ""
         message = (
             f"{label}: downloads {repository}, a gated Hugging Face repository ({entry.prefix}* asks each user to "

@@ -39,7 +39,7 @@ from policies.kube import (
     name_of,
     requests_gpu,
 )
-from policies.reading.mounted_scripts import config_maps, secret_keys
+from policies.reading.mounted_scripts import config_maps, secret_keys_named
 from policies.reading.ray_cluster import ray_gpu_workers
 from policies.reading.serve_apps import ray_serve_apps
 from policies.reading.serving import (
@@ -307,11 +307,11 @@ def cache_dirs(container: Mapping, args: Mapping[str, Any], row: Optional[Engine
             return (posixpath.join(env[name], sub) if sub else env[name],)
         if name in hidden:
             return ()
-    maps, secrets = config_maps(), secret_keys()
+    maps = config_maps()
     cache_names = {name for name, _ in spec.env}
     for source in (as_dict(s) for s in as_list(container.get("envFrom"))):
         name = get(source, "secretRef", "name")
-        keys = secrets.get(name) if "secretRef" in source and isinstance(name, str) else None
+        keys = secret_keys_named(name) if "secretRef" in source and isinstance(name, str) else None
         if keys is not None and str(source.get("prefix") or "") == "" and not keys & cache_names:
             continue  # a Secret of the files read whose keys set no cache variable
         if name_of(get(source, "configMapRef")) not in maps:

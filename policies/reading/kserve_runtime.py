@@ -163,8 +163,8 @@ def merged_resources(runtime: Runtime, model_container: dict) -> dict:
 def _by_key(base: list, own: list, key: str) -> list:
     """Two lists of named entries merged as a strategic merge patch does: ``own``'s entry replaces ``base``'s of the
     same key, the rest of both kept in order."""
-    mine = {as_dict(e).get(key) for e in own if isinstance(e, dict)}
-    return [e for e in base if not (isinstance(e, dict) and e.get(key) in mine)] + list(own)
+    mine = {k for e in own if isinstance(e, dict) and isinstance(k := e.get(key), str)}
+    return [e for e in base if not (isinstance(e, dict) and isinstance(e.get(key), str) and e[key] in mine)] + list(own)
 
 
 def merged_predictor(isvc: Any) -> tuple[dict, dict, Runtime] | None:

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from policies.kube import containers, generic_pod_specs, get, has_reader, is_custom_type, memoized, read_generically
+from policies.kube import as_dict, containers, generic_pod_specs, get, has_reader, is_custom_type, memoized, read_generically
 from policies.reading.engines import hub_model
 from policies.reading.model_ids import ModelId, model_id
 from policies.reading.serving import model_servers
@@ -125,7 +125,7 @@ def engine_args_files(resource: Any) -> list[tuple[str, dict]]:
     if getattr(resource, "type", None) != CONFIG_MAP_TYPE:
         return []
     found = []
-    for key, text in (get(resource.props, "data") or {}).items():
+    for key, text in as_dict(get(resource.props, "data")).items():
         if not (isinstance(key, str) and key.endswith(ENGINE_ARGS_FILE) and isinstance(text, str)):
             continue
         try:

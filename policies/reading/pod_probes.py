@@ -68,6 +68,6 @@ def sidecar_probe(podspec: Mapping, server: Mapping, kind: str, ports: Iterable[
 
 def server_ports(container: Mapping, default: Optional[int]) -> set[int]:
     """The ports a server may listen on, as the manifest says: its declared containerPorts and its engine's port."""
-    ports = {p.get("containerPort") for p in as_list(container.get("ports")) if isinstance(p, dict)}
+    ports = [p.get("containerPort") for p in as_list(container.get("ports")) if isinstance(p, dict)]
     found = {p for p in ports if isinstance(p, int) and not isinstance(p, bool)}
     return found | ({default} if isinstance(default, int) else set())

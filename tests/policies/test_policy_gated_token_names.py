@@ -107,3 +107,14 @@ def test_a_custom_image_with_its_own_script_stays_silent():
         {"name": "HUGGINGFACE_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf-secrets", "key": "HUGGINGFACE_TOKEN"}}},
     ]
     assert found_by([aws], "gated-model-has-token") == []
+
+
+def test_a_same_named_secret_in_another_namespace_is_not_read():
+    # Review 43 #18: the pod reads Secrets of its own namespace; a same-named Secret elsewhere says nothing of its keys.
+    deployment = copy.deepcopy(_DEPLOYMENT)
+    deployment["metadata"]["namespace"] = "prod"
+    secret = copy.deepcopy(_SECRET)
+    secret["metadata"]["namespace"] = "dev"
+    assert found_by([deployment, secret], "gated-model-has-token") == []
+    secret["metadata"]["namespace"] = "prod"
+    assert [lv for lv, _ in found_by([deployment, secret], "gated-model-has-token")] == ["mandatory"]
