@@ -117,7 +117,8 @@ def supplied(resource: Any, path: str, podspec: Mapping, container: Mapping, fie
         if not listed or listed[0] is not container:
             return None
     elif row.container == "named":
-        if _name_given(resource, path, listed, container) not in row.names:
+        given = _name_given(resource, path, listed, container)
+        if not isinstance(given, str) or given not in row.names:
             return None
     elif not (len(listed) == 1 and listed[0] is container) and not as_list(container.get("ports")):
         return None

@@ -141,7 +141,7 @@ def _secret_values(props: dict) -> Iterator[tuple[str, str]]:
 
 def _secret_finding(props: dict) -> Optional[str]:
     """The message for a committed Secret holding a literal credential (advice when only its name says so)."""
-    if props.get("type") in _SECRET_TYPES_SKIPPED:
+    if isinstance(props.get("type"), str) and props["type"] in _SECRET_TYPES_SKIPPED:
         return None
     named: Optional[str] = None
     for where, text in _secret_values(props):

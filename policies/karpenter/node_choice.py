@@ -28,7 +28,9 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     if not any(o.get("kind") == "NodePool" for o in objects):
         return []
     choice = node_choice(objects)
-    by_name = {get(r.props, "metadata", "name"): r.name for r in resources if isinstance(r.props, dict)}
+    by_name = {
+        n: r.name for r in resources if isinstance(r.props, dict) and isinstance(n := get(r.props, "metadata", "name"), str)
+    }
     findings = []
     for u in choice["unschedulable"]:
         findings.append((by_name.get(u["owner"], u["owner"]), f"{u['pod']}: Karpenter provisions no node for it: {u['reason']}"))

@@ -547,7 +547,7 @@ def publications(resources: list) -> list[Publication]:
             found = _ingress(r, s)
             out += [found] if found else []
         elif (group, kind) in ROUTE_KINDS:
-            routed |= {get(ref, "name") for ref in as_list(get(r.props, "spec", "parentRefs"))}
+            routed |= {n for ref in as_list(get(r.props, "spec", "parentRefs")) if isinstance(n := get(ref, "name"), str)}
             out += _routes(r, s)
         elif (group, kind) == ("networking.istio.io", "VirtualService"):
             out += _virtual_services(r, s)

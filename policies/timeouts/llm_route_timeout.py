@@ -193,7 +193,8 @@ def _gke_route_context(resources: list[Resource]) -> tuple[set[str], set[str]]:
 
 def _on_gke(r: Resource, gke: tuple[set[str], set[str]]) -> bool:
     """Whether an HTTPRoute hangs off a Gateway of a GKE class in the set."""
-    return any(get(ref, "name") in gke[0] for ref in as_list(get(r.props, "spec", "parentRefs")))
+    names = [get(ref, "name") for ref in as_list(get(r.props, "spec", "parentRefs"))]
+    return any(isinstance(n, str) and n in gke[0] for n in names)
 
 
 def _httproute(r: Resource, minimum: float, llm: set[str], known: set[str], gke: tuple) -> list[tuple[str, str]]:

@@ -206,7 +206,7 @@ def _gke_gateway_default(resources: list[Resource], selectors: dict) -> list[tup
         (r, route)
         for r in resources
         if r.type in path.HTTPROUTE_TYPES
-        and any(get(ref, "name") in gateways for ref in as_list(get(r.props, "spec", "parentRefs")))
+        and any(isinstance(n := get(ref, "name"), str) and n in gateways for ref in as_list(get(r.props, "spec", "parentRefs")))
         for route in path.httproute_routes(r)
     ]
     found = []

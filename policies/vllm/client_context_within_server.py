@@ -66,8 +66,8 @@ def _bags(resource: Resource) -> Iterator[tuple[str, Mapping[str, Any]]]:
         return
     for path, podspec in pod_specs(resource):
         for container in containers(podspec):
-            env = {as_dict(e).get("name"): as_dict(e).get("value") for e in as_list(container.get("env"))}
-            yield f"{path} container {container.get('name')} env", {k: v for k, v in env.items() if isinstance(k, str)}
+            pairs = [(as_dict(e).get("name"), as_dict(e).get("value")) for e in as_list(container.get("env"))]
+            yield f"{path} container {container.get('name')} env", {k: v for k, v in pairs if isinstance(k, str)}
 
 
 def _target(values: Mapping[str, Any], namespace: str, limits: dict[tuple[str, str], int]) -> Optional[tuple[str, int]]:

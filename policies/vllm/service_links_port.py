@@ -86,7 +86,9 @@ def _services_in_namespace(namespace: Optional[str]) -> dict[str, bool]:
         lambda objects: {
             get(other.props, "metadata", "name"): _has_cluster_ip(other.props)
             for other in objects
-            if split_type(other.type) == ("", "Service") and namespace_of(other) == namespace
+            if split_type(other.type) == ("", "Service")
+            and namespace_of(other) == namespace
+            and isinstance(get(other.props, "metadata", "name"), str)
         },
     )
 

@@ -69,6 +69,34 @@ spec:
       containers:
       - {name: c, image: 'nginx:1.27'}
 """,
+    # Item 21's pre-existing paths (the reviewer's fuzzer, /tmp/review43/fuzz): minimal hand-written reductions.
+    "secret-type-a-map": "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ntype: {name: [1]}\nstringData: {api-key: x}\n",
+    "service-name-a-list-beside-vllm": "apiVersion: v1\nkind: Service\nmetadata: {name: [vllm]}\nspec: {ports: [{port: 80}]}\n"
+    "---\n"
+    + _DEPLOYMENT
+    + "      containers:\n      - {name: vllm, image: 'vllm/vllm-openai:v0.10.1', args: [--model, facebook/opt-125m]}\n",
+    "env-name-a-list": _DEPLOYMENT
+    + "      containers:\n      - {name: c, image: 'vllm/vllm-openai:v0.10.1', env: [{name: [MAX_MODEL_LEN], value: '9000'}]}\n",
+    "nodepool-name-a-map": "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {a: [1]}\nspec:\n  template: null\n",
+    "parent-ref-name-a-map": """apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r}
+spec:
+  parentRefs: [{name: {a: 1}}]
+  rules: [{backendRefs: [{name: vllm, port: 8000}]}]
+""",
+    "runtime-container-name-a-list": """apiVersion: serving.kserve.io/v1alpha1
+kind: ClusterServingRuntime
+metadata: {name: kserve-vllm-gpu2}
+spec:
+  supportedModelFormats: [{name: vLLM, autoSelect: true}]
+  containers:
+  - name: [[]]
+    image: vllm/vllm-openai:v0.6.4
+    command: [vllm, serve]
+    args: [/mnt/models, --port=8080, --tensor-parallel-size=2]
+    resources: {limits: {nvidia.com/gpu: 2}}
+""",
 }
 
 
