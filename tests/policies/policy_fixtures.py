@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 
 from policies.framework import Policy, Resource
-from policies.registry import evaluate
+from policies.registry import POLICIES, evaluate
 
 ISVC_TYPE = "kubernetes:serving.kserve.io/v1beta1:InferenceService"
 DEPLOYMENT_TYPE = "kubernetes:apps/v1:Deployment"
@@ -258,7 +258,10 @@ def manifest(obj: dict) -> Resource:
 
 
 def found_by(objs: list[dict], policy: str, config: dict | None = None) -> list[tuple[str, str]]:
-    """(enforcement, message) of one policy's findings when the whole pack checks these manifests."""
+    """(enforcement, message) of one policy's findings when the whole pack checks these manifests. A name no policy has
+    is an error, not an empty list: a misspelt name would make every "stays silent" assertion pass (review 43 #16)."""
+    if policy not in {p.name for p in POLICIES}:
+        raise KeyError(f"no policy is named {policy!r}")
     return [(v.enforcement, v.message) for v in evaluate([manifest(o) for o in objs], config) if v.policy == policy]
 
 
