@@ -22,7 +22,6 @@ vllm_active_lora_adapters).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 import yaml
@@ -30,14 +29,11 @@ import yaml
 from components.vllm_metrics import retired_in
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, get, split_type
-from policies.reading.engine_metric_names import foreign_prefixed, misspelled, vllm_exports_retired
-from policies.reading.serving import namespace_of
+from policies.reading.engine_metric_names import foreign_prefixed, misspelled, servers_near, vllm_exports_retired
 
 _RULE_KINDS = {("monitoring.coreos.com", "PrometheusRule"), ("operator.victoriametrics.com", "VMRule")}
 _ANALYSIS_KINDS = {("argoproj.io", "AnalysisTemplate"), ("argoproj.io", "ClusterAnalysisTemplate")}
 _FLAGGER = ("flagger.app", "MetricTemplate")
-# A namespace equality matcher in a query (namespace="llm-serving").
-_NAMESPACE = re.compile(r"\bnamespace\s*=\s*[\"']([a-z0-9-]+)[\"']")
 
 
 def _rule_groups(groups: object, prefix: str) -> Iterator[tuple[str, dict]]:
@@ -117,9 +113,7 @@ def _other_findings(path: str, query: str, resources: list[Resource], recorded: 
     vLLM server of the run is known to export it), and an engine series under a prefix the engine does not use
     (triton_... where Triton exports nv_...: set 35 nbethala/triton-mlops-gpu-platform triton-alerts.yaml)."""
     found = []
-    scoped = _NAMESPACE.search(query)
-    # The servers of the namespace the query selects, where the files hold some; else every server of the run.
-    near = [r for r in resources if scoped and namespace_of(r) == scoped.group(1)] or resources
+    near = servers_near(query, resources)
     for family in retired_in(query):
         if family.name in recorded or vllm_exports_retired(family, near):
             continue

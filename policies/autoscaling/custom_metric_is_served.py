@@ -16,8 +16,6 @@ monitor, every HPA in it must be served by them.
 
 from __future__ import annotations
 
-import re
-
 from components.vllm_metrics import retired_in
 from policies.autoscaling.scalers import (
     AdapterRules,
@@ -35,9 +33,8 @@ from policies.autoscaling.scalers import (
 )
 from policies.framework import Policy, Resource, unproven
 from policies.kube import ISVC_TYPE, as_list, get
-from policies.reading.engine_metric_names import foreign_prefixed, misspelled, vllm_exports_retired
+from policies.reading.engine_metric_names import foreign_prefixed, misspelled, servers_near, vllm_exports_retired
 from policies.reading.promql import server_series, shape
-from policies.reading.serving import namespace_of
 
 _UNSERVED = "the HPA shows <unknown> for it and never scales"
 _UNSCRAPED = "no series reach Prometheus, so the autoscaler sees no load and never scales"
@@ -163,10 +160,6 @@ def retired_series_findings(scaler: Resource, candidates: list) -> list[str]:
     return found
 
 
-# A namespace equality matcher in a rule's seriesQuery (namespace="llm-serving").
-_NAMESPACE = re.compile(r"\bnamespace\s*=\s*[\"']([a-z0-9-]+)[\"']")
-
-
 def retired_rule_findings(rules: AdapterRules, resources: list[Resource]) -> list[tuple[str, str]]:
     """Prometheus Adapter rules whose seriesQuery or metricsQuery names a vLLM family the run's vLLM servers no longer
     export by default (components/vllm_metrics.RETIRED; silent where every one of them is known to export it: set 15
@@ -174,9 +167,7 @@ def retired_rule_findings(rules: AdapterRules, resources: list[Resource]) -> lis
     the rule serves nothing on a release that hides it, whichever HPA reads it."""
     found: list[tuple[str, str]] = []
     for source, path, query in rules.queries:
-        scoped = _NAMESPACE.search(query)
-        # The servers of the namespace the rule selects, where the files hold some; else every server of the run.
-        near = [r for r in resources if scoped and namespace_of(r) == scoped.group(1)] or resources
+        near = servers_near(query, resources)
         for family in retired_in(query):
             if vllm_exports_retired(family, near):
                 continue

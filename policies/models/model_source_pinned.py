@@ -49,7 +49,7 @@ from policies.models.oci_model_tags import oci_tag_models
 from policies.operators import operator_server
 from policies.reading.downloaders import fetches
 from policies.reading.engines import env_values, hub_model, serves_model, table_args, table_servers
-from policies.reading.model_ids import model_id
+from policies.reading.model_ids import ModelId, model_id
 from policies.reading.ollama_pulls import ollama_tag_pulls
 from policies.reading.operator_models import CONFIG_MAP_TYPE, engine_args_files, field_models, template_models
 from policies.reading.serve_apps import serve_app_engines
@@ -221,20 +221,7 @@ def _operator_field_sources(resource: Resource) -> list[dict]:
         )
         for field in field_models(resource)
     ]
-    for label, named in template_models(resource):
-        found.append(
-            dict(
-                label=label,
-                model=named.model,
-                revision=named.revision,
-                has_revision=named.revision is not None,
-                revision_flag=named.revision_field or _REVISION_SPELLING.get(named.field, "a revision (--revision)"),
-                trust=named.trust is not None,
-                trust_flag=named.trust or "",
-                trust_unproven=True,
-                generic=named.field,
-            )
-        )
+    found += [_named_source(label, named) for label, named in template_models(resource)]
     return found
 
 
@@ -247,20 +234,24 @@ def _generic_sources(resource: Resource) -> list[dict]:
         named = model_id(server.container) if server.engine == GPU_SERVER else None
         if named is None:
             continue
-        found.append(
-            dict(
-                label=server.label,
-                model=named.model,
-                revision=named.revision,
-                has_revision=named.revision is not None,
-                revision_flag=named.revision_field or _REVISION_SPELLING.get(named.field, "a revision (--revision)"),
-                trust=named.trust is not None,
-                trust_flag=named.trust or "",
-                trust_unproven=True,
-                generic=named.field,
-            )
-        )
+        found.append(_named_source(server.label, named))
     return found
+
+
+def _named_source(label: str, named: ModelId) -> dict:
+    """The source entry of a model named by a common flag, variable or operator field (policies.reading.model_ids):
+    its revision beside it if any, and trust_remote_code as advice, since what reads the value is not in the files."""
+    return dict(
+        label=label,
+        model=named.model,
+        revision=named.revision,
+        has_revision=named.revision is not None,
+        revision_flag=named.revision_field or _REVISION_SPELLING.get(named.field, "a revision (--revision)"),
+        trust=named.trust is not None,
+        trust_flag=named.trust or "",
+        trust_unproven=True,
+        generic=named.field,
+    )
 
 
 # The revision each model spelling is usually paired with (transformers' from_pretrained(revision=), TGI's --revision

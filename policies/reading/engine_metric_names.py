@@ -103,6 +103,19 @@ def foreign_prefixed(query: str) -> list[Misspelled]:
     return out
 
 
+# A namespace equality matcher in a query or an adapter rule's seriesQuery (namespace="llm-serving").
+_NAMESPACE = re.compile(r"\bnamespace\s*=\s*[\"']([a-z0-9-]+)[\"']")
+
+
+def servers_near(query: str, resources: list) -> list:
+    """The objects of the namespace a query selects (a namespace="..." matcher), where the files hold some; else every
+    object of the run: the servers whose release decides whether the query's series exist."""
+    from policies.reading.serving import namespace_of
+
+    scoped = _NAMESPACE.search(query)
+    return [r for r in resources if scoped and namespace_of(r) == scoped.group(1)] or resources
+
+
 def vllm_exports_retired(family: Retired, resources: list) -> bool | None:
     """Whether the vLLM servers of ``resources`` still export a retired family (components/vllm_metrics.RETIRED):
     True when every one runs a release before the family was hidden, or keeps hidden families
