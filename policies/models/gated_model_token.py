@@ -54,8 +54,8 @@ from policies.reading.engines import (
     volume_at,
 )
 from policies.reading.model_ids import model_id
-from policies.reading.mounted_scripts import secret_keys
 from policies.reading.ray_cluster import ray_gpu_workers
+from policies.reading.secrets import secret_values
 from policies.reading.serving import GPU_SERVER, container_argv, engine_row, model_servers, namespace_of, serve_config
 from policies.reading.vllm_args import served_model, vllm_servers
 
@@ -114,7 +114,8 @@ def _env_names(container: Mapping, namespace: Optional[str]) -> tuple[list[str],
     unknown = False
     for source in (as_dict(s) for s in as_list(container.get("envFrom"))):
         ref = as_dict(source.get("secretRef"))
-        keys = secret_keys(ref["name"], namespace) if isinstance(ref.get("name"), str) else None
+        values = secret_values(namespace, ref.get("name"))
+        keys = frozenset(values) if values is not None else None
         if ref and not keys:
             unknown = True  # a Secret's keys become variables: the careful way to pass HF_TOKEN with others
         elif keys:

@@ -39,8 +39,9 @@ from policies.kube import (
     name_of,
     requests_gpu,
 )
-from policies.reading.mounted_scripts import config_maps, secret_keys_named
+from policies.reading.mounted_scripts import config_maps
 from policies.reading.ray_cluster import ray_gpu_workers
+from policies.reading.secrets import secret_keys_named
 from policies.reading.serve_apps import ray_serve_apps
 from policies.reading.serving import (
     container_argv,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Mapping
-from typing import Any, Optional
+from typing import Any
 
 from policies.kube import as_dict, as_list, get, memoized, viewed_resources
 from policies.reading.vllm_args import expand_env
@@ -100,31 +100,3 @@ def _maps_of(view: Any) -> dict[Any, dict[str, str]]:
             if isinstance(name, str):
                 maps[name] = {k: v for k, v in data.items() if isinstance(v, str)}
     return maps
-
-
-def secret_keys(name: str, namespace: Optional[str]) -> Optional[frozenset[str]]:
-    """The keys (data and stringData) of Secret ``name`` among the objects being checked in ``namespace`` (None: the
-    Secret and the pod both leave it out), or None where the files hold no such Secret there: a pod reads Secrets of
-    its own namespace only (review 43 #18). A name defined twice there maps to the union (either may be applied)."""
-    view = viewed_resources()
-    return (memoized(view, "secret_keys", _secret_keys_of) if view else {}).get((namespace, name))
-
-
-def secret_keys_named(name: str) -> Optional[frozenset[str]]:
-    """The union of the keys of every Secret ``name`` among the objects being checked, whatever its namespace; None
-    where there is none (for readers that do not know the pod's namespace)."""
-    view = viewed_resources()
-    found = [keys for (_, n), keys in (memoized(view, "secret_keys", _secret_keys_of) if view else {}).items() if n == name]
-    return frozenset().union(*found) if found else None
-
-
-def _secret_keys_of(view: Any) -> dict[tuple[Optional[str], str], frozenset[str]]:
-    keys: dict[tuple[Optional[str], str], frozenset[str]] = {}
-    for r in view:
-        if getattr(r, "type", None) == "kubernetes:core/v1:Secret" and isinstance(r.props, dict):
-            name, namespace = get(r.props, "metadata", "name"), get(r.props, "metadata", "namespace")
-            own = {str(k) for part in ("data", "stringData") for k in as_dict(r.props.get(part))}
-            if isinstance(name, str):
-                slot = (namespace if isinstance(namespace, str) else None, name)
-                keys[slot] = keys.get(slot, frozenset()) | own
-    return keys

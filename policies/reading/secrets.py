@@ -57,3 +57,12 @@ def secret_values(namespace: Optional[str], name: Any) -> Optional[dict[str, Opt
         return None
     secrets = memoized(view, "secret_values", _secrets_of)
     return secrets.get((namespace if namespace != "default" else None, name))
+
+
+def secret_keys_named(name: str) -> Optional[frozenset[str]]:
+    """The keys of every Secret ``name`` among the files read, whatever its namespace (for a reader that does not know
+    the pod's namespace); None when no Secret of that name is read."""
+    view = viewed_resources()
+    secrets = memoized(view, "secret_values", _secrets_of) if view else {}
+    found = [values for (_, n), values in secrets.items() if n == name]
+    return frozenset(k for values in found for k in values) if found else None
