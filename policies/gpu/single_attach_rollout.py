@@ -53,6 +53,7 @@ from policies.kube import (
 )
 from policies.reading.engines import table_servers
 from policies.reading.placement import pinned_node
+from policies.reading.run_objects import binds
 from policies.reading.vllm_args import vllm_servers
 
 DEPLOYMENT_TYPE = "kubernetes:apps/v1:Deployment"
@@ -74,19 +75,17 @@ def _claims(resource: Resource) -> dict[str, dict]:
     return found
 
 
-def _node_local(claim: dict, name: str) -> bool:
+def _node_local(claim: dict) -> bool:
     """True when the files bind the claim to a hostPath or local PersistentVolume (spec.volumeName, or a PV whose
     claimRef names the claim). Neither is attached by the attach/detach controller, so no Multi-Attach error holds a
     second pod back: a local PV's node affinity puts every pod on its node, and a hostPath is whatever directory each
     node has (set 38: sandervanvugt/kubeai llama-deployment.yaml with models-pv-pvc.yaml@, a hostPath PV under two
     replicas, labelled G31, was measured as a wrong S30 block)."""
-    wanted = get(claim, "spec", "volumeName")
     for other in viewed_resources() or ():
-        if split_type(other.type) != ("", "PersistentVolume"):
+        if split_type(other.type) != ("", "PersistentVolume") or not binds(as_dict(other.props), claim):
             continue
         spec = as_dict(get(other.props, "spec"))
-        bound = metadata_name(other.props) == wanted if wanted else get(spec, "claimRef", "name") == name
-        if bound and ("hostPath" in spec or "local" in spec):
+        if "hostPath" in spec or "local" in spec:
             return True
     return False
 
@@ -162,7 +161,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
         pod_bound = "ReadWriteOncePod" in modes
         if not pod_bound and _one_node(podspec):
             continue  # every pod lands on the one node the spec names, where ReadWriteOnce admits them all
-        if not pod_bound and _node_local(claims[name], name):
+        if not pod_bound and _node_local(claims[name]):
             continue  # nothing to attach: a hostPath or local volume (its own rules: G31)
         # ReadWriteOnce is per node: one replica's replacement may land beside the old one (a CPU pod, or a GPU pod on
         # a node with a GPU to spare) or on another node, where it waits on the attach: the cluster decides (advice).

@@ -43,6 +43,7 @@ from policies.kube import (
     workload_types,
 )
 from policies.reading.placement import pinned_node
+from policies.reading.run_objects import binds
 
 PV_TYPE = "kubernetes:core/v1:PersistentVolume"
 
@@ -60,15 +61,6 @@ def _host_path_pv(pv: dict) -> Optional[str]:
     return path
 
 
-def _bound(pv: dict, claim: dict) -> bool:
-    """True when the files bind the claim to this PV (claim spec.volumeName, or PV spec.claimRef)."""
-    if get(claim, "spec", "volumeName") is not None:
-        return get(claim, "spec", "volumeName") == metadata_name(pv)
-    ref = as_dict(get(pv, "spec", "claimRef"))
-    ref_ns = ref.get("namespace")
-    return ref.get("name") == metadata_name(claim) and ref_ns in (None, get(claim, "metadata", "namespace"))
-
-
 def _objects(kind: str) -> list[Resource]:
     return [r for r in viewed_resources() or () if split_type(r.type) == ("", kind)]
 
@@ -78,7 +70,7 @@ def _claim_of(pv: dict) -> list[tuple[Optional[str], str]]:
     found = []
     for claim in _objects("PersistentVolumeClaim"):
         name = metadata_name(claim.props)
-        if name and _bound(pv, claim.props):
+        if name and binds(pv, claim.props):
             found.append((get(claim.props, "metadata", "namespace"), name))
     return found
 

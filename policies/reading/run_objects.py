@@ -109,3 +109,14 @@ def by_namespace(resources: list[Resource], group: str, kind: str) -> dict[str, 
         if isinstance(name, str) and name and not templated(name):
             found.setdefault(namespace_of(r, "default"), {}).setdefault(name, []).append(r)
     return found
+
+
+def binds(pv: Mapping, claim: Mapping) -> bool:
+    """True when the files bind the claim to this PersistentVolume: the claim's spec.volumeName names it, or (with no
+    volumeName) the PV's spec.claimRef names the claim, in its namespace or none
+    (https://kubernetes.io/docs/concepts/storage/persistent-volumes/#reserving-a-persistentvolume)."""
+    if get(claim, "spec", "volumeName") is not None:
+        return get(claim, "spec", "volumeName") == metadata_name(pv)
+    ref = as_dict(get(pv, "spec", "claimRef"))
+    ref_ns = ref.get("namespace")
+    return ref.get("name") == metadata_name(claim) and ref_ns in (None, get(claim, "metadata", "namespace"))
