@@ -577,6 +577,12 @@ def test_check_input_errors_exit_2(args, expected):
             "llm-startup-probe-budget.maxLivenessWindowSeconds",
             "'abc' is not of type 'integer'",
         ),
+        # Session 43's config key: S30 reads KServe's default deployment mode for a pvc:// predictor.
+        (
+            '{"single-attach-volume-rolls": {"kserveDefaultDeploymentMode": "Raw"}}',
+            "single-attach-volume-rolls.kserveDefaultDeploymentMode",
+            "'Raw' is not one of",
+        ),
     ],
 )
 def test_check_refuses_an_invalid_pack_config(tmp_path, config, field, rule):
