@@ -103,6 +103,7 @@ from policies.k8s_generic import (
     tolerates_node_pressure,
 )
 from policies.karpenter import (
+    ami_family_published,
     gpu_expiry,
     gpu_node_disk,
     gpu_nodepool_disruption_budget,
@@ -254,6 +255,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     one_autoscaler.POLICY,
     replica_spread.POLICY,
     averaged_twice.POLICY,
+    ami_family_published.POLICY,
     startup_probe_budget.POLICY,
     model_source_pinned.POLICY,
     config_revision_pinned.POLICY,
