@@ -159,6 +159,8 @@ _ENTRIES = (
     Entry("G", 64, "imagePullPolicy Never on a workload whose run targets a managed cloud cluster"),
     Entry("G", 65, "an Istio ALLOW policy writes a path prefix with a trailing '*'"),
     Entry("G", 66, "a coscheduling PodGroup is named by the pods it gangs"),
+    Entry("G", 67, "a KEDA query already per replica, or a latency, is not averaged over the replicas again"),
+    Entry("G", 70, "an EC2NodeClass selects an AMI family EKS still publishes (no AL2 for Kubernetes 1.33+)"),
 )
 
 

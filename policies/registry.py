@@ -13,6 +13,7 @@ from typing import Any
 from policies import catalog
 from policies.autoscaling import (
     alert_metric_is_exported,
+    averaged_twice,
     custom_metric_is_served,
     gpu_workload_no_resource_metric_hpa,
     hpa_behavior,
@@ -102,6 +103,7 @@ from policies.k8s_generic import (
     tolerates_node_pressure,
 )
 from policies.karpenter import (
+    ami_family_published,
     gpu_expiry,
     gpu_node_disk,
     gpu_nodepool_disruption_budget,
@@ -252,6 +254,8 @@ POLICIES: tuple[Policy, ...] = _collect(
     hpa_behavior.UNSET_POLICY,
     one_autoscaler.POLICY,
     replica_spread.POLICY,
+    averaged_twice.POLICY,
+    ami_family_published.POLICY,
     startup_probe_budget.POLICY,
     model_source_pinned.POLICY,
     config_revision_pinned.POLICY,
