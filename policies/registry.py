@@ -100,6 +100,7 @@ from policies.k8s_generic import (
     serving_readiness_probe,
     serving_resource_requests,
     serving_topology_spread,
+    shared_claim_class,
     tolerates_node_pressure,
 )
 from policies.karpenter import (
@@ -256,6 +257,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     replica_spread.POLICY,
     averaged_twice.POLICY,
     ami_family_published.POLICY,
+    shared_claim_class.POLICY,
     startup_probe_budget.POLICY,
     model_source_pinned.POLICY,
     config_revision_pinned.POLICY,
