@@ -100,6 +100,7 @@ from policies.k8s_generic import (
     serving_readiness_probe,
     serving_resource_requests,
     serving_topology_spread,
+    shared_claim_class,
     tolerates_node_pressure,
 )
 from policies.karpenter import (
@@ -127,6 +128,7 @@ from policies.models import (
     gated_model_token,
     hf_token_not_empty,
     hf_token_on_service_account,
+    hub_id_named,
     model_cache_fits_checkpoint,
     model_path_downloaded,
     model_source_pinned,
@@ -257,6 +259,8 @@ POLICIES: tuple[Policy, ...] = _collect(
     replica_spread.POLICY,
     averaged_twice.POLICY,
     ami_family_published.POLICY,
+    shared_claim_class.POLICY,
+    hub_id_named.POLICY,
     startup_probe_budget.POLICY,
     model_source_pinned.POLICY,
     config_revision_pinned.POLICY,
