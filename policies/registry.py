@@ -25,7 +25,7 @@ from policies.autoscaling import (
 )
 from policies.crd import validation_rules, validation_rules_unevaluated
 from policies.derived import derived_object_valid, progress_deadline, requests_within_limits
-from policies.framework import Policy, Resource, Violation, config_errors, evaluate_policies
+from policies.framework import Policy, Resource, Violation, evaluate_policies
 from policies.gpu import (
     efa_device_plugin,
     engine_gpu_limit,
@@ -138,6 +138,7 @@ from policies.models import (
     serving_code_pinned,
     serving_start_installs,
 )
+from policies.pack_config import config_errors
 from policies.ray import (
     cluster_pdb,
     derived_pods,
@@ -347,9 +348,12 @@ def evaluate(
     *,
     scopes: Sequence[Sequence[Resource]] | None = None,
     reported: Sequence[frozenset[str] | None] | None = None,
+    failures: list[Violation] | None = None,
 ) -> list[Violation]:
-    """Run the pack (or `policies`) over the resources; the sorted violations (framework.evaluate_policies)."""
-    return evaluate_policies(resources, config, POLICIES if policies is None else policies, scopes=scopes, reported=reported)
+    """Run the pack (or `policies`) over the resources; the sorted violations (framework.evaluate_policies; with
+    ``failures``, a check that raises is reported there and the run goes on)."""
+    chosen = POLICIES if policies is None else policies
+    return evaluate_policies(resources, config, chosen, scopes=scopes, reported=reported, failures=failures)
 
 
 def validate_config(config: Mapping[str, Any] | None, policies: Sequence[Policy] | None = None) -> list[str]:
