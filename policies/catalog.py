@@ -159,6 +159,8 @@ _ENTRIES = (
     Entry("G", 64, "imagePullPolicy Never on a workload whose run targets a managed cloud cluster"),
     Entry("G", 65, "an Istio ALLOW policy writes a path prefix with a trailing '*'"),
     Entry("G", 66, "a coscheduling PodGroup is named by the pods it gangs"),
+    Entry("G", 68, "a route's backend is a Service of its run, on a port that Service offers"),
+    Entry("G", 69, "an object's reference by name to another object resolves among the objects of its run"),
 )
 
 

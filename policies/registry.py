@@ -49,6 +49,7 @@ from policies.ingress import (
     nginx_regex_path_type,
     public_model_endpoint_guarded,
     rewrite_keeps_api_path,
+    route_backend_resolves,
 )
 from policies.input import manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
@@ -88,6 +89,7 @@ from policies.k8s_generic import (
     probe_tolerates_slow_answer,
     proxy_backend_in_pod,
     readiness_waits_for_model,
+    reference_resolves,
     run_as_non_root_image,
     secret_data_base64,
     secret_ref_in_run,
@@ -292,6 +294,8 @@ POLICIES: tuple[Policy, ...] = _collect(
     nginx_regex_path_type.POLICY,
     istio_allow_path_prefix.POLICY,
     pod_group_selects_pods.POLICY,
+    route_backend_resolves.POLICY,
+    reference_resolves.POLICY,
     model_pods_network_isolated.POLICY,
     network_policy_reach.POLICY,
     network_policy_reach.NAMESPACE_LABEL_POLICY,
