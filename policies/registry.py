@@ -13,6 +13,7 @@ from typing import Any
 from policies import catalog
 from policies.autoscaling import (
     alert_metric_is_exported,
+    averaged_twice,
     custom_metric_is_served,
     gpu_workload_no_resource_metric_hpa,
     hpa_behavior,
@@ -24,7 +25,7 @@ from policies.autoscaling import (
 )
 from policies.crd import validation_rules, validation_rules_unevaluated
 from policies.derived import derived_object_valid, progress_deadline, requests_within_limits
-from policies.framework import Policy, Resource, Violation, config_errors, evaluate_policies
+from policies.framework import Policy, Resource, Violation, evaluate_policies
 from policies.gpu import (
     efa_device_plugin,
     engine_gpu_limit,
@@ -101,9 +102,11 @@ from policies.k8s_generic import (
     serving_readiness_probe,
     serving_resource_requests,
     serving_topology_spread,
+    shared_claim_class,
     tolerates_node_pressure,
 )
 from policies.karpenter import (
+    ami_family_published,
     gpu_expiry,
     gpu_node_disk,
     gpu_nodepool_disruption_budget,
@@ -127,6 +130,7 @@ from policies.models import (
     gated_model_token,
     hf_token_not_empty,
     hf_token_on_service_account,
+    hub_id_named,
     model_cache_fits_checkpoint,
     model_path_downloaded,
     model_source_pinned,
@@ -136,6 +140,7 @@ from policies.models import (
     serving_code_pinned,
     serving_start_installs,
 )
+from policies.pack_config import config_errors
 from policies.ray import (
     cluster_pdb,
     derived_pods,
@@ -254,6 +259,10 @@ POLICIES: tuple[Policy, ...] = _collect(
     hpa_behavior.UNSET_POLICY,
     one_autoscaler.POLICY,
     replica_spread.POLICY,
+    averaged_twice.POLICY,
+    ami_family_published.POLICY,
+    shared_claim_class.POLICY,
+    hub_id_named.POLICY,
     startup_probe_budget.POLICY,
     model_source_pinned.POLICY,
     config_revision_pinned.POLICY,
@@ -343,9 +352,12 @@ def evaluate(
     *,
     scopes: Sequence[Sequence[Resource]] | None = None,
     reported: Sequence[frozenset[str] | None] | None = None,
+    failures: list[Violation] | None = None,
 ) -> list[Violation]:
-    """Run the pack (or `policies`) over the resources; the sorted violations (framework.evaluate_policies)."""
-    return evaluate_policies(resources, config, POLICIES if policies is None else policies, scopes=scopes, reported=reported)
+    """Run the pack (or `policies`) over the resources; the sorted violations (framework.evaluate_policies; with
+    ``failures``, a check that raises is reported there and the run goes on)."""
+    chosen = POLICIES if policies is None else policies
+    return evaluate_policies(resources, config, chosen, scopes=scopes, reported=reported, failures=failures)
 
 
 def validate_config(config: Mapping[str, Any] | None, policies: Sequence[Policy] | None = None) -> list[str]:

@@ -32,8 +32,11 @@ namespace they are applied in), the target is in the set and one file holds both
 files (a folder's alternatives, "use hpa.yaml or keda.yaml": KEDA's webhook would refuse the pair anyway), when the target is in no file read (two
 alternatives of a sample folder, or two clusters' files whose objects never collide), when only one states a
 namespace, or when the KServe mode is the cluster's default. Objects of different clusters in one run are never
-joined (policies/scopes.py). The conflict is reported on each autoscaler of the workload, at the pair's level, each
-message naming the other: either may be the one to delete.
+joined (policies/scopes.py). A proven conflict blocks once, on the autoscaler applied later (document order in its
+file; kubectl applies a folder's files in name order): a later ScaledObject is the one KEDA's webhook refuses ("the
+workload ... is already managed by the hpa", scaledobject_webhook.go:256, 307-309), and a later HPA is the one that
+starts the fight with the HPA KEDA already created (the same check refuses the ScaledObject's next update, :133-142). The earlier
+autoscaler is reported too, as advice naming the blocking one: the fix may be to delete either.
 """
 
 from __future__ import annotations
@@ -160,13 +163,23 @@ def _target_present(claim: Claim, resources: list[Resource]) -> bool:
 
 # How `policies check` names an object read from a file: "<file>#<document>[<item>...] <Kind>/<name>"
 # (policies/check.py _key, policies/manifests.py ManifestObject.location); a stack's resources carry no file.
-_LOCATION = re.compile(r"^(?P<file>.+)#\d+(\[\d+\])* [^ ]+/[^ ]*$")
+_LOCATION = re.compile(r"^(?P<file>.+)#(?P<document>\d+)(?P<items>(\[\d+\])*) [^ ]+/[^ ]*$")
 
 
 def _file_of(resource: Resource) -> Optional[str]:
     """The manifest file an object was read from, or None (a stack resource, stdin included as one file)."""
     found = _LOCATION.match(resource.name or "")
     return found.group("file") if found else None
+
+
+def _applied_order(resource: Resource, index: int) -> tuple[str, int, tuple[int, ...], int]:
+    """Where ``resource`` comes in ``kubectl apply``'s order: by file name, then document and List item; a stack's
+    resources (no file) in the order they were registered."""
+    found = _LOCATION.match(resource.name or "")
+    if not found:
+        return ("", 0, (), index)
+    items = tuple(int(i) for i in re.findall(r"\d+", found.group("items")))
+    return (found.group("file"), int(found.group("document")), items, index)
 
 
 def _message(later: Claim, earlier: Claim) -> str:
@@ -202,16 +215,29 @@ def _conflict(a: Claim, b: Claim) -> bool:
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     claims = [c for r in resources if (c := _claim(r, config)) is not None]
     claimed = {(split_type(c.resource.type)[1], metadata_name(c.resource.props) or c.resource.name) for c in claims}
-    claims = [c for c in claims if not _owned(c.resource, claimed)]
+    position = {id(r): _applied_order(r, i) for i, r in enumerate(resources)}
+    claims = sorted((c for c in claims if not _owned(c.resource, claimed)), key=lambda c: position[id(c.resource)])
     findings = []
-    # Each autoscaler of a contested workload is reported, naming another one (a proven pair first): the fix may be
-    # to delete either, and a reader (or labeller) may look at either object.
-    for one in claims:
-        pairs = [_pair(one, other, resources) for other in claims if other is not one and _conflict(one, other)]
-        if pairs:
-            message, proven = next((p for p in pairs if p[1]), pairs[0])
-            findings.append((one.resource.name, message if proven else unproven(message)))
+    for i, one in enumerate(claims):
+        earlier = [_pair(one, other, resources) for other in claims[:i] if _conflict(one, other)]
+        later = [other for other in claims[i + 1 :] if _conflict(one, other)]
+        blocking = next((p for p in earlier if p[1]), None)
+        if blocking:
+            # One block per conflict, on the autoscaler applied after another of the workload (module docstring).
+            findings.append((one.resource.name, blocking[0]))
+        elif earlier or later:
+            findings.append((one.resource.name, unproven(_earlier_message(one, earlier, later, resources))))
     return findings + _vpa_findings(claims, resources)
+
+
+def _earlier_message(one: Claim, earlier: list[tuple[str, bool]], later: list[Claim], resources: list[Resource]) -> str:
+    """Advice on an autoscaler no proven conflict blocks here: a later one's block names it, or the pair is unproven."""
+    for other in later:
+        message, proven = _pair(one, other, resources)
+        if proven:
+            named = f"{split_type(other.resource.type)[1]}/{metadata_name(other.resource.props) or other.resource.name}"
+            return f"{message} (the blocking finding is on {named}, applied after this one)"
+    return earlier[0][0] if earlier else _pair(one, later[0], resources)[0]
 
 
 def _vpa_findings(claims: list[Claim], resources: list[Resource]) -> list[tuple[str, str]]:

@@ -21,7 +21,9 @@ of one the namespace has (equal but for '-', '_' and case, or one edit apart); o
 come from another repository or chart). A port the Service does not expose blocks (the Service is in the run); silent
 for a headless or ExternalName Service (DNS gives the pods or another host, whose ports are not the Service's).
 A variable whose name says its URLs are compared or handed out (origins, CORS, public/redirect/callback URLs, trusted
-hosts, NO_PROXY) is not read, nor a URL naming a Service that selects the container's own pods (its own address); a
+hosts, NO_PROXY) is not read, nor a URL naming a Service that selects the container's own pods (its own address), nor a
+host the pod resolves itself (spec.hostAliases, its hostname and subdomain), nor the API server's own Service
+``kubernetes`` of namespace default; ``<pod>.<headless Service>`` is a pod's DNS name in the pod's namespace. A
 finding blocks only in a variable named as an upstream (*_URL, *_ENDPOINT, *_HOST, *_ADDR, *_SERVER, *API_BASE...).
 """
 
@@ -90,18 +92,45 @@ _UPSTREAM = re.compile(
 )
 
 
-def _host(host: str, own: str, namespaces: set[str]) -> Optional[tuple[str, str, bool]]:
-    """(Service name, namespace, whether the name is a pod's hostname.subdomain) of an in-cluster host, or None."""
+# The Service the control plane keeps in namespace default of every cluster, the API server's in-cluster address
+# ("kubernetes.default.svc", https://kubernetes.io/docs/tasks/run-application/access-api-from-pod/): defined whatever
+# the files hold (review 43 #14).
+_CLUSTER_SERVICE = ("kubernetes", "default")
+
+
+def _host(host: str, own: str, namespaces: set[str], headless: set[str]) -> Optional[tuple[str, str, bool]]:
+    """(Service name, namespace, whether the name is a pod's hostname.subdomain) of an in-cluster host, or None.
+    ``headless``: the headless Services of the pod's namespace, whose ``<pod>.<service>`` names resolve to one pod
+    through the search list (a StatefulSet's ``ollama-0.ollama``), read so before ``<service>.<namespace>``."""
     labels = host.split(".")
+    target: Optional[tuple[str, str, bool]] = None
     if len(labels) == 1:
-        return (labels[0], own, False) if labels[0] not in _NOT_SERVICES else None
-    if len(labels) >= 4 and labels[3] == "svc":
-        return labels[1], labels[2], True
-    if len(labels) >= 3 and labels[2] == "svc":
-        return labels[0], labels[1], False
-    if len(labels) == 2 and labels[1] in namespaces:
-        return labels[0], labels[1], False
-    return None
+        target = (labels[0], own, False) if labels[0] not in _NOT_SERVICES else None
+    elif len(labels) >= 4 and labels[3] == "svc":
+        target = labels[1], labels[2], True
+    elif len(labels) >= 3 and labels[2] == "svc":
+        target = labels[0], labels[1], False
+    elif len(labels) == 2 and labels[1] in headless:
+        target = labels[1], own, True
+    elif len(labels) == 2 and labels[1] in namespaces:
+        target = labels[0], labels[1], False
+    return None if target is None or target[:2] == _CLUSTER_SERVICE else target
+
+
+def _pod_local_names(podspec: Mapping) -> set[str]:
+    """Names the pod resolves without cluster DNS, so they are no Service: the hostnames its ``spec.hostAliases`` write
+    into /etc/hosts, its own ``spec.hostname`` and ``hostname.subdomain``
+    (https://kubernetes.io/docs/tasks/network/customize-hosts-file-for-pods/, and "Pod's hostname and subdomain
+    fields" in dns-pod-service)."""
+    names = {
+        h.lower() for a in as_list(podspec.get("hostAliases")) for h in as_list(as_dict(a).get("hostnames")) if isinstance(h, str)
+    }
+    hostname, subdomain = podspec.get("hostname"), podspec.get("subdomain")
+    if isinstance(hostname, str) and hostname:
+        names.add(hostname.lower())
+        if isinstance(subdomain, str) and subdomain:
+            names.add(f"{hostname}.{subdomain}".lower())
+    return names
 
 
 def _values(podspec: Mapping, configmaps: Mapping[str, list[Resource]]) -> Iterator[tuple[str, str, str]]:
@@ -141,9 +170,13 @@ def _data(configmaps: Mapping[str, list[Resource]], name: object) -> dict:
     return as_dict(found[0].props.get("data")) if found and len(found) == 1 else {}
 
 
+def _headless(service: Resource) -> bool:
+    return get(service.props, "spec", "clusterIP") == "None"
+
+
 def _port_finding(where: str, url: str, service: Resource, port: int) -> Optional[str]:
     spec = as_dict(get(service.props, "spec"))
-    if spec.get("type") == "ExternalName" or spec.get("clusterIP") == "None" or service.template or service.patch:
+    if spec.get("type") == "ExternalName" or _headless(service) or service.template or service.patch:
         return None
     ports = [as_int(as_dict(p).get("port")) for p in as_list(spec.get("ports"))]
     if not ports or None in ports or port in ports:
@@ -181,13 +214,15 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             continue
         own = namespace_of(workload, "default")
         seen: set[str] = set()
+        headless = {n for n, svc in services.get(own, {}).items() if svc is not None and _headless(svc)}
         for path, podspec in pod_specs(workload):
             mine = _own_services(workload, path, services.get(own, {}))
+            local = _pod_local_names(podspec)
             for where, variable, value in _values(podspec, configmaps.get(own, {})):
                 if _COMPARED.search(variable):
                     continue
                 for url, scheme, host, port_text in _urls(value):
-                    target = _host(host, own, namespaces)
+                    target = _host(host, own, namespaces, headless) if host not in local else None
                     if (
                         scheme not in _SCHEMES
                         or target is None

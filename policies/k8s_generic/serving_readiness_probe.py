@@ -15,6 +15,15 @@ A readinessProbe another container of the pod runs on the server's port (a decla
 port: httpGet, tcpSocket, or an exec curl of localhost:PORT) counts: the pod is Ready only when every container is, so
 it holds the pod out of the Service until the server answers (policies/reading/pod_probes.py; spent set 39
 arunudaiyar/openweb-ollama-k8s ollama-deploy.yaml, a curl sidecar probing Ollama's :11434).
+
+A readinessProbe that runs only every few minutes (``periodSeconds`` above maxReadinessPeriodSeconds, default 60)
+answers late both ways: the kubelet marks the pod Ready only at a probe run, so a server that finished loading just
+after one waits up to a whole period more before the Service sends it anything (every scale-out and restart that
+much longer), and an engine that dies is taken out of the Service only after failureThreshold (default 3) x
+periodSeconds (https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/#configure-probes:
+periodSeconds "How often (in seconds) to perform the probe", default 10). Spent set 41
+AurelioAguirre/multi-model-orchestrator k8s/inference/vllm-deployment.yaml (periodSeconds 300, label filed none) and
+amirhnajafiz/file-access-patterns k8s/vllm.yaml (300). Advice: the pod does become Ready.
 """
 
 from __future__ import annotations
@@ -23,7 +32,7 @@ from collections.abc import Mapping
 from typing import Any, Optional
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, is_custom_type, split_type
+from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, is_custom_type, split_type
 from policies.operator_defaults import supplied
 from policies.reading.pod_probes import server_ports, sidecar_probe
 from policies.reading.serving import ModelServer, engine_command_line, engine_row, model_servers, takes_requests
@@ -125,6 +134,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.append(wrong)
         elif early := _ready_before_pull(server):
             messages.append(early)
+        elif slow := _slow_readiness(server, int(config["maxReadinessPeriodSeconds"])):
+            messages.append(slow)
         elif not isinstance(server.container.get("readinessProbe"), dict):
             # A TCP readiness on a server that listens while it loads is readiness-waits-for-model's (G6).
             # The engine's own readiness endpoint and port (components/serving_engines.toml readiness, port).
@@ -161,6 +172,25 @@ def _ready_before_pull(server: ModelServer) -> Optional[str]:
     )
 
 
+def _slow_readiness(server: ModelServer, maximum: int) -> Optional[str]:
+    """Advice for a readinessProbe that runs less often than every ``maximum`` seconds (module docstring)."""
+    probe = server.container.get("readinessProbe")
+    if not isinstance(probe, dict):
+        return None
+    period, failures = as_int(probe.get("periodSeconds")), as_int(probe.get("failureThreshold", 3))
+    if period is None or period <= maximum or failures is None or failures < 1:
+        return None
+    delay = as_int(probe.get("initialDelaySeconds", 0)) or 0
+    first = f"first at initialDelaySeconds {delay}s, then every {period}s" if delay else f"every {period}s"
+    return unproven(
+        f"{server.label}: readinessProbe periodSeconds {period} (probed {first}): the pod becomes Ready only at a "
+        f"probe run, so a server that has loaded its model waits up to {period}s more before the Service sends it "
+        f"requests (each scale-out and restart that much longer), and a failed engine keeps receiving requests for "
+        f"failureThreshold {failures} x {period}s = {failures * period}s before it leaves the Service; probe every "
+        f"5-10s (a startupProbe is what waits for the load)"
+    )
+
+
 def _no_readiness(label: str, engine: str, container: dict, probe: str) -> str:
     """The finding for a server without a readinessProbe. A startupProbe keeps a container un-Ready until it succeeds
     ("all other probes are disabled if a startup probe is provided, until it succeeds", and Ready follows it:
@@ -188,6 +218,17 @@ POLICY = Policy(
         "Add `readinessProbe: {httpGet: {path: /health, port: <server port>}, periodSeconds: 5, failureThreshold: 3}` "
         "to the model-server container (SGLang: /health_generate or /health; TGI: /health; Triton: /v2/health/ready)."
     ),
+    config_schema={
+        "maxReadinessPeriodSeconds": {
+            "type": "integer",
+            "minimum": 1,
+            "default": 60,
+            "description": (
+                "Longest readinessProbe periodSeconds before advice; default 60: a pod becomes Ready only at a probe "
+                "run and a failed engine leaves the Service after failureThreshold x periodSeconds."
+            ),
+        },
+    },
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
     operator_fills="a readiness probe",

@@ -583,6 +583,12 @@ def test_check_input_errors_exit_2(args, expected):
             "single-attach-volume-rolls.kserveDefaultDeploymentMode",
             "'Raw' is not one of",
         ),
+        # Session 44's config key: G4's longest readinessProbe period before advice.
+        (
+            '{"serving-readiness-probe": {"maxReadinessPeriodSeconds": 0}}',
+            "serving-readiness-probe.maxReadinessPeriodSeconds",
+            "0 is less than the minimum of 1",
+        ),
     ],
 )
 def test_check_refuses_an_invalid_pack_config(tmp_path, config, field, rule):

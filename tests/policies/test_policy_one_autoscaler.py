@@ -58,11 +58,13 @@ def found(*objs, config=None):
     return sorted((v.resource, v.enforcement) for v in evaluate([manifest(o) for o in objs], pack, policies=[POLICY]))
 
 
-def test_hpa_and_scaled_object_on_one_deployment_in_the_set_block():
-    # Reported on both autoscalers, each naming the other: labellers of set 38 (Ting-YuChou/LLM-Infrastructure-mvp@
-    # a451649) put G17 on the ScaledObject, those of set 41 on the HPA.
+def test_hpa_and_scaled_object_on_one_deployment_in_the_set_block_once_on_the_later():
+    # One block per conflict (review 43 #19), on the autoscaler applied later; the earlier one is advice naming it.
+    # Labellers filed the later one: sets 37 (ggs12355/llm-elastic-governor) and 38 (Ting-YuChou/
+    # LLM-Infrastructure-mvp) the ScaledObject after the HPA (KEDA's webhook refuses it), set 41 (rajyadav9/mlops
+    # k8s/keda/scaledobject.yaml) the HPA written after the ScaledObject in the same file.
     assert found(deployment(), hpa(), scaled_object()) == [
-        ("HorizontalPodAutoscaler/triton-llm-hpa", "mandatory"),
+        ("HorizontalPodAutoscaler/triton-llm-hpa", "advisory"),
         ("ScaledObject/triton-llm-scaledobject", "mandatory"),
     ]
     on_hpa, on_so = evaluate([manifest(o) for o in (deployment(), hpa(), scaled_object())], policies=[POLICY])
@@ -74,15 +76,21 @@ def test_hpa_and_scaled_object_on_one_deployment_in_the_set_block():
         "HPA triton-llm-hpa and ScaledObject triton-llm-scaledobject (through the HPA KEDA creates for it) both scale "
         "Deployment/triton-llm in namespace llm-inference: "
     )
+    assert on_hpa.message.endswith("(the blocking finding is on ScaledObject/triton-llm-scaledobject, applied after this one)")
     assert "KEDA's webhook refuses" in on_so.message and "KEDA's webhook refuses" in on_hpa.message
+    # The set 41 order: the ScaledObject first, the HPA after it carries the block.
+    assert found(deployment(), scaled_object(), hpa()) == [
+        ("HorizontalPodAutoscaler/triton-llm-hpa", "mandatory"),
+        ("ScaledObject/triton-llm-scaledobject", "advisory"),
+    ]
 
 
 def test_three_autoscalers_report_each_once_preferring_a_proven_pair():
-    # The HPA without a namespace pairs with the others only as advice; the two namespaced ones block, and the HPA
-    # names one of them (once).
+    # The HPA without a namespace pairs with the others only as advice; of the two namespaced ones the later blocks,
+    # once, and the earlier is advice naming it.
     assert found(deployment(), hpa("b", namespace=None), hpa(), scaled_object()) == [
         ("HorizontalPodAutoscaler/b", "advisory"),
-        ("HorizontalPodAutoscaler/triton-llm-hpa", "mandatory"),
+        ("HorizontalPodAutoscaler/triton-llm-hpa", "advisory"),
         ("ScaledObject/triton-llm-scaledobject", "mandatory"),
     ]
 
@@ -96,7 +104,7 @@ def test_two_hpas_without_their_target_in_the_set_are_advised():
     ]
     assert found(deployment("vllm-gemma-deployment", None), *pair) == [
         ("HorizontalPodAutoscaler/gemma-server-gpu-hpa", "mandatory"),
-        ("HorizontalPodAutoscaler/gemma-server-hpa", "mandatory"),
+        ("HorizontalPodAutoscaler/gemma-server-hpa", "advisory"),
     ]
 
 
@@ -108,15 +116,15 @@ def test_two_aibrix_pod_autoscalers_and_scaled_object_pairs():
 
     target = deployment("ds", "default")
     assert found(target, pod_autoscaler("ds-hpa", "HPA"), pod_autoscaler("ds-kpa", "KPA")) == [
-        ("PodAutoscaler/ds-hpa", "mandatory"),
+        ("PodAutoscaler/ds-hpa", "advisory"),
         ("PodAutoscaler/ds-kpa", "mandatory"),
     ]
     assert found(target, pod_autoscaler("ds-kpa", "KPA"), hpa("ds", "ds", "default")) == [
         ("HorizontalPodAutoscaler/ds", "mandatory"),
-        ("PodAutoscaler/ds-kpa", "mandatory"),
+        ("PodAutoscaler/ds-kpa", "advisory"),
     ]
     so = scaled_object("a", "ds", "default"), scaled_object("b", "ds", "default")
-    assert found(target, *so) == [("ScaledObject/a", "mandatory"), ("ScaledObject/b", "mandatory")]
+    assert found(target, *so) == [("ScaledObject/a", "advisory"), ("ScaledObject/b", "mandatory")]
 
 
 def test_http_scaled_object_beside_an_hpa_and_its_own_scaled_object():
@@ -136,7 +144,7 @@ def test_http_scaled_object_beside_an_hpa_and_its_own_scaled_object():
     }
     target = deployment("ollama", "ollama")
     assert found(target, http, hpa("ollama-cpu", "ollama", "ollama")) == [
-        ("HTTPScaledObject/ollama", "mandatory"),
+        ("HTTPScaledObject/ollama", "advisory"),
         ("HorizontalPodAutoscaler/ollama-cpu", "mandatory"),
     ]
     # The ScaledObject the add-on creates has the HTTPScaledObject's name: the same autoscaler, not a second one.
@@ -157,7 +165,7 @@ def test_nim_service_scale_enabled_beside_a_user_hpa():
     user = hpa("llama-hpa", "meta-llama-3-2-1b-instruct", "nim-service")
     assert found(nim, user) == [
         ("HorizontalPodAutoscaler/llama-hpa", "mandatory"),
-        ("NIMService/meta-llama-3-2-1b-instruct", "mandatory"),
+        ("NIMService/meta-llama-3-2-1b-instruct", "advisory"),
     ]
     nim["spec"]["scale"]["enabled"] = False
     assert found(nim, user) == []
@@ -175,7 +183,7 @@ def _isvc(annotations):
 def test_kserve_standard_mode_creates_its_own_hpa():
     user = hpa("chat-hpa", "chat-predictor", "models")
     raw = {"serving.kserve.io/deploymentMode": "RawDeployment"}
-    both = [("HorizontalPodAutoscaler/chat-hpa", "mandatory"), ("InferenceService/chat", "mandatory")]
+    both = [("HorizontalPodAutoscaler/chat-hpa", "mandatory"), ("InferenceService/chat", "advisory")]
     assert found(_isvc(raw), user) == both
     assert found(_isvc({**raw, "serving.kserve.io/autoscalerClass": "keda"}), user) == both
     # autoscalerClass external (or none): KServe creates no HPA, the user's is the only one.
@@ -196,7 +204,7 @@ def test_keda_adopting_an_hpa_as_documented_is_silent():
     assert found(deployment(), hpa(), adopting) == []
     # The annotation without naming the HPA adopts nothing (KEDA's webhook refuses it).
     assert found(deployment(), hpa(), scaled_object(annotations=transfer)) == [
-        ("HorizontalPodAutoscaler/triton-llm-hpa", "mandatory"),
+        ("HorizontalPodAutoscaler/triton-llm-hpa", "advisory"),
         ("ScaledObject/triton-llm-scaledobject", "mandatory"),
     ]
 
@@ -246,13 +254,13 @@ def test_two_clusters_in_one_run_are_never_joined(tmp_path, capsys):
     ]
     for v in violations:
         assert "hpa.yaml and " in v["message"] and v["message"].endswith("so.yaml are applied)")
-    # One file holding both proves they are applied together: blocking.
-    _write(tmp_path / "both" / "app.yaml", deployment(), hpa(), scaled_object())
+    # One file holding both proves they are applied together: one block, on the later document.
+    _write(tmp_path / "both" / "app.yaml", deployment(), scaled_object(), hpa())
     main([str(tmp_path / "both"), "--format", "json"], stdin=io.BytesIO())
     violations = [v for v in json.loads(capsys.readouterr().out)["violations"] if v["policy"] == POLICY.name]
     assert sorted((v["resource"], v["enforcement"]) for v in violations) == [
         ("HorizontalPodAutoscaler/triton-llm-hpa", "mandatory"),
-        ("ScaledObject/triton-llm-scaledobject", "mandatory"),
+        ("ScaledObject/triton-llm-scaledobject", "advisory"),
     ]
     # The alternatives in sibling files with the Deployment in a third: advice.
     _write(tmp_path / "alt" / "deploy.yaml", deployment())
