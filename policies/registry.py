@@ -17,6 +17,7 @@ from policies.autoscaling import (
     custom_metric_is_served,
     gpu_workload_no_resource_metric_hpa,
     hpa_behavior,
+    keda_trigger_metadata,
     monitor_selects_targets,
     no_scale_to_zero,
     one_autoscaler,
@@ -50,6 +51,7 @@ from policies.ingress import (
     nginx_regex_path_type,
     public_model_endpoint_guarded,
     rewrite_keeps_api_path,
+    route_backend_resolves,
 )
 from policies.input import manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
@@ -89,6 +91,7 @@ from policies.k8s_generic import (
     probe_tolerates_slow_answer,
     proxy_backend_in_pod,
     readiness_waits_for_model,
+    reference_resolves,
     run_as_non_root_image,
     secret_data_base64,
     secret_ref_in_run,
@@ -248,6 +251,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     tp_matches_gpu_limit.POLICY,
     tensor_parallel_requires_dshm.POLICY,
     no_scale_to_zero.POLICY,
+    keda_trigger_metadata.POLICY,
     gpu_workload_no_resource_metric_hpa.POLICY,
     throughput_signal.POLICY,
     custom_metric_is_served.POLICY,
@@ -301,6 +305,8 @@ POLICIES: tuple[Policy, ...] = _collect(
     nginx_regex_path_type.POLICY,
     istio_allow_path_prefix.POLICY,
     pod_group_selects_pods.POLICY,
+    route_backend_resolves.POLICY,
+    reference_resolves.POLICY,
     model_pods_network_isolated.POLICY,
     network_policy_reach.POLICY,
     network_policy_reach.NAMESPACE_LABEL_POLICY,
