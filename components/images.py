@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Iterable, Optional
 
 
 def image_tag(image: str) -> Optional[str]:
@@ -47,7 +47,14 @@ def vllm_release(image: str) -> Optional[str]:
 VLLM_PUBLISHED = ("vllm/vllm-openai", "vllm/vllm-openai-rocm", "rocm/vllm")
 
 
+def is_published(image: str, repositories: Iterable[str]) -> bool:
+    """True when the image's repository is one of ``repositories`` (lower-case, without registry), behind any registry
+    or mirror path: equal, or a ``/``-bounded suffix. A rebuild whose path merely contains one
+    (``harbor.corp/vllm/vllm-openai-patched``) is not the publisher's image (review 43 #17)."""
+    repository = image_repository(image).lower()
+    return any(repository == r or repository.endswith(f"/{r}") for r in repositories)
+
+
 def is_vllm_published(image: str) -> bool:
     """True when the image is one of vLLM's published repositories (VLLM_PUBLISHED), behind any registry."""
-    repository = image_repository(image).lower()
-    return any(repository == r or repository.endswith(f"/{r}") for r in VLLM_PUBLISHED)
+    return is_published(image, VLLM_PUBLISHED)

@@ -17,6 +17,7 @@ from policies.autoscaling import (
     custom_metric_is_served,
     gpu_workload_no_resource_metric_hpa,
     hpa_behavior,
+    keda_trigger_metadata,
     monitor_selects_targets,
     no_scale_to_zero,
     one_autoscaler,
@@ -25,7 +26,7 @@ from policies.autoscaling import (
 )
 from policies.crd import validation_rules, validation_rules_unevaluated
 from policies.derived import derived_object_valid, progress_deadline, requests_within_limits
-from policies.framework import Policy, Resource, Violation, config_errors, evaluate_policies
+from policies.framework import Policy, Resource, Violation, evaluate_policies
 from policies.gpu import (
     efa_device_plugin,
     engine_gpu_limit,
@@ -50,6 +51,7 @@ from policies.ingress import (
     nginx_regex_path_type,
     public_model_endpoint_guarded,
     rewrite_keeps_api_path,
+    route_backend_resolves,
 )
 from policies.input import manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
@@ -89,6 +91,7 @@ from policies.k8s_generic import (
     probe_tolerates_slow_answer,
     proxy_backend_in_pod,
     readiness_waits_for_model,
+    reference_resolves,
     run_as_non_root_image,
     secret_data_base64,
     secret_ref_in_run,
@@ -100,6 +103,7 @@ from policies.k8s_generic import (
     serving_readiness_probe,
     serving_resource_requests,
     serving_topology_spread,
+    shared_claim_class,
     tolerates_node_pressure,
 )
 from policies.karpenter import (
@@ -127,6 +131,7 @@ from policies.models import (
     gated_model_token,
     hf_token_not_empty,
     hf_token_on_service_account,
+    hub_id_named,
     model_cache_fits_checkpoint,
     model_path_downloaded,
     model_source_pinned,
@@ -136,6 +141,7 @@ from policies.models import (
     serving_code_pinned,
     serving_start_installs,
 )
+from policies.pack_config import config_errors
 from policies.ray import (
     cluster_pdb,
     derived_pods,
@@ -245,6 +251,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     tp_matches_gpu_limit.POLICY,
     tensor_parallel_requires_dshm.POLICY,
     no_scale_to_zero.POLICY,
+    keda_trigger_metadata.POLICY,
     gpu_workload_no_resource_metric_hpa.POLICY,
     throughput_signal.POLICY,
     custom_metric_is_served.POLICY,
@@ -256,6 +263,8 @@ POLICIES: tuple[Policy, ...] = _collect(
     replica_spread.POLICY,
     averaged_twice.POLICY,
     ami_family_published.POLICY,
+    shared_claim_class.POLICY,
+    hub_id_named.POLICY,
     startup_probe_budget.POLICY,
     model_source_pinned.POLICY,
     config_revision_pinned.POLICY,
@@ -296,6 +305,8 @@ POLICIES: tuple[Policy, ...] = _collect(
     nginx_regex_path_type.POLICY,
     istio_allow_path_prefix.POLICY,
     pod_group_selects_pods.POLICY,
+    route_backend_resolves.POLICY,
+    reference_resolves.POLICY,
     model_pods_network_isolated.POLICY,
     network_policy_reach.POLICY,
     network_policy_reach.NAMESPACE_LABEL_POLICY,
@@ -343,9 +354,12 @@ def evaluate(
     *,
     scopes: Sequence[Sequence[Resource]] | None = None,
     reported: Sequence[frozenset[str] | None] | None = None,
+    failures: list[Violation] | None = None,
 ) -> list[Violation]:
-    """Run the pack (or `policies`) over the resources; the sorted violations (framework.evaluate_policies)."""
-    return evaluate_policies(resources, config, POLICIES if policies is None else policies, scopes=scopes, reported=reported)
+    """Run the pack (or `policies`) over the resources; the sorted violations (framework.evaluate_policies; with
+    ``failures``, a check that raises is reported there and the run goes on)."""
+    chosen = POLICIES if policies is None else policies
+    return evaluate_policies(resources, config, chosen, scopes=scopes, reported=reported, failures=failures)
 
 
 def validate_config(config: Mapping[str, Any] | None, policies: Sequence[Policy] | None = None) -> list[str]:

@@ -13,7 +13,9 @@ model already: the Hub client falls back to cached files), when a proxy variable
 elsewhere, when an ipBlock narrower than every address may hold the Hub's, when another kind of network policy
 (Cilium, Calico, AdminNetworkPolicy) in the files may allow it, when the container's envFrom (not in the files) may set
 HF_HUB_OFFLINE or a proxy, or when the image is not the engine's own (a custom image may hold the model); a port range
-(port..endPort) holding 443 reaches HTTPS (cold review 29b, findings 1 and 4).
+(port..endPort) holding 443 reaches HTTPS (cold review 29b, findings 1 and 4). A KServe InferenceService or
+LLMInferenceService whose storage initializer downloads the model (hf://, gs://, an outside https:// host; s3:// is
+advice, its endpoint may be in the cluster) counts the same: its init container needs the outside address (set 42).
 
 namespace-selector-label-exists: a NetworkPolicy peer ``namespaceSelector.matchLabels`` on a label no Namespace of the
 files carries, where the only label the API server sets on every namespace is ``kubernetes.io/metadata.name`` (its
@@ -33,6 +35,8 @@ from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, containers, get, pod_specs, split_type
 from policies.reading.engines import env_values, fetches, hub_offline, table_servers, volume_at
+from policies.reading.kserve_storage import ISVC, LLMISVC, downloaded_source
+from policies.reading.llmisvc_pods import llmisvc_pod_labels
 from policies.reading.model_ids import model_id
 from policies.reading.serving import engine_row, namespace_of, pod_labels, selector_matches
 from policies.reading.vllm_args import served_model, vllm_servers
@@ -226,8 +230,87 @@ def _generic_findings(resources: list[Resource], policies: list[Resource], repor
     return findings
 
 
+# Where KServe's storage initializer fetches a storage URI from, by scheme: hf:// from the Hugging Face Hub, gs:// from
+# Google Cloud Storage (kserve v0.20.0 python/storage/kserve_storage/kserve_storage.py:154-240 download by prefix; hf://
+# through huggingface_hub's snapshot_download, :614-666). s3:// goes to the endpoint of the storage secret or the
+# service account's annotations, which may be an in-cluster MinIO: advice. An https:// URI goes to its host.
+_STORAGE_HOSTS = {"hf": "the Hugging Face Hub (huggingface.co)", "gs": "Google Cloud Storage"}
+
+
+def _storage_host(uri: str) -> Optional[tuple[str, bool]]:
+    """(where the storage initializer downloads ``uri`` from, proven outside the cluster) or None (a cluster host)."""
+    scheme, _, rest = uri.strip().partition("://")
+    if scheme in _STORAGE_HOSTS:
+        return _STORAGE_HOSTS[scheme], True
+    if scheme == "s3":
+        return "S3 (the storage secret's endpoint, not in the files, may be an in-cluster MinIO)", False
+    host = rest.split("/", 1)[0].rsplit("@", 1)[-1].split(":", 1)[0].lower()
+    if scheme not in ("http", "https") or "." not in host or host.endswith((".svc", ".local", ".internal")):
+        return None
+    try:
+        private = ipaddress.ip_address(host).is_private
+    except ValueError:
+        private = False
+    return None if private else (host, True)
+
+
+def _storage_findings(resources: list[Resource], policies: list[Resource], reported: set[str]) -> list[tuple[str, str]]:
+    """KServe objects whose storage initializer (an init container of the model pod) downloads the model from outside
+    the cluster at start, where every NetworkPolicy selecting the pods for Egress reaches no outside address on HTTPS:
+    the init container never completes and the server never starts (set 42: johnahull/llmd-gke
+    pattern1/manifests/networkpolicy-allow-vllm-egress.yaml@b810339 allows 443 only to namespaceSelector {} while the
+    LLMInferenceService qwen2-3b-pattern1 downloads hf://Qwen/Qwen2.5-3B-Instruct)."""
+    findings: list[tuple[str, str]] = []
+    for workload in resources:
+        kind = split_type(workload.type)
+        if kind not in (ISVC, LLMISVC) or not isinstance(workload.props, dict):
+            continue
+        source = downloaded_source(workload)
+        where = _storage_host(source[0]) if source else None
+        if source is None or where is None:
+            continue
+        name = get(workload.props, "metadata", "name")
+        label_sets = llmisvc_pod_labels(workload, name) if kind == LLMISVC else pod_labels(workload)
+        namespace = namespace_of(workload, "default")
+        egress = [p for p in policies if namespace_of(p, "default") == namespace and _egress_type(p)]
+        egress = [p for p in egress if any(_selects(p, labels) for labels in label_sets)]
+        if not egress:
+            continue
+        reach = [_outside(as_dict(rule)) for p in egress for rule in as_list(get(p.props, "spec", "egress"))]
+        if True in reach:
+            continue
+        blocker = next((p for p in egress if not as_list(get(p.props, "spec", "egress"))), egress[0])
+        if blocker.name in reported:
+            continue
+        reported.add(blocker.name)
+        rule = _in_cluster_https(egress)
+        how = (
+            f"{rule}, which selects pods of the cluster, never an outside address"
+            if rule
+            else "no egress rule of a policy selecting them reaches an outside address on HTTPS"
+        )
+        message = (
+            f"selects the pods of {kind[1]}/{name} for Egress, and {how}; KServe's storage initializer (an init "
+            f"container of those pods) downloads {source[0]} from {where[0]} into {source[1]} before the server "
+            f"starts: the download fails and the pod never starts; allow egress on 443 to 0.0.0.0/0 (except the "
+            f"cluster's ranges) with an ipBlock, and DNS to kube-dns"
+        )
+        if None in reach:
+            message = unproven(f"{message} (an ipBlock of the policies may hold its addresses)")
+        elif not where[1] or any(split_type(r.type)[1] in _OTHER_POLICIES for r in resources):
+            message = unproven(message)
+        findings.append((blocker.name, message))
+    return findings
+
+
 def _check_download(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     found = _download_findings(resources)
+    if any(split_type(r.type) == _NETPOL for r in resources):
+        found += _storage_findings(
+            resources,
+            [r for r in resources if split_type(r.type) == _NETPOL and isinstance(r.props, dict)],
+            {n for n, _ in found},
+        )
     policies = [r for r in resources if split_type(r.type) == _NETPOL and isinstance(r.props, dict)]
     return found + _generic_findings(resources, policies, {name for name, _ in found}) if policies else found
 

@@ -50,6 +50,7 @@ import posixpath
 import re
 from collections.abc import Mapping
 
+from components.images import is_published
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_list, as_quantity, container_label, containers, fmt_number, get, pod_specs
@@ -232,7 +233,7 @@ def _image_name_words(image: str) -> set[str]:
 def _repeated_engine_messages(label: str, container: Mapping) -> list[str]:
     """Args (no command) that begin with the engine's own command, on an image whose ENTRYPOINT already runs it: the
     server gets its own name as arguments and refuses them. Proven on the publisher's images the row names
-    (``entrypoint_images``); advice on an image named after the engine that no row recognises (a rebuild whose
+    (``entrypoint_images``: the repository, behind any registry, components/images.is_published); advice on an image named after the engine that no row recognises (a rebuild whose
     ENTRYPOINT may be the server: set 35 nbethala/triton-mlops-gpu-platform k8s/triton-deployment.yaml, ECR
     triton:latest built with ENTRYPOINT ["tritonserver"], args ["tritonserver", ...]). Silent on the publisher's images
     whose entrypoint runs its args as a command (nvcr.io/nvidia/tritonserver's nvidia_entrypoint.sh)."""
@@ -246,14 +247,17 @@ def _repeated_engine_messages(label: str, container: Mapping) -> list[str]:
         invocation = _engine_invocation(args, engine)
         if invocation is None:
             continue
-        if engine.entrypoint and any(marker in image for marker in engine.entrypoint_images):
+        if engine.entrypoint and is_published(raw, engine.entrypoint_images):
             return [
                 f"{label}: args begin with {invocation!r}, but the {engine.display} image's ENTRYPOINT already runs "
                 f"`{engine.entrypoint}`, so the process is `{engine.entrypoint} {invocation} ...`: the server refuses "
                 f"the repeated words and exits at start; drop {invocation!r} from args"
             ]
         words = _image_name_words(raw)
-        if not known and (engine.name in words or posixpath.basename(args[0]) in words):
+        # A path that contains the publisher's repository without being it (harbor.corp/vllm/vllm-openai-patched) is a
+        # rebuild, which may set its own ENTRYPOINT: advice, like an image named after the engine.
+        rebuild = engine.entrypoint and any(marker in image for marker in engine.entrypoint_images)
+        if rebuild or not known and (engine.name in words or posixpath.basename(args[0]) in words):
             return [
                 unproven(
                     f"{label}: args begin with {invocation!r} on {raw!r}, an image named after {engine.display} that "

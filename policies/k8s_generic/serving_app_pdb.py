@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import as_dict, as_int, get, pod_specs, split_type
+from policies.reading.llmisvc_pods import llmisvc_pod_labels
 from policies.reading.ray_cluster import groups, ray_gpu_workers
 from policies.reading.serving import namespace_of, selector_matches, unselected_serving_apps
 
@@ -62,43 +63,6 @@ def _ray_services_without_pdb(resources: list[Resource]) -> list[tuple[str, str]
     return findings
 
 
-# LLMInferenceService pod labels (KServe v0.20.0 pkg/constants/constants.go:417-446; single node
-# workload_single_node.go:95-97,503-509, prefill :222-227, spec.labels propagated :179,283; multi-node
-# workload_multi_node.go:137-160 for the LeaderWorkerSet's leader and worker pods).
-_LLMISVC_COMPONENTS = {
-    "spec.template": "llminferenceservice-workload",
-    "spec.prefill.template": "llminferenceservice-workload-prefill",
-}
-
-
-def _llmisvc_labels(resource: Resource, name: str) -> list[dict]:
-    spec = as_dict(get(resource.props, "spec"))
-    paths = {path for path, _ in pod_specs(resource)}
-    found = []
-    for path in sorted(paths):
-        owner = as_dict(spec.get("prefill")) if path.startswith("spec.prefill") else spec
-        labels = {
-            "app.kubernetes.io/name": name,
-            "app.kubernetes.io/part-of": "llminferenceservice",
-            **as_dict(owner.get("labels")),
-        }
-        worker = path.endswith(".worker")
-        leader_of_group = not worker and path.replace("template", "worker") in paths
-        if worker:
-            labels["app.kubernetes.io/component"] = "llminferenceservice-workload-worker"
-        elif leader_of_group:
-            labels["app.kubernetes.io/component"] = "llminferenceservice-workload-leader"
-        else:
-            labels["app.kubernetes.io/component"] = _LLMISVC_COMPONENTS.get(path, "llminferenceservice-workload")
-        if not worker:
-            labels["kserve.io/component"] = "workload"
-            labels["llm-d.ai/role"] = (
-                "prefill" if path.startswith("spec.prefill") else ("decode" if "prefill" in spec else "both")
-            )
-        found.append(labels)
-    return found
-
-
 def _nim_labels(resource: Resource, name: str) -> list[dict]:
     """NIMService pod labels (NVIDIA/k8s-nim-operator v3.1.2 api/apps/v1alpha1/nimservice_types.go: GetStandardLabels
     :292-300 with spec.labels merged over them, GetServiceLabels :545-552; selector app: <name>, or <name>-lws with
@@ -135,7 +99,7 @@ def _storm_labels(resource: Resource, name: str) -> list[dict]:
 # operators creates a PodDisruptionBudget at the release read (KServe v0.20.0 pkg/controller/v1alpha2/llmisvc: none;
 # k8s-nim-operator v3.1.2 api/ and internal/: no PodDisruptionBudget, and no spec.pdb field; aibrix e3e10f9e pkg/: none).
 _OPERATOR_LABELS = {
-    ("serving.kserve.io", "LLMInferenceService"): _llmisvc_labels,
+    ("serving.kserve.io", "LLMInferenceService"): llmisvc_pod_labels,
     ("apps.nvidia.com", "NIMService"): _nim_labels,
     ("orchestration.aibrix.ai", "StormService"): _storm_labels,
 }

@@ -118,6 +118,12 @@ def _downloads_source(resource: Any) -> Optional[tuple[str, str]]:
     return found
 
 
+def downloaded_source(resource: Any) -> Optional[tuple[str, str]]:
+    """(the storage URI or spec, the folder it lands in) of a KServe object whose storage initializer downloads its
+    model at start, or None."""
+    return _downloads_source(resource)
+
+
 def _downloaded(resource: Any) -> Optional[tuple[str, str]]:
     kind = split_type(resource.type)
     if kind == ISVC:
@@ -179,4 +185,12 @@ def storage_initializer_downloads(resource: Any) -> list[tuple[str, str, str, di
     return found
 
 
-__all__ = ["KSERVE_MODEL_DIR", "downloaded_uri", "isvc_source", "storage_initializer_downloads"]
+__all__ = [
+    "ISVC",
+    "KSERVE_MODEL_DIR",
+    "LLMISVC",
+    "downloaded_source",
+    "downloaded_uri",
+    "isvc_source",
+    "storage_initializer_downloads",
+]

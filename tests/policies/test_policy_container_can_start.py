@@ -376,3 +376,24 @@ def test_the_publishers_entrypoint_given_its_own_command_blocks(image, args, rep
     # The careful form: only the options after the entrypoint (Ollama's CMD serve left to the image).
     container["args"] = args[3:] if args[0].startswith("python") else args[2:]
     assert found_by([_deployment(container)], POLICY) == []
+
+
+@pytest.mark.parametrize(
+    ("image", "level"),
+    [
+        # The publisher's repository behind a registry or mirror path is still the publisher's image.
+        ("docker.io/vllm/vllm-openai:v0.10.1", "mandatory"),
+        ("harbor.corp/dockerhub-proxy/vllm/vllm-openai:v0.10.1", "mandatory"),
+        # vLLM's CPU image sets the same ENTRYPOINT (docker/Dockerfile.cpu release stage); for its ROCm image the
+        # Dockerfile.rocm read sets none (CMD ["/bin/bash"]), so which releases do is not settled: advice.
+        ("vllm/vllm-openai-cpu:v0.19.1-arm64", "mandatory"),
+        ("vllm/vllm-openai-rocm:latest", "advisory"),
+        # A path that merely contains it is a rebuild, whose ENTRYPOINT the files do not show: advice (review 43 #17).
+        ("harbor.corp/vllm/vllm-openai-patched:v1", "advisory"),
+        ("ghcr.io/acme/myvllm/vllm-openai-cu128:0.1", "advisory"),
+    ],
+)
+def test_the_publishers_image_is_its_repository_not_a_substring(image, level):
+    container = {"name": "server", "image": image, "args": ["vllm", "serve", "m/m"]}
+    ((found_level, message),) = found_by([_deployment(container)], POLICY)
+    assert found_level == level and "args begin with 'vllm serve'" in message

@@ -1,0 +1,141 @@
+"""G33 egress-allows-model-download, KServe's storage initializer: the model pods of an LLMInferenceService or an
+InferenceService isolated for Egress when the storage initializer (their init container) downloads the model from
+outside the cluster.
+
+Fixture that fires: set 42, johnahull/llmd-gke pattern1/manifests/networkpolicy-allow-vllm-egress.yaml and
+pattern1/manifests/llmisvc-pattern1-tpu.yaml @b8103397425f661af250bc9079f5f8c7c82c5ff4: the policy selects the
+LLMInferenceService's workload pods (app.kubernetes.io/name, kserve.io/component: workload, the labels KServe gives
+them) for Egress and allows 443 only to namespaceSelector {} (pods of the cluster, never an outside address), while
+the storage initializer downloads hf://Qwen/Qwen2.5-3B-Instruct (kserve v0.20.0
+python/storage/kserve_storage/kserve_storage.py:154-240, :614-666).
+Same class, an InferenceService: its predictor pods (serving.kserve.io/inferenceservice) under a deny-all egress
+policy, a gs:// storageUri.
+Silent: the careful form (443 to an ipBlock 0.0.0.0/0 except the private ranges), a pvc:// model (mounted, nothing
+downloaded), a policy that selects other pods. Advice: an s3:// model (the endpoint may be an in-cluster MinIO).
+"""
+
+from __future__ import annotations
+
+import copy
+
+from policy_fixtures import manifest
+
+from policies.registry import evaluate
+
+_NS = "llm-d-inference-scheduling"
+_POLICY = {
+    "apiVersion": "networking.k8s.io/v1",
+    "kind": "NetworkPolicy",
+    "metadata": {"name": "allow-vllm-egress", "namespace": _NS},
+    "spec": {
+        "podSelector": {"matchLabels": {"app.kubernetes.io/name": "qwen2-3b-pattern1", "kserve.io/component": "workload"}},
+        "policyTypes": ["Egress"],
+        "egress": [
+            {
+                "to": [
+                    {
+                        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
+                        "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}},
+                    }
+                ],
+                "ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}],
+            },
+            {"to": [{"namespaceSelector": {}}], "ports": [{"protocol": "TCP", "port": 443}]},
+            {
+                "to": [{"namespaceSelector": {}, "podSelector": {"matchLabels": {"component": "apiserver"}}}],
+                "ports": [{"protocol": "TCP", "port": 443}],
+            },
+        ],
+    },
+}
+_LLMISVC = {
+    "apiVersion": "serving.kserve.io/v1alpha1",
+    "kind": "LLMInferenceService",
+    "metadata": {"name": "qwen2-3b-pattern1", "namespace": _NS},
+    "spec": {
+        "model": {"uri": "hf://Qwen/Qwen2.5-3B-Instruct", "name": "Qwen/Qwen2.5-3B-Instruct"},
+        "replicas": 1,
+        "router": {"route": {}, "gateway": {}, "scheduler": {}},
+        "template": {
+            "containers": [
+                {
+                    "name": "main",
+                    "image": "registry.redhat.io/rhaiis/vllm-tpu-rhel9:3.2.5",
+                    "resources": {"limits": {"google.com/tpu": "4"}, "requests": {"google.com/tpu": "4"}},
+                }
+            ]
+        },
+    },
+}
+_ISVC = {
+    "apiVersion": "serving.kserve.io/v1beta1",
+    "kind": "InferenceService",
+    "metadata": {"name": "llama", "namespace": "models"},
+    "spec": {
+        "predictor": {
+            "model": {
+                "modelFormat": {"name": "huggingface"},
+                "storageUri": "gs://my-bucket/llama-3-8b",
+                "resources": {"limits": {"nvidia.com/gpu": "1"}},
+            }
+        }
+    },
+}
+_DENY_EGRESS = {
+    "apiVersion": "networking.k8s.io/v1",
+    "kind": "NetworkPolicy",
+    "metadata": {"name": "predictor-egress", "namespace": "models"},
+    "spec": {
+        "podSelector": {"matchLabels": {"serving.kserve.io/inferenceservice": "llama"}},
+        "policyTypes": ["Egress"],
+        "egress": [{"to": [{"podSelector": {}}], "ports": [{"protocol": "TCP", "port": 443}]}],
+    },
+}
+
+
+def _g33(*objs: dict) -> list[tuple[str, str]]:
+    return [
+        (v.enforcement, v.message)
+        for v in evaluate([manifest(o) for o in objs], None)
+        if v.policy == "egress-allows-model-download"
+    ]
+
+
+def test_llmisvc_hub_download_behind_in_cluster_https_blocks():
+    found = _g33(_POLICY, _LLMISVC)
+    assert [e for e, _ in found] == ["mandatory"], found
+    assert "hf://Qwen/Qwen2.5-3B-Instruct" in found[0][1] and "storage initializer" in found[0][1]
+    assert "namespaceSelector: {}" in found[0][1]
+
+
+def test_isvc_gcs_download_behind_deny_egress_blocks():
+    found = _g33(_DENY_EGRESS, _ISVC)
+    assert [e for e, _ in found] == ["mandatory"], found
+    assert "Google Cloud Storage" in found[0][1]
+
+
+def test_careful_form_with_an_outside_ip_block_is_silent():
+    policy = copy.deepcopy(_POLICY)
+    policy["spec"]["egress"][1] = {
+        "to": [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"]}}],
+        "ports": [{"protocol": "TCP", "port": 443}],
+    }
+    assert _g33(policy, _LLMISVC) == []
+
+
+def test_mounted_model_and_other_pods_are_silent():
+    mounted = copy.deepcopy(_LLMISVC)
+    mounted["spec"]["model"]["uri"] = "pvc://models/qwen"
+    assert _g33(_POLICY, mounted) == []
+    other = copy.deepcopy(_POLICY)
+    other["spec"]["podSelector"] = {"matchLabels": {"app": "something-else"}}
+    assert _g33(other, _LLMISVC) == []
+
+
+def test_s3_download_is_advice():
+    s3 = copy.deepcopy(_ISVC)
+    s3["spec"]["predictor"]["model"]["storageUri"] = "s3://models/llama"
+    assert [e for e, _ in _g33(_DENY_EGRESS, s3)] == ["advisory"]
+    local = copy.deepcopy(_ISVC)
+    local["spec"]["predictor"]["model"]["storageUri"] = "https://minio.models.svc/llama"
+    assert _g33(_DENY_EGRESS, local) == []

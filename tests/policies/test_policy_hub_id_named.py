@@ -1,0 +1,118 @@
+"""G72 hub-model-id-exists: a server that downloads a Hub id a family's naming rule excludes, and the naming table
+it reads (components/hub_names.toml)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from policy_fixtures import found_by
+
+from components.hub_names import MISNAMED, misnamed
+
+POLICY = "hub-model-id-exists"
+
+
+def _vllm(args: list[str], image: str = "vllm/vllm-openai:v0.8.5") -> dict:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "vllm-inference"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "vllm"}},
+            "template": {
+                "metadata": {"labels": {"app": "vllm"}},
+                "spec": {
+                    "containers": [
+                        {"name": "vllm", "image": image, "args": args, "resources": {"limits": {"nvidia.com/gpu": "1"}}}
+                    ]
+                },
+            },
+        },
+    }
+
+
+# Minimal form of MissawB/Animetix deploy/k8s/vllm-deployment.yaml @ 2ea508a08fa0a8a6c6412ed51df01e31fa5d37c6 (set 37,
+# label filed none).
+ANIMETIX = _vllm(["--model", "meta-llama/Llama-3-8B-Instruct", "--dtype", "auto", "--gpu-memory-utilization", "0.5"])
+# Minimal form of tgmorton/knowledge-politeness-llms kubernetes/vllm-deployment-large.yaml @
+# e41db28d1363cb564f6e6795b4514696b73ba22f (set 23, label filed none): Llama 2's -chat-hf suffix on a Llama 3 id.
+TGMORTON = _vllm(["--model=meta-llama/Llama-3-70b-chat-hf", "--dtype=float16", "--tensor-parallel-size=2"])
+LLAMA3_NAMES = (
+    "Llama 3 (April 2024) repositories are meta-llama/Meta-Llama-3-8B, meta-llama/Meta-Llama-3-8B-Instruct, "
+    "meta-llama/Meta-Llama-3-70B, meta-llama/Meta-Llama-3-70B-Instruct (components/hub_names.toml), so the download "
+    "fails with 404 Repository Not Found and the server exits at start; name the repository as the Hub does"
+)
+
+
+def test_a_llama3_id_without_meta_prefix_is_advised():
+    assert found_by([ANIMETIX], POLICY) == [
+        (
+            "advisory",
+            "container vllm: downloads meta-llama/Llama-3-8B-Instruct from the Hugging Face Hub, but no repository "
+            "carries that id: " + LLAMA3_NAMES,
+        )
+    ]
+
+
+def test_a_llama3_id_with_llama2_suffix_is_advised():
+    (found,) = found_by([TGMORTON], POLICY)
+    assert "downloads meta-llama/Llama-3-70b-chat-hf" in found[1] and LLAMA3_NAMES in found[1]
+
+
+def test_the_same_id_in_sglang_is_advised():
+    # The same id in SGLang's --model-path, as public quick-starts write it beside vLLM's --model.
+    sglang = _vllm(["--model-path", "meta-llama/Llama-3-8B-Instruct", "--tp", "1"], image="lmsysorg/sglang:v0.4.6")
+    sglang["spec"]["template"]["spec"]["containers"][0]["command"] = ["python3", "-m", "sglang.launch_server"]
+    (found,) = found_by([sglang], POLICY)
+    assert "downloads meta-llama/Llama-3-8B-Instruct" in found[1]
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        "meta-llama/Meta-Llama-3-8B-Instruct",
+        "meta-llama/Meta-Llama-3-70B-Instruct",
+        "meta-llama/Llama-3.1-8B-Instruct",
+        "meta-llama/Meta-Llama-3.1-8B-Instruct",
+        "meta-llama/Llama-3.2-3B-Instruct",
+        "meta-llama/Llama-3.3-70B-Instruct",
+        "meta-llama/Llama-2-7b-chat-hf",
+        "meta-llama/Llama-2-70b-hf",
+        "/models/meta-llama/Llama-3-8B-Instruct",  # a local path, not a Hub id
+    ],
+)
+def test_real_repositories_are_silent(model):
+    assert found_by([_vllm(["--model", model])], POLICY) == []
+
+
+def test_a_client_naming_an_api_model_is_silent():
+    # OpenRouter's and Together's ids (meta-llama/llama-3-8b-instruct) name a hosted API's model, not a Hub download.
+    client = copy.deepcopy(_vllm([]))
+    container = client["spec"]["template"]["spec"]["containers"][0]
+    container.update({"image": "ghcr.io/example/chat-ui:1.0", "args": [], "resources": {}})
+    container["env"] = [{"name": "MODEL", "value": "meta-llama/llama-3-8b-instruct"}]
+    assert found_by([client], POLICY) == []
+
+
+def test_every_row_names_its_family_and_source():
+    assert MISNAMED and all(row.family and row.names and row.source.startswith("https://") for row in MISNAMED)
+    assert misnamed(None) is None and misnamed(42) is None  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        ('pattern = "x"\nfamily = "f"\nnames = "n"\n', "missing or empty ['source']"),
+        ('pattern = "("\nfamily = "f"\nnames = "n"\nsource = "s"\n', "pattern '(' does not compile"),
+        ('pattern = "x"\nfamily = "f"\nnames = "n"\nsource = "s"\nextra = "e"\n', "unknown fields ['extra']"),
+    ],
+)
+def test_a_bad_row_fails_the_load_naming_it(tmp_path, row, message):
+    from components.hub_names import _load
+
+    path = tmp_path / "hub_names.toml"
+    path.write_text("[[misnamed]]\n" + row)
+    with pytest.raises(ValueError, match=r"hub_names.toml \[\[misnamed\]\] row 1: ") as error:
+        _load(path)
+    assert message in str(error.value)
