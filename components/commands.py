@@ -29,6 +29,7 @@ class Command:
     json_fields: str = ""  # what the JSON holds (docs only)
     see: str = ""  # the docs page that tells more, relative to docs/
     pending: str = ""  # not on the command line yet: what will add it (the docs say so; tests check it is absent)
+    internal_error: str = ""  # what exit 3 means where the command says more than INTERNAL_ERROR does
 
     def epilog(self) -> str:
         """The exit codes (and JSON rule) as --help prints them after the options."""
@@ -42,7 +43,7 @@ class Command:
 
     def codes(self) -> tuple[tuple[int, str], ...]:
         """The command's exit codes, the internal-error code last."""
-        return self.exit_codes + (INTERNAL_ERROR,)
+        return self.exit_codes + ((INTERNAL_ERROR[0], self.internal_error) if self.internal_error else INTERNAL_ERROR,)
 
     def help(self) -> str:
         """The description and the exit codes, as one text (what a test compares --help with)."""
@@ -206,7 +207,13 @@ COMMANDS: tuple[Command, ...] = (
         json_fields=(
             "`files`, `documents`, `objects`, `skipped`, `violations` [{policy, catalog, enforcement, file, document, "
             "line, resource, message}], `unsized` [{resource, server, model, gpu, reason}], `scopes`, `generic`, "
-            "`templates` [{file, chart, values, objects}], `salvaged` [{file, document, line, repair, objects}]"
+            "`templates` [{file, chart, values, objects}], `salvaged` [{file, document, line, repair, objects}]; on exit 3 "
+            "after checks that raised, the same report with `command`, `exit` and `error` beside it"
+        ),
+        internal_error=(
+            "internal error (a bug): a policy that raised on one object is reported there as 'could not be checked: "
+            "<exception type>' (advisory, in every format; SARIF's invocation says executionSuccessful false) and every "
+            "other policy and object is still checked; one line on stderr says so (LLM_SERVING_DEBUG=1 shows the traceback)"
         ),
         see="limits.md",
     ),

@@ -9,7 +9,8 @@ of the pack runs over them.
 
 Exit codes, as `python -m stacks plan`: 0 no mandatory violation, 1 mandatory violations, 2
 unreadable input, invalid policy configuration, or no Kubernetes object read at all (named, no
-traceback), 3 an internal error (a bug).
+traceback), 3 an internal error (a bug): a policy that raises on one object is reported there ("could not be checked",
+framework.CHECK_FAILED) and every other policy and object is still checked.
 """
 
 from __future__ import annotations
@@ -267,7 +268,7 @@ def render(report: dict, fmt: str) -> str:
     if fmt == "markdown":
         return check_markdown(report)
     if fmt == "sarif":
-        return json.dumps(sarif_log(report["violations"]), indent=2, sort_keys=True) + "\n"
+        return json.dumps(sarif_log(report["violations"], error=report.get("error", "")), indent=2, sort_keys=True) + "\n"
     out = [_summary(report)]
     for row in report.get("generic", []):
         out.append(f"[read generically] {generic_line(row)}")
@@ -390,7 +391,8 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
             raise InputError("".join(f"{u.text}\n" for u in manifests.unreadable) + error)
         resources = resources_of(manifests)
         labels, groups, reported = scoped(manifests, resources)
-        violations = evaluate(resources, config, scopes=groups, reported=reported)
+        failures: list[Violation] = []  # a policy that raises on one object: reported there, the run goes on
+        violations = evaluate(resources, config, scopes=groups, reported=reported, failures=failures)
         unsized = sizing_gaps(resources)
     except InputError as exc:
         sys.stderr.write("".join(f"error: {line}\n" for line in str(exc).splitlines()))
@@ -409,8 +411,29 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
         if as_json:
             sys.stdout.write(json_error(row.name, 3, f"internal error: {type(exc).__name__}"))
         return 3
-    report = check_report(manifests, violations, unsized, labels)
-    sys.stdout.write(render(report, args.format))
-    if args.format != "text":
+    return _reported(manifests, violations, failures, (unsized, labels), args.format)
+
+
+def _reported(manifests: ManifestSet, violations: list[Violation], failures: list[Violation], gaps: tuple, fmt: str) -> int:
+    """Print the report of a run that checked; its exit code (3 when some checks raised: ``failures``)."""
+    if failures:
+        violations = sorted([*violations, *failures], key=lambda v: (v.policy, v.resource, v.message))
+    report = check_report(manifests, violations, *gaps)
+    if failures:
+        report.update(command="policies check", exit=3, error=_failed(failures))  # JSON: json_error's fields beside
+    sys.stdout.write(render(report, fmt))
+    if fmt != "text":
         sys.stderr.write(_summary(report) + "\n")
-    return 1 if any(v.enforcement == "mandatory" for v in violations) else 0
+    if failures:
+        sys.stderr.write(f"{report['error']} (set LLM_SERVING_DEBUG=1 for details)\n")
+        return 3
+    return 1 if any(v["enforcement"] == "mandatory" for v in report["violations"]) else 0
+
+
+def _failed(failures: Sequence[Violation]) -> str:
+    """The internal error of a run in which policies raised on some objects (framework.CHECK_FAILED findings)."""
+    kinds = sorted({v.message.removeprefix("could not be checked: ").split(" ", 1)[0] for v in failures})
+    return (
+        f"internal error: {len(failures)} check{'s' if len(failures) != 1 else ''} raised ({', '.join(kinds)}), each "
+        "reported as 'could not be checked' on its object; every other policy and object was checked"
+    )

@@ -18,12 +18,10 @@ from typing import Any
 
 from policies import catalog as _catalog
 from policies.kube import WorkloadTypes, cluster_view, evaluation_memo, read_generically, split_type, unmerged_patches
+from policies.pack_config import ALL_POLICIES, ENFORCEMENT_LEVELS, config_errors
 
-ENFORCEMENT_LEVELS = ("mandatory", "advisory", "disabled")
 SEVERITIES = ("low", "medium", "high", "critical")
 EXEMPTION_PREFIX = "llm-serving.io/exempt-"
-# Pulumi's policy config reserves "all" for "set every policy's enforcement level".
-ALL_POLICIES = "all"
 
 # Where every policy is documented (generated from this registry by `python -m policies docs`);
 # messages and reports link to DOCS_PAGE#<policy name>, never to files outside the repository.
@@ -203,6 +201,13 @@ TEMPLATE_NOTE = (
     "change what is deployed"
 )
 
+
+# What `policies check` reports where a policy raised on an object (evaluate_policies ``failures``): the exception's type
+# alone (its text may quote the manifest), and exit 3 says a bug happened.
+CHECK_FAILED = (
+    "could not be checked: {} (an internal error of the pack, not a finding on the manifest; every other policy and "
+    "object was checked; LLM_SERVING_DEBUG=1 shows the traceback)"
+)
 
 # Resource.template of an object read best-effort from a document that does not parse (policies/reading/salvage.py):
 # the repair is a guess at what the author meant, and kubectl applies nothing of the file as it stands.
@@ -402,6 +407,7 @@ def evaluate_policies(
     *,
     scopes: Sequence[Sequence[Resource]] | None = None,
     reported: Sequence[frozenset[str] | None] | None = None,
+    failures: list[Violation] | None = None,
 ) -> list[Violation]:
     """Run every policy over the resources and return the violations, sorted.
 
@@ -412,7 +418,9 @@ def evaluate_policies(
 
     `scopes` partitions the resources into groups that may be joined (one cluster each, policies.scopes): stack
     policies run on each group alone, so objects of two clusters are never joined (None: one stack); `reported` names
-    per scope the resources whose findings it reports (None: all; policies.scopes variants)."""
+    per scope the resources whose findings it reports (None: all; policies.scopes variants). With ``failures`` (a list),
+    a policy that raises on one object (or on one group, as a stack policy) adds a CHECK_FAILED finding there and the run
+    goes on (`policies check`); without it, and under LLM_SERVING_DEBUG, the exception ends the run."""
     policies = tuple(policies)
     errors = config_errors(config, policies)
     if errors:
@@ -427,18 +435,24 @@ def evaluate_policies(
             if level == "disabled":
                 continue
             findings: list[tuple[str, str]] = []
+            failed: list[tuple[str, str]] | None = None if failures is None else []
             for group, only, views in zip(groups, only_of, group_views):
                 new: list[tuple[str, str]] = []  # a variant's facts read from no view are shared: kube.memoized
                 if policy.is_stack_policy:
-                    _stack_findings(policy, group, views, values, new)
+                    _stack_findings(policy, group, views, values, new, failed)
                 else:
-                    _resource_findings(policy, views, values, new)
+                    _resource_findings(policy, views, values, new, failed)
                 before = set(findings) if new else ()  # a finding two scopes share is reported once
                 findings.extend(f for f in new if f not in before and (only is None or f[0] in only))
             violations.extend(
                 Violation(policy.name, policy.catalog, finding_level(level, message), _shown(name, 8000), _shown(message, 2000))
                 for name, message in findings
             )
+            if failed and failures is not None:  # each object once, whichever scopes it failed in
+                failures.extend(
+                    Violation(policy.name, policy.catalog, "advisory", _shown(n, 8000), CHECK_FAILED.format(kind))
+                    for n, kind in dict.fromkeys(failed)
+                )
     return sorted(violations, key=lambda v: (v.policy, v.resource, v.message))
 
 
@@ -454,14 +468,22 @@ def _best_effort(template: str = "x") -> Iterator[None]:
             raise
 
 
-def _stack_findings(policy: Policy, group: Sequence[Resource], views: list[_View], values: dict, findings: list) -> None:
+def _stack_findings(
+    policy: Policy, group: Sequence[Resource], views: list[_View], values: dict, findings: list, failed: list | None = None
+) -> None:
     """A stack policy's findings on one group, added to ``findings``. Objects rendered from templates join a second
     run: what the run without them finds keeps its level, what only they bring is advice (TEMPLATE_NOTE). Each run sees
     the objects as resource policies do (``views``), so kube.memoized shares what it derives from them with those."""
     patches = {r.name: _patch_note(r) for r in group if r.patch or r.base}
     literal = [r for r in group if not r.template]
-    with cluster_view(views[0].seen):
-        found = run_stack_policy(policy, literal, values)
+    try:
+        with cluster_view(views[0].seen):
+            found = run_stack_policy(policy, literal, values)
+    except Exception as exc:
+        if failed is None or os.environ.get("LLM_SERVING_DEBUG"):
+            raise
+        failed.append(("", type(exc).__name__))  # the group's objects, as a stack-wide finding
+        found = []
     if len(literal) < len(group):
         seen = set(found)
         with _best_effort(), cluster_view(views[-1].seen):
@@ -498,9 +520,12 @@ def _views(group: Sequence[Resource], only: frozenset[str] | None = None) -> lis
     return views
 
 
-def _resource_findings(policy: Policy, views: list[_View], values: dict, findings: list[tuple[str, str]]) -> None:
+def _resource_findings(
+    policy: Policy, views: list[_View], values: dict, findings: list[tuple[str, str]], failed: list | None = None
+) -> None:
     """A resource policy's findings on one group (its ``_views``), added to ``findings``; those of objects rendered from
-    templates are advice."""
+    templates are advice. An object a file states that the policy raises on is added to ``failed`` where it is a list
+    (evaluate_policies ``failures``), else the exception ends the run."""
     for view in views:
         # Only the policy's types: run_resource_policy passes over the others, but ~80% of the ~5,800 policy x
         # resource pairs of a corpus run are of another type, each a _best_effort context for nothing.
@@ -512,9 +537,11 @@ def _resource_findings(policy: Policy, views: list[_View], values: dict, finding
                 # _best_effort's rule, written out: ~2,200 policy x resource pairs a corpus run, each a context manager.
                 try:
                     found = run_resource_policy(policy, r, values)
-                except Exception:
-                    if not r.template or os.environ.get("LLM_SERVING_DEBUG"):
+                except Exception as exc:
+                    if os.environ.get("LLM_SERVING_DEBUG") or (not r.template and failed is None):
                         raise
+                    if not r.template:
+                        failed.append((r.name, type(exc).__name__))  # type: ignore[union-attr]
                     found = []
                 if not found:  # the weighing below shapes findings only; ~5,000 policy x resource pairs a corpus run
                     continue
@@ -533,68 +560,3 @@ def _shown(text: str, limit: int) -> str:
     from components.secrets import printable
 
     return printable(text, limit)
-
-
-def policy_config_schema(policy: Policy) -> dict[str, Any]:
-    """The JSON schema of one policy's entry in a pack config.
-
-    Unknown properties are rejected: a misspelt threshold would otherwise be ignored in
-    silence and the default would apply.
-    """
-    level = {"type": "string", "enum": list(ENFORCEMENT_LEVELS)}
-    return {
-        "oneOf": [
-            level,
-            {
-                "type": "object",
-                "properties": {**policy.config_schema, "enforcementLevel": level},
-                "additionalProperties": False,
-            },
-        ],
-    }
-
-
-def config_errors(config: Mapping[str, Any] | None, policies: Sequence[Policy]) -> list[str]:
-    """Check a pack config against every policy's schema; return readable errors, sorted.
-
-    The Python policy SDK never validates config (the Pulumi CLI does), so the offline plan
-    and the tests call this. Each error names the path (`policy.property`), the value and the
-    rule. An empty list means the config is valid.
-    """
-    if config is None:
-        return []
-    if not isinstance(config, Mapping):
-        return [f"policy config must be a mapping of policy name to settings, not {type(config).__name__}"]
-    by_name = {p.name: p for p in policies}
-    errors: list[str] = []
-    for name, entry in config.items():
-        if name == ALL_POLICIES:
-            if entry not in ENFORCEMENT_LEVELS:
-                errors.append(f"{name}: {entry!r} is not one of {list(ENFORCEMENT_LEVELS)}")
-            continue
-        policy = by_name.get(name)
-        if policy is None:
-            errors.append(f"{name}: no such policy in the llm-serving pack")
-            continue
-        errors.extend(_schema_errors(name, entry, policy))
-    return sorted(errors)
-
-
-def _schema_errors(name: str, entry: Any, policy: Policy) -> list[str]:
-    if isinstance(entry, str):
-        if entry in ENFORCEMENT_LEVELS:
-            return []
-        return [f"{name}: {entry!r} is not one of {list(ENFORCEMENT_LEVELS)}"]
-    if not isinstance(entry, Mapping):
-        return [f"{name}: {entry!r} is neither an enforcement level nor a mapping of settings"]
-    # Validate the object branch directly: oneOf errors would only say "not valid under any".
-    schema = policy_config_schema(policy)["oneOf"][1]
-    # Imported here: only a pack config needs it, and it is a tenth of the plan's import time.
-    import jsonschema
-
-    validator = jsonschema.Draft7Validator(schema)
-    errors = []
-    for error in validator.iter_errors(dict(entry)):
-        path = ".".join(str(p) for p in (name, *error.absolute_path))
-        errors.append(f"{path}: {error.message}")
-    return errors

@@ -17,6 +17,7 @@ from policies.autoscaling import (
     custom_metric_is_served,
     gpu_workload_no_resource_metric_hpa,
     hpa_behavior,
+    keda_trigger_metadata,
     monitor_selects_targets,
     no_scale_to_zero,
     one_autoscaler,
@@ -25,7 +26,7 @@ from policies.autoscaling import (
 )
 from policies.crd import validation_rules, validation_rules_unevaluated
 from policies.derived import derived_object_valid, progress_deadline, requests_within_limits
-from policies.framework import Policy, Resource, Violation, config_errors, evaluate_policies
+from policies.framework import Policy, Resource, Violation, evaluate_policies
 from policies.gpu import (
     efa_device_plugin,
     engine_gpu_limit,
@@ -50,6 +51,7 @@ from policies.ingress import (
     nginx_regex_path_type,
     public_model_endpoint_guarded,
     rewrite_keeps_api_path,
+    route_backend_resolves,
 )
 from policies.input import manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
@@ -89,6 +91,7 @@ from policies.k8s_generic import (
     probe_tolerates_slow_answer,
     proxy_backend_in_pod,
     readiness_waits_for_model,
+    reference_resolves,
     run_as_non_root_image,
     secret_data_base64,
     secret_ref_in_run,
@@ -138,6 +141,7 @@ from policies.models import (
     serving_code_pinned,
     serving_start_installs,
 )
+from policies.pack_config import config_errors
 from policies.ray import (
     cluster_pdb,
     derived_pods,
@@ -248,6 +252,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     tp_matches_gpu_limit.POLICY,
     tensor_parallel_requires_dshm.POLICY,
     no_scale_to_zero.POLICY,
+    keda_trigger_metadata.POLICY,
     gpu_workload_no_resource_metric_hpa.POLICY,
     throughput_signal.POLICY,
     custom_metric_is_served.POLICY,
@@ -302,6 +307,8 @@ POLICIES: tuple[Policy, ...] = _collect(
     nginx_regex_path_type.POLICY,
     istio_allow_path_prefix.POLICY,
     pod_group_selects_pods.POLICY,
+    route_backend_resolves.POLICY,
+    reference_resolves.POLICY,
     model_pods_network_isolated.POLICY,
     network_policy_reach.POLICY,
     network_policy_reach.NAMESPACE_LABEL_POLICY,
@@ -349,9 +356,12 @@ def evaluate(
     *,
     scopes: Sequence[Sequence[Resource]] | None = None,
     reported: Sequence[frozenset[str] | None] | None = None,
+    failures: list[Violation] | None = None,
 ) -> list[Violation]:
-    """Run the pack (or `policies`) over the resources; the sorted violations (framework.evaluate_policies)."""
-    return evaluate_policies(resources, config, POLICIES if policies is None else policies, scopes=scopes, reported=reported)
+    """Run the pack (or `policies`) over the resources; the sorted violations (framework.evaluate_policies; with
+    ``failures``, a check that raises is reported there and the run goes on)."""
+    chosen = POLICIES if policies is None else policies
+    return evaluate_policies(resources, config, chosen, scopes=scopes, reported=reported, failures=failures)
 
 
 def validate_config(config: Mapping[str, Any] | None, policies: Sequence[Policy] | None = None) -> list[str]:

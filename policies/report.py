@@ -118,6 +118,8 @@ def check_markdown(report: Mapping[str, Any]) -> str:
         ]
         out += [f"- `{_cell(g['resource'])}` {_cell(g['server'])}: {_cell(g['reason'])}" for g in unsized]
         out.append("")
+    if report.get("error"):
+        out += [f"**{_cell(report['error'])}** (exit 3)", ""]
     out += violations_markdown(report["violations"])
     return "\n".join(out) + "\n"
 
@@ -186,9 +188,11 @@ def _sarif_rule(policy: Any) -> dict:
     }
 
 
-def sarif_log(violations: Sequence[Mapping[str, Any]], fallback_file: str = "") -> dict:
+def sarif_log(violations: Sequence[Mapping[str, Any]], fallback_file: str = "", error: str = "") -> dict:
     """A SARIF 2.1.0 log: one rule per policy of the pack, one result per violation, located at the
-    violation's file and line (a stack file line, or the manifest document's first line)."""
+    violation's file and line (a stack file line, or the manifest document's first line). ``error``: the run's
+    internal error (policies that raised on some objects, each also a result): an invocation that says the run did not
+    succeed (SARIF 2.1.0 3.20.14 executionSuccessful, 3.20.21 toolExecutionNotifications)."""
     from policies.registry import POLICIES
 
     index = {p.name: i for i, p in enumerate(POLICIES)}
@@ -227,6 +231,11 @@ def sarif_log(violations: Sequence[Mapping[str, Any]], fallback_file: str = "") 
                 },
                 "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The repository root."}}},
                 "results": results,
+                **({"invocations": [_failed_invocation(error)]} if error else {}),
             }
         ],
     }
+
+
+def _failed_invocation(error: str) -> dict:
+    return {"executionSuccessful": False, "toolExecutionNotifications": [{"level": "error", "message": {"text": error}}]}

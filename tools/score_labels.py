@@ -135,6 +135,8 @@ def run_pack(set_dir: Path, targets: list[str], python: str) -> list[Finding]:
     root = set_dir.resolve()
     findings = []
     for v in report.get("violations", []):
+        if str(v.get("message", "")).startswith("could not be checked:"):
+            continue  # a policy that raised there (exit 3): no finding of any problem, so it matches no label
         file = Path(v.get("file") or "")
         rel = str(file.resolve().relative_to(root)) if file.is_absolute() and root in file.resolve().parents else str(file)
         resource = v.get("resource") or ""
