@@ -166,6 +166,7 @@ _ENTRIES = (
     Entry("G", 70, "an EC2NodeClass selects an AMI family EKS still publishes (no AL2 for Kubernetes 1.33+)"),
     Entry("G", 71, "a ReadWriteMany claim names a class that provisions volumes many nodes mount"),
     Entry("G", 72, "a model server downloads a Hugging Face repository id that exists (by the family's naming)"),
+    Entry("G", 73, "a Ray Serve application's import_path names a module the cluster can import"),
 )
 
 
