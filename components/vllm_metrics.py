@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Optional
 
 from .vllm_flags import NEWEST_READ, OLDEST_READ, parse_version
 
@@ -88,22 +89,25 @@ def missing_series(expr: str, version: str) -> list[str]:
 @dataclass(frozen=True)
 class Retired:
     """A family vLLM renamed, then stopped exporting by default: from ``hidden_from`` on it is created only when the
-    server runs with ``--show-hidden-metrics-for-version`` (and a later release drops it)."""
+    server runs with ``--show-hidden-metrics-for-version`` naming the previous minor release, and from ``removed_in``
+    on no flag brings it back."""
 
     name: str
     replacement: str
     hidden_from: str
+    removed_in: str
 
 
-# vLLM's V1 stat logger in the 0.11 line (vllm/v1/metrics/loggers.py, the code index's stored version 905781883, the
-# "GPU cache" block of PrometheusStatLogger.__init__): "Deprecated in 0.9.2 - Renamed as vllm:kv_cache_usage_perc /
+# vLLM's V1 stat logger in the 0.11 line (the PyPI wheel vllm 0.11.0, vllm/v1/metrics/loggers.py:210-245, the "GPU
+# cache" block of PrometheusStatLogger.__init__): "Deprecated in 0.9.2 - Renamed as vllm:kv_cache_usage_perc /
 # With 0.11.x you can enable with --show-hidden-metrics-for-version=0.10 / TODO: remove in 0.12.0", each gauge or
 # counter created only `if self.show_hidden_metrics:`; the same for gpu_prefix_cache_queries and _hits (renamed
-# vllm:prefix_cache_queries / _hits). The replacements exist from 0.9.2 (FAMILIES).
+# vllm:prefix_cache_queries / _hits). The wheels of 0.12.0 and 0.13.0 define none of the three names (their
+# loggers.py read whole): removed in 0.12.0. The replacements exist from 0.9.2 (FAMILIES).
 RETIRED: tuple[Retired, ...] = (
-    Retired("vllm:gpu_cache_usage_perc", "vllm:kv_cache_usage_perc", "0.11.0"),
-    Retired("vllm:gpu_prefix_cache_queries", "vllm:prefix_cache_queries", "0.11.0"),
-    Retired("vllm:gpu_prefix_cache_hits", "vllm:prefix_cache_hits", "0.11.0"),
+    Retired("vllm:gpu_cache_usage_perc", "vllm:kv_cache_usage_perc", "0.11.0", "0.12.0"),
+    Retired("vllm:gpu_prefix_cache_queries", "vllm:prefix_cache_queries", "0.11.0", "0.12.0"),
+    Retired("vllm:gpu_prefix_cache_hits", "vllm:prefix_cache_hits", "0.11.0", "0.12.0"),
 )
 # Every series name of a retired family (a counter's _total too), to its family.
 RETIRED_SERIES: dict[str, Retired] = {s: r for r in RETIRED for s in (r.name, r.name + "_total")}
@@ -121,6 +125,25 @@ def retired_in(expr: str) -> list[Retired]:
     return out
 
 
-def exports_retired(family: Retired, version: str) -> bool:
-    """True when vLLM ``version`` still exports ``family`` by default (a release before it was hidden)."""
-    return parse_version(version) < parse_version(family.hidden_from)
+def _previous_minor(version: str) -> str:
+    major, minor = parse_version(version)[:2]
+    return f"{major}.{minor - 1}"
+
+
+def exports_retired(family: Retired, version: str, shown_for: Optional[str] = None) -> bool:
+    """True when vLLM ``version`` exports ``family``: a release before it was hidden; or one before it was removed, run
+    with ``--show-hidden-metrics-for-version`` = ``shown_for`` naming the release's previous minor, the only value that
+    shows hidden metrics (0.11.0 wheel vllm/config/observability.py:29-35 show_hidden_metrics, vllm/version.py:17-34
+    ``_prev_minor_version_was``: ``version_str == f"0.{minor - 1}"``, so 0.11.x takes "0.10" and nothing else)."""
+    v = parse_version(version)
+    if v < parse_version(family.hidden_from):
+        return True
+    if v >= parse_version(family.removed_in) or shown_for is None:
+        return False
+    return shown_for.strip().strip("\"'") == _previous_minor(version)
+
+
+def shown_by(family: Retired, shown_for: Optional[str]) -> bool:
+    """True when ``--show-hidden-metrics-for-version`` = ``shown_for`` keeps ``family`` on some release (the minor
+    before the one that hid it), so a server of unknown release run with it may well export the family."""
+    return shown_for is not None and exports_retired(family, family.hidden_from, shown_for)

@@ -94,6 +94,7 @@ _ENTRIES = (
     Entry("S", 55, "a vLLM server's command line names the model it serves"),
     Entry("S", 56, "the server's image ships the backend its models need"),
     Entry("S", 57, "an Ollama server's model store outlives the pod, or the pod pulls its models"),
+    Entry("S", 58, "a KEDA trigger gives the metadata its scaler requires"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),
     Entry("G", 3, "imagePullPolicy Always"),
@@ -160,9 +161,12 @@ _ENTRIES = (
     Entry("G", 65, "an Istio ALLOW policy writes a path prefix with a trailing '*'"),
     Entry("G", 66, "a coscheduling PodGroup is named by the pods it gangs"),
     Entry("G", 67, "a KEDA query already per replica, or a latency, is not averaged over the replicas again"),
+    Entry("G", 68, "a route's backend is a Service of its run, on a port that Service offers"),
+    Entry("G", 69, "an object's reference by name to another object resolves among the objects of its run"),
     Entry("G", 70, "an EC2NodeClass selects an AMI family EKS still publishes (no AL2 for Kubernetes 1.33+)"),
     Entry("G", 71, "a ReadWriteMany claim names a class that provisions volumes many nodes mount"),
     Entry("G", 72, "a model server downloads a Hugging Face repository id that exists (by the family's naming)"),
+    Entry("G", 73, "a Ray Serve application's import_path names a module the cluster can import"),
 )
 
 

@@ -21,7 +21,9 @@ of one the namespace has (equal but for '-', '_' and case, or one edit apart); o
 come from another repository or chart). A port the Service does not expose blocks (the Service is in the run); silent
 for a headless or ExternalName Service (DNS gives the pods or another host, whose ports are not the Service's).
 A variable whose name says its URLs are compared or handed out (origins, CORS, public/redirect/callback URLs, trusted
-hosts, NO_PROXY) is not read, nor a URL naming a Service that selects the container's own pods (its own address); a
+hosts, NO_PROXY) is not read, nor a URL naming a Service that selects the container's own pods (its own address), nor a
+host the pod resolves itself (spec.hostAliases, its hostname and subdomain), nor the API server's own Service
+``kubernetes`` of namespace default; ``<pod>.<headless Service>`` is a pod's DNS name in the pod's namespace. A
 finding blocks only in a variable named as an upstream (*_URL, *_ENDPOINT, *_HOST, *_ADDR, *_SERVER, *API_BASE...).
 """
 
@@ -33,7 +35,7 @@ from typing import Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, containers, get, pod_specs, split_type
-from policies.reading.run_objects import by_namespace, hidden_namespaces, templated
+from policies.reading.run_objects import SERVICE_MAKERS, Names, by_namespace, hidden_namespaces, services_by_namespace, templated
 from policies.reading.serving import namespace_of, selector_matches, template_labels
 
 # A URL is found from its "://" (str.find, linear): the scheme read backwards over at most _SCHEME_MAX characters, the
@@ -77,16 +79,6 @@ def _urls(value: str) -> Iterator[tuple[str, str, str, Optional[str]]]:
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 # The schemes a model API or its client speaks; a database or queue URL (postgresql://, redis://) is another story.
 _SCHEMES = ("http", "https", "ws", "wss", "grpc", "grpcs")
-# KubeRay's Services, named from the custom resource (kuberay v1.7.0 ray-operator/controllers/ray/utils/util.go:316-351
-# GenerateHeadServiceName, GenerateServeServiceName; a RayCluster gets its serve Service only with the annotation
-# ray.io/enable-serve-service: "true", raycluster_controller.go:870-871): counted as defined, and these kinds are not
-# read as hiding others.
-_SERVE_ANNOTATION = "ray.io/enable-serve-service"
-_MADE = {
-    ("ray.io", "RayCluster"): ("-head-svc",),
-    ("ray.io", "RayService"): ("-head-svc", "-serve-svc"),
-    ("ray.io", "RayJob"): ("-head-svc",),
-}
 _NOT_SERVICES = ("localhost",)
 # A variable whose name says its URLs are compared or handed out, not dialled (review 43 item 4): an allow-list of
 # browser origins (ollama/ollama envconfig/config.go AllowedOrigins, OLLAMA_ORIGINS "A comma separated list of allowed
@@ -100,18 +92,45 @@ _UPSTREAM = re.compile(
 )
 
 
-def _host(host: str, own: str, namespaces: set[str]) -> Optional[tuple[str, str, bool]]:
-    """(Service name, namespace, whether the name is a pod's hostname.subdomain) of an in-cluster host, or None."""
+# The Service the control plane keeps in namespace default of every cluster, the API server's in-cluster address
+# ("kubernetes.default.svc", https://kubernetes.io/docs/tasks/run-application/access-api-from-pod/): defined whatever
+# the files hold (review 43 #14).
+_CLUSTER_SERVICE = ("kubernetes", "default")
+
+
+def _host(host: str, own: str, namespaces: set[str], headless: set[str]) -> Optional[tuple[str, str, bool]]:
+    """(Service name, namespace, whether the name is a pod's hostname.subdomain) of an in-cluster host, or None.
+    ``headless``: the headless Services of the pod's namespace, whose ``<pod>.<service>`` names resolve to one pod
+    through the search list (a StatefulSet's ``ollama-0.ollama``), read so before ``<service>.<namespace>``."""
     labels = host.split(".")
+    target: Optional[tuple[str, str, bool]] = None
     if len(labels) == 1:
-        return (labels[0], own, False) if labels[0] not in _NOT_SERVICES else None
-    if len(labels) >= 4 and labels[3] == "svc":
-        return labels[1], labels[2], True
-    if len(labels) >= 3 and labels[2] == "svc":
-        return labels[0], labels[1], False
-    if len(labels) == 2 and labels[1] in namespaces:
-        return labels[0], labels[1], False
-    return None
+        target = (labels[0], own, False) if labels[0] not in _NOT_SERVICES else None
+    elif len(labels) >= 4 and labels[3] == "svc":
+        target = labels[1], labels[2], True
+    elif len(labels) >= 3 and labels[2] == "svc":
+        target = labels[0], labels[1], False
+    elif len(labels) == 2 and labels[1] in headless:
+        target = labels[1], own, True
+    elif len(labels) == 2 and labels[1] in namespaces:
+        target = labels[0], labels[1], False
+    return None if target is None or target[:2] == _CLUSTER_SERVICE else target
+
+
+def _pod_local_names(podspec: Mapping) -> set[str]:
+    """Names the pod resolves without cluster DNS, so they are no Service: the hostnames its ``spec.hostAliases`` write
+    into /etc/hosts, its own ``spec.hostname`` and ``hostname.subdomain``
+    (https://kubernetes.io/docs/tasks/network/customize-hosts-file-for-pods/, and "Pod's hostname and subdomain
+    fields" in dns-pod-service)."""
+    names = {
+        h.lower() for a in as_list(podspec.get("hostAliases")) for h in as_list(as_dict(a).get("hostnames")) if isinstance(h, str)
+    }
+    hostname, subdomain = podspec.get("hostname"), podspec.get("subdomain")
+    if isinstance(hostname, str) and hostname:
+        names.add(hostname.lower())
+        if isinstance(subdomain, str) and subdomain:
+            names.add(f"{hostname}.{subdomain}".lower())
+    return names
 
 
 def _values(podspec: Mapping, configmaps: Mapping[str, list[Resource]]) -> Iterator[tuple[str, str, str]]:
@@ -151,68 +170,13 @@ def _data(configmaps: Mapping[str, list[Resource]], name: object) -> dict:
     return as_dict(found[0].props.get("data")) if found and len(found) == 1 else {}
 
 
-def _services(resources: list[Resource]) -> dict[str, dict[str, Optional[Resource]]]:
-    """namespace -> Service name -> its one definition (None for a controller's Service, or one defined twice)."""
-    found: dict[str, dict[str, Optional[Resource]]] = {}
-    for namespace, named in by_namespace(resources, "", "Service").items():
-        for name, objects in named.items():
-            found.setdefault(namespace, {})[name] = objects[0] if len(objects) == 1 else None
-    for r in resources:
-        suffixes = _MADE.get(split_type(r.type))
-        owner = get(r.props, "metadata", "name") if suffixes and isinstance(r.props, dict) else None
-        if isinstance(owner, str) and suffixes:
-            made = [f"{owner}{suffix}" for suffix in suffixes]
-            if str(get(r.props, "metadata", "annotations", _SERVE_ANNOTATION)).lower() == "true":
-                made.append(f"{owner}-serve-svc")
-            own = get(r.props, "spec", "headGroupSpec", "headService", "metadata", "name")
-            for service in made + ([own] if isinstance(own, str) and own else []):
-                found.setdefault(namespace_of(r, "default"), {}).setdefault(service, None)
-    return found
-
-
-def _plain(name: str) -> str:
-    return re.sub(r"[-_]", "", name.lower())
-
-
-def _one_edit(a: str, b: str) -> bool:
-    """True when a and b differ by one inserted, removed or replaced character (and are long enough to mean it)."""
-    if min(len(a), len(b)) < 5 or abs(len(a) - len(b)) > 1:
-        return False
-    if len(a) > len(b):
-        a, b = b, a
-    i = next((k for k in range(len(a)) if a[k] != b[k]), len(a))
-    return a[i + (len(a) == len(b)) :] == b[i + 1 :]
-
-
-_LISTED = 5  # Services named in one message (review 43 item 10: a namespace of thousands made each message ~44 KB)
-
-
-class _Names:
-    """The Service names of one namespace, indexed once for the typo test (by plain spelling and by length) and for
-    the message (sorted), so many URLs of a large namespace cost no more than one pass each."""
-
-    def __init__(self, names: list[str]) -> None:
-        self.sorted = sorted(names)
-        self.plain: dict[str, str] = {}
-        self.by_length: dict[int, list[str]] = {}
-        for n in names:
-            self.plain.setdefault(_plain(n), n)
-            self.by_length.setdefault(len(n), []).append(n)
-
-    def typo_of(self, name: str) -> Optional[str]:
-        if _plain(name) in self.plain:
-            return self.plain[_plain(name)]
-        near = (n for size in (len(name) - 1, len(name), len(name) + 1) for n in self.by_length.get(size, ()))
-        return next((n for n in near if _one_edit(n, name)), None)
-
-    def listed(self) -> str:
-        more = len(self.sorted) - _LISTED
-        return ", ".join(self.sorted[:_LISTED]) + (f" and {more} more" if more > 0 else "")
+def _headless(service: Resource) -> bool:
+    return get(service.props, "spec", "clusterIP") == "None"
 
 
 def _port_finding(where: str, url: str, service: Resource, port: int) -> Optional[str]:
     spec = as_dict(get(service.props, "spec"))
-    if spec.get("type") == "ExternalName" or spec.get("clusterIP") == "None" or service.template or service.patch:
+    if spec.get("type") == "ExternalName" or _headless(service) or service.template or service.patch:
         return None
     ports = [as_int(as_dict(p).get("port")) for p in as_list(spec.get("ports"))]
     if not ports or None in ports or port in ports:
@@ -224,7 +188,7 @@ def _port_finding(where: str, url: str, service: Resource, port: int) -> Optiona
     )
 
 
-def _name_finding(where: str, url: str, name: str, namespace: str, names: _Names) -> str:
+def _name_finding(where: str, url: str, name: str, namespace: str, names: Names) -> str:
     typo = names.typo_of(name)
     message = (
         f"{where} = {url} names Service {name} in namespace {namespace}, which none of the files read defines (they "
@@ -236,27 +200,29 @@ def _name_finding(where: str, url: str, name: str, namespace: str, names: _Names
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    services = _services(resources)
+    services = services_by_namespace(resources)
     if not services:
         return []
-    hidden = hidden_namespaces(resources, spared=tuple(_MADE))
+    hidden = hidden_namespaces(resources, spared=tuple(SERVICE_MAKERS))
     namespaces = {namespace_of(r, "default") for r in resources if isinstance(r.props, dict)}
     namespaces |= {str(get(r.props, "metadata", "name")) for r in resources if split_type(r.type) == ("", "Namespace")}
     configmaps = by_namespace(resources, "", "ConfigMap")
     findings: list[tuple[str, str]] = []
-    indexed: dict[str, _Names] = {}
+    indexed: dict[str, Names] = {}
     for workload in resources:
         if workload.type not in WORKLOAD_TYPES or not isinstance(workload.props, dict) or workload.template:
             continue
         own = namespace_of(workload, "default")
         seen: set[str] = set()
+        headless = {n for n, svc in services.get(own, {}).items() if svc is not None and _headless(svc)}
         for path, podspec in pod_specs(workload):
             mine = _own_services(workload, path, services.get(own, {}))
+            local = _pod_local_names(podspec)
             for where, variable, value in _values(podspec, configmaps.get(own, {})):
                 if _COMPARED.search(variable):
                     continue
                 for url, scheme, host, port_text in _urls(value):
-                    target = _host(host, own, namespaces)
+                    target = _host(host, own, namespaces, headless) if host not in local else None
                     if (
                         scheme not in _SCHEMES
                         or target is None
@@ -269,7 +235,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                         continue
                     seen.add(url)
                     if target[1] not in indexed:
-                        indexed[target[1]] = _Names(list(services[target[1]]))
+                        indexed[target[1]] = Names(list(services[target[1]]))
                     port = as_int(port_text) or _DEFAULT_PORTS.get(scheme)
                     found = _finding(where, url, target, services[target[1]], indexed[target[1]], port)
                     if found:
@@ -282,7 +248,7 @@ def _finding(
     url: str,
     target: tuple[str, str, bool],
     defined: Mapping[str, Optional[Resource]],
-    names: _Names,
+    names: Names,
     port: Optional[int],
 ) -> Optional[str]:
     name, namespace, pod_dns = target

@@ -118,12 +118,13 @@ def servers_near(query: str, resources: list) -> list:
 
 def vllm_exports_retired(family: Retired, resources: list) -> bool | None:
     """Whether the vLLM servers of ``resources`` still export a retired family (components/vllm_metrics.RETIRED):
-    True when every one runs a release before the family was hidden, or keeps hidden families
-    (--show-hidden-metrics-for-version); False when some server runs a release that hides it (a moving tag, latest or
-    nightly, of vLLM's own images is the newest release); None when no server's release is known (no server, a digest, a tag that names
-    no release)."""
+    True when every one runs a release before the family was hidden, or one that keeps it for
+    --show-hidden-metrics-for-version (components/vllm_metrics.exports_retired: the previous minor, and only before
+    the family was removed); False when some server runs a release that does not export it (a moving tag, latest or
+    nightly, of vLLM's own images is the newest release, whatever the flag); None when no server's release is known
+    (no server, a digest, a tag that names no release), unless the flag's value is the one that shows the family."""
     from components.images import image_tag, is_vllm_published, vllm_release
-    from components.vllm_metrics import SHOW_HIDDEN_FLAG, exports_retired
+    from components.vllm_metrics import SHOW_HIDDEN_FLAG, exports_retired, shown_by
     from policies.kube import containers, pod_specs
     from policies.reading.vllm_args import is_vllm_container, vllm_args
 
@@ -136,16 +137,17 @@ def vllm_exports_retired(family: Retired, resources: list) -> bool | None:
                 raw = container.get("image")
                 image = raw if isinstance(raw, str) else ""
                 tag = (image_tag(image) or "latest").lower()
-                if SHOW_HIDDEN_FLAG in vllm_args(container):
-                    verdicts.append(True)
-                elif image and "@" not in image and tag in ("latest", "nightly"):
+                flags = vllm_args(container)
+                shown = flags.get(SHOW_HIDDEN_FLAG) if SHOW_HIDDEN_FLAG in flags else None
+                unknown = True if shown_by(family, shown) else None
+                if image and "@" not in image and tag in ("latest", "nightly"):
                     # Docker pulls :latest for an untagged reference: on vLLM's own images the newest release; a
                     # rebuild's moving tag names no vLLM release (set 41: rajyadav9/mlops k8s/vllm/deployment.yaml@37bc3e2
                     # runs ACCOUNT_ID.dkr.ecr.REGION.amazonaws.com/vllm-inference:latest).
-                    verdicts.append(False if is_vllm_published(image) else None)
+                    verdicts.append(False if is_vllm_published(image) else unknown)
                 else:
                     release = vllm_release(image) if is_vllm_published(image) else None
-                    verdicts.append(None if release is None else exports_retired(family, release))
+                    verdicts.append(unknown if release is None else exports_retired(family, release, shown))
     if False in verdicts:
         return False
     if verdicts and all(v is True for v in verdicts):

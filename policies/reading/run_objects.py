@@ -9,8 +9,9 @@ an unrendered value. The readings they share live here, so the rules agree on wh
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, Optional
 
 from policies.framework import UNKNOWN, Resource
 from policies.kube import as_dict, get, metadata_name, split_type
@@ -120,3 +121,77 @@ def binds(pv: Mapping, claim: Mapping) -> bool:
     ref = as_dict(get(pv, "spec", "claimRef"))
     ref_ns = ref.get("namespace")
     return ref.get("name") == metadata_name(claim) and ref_ns in (None, get(claim, "metadata", "namespace"))
+
+
+# KubeRay's Services, named from the custom resource (kuberay v1.7.0 ray-operator/controllers/ray/utils/util.go:316-351
+# GenerateHeadServiceName, GenerateServeServiceName; a RayCluster gets its serve Service only with the annotation
+# ray.io/enable-serve-service: "true", raycluster_controller.go:870-871): counted as defined, and these kinds are not
+# read as hiding others (pass SERVICE_MAKERS as hidden_namespaces' ``spared``).
+_SERVE_ANNOTATION = "ray.io/enable-serve-service"
+SERVICE_MAKERS = {
+    ("ray.io", "RayCluster"): ("-head-svc",),
+    ("ray.io", "RayService"): ("-head-svc", "-serve-svc"),
+    ("ray.io", "RayJob"): ("-head-svc",),
+}
+
+
+def services_by_namespace(resources: list[Resource]) -> dict[str, dict[str, Optional[Resource]]]:
+    """namespace -> Service name -> its one definition (None for a controller's Service, or one defined twice)."""
+    found: dict[str, dict[str, Optional[Resource]]] = {}
+    for namespace, named in by_namespace(resources, "", "Service").items():
+        for name, objects in named.items():
+            found.setdefault(namespace, {})[name] = objects[0] if len(objects) == 1 else None
+    for r in resources:
+        suffixes = SERVICE_MAKERS.get(split_type(r.type))
+        owner = get(r.props, "metadata", "name") if suffixes and isinstance(r.props, dict) else None
+        if isinstance(owner, str) and suffixes:
+            made = [f"{owner}{suffix}" for suffix in suffixes]
+            if str(get(r.props, "metadata", "annotations", _SERVE_ANNOTATION)).lower() == "true":
+                made.append(f"{owner}-serve-svc")
+            own = get(r.props, "spec", "headGroupSpec", "headService", "metadata", "name")
+            for service in made + ([own] if isinstance(own, str) and own else []):
+                found.setdefault(namespace_of(r, "default"), {}).setdefault(service, None)
+    return found
+
+
+def _plain(name: str) -> str:
+    return re.sub(r"[-_]", "", name.lower())
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """True when a and b differ by one inserted, removed or replaced character (and are long enough to mean it)."""
+    if min(len(a), len(b)) < 5 or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = next((k for k in range(len(a)) if a[k] != b[k]), len(a))
+    return a[i + (len(a) == len(b)) :] == b[i + 1 :]
+
+
+_LISTED = 5  # names in one message (review 43 item 10: a namespace of thousands made each message ~44 KB)
+
+
+class Names:
+    """The names of one kind in one namespace, indexed once for the typo test (by plain spelling and by length) and
+    for the message (sorted), so many references into a large namespace cost no more than one pass each."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        given = list(names)
+        self.sorted = sorted(given)
+        self.plain: dict[str, str] = {}
+        self.by_length: dict[int, list[str]] = {}
+        for n in given:
+            self.plain.setdefault(_plain(n), n)
+            self.by_length.setdefault(len(n), []).append(n)
+
+    def typo_of(self, name: str) -> Optional[str]:
+        """The defined name ``name`` misspells: equal but for '-', '_' and case, or one edit apart; None if none."""
+        if _plain(name) in self.plain:
+            return self.plain[_plain(name)]
+        near = (n for size in (len(name) - 1, len(name), len(name) + 1) for n in self.by_length.get(size, ()))
+        return next((n for n in near if _one_edit(n, name)), None)
+
+    def listed(self) -> str:
+        """The first names, sorted, and how many more."""
+        more = len(self.sorted) - _LISTED
+        return ", ".join(self.sorted[:_LISTED]) + (f" and {more} more" if more > 0 else "")

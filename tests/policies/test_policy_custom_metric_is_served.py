@@ -264,6 +264,7 @@ def _kandakji(image: str, *args: str) -> list[dict]:
     return [scaled, deployment]
 
 
+POLICY_NAME = "hpa-custom-metric-is-served"
 _DIGEST = "vllm/vllm-openai@sha256:0b51ec38fb965b44f6aa75d8d847c5f21bc062b7140e1d83444b39b67fc4a2ea"
 
 
@@ -288,6 +289,23 @@ def test_a_retired_vllm_family_in_a_keda_query():
     assert found_by(_kandakji("vllm/vllm-openai:v0.10.1"), "hpa-custom-metric-is-served") == []
     kept = _kandakji("vllm/vllm-openai:v0.11.0", "--show-hidden-metrics-for-version=0.10")
     assert found_by(kept, "hpa-custom-metric-is-served") == []
+
+
+def test_the_hidden_metrics_flag_keeps_a_retired_family_only_on_the_release_after_its_named_minor():
+    # review 43 #9: the PyPI wheels' vllm/version.py:17-34 (0.11.0) shows hidden metrics only for the previous minor
+    # ("0.10" on 0.11.x), and the 0.12.0 and 0.13.0 loggers.py define no vllm:gpu_cache_usage_perc at all.
+    def levels(image, value):
+        return [lv for lv, _ in found_by(_kandakji(image, f"--show-hidden-metrics-for-version={value}"), POLICY_NAME)]
+
+    assert levels("vllm/vllm-openai:v0.12.0", "0.11") == ["mandatory"]
+    assert levels("vllm/vllm-openai:v0.13.0", "0.10") == ["mandatory"]
+    assert levels("vllm/vllm-openai:latest", "0.10") == ["mandatory"]
+    assert levels("vllm/vllm-openai:v0.11.0", "0.9") == ["mandatory"]
+    # The release unknown (a digest): the one value that ever shows the family keeps it silent, another is advice.
+    assert levels(_DIGEST, "0.10") == []
+    assert levels(_DIGEST, "0.9") == ["advisory"]
+    # The careful form: 0.11.x told "0.10" still creates it.
+    assert levels("vllm/vllm-openai:v0.11.2", "0.10") == []
 
 
 def _ayeni(image: str) -> list[dict]:

@@ -208,3 +208,43 @@ def test_a_large_namespace_is_named_in_a_few_words():
     slip = _deployment("client", "big", [{"name": "API_URL", "value": "http://svc0123:80"}])
     [(level, message)] = found_by([*services, slip], POLICY)
     assert level == "mandatory" and message.endswith("use svc-0123")
+
+
+# Review 43 item 14 (/tmp/review43/g63c, g63e): names the pod resolves without a Service of the files.
+def test_names_the_cluster_or_the_pod_itself_resolves_stay_silent():
+    # The API server's own Service, kubernetes in namespace default, exists in every cluster
+    # (https://kubernetes.io/docs/tasks/run-application/access-api-from-pod/: kubernetes.default.svc).
+    for url in (
+        "https://kubernetes.default.svc:443",
+        "https://kubernetes.default.svc.cluster.local",
+        "https://kubernetes.default",
+    ):
+        stack = [
+            _deployment("gateway", "default", [{"name": "APISERVER_URL", "value": url}]),
+            _service("vllm-qwen", "default", 8000),
+        ]
+        stack.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}})
+        assert found_by(stack, POLICY) == [], url
+    # A host the pod maps in spec.hostAliases (/etc/hosts), one edit from a Service of its namespace: not a Service.
+    aliased = _deployment("gateway", "default", [{"name": "UPSTREAM_URL", "value": "http://vllm-gwen:8000"}])
+    stack = [aliased, _service("vllm-qwen", "default", 8000)]
+    [(level, _)] = found_by(stack, POLICY)
+    assert level == "mandatory"
+    aliased["spec"]["template"]["spec"]["hostAliases"] = [{"ip": "10.0.0.5", "hostnames": ["vllm-gwen"]}]
+    assert found_by(stack, POLICY) == []
+    # The pod's own hostname and hostname.subdomain.
+    own = _deployment("worker", "default", [{"name": "SELF_URL", "value": "http://worker-a.workers:8000"}])
+    own["spec"]["template"]["spec"].update(hostname="worker-a", subdomain="workers")
+    assert found_by([own, _service("vllm-qwen", "default", 8000)], POLICY) == []
+
+
+def test_a_statefulset_pod_name_under_its_headless_service_is_a_pod_not_a_namespace():
+    # http://ollama-0.ollama:11434 from namespace ollama resolves as ollama-0.ollama.ollama.svc.cluster.local, the
+    # StatefulSet pod of the headless Service ollama ("Stable Network ID",
+    # https://kubernetes.io/docs/concepts/workloads/controllers/statefulset/#stable-network-id).
+    client = _deployment("open-webui", "ollama", [{"name": "OLLAMA_BASE_URL", "value": "http://ollama-0.ollama:11434"}])
+    headless = _service("ollama", "ollama", 11434, clusterIP="None")
+    assert found_by([client, headless], POLICY) == []
+    # Not headless: no pod records, so <first>.<second> is still read as Service ollama-0 in namespace ollama.
+    [(level, message)] = found_by([client, _service("ollama", "ollama", 11434)], POLICY)
+    assert level == "advisory" and "names Service ollama-0 in namespace ollama" in message
