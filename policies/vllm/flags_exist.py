@@ -556,6 +556,7 @@ POLICY = Policy(
         },
     },
     check_stack=_check,
+    per_object=True,
     rationale=(
         "vLLM's FlexibleArgumentParser (0.33.0 vllm/utils/argparse_utils.py) is argparse: an unknown option ends "
         "parse_args with 'unrecognized arguments' (exit 2). components/vllm_cli_flags.json lists every long option of "
