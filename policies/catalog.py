@@ -94,6 +94,7 @@ _ENTRIES = (
     Entry("S", 55, "a vLLM server's command line names the model it serves"),
     Entry("S", 56, "the server's image ships the backend its models need"),
     Entry("S", 57, "an Ollama server's model store outlives the pod, or the pod pulls its models"),
+    Entry("S", 58, "a KEDA trigger gives the metadata its scaler requires"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),
     Entry("G", 3, "imagePullPolicy Always"),
@@ -165,6 +166,7 @@ _ENTRIES = (
     Entry("G", 70, "an EC2NodeClass selects an AMI family EKS still publishes (no AL2 for Kubernetes 1.33+)"),
     Entry("G", 71, "a ReadWriteMany claim names a class that provisions volumes many nodes mount"),
     Entry("G", 72, "a model server downloads a Hugging Face repository id that exists (by the family's naming)"),
+    Entry("G", 73, "a Ray Serve application's import_path names a module the cluster can import"),
 )
 
 

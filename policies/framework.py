@@ -266,6 +266,11 @@ class Policy:
     # knows its kind, policies.kube.read_generically) the policy's findings are advisory, not mandatory; what the
     # manifest itself proves (a :latest tag, a literal secret) stays at the policy's level in policies without it.
     operator_fills: str = ""
+    # A stack policy whose findings on an object rest on that object alone (and on the cluster view, kube.cluster_view,
+    # which every scope keeps), never on the other objects it is handed nor on none ("" as the name): a scope reporting
+    # only some objects' findings (a folder's later variants, policies.scopes) hands it only those. False is always
+    # right; tests/policies/test_policy_per_object.py holds each True to it on the objects of both corpora.
+    per_object: bool = False
 
     def __post_init__(self) -> None:
         # Metadata errors are programming errors in the pack: fail at import, not at run time.
@@ -284,6 +289,8 @@ class Policy:
             problems.append("a resource policy needs resource_types")
         if self.check_stack is not None and self.resource_types:
             problems.append("a stack policy takes no resource_types")
+        if self.per_object and self.check_stack is None:
+            problems.append("per_object is a stack policy's (a resource policy is checked object by object already)")
         if "enforcementLevel" in self.config_schema:
             problems.append("enforcementLevel is reserved by Pulumi and cannot be a config property")
         for prop, schema in self.config_schema.items():
@@ -439,7 +446,7 @@ def evaluate_policies(
             for group, only, views in zip(groups, only_of, group_views):
                 new: list[tuple[str, str]] = []  # a variant's facts read from no view are shared: kube.memoized
                 if policy.is_stack_policy:
-                    _stack_findings(policy, group, views, values, new, failed)
+                    _stack_findings(policy, group, views, values, new, failed, only if policy.per_object else None)
                 else:
                     _resource_findings(policy, views, values, new, failed)
                 before = set(findings) if new else ()  # a finding two scopes share is reported once
@@ -469,27 +476,36 @@ def _best_effort(template: str = "x") -> Iterator[None]:
 
 
 def _stack_findings(
-    policy: Policy, group: Sequence[Resource], views: list[_View], values: dict, findings: list, failed: list | None = None
+    policy: Policy,
+    group: Sequence[Resource],
+    views: list[_View],
+    values: dict,
+    findings: list,
+    failed: list | None = None,
+    only: frozenset[str] | None = None,
 ) -> None:
     """A stack policy's findings on one group, added to ``findings``. Objects rendered from templates join a second
     run: what the run without them finds keeps its level, what only they bring is advice (TEMPLATE_NOTE). Each run sees
-    the objects as resource policies do (``views``), so kube.memoized shares what it derives from them with those."""
+    the objects as resource policies do (``views``), so kube.memoized shares what it derives from them with those.
+    ``only``: a per_object policy in a scope that reports those objects' findings alone is handed only them."""
     patches = {r.name: _patch_note(r) for r in group if r.patch or r.base}
-    literal = [r for r in group if not r.template]
+    judged = group if only is None else [r for r in group if r.name in only]
+    literal = [r for r in judged if not r.template]
+    found: list[tuple[str, str]] = []
     try:
-        with cluster_view(views[0].seen):
-            found = run_stack_policy(policy, literal, values)
+        if literal or only is None:
+            with cluster_view(views[0].seen):
+                found = run_stack_policy(policy, literal, values)
     except Exception as exc:
         if failed is None or os.environ.get("LLM_SERVING_DEBUG"):
             raise
         failed.append(("", type(exc).__name__))  # the group's objects, as a stack-wide finding
-        found = []
-    if len(literal) < len(group):
+    if len(views) > 1 and judged:  # the group holds objects rendered from templates (_views)
         seen = set(found)
         with _best_effort(), cluster_view(views[-1].seen):
             found += [
                 (n, _from_template(m, _best_effort_source(n, group)))
-                for n, m in run_stack_policy(policy, list(group), values)
+                for n, m in run_stack_policy(policy, list(judged), values)
                 if (n, m) not in seen
             ]
     findings.extend((name, _on_patch(policy, message, patches[name]) if name in patches else message) for name, message in found)

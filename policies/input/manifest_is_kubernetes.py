@@ -46,6 +46,7 @@ POLICY = Policy(
         "point the check at the manifests' folder."
     ),
     check_stack=_check,
+    per_object=True,
     rationale=(
         "What the pack did not read it did not check: a chart's templates hold Go template actions "
         "(https://helm.sh/docs/chart_template_guide/) that only `helm template` turns into manifests. Reporting them "

@@ -65,6 +65,7 @@ POLICY = Policy(
     "their own.",
     config_schema={},
     check_stack=_check,
+    per_object=True,
     rationale=(
         "kubectl apply -f FOLDER applies the files in lexical order (kubernetes/cli-runtime pkg/resource/visitor.go "
         "ExpandPathsToFileVisitors, filepath.Walk) and a later definition of the same object replaces the earlier: "

@@ -248,6 +248,7 @@ POLICY = Policy(
     "(a secretRef, a SecurityPolicy's apiKeyAuth credentialRefs for Envoy Gateway); rotate the exposed value.",
     config_schema={},
     check_stack=_check,
+    per_object=True,
     rationale=(
         "Objects other than Secrets are not encrypted at rest by default and are readable by anyone with get on their "
         "kind (https://kubernetes.io/docs/concepts/configuration/secret/); a literal key in a manifest is also in the "

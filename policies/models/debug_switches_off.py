@@ -411,6 +411,7 @@ POLICY = Policy(
         },
     },
     check_stack=_check,
+    per_object=True,
     rationale=(
         "CUDA's guide says CUDA_LAUNCH_BLOCKING is for debugging only and not for production; PyTorch documents "
         "PYTORCH_NO_CUDA_MEMORY_CACHING as a debugging aid; vLLM 0.33.0 warns that VLLM_TRACE_FUNCTION slows the code "

@@ -124,7 +124,25 @@ def _env_names(container: Mapping, namespace: Optional[str]) -> tuple[list[str],
     return names, unknown
 
 
-def _token_named(podspec: Mapping, own_image: bool = False, namespace: Optional[str] = None) -> bool:
+# The Hub token names engines read in some release (components/engine_env.toml [tokens]): one its engine never reads at
+# the image's release is no token for it (TEI 1.5 reads HF_API_TOKEN only, router/src/main.rs L109-112 at v1.5.0).
+HUB_TOKEN_NAMES = frozenset({"HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_API_TOKEN"})
+
+
+def engine_unread(container: Mapping) -> frozenset[str]:
+    """The Hub token names the container's engine does not read at its image's release (the engine env table's
+    [tokens]); empty when the table does not cover the engine."""
+    from components.engine_env import tokens_read
+    from policies.reading.serving import engine_row, model_server_engine
+
+    engine = model_server_engine(container)
+    read = tokens_read(engine_row(engine) if engine else None, container.get("image"))
+    return HUB_TOKEN_NAMES - read if read is not None else frozenset()
+
+
+def _token_named(
+    podspec: Mapping, own_image: bool = False, namespace: Optional[str] = None, unread: frozenset[str] = frozenset()
+) -> bool:
     """True when a container of the pod names a token: an env variable with a TOKEN word in its name (HF_TOKEN from a
     Secret, HF_TOKEN_PATH, an engine's own) other than, in the engine's own image (``own_image``: no script of
     somebody else's to read it), a name no Hub client reads that the command line does not pass on, HF_OIDC_RESOURCE, a command line that mentions one (--hf-token, `hf auth login`, $HF_TOKEN), or an envFrom
@@ -132,7 +150,7 @@ def _token_named(podspec: Mapping, own_image: bool = False, namespace: Optional[
     for container in containers(podspec, init=True):
         names, unknown = _env_names(container, namespace)
         argv = " ".join(container_argv(container))
-        read = [n for n in names if not own_image or n.upper() not in UNREAD_TOKEN_NAMES or n in argv]
+        read = [n for n in names if not own_image or n.upper() not in UNREAD_TOKEN_NAMES | unread or n in argv]
         if unknown or any(_TOKEN_NAME.search(n.upper()) or n == "HF_OIDC_RESOURCE" for n in read):
             return True
         if _argv_names_token(argv):
@@ -140,10 +158,10 @@ def _token_named(podspec: Mapping, own_image: bool = False, namespace: Optional[
     return False
 
 
-def _unread_tokens(podspec: Mapping, namespace: Optional[str]) -> list[str]:
-    """The token variables of the pod under names no Hub client reads."""
+def _unread_tokens(podspec: Mapping, namespace: Optional[str], unread: frozenset[str] = frozenset()) -> list[str]:
+    """The token variables of the pod under names no Hub client reads (or its engine does not read: ``unread``)."""
     names = {n for c in containers(podspec, init=True) for n in _env_names(c, namespace)[0]}
-    return sorted(n for n in names if n.upper() in UNREAD_TOKEN_NAMES)
+    return sorted(n for n in names if n.upper() in UNREAD_TOKEN_NAMES | unread)
 
 
 def _optional_token(podspec: Mapping) -> Optional[str]:
@@ -417,13 +435,13 @@ def _check(resource: Resource, config: dict) -> list[str]:
         entry = gated(repository)
         if entry is None or offline:
             continue
-        if _token_named(podspec, own_image=layer_empty, namespace=namespace):
+        if _token_named(podspec, own_image=layer_empty, namespace=namespace, unread=engine_unread(container)):
             if (refs := _optional_token(podspec)) is not None:
                 messages.append(_optional_advice(label, repository, entry.prefix, refs))
             continue
         if kserve:
             continue
-        unread = _unread_tokens(podspec, namespace) if layer_empty else []
+        unread = _unread_tokens(podspec, namespace, engine_unread(container)) if layer_empty else []
         named = f"; its token variable {', '.join(unread)} is a name no Hub client reads" if unread else ""
         message = (
             f"{label}: downloads {repository}, a gated Hugging Face repository ({entry.prefix}* asks each user to "

@@ -6,6 +6,14 @@ with 401 minutes into the start, after the GPU node was bought, and the empty li
 the image or a mounted file would have supplied. no-literal-secret-env (G35) passes it: there is no value to
 leak. The careful form takes the token from a Secret (``valueFrom.secretKeyRef``) or leaves the variable out.
 
+Which names count is the engine's: components/engine_env.toml ``[tokens.ENGINE]`` lists, per release, the variables
+each engine reads its token from (vLLM, SGLang through huggingface_hub: HF_TOKEN, HUGGING_FACE_HUB_TOKEN; TEI before
+v1.7.0 HF_API_TOKEN only; TGI all three; llama.cpp HF_TOKEN; Ollama none). A variable the container's engine never
+reads at its image's release is inert and not reported (spent set 43, qstonkr/axiomedge k8s/tei/deployment.yaml:
+TEI 1.5 with an empty HUGGING_FACE_HUB_TOKEN). An empty literal blocks only where the engine reads the variable and
+the model it downloads is gated (components/hub_gated.toml); elsewhere (a public model, a private one the files cannot
+show, a program the table does not cover) it is advice.
+
 A token taken from a Secret that the same files commit with an empty value (``HF_TOKEN: ""`` under ``data`` or
 ``stringData``; policies/reading/secrets.py joins it by name and namespace), by ``secretKeyRef`` or ``envFrom``, is the
 same empty token once the files are applied as they stand. Advice: such a file is often a reference the README says to
@@ -31,6 +39,8 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
+from components.engine_env import tokens_read
+from components.hub_access import gated
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, get, name_of, pod_specs
 from policies.reading.placeholders import placeholder_in
@@ -77,9 +87,10 @@ def _secret_token(namespace: Optional[str], secret: Any, key: Any) -> Optional[t
     return (found,) if found else None
 
 
-def _from_empty_secrets(namespace: Optional[str], label: str, container: dict) -> list[str]:
-    """Advice for each token variable the container takes from a Secret of the files whose committed value is empty."""
-    found = []
+def _from_empty_secrets(namespace: Optional[str], label: str, container: dict, servers: dict) -> list[str]:
+    """Advice for each token variable the container takes from a Secret of the files whose committed value is empty
+    (a variable its engine never reads is inert: skipped)."""
+    found: list[tuple[str, str, tuple[str]]] = []
     for item in (as_dict(i) for i in as_list(container.get("env"))):
         ref = as_dict(get(item, "valueFrom", "secretKeyRef"))
         if name_of(item) in TOKEN_VARIABLES and (what := _secret_token(namespace, ref.get("name"), ref.get("key"))):
@@ -102,16 +113,17 @@ def _from_empty_secrets(namespace: Optional[str], label: str, container: dict) -
             f"of band, or drop the variable for a public model"
         )
         for name, where, what in found
+        if _reading(servers, container, name)[0]
     ]
 
 
 def _secret_names(podspec: dict) -> set[str]:
     """The Secrets a pod spec names: its containers' secretKeyRef and envFrom secretRef, its secret volumes."""
-    names = {get(v, "secret", "secretName") for v in as_list(podspec.get("volumes"))}
+    names = [get(v, "secret", "secretName") for v in as_list(podspec.get("volumes"))]
     for container in containers(podspec, init=True):
-        names |= {get(e, "valueFrom", "secretKeyRef", "name") for e in as_list(container.get("env"))}
-        names |= {get(e, "secretRef", "name") for e in as_list(container.get("envFrom"))}
-    return {n for n in names if isinstance(n, str) and n}
+        names += [get(e, "valueFrom", "secretKeyRef", "name") for e in as_list(container.get("env"))]
+        names += [get(e, "secretRef", "name") for e in as_list(container.get("envFrom"))]
+    return {n for n in names if isinstance(n, str) and n}  # a name that is no text (a list, a map) names no Secret
 
 
 def _token_spelling(container: dict, row: Any) -> str:
@@ -149,38 +161,82 @@ def _token_is_a_secret_name(resource: Resource) -> list[str]:
     return found
 
 
+def _servers(resource: Resource) -> dict[int, tuple[Any, Optional[str]]]:
+    """The model servers of a workload by container (``id``): the engine's row and the model it serves."""
+    from policies.reading.engines import table_servers
+    from policies.reading.serving import engine_row
+    from policies.reading.vllm_args import served_model, vllm_servers
+
+    found: dict[int, tuple[Any, Optional[str]]] = {}
+    vllm = engine_row("vllm")
+    for server in vllm_servers(resource):
+        found[id(server.container)] = (vllm, served_model(server))
+    for table in table_servers(resource):
+        found[id(table.container)] = (table.row, table.model)
+    return found
+
+
+def _reading(servers: dict, container: dict, name: str) -> tuple[bool, str]:
+    """(whether the container's engine reads the token variable ``name``, as far as the engine env table says; the
+    gated model it downloads, "" when none is known). An engine the table does not cover reads every Hub name."""
+    from policies.reading.engines import hub_model
+
+    row, model = servers.get(id(container), (None, None))
+    names = tokens_read(row, container.get("image"))
+    if names is not None and name not in names:
+        return False, ""
+    repository = hub_model(model)
+    return True, repository if names is not None and repository and gated(repository) else ""
+
+
+def _empty_literal(label: str, name: str, gated_model: str) -> str:
+    """S28's message for an empty token literal: blocking when the engine reads the variable and downloads a gated
+    model, else advice (a public model needs no token; the files do not show whether a private one is meant)."""
+    if gated_model:
+        return (
+            f"{label}: env {name} is an empty literal, so the Hub client sends no token and the download of the gated "
+            f"{gated_model} fails with 401 at start; take it from valueFrom.secretKeyRef"
+        )
+    return unproven(
+        f"{label}: env {name} is an empty literal, so the Hub client sends no token and a gated or private model fails "
+        f"with 401 at start; take it from valueFrom.secretKeyRef, or drop the variable for a public model"
+    )
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = _token_is_a_secret_name(resource)
     namespace = namespace_of(resource)
+    servers = _servers(resource)
     for path, podspec in pod_specs(resource):
         for container in containers(podspec, init=True):
-            messages += _from_empty_secrets(namespace, container_label(path, container), container)
+            label = container_label(path, container)
+            messages += _from_empty_secrets(namespace, label, container, servers)
             for item in as_list(container.get("env")):
                 item = as_dict(item)
                 name = item.get("name")
                 if name not in TOKEN_VARIABLES or "valueFrom" in item or "value" not in item:
                     continue
+                reads, gated_model = _reading(servers, container, str(name))
+                if not reads:
+                    continue  # the engine never reads this name (TEI 1.5 and HUGGING_FACE_HUB_TOKEN): inert
                 value = item.get("value")
                 if filler := token_placeholder(value):
                     messages.append(
                         unproven(
-                            f"{container_label(path, container)}: env {name} is the fill-in {filler!r}: the Hub client "
+                            f"{label}: env {name} is the fill-in {filler!r}: the Hub client "
                             "sends it as the token and the Hub answers 401 (an invalid token fails even for a public "
                             "model); take it from valueFrom.secretKeyRef, or drop the variable for a public model"
                         )
                     )
                 if value is None or (isinstance(value, str) and not value.strip()):
-                    messages.append(
-                        f"{container_label(path, container)}: env {name} is an empty literal, so the Hub client sends no "
-                        f"token and a gated model fails with 401 at start; take it from valueFrom.secretKeyRef, or drop "
-                        f"the variable for a public model"
-                    )
+                    messages.append(_empty_literal(label, str(name), gated_model))
     return messages
 
 
 POLICY = Policy(
     name="hf-token-not-empty",
-    description="A Hugging Face token variable (HF_TOKEN, HUGGING_FACE_HUB_TOKEN) is never an empty literal.",
+    description="A Hugging Face token variable the engine reads (HF_TOKEN, HUGGING_FACE_HUB_TOKEN, ...: "
+    "components/engine_env.toml) is never an empty literal; blocking for a gated model.",
     catalog="S28",
     severity="medium",
     enforcement="mandatory",

@@ -12,14 +12,16 @@ Ray installs a runtime_env's ``pip`` list into a fresh virtualenv when the job o
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Optional
 
 from policies.kube import as_dict, as_list
+from policies.reading.vllm_args import is_shell_operator
 
 _INSTALLER = re.compile(r"^(?:\S*/)?(pip3?(?:\.\d+)?|uv|conda|mamba|micromamba)$")
 # The installer's own tooling (`pip install --upgrade pip`): upgrading it changes no serving code (session 24 review F8).
@@ -138,3 +140,54 @@ def runtime_env_urls(env: dict) -> list[tuple[str, str]]:
     """(key, URL) of the code a runtime_env downloads: working_dir and py_modules given as URLs."""
     urls = [("working_dir", env.get("working_dir"))] + [("py_modules", m) for m in as_list(env.get("py_modules"))]
     return [(k, u) for k, u in urls if isinstance(u, str) and re.match(r"^[a-z0-9+]+://", u)]
+
+
+_INSTALLERS = frozenset({"pip", "pip3", "uv", "conda", "mamba", "micromamba"})
+# Commands that install what a lock or project file the files do not show names (cold review 29b, finding 2): after
+# them the release run is unknown.
+_FROM_FILES = {("uv", "sync"), ("pip", "sync"), ("poetry", "install"), ("pdm", "install"), ("pdm", "sync"), ("pipenv", "install")}
+
+
+def _installed_names(argv: list[str]) -> Iterator[Optional[str]]:
+    """The distribution names pip, uv or conda install in ``argv`` (lower-case, '_' as '-'); None for a requirements
+    file, a lock or a local project, whose names the files do not show."""
+    for i, token in enumerate(argv):
+        if i > 0 and (posixpath.basename(argv[i - 1]), token) in _FROM_FILES or posixpath.basename(token) == "pip-sync":
+            yield None
+        if token != "install" or i == 0 or posixpath.basename(argv[i - 1]) not in _INSTALLERS:
+            continue
+        for arg in argv[i + 1 :]:
+            if is_shell_operator(arg):
+                break
+            word = arg.strip("'\"").lower()
+            if word in ("-r", "--requirement") or word.startswith(("--requirement=", "-r/", "-r.")):
+                yield None
+                continue
+            if word.startswith("-"):
+                continue
+            if word == "." or (word.startswith(("./", "../", "/")) and not word.endswith((".whl", ".tar.gz"))):
+                yield None
+                continue
+            if "/" in word or word.endswith(".whl"):  # vllm-0.10.1-cp38-abi3-...whl, git+https://.../vllm.git
+                name = re.split(r"[-.#@]", word.rstrip("/").rsplit("/", 1)[-1], maxsplit=1)[0]
+            else:  # a requirement: vllm==0.10.1, 'vllm>=0.11', sglang[all]
+                name = re.split(r"[\[<>=!~;@ ]", word, maxsplit=1)[0]
+            yield name.replace("_", "-")
+
+
+def installs_engine(argv: list[str], package: str) -> bool:
+    """True when the command line (``argv``, a script's tokens) installs ``package`` with pip (``pip install -U
+    vllm==0.10.1``, ``uv pip install``, ``python -m pip install 'vllm>=0.11'``, a wheel URL or ``git+`` naming it):
+    the server then runs the release installed, not the image's (model-card recipes upgrade vLLM so). A requirements
+    file (``-r requirements.txt``) or a local project (``pip install .``, ``-e ./app``) the files do not show may name
+    it too, so those count as installing it (cold review 29, finding 4: S38 blocked `vllm serve` on v0.4.2 after
+    ``pip3 install -r /app/requirements.txt``)."""
+    return any(name is None or name == package for name in _installed_names(argv))
+
+
+def installs_provider(argv: list[str], module: str) -> bool:
+    """True when the command line installs what may provide the Python ``module`` it runs: a package named with the
+    module's top-level name as one of its '-'-separated words (``ai-dynamo`` for ``dynamo.sglang``: NVIDIA Dynamo's
+    PyPI distribution), or a requirements file or local project the files do not show."""
+    top = module.split(".", 1)[0].replace("_", "-").lower()
+    return any(name is None or top in name.split("-") for name in _installed_names(argv))

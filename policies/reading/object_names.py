@@ -28,7 +28,8 @@ RBAC's kinds take any path segment name and are not judged; nor is a kind this t
 
 An unrendered placeholder standing for the name (``SET_AT_RUNTIME``, ``<model-name>``, ``${NAME}``) is refused just
 the same when the file is applied as committed, but the file says it is filled in first: advice, like S27's
-placeholders. So are ALL-CAPS words joined by ``-`` (``RELEASE-NAME-vllm``: ``helm template`` without a release name,
+placeholders. So are an ALL-CAPS word naming what a script fills in (``dsv4-bench-JOBSUFFIX``, ``app-ENV``) and
+ALL-CAPS words joined by ``-`` (``RELEASE-NAME-vllm``: ``helm template`` without a release name,
 Helm 2 and early Helm 3) and the token forms of pipeline tools (Azure DevOps replacetokens and Octopus ``#{name}#`` /
 ``#{name}``, ``@VERSION@``, ``%NAME%``, ``{NAME}``, Backstage ``${{ values.name }}``). A Helm template's ``{{ }}`` is
 left to S27.
@@ -110,6 +111,13 @@ _CAPS_PART = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![A-Za-
 # mistakes), and pipeline tools' token forms (see the module docstring).
 _CAPS_DASHED = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Z0-9]+(?:-[A-Z][A-Z0-9]+)+(?![A-Za-z0-9])")
 _FILL_IN_DASHED = re.compile(r"(?:^|-)(?:RELEASE|NAME|YOUR|CHANGE|REPLACE|PLACEHOLDER|TODO|FILL|ME)(?:-|$)")
+# One ALL-CAPS word among lower-case ones that names what a script substitutes (dsv4-bench-JOBSUFFIX, sed'ed per run in
+# alisachen-google/gcp-dynamo-cuj dynamo-disagg-sweep/dsv4-sweep/manifests/bench-template.yaml@0dd6319; app-ENV,
+# vllm-VERSION): a fill-in. Other capitals (qwen-AWQ, LLM-API) are plain mistakes, refused as written.
+_CAPS_FILL_IN = re.compile(
+    r"(?<![A-Za-z0-9])[A-Z0-9]*(?:SUFFIX|PREFIX|NAME|VERSION|TAG|ENV|HASH|INDEX|DATE|TIMESTAMP|BRANCH|COMMIT|SHA|"
+    r"RELEASE|PLACEHOLDER|NUMBER|UUID)[A-Z0-9]*(?![A-Za-z0-9])"
+)
 TOKEN = re.compile(r"#\{[^{}]+\}#?|@[A-Za-z_][A-Za-z0-9_.]*@|%[A-Za-z_][A-Za-z0-9_]*%|\$\{\{.*?\}\}|\{[A-Za-z_][\w.]*\}")
 # Groups served by aggregated API servers with name rules of their own, and client-side config files no API server
 # ever receives (eksctl's ClusterConfig names an EKS cluster, which takes '_' and capitals; Skaffold, Kustomize, k3d,
@@ -165,6 +173,7 @@ def _placeholder(value: str) -> bool:
         _CAPS_NAME.match(value)
         or _CAPS_PART.search(value)
         or any(_FILL_IN_DASHED.search(m.group()) for m in _CAPS_DASHED.finditer(value))
+        or _CAPS_FILL_IN.search(value)
         or TOKEN.search(value)
         or placeholder_in(value, ("metadata",))
     )

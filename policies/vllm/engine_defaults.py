@@ -13,9 +13,9 @@ from components.capacity.architecture import ArchitectureError
 from components.capacity.memory import ACCOUNTINGS, accounting_for
 from components.capacity.models import UnknownModel, find_model
 from components.images import vllm_release
+from policies.reading.installs import installs_engine
 from policies.reading.serving import EngineConfig
 from policies.reading.vllm_args import command_tokens
-from policies.vllm.flags_exist import installs_engine
 
 
 def release_image(engine: EngineConfig) -> tuple[str, str]:

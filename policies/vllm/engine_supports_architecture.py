@@ -27,9 +27,10 @@ from components.engine_options import fork_release
 from components.vllm_architectures import architecture_table, model_architecture
 from policies.framework import Policy, Resource, Unproven, unproven
 from policies.kube import WORKLOAD_TYPES
+from policies.reading.installs import installs_engine
 from policies.reading.serving import EngineConfig, engine_configs, engine_row
 from policies.reading.vllm_args import command_tokens
-from policies.vllm.flags_exist import engine_release, installs_engine
+from policies.vllm.flags_exist import engine_release
 
 _REFUSAL = 'vLLM exits at start ("Model architectures [...] are not supported for now")'
 

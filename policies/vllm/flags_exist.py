@@ -50,6 +50,7 @@ from policies.framework import Policy, Resource, Unproven, unproven
 from policies.kube import split_type
 from policies.llmisvc_presets import PRESET_COMMAND
 from policies.reading.engines import table_servers
+from policies.reading.installs import installs_engine, installs_provider
 from policies.reading.kustomize import image_rewritten
 from policies.reading.serving import EngineConfig, engine_command_line, engine_row
 from policies.reading.vllm_args import (
@@ -64,7 +65,7 @@ from policies.reading.vllm_args import (
 )
 from policies.vllm.hint_literals import PARSER_DROPPED, hint_only
 from policies.vllm.serve_command import serve_missing
-from policies.vllm.stray_positional import stray_positional
+from policies.vllm.stray_positional import stray_after_command, stray_positional
 
 
 def options_written(tokens: list[str]) -> list[str]:
@@ -95,48 +96,12 @@ class _Server:
     tokens: list[str]
     module: Optional[str]
     installed: bool = False  # the container installs the engine itself before serving: the image's release is not it
+    provided: bool = False  # it installs what may provide ``module`` (Dynamo's ai-dynamo for dynamo.sglang)
 
 
 def _module_run(tokens: list[str], row: Engine) -> Optional[str]:
     """The engine module ``python -m`` runs among ``tokens`` (one the row's ``modules`` names), or None."""
     return next((t for i, t in enumerate(tokens) if i and tokens[i - 1] == "-m" and t.startswith(row.modules)), None)
-
-
-_INSTALLERS = frozenset({"pip", "pip3", "uv", "conda", "mamba", "micromamba"})
-# Commands that install what a lock or project file the files do not show names (cold review 29b, finding 2): after
-# them the release run is unknown.
-_FROM_FILES = {("uv", "sync"), ("pip", "sync"), ("poetry", "install"), ("pdm", "install"), ("pdm", "sync"), ("pipenv", "install")}
-
-
-def installs_engine(argv: list[str], package: str) -> bool:
-    """True when the command line (``argv``, a script's tokens) installs ``package`` with pip (``pip install -U
-    vllm==0.10.1``, ``uv pip install``, ``python -m pip install 'vllm>=0.11'``, a wheel URL or ``git+`` naming it):
-    the server then runs the release installed, not the image's (model-card recipes upgrade vLLM so). A requirements
-    file (``-r requirements.txt``) or a local project (``pip install .``, ``-e ./app``) the files do not show may name
-    it too, so those count as installing it (cold review 29, finding 4: S38 blocked `vllm serve` on v0.4.2 after
-    ``pip3 install -r /app/requirements.txt``)."""
-    for i, token in enumerate(argv):
-        if i > 0 and (posixpath.basename(argv[i - 1]), token) in _FROM_FILES or posixpath.basename(token) == "pip-sync":
-            return True
-        if token != "install" or i == 0 or posixpath.basename(argv[i - 1]) not in _INSTALLERS:
-            continue
-        for arg in argv[i + 1 :]:
-            if is_shell_operator(arg):
-                break
-            word = arg.strip("'\"").lower()
-            if word in ("-r", "--requirement") or word.startswith(("--requirement=", "-r/", "-r.")):
-                return True
-            if word.startswith("-"):
-                continue
-            if word == "." or (word.startswith(("./", "../", "/")) and not word.endswith((".whl", ".tar.gz"))):
-                return True
-            if "/" in word or word.endswith(".whl"):  # vllm-0.10.1-cp38-abi3-...whl, git+https://.../vllm.git
-                name = re.split(r"[-.#@]", word.rstrip("/").rsplit("/", 1)[-1], maxsplit=1)[0]
-            else:  # a requirement: vllm==0.10.1, 'vllm>=0.11', sglang[all]
-                name = re.split(r"[\[<>=!~;@ ]", word, maxsplit=1)[0]
-            if name.replace("_", "-") == package:
-                return True
-    return False
 
 
 def engine_release(engine: EngineConfig) -> Optional[str]:
@@ -181,7 +146,8 @@ def _servers(resource: Resource) -> list[_Server]:
         # A kustomization of the run that rewrites the image runs another release than the tag's: as unknown as one
         # the container installs itself.
         installed = installs_engine(argv, vllm.name) or image_rewritten(resource.retagged, server.container.get("image"))
-        found.append(_Server(server.label, _shown(server.container.get("image")), vllm, line, module, installed))
+        provided = module is not None and installs_provider(argv, module)
+        found.append(_Server(server.label, _shown(server.container.get("image")), vllm, line, module, installed, provided))
     for other in table_servers(resource):
         row = other.row
         if row is None or row.options is None:
@@ -201,6 +167,7 @@ def _servers(resource: Resource) -> list[_Server]:
                 line,
                 module,
                 installs_engine(argv, row.name) or image_rewritten(resource.retagged, other.container.get("image")),
+                module is not None and installs_provider(argv, module),
             )
         )
     return found
@@ -390,7 +357,9 @@ def _module_finding(server: _Server) -> Optional[str]:
     table, release, bounds = _release(server)
     module, name, image = server.module, server.row.display, server.image
     shipping = table.releases_shipping(module)
-    if bounds and not set(bounds) & set(shipping):
+    # A module the command installs before running it is not the image's to ship (Dynamo scripts: `pip
+    # install ai-dynamo==0.8.0 && python3 -m dynamo.sglang` on lmsysorg/sglang).
+    if bounds and not set(bounds) & set(shipping) and not server.provided:
         where = f"{name} ships it in {table.span(shipping)}" if shipping else f"no {name} release read ships it"
         return (
             f"python -m {module}: {name} {release} (image {image}) has no such module ({where}), so Python exits with "
@@ -535,6 +504,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     for r in resources:
         tags = [(s.label, _model_tag_finding(s)) for s in vllm_servers(r) if not s.runtime_merged and not _preset_args(r, s)]
         tags += [(s.label, stray_positional(s, _tag_regime(s), _serve_written(s.container))) for s in vllm_servers(r)]
+        tags += [(s.label, stray_after_command(s, _preset_args(r, s))) for s in vllm_servers(r) if not s.runtime_merged]
         tags += [(s.label, serve_missing(s, installs_engine(command_tokens(s.container)[0], "vllm"))) for s in vllm_servers(r)]
         findings.extend(
             (r.name, unproven(f"{label}: {m}") if isinstance(m, Unproven) else f"{label}: {m}") for label, m in tags if m
@@ -587,6 +557,7 @@ POLICY = Policy(
         },
     },
     check_stack=_check,
+    per_object=True,
     rationale=(
         "vLLM's FlexibleArgumentParser (0.33.0 vllm/utils/argparse_utils.py) is argparse: an unknown option ends "
         "parse_args with 'unrecognized arguments' (exit 2). components/vllm_cli_flags.json lists every long option of "

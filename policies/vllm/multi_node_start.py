@@ -228,6 +228,7 @@ POLICY = Policy(
         'Where a Ray head is started some other way, annotate llm-serving.io/exempt-vllm-multi-node-start: "<reason>".'
     ),
     check_stack=_check,
+    per_object=True,
     rationale=(
         "vLLM's helper examples/online_serving/multi-node-serving.sh (vllm-project/vllm 2584e94b) and LWS's vLLM guide "
         "(kubernetes-sigs/lws v0.10.0 docs/examples/vllm/GPU/lws.yaml) start a Ray head on the leader that the workers "

@@ -59,9 +59,9 @@ _READS_PORT_FROM = (0, 4, 3)
 def _reads_port(container: dict) -> bool:
     """False where the image's tag names a vLLM release before 0.4.3 and the container installs no vLLM of its own."""
     from components.engine_options import tagged_release, version_key
+    from policies.reading.installs import installs_engine
     from policies.reading.serving import engine_row
     from policies.reading.vllm_args import command_tokens
-    from policies.vllm.flags_exist import installs_engine
 
     row = engine_row("vllm")
     if row is None or row.options is None or installs_engine(command_tokens(container)[0], "vllm"):

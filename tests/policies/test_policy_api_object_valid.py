@@ -318,3 +318,14 @@ def test_capitals_joined_by_dashes_are_a_placeholder_only_when_they_say_fill_in(
         assert [level for level, _ in _found(_service(name))] == ["mandatory"], name
     for name in ("RELEASE-NAME-vllm", "MODEL-NAME", "YOUR-APP"):
         assert [level for level, _ in _found(_service(name))] == ["advisory"], name
+
+
+def test_one_capitalised_word_naming_a_fill_in_is_a_placeholder():
+    # alisachen-google/gcp-dynamo-cuj dynamo-disagg-sweep/dsv4-sweep/manifests/bench-template.yaml at
+    # 0dd63192144f001b35049800be0332fce4c99942: Job dsv4-bench-JOBSUFFIX, the suffix a sweep script substitutes; it
+    # was a mandatory finding on a file nobody applies as written. The same class: app-ENV, vllm-VERSION.
+    for name in ("dsv4-bench-JOBSUFFIX", "vllm-ENV", "llama-VERSION-server"):
+        assert [level for level, _ in _found(_deployment(name))] == ["advisory"], name
+    # Capitals that name no fill-in are a plain mistake the API server refuses.
+    for name in ("qwen-AWQ", "llama3-8B-instruct", "vllm-GPU"):
+        assert [level for level, _ in _found(_deployment(name))] == ["mandatory"], name

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from policy_fixtures import found_by
 
-from policies.vllm.flags_exist import installs_engine
+from policies.reading.installs import installs_engine, installs_provider
 
 
 def _deployment(script: str, image: str = "vllm/vllm-openai:v0.4.2") -> dict:
@@ -85,3 +85,42 @@ def test_s41_needs_a_release_that_reads_vllm_port():
     assert found_by([old, service], "service-links-spare-engine-variables") == []
     new = _deployment("exec python3 -m vllm.entrypoints.openai.api_server --model facebook/opt-125m", "vllm/vllm-openai:v0.4.3")
     assert [level for level, _ in found_by([new, service], "service-links-spare-engine-variables")] == ["mandatory"]
+
+
+def _dynamo_sglang(install: str) -> dict:
+    # Minimal form of alisachen-google/gcp-dynamo-cuj dynamo-disagg-sweep/dsr1-fp8-sweep/manifests/
+    # ll-lowlatency-1p1d-tp4.yaml at 0dd63192144f001b35049800be0332fce4c99942: the SGLang image, and a script that
+    # pip-installs NVIDIA Dynamo (PyPI ai-dynamo, which provides the dynamo package) before `python3 -m dynamo.sglang`.
+    script = f"set -e\n{install}exec python3 -m dynamo.sglang --model-path /model --tp 4\n"
+    return _deployment(script, image="lmsysorg/sglang:v0.5.8.post1-cu130")
+
+
+def test_a_module_the_script_installs_is_not_the_images_to_ship():
+    # Without the install, no SGLang release ships dynamo.sglang and the image has no Dynamo: Python exits.
+    [(level, message)] = found_by([_dynamo_sglang("")], "engine-options-exist")
+    assert level == "mandatory" and "python -m dynamo.sglang" in message and "has no such module" in message
+    # The careful form: the script installs Dynamo first.
+    installed = _dynamo_sglang('pip install --quiet "ai-dynamo-runtime==0.8.0" "ai-dynamo==0.8.0"\n')
+    assert found_by([installed], "engine-options-exist") == []
+    # A requirements file may name it too; an unrelated package does not provide it.
+    assert found_by([_dynamo_sglang("pip install -r /app/requirements.txt\n")], "engine-options-exist") == []
+    assert [lv for lv, _ in found_by([_dynamo_sglang("pip install fastapi\n")], "engine-options-exist")] == ["mandatory"]
+
+
+def test_installs_provider_reads_the_module_top_level_name_as_a_word():
+    assert installs_provider(["pip", "install", "ai-dynamo[sglang]==0.8.0"], "dynamo.sglang")
+    assert installs_provider(["pip", "install", "-r", "req.txt"], "dynamo.sglang")
+    assert not installs_provider(["pip", "install", "dynamodb-json"], "dynamo.sglang")
+
+
+def test_dynamo_installed_on_the_vllm_image_as_its_readme_shows():
+    # The second form of the class, as ai-dynamo/dynamo's README ("Inference Engines", vLLM) documents it:
+    # `uv pip install ai-dynamo[vllm]`, then `python -m dynamo.vllm`.
+    def levels(install: str) -> list[str]:
+        script = f"{install}python3 -m dynamo.vllm --model Qwen/Qwen3-0.6B\n"
+        return [
+            lv for lv, m in found_by([_deployment(script, "vllm/vllm-openai:v0.10.1")], "engine-options-exist") if "dynamo" in m
+        ]
+
+    assert levels("") == ["mandatory"]
+    assert levels('uv pip install --system "ai-dynamo[vllm]" && ') == []

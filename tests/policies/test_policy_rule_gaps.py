@@ -68,8 +68,8 @@ DEFAULT_EBS = Resource(
 def test_an_empty_literal_hf_token_fires():
     container = {**VLLM, "env": [{"name": "HF_TOKEN", "value": ""}]}
     assert found([deployment(container)], "hf-token-not-empty") == [
-        "container vllm: env HF_TOKEN is an empty literal, so the Hub client sends no token and a gated model fails "
-        "with 401 at start; take it from valueFrom.secretKeyRef, or drop the variable for a public model"
+        "container vllm: env HF_TOKEN is an empty literal, so the Hub client sends no token and a gated or private "
+        "model fails with 401 at start; take it from valueFrom.secretKeyRef, or drop the variable for a public model"
     ]
 
 
