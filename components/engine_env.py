@@ -1,6 +1,7 @@
 """What serving engines read from their environment: the tables of engine_env.toml as frozen records.
 
-``[tokens.ENGINE]`` names, per release, the variables an engine reads its model-download token from (TEI 1.5 reads
+``[homes.ENGINE]`` names the HOME of non-root users in the engine's publisher images (uid 1000 is /home/ubuntu in
+ollama/ollama since it is built FROM ubuntu:24.04). ``[tokens.ENGINE]`` names, per release, the variables an engine reads its model-download token from (TEI 1.5 reads
 HF_API_TOKEN only, vLLM HF_TOKEN and HUGGING_FACE_HUB_TOKEN through huggingface_hub). ENGINE is an id of
 serving_engines.toml. A table, engine or field the loader does not know, a release that is no version, or a row
 without its source fails the import naming the table, the engine and the field.
@@ -17,8 +18,8 @@ from .parse_cache import read_toml
 from .serving_engines import ENGINES, Engine
 
 TABLE = Path(__file__).with_name("engine_env.toml")
-_TABLES = ("tokens",)
-_FIELDS = {"tokens": ("releases", "source")}
+_TABLES = ("tokens", "homes")
+_FIELDS = {"tokens": ("releases", "source"), "homes": ("images", "since", "users", "source")}
 _RELEASE = re.compile(r"\d+(?:\.\d+)*")
 # A release in an image tag: cpu-1.5, 86-1.7.2, v0.10.1, 3.3.7 (a flavour before it, a build suffix after it).
 _TAG_RELEASE = re.compile(r"(?:^|[-_])v?(\d+\.\d+(?:\.\d+)*)(?=$|[-_+])")
@@ -59,15 +60,49 @@ class Tokens:
         return self.read(None)
 
 
-def _tokens(engine: str, row: Any) -> Tokens:
-    where = f"engine_env.toml [tokens.{engine}]"
+@dataclass(frozen=True)
+class Homes:
+    """The HOME of non-root users in an engine's publisher images, from release ``since`` on."""
+
+    engine: str
+    images: tuple[str, ...]
+    since: str
+    users: tuple[tuple[int, str], ...]
+    source: str
+
+
+def _checked(table: str, engine: str, row: Any) -> str:
+    """The row's place for messages, once its fields are known and its source stated."""
+    where = f"engine_env.toml [{table}.{engine}]"
     if not isinstance(row, dict):
         raise EngineEnvError(f"{where}: must be a table")
-    unknown = sorted(set(row) - set(_FIELDS["tokens"]))
+    unknown = sorted(set(row) - set(_FIELDS[table]))
     if unknown:
-        raise EngineEnvError(f"{where}: unknown field {unknown[0]!r} (known: {', '.join(_FIELDS['tokens'])})")
+        raise EngineEnvError(f"{where}: unknown field {unknown[0]!r} (known: {', '.join(_FIELDS[table])})")
     if not isinstance(row.get("source"), str) or not row["source"].strip():
         raise EngineEnvError(f"{where}.source: every fact needs its source (file and line at a pinned release)")
+    return where
+
+
+def _homes(engine: str, row: Any) -> Homes:
+    where = _checked("homes", engine, row)
+    images, since, users = row.get("images"), row.get("since"), row.get("users")
+    if not isinstance(images, list) or not images or not all(isinstance(i, str) and i.strip() for i in images):
+        raise EngineEnvError(f"{where}.images: a non-empty list of image substrings")
+    if not isinstance(since, str) or not _RELEASE.fullmatch(since):
+        raise EngineEnvError(f"{where}.since: {since!r} is not a release (0.9.6)")
+    if not isinstance(users, dict) or not users:
+        raise EngineEnvError(f'{where}.users: a table {{"UID" = "/home/..."}}')
+    pairs = []
+    for uid, home in users.items():
+        if not str(uid).isdigit() or not isinstance(home, str) or not home.startswith("/"):
+            raise EngineEnvError(f"{where}.users: {uid!r} = {home!r} is not UID = absolute HOME")
+        pairs.append((int(uid), home))
+    return Homes(engine, tuple(i.lower() for i in images), since, tuple(pairs), row["source"])
+
+
+def _tokens(engine: str, row: Any) -> Tokens:
+    where = _checked("tokens", engine, row)
     releases = row.get("releases")
     if not isinstance(releases, dict) or not releases:
         raise EngineEnvError(f'{where}.releases: a table {{"RELEASE" = ["VAR", ...]}}')
@@ -93,12 +128,14 @@ def engine_env_of(data: dict, engines: tuple[Engine, ...] = ENGINES) -> dict[str
         stray = sorted(set(rows) - names)
         if stray:
             raise EngineEnvError(f"engine_env.toml [{table}.{stray[0]}]: no engine of that id in serving_engines.toml")
-        out[table] = {engine: _tokens(engine, row) for engine, row in rows.items()}
+        read = _tokens if table == "tokens" else _homes
+        out[table] = {engine: read(engine, row) for engine, row in rows.items()}
     return out
 
 
 _ENV = engine_env_of(read_toml(TABLE))
 TOKENS: dict[str, Tokens] = _ENV["tokens"]
+HOMES: dict[str, Homes] = _ENV["homes"]
 
 
 def image_release(image: Any, row: Engine) -> Optional[str]:
@@ -121,4 +158,27 @@ def tokens_read(row: Optional[Engine], image: Any) -> Optional[frozenset[str]]:
     return tokens.read(image_release(image, row))
 
 
-__all__ = ["EngineEnvError", "TOKENS", "Tokens", "engine_env_of", "image_release", "release_key", "tokens_read"]
+def home_of(row: Optional[Engine], image: Any, uid: int) -> Optional[str]:
+    """The HOME user ``uid`` has in ``image`` when it is one of the engine's publisher images the [homes] table covers
+    at the image's release (a moving tag: the newest); None when the table does not say."""
+    homes = HOMES.get(row.name) if row is not None else None
+    if homes is None or row is None or not isinstance(image, str) or not any(i in image.lower() for i in homes.images):
+        return None
+    release = image_release(image, row)
+    if release is not None and release_key(release) < release_key(homes.since):
+        return None
+    return dict(homes.users).get(uid)
+
+
+__all__ = [
+    "HOMES",
+    "EngineEnvError",
+    "Homes",
+    "TOKENS",
+    "Tokens",
+    "engine_env_of",
+    "home_of",
+    "image_release",
+    "release_key",
+    "tokens_read",
+]

@@ -274,7 +274,7 @@ def llmisvc_pod_specs(spec: dict, base_specs: list[dict] | None = None) -> list[
                 for flag, key in (("--data-parallel-size", "data"), ("--data-parallel-size-local", "dataLocal")):
                     value = _at(parallelism, key) if isinstance(parallelism, dict) else None
                     extra += [flag, str(int(value)) if isinstance(value, (int, float)) and not isinstance(value, bool) else "1"]
-            for container in pod.get("containers", []):
+            for container in pod["containers"] if isinstance(pod.get("containers"), list) else []:
                 if isinstance(container, dict) and container.get("name") == "main" and isinstance(container.get("command"), list):
                     if container["command"][:3] == PRESET_COMMAND:
                         container["args"] = _evaluated(container.get("args"))

@@ -496,7 +496,9 @@ def _documents(name: str, text: str, limits: Limits, pure_yaml: bool, run: Any) 
             from policies.reading.template_text import action_at, names_kubernetes
 
             plain = exc.problem.startswith("is not valid YAML")
-            if not plain and "key" in exc.problem and not names_kubernetes(text):  # a workflow's `on:` (review #16)
+            # A workflow's `on:` (review #16), a GitLab CI `!reference` or CloudFormation `!Ref` tag: another tool's file.
+            foreign = "key" in exc.problem or exc.problem.startswith("the tag ")
+            if not plain and foreign and not names_kubernetes(text):
                 why = f"is not read ({exc.problem}), but it names no apiVersion and kind, so it holds no Kubernetes object"
                 return [], [Unreadable(shown, None, exc.line or 1, why, "not-kubernetes")]
             # A repeated key: document by document, the one that repeats it read best-effort (_salvaged).

@@ -336,6 +336,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     job_ttl.POLICY,
     api_version_served.POLICY,
     api_version_served.DEPRECATED_POLICY,
+    api_version_served.GROUP_POLICY,
     startup_batched_tokens_cover_seqs.POLICY,
     client_context_within_server.POLICY,
     startup_tp_divides_attention_heads.POLICY,

@@ -9,7 +9,8 @@ pkg/controller/podautoscaler/replica_calculator.go GetExternalPerPodMetricReplic
 total and divides it by the replicas itself. So:
 
 - a query that already divides by the replica count (``/ kube_deployment_spec_replicas``, ``/ count(...)`` of the
-  pods or their series, ``kube_pod_status_ready``) is divided twice: N replicas ask for ceil(total / (N x threshold)),
+  pods or their series, ``kube_pod_status_ready``), or averages a model server's per-pod queue or running gauge over
+  the pods (``avg(vllm:num_requests_waiting)``: the engine table's load series), is divided twice: N replicas ask for ceil(total / (N x threshold)),
   the fleet settles near sqrt(total / threshold) replicas instead of total / threshold, and scale-out needs N times
   the per-pod load it was written for;
 - a latency (``histogram_quantile``, or a ``_sum`` rate over a ``_count`` rate) does not grow with replicas: the HPA
@@ -17,8 +18,8 @@ total and divides it by the replicas itself. So:
   and removes it as soon as the latency dips back, never holding the fleet the load needs.
 
 Both are advice: the autoscaler still moves, only not as its author wrote it. ``metricType: Value`` (the HPA then
-scales by value / threshold x replicas) is silent, as is a plain sum, a gauge average (``avg(...)``: sometimes a
-deliberate guard whose author sized the threshold for it) and any query whose shape the text does not prove.
+scales by value / threshold x replicas) is silent, as is a plain sum, an average of a utilisation gauge
+(``avg(DCGM_FI_DEV_GPU_UTIL)``: sometimes a deliberate guard whose author sized the threshold for it) and any query whose shape the text does not prove.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Optional
 from policies.autoscaling.scalers import is_scaled_object, triggers
 from policies.framework import Policy, Resource
 from policies.kube import SCALED_OBJECT_TYPE, as_dict, as_quantity
+from policies.reading.promql import server_series
 
 # What counts a workload's replicas or pods: kube-state-metrics' replica and pod-readiness series, or a count().
 _REPLICA_SERIES = re.compile(
@@ -39,6 +41,8 @@ _COUNT_CALL = re.compile(r"(?<![\w:])count\s*(?:(?:by|without)\s*\([^)]*\)\s*)?\
 # Wrappers a denominator may sit in without changing what it counts.
 _WRAPPER = re.compile(r"^\s*(?:clamp_min|clamp_max|clamp|scalar|max|min|sum|avg|vector)\s*\(", re.IGNORECASE)
 _QUANTILE = re.compile(r"^\s*(?:(?:max|avg|min|sum)\s*(?:(?:by|without)\s*\([^)]*\)\s*)?\(\s*)?histogram_quantile\s*\(")
+# A leading avg() (by labels other than the pod's allowed): the mean over the pods when it averages a per-pod series.
+_AVG_LEAD = re.compile(r"^\s*avg\s*(?:by\s*\(([^)]*)\)\s*)?\(", re.IGNORECASE)
 _SUM_SERIES = re.compile(r"[A-Za-z_:][\w:]*_sum(?![\w:])")
 _COUNT_SERIES = re.compile(r"[A-Za-z_:][\w:]*_count(?![\w:])")
 _OPEN, _CLOSE = "([{", ")]}"
@@ -74,10 +78,24 @@ def _counts_replicas(denominator: str) -> bool:
     return bool(_COUNT_CALL.match(text.lstrip())) or bool(_REPLICA_SERIES.search(denominator))
 
 
+def _averages_server_load(query: str) -> bool:
+    """Whether the query is avg() over a model server's per-pod queue or running gauge (the engine table's, not
+    DCGM's utilisation): the mean over the pods, a per-replica value."""
+    lead = _AVG_LEAD.match(query)
+    if lead is None or _top_level_division(query) is not None:
+        return False
+    if {label.strip() for label in (lead.group(1) or "").split(",")} & {"pod", "instance", "pod_name"}:
+        return False
+    series = server_series(query)
+    return bool(series) and all(not name.startswith("DCGM_") for name, _ in series)
+
+
 def _shape(query: str) -> Optional[str]:
     """What the query's value is, where its text proves it: "per-replica", "percentile", "mean-latency", else None."""
     if _QUANTILE.match(query):
         return "percentile"
+    if _averages_server_load(query):
+        return "per-replica"
     split = _top_level_division(query)
     if split is None:
         return None
@@ -95,10 +113,11 @@ def _finding(path: str, threshold: str, shape: str) -> str:
     if shape == "per-replica":
         return (
             f"{lead}, and the HPA divides the query's value by the replica count itself (it asks for ceil(value / "
-            "threshold) replicas); this query already divides by the replicas or pods, so the load is divided twice: "
+            "threshold) replicas); this query is already per replica (it divides by the replicas or pods, or averages "
+            "over them), so the load is divided twice: "
             "N replicas ask for ceil(total / (N x threshold)), scale-out needs N times the per-pod load it was written "
-            "for and the fleet settles near sqrt(total / threshold) replicas; drop the division (sum the load) or set "
-            "metricType: Value on the trigger"
+            "for and the fleet settles near sqrt(total / threshold) replicas; sum the load instead or set metricType: Value "
+            "on the trigger"
         )
     what = "a percentile latency" if shape == "percentile" else "a mean latency (a _sum rate over a _count rate)"
     return (

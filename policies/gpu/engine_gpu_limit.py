@@ -27,7 +27,8 @@ the ranks is vllm-tp-matches-gpu-limit's (S3). A RayService whose Serve applicat
 custom app: policies/reading/serve_apps.py) on a Ray cluster where no group gives Ray a GPU is advice
 (``_ray_engine_without_gpu``; S48 blocks on the replicas that cannot place). An engine the table marks
 ``gpu_or_cpu`` (Ollama: it runs on the CPU when it finds no GPU) whose pod reaches for a GPU without holding one is
-advice (``_judge_cpu_capable``). An engine the table marks ``needs_gpu`` (NIM, TensorRT-LLM: they serve only on an
+advice (``_judge_cpu_capable``), unless it mounts device nodes from the host (a Jetson's /dev/nvgpu: spent set 43
+kcirtapfromspace/gemma4, trap G13). An engine the table marks ``needs_gpu`` (NIM, TensorRT-LLM: they serve only on an
 NVIDIA GPU) with no GPU limit is advice, and blocks where its image is one of the row's ``gpu_only_images`` in a core
 workload that shows no sign of GPU nodes (``_judge_gpu_engine``): a new GPU-only engine is a row of the table.
 """
@@ -40,7 +41,7 @@ from components.capacity.accounting import parse_release
 from components.images import image_repository, image_tag, vllm_release
 from policies.framework import Policy, Resource, unproven
 from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_dict, as_list, get, is_custom_type, is_ray, resource_value
-from policies.reading.accelerators import dra_pod, other_device_source
+from policies.reading.accelerators import dra_pod, host_devices, other_device_source
 from policies.reading.engines import EngineServer, env_values, table_servers
 from policies.reading.gpu_pools import node_label_keys
 from policies.reading.gpu_selection import GPU_LABELS
@@ -250,8 +251,8 @@ def _judge_cpu_capable(resource: Resource, server: EngineServer) -> list[str]:
         return []
     if other_device_source(container) or dra_pod(get(resource.props, "metadata", "annotations"), server.podspec):
         return []
-    if _limit_range_device(resource):
-        return []
+    if _limit_range_device(resource) or host_devices(server.podspec, container) is not None:
+        return []  # (device nodes mounted from the host: a GPU reached on purpose, as on a Jetson)
     env = env_values(container)
     hint = _gpu_node_hint(server.podspec, env)
     runtime = server.podspec.get("runtimeClassName")

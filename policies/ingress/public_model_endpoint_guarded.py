@@ -25,7 +25,7 @@ API key, is advice: whether the Route's apps domain is public is not in the file
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import annotations_of, get, split_type
+from policies.kube import annotations_of, as_dict, as_list, get, split_type
 from policies.reading import exposure, model_backends
 from policies.reading.serving import model_servers
 
@@ -106,8 +106,8 @@ def _key_in_clear(pub: exposure.Publication, resources: list[Resource]) -> bool:
     for r in resources:
         if split_type(r.type) != ("security.istio.io", "AuthorizationPolicy"):
             continue
-        for rule in get(r.props, "spec", "rules") or []:
-            for cond in (rule.get("when") or []) if isinstance(rule, dict) else []:
+        for rule in as_list(get(r.props, "spec", "rules")):
+            for cond in as_list(as_dict(rule).get("when")):
                 if isinstance(cond, dict) and str(cond.get("key", "")).lower() in _CREDENTIAL_HEADERS:
                     return True
     return False

@@ -14,6 +14,11 @@ The table is data, one row per (group/version, kinds), each with its source:
   NodePool/NodeClaim and ``karpenter.k8s.aws/v1beta1`` EC2NodeClass are served up to v1.0.x and not from v1.1.0
   (kubernetes-sigs/karpenter ``pkg/apis/crds/karpenter.sh_nodepools.yaml`` lists v1 and v1beta1 at v1.0.0, v1 alone
   at v1.1.0; the pinned v1.14.1 CRDs under the reference folder serve v1 alone, checked by the test).
+* Groups (``api-group-serves-kind``): a kind of a pinned CRD (policies/crd/schemas.json) written under a group none of
+  them serves it in, and no CustomResourceDefinition of the files defines, is refused the same way (set 42:
+  LLMInferenceService in llm-d.ai/v1alpha1); generic kind names other projects also use are left out, and a group
+  another project or an older release serves the kind in is named in ``_ALSO_SERVED`` (silent, or advice for a former
+  one).
 * KubeRay: the pinned v1.7.0 CRDs still serve ``ray.io/v1alpha1`` but mark it ``deprecated: true``
   (``ray-operator/config/crd/bases/ray.io_rayclusters.yaml``, ``ray.io_rayservices.yaml``, ``ray.io_rayjobs.yaml``).
 """
@@ -23,8 +28,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from policies.crd.schema import resource_types as crd_types
+from policies.crd.schema import schemas_by_type
 from policies.framework import Policy, Resource, unproven
-from policies.kube import get
+from policies.kube import as_dict, get, split_type
 
 DEFAULT_KUBERNETES = "1.33"
 GUIDE = "Kubernetes deprecation guide"
@@ -183,6 +190,89 @@ POLICY = Policy(
         "The API server answers 'no matches for kind' for a group/version it does not serve, so nothing is created; "
         "Kubernetes' removals are in the deprecation guide, Karpenter's in its CRDs at each release (v1.1.0 serves "
         "karpenter.sh/v1 and karpenter.k8s.aws/v1 alone)."
+    ),
+)
+
+# Kinds of the pinned CRDs (policies/crd/schemas.json) that another project also defines under a group of its own, or
+# that an older release served under another group. A generic kind name is left out (NodePool, Gateway and
+# CapacityBuffer are names other projects use); the others name the group that also serves them, and whether it is a
+# current one (silent) or a former one (advice: only an old controller release serves it).
+_GENERIC_KINDS = ("NodePool", "Gateway", "CapacityBuffer")
+_AZURE = ("azmonitoring.coreos.com", True, "Azure Monitor managed Prometheus serves it in azmonitoring.coreos.com")
+_ALSO_SERVED: dict[str, tuple[tuple[str, bool, str], ...]] = {
+    "ServiceMonitor": (_AZURE,),
+    "PodMonitor": (_AZURE,),
+    "PrometheusRule": (_AZURE,),
+    "InferenceService": (("serving.kubeflow.org", False, "KFServing served it as serving.kubeflow.org before KServe"),),
+    "ScaledObject": (("keda.k8s.io", False, "KEDA 1.x served it as keda.k8s.io; KEDA 2 serves keda.sh"),),
+    "HTTPRoute": (("networking.x-k8s.io", False, "Gateway API v0.1-v0.3 served it as networking.x-k8s.io"),),
+    "RayCluster": (("cluster.ray.io", False, "Ray's legacy Python operator served it as cluster.ray.io"),),
+}
+
+
+def _crd_groups() -> dict[str, dict[str, str]]:
+    """kind -> {group -> the pinned CRD's source} of the pinned CRDs' kinds."""
+    found: dict[str, dict[str, str]] = {}
+    for token in crd_types():
+        group, kind = split_type(token)
+        if kind not in _GENERIC_KINDS:
+            found.setdefault(kind, {}).setdefault(group, token)
+    return found
+
+
+def _defined_here(resources: list[Resource]) -> set[tuple[str, str]]:
+    """(group, kind) of the CustomResourceDefinitions in the files read."""
+    found = set()
+    for r in resources:
+        if split_type(r.type)[1] == "CustomResourceDefinition" and isinstance(r.props, dict):
+            spec = as_dict(r.props.get("spec"))
+            found.add((str(spec.get("group")), str(as_dict(spec.get("names")).get("kind"))))
+    return found
+
+
+def _group_served(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    """A kind of a pinned CRD under an apiVersion whose group no CRD the pack knows, nor one of the files, serves it in:
+    the API server answers "no matches for kind" (set 42: fuhengwu2021/coderepo
+    09/code/llmd/llm-d-multi-model/vllm-llminference.yaml@b874b44, LLMInferenceService in llm-d.ai/v1alpha1, a kind
+    only KServe's serving.kserve.io defines)."""
+    known, here, findings = _crd_groups(), _defined_here(resources), []
+    for r in resources:
+        api_version, kind = get(r.props, "apiVersion"), get(r.props, "kind")
+        if not isinstance(api_version, str) or not isinstance(kind, str) or kind not in known or "{" in api_version:
+            continue
+        group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+        served = known[kind]
+        if group in served or (group, kind) in here:
+            continue
+        other = next((o for o in _ALSO_SERVED.get(kind, ()) if o[0] == group), None)
+        if other is not None and other[1]:
+            continue
+        token = next(iter(served.values()))
+        message = (
+            f"apiVersion {api_version} {kind}: no CRD serves {kind} in group {group or 'core'} (nor does a "
+            f"CustomResourceDefinition of the files), so the API server answers 'no matches for kind' and nothing is "
+            f"created; {kind} is served in {', '.join(sorted(served))} ({schemas_by_type()[token].source}); use "
+            f"{split_type(token)[0]}/{token.split(':')[1].split('/', 1)[1]}"
+        )
+        findings.append((r.name, unproven(f"{message} ({other[2]}: a current release refuses it)") if other else message))
+    return findings
+
+
+GROUP_POLICY = Policy(
+    name="api-group-serves-kind",
+    description="A kind of a CRD the pack pins is written under an API group some CRD serves it in (KServe's "
+    "LLMInferenceService in serving.kserve.io, not llm-d.ai), or a CustomResourceDefinition of the files defines it.",
+    catalog="G40",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps="Write the apiVersion the controller's CRD serves (the message names it), or apply the CRD that "
+    "defines the kind in that group.",
+    config_schema={},
+    check_stack=_group_served,
+    rationale=(
+        "The API server maps an object to its REST resource by group, version and kind; a group/kind no installed CRD "
+        "defines gets 'no matches for kind' at apply. The pinned CRDs (policies/crd/schemas.json) say which groups "
+        "serve each kind."
     ),
 )
 

@@ -4,9 +4,11 @@ Extended resources cannot be overcommitted: the API server rejects a pod whose r
 from its limit, and a GPU request without a limit is refused too. This finds it at review time
 instead of at apply time, for every container, not only vLLM's.
 
-A llama.cpp server told to offload layers to the GPU (``-ngl``/``--gpu-layers``/``--n-gpu-layers`` N > 0, or env
-LLAMA_ARG_N_GPU_LAYERS: "number of layers to store in VRAM", ggml-org/llama.cpp common/arg.cpp) in a pod that requests
-no accelerator is advice: either the node's default runtime hands it the GPUs the CUDA image's
+A server told to offload layers to the GPU (the engine table's gpu-layers setting: llama.cpp's
+``-ngl``/``--gpu-layers``/``--n-gpu-layers`` N > 0, -1, auto or all, or env LLAMA_ARG_N_GPU_LAYERS: "number of layers
+to store in VRAM", ggml-org/llama.cpp common/arg.cpp) in a pod that requests no accelerator and mounts no device node
+from the host (a Jetson's /dev/nvgpu) is advice (spent set 43: Lichthagel/infra apps/llamacpp/deployment.yaml@ef3a9c1,
+server-cuda with --n-gpu-layers -1 under runtimeClassName nvidia): either the node's default runtime hands it the GPUs the CUDA image's
 NVIDIA_VISIBLE_DEVICES=all names, unaccounted by the scheduler, so several such pods share one GPU and can run out of
 VRAM at load, or it sees none and llama.cpp ignores the option ("no usable GPU found, --gpu-layers option will be
 ignored") and serves from the CPU (set 12: raphideb/llm-k8s gemma-2-9b-it-q4-k-m-deployment.yaml at 9c804d5, -ngl 99).
@@ -28,27 +30,40 @@ from policies.kube import (
     read_generically,
     resource_value,
 )
-from policies.reading.accelerators import claims_devices, requests_accelerator
+from policies.reading.accelerators import claims_devices, host_devices, requests_accelerator
 from policies.reading.engines import table_servers
 from policies.reading.gpu_pools import platform_adds_toleration
 from policies.reading.nodepools import gpu_instance_type
 
-_GPU_LAYERS = ("ngl", "gpu-layers", "n-gpu-layers")
+# Values of the gpu-layers setting that ask for every layer on the GPU besides a positive count: llama.cpp's -1 (its
+# default, "auto" in current builds), auto and all.
+_ALL_LAYERS = ("-1", "auto", "all")
+
+
+def offload_asked(server: Any) -> str:
+    """The engine table's gpu-layers setting of a server when it asks for GPU offload (a positive count, -1, auto,
+    all), else ""."""
+    value = server.args.get("gpu-layers") if server.row is not None and "gpu-layers" in server.row.flags else None
+    layers = str(value).strip().lower() if value is not None else ""
+    return layers if layers.isdigit() and int(layers) > 0 or layers in _ALL_LAYERS else ""
 
 
 def _offloads_without_gpu(resource: Resource) -> list[str]:
     """Advice for a llama.cpp server offloading layers to a GPU its pod does not request (module docstring)."""
     messages: list[str] = []
-    for server in table_servers(resource, "llama-cpp"):
-        value = next((server.args[k] for k in _GPU_LAYERS if k in server.args), None)
-        layers = str(value).strip().lower() if value is not None else ""
-        if not (layers.isdigit() and int(layers) > 0 or layers == "all"):
+    for server in table_servers(resource):
+        layers = offload_asked(server)
+        if not layers:
             continue
         if requests_accelerator(server.podspec) or claims_devices(server.podspec):
             continue
+        if host_devices(server.podspec, server.container) is not None:
+            continue  # device nodes mounted from the host: a GPU reached on purpose (a Jetson)
+        shown = "every layer" if layers == "all" else "its layers" if layers in _ALL_LAYERS else f"{layers} layers"
         messages.append(
             unproven(
-                f"{server.label}: offloads {layers} layers to the GPU (-ngl) but the pod requests no GPU: the scheduler "
+                f"{server.label}: offloads {shown} to the GPU ({server.flag('gpu-layers')} {layers}) but the pod requests "
+                f"no GPU: the scheduler "
                 f"counts none, so it either reaches the node's GPUs unaccounted through the default runtime (several "
                 f"such pods share one GPU and can run out of VRAM at load) or sees none and serves from the CPU; "
                 f"request nvidia.com/gpu: 1"

@@ -35,9 +35,9 @@ def _run_as(podspec: dict, container: dict) -> object:
 def _created_as_root(path: str, podspec: dict) -> list[str]:
     """Advice for each non-root container writing to a hostPath the kubelet creates (DirectoryOrCreate, root 0755)."""
     created = {
-        v.get("name"): as_dict(v.get("hostPath")).get("path")
+        name_of(v): as_dict(v.get("hostPath")).get("path")
         for v in as_list(podspec.get("volumes"))
-        if isinstance(v, dict) and as_dict(v.get("hostPath")).get("type") == "DirectoryOrCreate"
+        if name_of(v) is not None and as_dict(v.get("hostPath")).get("type") == "DirectoryOrCreate"
     }
     found: list[str] = []
     for container in containers(podspec, init=True):
@@ -105,11 +105,11 @@ def _weights_on_some_node(resource: Resource) -> list[str]:
     for label, podspec, container, model in _served_models(resource):
         if pinned_node(podspec) is not None:
             continue
-        volumes = {name_of(v): as_dict(as_dict(v).get("hostPath")) for v in as_list(podspec.get("volumes"))}
+        volumes = {name_of(v): as_dict(as_dict(v).get("hostPath")) for v in as_list(podspec.get("volumes")) if name_of(v)}
         for mount in (as_dict(m) for m in as_list(container.get("volumeMounts"))):
             host = volumes.get(name_of(mount)) or {}
             at = str(mount.get("mountPath") or "").rstrip("/")
-            if host.get("type") not in _MUST_EXIST or not at or not (model == at or model.startswith(at + "/")):
+            if name_of(host, "type") not in _MUST_EXIST or not at or not (model == at or model.startswith(at + "/")):
                 continue
             selector = ", ".join(f"{k}={v}" for k, v in sorted(as_dict(podspec.get("nodeSelector")).items()))
             placed = f"nodeSelector {selector} picks a class of nodes" if selector else "nothing pins the pod to a node"

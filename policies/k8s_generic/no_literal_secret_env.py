@@ -23,6 +23,7 @@ shape's public prefix.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from fnmatch import fnmatchcase
 
@@ -135,15 +136,43 @@ def _token_message(where: str, text: str) -> str | None:
     return f"{where} holds what looks like {token.described}; {_FIX}"
 
 
-def _check_env(label: str, container: dict, patterns: list[str]) -> list[str]:
-    messages = []
+# A value written as an envsubst/pipeline variable (``${OPENAI_API_KEY}``, ``$HF_TOKEN``): the kubelet never expands
+# it in env (only ``$(VAR)``), so the file is filled in before it is applied, and no credential is committed. Once
+# filled, the secret still sits in the pod spec: advice. (Spent set 17's labellers filed the same form in a Secret,
+# "filled by `kustomize build | envsubst | kubectl apply`; no credential is committed", as no G35.) A fill-in for a
+# person (``<your-hf-token>``) stays a block: applied as written it is the token the server sends (sets 13 and 31).
+_SUBSTITUTED = re.compile(r"[\"']?\$(?:\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}]*)?\}|[A-Za-z_][A-Za-z0-9_]*)[\"']?")
+
+
+def _substituted(resource: Resource) -> set[tuple[object, object]]:
+    """(container, env name) pairs whose value is written as an envsubst variable (the props hold UNKNOWN there)."""
+    written = dataclasses.replace(resource, props=resource.written) if resource.written is not None else resource
+    return {
+        (c.get("name"), e.get("name"))
+        for _, podspec in pod_specs(written)
+        for c in containers(podspec, init=True, model=True)
+        for e in (as_dict(x) for x in as_list(c.get("env")))
+        if isinstance(e.get("value"), str) and _SUBSTITUTED.fullmatch(e["value"].strip())
+    }
+
+
+def _check_env(label: str, container: dict, patterns: list[str], substituted: set | frozenset = frozenset()) -> list[str]:
+    messages: list[str] = []
     for env in as_list(container.get("env")):
         env = as_dict(env)
         name = env.get("name")
         if not isinstance(name, str):
             continue
         value = env.get("value")
-        if looks_secret(name, patterns):
+        if looks_secret(name, patterns) and (container.get("name"), name) in substituted:
+            messages.append(
+                unproven(
+                    f"{label}: env {name} is written as a variable filled in before apply (envsubst or a pipeline), so "
+                    f"no credential is in the file; once filled, the secret sits in the pod spec, etcd and every "
+                    f"`kubectl get -o yaml`; {_FIX}"
+                )
+            )
+        elif looks_secret(name, patterns):
             if value not in (None, "") and not placeholder_value(value):
                 messages.append(
                     f"{label}: env {name} has a literal value; {_FIX} (a literal lands in "
@@ -316,10 +345,11 @@ def _check(resource: Resource, config: dict) -> list[str]:
     if resource.type == CONFIG_MAP_TYPE:
         return _check_config_map(resource, patterns)
     messages = []
+    substituted = _substituted(resource)
     for path, podspec in pod_specs(resource):
         for container in containers(podspec, init=True, model=True):
             label = container_label(path, container)
-            messages.extend(_check_env(label, container, patterns))
+            messages.extend(_check_env(label, container, patterns, substituted))
             messages.extend(_check_argv(label, container, patterns))
             messages.extend(_check_headers(label, container, patterns))
     return messages

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
 from policies.k8s_generic.pdb_ray_groups import ray_pdb_findings
-from policies.kube import as_int, get, split_type
+from policies.kube import as_dict, as_int, as_list, get, split_type
 from policies.reading.serving import namespace_of, pod_labels, selector_matches
 
 PDB_TYPES = ("kubernetes:policy/v1:PodDisruptionBudget", "kubernetes:policy/v1beta1:PodDisruptionBudget")
@@ -42,8 +42,8 @@ _MULTI_NODE = (
 def _multi_node(pdb: Resource, resources: list[Resource]) -> bool:
     """True when the PDB selects the pods of an engine spread over several nodes (module docstring)."""
     selector = get(pdb.props, "spec", "selector")
-    keys = [str(k) for k in (get(selector, "matchLabels") or {})]
-    keys += [str(get(e, "key")) for e in (get(selector, "matchExpressions") or []) if isinstance(e, dict)]
+    keys = [str(k) for k in as_dict(get(selector, "matchLabels"))]
+    keys += [str(get(e, "key")) for e in as_list(get(selector, "matchExpressions")) if isinstance(e, dict)]
     if any(k.startswith(_GROUP_LABELS) for k in keys):
         return True
     for workload in resources:
@@ -74,7 +74,7 @@ def _hpa_floor(workload: Resource, resources: list[Resource]) -> int | None:
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings: list[tuple[str, str]] = []
     for pdb in (r for r in resources if r.type in PDB_TYPES):
-        spec = get(pdb.props, "spec") or {}
+        spec = as_dict(get(pdb.props, "spec"))
         name = get(pdb.props, "metadata", "name")
         max_unavailable, min_available = spec.get("maxUnavailable"), spec.get("minAvailable")
         zero = None

@@ -134,7 +134,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.append(wrong)
         elif early := _ready_before_pull(server):
             messages.append(early)
-        elif slow := _slow_readiness(server, int(config["maxReadinessPeriodSeconds"])):
+        elif slow := _slow_readiness(server, int(config.get("maxReadinessPeriodSeconds", _MAX_READINESS_PERIOD))):
             messages.append(slow)
         elif not isinstance(server.container.get("readinessProbe"), dict):
             # A TCP readiness on a server that listens while it loads is readiness-waits-for-model's (G6).
@@ -147,6 +147,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.append(weighed_presumed(server, _no_readiness(server.label, server.engine, server.container, probe)))
     return messages
 
+
+# Longest readinessProbe period before advice (the setting's default; a caller of the check function alone gets it).
+_MAX_READINESS_PERIOD = 60
 
 # Ollama paths that answer 200 as soon as the server listens, whatever models it holds (ollama/ollama v0.32.15
 # server/routes.go:1877-1880 "/" and /api/version, :1886-1887 and :1632-1645 /api/tags lists the local models).
@@ -222,7 +225,7 @@ POLICY = Policy(
         "maxReadinessPeriodSeconds": {
             "type": "integer",
             "minimum": 1,
-            "default": 60,
+            "default": _MAX_READINESS_PERIOD,
             "description": (
                 "Longest readinessProbe periodSeconds before advice; default 60: a pod becomes Ready only at a probe "
                 "run and a failed engine leaves the Service after failureThreshold x periodSeconds."

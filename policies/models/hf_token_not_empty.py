@@ -119,11 +119,11 @@ def _from_empty_secrets(namespace: Optional[str], label: str, container: dict, s
 
 def _secret_names(podspec: dict) -> set[str]:
     """The Secrets a pod spec names: its containers' secretKeyRef and envFrom secretRef, its secret volumes."""
-    names = {get(v, "secret", "secretName") for v in as_list(podspec.get("volumes"))}
+    names = [get(v, "secret", "secretName") for v in as_list(podspec.get("volumes"))]
     for container in containers(podspec, init=True):
-        names |= {get(e, "valueFrom", "secretKeyRef", "name") for e in as_list(container.get("env"))}
-        names |= {get(e, "secretRef", "name") for e in as_list(container.get("envFrom"))}
-    return {n for n in names if isinstance(n, str) and n}
+        names += [get(e, "valueFrom", "secretKeyRef", "name") for e in as_list(container.get("env"))]
+        names += [get(e, "secretRef", "name") for e in as_list(container.get("envFrom"))]
+    return {n for n in names if isinstance(n, str) and n}  # a name that is no text (a list, a map) names no Secret
 
 
 def _token_spelling(container: dict, row: Any) -> str:

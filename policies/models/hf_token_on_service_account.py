@@ -67,7 +67,9 @@ def _index(resources: list[Resource]) -> tuple[dict, dict]:
 
 
 def _has_token(secrets: dict, namespace: Any, name: Any) -> bool | None:
-    """True/False for a Secret of the set; None for one defined elsewhere (not judged)."""
+    """True/False for a Secret of the set; None for one defined elsewhere (not judged), or named by no text."""
+    if not isinstance(name, str) or not isinstance(namespace, (str, type(None))):
+        return None
     secret = secrets.get((namespace, name))
     if secret is None:
         return None
@@ -77,6 +79,8 @@ def _has_token(secrets: dict, namespace: Any, name: Any) -> bool | None:
 def _account_has_token(accounts: dict, secrets: dict, namespace: Any, account: str) -> bool:
     """False only when the set shows the account without such a Secret (or the account is "default",
     which lists none unless patched); an account or Secret defined outside the set is not judged."""
+    if not isinstance(account, str) or not isinstance(namespace, (str, type(None))):
+        return True  # an account named by no text (a mutated manifest): not judged
     sa = accounts.get((namespace, account))
     if sa is None:
         return account != "default"

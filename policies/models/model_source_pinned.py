@@ -499,7 +499,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 )
             )
         model = source.get("shown_model", model)
-        named = repo or hub_model(model) or model
+        named = repo or hub_model(model) or (model if isinstance(model, str) else "")  # a storageUri map: no name
         if source["trust"] and named not in allowed:
             shown = named or "the model"
             message = (

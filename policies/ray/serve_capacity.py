@@ -137,8 +137,8 @@ def _frozen_groups(resource: Resource) -> str:
 
 def _llm_configs(resource: Resource, resources: list[Resource]) -> list[tuple[str, dict]]:
     found = []
-    for app in (as_dict(a) for a in get(serve_config(resource), "applications") or []):
-        for i, llm in enumerate(get(app, "args", "llm_configs") or []):
+    for app in (as_dict(a) for a in as_list(get(serve_config(resource), "applications"))):
+        for i, llm in enumerate(as_list(get(app, "args", "llm_configs"))):
             if isinstance(llm, dict):
                 found.append((f"serveConfigV2 application {app.get('name', '?')} llm_configs[{i}]", llm))
     return found + mounted_llm_configs(resource, resources)

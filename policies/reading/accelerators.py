@@ -10,7 +10,7 @@ name.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Optional
 
 from components.images import image_repository
 from policies.kube import as_dict, as_quantity, containers, get
@@ -75,6 +75,22 @@ def other_device_source(container: Mapping) -> bool:
     return isinstance(image, str) and "cpu" in image_repository(image).rsplit("/", 1)[-1].lower()
 
 
+def host_devices(podspec: Mapping, container: Mapping) -> Optional[str]:
+    """The first device node the container mounts from the host (a hostPath volume at /dev or under it: a Jetson's
+    /dev/nvgpu, /dev/nvidia0, /dev/dri), or None. A GPU reached that way is reached on purpose, where no device plugin
+    offers one to request (spent set 43, kcirtapfromspace/gemma4 apps/ollama/deployment.yaml@938e1b5 on a Jetson's
+    integrated GPU, trap G13)."""
+    paths = {}
+    for volume in podspec.get("volumes") or ():
+        if isinstance(volume, Mapping) and isinstance(volume.get("hostPath"), Mapping):
+            paths[volume.get("name")] = volume["hostPath"].get("path")
+    for mount in container.get("volumeMounts") or ():
+        path = paths.get(mount.get("name")) if isinstance(mount, Mapping) else None
+        if isinstance(path, str) and (path.rstrip("/") == "/dev" or path.startswith("/dev/")):
+            return path
+    return None
+
+
 def dra_pod(metadata_annotations: Any, podspec: Mapping) -> bool:
     """True when the pod's devices come from Dynamic Resource Allocation: pod resourceClaims, or KServe's managed DRA
     annotations on its object (serving.kserve.io/exp-dra-*, which make the controller add the claims)."""
@@ -83,4 +99,11 @@ def dra_pod(metadata_annotations: Any, podspec: Mapping) -> bool:
     return any(str(k).startswith("serving.kserve.io/exp-dra-") for k in as_dict(metadata_annotations))
 
 
-__all__ = ["ACCELERATOR_RESOURCES", "claims_devices", "dra_pod", "other_device_source", "requests_accelerator"]
+__all__ = [
+    "ACCELERATOR_RESOURCES",
+    "claims_devices",
+    "dra_pod",
+    "host_devices",
+    "other_device_source",
+    "requests_accelerator",
+]

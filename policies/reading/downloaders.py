@@ -37,6 +37,8 @@ from policies.kube import (
     containers,
     get,
     memoized,
+    metadata_name,
+    name_of,
     pod_specs,
     split_type,
     viewed_resources,
@@ -244,7 +246,7 @@ LLMAZ_TOOL = "llmaz model-loader"
 
 
 def _open_models(view: Any) -> dict[Any, Any]:
-    return {get(r.props, "metadata", "name"): r.props for r in view if split_type(getattr(r, "type", "")) == LLMAZ_MODEL}
+    return {metadata_name(r.props): r.props for r in view if split_type(getattr(r, "type", "")) == LLMAZ_MODEL}
 
 
 def _llmaz_models(resource: Any) -> list[dict]:
@@ -252,8 +254,8 @@ def _llmaz_models(resource: Any) -> list[dict]:
     collected once per evaluation: kube.memoized on the view)."""
     view = viewed_resources()
     models = memoized(view, "llmaz_open_models", _open_models) if view else {}
-    claims = [as_dict(m).get("name") for m in as_list(get(resource.props, "spec", "modelClaims", "models"))]
-    return [as_dict(models[name]) for name in claims if name in models]
+    claims = [name_of(m) for m in as_list(get(resource.props, "spec", "modelClaims", "models"))]
+    return [as_dict(models[name]) for name in claims if name is not None and name in models]
 
 
 def llmaz_model_path(hub: dict) -> str:

@@ -50,6 +50,7 @@ from policies.reading.serving import (
     env_prefixed,
     model_servers,
 )
+from policies.reading.user_home import moved_home
 from policies.reading.vllm_args import parse_vllm_args, served_model, vllm_servers
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -405,10 +406,15 @@ def _server_download(
         dirs = row.downloads.dirs
     else:
         hidden_by = []
-    download = _on_ephemeral(label, what, podspec, container, dirs, row.downloads.source)
+    named = {name_of(e) for e in as_list(container.get("env")) if isinstance(e, dict)} | set(env_values(container))
+    unmoved = not args.get("download-dir") and not named & {v for v, _ in row.downloads.env}
+    moved = moved_home(row, podspec, container, dirs) if unmoved and dirs == row.downloads.dirs else None
+    download = _on_ephemeral(label, what, podspec, container, moved[0] if moved else dirs, row.downloads.source)
     image = str(container.get("image") or "").lower()
     defaults = dirs == row.downloads.dirs
-    if download is not None and hidden_by:
+    if download is not None and moved:
+        download = replace(download, assumed=True, why=_moved_why(podspec, container, dirs, moved[1]))
+    elif download is not None and hidden_by:
         why = f"{' and '.join(hidden_by)}, not among the files read, may set a cache variable that moves it"
         download = replace(download, assumed=True, why=f"{download.into} is the image's default folder; {why}")
     elif download is not None and not requests_gpu(podspec):
@@ -426,6 +432,14 @@ def _server_download(
         # /etc/passwd (or "/" for a user it does not list, as on OpenShift) decides: not in the manifest.
         download = replace(download, assumed=True)
     return download
+
+
+def _moved_why(podspec: Mapping, container: Mapping, dirs: tuple[str, ...], why: str) -> str:
+    """Why S19 advises on a download the user's HOME moved, naming a volume at root's folder that is never written."""
+    mounts = [as_dict(m).get("mountPath") for m in as_list(container.get("volumeMounts"))]
+    unused = [m for m in mounts if isinstance(m, str) and any(path_under(d, m) for d in dirs)]
+    unused = unused if any(volume_at(podspec, container, d) is not None for d in dirs) else []
+    return f"{why}; the volume mounted at {unused[0]} is never written" if unused else why
 
 
 def hub_client_download(label: str, model: Any, podspec: dict, container: dict) -> Optional[Download]:

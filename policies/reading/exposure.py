@@ -409,7 +409,7 @@ def _route_guard(route: Any, gw: Any, services: tuple[str, ...], pools: tuple[st
         return "every rule matches an Authorization header"
     names = set(services) | {p.split(" ", 1)[1] for p in pools}
     for policy in s.kind("networking.gke.io", "GCPBackendPolicy"):
-        if get(policy.props, "spec", "targetRef", "name") in names and get(policy.props, "spec", "default", "iap", "enabled"):
+        if name_of(get(policy.props, "spec", "targetRef")) in names and get(policy.props, "spec", "default", "iap", "enabled"):
             return f"IAP on GCPBackendPolicy {_name(policy)}"
     return _server_key_guard(services, s)
 

@@ -13,7 +13,7 @@ import ast
 from functools import lru_cache
 from typing import Any
 
-from policies.kube import as_dict, as_list, get, split_type
+from policies.kube import as_dict, as_list, get, metadata_name, split_type
 
 _MAX_SOURCE = 256 * 1024
 _UNKNOWN = object()
@@ -94,7 +94,7 @@ def mounted_llm_configs(ray_service: Any, resources: list) -> list[tuple[str, di
     namespace = get(ray_service.props, "metadata", "namespace")
     found = []
     for r in resources:
-        if split_type(r.type) != ("", "ConfigMap") or get(r.props, "metadata", "name") not in maps:
+        if split_type(r.type) != ("", "ConfigMap") or metadata_name(r.props) not in maps:
             continue
         if get(r.props, "metadata", "namespace") not in (None, namespace):
             continue

@@ -65,7 +65,7 @@ from policies.reading.vllm_args import (
 )
 from policies.vllm.hint_literals import PARSER_DROPPED, hint_only
 from policies.vllm.serve_command import serve_missing
-from policies.vllm.stray_positional import stray_positional
+from policies.vllm.stray_positional import stray_after_command, stray_positional
 
 
 def options_written(tokens: list[str]) -> list[str]:
@@ -504,6 +504,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     for r in resources:
         tags = [(s.label, _model_tag_finding(s)) for s in vllm_servers(r) if not s.runtime_merged and not _preset_args(r, s)]
         tags += [(s.label, stray_positional(s, _tag_regime(s), _serve_written(s.container))) for s in vllm_servers(r)]
+        tags += [(s.label, stray_after_command(s, _preset_args(r, s))) for s in vllm_servers(r) if not s.runtime_merged]
         tags += [(s.label, serve_missing(s, installs_engine(command_tokens(s.container)[0], "vllm"))) for s in vllm_servers(r)]
         findings.extend(
             (r.name, unproven(f"{label}: {m}") if isinstance(m, Unproven) else f"{label}: {m}") for label, m in tags if m

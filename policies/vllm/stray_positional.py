@@ -6,6 +6,16 @@ vllm/utils/argparse_utils.py:336-353, "Move <model> to the front"), that value b
 (nargs "?") and the stray word is left over: argparse exits with "unrecognized arguments: WORD". Where the line is args
 alone to the image's entrypoint, an older image's ``python -m vllm.entrypoints.openai.api_server`` may read it
 otherwise, and a moving tag's release is not named: advice there (as S38's model-tag rows).
+
+``stray_after_command``: the same stray positional where ``args`` are appended to a ``command`` that is already a whole
+``vllm serve TAG`` line, and the args begin with a bare word, typically a command line of their own written as args
+(``python3 -m vllm.entrypoints.openai.api_server ...``). The kubelet appends args to the command; KServe's
+LLMInferenceService presets keep their ``vllm serve /mnt/models --port 8000 ...`` command and append the user's args
+as ``$@`` (kserve v0.20.0 config/llmisvcconfig/config-llm-template.yaml:166-179, each preset flag with its value;
+v0.16.0 and v0.17.0 name the command in ``command:`` and take the user's args the same way). ``vllm serve``'s only
+positional is the model tag, already given, so argparse exits with "unrecognized arguments" at every release (set 42:
+johnahull/llmd-gke pattern1/manifests/llmisvc-pattern1-tpu.yaml@b810339). Advice where the preset's
+VLLM_ADDITIONAL_ARGS, set in the container's env, may end with an option the word is the value of.
 """
 
 from __future__ import annotations
@@ -14,6 +24,8 @@ from typing import Optional
 
 from policies.framework import unproven
 from policies.reading.vllm_args import VllmServer, is_shell_operator, serve_model_tag, vllm_command_line
+
+_PROGRAM_WORDS = ("python", "python3", "vllm", "bash", "sh", "/bin/sh", "/bin/bash", "exec")
 
 
 def stray_word(line: list[str]) -> Optional[tuple[str, str]]:
@@ -51,3 +63,43 @@ def stray_positional(server: VllmServer, regime: tuple[Optional[str], str], serv
     if kind == "unrecognized" and serve_written:
         return f"{message} (vLLM {release})"
     return unproven(message)
+
+
+def _bare(word: str) -> bool:
+    return bool(word) and not word.startswith("-") and "$" not in word and not is_shell_operator(word)
+
+
+def stray_after_command(server: VllmServer, preset: bool) -> Optional[str]:
+    """S38's finding on args that begin with a bare word after a command that is already a whole ``vllm serve TAG``
+    line: KServe's preset command (``preset``), or a ``command`` ending at the tag (``[vllm, serve, MODEL]``)."""
+    command, args = server.container.get("command"), server.container.get("args")
+    if not isinstance(command, list) or not isinstance(args, list) or not args or not all(isinstance(a, str) for a in args):
+        return None
+    if not all(isinstance(c, str) for c in command) or not _bare(args[0]):
+        return None
+    tag = serve_model_tag(server.container)
+    after = command[command.index("serve") + 1 :] if "serve" in command else None
+    if not preset and (after is None or after != [tag] or not tag):
+        return None
+    words = []
+    for word in args:
+        if not _bare(word) and word != "-m":
+            break
+        words.append(word)
+    shown = " ".join(words[:4])
+    what = (
+        "KServe keeps its preset's command `vllm serve /mnt/models --port 8000 ...` and appends the args after it "
+        "(kserve v0.20.0 config/llmisvcconfig/config-llm-template.yaml:166-179)"
+        if preset
+        else f"the kubelet appends args to the command `{' '.join(command)}`"
+    )
+    program = " (a command line of its own, written as args: set `command` to run it)" if words[0] in _PROGRAM_WORDS else ""
+    message = (
+        f"args begin with {shown}{program}, but {what}, so `vllm serve` gets {words[0]} as a second positional argument "
+        f"after the model tag {tag} and argparse exits with 'unrecognized arguments: {' '.join(words)}' before serving; "
+        f"pass only vLLM options in args"
+    )
+    env = server.container.get("env")
+    if preset and any(isinstance(e, dict) and e.get("name") == "VLLM_ADDITIONAL_ARGS" for e in env or []):
+        return unproven(f"{message} (VLLM_ADDITIONAL_ARGS, placed before them, may end with an option they are the value of)")
+    return message

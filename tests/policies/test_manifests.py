@@ -139,14 +139,32 @@ def test_pulumi_type_tokens(api_version, kind, expected):
 # and blocked on each (mandatory manifest-readable). Neither names apiVersion and kind, so neither can hold an object.
 WORKFLOW = "name: ci\non:\n  push:\n    branches: [main]\njobs:\n  lint:\n    runs-on: ubuntu-latest\n"
 HELMFILE = "releases:\n  - name: api\n    namespace: {{ .Namespace }}\n    chart: ./charts/api\n"
+# Another tool's YAML tags: NVIDIA/k8s-nim-operator .common-ci.yml (GitLab CI `!reference [.x, script]`, mirrored HEAD
+# of 2026-12-05) was a mandatory manifest-readable finding; a CloudFormation template's `!Ref` is the same class.
+GITLAB_CI = "include:\n  - local: a.yml\nbuild:\n  script:\n    - !reference [.setup, script]\n"
+CLOUDFORMATION = "Resources:\n  Bucket:\n    Type: AWS::S3::Bucket\n    Properties:\n      BucketName: !Ref Name\n"
 
 
-@pytest.mark.parametrize("name, text", [(".github/workflows/ci.yaml", WORKFLOW), ("helmfile.yaml", HELMFILE)])
-def test_an_unreadable_file_that_names_no_apiversion_and_kind_is_not_kubernetes(tmp_path, name, text):
+@pytest.mark.parametrize(
+    "name, text, line",
+    [
+        (".github/workflows/ci.yaml", WORKFLOW, 2),
+        ("helmfile.yaml", HELMFILE, 3),
+        (".common-ci.yml", GITLAB_CI, 5),
+        ("template.yaml", CLOUDFORMATION, 5),
+    ],
+)
+def test_an_unreadable_file_that_names_no_apiversion_and_kind_is_not_kubernetes(tmp_path, name, text, line):
     (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / name).write_text(text)
     read = read_manifests([str(tmp_path)])
-    assert [(u.kind, u.line) for u in read.unreadable] == [("not-kubernetes", 2 if name == ".github/workflows/ci.yaml" else 3)]
+    assert [(u.kind, u.line) for u in read.unreadable] == [("not-kubernetes", line)]
+
+
+def test_a_kubernetes_file_with_a_yaml_tag_stays_invalid(tmp_path):
+    # A file that names apiVersion and kind keeps the reading it had (not changed by the foreign-tag case above).
+    (tmp_path / "d.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: !Ref Name\n")
+    assert [u.kind for u in read_manifests([str(tmp_path)]).unreadable] == ["invalid"]
 
 
 def test_an_unreadable_kubernetes_file_stays_invalid(tmp_path):

@@ -49,13 +49,25 @@ LAKE = (
 PER_REPLICA = (
     "spec.triggers[0] has no metricType, so KEDA hands the HPA threshold 5 as an AverageValue per replica, and the HPA "
     "divides the query's value by the replica count itself (it asks for ceil(value / threshold) replicas); this query "
-    "already divides by the replicas or pods, so the load is divided twice: N replicas ask for ceil(total / (N x "
+    "is already per replica (it divides by the replicas or pods, or averages over them), so the load is divided "
+    "twice: N replicas ask for ceil(total / (N x "
     "threshold)), scale-out needs N times the per-pod load it was written for and the fleet settles near sqrt(total / "
-    "threshold) replicas; drop the division (sum the load) or set metricType: Value on the trigger"
+    "threshold) replicas; sum the load instead or set metricType: Value on the trigger"
 )
 
 
-@pytest.mark.parametrize("query", [RAJYADAV, TING, "sum(vllm:num_requests_waiting) / count(vllm:num_requests_running)"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        RAJYADAV,
+        TING,
+        "sum(vllm:num_requests_waiting) / count(vllm:num_requests_running)",
+        # The same per-replica value as an average of the engine's per-pod queue gauge (the form public KEDA
+        # write-ups give beside sum/count, e.g. avg(vllm:num_requests_waiting{model_name="..."})).
+        'avg(vllm:num_requests_waiting{model_name="qwen-72b"})',
+        "avg by (model_name) (sglang:num_queue_reqs)",
+    ],
+)
 def test_a_query_divided_by_the_replicas_is_advised(query):
     assert found_by([_scaled_object(query)], POLICY) == [("advisory", PER_REPLICA)]
 
@@ -96,6 +108,8 @@ def test_explicit_average_value_is_advised_like_the_default():
         # A gauge average: sometimes a deliberate guard sized for it (set 18, riya0920/asr-serving-vllm-k8s
         # infra/keda/scaledobject.yaml gpu-util-guard: "avg util 90 / threshold 6 -> 15 replicas").
         'avg(DCGM_FI_DEV_GPU_UTIL{namespace="asr"})',
+        # An average per pod kept per pod is the per-pod series itself, not a fleet value.
+        "avg by (pod) (vllm:num_requests_waiting)",
         # A division that is not by a replica count: a ratio of two sums.
         "sum(rate(http_requests_total{code=~'5..'}[2m])) / sum(rate(http_requests_total[2m]))",
         # A slash inside a label value or a regex is no division.

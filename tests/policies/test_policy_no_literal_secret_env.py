@@ -1,8 +1,13 @@
 """G35 no-literal-secret-env: one compliant fixture, one mutation per case."""
 
+import io
+import json
+
 import pytest
+import yaml
 from policy_fixtures import isvc, isvc_props, messages, vllm_container
 
+from policies.check import main
 from policies.k8s_generic.no_literal_secret_env import POLICY
 
 TOKEN_VALUE = "hf_SuperSecretValue123"
@@ -288,3 +293,33 @@ def test_a_flag_given_the_name_of_a_secret_the_container_reads_is_no_literal_cre
     assert _check_argv("c", container, ["*TOKEN*"]) == []
     container["args"][-1] = "--hf-api-token=s3cr3t-Tr0ub4dor"
     assert len(_check_argv("c", container, ["*TOKEN*"])) == 1
+
+
+def _envsubst_deployment(value: str) -> dict:
+    # Minimal form of lahlfors/cybernetic-governance-engine deployment/k8s/backend-deployment.yaml.tpl at
+    # 2bcc2f2e64f749a27aad59a5ebb0033106c61656 (env VLLM_API_KEY: "${VLLM_API_KEY}", filled by envsubst before apply).
+    container = {"name": "ingress-agent", "image": "python:3.12", "env": [{"name": "VLLM_API_KEY", "value": value}]}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "advisor", "namespace": "x"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "a"}},
+            "template": {"metadata": {"labels": {"app": "a"}}, "spec": {"containers": [container]}},
+        },
+    }
+
+
+def test_an_env_secret_written_as_an_envsubst_variable_is_advice(tmp_path, capsys):
+    def levels(value: str) -> list[str]:
+        (tmp_path / "d.yaml").write_text(yaml.safe_dump(_envsubst_deployment(value)))
+        main([str(tmp_path), "--format", "json"], stdin=io.BytesIO())
+        report = json.loads(capsys.readouterr().out)
+        return [v["enforcement"] for v in report["violations"] if v["policy"] == POLICY.name]
+
+    # No credential is in the file; once filled, the secret sits in the pod spec: advice.
+    assert levels("${VLLM_API_KEY}") == ["advisory"]
+    assert levels("$VLLM_API_KEY") == ["advisory"]
+    # A literal, and a fill-in left for a person (applied as written, the server sends it: sets 13 and 31), block.
+    assert levels("sk-local-key-1234") == ["mandatory"]
+    assert levels("<your-api-key>") == ["mandatory"]

@@ -200,8 +200,8 @@ def test_llama_cpp_offloading_to_a_gpu_it_does_not_request_is_advice():
     assert found_by([deployment(LLAMA)], "gpu-request-equals-limit") == [
         (
             "advisory",
-            "container llama-server: offloads 99 layers to the GPU (-ngl) but the pod requests no GPU: the scheduler "
-            "counts none, so it either reaches the node's GPUs unaccounted through the default runtime (several such "
+            "container llama-server: offloads 99 layers to the GPU (--n-gpu-layers 99) but the pod requests no GPU: the "
+            "scheduler counts none, so it either reaches the node's GPUs unaccounted through the default runtime (several such "
             "pods share one GPU and can run out of VRAM at load) or sees none and serves from the CPU; request "
             "nvidia.com/gpu: 1",
         )

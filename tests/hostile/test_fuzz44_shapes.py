@@ -1,0 +1,178 @@
+"""Shapes the mutation fuzzer of session 44 found raising in the pack (real manifests of the corpora and spent sets
+13-43 with a scalar replaced by a list, map or number, or a name by non-text; /tmp/r44/fuzz), each reduced by hand to
+the fields that matter. A name, type or list of the wrong type is no lookup key and no loop: read through the shared
+readers (kube.as_dict, as_list, name_of, metadata_name), never a TypeError. Each is checked in-process without the
+containment of `policies check` (so any exception fails the test), and all together through the command line, which
+must not exit 3."""
+
+from __future__ import annotations
+
+import pytest
+
+from policies.check import load_resources, main, manifest_files
+from policies.registry import evaluate
+
+_DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d}
+spec:
+  selector: {matchLabels: {app: d}}
+  template:
+    metadata: {labels: {app: d}}
+    spec:
+"""
+SHAPES = {
+    "hostpath-type-a-map": _DEPLOYMENT
+    + """      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.10.1
+        args: ["--model", "/models/qwen"]
+        volumeMounts: [{name: models, mountPath: /models}]
+      volumes:
+      - {name: models, hostPath: {path: /data/models, type: {a: 1}}}
+""",
+    "hostpath-volume-name-a-list": _DEPLOYMENT
+    + """      securityContext: {runAsUser: 1000}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.10.1
+        args: ["--model", "facebook/opt-125m"]
+        volumeMounts: [{name: cache, mountPath: /cache}]
+      volumes:
+      - {name: [null], hostPath: {path: /data/hf-cache, type: DirectoryOrCreate}}
+""",
+    "pdb-spec-a-list": "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: p}\nspec: [1]\n",
+    "pdb-match-expressions-an-integer": "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: p}\n"
+    "spec: {maxUnavailable: 0, selector: {matchExpressions: 5}}\n",
+    "llmisvc-template-containers-an-integer": """apiVersion: serving.kserve.io/v1alpha1
+kind: LLMInferenceService
+metadata: {name: qwen}
+spec:
+  model: {name: Qwen/Qwen2.5-7B-Instruct, uri: hf://Qwen/Qwen2.5-7B-Instruct}
+  router: {gateway: {}, route: {}, scheduler: {}}
+  template: {containers: 5}
+""",
+    "isvc-service-account-a-list": """apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: llama}
+spec:
+  predictor:
+    serviceAccountName: [1, 2]
+    model:
+      modelFormat: {name: huggingface}
+      storageUri: hf://meta-llama/Llama-2-7b-chat-hf
+""",
+}
+SHAPES.update(
+    {
+        "isvc-storage-uri-a-map-with-trust-remote-code": """apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: qwen}
+spec:
+  predictor:
+    model:
+      modelFormat: {name: huggingface}
+      args: [--trust-remote-code]
+      storageUri: {a: [1]}
+""",
+        "rayservice-mounted-configmap-name-a-map": """apiVersion: ray.io/v1
+kind: RayService
+metadata: {name: rs}
+spec:
+  serveConfigV2: |
+    applications:
+    - name: app
+      import_path: serve_app:app
+  rayClusterConfig:
+    headGroupSpec:
+      rayStartParams: {}
+      template:
+        spec:
+          containers:
+          - {name: ray-head, image: 'rayproject/ray-ml:2.9.0', volumeMounts: [{name: code, mountPath: /code}]}
+          volumes:
+          - {name: code, configMap: {name: serve-code}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {a: {b: [1]}}
+data:
+  serve_app.py: "app = 1\\n"
+""",
+        "gcp-backend-policy-target-name-a-list": """apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw}
+spec:
+  gatewayClassName: gke-l7-global-external-managed
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: vllm, port: 8000}]}]
+---
+apiVersion: networking.gke.io/v1
+kind: GCPBackendPolicy
+metadata: {name: iap}
+spec:
+  targetRef: {group: '', kind: Service, name: [vllm]}
+  default: {iap: {enabled: true}}
+""",
+    }
+)
+SHAPES.update(
+    {
+        "secret-key-ref-name-a-list": _DEPLOYMENT
+        + """      containers:
+      - name: tei
+        image: ghcr.io/huggingface/text-embeddings-inference:86-1.5
+        args: [--model-id=jinaai/jina-embeddings-v2-base-zh, --hf-api-token=hf-secret]
+        env:
+        - name: HF_TOKEN
+          valueFrom: {secretKeyRef: {name: [1], key: token}}
+""",
+        "llmaz-open-model-name-a-list": """apiVersion: llmaz.io/v1alpha1
+kind: OpenModel
+metadata: {name: [qwen]}
+spec:
+  familyName: qwen2
+  source: {modelHub: {modelID: Qwen/Qwen2-0.5B-Instruct}}
+---
+apiVersion: inference.llmaz.io/v1alpha1
+kind: Service
+metadata: {name: qwen}
+spec:
+  modelClaims:
+    models: [{name: [qwen]}]
+  workloadTemplate:
+    leaderWorkerTemplate:
+      workerTemplate:
+        spec:
+          containers:
+          - {name: model-runner, image: 'vllm/vllm-openai:v0.10.1', args: [--model, /workspace/models/x]}
+""",
+    }
+)
+
+
+def _write(tmp_path, name):
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(SHAPES[name])
+    return str(path)
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_a_mistyped_field_never_raises(tmp_path, name):
+    violations = evaluate(load_resources(manifest_files([_write(tmp_path, name)])))
+    assert all(isinstance(v.message, str) for v in violations)
+
+
+def test_the_command_line_reports_no_internal_error(tmp_path, capsys):
+    for name in SHAPES:
+        _write(tmp_path, name)
+    code = main([str(tmp_path), "--format", "json"])
+    out = capsys.readouterr()
+    assert code in (0, 1) and "internal error" not in out.err and "could not be checked" not in out.out

@@ -1,0 +1,83 @@
+"""G40 api-group-serves-kind: a kind of a CRD the pack pins, under an API group no CRD serves it in.
+
+Fires: set 42, fuhengwu2021/coderepo 09/code/llmd/llm-d-multi-model/vllm-llminference.yaml
+@b874b4465a8d857006eb7a9b08fe7a01f28bde6d: LLMInferenceService in llm-d.ai/v1alpha1, a kind only KServe defines (in
+serving.kserve.io: kserve/kserve v0.20.0 config/crd/full/llmisvc/serving.kserve.io_llminferenceservices.yaml); llm-d's
+own group serves ModelService and config kinds, none of this name. Same class: an InferenceService written
+kserve.io/v1beta1 (a form seen in public code), refused the same way.
+Silent: llm-d.ai/v1alpha1 ModelService (llm-d/llm-d-model-service's CRD: a kind the pack does not pin, so nothing is
+known of its groups); the kind under its own group; a CustomResourceDefinition of the files that defines the kind in
+that group; ServiceMonitor in azmonitoring.coreos.com (Azure Monitor managed Prometheus). Advice: InferenceService in
+KFServing's former group serving.kubeflow.org.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from policy_fixtures import manifest
+
+from policies.registry import evaluate
+
+_SET42 = {
+    "apiVersion": "llm-d.ai/v1alpha1",
+    "kind": "LLMInferenceService",
+    "metadata": {"name": "vllm-llama-32-1b", "labels": {"app": "vllm", "model": "llama-32-1b"}},
+    "spec": {
+        "model": {"name": "meta-llama/Llama-3.2-1B-Instruct", "path": "meta-llama/Llama-3.2-1B-Instruct"},
+        "inferenceServer": {"type": "vllm", "image": "vllm/vllm-openai:v0.12.0"},
+    },
+}
+_ISVC = {
+    "apiVersion": "kserve.io/v1beta1",
+    "kind": "InferenceService",
+    "metadata": {"name": "llama-chat"},
+    "spec": {"predictor": {"model": {"modelFormat": {"name": "pytorch"}, "storageUri": "s3://models/llama-2-7b"}}},
+}
+
+
+def _g40(*objs: dict) -> list[tuple[str, str]]:
+    return [
+        (v.enforcement, v.message) for v in evaluate([manifest(o) for o in objs], None) if v.policy == "api-group-serves-kind"
+    ]
+
+
+def test_llmisvc_in_llm_d_group_is_refused():
+    found = _g40(_SET42)
+    assert [e for e, _ in found] == ["mandatory"], found
+    assert "llm-d.ai" in found[0][1] and "serving.kserve.io" in found[0][1] and "no matches for kind" in found[0][1]
+
+
+def test_isvc_in_a_made_up_group_is_refused_and_kfserving_is_advice():
+    assert [e for e, _ in _g40(_ISVC)] == ["mandatory"]
+    old = copy.deepcopy(_ISVC)
+    old["apiVersion"] = "serving.kubeflow.org/v1beta1"
+    found = _g40(old)
+    assert [e for e, _ in found] == ["advisory"] and "KFServing" in found[0][1]
+
+
+def test_served_groups_and_unpinned_kinds_are_silent():
+    good = copy.deepcopy(_SET42)
+    good["apiVersion"] = "serving.kserve.io/v1alpha1"
+    assert _g40(good) == []
+    model_service = {"apiVersion": "llm-d.ai/v1alpha1", "kind": "ModelService", "metadata": {"name": "m"}, "spec": {}}
+    assert _g40(model_service) == []
+    azure = {"apiVersion": "azmonitoring.coreos.com/v1", "kind": "ServiceMonitor", "metadata": {"name": "s"}, "spec": {}}
+    assert _g40(azure) == []
+
+
+def test_a_crd_of_the_files_defining_the_kind_is_silent():
+    crd = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "llminferenceservices.llm-d.ai"},
+        "spec": {
+            "group": "llm-d.ai",
+            "names": {"kind": "LLMInferenceService", "plural": "llminferenceservices"},
+            "scope": "Namespaced",
+            "versions": [
+                {"name": "v1alpha1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {"type": "object"}}}
+            ],
+        },
+    }
+    assert _g40(crd, _SET42) == []
