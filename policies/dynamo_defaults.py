@@ -122,13 +122,10 @@ def dynamo_pod_specs(spec: dict) -> list[tuple[str, dict]]:
         if isinstance(own, dict):
             main = strategic_merge(main, {k: v for k, v in own.items() if k != "name"})
         _shared_memory(service, pod, main)
+        listed: list = pod["containers"] if isinstance(pod.get("containers"), list) else []
         pod["containers"] = [
             main,
-            *[
-                c
-                for c in (pod.get("containers") if isinstance(pod.get("containers"), list) else [])
-                if isinstance(c, dict) and c.get("name") != "main"
-            ],
+            *[c for c in listed if isinstance(c, dict) and c.get("name") != "main"],
         ]
         pod.setdefault("terminationGracePeriodSeconds", 60)
         found.append((f"spec.services.{name}", pod))

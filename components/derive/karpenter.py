@@ -65,9 +65,14 @@ from .node_facts import (
     allocatable,
     daemon_fits_node,
     quantity,
+    scheduling_fields,
     tolerates_taint,
 )
 from .node_facts import VM_MEMORY_OVERHEAD as VM_MEMORY_OVERHEAD  # read by policies/karpenter/limits_admit_instances.py
+from .node_facts import count as _count
+from .node_facts import mapping as _mapping
+from .node_facts import mappings as _mappings
+from .node_facts import text_labels as _labels
 
 DEFAULT_ZONES = ("zone-a", "zone-b", "zone-c")
 LEFT_OUT = (
@@ -115,15 +120,15 @@ def _pod_requests(spec: Mapping[str, Any]) -> dict[str, float]:
     defaulting), summed; init containers count by their largest (resources.RequestsForPods)."""
 
     def one(c: Mapping[str, Any]) -> dict[str, float]:
-        res = c.get("resources") or {}
-        merged = {**(res.get("limits") or {}), **(res.get("requests") or {})}
+        res = _mapping(c.get("resources"))
+        merged = {**_mapping(res.get("limits")), **_mapping(res.get("requests"))}
         return {k: quantity(v) for k, v in merged.items()}
 
     total: dict[str, float] = {}
-    for c in spec.get("containers") or []:
+    for c in _mappings(spec.get("containers")):
         for k, v in one(c).items():
             total[k] = total.get(k, 0.0) + v
-    for c in spec.get("initContainers") or []:
+    for c in _mappings(spec.get("initContainers")):
         for k, v in one(c).items():
             total[k] = max(total.get(k, 0.0), v)
     return total
@@ -137,16 +142,6 @@ class _Pool:
     taints: list[dict[str, Any]]
     instance_types: list[str]
     gpu_limit: Optional[float]
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _mappings(value: Any) -> list[dict[str, Any]]:
-    """The mapping items of a list field; a malformed item (a string where the API wants an object, which the API
-    server refuses and the schema rule reports) is left out rather than read."""
-    return [dict(item) for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
 
 
 def _pools(objects: Iterable[Mapping[str, Any]]) -> list[_Pool]:
@@ -176,11 +171,11 @@ def _pools(objects: Iterable[Mapping[str, Any]]) -> list[_Pool]:
     return out
 
 
-def _pod(name: str, namespace: str, owner: str, labels: Mapping[str, str], spec: Mapping[str, Any]) -> Pod:
-    copied = {k: v for k, v in spec.items()}
-    copied["tolerations"] = [dict(t) for t in spec.get("tolerations") or []]
-    copied["topologySpreadConstraints"] = [dict(c) for c in spec.get("topologySpreadConstraints") or []]
-    return Pod(name, namespace, owner, dict(labels), copied, _pod_requests(spec))
+def _pod(name: str, namespace: str, owner: str, labels: Any, spec: Any) -> Pod:
+    """A pending pod. Third-party manifests reach here (policies/karpenter/node_choice.py): every field the scheduler
+    reads is taken as the API defines it or not at all (a map, a list of maps, text labels), never read as given."""
+    spec = _mapping(spec)
+    return Pod(name, namespace, owner, _labels(labels), {**spec, **scheduling_fields(spec)}, _pod_requests(spec))
 
 
 # InferenceService predictor keys that are not pod-spec fields (KServe's ComponentExtensionSpec and friends).
@@ -198,62 +193,69 @@ def pods_of(objects: Sequence[Mapping[str, Any]]) -> list[Pod]:
     ray/common/pod.go:1167-1191). Deployment and CapacityBuffer (with its PodTemplate) of the GPU buffer.
     """
     templates = {
-        (o["metadata"].get("namespace"), o["metadata"]["name"]): o.get("template") or {}
+        (_text(_mapping(o.get("metadata")).get("namespace")), _text(_mapping(o.get("metadata")).get("name"))): _mapping(
+            o.get("template")
+        )
         for o in objects
         if o.get("kind") == "PodTemplate"
     }
     pods: list[Pod] = []
     for o in objects:
-        kind, meta = o.get("kind"), o.get("metadata") or {}
-        name, ns = meta.get("name", ""), meta.get("namespace", "default")
-        spec = o.get("spec") or {}
+        kind, meta = o.get("kind"), _mapping(o.get("metadata"))
+        name, ns = _text(meta.get("name", "")), _text(meta.get("namespace", "default"))
+        spec = _mapping(o.get("spec"))
         if kind == "InferenceService":
-            predictor = spec.get("predictor") or {}
-            podspec = {k: v for k, v in predictor.items() if k not in _PREDICTOR_ONLY}
-            labels = {**(predictor.get("labels") or {}), ISVC_LABEL: name}
-            for i in range(int(predictor.get("minReplicas", 1) or 0)):
-                pods.append(_pod(f"{name}-predictor-{i}", ns, name, labels, podspec))
+            predictor = _mapping(spec.get("predictor"))
+            fields = {k: v for k, v in predictor.items() if k not in _PREDICTOR_ONLY}
+            for i in range(_count(predictor.get("minReplicas", 1) or 0, 1)):
+                pods.append(
+                    _pod(f"{name}-predictor-{i}", ns, name, {**_labels(predictor.get("labels")), ISVC_LABEL: name}, fields)
+                )
         elif kind == "RayCluster":
-            head = spec.get("headGroupSpec") or {}
-            tpl = head.get("template") or {}
-            base = {**((tpl.get("metadata") or {}).get("labels") or {}), "ray.io/cluster": name}
+            head = _mapping(spec.get("headGroupSpec"))
+            tpl = _mapping(head.get("template"))
+            base = {**_labels(_mapping(tpl.get("metadata")).get("labels")), "ray.io/cluster": name}
             pods.append(
                 _pod(
                     f"{name}-head",
                     ns,
                     name,
                     {**base, "ray.io/node-type": "head", "ray.io/group": "headgroup"},
-                    tpl.get("spec") or {},
+                    tpl.get("spec"),
                 )
             )
-            for g in spec.get("workerGroupSpecs") or []:
-                gt = g.get("template") or {}
+            for g in _mappings(spec.get("workerGroupSpecs")):
+                gt = _mapping(g.get("template"))
                 glabels = {
-                    **((gt.get("metadata") or {}).get("labels") or {}),
+                    **_labels(_mapping(gt.get("metadata")).get("labels")),
                     "ray.io/cluster": name,
                     "ray.io/node-type": "worker",
-                    "ray.io/group": g.get("groupName", ""),
+                    "ray.io/group": _text(g.get("groupName", "")),
                 }
-                for i in range(int(g.get("replicas", 0) or 0) * int(g.get("numOfHosts", 1) or 1)):
-                    pods.append(_pod(f"{name}-{g.get('groupName')}-worker-{i}", ns, name, glabels, gt.get("spec") or {}))
+                for i in range(_count(g.get("replicas", 0) or 0, 0) * _count(g.get("numOfHosts", 1) or 1, 1)):
+                    pods.append(_pod(f"{name}-{g.get('groupName')}-worker-{i}", ns, name, glabels, gt.get("spec")))
         elif kind == "Deployment":
-            tpl = spec.get("template") or {}
-            podspec = tpl.get("spec") or {}
-            if NODEPOOL_LABEL not in (podspec.get("nodeSelector") or {}):
+            tpl = _mapping(spec.get("template"))
+            podspec = _mapping(tpl.get("spec"))
+            selector = _labels(podspec.get("nodeSelector"))
+            if NODEPOOL_LABEL not in selector:
                 continue  # not one of the GPU pools' pods: it runs on the cluster's own nodes
-            labels = (tpl.get("metadata") or {}).get("labels") or {}
-            owner = f"buffer/{podspec['nodeSelector'][NODEPOOL_LABEL]}" if "gpu-buffer" in name else name
-            for i in range(int(spec.get("replicas", 1) or 0)):
-                pods.append(_pod(f"{name}-{i}", ns, owner, labels, podspec))
+            owner = f"buffer/{selector[NODEPOOL_LABEL]}" if "gpu-buffer" in name else name
+            for i in range(_count(spec.get("replicas", 1) or 0, 1)):
+                pods.append(_pod(f"{name}-{i}", ns, owner, _mapping(tpl.get("metadata")).get("labels"), podspec))
         elif kind == "CapacityBuffer":
-            ref = (spec.get("podTemplateRef") or {}).get("name")
+            ref = _text(_mapping(spec.get("podTemplateRef")).get("name"))
             tpl = templates.get((ns, ref)) or {}
-            podspec = tpl.get("spec") or {}
-            pool = (podspec.get("nodeSelector") or {}).get(NODEPOOL_LABEL, "?")
-            labels = (tpl.get("metadata") or {}).get("labels") or {}
-            for i in range(int(spec.get("replicas", 0) or 0)):
-                pods.append(_pod(f"{name}-{i}", ns, f"buffer/{pool}", labels, podspec))
-    return [p for p in pods if p.requests.get(GPU) or NODEPOOL_LABEL in (p.spec.get("nodeSelector") or {})]
+            podspec = _mapping(tpl.get("spec"))
+            pool = _labels(podspec.get("nodeSelector")).get(NODEPOOL_LABEL, "?")
+            for i in range(_count(spec.get("replicas", 0) or 0, 0)):
+                pods.append(_pod(f"{name}-{i}", ns, f"buffer/{pool}", _mapping(tpl.get("metadata")).get("labels"), podspec))
+    return [p for p in pods if p.requests.get(GPU) or NODEPOOL_LABEL in p.spec["nodeSelector"]]
+
+
+def _text(value: Any) -> str:
+    """A name or namespace read from a manifest: text, else "" (an object named by no text joins nothing)."""
+    return value if isinstance(value, str) else ""
 
 
 def daemonset_pods(objects: Sequence[Mapping[str, Any]], releases: Sequence[Any] = ()) -> list[Pod]:
@@ -262,9 +264,9 @@ def daemonset_pods(objects: Sequence[Mapping[str, Any]], releases: Sequence[Any]
     out: list[Pod] = []
     for o in objects:
         if o.get("kind") == "DaemonSet":
-            meta = o.get("metadata") or {}
-            tpl = (o.get("spec") or {}).get("template") or {}
-            out.append(_pod(str(meta.get("name")), str(meta.get("namespace") or ""), "daemonset", {}, tpl.get("spec") or {}))
+            meta = _mapping(o.get("metadata"))
+            tpl = _mapping(_mapping(o.get("spec")).get("template"))
+            out.append(_pod(str(meta.get("name")), str(meta.get("namespace") or ""), "daemonset", {}, tpl.get("spec")))
     for rel in releases:
         chart = next((c for c in CHART_DAEMONSETS if c.chart == rel.chart_name), None)
         if chart is None:
@@ -300,10 +302,10 @@ class _Scheduler:
     # -- compatibility -------------------------------------------------------------------------------------------
     def _types_for(self, pod: Pod, pool: _Pool) -> Optional[list[str]]:
         """The pool's instance types the pod's node selection allows, or None when the pool is ruled out."""
-        if any(not tolerates_taint(pod.spec.get("tolerations") or [], t) for t in pool.taints):
+        if any(not tolerates_taint(pod.spec["tolerations"], t) for t in pool.taints):
             return None
         types = list(pool.instance_types)
-        for key, value in (pod.spec.get("nodeSelector") or {}).items():
+        for key, value in pod.spec["nodeSelector"].items():
             if key == NODEPOOL_LABEL:
                 if value != pool.name:
                     return None

@@ -27,6 +27,8 @@ import math
 from typing import Any, Mapping, Optional, Sequence
 
 from .karpenter import NODEPOOL_LABEL, quantity, tolerates_taint
+from .node_facts import mapping as _mapping
+from .node_facts import mappings as _mappings
 
 DEFAULT_HEAD_PORT = "6379"  # utils.DefaultRedisPort via GetHeadPort (pod.go:54-60)
 METRICS_PORT = 8080  # utils.DefaultMetricsPort
@@ -221,15 +223,13 @@ def ray_pods(cluster: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 def check_pod(name: str, pod: Mapping[str, Any], taints: Optional[Mapping[str, Sequence[Mapping[str, Any]]]] = None) -> list[str]:
     """What the API server or the scheduler refuses in a derived pod: a request above its limit (the API server's
     validation), a taint of its NodePool it does not tolerate (Karpenter checks every effect: taints.go:83-95)."""
-    spec = pod.get("spec") or {}
+    spec = _mapping(pod.get("spec"))  # a third-party RayCluster's fields may be of any type: no map is an empty one
     problems = []
     for where in ("initContainers", "containers"):
-        for c in spec.get(where) or []:
-            if not isinstance(c, Mapping):
-                continue
-            res = c.get("resources") or {}
-            for key, limit in (res.get("limits") or {}).items():
-                request = (res.get("requests") or {}).get(key)
+        for c in _mappings(spec.get(where)):
+            res = _mapping(c.get("resources"))
+            for key, limit in _mapping(res.get("limits")).items():
+                request = _mapping(res.get("requests")).get(key)
                 if request is not None and quantity(request) > quantity(limit):
                     problems.append(
                         f"{name}: {where}[{c.get('name')}].resources.requests.{key} {request} is above its limit {limit} "
@@ -239,7 +239,7 @@ def check_pod(name: str, pod: Mapping[str, Any], taints: Optional[Mapping[str, S
     pool = selector.get(NODEPOOL_LABEL) if isinstance(selector, Mapping) else None
     pool = pool if isinstance(pool, str) else None
     for taint in (taints or {}).get(pool, []) if pool else []:
-        if not tolerates_taint(spec.get("tolerations") or [], taint):
+        if not tolerates_taint(_mappings(spec.get("tolerations")), taint):
             problems.append(f"{name}: does not tolerate the {taint.get('key')}:{taint.get('effect')} taint of NodePool {pool}")
     return problems
 

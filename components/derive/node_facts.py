@@ -200,3 +200,90 @@ def daemon_fits_node(pod: Any, pool: Any, instance_type: str) -> bool:
     if terms and not any(all(_expression_holds(e, labels, pool) for e in t.get("matchExpressions") or []) for t in terms):
         return False
     return True
+
+
+# Third-party manifests reach the derivations (policies/karpenter/node_choice.py, policies/ray/derived_pods.py), with
+# fields of any type; the API server refuses such objects (S26 says so). The derivations read them through these: a
+# field of another type than the API's is read as absent, never as given.
+def mapping(value: Any) -> Mapping[str, Any]:
+    """``value`` if it is a map, else an empty one."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def mappings(value: Any) -> list[dict[str, Any]]:
+    """The map items of a list field (copied); a malformed item is left out rather than read."""
+    return [dict(item) for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
+
+
+def text_labels(value: Any) -> dict[str, str]:
+    """A label map or node selector as the API server takes it: text keys and values (others left out)."""
+    return {k: v for k, v in mapping(value).items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def count(value: Any, default: int) -> int:
+    """A replica count or skew: an integral number (or its text), else ``default``; never below zero."""
+    try:
+        number = float(value) if value is not None and not isinstance(value, bool) else float(default)
+    except (TypeError, ValueError):
+        number = float(default)
+    return max(0, int(number)) if number == number and abs(number) < 1e6 else default
+
+
+def _selector(value: Any) -> dict[str, Any]:
+    return {"matchLabels": text_labels(mapping(value).get("matchLabels"))}
+
+
+def _terms(value: Any) -> list[dict[str, Any]]:
+    return [{**t, "labelSelector": _selector(t.get("labelSelector"))} for t in mappings(value)]
+
+
+def scheduling_fields(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """What the scheduler reads of a pod spec, in the API's types, as new objects (relaxing one never changes the
+    manifest): tolerations, spread constraints (labelSelector, maxSkew), node selector, and the affinity terms."""
+    spreads = [
+        {**c, "labelSelector": _selector(c.get("labelSelector")), "maxSkew": count(c.get("maxSkew", 1), 1)}
+        for c in mappings(spec.get("topologySpreadConstraints"))
+    ]
+    out: dict[str, Any] = {
+        "tolerations": mappings(spec.get("tolerations")),
+        "topologySpreadConstraints": spreads,
+        "nodeSelector": text_labels(spec.get("nodeSelector")),
+    }
+    if "affinity" not in spec:
+        return out
+    affinity = mapping(spec.get("affinity"))
+    node = mapping(affinity.get("nodeAffinity"))
+    terms = mappings(mapping(node.get("requiredDuringSchedulingIgnoredDuringExecution")).get("nodeSelectorTerms"))
+    out["affinity"] = {
+        **{
+            kind: {
+                **mapping(affinity.get(kind)),
+                "requiredDuringSchedulingIgnoredDuringExecution": _terms(
+                    mapping(affinity.get(kind)).get("requiredDuringSchedulingIgnoredDuringExecution")
+                ),
+            }
+            for kind in ("podAffinity", "podAntiAffinity")
+            if kind in affinity
+        },
+        **(
+            {
+                "nodeAffinity": {
+                    **node,
+                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [
+                            {
+                                "matchExpressions": [
+                                    {**e, "values": e["values"] if isinstance(e.get("values"), list) else []}
+                                    for e in mappings(t.get("matchExpressions"))
+                                ]
+                            }
+                            for t in terms
+                        ]
+                    },
+                }
+            }
+            if "nodeAffinity" in affinity
+            else {}
+        ),
+    }
+    return out

@@ -1,6 +1,7 @@
 """G68 route-backend-resolves: a route's backend is a Service of its run, on a port that Service offers.
 
-An Istio VirtualService destination, a Gateway API backendRef and an Ingress backend each name a Service and a port.
+An Istio VirtualService destination, a Gateway API backendRef, an Ingress backend and an InferencePool's endpoint
+picker each name a Service (a backendRef may name an InferencePool) and a port.
 Envoy builds one cluster per Service port, so a VirtualService destination on a port the Service does not expose
 routes to no cluster and answers 503 (spent set 40: akshaymittal143/LLM-Kubernetes
 kubernetes/optimized/service-mesh.yaml@2019f6d routes to port 8000 of llm-optimized-service, which exposes 80 with
@@ -8,7 +9,9 @@ targetPort 8000; istio/api 1.29.6 networking/v1alpha3/virtual_service.proto:383-
 the host that is being addressed"); a Gateway API backendRef to an absent Service or port is invalid and its requests
 get 500 (kubernetes-sigs/gateway-api v1.6.1 apis/v1/httproute_types.go:266-285); ingress-nginx finds no endpoint for a
 backend port that is neither a port, a targetPort nor a port name of the Service, and answers 503 (kubernetes/
-ingress-nginx controller-v1.15.1 internal/ingress/controller/controller.go:1233-1248).
+ingress-nginx controller-v1.15.1 internal/ingress/controller/controller.go:1233-1248); an InferencePool whose
+endpoint picker Service does not resolve is not ready and its requests get 5xx (gateway-api-inference-extension v1.6.0
+conformance/tests/inferencepool_invalid_epp_service.go:64-84).
 
 One table of references (policies/reading/references.py, the rows of family G68) read by one checker. A port is
 judged only where the run defines the Service once, literally; that finding blocks. A name the run does not define
@@ -30,16 +33,17 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 POLICY = Policy(
     name="route-backend-resolves",
     description=(
-        "A VirtualService destination, Gateway API backendRef or Ingress backend names a Service of its run on a port "
-        "that Service offers; a port it lacks blocks, a name the namespace lacks blocks when it misspells one defined "
-        "there, advice otherwise."
+        "A VirtualService destination, Gateway API backendRef, Ingress backend or InferencePool endpoint picker names a "
+        "Service (or InferencePool) of its run on a port that Service offers; a port it lacks blocks, a name the "
+        "namespace lacks blocks when it misspells one defined there, advice otherwise."
     ),
     catalog="G68",
     severity="high",
     enforcement="mandatory",
     remediation_steps=(
         "Route to the Service in front of the server, on one of its spec.ports (the Service port, not the container's "
-        "targetPort): VirtualService destination.port.number, backendRefs[].port, Ingress backend.service.port."
+        "targetPort): VirtualService destination.port.number, backendRefs[].port, Ingress backend.service.port, "
+        "InferencePool endpointPickerRef.port.number."
     ),
     config_schema={},
     check_stack=_check,

@@ -1,9 +1,10 @@
 """G69 reference-resolves: an object's reference by name to another object resolves among the objects of its run.
 
-An autoscaler's ``scaleTargetRef``, a KServe predictor's ``runtime``, a Karpenter NodePool's ``nodeClassRef`` and a
-pod's ConfigMap (volume, projected source, ``configMapKeyRef``, ``envFrom``) each name an object the controller or the
-kubelet looks up; without it the autoscaler never scales (FailedGetScale), the InferenceService never becomes ready,
-the NodePool launches no node, the pod never starts (configmap not found). One table of references
+An autoscaler's ``scaleTargetRef``, a KServe predictor's ``runtime``, a Karpenter NodePool's ``nodeClassRef``, a
+route's ``parentRefs``, a KEDA trigger's ``authenticationRef``, a pod's ServiceAccount, PriorityClass, RuntimeClass and
+ConfigMap (volume, projected source, ``configMapKeyRef``, ``envFrom``) each name an object the controller, admission
+or the kubelet looks up; without it the autoscaler never scales (FailedGetScale), the InferenceService never becomes
+ready, the NodePool launches no node, the route is served by no Gateway, the pod is refused or never starts. One table of references
 (policies/reading/references.py, the rows of family G69) read by one checker.
 
 Advice: judged only where the run proves the name absent, i.e. it defines objects of the target kind in that
@@ -15,20 +16,33 @@ operator's custom resource, a Helm template, a Kustomize patch or base); the obj
 
 from __future__ import annotations
 
+import os
+
 from policies.framework import Policy, Resource, unproven
+from policies.input.unreadable import UNREADABLE_TYPE
+from policies.kube import get
+from policies.reading.kustomize import KUSTOMIZATION_FILES
 from policies.reading.references import unresolved
 
 
+def _generates(resources: list[Resource]) -> bool:
+    """True when the run reads a kustomization (read as a file holding no object, policies/check.py), which may
+    generate ConfigMaps and Secrets under hashed names no file writes."""
+    return any(
+        r.type == UNREADABLE_TYPE and os.path.basename(str(get(r.props, "file"))) in KUSTOMIZATION_FILES for r in resources
+    )
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    return [(name, unproven(message)) for name, message, _ in unresolved(resources, "G69")]
+    return [(name, unproven(message)) for name, message, _ in unresolved(resources, "G69", _generates(resources))]
 
 
 POLICY = Policy(
     name="reference-resolves",
     description=(
-        "An autoscaler's scaleTargetRef, a KServe runtime, a NodePool's nodeClassRef and a pod's ConfigMap name an "
-        "object the run defines, where the run defines objects of that kind there (advice: it may come from "
-        "elsewhere)."
+        "An autoscaler's scaleTargetRef, a KServe runtime, a NodePool's nodeClassRef, a route's parentRefs, a KEDA "
+        "authenticationRef and a pod's ServiceAccount, PriorityClass, RuntimeClass and ConfigMaps name an object the "
+        "run defines, where the run defines objects of that kind there (advice: it may come from elsewhere)."
     ),
     catalog="G69",
     severity="medium",

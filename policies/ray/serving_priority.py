@@ -15,7 +15,7 @@ outside the files read, so that finding is advice (a platform's shared class, a 
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import get, is_ray, pod_specs, requests_gpu, split_type
+from policies.kube import get, is_ray, name_of, pod_specs, requests_gpu, split_type
 from policies.reading.ray_cluster import groups
 from policies.reading.serving import is_serving_app
 
@@ -60,7 +60,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         if is_ray(r.type) or not is_serving_app(r):
             continue
         for _, podspec in pod_specs(r):
-            if requests_gpu(podspec) and podspec.get("priorityClassName") not in never:
+            if requests_gpu(podspec) and name_of(podspec, "priorityClassName") not in never:
                 neighbours.append(
                     (_priority(podspec, values, default), f"{split_type(r.type)[1]} {get(r.props, 'metadata', 'name')}", podspec)
                 )

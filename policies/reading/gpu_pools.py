@@ -18,6 +18,7 @@ from policies.kube import (
     containers,
     get,
     metadata_name,
+    name_of,
     pod_specs,
     resource_value,
     split_type,
@@ -109,7 +110,7 @@ def gpu_workloads(resources: list[Resource]) -> list[GpuWorkload]:
         metadata_name(r.props)
         for r in resources
         if r.type == "kubernetes:scheduling.k8s.io/v1:PriorityClass" and (as_int(r.props.get("value")) or 0) < 0
-    }
+    } - {None}  # a class named by no text: no pod's class
     out = []
     for r in resources:
         server = operator_server(r)
@@ -125,7 +126,13 @@ def gpu_workloads(resources: list[Resource]) -> list[GpuWorkload]:
             if gpus:
                 out.append(
                     GpuWorkload(
-                        r, path, podspec, target_pool(podspec), gpus, _max_pods(r), podspec.get("priorityClassName") in negative
+                        r,
+                        path,
+                        podspec,
+                        target_pool(podspec),
+                        gpus,
+                        _max_pods(r),
+                        name_of(podspec, "priorityClassName") in negative,
                     )
                 )
     return out

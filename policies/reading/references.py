@@ -36,6 +36,9 @@ from policies.reading.run_objects import (
 from policies.reading.serving import namespace_of
 
 _SERVICE = ("", "Service")
+_GENERATED = (("", "ConfigMap"), ("", "Secret"))
+# An InferencePool makes no object a route or pool names (Istio's shadow Service for it is named after a hash).
+_POOLS = (("inference.networking.k8s.io", "InferencePool"), ("inference.networking.x-k8s.io", "InferencePool"))
 CLUSTER = "<cluster>"  # the namespace key of cluster-scoped objects
 
 
@@ -60,6 +63,7 @@ class Row:
     cluster: bool = False  # the target kind is cluster-scoped
     also: tuple[tuple[str, str], ...] = ()  # cluster-scoped kinds that satisfy the reference too
     spared: tuple[tuple[str, str], ...] = ()  # custom kinds of the namespace not read as making targets the files lack
+    builtin: tuple[str, ...] = ()  # names the cluster always holds (the default ServiceAccount, system PriorityClasses)
     fails: str = ""  # what happens when the name resolves to nothing
     port_fails: str = ""  # what happens when the Service offers no such port
 
@@ -102,6 +106,7 @@ ROWS: tuple[Row, ...] = (
         port="port",
         fails="the route's ResolvedRefs condition is False (BackendNotFound) and its requests get 500",
         port_fails="the backend is invalid and the requests it would take get 500",
+        spared=_POOLS,
     ),
     Row(
         family="G68",
@@ -125,6 +130,36 @@ ROWS: tuple[Row, ...] = (
         target_port_too=True,
         fails=_INGRESS_FAILS,
         port_fails=_INGRESS_FAILS,
+    ),
+    # Gateway API Inference Extension: an InferencePool names its Endpoint Picker Service and port (the Service port,
+    # not the target port; gateway-api-inference-extension v1.6.0 api/v1/inferencepool_types.go:126-173, v0.5.1
+    # api/v1alpha2/inferencepool_types.go:81, :138 extensionRef.portNumber); the gateway asks it for an endpoint on
+    # every request, and with the default FailClose drops the request when it cannot reach it.
+    Row(
+        family="G68",
+        what="endpointPickerRef",
+        sources=(("inference.networking.k8s.io", "InferencePool"),),
+        at=("spec.endpointPickerRef",),
+        name="name",
+        kind="kind",
+        group="group",
+        port="port.number",
+        fails="the gateway reaches no endpoint picker and (failureMode FailClose, the default) drops every request",
+        port_fails="the gateway reaches no endpoint picker and (failureMode FailClose, the default) drops every request",
+        spared=_POOLS,
+    ),
+    Row(
+        family="G68",
+        what="extensionRef",
+        sources=(("inference.networking.x-k8s.io", "InferencePool"),),
+        at=("spec.extensionRef",),
+        name="name",
+        kind="kind",
+        group="group",
+        port="portNumber",
+        fails="the gateway reaches no endpoint picker and (failureMode FailClose, the default) drops every request",
+        port_fails="the gateway reaches no endpoint picker and (failureMode FailClose, the default) drops every request",
+        spared=_POOLS,
     ),
     # An autoscaler scales the workload scaleTargetRef names in its namespace; with none it reports FailedGetScale
     # and never scales (https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/); KEDA's
@@ -195,6 +230,69 @@ ROWS: tuple[Row, ...] = (
         target=("", "ConfigMap"),
         optional="optional",
         fails="the container does not start (CreateContainerConfigError: configmap not found)",
+    ),
+    # A pod's ServiceAccount, PriorityClass and RuntimeClass: admission refuses a pod naming a ServiceAccount or
+    # PriorityClass that does not exist, so the workload's controller creates no pod
+    # (https://kubernetes.io/docs/concepts/security/service-accounts/, https://kubernetes.io/docs/concepts/scheduling-
+    # eviction/pod-priority-preemption/#pod-priority), and a RuntimeClass that does not exist fails the pod's sandbox
+    # (https://kubernetes.io/docs/concepts/containers/runtime-class/#usage). ``default`` and the system classes exist.
+    Row(
+        family="G69",
+        what="serviceAccountName",
+        sources=(),
+        at=("",),
+        name="serviceAccountName",
+        target=("", "ServiceAccount"),
+        builtin=("default",),
+        fails="admission refuses the pods (serviceaccount not found), so none is created",
+    ),
+    Row(
+        family="G69",
+        what="priorityClassName",
+        sources=(),
+        at=("",),
+        name="priorityClassName",
+        target=("scheduling.k8s.io", "PriorityClass"),
+        cluster=True,
+        builtin=("system-cluster-critical", "system-node-critical"),
+        fails="admission refuses the pods (no PriorityClass of that name), so none is created",
+    ),
+    Row(
+        family="G69",
+        what="runtimeClassName",
+        sources=(),
+        at=("",),
+        name="runtimeClassName",
+        target=("node.k8s.io", "RuntimeClass"),
+        cluster=True,
+        fails="the pod's sandbox is not created (RuntimeClass not found) and it never starts",
+    ),
+    # Gateway API: a route attaches to the Gateways its parentRefs name (kind Gateway by default, the route's
+    # namespace unless one is given); a route attached to none is not served and its requests get 404
+    # (kubernetes-sigs/gateway-api v1.6.1 apis/v1/shared_types.go ParentReference).
+    Row(
+        family="G69",
+        what="parentRef",
+        sources=tuple(("gateway.networking.k8s.io", k) for k in ("HTTPRoute", "GRPCRoute", "TCPRoute", "TLSRoute", "UDPRoute")),
+        at=("spec.parentRefs[]",),
+        name="name",
+        target=("gateway.networking.k8s.io", "Gateway"),
+        kind="kind",
+        group="group",
+        namespace="namespace",
+        fails="the route attaches to no Gateway and its requests are not served",
+    ),
+    # KEDA: a trigger's authenticationRef names a TriggerAuthentication of the ScaledObject's namespace (kind
+    # TriggerAuthentication by default); without it the scaler fails and the ScaledObject is not ready.
+    Row(
+        family="G69",
+        what="authenticationRef",
+        sources=(("keda.sh", "ScaledObject"), ("keda.sh", "ScaledJob")),
+        at=("spec.triggers[].authenticationRef",),
+        name="name",
+        target=("keda.sh", "TriggerAuthentication"),
+        kind="kind",
+        fails="the scaler cannot authenticate and the ScaledObject is not ready",
     ),
 )
 
@@ -277,7 +375,7 @@ def refs(resource: Resource) -> Iterator[Ref]:
             continue
         if not row.sources and resource.type not in WORKLOAD_TYPES:
             continue
-        roots = [("", resource.props)] if row.sources else [(f"{p}.", s) for p, s in pod_specs(resource)]
+        roots = [("", resource.props)] if row.sources else pod_specs(resource)
         for prefix, root in roots:
             for at in row.at:
                 for where, ref in _walk(root, at):
@@ -287,14 +385,15 @@ def refs(resource: Resource) -> Iterator[Ref]:
                     if found is not None:
                         port = _field(ref, row.port) if row.port else None
                         port = port if port is not None else (_field(ref, row.port_name) if row.port_name else None)
-                        yield Ref(row, prefix + where, found[0], found[1], found[2], port)
+                        yield Ref(row, ".".join(x for x in (prefix, where) if x), found[0], found[1], found[2], port)
 
 
 class Defined:
     """What the run defines of each target kind, per namespace, and where it may hold more than the files show."""
 
-    def __init__(self, resources: list[Resource]) -> None:
+    def __init__(self, resources: list[Resource], generates: bool = False) -> None:
         self.resources = resources
+        self.generates = generates
         self.services = services_by_namespace(resources)
         self._hidden: dict[tuple[tuple[str, str], ...], set[str]] = {}
         # A Helm template or patch anywhere may make a cluster-scoped object the files do not show.
@@ -326,15 +425,18 @@ class Defined:
         """True where the run holds the namespace's (or the cluster's) objects of the target kind."""
         if ref.namespace == CLUSTER:
             return not self.cluster_hidden
-        spared = tuple(SERVICE_MAKERS) if ref.kind == _SERVICE else ref.row.spared
+        spared = (*SERVICE_MAKERS, *ref.row.spared) if ref.kind == _SERVICE else ref.row.spared
         if spared not in self._hidden:
             self._hidden[spared] = hidden_namespaces(self.resources, spared=spared)
         return ref.namespace not in self._hidden[spared]
 
 
 def _builtin(ref: Ref) -> bool:
-    """True for a name KServe installs itself (its built-in ClusterServingRuntimes)."""
-    return ref.row.also != () and any(ref.name == runtime.name for runtime, *_ in builtin_runtimes())
+    """True for a name the cluster holds without the files: the row's own, and KServe's built-in
+    ClusterServingRuntimes (components/kserve_runtimes.toml)."""
+    if ref.name in ref.row.builtin:
+        return True
+    return ref.kind[1] == "ServingRuntime" and any(ref.name == runtime.name for runtime, *_ in builtin_runtimes())
 
 
 def service_ports(service: Resource, target_port_too: bool) -> Optional[tuple[set[Any], list[str]]]:
@@ -375,7 +477,7 @@ def port_problem(ref: Ref, defined: Defined) -> Optional[tuple[str, list[str]]]:
 def missing(ref: Ref, defined: Defined) -> Optional[Names]:
     """The names the run defines of the target kind there, where none is the one the reference asks for; None
     where the name resolves or the run cannot prove it does not."""
-    if not defined.judged(ref) or _builtin(ref):
+    if not defined.judged(ref) or _builtin(ref) or (defined.generates and ref.kind in _GENERATED):
         return None
     names = defined.names(ref.kind, ref.namespace)
     for kind in ref.row.also:
@@ -408,17 +510,19 @@ def _port_message(ref: Ref, asked: str, shown: list[str]) -> str:
     )
 
 
-def unresolved(resources: list[Resource], family: str) -> list[tuple[str, str, bool]]:
+def unresolved(resources: list[Resource], family: str, generates: bool = False) -> list[tuple[str, str, bool]]:
     """(source resource name, message, whether it blocks) of every reference of the family's rows that the run proves
-    does not resolve: a name it defines nothing under, or a port the Service it defines does not offer."""
-    defined = Defined(resources)
+    does not resolve: a name it defines nothing under, or a port the Service it defines does not offer. ``generates``:
+    the run holds a kustomization, which may generate ConfigMaps and Secrets (configMapGenerator, secretGenerator)
+    under names the files never write; those are then not judged."""
+    defined = Defined(resources, generates)
     found: list[tuple[str, str, bool]] = []
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[str, str, str]] = set()
     for resource in resources:
         for ref in refs(resource):
-            if ref.row.family != family or (resource.name, ref.where) in seen:
+            if ref.row.family != family or (resource.name, ref.where, ref.row.what) in seen:
                 continue
-            seen.add((resource.name, ref.where))
+            seen.add((resource.name, ref.where, ref.row.what))
             names = missing(ref, defined)
             if names is not None:
                 found.append((resource.name, *_name_message(ref, names)))

@@ -156,6 +156,46 @@ spec:
 """,
     }
 )
+SHAPES.update(
+    {
+        "raycluster-requests-a-string": """apiVersion: ray.io/v1
+kind: RayCluster
+metadata: {name: rc}
+spec:
+  headGroupSpec:
+    rayStartParams: {}
+    template:
+      spec:
+        containers:
+        - name: ray-head
+          image: rayproject/ray:2.9.0
+          resources: {limits: {cpu: 1, memory: 8Gi}, requests: 1e400}
+""",
+        "gpu-pod-priority-class-a-list": _DEPLOYMENT
+        + """      priorityClassName: [1, 2]
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.10.1
+        args: ["--model", "facebook/opt-125m"]
+        resources: {limits: {nvidia.com/gpu: 1}}
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: placeholder}
+value: -10
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  template:
+    spec:
+      requirements: [{key: karpenter.k8s.aws/instance-family, operator: In, values: [g5]}]
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+  limits: {nvidia.com/gpu: 8}
+""",
+    }
+)
 
 
 def _write(tmp_path, name):

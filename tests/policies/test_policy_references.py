@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 
 import pytest
+import yaml
 from policy_fixtures import found_by
 
 from policies import catalog
@@ -345,34 +346,131 @@ def test_every_row_is_reported_by_a_rule_of_the_catalogue():
 
 
 def test_a_new_reference_kind_is_one_row(monkeypatch):
-    # KEDA's ScaledObject names its TriggerAuthentication in the same namespace (triggers[].authenticationRef).
+    # An Istio DestinationRule's host (a Service, as a VirtualService destination names it): not a row of the table
+    # (a rule for a missing host applies to nothing, it breaks nothing), added here to show one row is enough.
     row = Row(
         family="G69",
-        what="authenticationRef",
-        sources=(("keda.sh", "ScaledObject"),),
-        at=("spec.triggers[].authenticationRef",),
-        name="name",
-        target=("keda.sh", "TriggerAuthentication"),
-        fails="the scaler cannot authenticate and the ScaledObject is not ready",
+        what="DestinationRule host",
+        sources=(("networking.istio.io", "DestinationRule"),),
+        at=("spec",),
+        name="host",
+        host=True,
+        fails="the rule applies to no Service",
     )
+    rule = {"apiVersion": "networking.istio.io/v1beta1", "kind": "DestinationRule", "metadata": {"name": "llm-optimized-dr"}}
+    rule["spec"] = {"host": "llm-optimised-service", "trafficPolicy": {"loadBalancer": {"simple": "LEAST_CONN"}}}
+    assert found_by([rule, *AKSHAY[1:]], REFS) == []
     monkeypatch.setattr(references, "ROWS", (*ROWS, row))
-    scaled = {
-        "apiVersion": "keda.sh/v1alpha1",
-        "kind": "ScaledObject",
-        "metadata": {"name": "vllm", "namespace": "llm"},
+    [(level, message)] = found_by([rule, *AKSHAY[1:]], REFS)
+    assert level == "advisory"
+    assert message.startswith("spec: DestinationRule host names Service llm-optimised-service, which none of the files")
+
+
+# kubernetes-sigs/gateway-api-inference-extension at v1.6.0 (992e5c292afb248801ce8d9234eb5b9d28eea231), conformance:
+# resources/base.yaml defines InferencePool primary-inference-pool (endpointPickerRef primary-endpoint-picker-svc port
+# 9002), that Service (port 9002) and Gateway conformance-primary in inference-conformance-infra;
+# tests/inferencepool_invalid_epp_service.yaml names EPP Service non-existent-epp-svc (the test expects ResolvedRefs
+# False and 5xx: inferencepool_invalid_epp_service.go:64-84) and tests/httproute_invalid_inferencepool_ref.yaml routes
+# to InferencePool non-existent-inference-pool (expects ResolvedRefs False, BackendNotFound: .go:53-64).
+_BACKEND = "inference-conformance-app-backend"
+
+
+def _pool(name: str, epp: str, port: int) -> dict:
+    return {
+        "apiVersion": "inference.networking.k8s.io/v1",
+        "kind": "InferencePool",
+        "metadata": {"name": name, "namespace": _BACKEND},
         "spec": {
-            "scaleTargetRef": {"name": "vllm"},
-            "triggers": [{"type": "prometheus", "authenticationRef": {"name": "prom-auth"}}],
+            "selector": {"matchLabels": {"app": "primary-inference-model-server"}},
+            "targetPorts": [{"number": 3000}],
+            "endpointPickerRef": {"name": epp, "port": {"number": port}},
         },
     }
-    auth = {
-        "apiVersion": "keda.sh/v1alpha1",
-        "kind": "TriggerAuthentication",
-        "metadata": {"name": "prom-creds", "namespace": "llm"},
-        "spec": {},
+
+
+def _route(name: str, pool: str) -> dict:
+    return {
+        "apiVersion": "gateway.networking.k8s.io/v1",
+        "kind": "HTTPRoute",
+        "metadata": {"name": name, "namespace": _BACKEND},
+        "spec": {
+            "parentRefs": [
+                {
+                    "group": "gateway.networking.k8s.io",
+                    "kind": "Gateway",
+                    "name": "conformance-primary",
+                    "namespace": "inference-conformance-infra",
+                }
+            ],
+            "rules": [{"backendRefs": [{"group": "inference.networking.k8s.io", "kind": "InferencePool", "name": pool}]}],
+        },
     }
-    found = found_by([scaled, auth, _deployment("vllm", "llm")], REFS)
-    assert [m for _, m in found if "authenticationRef names TriggerAuthentication prom-auth" in m]
+
+
+CONFORMANCE = [
+    _pool("primary-inference-pool", "primary-endpoint-picker-svc", 9002),
+    _service("primary-endpoint-picker-svc", _BACKEND, {"protocol": "TCP", "port": 9002, "targetPort": 9002}),
+    {
+        "apiVersion": "gateway.networking.k8s.io/v1",
+        "kind": "Gateway",
+        "metadata": {"name": "conformance-primary", "namespace": "inference-conformance-infra"},
+        "spec": {"gatewayClassName": "gateway-conformance", "listeners": [{"name": "http", "port": 80, "protocol": "HTTP"}]},
+    },
+    _route("httproute-for-primary", "primary-inference-pool"),
+]
+
+
+def test_the_conformance_base_stays_silent():
+    assert found_by(CONFORMANCE, ROUTES) == []
+    assert found_by(CONFORMANCE, REFS) == []
+
+
+def test_an_inference_pool_naming_no_endpoint_picker_service():
+    invalid = _pool("pool-with-invalid-epp", "non-existent-epp-svc", 9002)
+    invalid["spec"]["endpointPickerRef"]["kind"] = "Service"
+    [(level, message)] = found_by([*CONFORMANCE, invalid], ROUTES)
+    assert level == "advisory"
+    assert message.startswith(
+        "spec.endpointPickerRef: endpointPickerRef names Service non-existent-epp-svc, which none of the files read "
+        "defines in namespace inference-conformance-app-backend (they define Service primary-endpoint-picker-svc there)"
+    )
+    # The picker's target port (a common slip) instead of its Service port.
+    moved = copy.deepcopy(CONFORMANCE)
+    moved[1]["spec"]["ports"] = [{"name": "grpc", "port": 9002, "targetPort": 9003}]
+    moved[0]["spec"]["endpointPickerRef"]["port"]["number"] = 9003
+    [(level, message)] = found_by(moved, ROUTES)
+    assert level == "mandatory" and "for port 9003, which it does not offer (its spec.ports: 9002 (grpc))" in message
+
+
+def test_a_route_to_an_inference_pool_the_namespace_lacks():
+    [(level, message)] = found_by([*CONFORMANCE, _route("httproute-to-non-existent-pool", "non-existent-inference-pool")], ROUTES)
+    assert level == "advisory"
+    assert "backendRef names InferencePool non-existent-inference-pool, which none of the files read defines" in message
+
+
+def test_a_route_whose_gateway_the_run_lacks():
+    route = _route("httproute-for-primary", "primary-inference-pool")
+    route["spec"]["parentRefs"][0]["name"] = "conformance-primay"
+    [(level, message)] = found_by([*CONFORMANCE[:3], route], REFS)
+    assert level == "advisory"
+    assert message.startswith("spec.parentRefs[0]: parentRef names Gateway conformance-primay, which none of the files")
+    assert message.endswith("use conformance-primary")
+    # Without a namespace the parentRef is the route's own namespace, where the run defines no Gateway: not judged.
+    del route["spec"]["parentRefs"][0]["namespace"]
+    assert found_by([*CONFORMANCE[:3], route], REFS) == []
+
+
+def test_pod_scalar_references():
+    account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "vllm-sa", "namespace": "llm"}}
+    priority = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "llm-serving"}, "value": 1000}
+    pod = _deployment("vllm", "llm", serviceAccountName="vllm-serviceaccount", priorityClassName="llm-serving-high")
+    found = sorted(m for _, m in found_by([pod, account, priority], REFS))
+    assert [m.split(":")[0] for m in found] == ["spec.template.spec", "spec.template.spec"]
+    assert "priorityClassName names PriorityClass llm-serving-high, which none of the files read defines among" in found[0]
+    assert "serviceAccountName names ServiceAccount vllm-serviceaccount, which none of the files read" in found[1]
+    careful = _deployment("vllm", "llm", serviceAccountName="vllm-sa", priorityClassName="system-cluster-critical")
+    assert found_by([careful, account, priority], REFS) == []
+    assert found_by([_deployment("vllm", "llm", serviceAccountName="default"), account], REFS) == []
 
 
 @pytest.mark.parametrize("kind", ["RayService", "InferenceService"])
@@ -388,3 +486,23 @@ def test_an_operator_in_the_namespace_hides_its_services(kind):
     found = found_by([ingress, _service("other", None, {"port": 80}), operator], ROUTES)
     # KServe makes Services the files do not show; KubeRay's (llm-head-svc, llm-serve-svc) are counted as defined.
     assert len(found) == (0 if kind == "InferenceService" else 2)
+
+
+def test_a_kustomization_may_generate_the_config_map(tmp_path):
+    from policies.check import load_resources, manifest_files
+    from policies.registry import evaluate
+
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "vllm-env", "namespace": "llm"}, "data": {"a": "b"}}
+    pod = _deployment("vllm", "llm", volumes=[{"name": "t", "configMap": {"name": "chat-template"}}])
+    (tmp_path / "deploy.yaml").write_text(yaml.safe_dump_all([pod, cm]))
+
+    def found() -> list[str]:
+        resources = load_resources(manifest_files([str(tmp_path)]))
+        return [v.message for v in evaluate(resources) if v.policy == REFS]
+
+    assert [m.split(":")[0] for m in found()] == ["spec.template.spec.volumes[0].configMap"]
+    # configMapGenerator makes chat-template (with a hash suffix kustomize writes into the pod): not judged.
+    (tmp_path / "kustomization.yaml").write_text(
+        "resources: [deploy.yaml]\nconfigMapGenerator:\n- name: chat-template\n  files: [template.jinja]\n"
+    )
+    assert found() == []
