@@ -21,7 +21,6 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, BinaryIO, Optional, Sequence
@@ -82,9 +81,7 @@ class ManifestObject:
         """The object's kind, e.g. ``Deployment``."""
         return self.obj["kind"]
 
-    # name and shown_kind are read ~20 times an object a run (report keys, rows, locations): kept once read (the object
-    # is not changed after reading), ~1,100 calls of components.secrets.printable saved over manifests-v2.
-    @cached_property
+    @property
     def name(self) -> str:
         """metadata.name as reports print it (components.secrets.printable), or ``?`` when missing."""
         meta = self.obj.get("metadata")
@@ -102,7 +99,7 @@ class ManifestObject:
         suffix = "~rendered" if self.chart else "~salvaged" if self.salvaged else ""
         return f"{self.file}#{self.document}" + "".join(f"[{i}]" for i in self.item) + suffix
 
-    @cached_property
+    @property
     def shown_kind(self) -> str:
         """The kind as reports print it (bounded, one line)."""
         return printable(self.kind, _NAME_CHARS)
@@ -177,7 +174,7 @@ class Unreadable:
         """``<file>`` or ``<file>#<document>``, as reports name objects."""
         return self.file if self.document is None else f"{self.file}#{self.document}"
 
-    @cached_property
+    @property
     def shown_kind(self) -> str:
         """What reports print in the kind's place."""
         return self.object_kind or ("File" if self.document is None else "Document")
