@@ -395,6 +395,7 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
         with evaluation_memo():  # the gaps are read from the evaluation's facts (kube.evaluation_memo)
             violations = evaluate(resources, config, scopes=groups, reported=reported, failures=failures)
             unsized = sizing_gaps(resources)
+        return _reported(manifests, violations, failures, (unsized, labels), args.format)  # a bug there: exit 3 below
     except InputError as exc:
         sys.stderr.write("".join(f"error: {line}\n" for line in str(exc).splitlines()))
         if as_json:
@@ -412,7 +413,6 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
         if as_json:
             sys.stdout.write(json_error(row.name, 3, f"internal error: {type(exc).__name__}"))
         return 3
-    return _reported(manifests, violations, failures, (unsized, labels), args.format)
 
 
 def _reported(manifests: ManifestSet, violations: list[Violation], failures: list[Violation], gaps: tuple, fmt: str) -> int:
