@@ -127,6 +127,7 @@ from policies.models import (
     debug_switches_off,
     downloads_fail_loudly,
     engine_download_credential,
+    engine_env_known,
     engine_image_backend,
     engine_image_publisher,
     gated_model_token,
@@ -193,6 +194,7 @@ def _collect(*policies: Policy) -> tuple[Policy, ...]:
 POLICIES: tuple[Policy, ...] = _collect(
     hf_token_not_empty.POLICY,
     hf_token_not_empty.SECRET_POLICY,
+    engine_env_known.POLICY,
     gated_model_token.POLICY,
     engine_download_credential.POLICY,
     offline_cache_starts_empty.POLICY,
