@@ -236,6 +236,20 @@ spec:
 """,
     }
 )
+SHAPES["service-target-port-a-list"] = """apiVersion: v1
+kind: Service
+metadata: {name: ray-vllm-serve}
+spec:
+  ports: [{port: 8000, targetPort: []}]
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+spec:
+  rules:
+  - http:
+      paths:
+      - backend: {service: {name: ray-vllm-serve, port: {number: 8000}}}
+"""
 
 
 def _write(tmp_path, name):
