@@ -490,8 +490,9 @@ def _documents(name: str, text: str, limits: Limits, pure_yaml: bool, run: Any) 
         except LoadError as exc:
             from policies.reading.template_text import names_kubernetes
 
-            # tsconfig.json with comments, a site generator's Liquid JSON: another tool's file, like the YAML below.
-            if not exc.problem.startswith("is not valid JSON") or names_kubernetes(text):
+            # tsconfig.json with comments, a Liquid JSON, a data file holding NaN: another tool's file, like the
+            # YAML below. A limit (size, depth, values) is refused whatever the file.
+            if "(the limit for " in exc.problem or names_kubernetes(text):
                 raise
             why = f"is not read ({exc.problem}), but it names no apiVersion and kind, so it holds no Kubernetes object"
             return [], [Unreadable(shown, None, exc.line or 1, why, "not-kubernetes")]

@@ -199,8 +199,11 @@ def test_a_json_file_that_does_not_parse_and_names_no_apiversion_and_kind_is_not
     # mandatory manifest-readable finding in a folder scan; a Kubernetes object in broken JSON stays invalid.
     (tmp_path / "tsconfig.json").write_text('{\n  // strict mode\n  "compilerOptions": {"strict": true}\n}\n')
     (tmp_path / "cm.json").write_text('{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"},}')
+    # smeyanoff/kuberay-serving-system sample.json: a data file holding NaN (not JSON, not Kubernetes either).
+    (tmp_path / "sample.json").write_text('{"e_req_vars": NaN}')
     read = read_manifests([str(tmp_path)])
     assert sorted((Path(u.file).name, u.kind) for u in read.unreadable) == [
         ("cm.json", "invalid"),
+        ("sample.json", "not-kubernetes"),
         ("tsconfig.json", "not-kubernetes"),
     ]
