@@ -1,7 +1,8 @@
 """What serving engines read from their environment: the tables of engine_env.toml as frozen records.
 
 ``[homes.ENGINE]`` names the HOME of non-root users in the engine's publisher images (uid 1000 is /home/ubuntu in
-ollama/ollama since it is built FROM ubuntu:24.04). ``[tokens.ENGINE]`` names, per release, the variables an engine reads its model-download token from (TEI 1.5 reads
+ollama/ollama since it is built FROM ubuntu:24.04). ``[settings.ENGINE]`` names every variable under the engine's
+own prefix some release reads (OLLAMA_GPU_OVERHEAD, never OLLAMA_GPU_MEMORY). ``[tokens.ENGINE]`` names, per release, the variables an engine reads its model-download token from (TEI 1.5 reads
 HF_API_TOKEN only, vLLM HF_TOKEN and HUGGING_FACE_HUB_TOKEN through huggingface_hub). ENGINE is an id of
 serving_engines.toml. A table, engine or field the loader does not know, a release that is no version, or a row
 without its source fails the import naming the table, the engine and the field.
@@ -18,8 +19,12 @@ from .parse_cache import read_toml
 from .serving_engines import ENGINES, Engine
 
 TABLE = Path(__file__).with_name("engine_env.toml")
-_TABLES = ("tokens", "homes")
-_FIELDS = {"tokens": ("releases", "source"), "homes": ("images", "since", "users", "source")}
+_TABLES = ("tokens", "homes", "settings")
+_FIELDS = {
+    "tokens": ("releases", "source"),
+    "homes": ("images", "since", "users", "source"),
+    "settings": ("prefix", "names", "source"),
+}
 _RELEASE = re.compile(r"\d+(?:\.\d+)*")
 # A release in an image tag: cpu-1.5, 86-1.7.2, v0.10.1, 3.3.7 (a flavour before it, a build suffix after it).
 _TAG_RELEASE = re.compile(r"(?:^|[-_])v?(\d+\.\d+(?:\.\d+)*)(?=$|[-_+])")
@@ -101,6 +106,26 @@ def _homes(engine: str, row: Any) -> Homes:
     return Homes(engine, tuple(i.lower() for i in images), since, tuple(pairs), row["source"])
 
 
+@dataclass(frozen=True)
+class EnvSettings:
+    """The variables under an engine's own prefix that some release of it reads."""
+
+    engine: str
+    prefix: str
+    names: frozenset[str]
+    source: str
+
+
+def _settings(engine: str, row: Any) -> EnvSettings:
+    where = _checked("settings", engine, row)
+    prefix, names = row.get("prefix"), row.get("names")
+    if not isinstance(prefix, str) or not re.fullmatch(r"[A-Z][A-Z0-9]*_", prefix):
+        raise EngineEnvError(f"{where}.prefix: {prefix!r} is not a variable prefix (OLLAMA_)")
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.startswith(prefix) for n in names):
+        raise EngineEnvError(f"{where}.names: a non-empty list of variable names that start with {prefix}")
+    return EnvSettings(engine, prefix, frozenset(names), row["source"])
+
+
 def _tokens(engine: str, row: Any) -> Tokens:
     where = _checked("tokens", engine, row)
     releases = row.get("releases")
@@ -128,7 +153,7 @@ def engine_env_of(data: dict, engines: tuple[Engine, ...] = ENGINES) -> dict[str
         stray = sorted(set(rows) - names)
         if stray:
             raise EngineEnvError(f"engine_env.toml [{table}.{stray[0]}]: no engine of that id in serving_engines.toml")
-        read = _tokens if table == "tokens" else _homes
+        read = {"tokens": _tokens, "homes": _homes, "settings": _settings}[table]
         out[table] = {engine: read(engine, row) for engine, row in rows.items()}
     return out
 
@@ -136,6 +161,7 @@ def engine_env_of(data: dict, engines: tuple[Engine, ...] = ENGINES) -> dict[str
 _ENV = engine_env_of(read_toml(TABLE))
 TOKENS: dict[str, Tokens] = _ENV["tokens"]
 HOMES: dict[str, Homes] = _ENV["homes"]
+ENV_SETTINGS: dict[str, EnvSettings] = _ENV["settings"]
 
 
 def image_release(image: Any, row: Engine) -> Optional[str]:
@@ -171,6 +197,8 @@ def home_of(row: Optional[Engine], image: Any, uid: int) -> Optional[str]:
 
 
 __all__ = [
+    "ENV_SETTINGS",
+    "EnvSettings",
     "HOMES",
     "EngineEnvError",
     "Homes",

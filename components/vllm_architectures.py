@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Mapping, Optional
@@ -37,6 +37,7 @@ class ArchitectureTable:
     spans: Mapping[str, str]
     fallback: frozenset[int]
     models: Mapping[str, tuple[str, str]]  # lower-case Hugging Face id -> (architecture, where that is written)
+    families: Mapping[str, Mapping] = field(default_factory=dict)  # lower-case id prefix -> its family row
 
     def releases_with(self, architecture: str) -> list[str]:
         """The releases read whose registry lists ``architecture``."""
@@ -68,6 +69,7 @@ def architecture_table() -> ArchitectureTable:
         spans=dict(data["architectures"]),
         fallback=decode_spans(data.get("transformers_fallback", "")),
         models=models,
+        families={k.lower(): v for k, v in data.get("model_families", {}).get("families", {}).items()},
     )
 
 
@@ -77,6 +79,8 @@ class ModelArchitecture:
 
     architectures: tuple[str, ...]
     source: str
+    model_type: str = ""  # the family's config.json model_type, where the family table names it
+    transformers_first: str = ""  # the first transformers release that knows that model type, where read
 
 
 def model_architecture(model_id: str) -> Optional[ModelArchitecture]:
@@ -98,7 +102,25 @@ def model_architecture(model_id: str) -> Optional[ModelArchitecture]:
         # architectures: only the weights' format changes.
         found_base = architecture_table().models.get(base)
         known = (found_base[0], f"{found_base[1]}, for {base}") if found_base else None
-    return ModelArchitecture((known[0],), known[1]) if known else None
+    if known:
+        return ModelArchitecture((known[0],), known[1])
+    return _family(wanted)
+
+
+def _family(wanted: str) -> Optional[ModelArchitecture]:
+    """The architectures of the model family whose id prefix ``wanted`` starts with (the longest such prefix), as
+    components/vllm_architectures.json ``model_families`` lists them; None for an id no family covers."""
+    families = architecture_table().families
+    prefix = max((p for p in families if wanted.startswith(p)), key=len, default=None)
+    if prefix is None:
+        return None
+    row = families[prefix]
+    return ModelArchitecture(
+        tuple(row["architectures"]),
+        f"the {prefix}* family's checkpoints (components/vllm_architectures.json model_families)",
+        str(row.get("model_type", "")),
+        str(row.get("transformers_first", "")),
+    )
 
 
 # The suffixes publishers give the quantized copy of a model in the same organisation.

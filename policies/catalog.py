@@ -167,6 +167,8 @@ _ENTRIES = (
     Entry("G", 71, "a ReadWriteMany claim names a class that provisions volumes many nodes mount"),
     Entry("G", 72, "a model server downloads a Hugging Face repository id that exists (by the family's naming)"),
     Entry("G", 73, "a Ray Serve application's import_path names a module the cluster can import"),
+    Entry("G", 74, "a variable under an engine's own prefix (OLLAMA_...) is one some release of the engine reads"),
+    Entry("G", 75, "a NetworkPolicy's ports name the pods' port, not a Service port forwarded to another"),
 )
 
 

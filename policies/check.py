@@ -28,7 +28,7 @@ from components.loading import JSON_FILE, LoadError, load_json
 from policies.framework import DOCS_PAGE, SALVAGED, PolicyConfigError, Resource, Violation
 from policies.input.comment_tokens import COMMENT_TYPE, CommentToken, comment_props
 from policies.input.unreadable import UNREADABLE_TYPE, unreadable_props
-from policies.kube import read_generically
+from policies.kube import evaluation_memo, read_generically
 from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, Unreadable, manifest_paths, read_manifests
 from policies.reading.gaps import sizing_gaps
 from policies.reading.kustomize import is_patch, listed_patches, overlays, rewritten_images, targeted
@@ -392,8 +392,10 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
         resources = resources_of(manifests)
         labels, groups, reported = scoped(manifests, resources)
         failures: list[Violation] = []  # a policy that raises on one object: reported there, the run goes on
-        violations = evaluate(resources, config, scopes=groups, reported=reported, failures=failures)
-        unsized = sizing_gaps(resources)
+        with evaluation_memo():  # the gaps are read from the evaluation's facts (kube.evaluation_memo)
+            violations = evaluate(resources, config, scopes=groups, reported=reported, failures=failures)
+            unsized = sizing_gaps(resources)
+        return _reported(manifests, violations, failures, (unsized, labels), args.format)  # a bug there: exit 3 below
     except InputError as exc:
         sys.stderr.write("".join(f"error: {line}\n" for line in str(exc).splitlines()))
         if as_json:
@@ -411,7 +413,6 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
         if as_json:
             sys.stdout.write(json_error(row.name, 3, f"internal error: {type(exc).__name__}"))
         return 3
-    return _reported(manifests, violations, failures, (unsized, labels), args.format)
 
 
 def _reported(manifests: ManifestSet, violations: list[Violation], failures: list[Violation], gaps: tuple, fmt: str) -> int:

@@ -485,7 +485,17 @@ def _documents(name: str, text: str, limits: Limits, pure_yaml: bool, run: Any) 
     whole file cannot be: a JSON file that does not parse, a limit)."""
     shown = printable(name, 4096)
     if name.endswith(".json"):
-        return [Document(load_json(name, limits, text=text), 0, 1)], []
+        try:
+            return [Document(load_json(name, limits, text=text), 0, 1)], []
+        except LoadError as exc:
+            from policies.reading.template_text import names_kubernetes
+
+            # tsconfig.json with comments, a Liquid JSON, a data file holding NaN: another tool's file, like the
+            # YAML below. A limit (size, depth, values) is refused whatever the file.
+            if "(the limit for " in exc.problem or names_kubernetes(text):
+                raise
+            why = f"is not read ({exc.problem}), but it names no apiVersion and kind, so it holds no Kubernetes object"
+            return [], [Unreadable(shown, None, exc.line or 1, why, "not-kubernetes")]
     if _template_line(text) is None:
         try:
             return load_yaml_documents(name, limits, text=text, track_lines=_LINE_DEPTH, pure=pure_yaml), []

@@ -24,7 +24,9 @@ was unpacked into (the folder holding ``vllm/``). Each is read, not imported or 
 The file keeps ``releases`` (oldest first), ``architectures`` (a name -> the index ranges of the releases listing it,
 "0-16,33-34", as components/vllm_cli_flags.json does) and ``transformers_fallback`` (the ranges of releases with the
 fallback). ``models`` (per source, a Hugging Face id -> its architecture; ``model_sources`` says where each group was
-read) is kept as written: it is read from vLLM's own tests and docs, not from the wheels.
+read) is kept as written: it is read from vLLM's own tests and docs, not from the wheels; so is ``model_families`` (a Hugging Face id prefix -> the
+architectures its checkpoints declare, with the transformers release that first knows the family's model type where
+read).
 """
 
 from __future__ import annotations
@@ -117,6 +119,7 @@ def table(paths: list[Path], kept: dict) -> dict:
         "transformers_fallback": spans([i for i, r in enumerate(releases) if read[r][1]]),
         "model_sources": kept.get("model_sources", {}),
         "models": kept.get("models", {}),
+        "model_families": kept.get("model_families", {}),
     }
 
 

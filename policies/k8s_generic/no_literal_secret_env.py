@@ -148,7 +148,7 @@ def _substituted(resource: Resource) -> set[tuple[object, object]]:
     """(container, env name) pairs whose value is written as an envsubst variable (the props hold UNKNOWN there)."""
     written = dataclasses.replace(resource, props=resource.written) if resource.written is not None else resource
     return {
-        (c.get("name"), e.get("name"))
+        (name_of(c), name_of(e))
         for _, podspec in pod_specs(written)
         for c in containers(podspec, init=True, model=True)
         for e in (as_dict(x) for x in as_list(c.get("env")))
@@ -164,7 +164,7 @@ def _check_env(label: str, container: dict, patterns: list[str], substituted: se
         if not isinstance(name, str):
             continue
         value = env.get("value")
-        if looks_secret(name, patterns) and (container.get("name"), name) in substituted:
+        if looks_secret(name, patterns) and (name_of(container), name) in substituted:
             messages.append(
                 unproven(
                     f"{label}: env {name} is written as a variable filled in before apply (envsubst or a pipeline), so "

@@ -21,6 +21,11 @@ Two more forms of a readiness that passes with no model, both read from the engi
   llama.cpp's server answers 503 "Loading model" meanwhile, ggml-org/llama.cpp tools/server/README.md GET /health):
   the connection opens during the load (spent set 33 jansees/llm-test-harness k8s/llamacpp.yaml@9f93e52, labelled G6).
 
+- a server that loads models on request (Ollama) whose store is a claim the files create empty and that nothing in
+  the pod or its run fills, probed for readiness on the endpoint that answers as soon as it listens: Ready with no
+  model (spent set 42 igfurlan/k3s-llmd-lab manifests/40-ollama.yaml@443808b, labelled G6; policies/reading/
+  fresh_store.py).
+
 Advice: a request that arrives during the load fails, but the server does start and serve.
 """
 
@@ -64,6 +69,30 @@ def _ready_with_no_model(server: EngineServer) -> Optional[str]:
     )
 
 
+def _ready_on_empty_claim(resource: Resource, server: EngineServer) -> Optional[str]:
+    """Advice for a server that loads models on request (Ollama) whose store is a claim the run creates empty, that
+    nothing in the pod or the run fills, and whose readinessProbe asks the endpoint that answers as soon as it listens:
+    Ready with no model (policies/reading/fresh_store.py; spent set 42 igfurlan/k3s-llmd-lab manifests/40-ollama.yaml)."""
+    from policies.models.ollama_store_lasts import PULLS
+    from policies.reading.fresh_store import fresh_claim_store
+
+    row, probe = server.row, as_dict(server.container.get("readinessProbe"))
+    path = probe_path(probe) if probe else None
+    if row is None or path is None or path.rstrip("/") != row.readiness.rstrip("/"):
+        return None
+    store = fresh_claim_store(resource, server, PULLS)
+    if store is None:
+        return None
+    return unproven(
+        f"{server.label}: {row.display} keeps its models in {store[0]} on claim {store[1]}, which these files create "
+        f"empty (no dataSource), and nothing in the pod or its run pulls one, while the readinessProbe asks {path}, "
+        f"which answers as soon as the server listens: the pod is Ready with no model, and every request fails "
+        f"(model not found) until someone pulls it by hand; pull the model in the pod (an init container or a "
+        f"postStart hook running `ollama pull MODEL` on the same volume), or probe readiness with a request that "
+        f"needs the model"
+    )
+
+
 def _tcp_while_loading(resource: Resource) -> list[str]:
     """Advice for a tcpSocket readinessProbe on a server that listens while it loads its model (the engine table's
     ``listens_while_loading``): the connection opens, and the pod is Ready, before the server can answer."""
@@ -88,7 +117,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
     messages: list[str] = _tcp_while_loading(resource)
     for s in table_servers(resource):
         row = s.row
-        if (empty := _ready_with_no_model(s)) is not None:
+        if (empty := _ready_with_no_model(s) or _ready_on_empty_claim(resource, s)) is not None:
             messages.append(empty)
             continue
         if row is None or row.readiness == row.health:

@@ -32,10 +32,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Optional
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import as_dict, as_list, get, metadata_name, split_type, viewed_resources
+from policies.kube import as_dict, as_list, get, metadata_name, split_type, viewed_resources, workload_types
 
 PVC_TYPE = "kubernetes:core/v1:PersistentVolumeClaim"
-STATEFULSET_TYPE = "kubernetes:apps/v1:StatefulSet"
 # Provisioners that make volumes one node mounts read-write (see the module docstring).
 _SINGLE_NODE_PROVISIONERS = {
     "rancher.io/local-path": "Rancher's local-path provisioner (node-local directories)",
@@ -138,7 +137,9 @@ POLICY = Policy(
         "Set storageClassName to a shared file-system class (EFS, Filestore, Azure Files, NFS, CephFS), or use "
         "ReadWriteOnce with a StatefulSet's volumeClaimTemplates (one claim per replica)."
     ),
-    resource_types=(PVC_TYPE, STATEFULSET_TYPE),
+    # The claim itself, and the workloads (a StatefulSet's volumeClaimTemplates; every pod kind, open to custom
+    # resources, as pod rules are).
+    resource_types=workload_types(PVC_TYPE),
     check_resource=_check,
     rationale=(
         "Block and node-local provisioners refuse ReadWriteMany: rancher/local-path-provisioner v0.0.37 "

@@ -1,6 +1,7 @@
 """G70: an EC2NodeClass selects an AMI family Amazon EKS still publishes.
 
-Karpenter resolves an ``al2@VERSION`` alias (and, in v1beta1, an ``amiFamily: AL2`` with no amiSelectorTerms) from
+Karpenter resolves an ``al2@VERSION`` alias (and, in v1beta1, an ``amiFamily: AL2`` with no amiSelectorTerms; an
+``ssmParameter`` term may name the same parameters directly) from
 the EKS-optimized AL2 SSM parameters of the cluster's Kubernetes version,
 ``/aws/service/eks/optimized-ami/<k8s>/amazon-linux-2{,-arm64,-gpu}/{recommended,amazon-eks-...-VERSION}/image_id``;
 when none exists it reports "failed to discover any AMIs for alias" and the class resolves no AMI, so Karpenter
@@ -19,20 +20,26 @@ al2023, bottlerocket and windows aliases.
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.karpenter.gpu_node_disk import EC2_NODE_CLASS_TYPES
 from policies.kube import as_dict, as_list, get
 
+# EKS's own AL2 SSM parameter paths: /aws/service/eks/optimized-ami/<k8s>/amazon-linux-2[-gpu|-arm64]/...
+_AL2_SSM = re.compile(r"^/aws/service/eks/optimized-ami/([0-9]+)\.([0-9]+)/amazon-linux-2(?:-gpu|-arm64)?/", re.IGNORECASE)
+
 
 def _al2_selection(props: dict) -> Optional[str]:
     """How the class selects EKS's AL2 AMIs, as the manifest says it; None when it does not."""
     terms = [as_dict(t) for t in as_list(get(props, "spec", "amiSelectorTerms"))]
     for i, term in enumerate(terms):
-        alias = term.get("alias")
+        alias, ssm = term.get("alias"), term.get("ssmParameter")
         if isinstance(alias, str) and alias.strip().lower().startswith("al2@"):
             return f"spec.amiSelectorTerms[{i}].alias {alias.strip()}"
+        if isinstance(ssm, str) and _AL2_SSM.match(ssm.strip()):
+            return f"spec.amiSelectorTerms[{i}].ssmParameter {ssm.strip()}"
     family = get(props, "spec", "amiFamily")
     if family == "AL2" and not terms:
         return "spec.amiFamily AL2 with no amiSelectorTerms (the family's EKS-optimized AMIs)"

@@ -27,7 +27,7 @@ from policies.reading.engines import cache_dirs, table_servers, volume_at
 from policies.reading.ollama_pulls import pod_scripts
 
 # A pull the pod makes itself: the CLI, or the server's API (curl/wget/python against /api/pull or /api/create).
-_PULLS = re.compile(r"\bollama(?:[ \t]|\\\n)+(?:pull|run|create)\b|/api/(?:pull|create)\b")
+PULLS = re.compile(r"\bollama(?:[ \t]|\\\n)+(?:pull|run|create)\b|/api/(?:pull|create)\b")
 
 _FIX = (
     "keep OLLAMA_MODELS on a PersistentVolumeClaim (or a hostPath), or pull the models in the pod (an init container "
@@ -65,7 +65,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
         dirs = cache_dirs(server.container, {}, server.row)
         if len(dirs) != 1:
             continue
-        if any(_PULLS.search(text) for text in pod_scripts(server.podspec)):
+        if any(PULLS.search(text) for text in pod_scripts(server.podspec)):
             continue
         empty = _starts_empty(server.podspec, server.container, dirs[0])
         if empty is None:

@@ -19,7 +19,8 @@ def sizing_gaps(resources: list) -> list[SizingGap]:
     """Every vLLM server whose memory plan cannot be made, with the reason: the capacity policies
     (S1 budget, S2) say nothing about them, and a report must say so rather than read as a pass."""
     # Its own memo (policies.kube.memoized): each resource's servers and plans are derived once here too, as in an
-    # evaluation (manifests-v2: 8.7 -> 5.5 ms); `policies check` calls it after the evaluation, outside any cluster view.
+    # evaluation (manifests-v2: 8.7 -> 5.5 ms). `policies check` calls it after the evaluation, outside any cluster view,
+    # inside the evaluation's memo: the facts read from no view are the evaluation's (manifests-v2: 5.3 -> 2.0 ms).
     with evaluation_memo():
         return _sizing_gaps(resources)
 

@@ -454,7 +454,7 @@ def service_ports(service: Resource, target_port_too: bool) -> Optional[tuple[se
         offered.add(number)
         offered.update([name] if name else [])
         target = port.get("targetPort")
-        if target_port_too and target is not None:
+        if target_port_too and (as_int(target) is not None or isinstance(target, str)):  # a number or a port's name
             offered.add(as_int(target) if as_int(target) is not None else target)
         shown.append(f"{number} ({name})" if name else str(number))
     return (offered, shown) if shown else None

@@ -15,15 +15,21 @@ the ids vLLM's own tests and docs name per architecture (components.vllm_archite
 - mandatory where the image is vLLM's own (vllm/vllm-openai) at a release read, before the fallback, and no
   architecture of the model is in that release's registry;
 - advisory where the release is between two releases read that both lack it (a post release, a release not read);
+- advisory where the release has the fallback, lists none of the model's architectures (first in a later release),
+  and the model's family names the transformers release that first knows its model type (components/
+  vllm_architectures.json ``model_families``): the fallback needs the image's transformers to know that type, which an
+  image built before it does not (set 42: premmotgi/llmd-on-g4-gke deploy/plain-vllm/base/deployment.yaml@18613f4,
+  google/gemma-4-E4B-it on vllm/vllm-openai:v0.11.0; gemma4 is first in the transformers 5.5.0 wheel, not in 4.57.6
+  or 5.0.0-5.4.0, and vLLM lists Gemma 4 from 0.19.0);
 - silent for a model the tables do not know (a local path, a fine-tune), an image that names no release (``latest``,
   a rebuild), a container that installs vLLM itself, and every release with the fallback.
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
-from components.engine_options import fork_release
+from components.engine_options import fork_release, version_key
 from components.vllm_architectures import architecture_table, model_architecture
 from policies.framework import Policy, Resource, Unproven, unproven
 from policies.kube import WORKLOAD_TYPES
@@ -57,11 +63,11 @@ def _message(engine: EngineConfig) -> Optional[str | Unproven]:
         return None
     release, where = found
     table = architecture_table()  # read on first use: most images name no release, or one with the fallback
-    if table.has_fallback(release):
-        return None
     known = model_architecture(model)
     if known is None:
         return None
+    if table.has_fallback(release):
+        return _fallback_message(engine, release, where, known, table)
     bounds = table.neighbours(release)
     if not bounds:
         return None
@@ -77,6 +83,31 @@ def _message(engine: EngineConfig) -> Optional[str | Unproven]:
         f"list ({since}); {_REFUSAL}; use a release that lists it"
     )
     return message if bounds == (release,) else unproven(message)
+
+
+def _fallback_message(engine: EngineConfig, release: str, where: str, known: Any, table: Any) -> Optional[Unproven]:
+    """Advice where the release has the transformers fallback, lists none of the model's architectures, and the
+    model's type first ships in a transformers release the table names (a family of components/vllm_architectures.json
+    model_families): the fallback needs the image's transformers to know that model type (AutoConfig refuses an unknown
+    one), which an image of a release older than the family's first native support may not hold; the image's
+    transformers release is not in the files, hence advice."""
+    if not known.transformers_first:
+        return None
+    bounds = table.neighbours(release)
+    archs = known.architectures
+    if not bounds or any(bound in table.releases_with(arch) for arch in archs for bound in bounds):
+        return None
+    first = min((table.releases_with(a)[0] for a in archs if table.releases_with(a)), default=None, key=table.releases.index)
+    if first is None or version_key(first) <= version_key(release):
+        return None
+    return unproven(
+        f"{engine.label}: {engine.model} is {' or '.join(archs)} ({known.source}), none of which the model registry "
+        f"of vLLM {release} ({where}) lists (first in vLLM {first}); that release can load it only through its "
+        f"transformers fallback, which needs the image's transformers to know model type {known.model_type}, first "
+        f"shipped in transformers {known.transformers_first}: an image built before that release exits at start "
+        f'("model type {known.model_type} ... Transformers does not recognize this architecture" or {_REFUSAL}); '
+        f"use vLLM {first} or later"
+    )
 
 
 def _check(resource: Resource, config: dict) -> list[str | Unproven]:

@@ -196,6 +196,60 @@ spec:
 """,
     }
 )
+SHAPES.update(
+    {
+        # Reduced by /tmp/r44/shapes/reduce.py (keys deleted while the same frame still raised).
+        "ollama-volume-mount-name-a-map": """apiVersion: apps/v1
+kind: Deployment
+spec:
+  template:
+    spec:
+      containers:
+      - image: ollama/ollama:0.5.4
+        volumeMounts: [{name: {}}]
+""",
+        "ollama-volume-mounts-a-boolean": """apiVersion: apps/v1
+kind: Deployment
+spec:
+  template:
+    spec:
+      containers:
+      - {image: 'ollama/ollama:0.5.4', volumeMounts: true}
+""",
+        "container-name-a-map-beside-a-token-env": """apiVersion: apps/v1
+kind: Deployment
+spec:
+  template:
+    spec:
+      containers:
+      - name: {}
+        env: [{name: HUGGING_FACE_HUB_TOKEN}]
+""",
+        "env-name-a-map-filled-in-before-apply": """apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+spec:
+  leaderWorkerTemplate:
+    leaderTemplate:
+      spec:
+        containers:
+        - env: [{name: {}, value: $HF_TOKEN}]
+""",
+    }
+)
+SHAPES["service-target-port-a-list"] = """apiVersion: v1
+kind: Service
+metadata: {name: ray-vllm-serve}
+spec:
+  ports: [{port: 8000, targetPort: []}]
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+spec:
+  rules:
+  - http:
+      paths:
+      - backend: {service: {name: ray-vllm-serve, port: {number: 8000}}}
+"""
 
 
 def _write(tmp_path, name):

@@ -148,3 +148,15 @@ def test_evaluate_in_process_still_raises(tmp_path, monkeypatch):
     _breaking(monkeypatch, "image-tag-pinned", _on("broken"))
     with pytest.raises(KeyError):
         registry.evaluate(load_resources(manifest_files([_files(tmp_path)])))
+
+
+def test_a_bug_in_the_report_is_an_internal_error_not_a_traceback(tmp_path, monkeypatch, capsys):
+    import policies.check as check
+
+    def boom(report, fmt):
+        raise ValueError(SECRET)
+
+    monkeypatch.setattr(check, "render", boom)
+    code, out, err = _run(capsys, _files(tmp_path), "--format", "json")
+    assert code == 3 and json.loads(out) == {"command": "policies check", "error": "internal error: ValueError", "exit": 3}
+    assert err == "internal error: ValueError (set LLM_SERVING_DEBUG=1 for details)\n"

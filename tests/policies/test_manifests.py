@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -191,3 +192,18 @@ def test_a_long_line_of_opening_braces_is_read_in_linear_time(tmp_path):
     read = read_manifests([str(tmp_path)])
     assert time.monotonic() - started < 10
     assert [(u.kind, u.line) for u in read.unreadable] == [("invalid", 6)]  # the depth limit, as before
+
+
+def test_a_json_file_that_does_not_parse_and_names_no_apiversion_and_kind_is_not_kubernetes(tmp_path):
+    # eternalismic/tennis-ML-AI-platform woow/ui/tsconfig.json (JSON with comments, TypeScript's own format) was a
+    # mandatory manifest-readable finding in a folder scan; a Kubernetes object in broken JSON stays invalid.
+    (tmp_path / "tsconfig.json").write_text('{\n  // strict mode\n  "compilerOptions": {"strict": true}\n}\n')
+    (tmp_path / "cm.json").write_text('{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"},}')
+    # smeyanoff/kuberay-serving-system sample.json: a data file holding NaN (not JSON, not Kubernetes either).
+    (tmp_path / "sample.json").write_text('{"e_req_vars": NaN}')
+    read = read_manifests([str(tmp_path)])
+    assert sorted((Path(u.file).name, u.kind) for u in read.unreadable) == [
+        ("cm.json", "invalid"),
+        ("sample.json", "not-kubernetes"),
+        ("tsconfig.json", "not-kubernetes"),
+    ]

@@ -73,3 +73,15 @@ def test_a_published_family_or_a_custom_image_is_silent(terms):
     if terms[0].get("alias", "").startswith(("al2023", "bottlerocket")):
         del nodeclass["spec"]["amiFamily"]
     assert found_by([nodeclass], POLICY) == []
+
+
+def test_an_al2_ssm_parameter_term_is_advised():
+    nodeclass = copy.deepcopy(FAWWAD)
+    del nodeclass["spec"]["amiFamily"]
+    path = "/aws/service/eks/optimized-ami/1.33/amazon-linux-2-gpu/recommended/image_id"
+    nodeclass["spec"]["amiSelectorTerms"] = [{"ssmParameter": path}]
+    assert found_by([nodeclass], POLICY) == [("advisory", f"spec.amiSelectorTerms[0].ssmParameter {path}" + TAIL)]
+    nodeclass["spec"]["amiSelectorTerms"] = [
+        {"ssmParameter": path.replace("amazon-linux-2-gpu", "amazon-linux-2023/x86_64/nvidia")}
+    ]
+    assert found_by([nodeclass], POLICY) == []

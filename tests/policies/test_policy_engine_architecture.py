@@ -203,3 +203,44 @@ def test_a_publishers_quantized_copy_keeps_the_models_architecture():
     found = model_architecture("Qwen/Qwen3-Next-80B-A3B-Instruct-FP8")
     assert found is not None and found.architectures == ("Qwen3NextForCausalLM",)
     assert model_architecture("someone/unknown-model-FP8") is None
+
+
+# Cut down from premmotgi/llmd-on-g4-gke deploy/plain-vllm/base/deployment.yaml at
+# 18613f46ac20ff431bd31c5e52ca89cc518fa330 (held-out set 42): Gemma 4 (MODEL_ID google/gemma-4-E4B-it) on v0.11.0.
+GEMMA4 = copy.deepcopy(NEMOTRON)
+GEMMA4["metadata"] = {"name": "vllm-gemma"}
+GEMMA4["spec"]["template"]["spec"]["containers"][0].update(
+    image="vllm/vllm-openai:v0.11.0",
+    command=["python3", "-m", "vllm.entrypoints.openai.api_server"],
+    args=["--model", "google/gemma-4-E4B-it", "--max-model-len", "8192"],
+)
+
+
+def test_a_model_family_names_the_architectures_of_ids_no_table_lists():
+    known = model_architecture("google/gemma-4-E4B-it")
+    assert known is not None and set(known.architectures) == {"Gemma4ForCausalLM", "Gemma4ForConditionalGeneration"}
+    assert known.model_type == "gemma4" and known.transformers_first == "5.5.0"
+    assert architecture_table().releases_with("Gemma4ForConditionalGeneration")[0] == "0.19.0"
+    assert model_architecture("google/gemma-4-unknown-future-size-it") is not None
+    assert model_architecture("google/gemma-40-x") is None  # the prefix ends at its dash
+
+
+def test_gemma4_on_a_fallback_release_is_advice_and_blocks_before_the_fallback():
+    ((level, message),) = found_by([GEMMA4], POLICY)
+    assert level == "advisory" and "transformers 5.5.0" in message and "first in vLLM 0.19.0" in message
+    old = copy.deepcopy(GEMMA4)
+    old["spec"]["template"]["spec"]["containers"][0]["image"] = "vllm/vllm-openai:v0.6.6"
+    assert [level for level, _ in found_by([old], POLICY)] == ["mandatory"]
+
+
+def test_gemma4_careful_forms_are_silent():
+    # A release that lists Gemma 4, and set 36's HoussemDellai/aks-course gemma4-cu130 launch tag (no release named).
+    for image in ("vllm/vllm-openai:v0.19.0", "vllm/vllm-openai:gemma4-cu130"):
+        good = copy.deepcopy(GEMMA4)
+        good["spec"]["template"]["spec"]["containers"][0]["image"] = image
+        assert found_by([good], POLICY) == []
+    # A family without a transformers release in the table (Gemma 3 on a fallback release) stays silent.
+    gemma3 = copy.deepcopy(GEMMA4)
+    gemma3["spec"]["template"]["spec"]["containers"][0]["args"][1] = "google/gemma-3-27b-it-qat"
+    gemma3["spec"]["template"]["spec"]["containers"][0]["image"] = "vllm/vllm-openai:v0.7.3"
+    assert found_by([gemma3], POLICY) == []

@@ -36,6 +36,20 @@ def test_memo_computes_once_per_resource_inside_an_evaluation_and_always_outside
     assert calls == ["a"]
 
 
+def test_an_evaluation_inside_another_goes_on_with_its_facts():
+    # `policies check` reads the sizing gaps inside the evaluation's memo (policies/check.py).
+    calls = []
+    a = _resource("a")
+    with evaluation_memo():
+        memoized(a, "k", lambda r: calls.append(r.name))
+        with evaluation_memo():
+            memoized(a, "k", lambda r: calls.append(r.name))
+        memoized(a, "k", lambda r: calls.append(r.name))
+    with evaluation_memo():
+        memoized(a, "k", lambda r: calls.append(r.name))
+    assert calls == ["a", "a"]  # once in the outer evaluation (the inner one joined it), once in the next
+
+
 def test_memo_never_answers_for_a_different_object_with_a_reused_id():
     with evaluation_memo():
         first = memoized(_resource("x"), "k", lambda r: r.name)

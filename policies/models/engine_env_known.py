@@ -1,0 +1,94 @@
+"""G74: a variable under an engine's own prefix is one the engine reads.
+
+An engine reads its settings from the environment under its own prefix (Ollama: OLLAMA_HOST, OLLAMA_MODELS,
+OLLAMA_GPU_OVERHEAD, ... in envconfig/config.go). A variable with the prefix that no release reads is silently
+ignored: the setting the author meant (a VRAM cap, a keep-alive) never applies and nothing in the logs says so.
+components/engine_env.toml ``[settings.ENGINE]`` lists every name under the prefix some release of the engine reads (a
+superset, collected from every release tag's sources), so a name outside it is read by none. Spent set 43,
+kcirtapfromspace/gemma4 apps/ollama/deployment.yaml@938e1b5 (label filed none): ``OLLAMA_GPU_MEMORY: 5GiB`` meant to
+cap an 8 GB Jetson; Ollama knows OLLAMA_GPU_OVERHEAD (reserved VRAM per GPU, bytes).
+
+Judged only where the engine's own binary reads the container's environment: the publisher's image with its own
+entrypoint, or a command that runs the engine's server command itself (``ollama serve``), and the variable is named
+nowhere else in the container (a shell command, an argument or a hook that reads ``$OLLAMA_PULL_MODELS`` makes it a
+script's). Advice: the message names the closest name the engine reads.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import posixpath
+
+from components.engine_env import ENV_SETTINGS
+from policies.framework import Policy, Resource
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list
+from policies.reading.engines import EngineServer, env_values, table_servers
+
+
+def _binary_reads_env(server: EngineServer) -> bool:
+    """True when the engine's own binary is what the container runs: the publisher's image with no command, or a
+    command whose first word is the engine's server command (``ollama``, not ``sh``)."""
+    row = server.row
+    if row is None:
+        return False
+    command = [w for w in as_list(server.container.get("command")) if isinstance(w, str)]
+    if not command:
+        image = str(server.container.get("image") or "").lower()
+        return any(i in image for i in row.images)
+    return any(posixpath.basename(command[0]) == words[0] for words in row.commands)
+
+
+def _named_elsewhere(container: dict, name: str) -> bool:
+    """True when the container's command, args, hooks or probes name the variable ($NAME, ${NAME}, $(NAME))."""
+    rest = {k: v for k, v in container.items() if k not in ("env", "envFrom", "name", "image", "resources")}
+    return name in json.dumps(rest, default=str)
+
+
+def _unknown(server: EngineServer) -> list[tuple[str, list[str]]]:
+    """(variable, closest known names) for each variable under the engine's prefix that no release reads."""
+    settings = ENV_SETTINGS.get(server.engine)
+    if settings is None or not _binary_reads_env(server):
+        return []
+    names = {n for n in (as_dict(e).get("name") for e in as_list(server.container.get("env"))) if isinstance(n, str)}
+    names |= set(env_values(server.container))
+    found = []
+    for name in sorted(names):
+        if name.startswith(settings.prefix) and name not in settings.names and not _named_elsewhere(server.container, name):
+            found.append((name, difflib.get_close_matches(name, sorted(settings.names), n=1, cutoff=0.6)))
+    return found
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    messages = []
+    for server in table_servers(resource):
+        for name, closest in _unknown(server):
+            display = server.row.display if server.row else server.engine
+            hint = f"; the closest variable it reads is {closest[0]}" if closest else ""
+            messages.append(
+                f"{server.label}: env {name} is no setting {display} reads (no release of it reads a variable of that "
+                f"name: components/engine_env.toml [settings.{server.engine}]), so the value is silently ignored and "
+                f"the setting meant never applies{hint}; use the engine's own name for it, or drop the variable"
+            )
+    return messages
+
+
+POLICY = Policy(
+    name="engine-env-known",
+    description="A variable under an engine's own prefix (OLLAMA_...) is one some release of the engine reads "
+    "(components/engine_env.toml [settings]); any other is silently ignored.",
+    catalog="G74",
+    severity="medium",
+    enforcement="advisory",
+    remediation_steps=(
+        "Spell the setting as the engine reads it (OLLAMA_GPU_OVERHEAD, OLLAMA_KEEP_ALIVE: ollama/ollama "
+        "envconfig/config.go), or drop the variable."
+    ),
+    resource_types=WORKLOAD_TYPES,
+    check_resource=_check,
+    rationale=(
+        "Ollama reads its settings by name (envconfig/config.go: Var, Bool, Uint64 over fixed OLLAMA_ names) and "
+        "ignores every other variable, so a misspelt or invented name leaves the setting at its default with no "
+        "error; the cap or keep-alive the author meant never applies."
+    ),
+)
