@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 from policies.kube import as_dict, as_list, get, pod_specs, viewed_resources
 from policies.reading.engines import EngineServer, cache_dirs, volume_at
-from policies.reading.ollama_pulls import pod_scripts
+from policies.reading.ollama_pulls import PULLS, pod_scripts
 from policies.reading.run_objects import by_namespace
 from policies.reading.serving import namespace_of
 
@@ -50,16 +50,16 @@ def _mounted_elsewhere(resource: Any, server: EngineServer, claim: str, namespac
     return False
 
 
-def fresh_claim_store(resource: Any, server: EngineServer, pulls: Any) -> Optional[tuple[str, str]]:
+def fresh_claim_store(resource: Any, server: EngineServer) -> Optional[tuple[str, str]]:
     """(model folder, claim name) when the server keeps models it pulls at run time in a folder on a claim the run
-    creates empty, and nothing in the pod (``pulls``: a pattern over its scripts) or the run may fill it."""
+    creates empty, and nothing in the pod (an Ollama pull in its scripts: PULLS) or the run may fill it."""
     row = server.row
     if row is None or row.loads_before_serving or row.downloads is None or "unset" not in row.downloads.models:
         return None
     if server.model:
         return None
     dirs = cache_dirs(server.container, {}, row)
-    if len(dirs) != 1 or any(pulls.search(text) for text in pod_scripts(server.podspec)):
+    if len(dirs) != 1 or any(PULLS.search(text) for text in pod_scripts(server.podspec)):
         return None
     claim = get(volume_at(server.podspec, server.container, dirs[0]), "persistentVolumeClaim", "claimName")
     if not isinstance(claim, str) or not claim:
