@@ -18,7 +18,6 @@ pod's ``karpenter.sh/nodepool`` (S15).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -488,9 +487,9 @@ def missing(ref: Ref, defined: Defined) -> Optional[Names]:
     return defined.index(ref.kind, ref.namespace, names)
 
 
-def _name_message(ref: Ref, names: Names) -> tuple[str, bool]:
-    """The message on a name that resolves to nothing, and whether it blocks (a route's name that misspells one the
-    namespace defines)."""
+def _name_message(ref: Ref, names: Names) -> str:
+    """The message on a name that resolves to nothing (advice: the object may come from elsewhere; even a name one
+    slip from a defined one may be another object a file the run leaves out defines)."""
     kinds = "/".join([ref.kind[1], *(k for _, k in ref.row.also)])
     place = "among the cluster-scoped objects" if ref.namespace == CLUSTER else f"in namespace {ref.namespace}"
     typo = names.typo_of(ref.name)
@@ -499,21 +498,8 @@ def _name_message(ref: Ref, names: Names) -> tuple[str, bool]:
         f"(they define {kinds} {names.listed()} there): {ref.row.fails}; "
     )
     if typo is not None:
-        return text + f"use {typo}", ref.row.family == "G68" and not _siblings(ref.name, typo)
-    return text + f"unless that {ref.kind[1]} comes from elsewhere, name one the files define", False
-
-
-def _siblings(one: str, other: str) -> bool:
-    """Names one edit apart that read as two objects of a series rather than a misspelling: they differ in one segment
-    (split at - _ .) that holds a digit or is one or two characters long (llama-v1/llama-v2, qwen-7b/qwen-8b,
-    model-a/model-b). A canary or another model size is named so, and the other sibling may come from another folder,
-    chart or stage, so the run does not prove it absent (review 44 #2)."""
-    split = re.compile(r"[-_.]")
-    a, b = split.split(one), split.split(other)
-    if len(a) != len(b):
-        return False
-    differ = [(x, y) for x, y in zip(a, b) if x != y]
-    return len(differ) == 1 and any(any(c.isdigit() for c in x) or len(x) <= 2 for x in differ[0])
+        return text + f"unless that {ref.kind[1]} comes from elsewhere, use {typo}"
+    return text + f"unless that {ref.kind[1]} comes from elsewhere, name one the files define"
 
 
 def _port_message(ref: Ref, asked: str, shown: list[str]) -> str:
@@ -539,7 +525,7 @@ def unresolved(resources: list[Resource], family: str, generates: bool = False) 
             seen.add((resource.name, ref.where, ref.row.what))
             names = missing(ref, defined)
             if names is not None:
-                found.append((resource.name, *_name_message(ref, names)))
+                found.append((resource.name, _name_message(ref, names), False))
                 continue
             problem = port_problem(ref, defined)
             if problem is not None:
