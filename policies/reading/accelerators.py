@@ -76,17 +76,18 @@ def other_device_source(container: Mapping) -> bool:
 
 
 def host_devices(podspec: Mapping, container: Mapping) -> Optional[str]:
-    """The first device node the container mounts from the host (a hostPath volume at /dev or under it: a Jetson's
-    /dev/nvgpu, /dev/nvidia0, /dev/dri), or None. A GPU reached that way is reached on purpose, where no device plugin
-    offers one to request (spent set 43, kcirtapfromspace/gemma4 apps/ollama/deployment.yaml@938e1b5 on a Jetson's
-    integrated GPU, trap G13)."""
+    """The first device node the container mounts from the host (a hostPath volume under /dev: a Jetson's /dev/nvgpu,
+    /dev/nvidia0, /dev/dri), or None. A GPU reached that way is reached on purpose, where no device plugin offers one to
+    request (spent set 43, kcirtapfromspace/gemma4 apps/ollama/deployment.yaml@938e1b5 on a Jetson's integrated GPU,
+    trap G13). The host's whole /dev is not one: it comes with everything else (spent set 37, Almarch/pokedex
+    k8s/ollama/deployment.yaml mounts /dev beside runtimeClassName nvidia, labelled G13)."""
     paths = {}
     for volume in as_list(podspec.get("volumes")):
         if name_of(volume) is not None and isinstance(volume.get("hostPath"), Mapping):
             paths[volume["name"]] = volume["hostPath"].get("path")
     for mount in as_list(container.get("volumeMounts")):
         path = paths.get(name_of(mount) or "")
-        if isinstance(path, str) and (path.rstrip("/") == "/dev" or path.startswith("/dev/")):
+        if isinstance(path, str) and path.startswith("/dev/") and path.rstrip("/") != "/dev":
             return path
     return None
 

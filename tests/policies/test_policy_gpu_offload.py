@@ -90,3 +90,19 @@ def test_ollama_on_host_device_nodes_is_silent():
     del tolerated["volumeMounts"]
     found = found_by([_deployment(tolerated, tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists"}])], G13_ENGINE)
     assert [level for level, _ in found] == ["advisory"]
+
+
+def test_the_hosts_whole_dev_is_no_device_source():
+    """Almarch/pokedex k8s/ollama/deployment.yaml at 1825fb0b145e12703516516663e840cadbb08112 (spent set 37, labelled
+    G13 advisory): the host's whole /dev mounted beside runtimeClassName nvidia and NVIDIA_VISIBLE_DEVICES=all, with no
+    nvidia.com/gpu: the GPU comes from NVIDIA's runtime, unaccounted, not from chosen device nodes."""
+    ollama = {
+        "name": "ollama",
+        "image": "ollama/ollama:latest",
+        "env": [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"}],
+        "volumeMounts": [{"name": "nvidia-dev", "mountPath": "/dev"}],
+        "securityContext": {"privileged": True},
+    }
+    whole = {"runtimeClassName": "nvidia", "volumes": [{"name": "nvidia-dev", "hostPath": {"path": "/dev"}}]}
+    found = found_by([_deployment(ollama, **whole)], G13_ENGINE)
+    assert [level for level, _ in found] == ["advisory"]
