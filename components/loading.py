@@ -262,7 +262,7 @@ def load_yaml_documents(
         text = read_bounded(source, limits, label)
     elif len(text.encode("utf-8", "surrogatepass")) > limits.max_bytes:
         raise LoadError(label, f"is larger than {_size_text(limits.max_bytes)} (the limit for {limits.what})")
-    loader = yaml_loader(pure)(text)
+    loader = yaml_loader(pure)(text if type(text) is str else str(text))  # libyaml refuses a PlainNumber (a str subclass)
     try:
         return list(_compose(loader, label, limits, track_lines))
     except yaml.YAMLError as exc:

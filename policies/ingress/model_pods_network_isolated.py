@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from policies.framework import Policy, Resource
-from policies.kube import as_dict, as_list, get, pod_specs, split_type
+from policies.kube import as_dict, as_list, get, name_of, pod_specs, split_type
 from policies.reading.serving import is_serving_app, model_servers, namespace_of, pod_labels, selector_matches
 
 RAY_KINDS = ("RayCluster", "RayService")
@@ -110,7 +110,7 @@ def _ports(containers: list[dict]) -> set[Any]:
         found.add(port)
         for p in as_list(c.get("ports")):
             p = as_dict(p)
-            if p.get("containerPort") is not None and _port_key(p["containerPort"]) == port and p.get("name"):
+            if p.get("containerPort") is not None and _port_key(p["containerPort"]) == port and name_of(p):
                 found.add(p["name"])
     return found
 

@@ -16,8 +16,8 @@ conformance/tests/inferencepool_invalid_epp_service.go:64-84).
 One table of references (policies/reading/references.py, the rows of family G68) read by one checker. A port is
 judged only where the run defines the Service once, literally; that finding blocks. A name the run does not define
 is judged only where the run holds the namespace's Services (no operator, Helm template or patch there may make
-others); it blocks when it misspells one of them, and is advice otherwise (a ServiceEntry, another chart, another
-repository may define it).
+others), and is advice even when it misspells one defined there (a ServiceEntry, another chart or a file the run
+leaves out may define it); the message names the closest defined name.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ POLICY = Policy(
     description=(
         "A VirtualService destination, Gateway API backendRef, Ingress backend or InferencePool endpoint picker names a "
         "Service (or InferencePool) of its run on a port that Service offers; a port it lacks blocks, a name the "
-        "namespace lacks blocks when it misspells one defined there, advice otherwise."
+        "namespace lacks is advice (the message names the closest one defined there)."
     ),
     catalog="G68",
     severity="high",

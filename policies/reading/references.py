@@ -487,9 +487,9 @@ def missing(ref: Ref, defined: Defined) -> Optional[Names]:
     return defined.index(ref.kind, ref.namespace, names)
 
 
-def _name_message(ref: Ref, names: Names) -> tuple[str, bool]:
-    """The message on a name that resolves to nothing, and whether it blocks (a route's name that misspells one the
-    namespace defines)."""
+def _name_message(ref: Ref, names: Names) -> str:
+    """The message on a name that resolves to nothing (advice: the object may come from elsewhere; even a name one
+    slip from a defined one may be another object a file the run leaves out defines)."""
     kinds = "/".join([ref.kind[1], *(k for _, k in ref.row.also)])
     place = "among the cluster-scoped objects" if ref.namespace == CLUSTER else f"in namespace {ref.namespace}"
     typo = names.typo_of(ref.name)
@@ -498,8 +498,8 @@ def _name_message(ref: Ref, names: Names) -> tuple[str, bool]:
         f"(they define {kinds} {names.listed()} there): {ref.row.fails}; "
     )
     if typo is not None:
-        return text + f"use {typo}", ref.row.family == "G68"
-    return text + f"unless that {ref.kind[1]} comes from elsewhere, name one the files define", False
+        return text + f"unless that {ref.kind[1]} comes from elsewhere, use {typo}"
+    return text + f"unless that {ref.kind[1]} comes from elsewhere, name one the files define"
 
 
 def _port_message(ref: Ref, asked: str, shown: list[str]) -> str:
@@ -525,7 +525,7 @@ def unresolved(resources: list[Resource], family: str, generates: bool = False) 
             seen.add((resource.name, ref.where, ref.row.what))
             names = missing(ref, defined)
             if names is not None:
-                found.append((resource.name, *_name_message(ref, names)))
+                found.append((resource.name, _name_message(ref, names), False))
                 continue
             problem = port_problem(ref, defined)
             if problem is not None:

@@ -250,6 +250,35 @@ spec:
       paths:
       - backend: {service: {name: ray-vllm-serve, port: {number: 8000}}}
 """
+SHAPES["gpu-server-port-name-a-list-beside-a-network-policy"] = """apiVersion: apps/v1
+kind: Deployment
+metadata: {namespace: inference}
+spec:
+  template:
+    spec:
+      containers:
+      - ports: [{containerPort: 8000, name: [b]}]
+        resources: {requests: {nvidia.com/gpu: 1}}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {namespace: inference}
+"""
+# A float YAML cannot hold is read as a PlainNumber (components/loading.py), a str subclass libyaml's parser refuses.
+SHAPES["serve-config-a-number-too-large-for-a-float"] = "apiVersion: ray.io/v1\nkind: RayService\nspec: {serveConfigV2: 1e400}\n"
+SHAPES["service-name-a-list-beside-an-sglang-worker"] = """apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+spec:
+  leaderWorkerTemplate:
+    workerTemplate:
+      spec:
+        containers:
+        - image: lmsysorg/sglang:latest
+---
+apiVersion: v1
+kind: Service
+metadata: {name: []}
+"""
 
 
 def _write(tmp_path, name):
