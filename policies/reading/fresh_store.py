@@ -33,7 +33,8 @@ def _claim_of(podspec: Mapping, volume_name: Any) -> Any:
 
 def _mounted_elsewhere(resource: Any, server: EngineServer, claim: str, namespace: str) -> bool:
     """True when another container of the pod, or a workload of the run in the namespace, mounts the claim (it may
-    fill the store: a loader Job)."""
+    fill the store: a loader Job), or a workload of the run pulls a model (spent set 16 egdcrypto/microk8s-gpu-stack:
+    a preload Job that calls the server's /api/pull through its Service)."""
     names = {v.get("name") for v in (as_dict(x) for x in as_list(server.podspec.get("volumes")))}
     names = {n for n in names if _claim_of(server.podspec, n) == claim}
     for other in as_list(server.podspec.get("containers")) + as_list(server.podspec.get("initContainers")):
@@ -42,10 +43,14 @@ def _mounted_elsewhere(resource: Any, server: EngineServer, claim: str, namespac
         ):
             return True
     for r in viewed_resources() or ():
-        if r is resource or namespace_of(r, "default") != namespace:
+        if r is resource:
             continue
         for _, podspec in pod_specs(r):
-            if any(get(v, "persistentVolumeClaim", "claimName") == claim for v in as_list(podspec.get("volumes"))):
+            if any(PULLS.search(text) for text in pod_scripts(podspec)):
+                return True  # a workload of the run pulls (a preload Job calling the server's /api/pull)
+            if namespace_of(r, "default") == namespace and any(
+                get(v, "persistentVolumeClaim", "claimName") == claim for v in as_list(podspec.get("volumes"))
+            ):
                 return True
     return False
 
