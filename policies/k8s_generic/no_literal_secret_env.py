@@ -52,6 +52,20 @@ NAME_PATTERNS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "*_TOKEN", "*_SECRET*", "
 _COUNTED_TOKEN = re.compile(r"(?:^|_)(?:FIRST|PER|OUTPUT|INTER|NEXT|LAST|NEW|EACH)_TOKEN$")
 
 
+# A secret-named variable that holds a setting about the secret, not the secret: a switch (Open WebUI's
+# ENABLE_PASSWORD_AUTH: "false" in k3s-ia-lab/infra apps/open-webui/open-webui.yaml@ff7dd27, blocked as a literal
+# credential), or where a file holding it is (POSTGRES_PASSWORD_FILE: /run/secrets/db, the Docker images' _FILE
+# convention). Recognised by the name (ENABLE_/DISABLE_ first, _ENABLED/_DISABLED/_FILE/_PATH/_DIR last) or by a value
+# no credential takes: a YAML boolean word or a path.
+_SETTING_NAME = re.compile(r"^(?:ENABLE|DISABLE)_|_(?:ENABLED|DISABLED|FILE|PATH|DIR)$", re.I)
+_SETTING_VALUE = re.compile(r"^(?:true|false|yes|no|on|off|/\S*|\./\S*)$", re.I)
+
+
+def names_a_setting(name: str, value: object) -> bool:
+    """True when a secret-named variable holds a switch or a file's path, not a credential (see _SETTING_NAME)."""
+    return bool(_SETTING_NAME.search(name)) or (isinstance(value, str) and bool(_SETTING_VALUE.match(value.strip())))
+
+
 def looks_secret(name: str, patterns: list[str] | tuple[str, ...]) -> bool:
     """Whether a name matches one of the shell-style, case-insensitive secret-name patterns (a latency or count name
     such as TIME_TO_FIRST_TOKEN never does)."""
@@ -164,6 +178,8 @@ def _check_env(label: str, container: dict, patterns: list[str], substituted: se
         if not isinstance(name, str):
             continue
         value = env.get("value")
+        if looks_secret(name, patterns) and names_a_setting(name, value):
+            continue
         if looks_secret(name, patterns) and (name_of(container), name) in substituted:
             messages.append(
                 unproven(
@@ -321,7 +337,7 @@ def _check_config_map(resource: Resource, patterns: list[str]) -> list[str]:
     data = as_dict(resource.props.get("data"))
     for key in sorted(k for k in data if isinstance(k, str)):
         value = data[key]
-        if looks_secret(key, patterns) and value not in (None, ""):
+        if looks_secret(key, patterns) and value not in (None, "") and not names_a_setting(key, value):
             messages.append(
                 f"ConfigMap data {key} looks like a secret; store it in a Secret and reference it "
                 f"with secretKeyRef (a ConfigMap is clear text to anyone who can read it)"

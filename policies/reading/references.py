@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from policies.framework import Resource
-from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, get, pod_specs, split_type
+from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, get, memoized, pod_specs, split_type
 from policies.reading.kserve_runtime import builtin_runtimes
 from policies.reading.run_objects import (
     SERVICE_MAKERS,
@@ -364,6 +364,11 @@ def _target(row: Row, ref: Mapping, own: str) -> Optional[tuple[tuple[str, str],
     return target, name, CLUSTER if row.cluster else namespace
 
 
+def _refs_of(resource: Resource) -> tuple[Ref, ...]:
+    """refs(resource), kept once per evaluation: G68 and G69 both read every object's references (review 44 #9)."""
+    return tuple(refs(resource))
+
+
 def refs(resource: Resource) -> Iterator[Ref]:
     """Every reference of the table the resource holds."""
     if not isinstance(resource.props, dict) or resource.template or resource.patch:
@@ -519,7 +524,7 @@ def unresolved(resources: list[Resource], family: str, generates: bool = False) 
     found: list[tuple[str, str, bool]] = []
     seen: set[tuple[str, str, str]] = set()
     for resource in resources:
-        for ref in refs(resource):
+        for ref in memoized(resource, "references", _refs_of):
             if ref.row.family != family or (resource.name, ref.where, ref.row.what) in seen:
                 continue
             seen.add((resource.name, ref.where, ref.row.what))

@@ -26,7 +26,7 @@ from typing import Any, Optional
 
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
-from policies.kube import as_dict, as_list, get, is_custom_type, name_of, split_type
+from policies.kube import as_dict, as_list, get, is_custom_type, metadata_name, name_of, split_type
 from policies.reading.engine_flags import rebuilt_image
 from policies.reading.engines import table_args
 from policies.reading.route_path import service_selectors
@@ -155,7 +155,7 @@ def _services_on(resource: Resource, server: ModelServer, port: int, services: l
     selectors = service_selectors(services)
     found = []
     for service in services:
-        name = get(service.props, "metadata", "name")
+        name = metadata_name(service.props)
         if name not in selectors or namespace_of(service) != namespace_of(resource):
             continue
         if not any(selector_matches(selectors[name], lab, plain=True) for lab in labels):

@@ -266,6 +266,28 @@ metadata: {namespace: inference}
 """
 # A float YAML cannot hold is read as a PlainNumber (components/loading.py), a str subclass libyaml's parser refuses.
 SHAPES["serve-config-a-number-too-large-for-a-float"] = "apiVersion: ray.io/v1\nkind: RayService\nspec: {serveConfigV2: 1e400}\n"
+SHAPES["service-name-a-list-beside-an-sglang-worker"] = """apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+spec:
+  leaderWorkerTemplate:
+    workerTemplate:
+      spec:
+        containers:
+        - image: lmsysorg/sglang:latest
+---
+apiVersion: v1
+kind: Service
+metadata: {name: []}
+"""
+SHAPES["empty-token-env-beside-a-mount-name-a-list"] = """apiVersion: apps/v1
+kind: Deployment
+spec:
+  template:
+    spec:
+      containers:
+      - env: [{name: HUGGING_FACE_HUB_TOKEN, value: ''}]
+        volumeMounts: [{name: []}]
+"""
 
 
 def _write(tmp_path, name):

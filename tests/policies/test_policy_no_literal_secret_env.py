@@ -323,3 +323,30 @@ def test_an_env_secret_written_as_an_envsubst_variable_is_advice(tmp_path, capsy
     # A literal, and a fill-in left for a person (applied as written, the server sends it: sets 13 and 31), block.
     assert levels("sk-local-key-1234") == ["mandatory"]
     assert levels("<your-api-key>") == ["mandatory"]
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        # k3s-ia-lab/infra apps/open-webui/open-webui.yaml at ff7dd2720a77b996881bb0401af9729da58aa1bb: a switch.
+        ("ENABLE_PASSWORD_AUTH", "false"),
+        ("DISABLE_API_KEY_CHECK", "1"),
+        ("OAUTH_TOKEN_ENABLED", "yes"),
+        # The Docker images' _FILE convention and a path: where the secret is, not the secret.
+        ("POSTGRES_PASSWORD_FILE", "/run/secrets/db-password"),
+        ("HF_TOKEN_PATH", "/var/run/secrets/hf/token"),
+        ("API_KEY", "/etc/keys/api"),
+    ],
+)
+def test_a_secret_named_switch_or_path_is_no_credential(name, value):
+    assert messages(POLICY, with_env({"name": name, "value": value})) == []
+    data = config_map({name: value})
+    assert messages(POLICY, data) == []
+
+
+def test_a_secret_named_variable_with_a_value_still_fires():
+    # The careful side: the same names with a credential-like value keep the finding.
+    assert messages(POLICY, with_env({"name": "OAUTH_CLIENT_SECRET", "value": "AEm8dhQuIKaRBwqh"})) == [
+        literal("OAUTH_CLIENT_SECRET")
+    ]
+    assert messages(POLICY, with_env({"name": "DB_PASSWORD", "value": "trueblue42"})) == [literal("DB_PASSWORD")]
