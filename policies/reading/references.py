@@ -405,11 +405,15 @@ class Defined:
         self.cluster_hidden = any(r.template or r.patch or r.base for r in resources)
         self._kinds: dict[tuple[str, str], dict[str, dict[str, list[Resource]]]] = {}
         self._names: dict[tuple[tuple[str, str], str], Names] = {}
+        self._by_name: dict[tuple[tuple[str, str], str], dict[str, Optional[Resource]]] = {}
 
-    def names(self, kind: tuple[str, str], namespace: str) -> dict[str, Any]:
-        """name -> its one definition (None for one a controller makes or one defined twice) of one kind."""
+    def names(self, kind: tuple[str, str], namespace: str) -> Mapping[str, Any]:
+        """name -> its one definition (None for one a controller makes or one defined twice) of one kind; built once
+        per kind and namespace, so many references into a large namespace cost one lookup each."""
         if kind == _SERVICE:
-            return dict(self.services.get(namespace, {}))
+            return self.services.get(namespace, {})
+        if (kind, namespace) in self._by_name:
+            return self._by_name[(kind, namespace)]
         if kind not in self._kinds:
             found = by_namespace(self.resources, *kind)
             if any(r.type.endswith(f":{kind[1]}") and r.template for r in self.resources):
@@ -419,7 +423,9 @@ class Defined:
                 for name, objects in named.items():
                     everywhere.setdefault(name, []).extend(objects)
             self._kinds[kind] = {**found, CLUSTER: everywhere}
-        return {n: (o[0] if len(o) == 1 else None) for n, o in self._kinds[kind].get(namespace, {}).items()}
+        one = {n: (o[0] if len(o) == 1 else None) for n, o in self._kinds[kind].get(namespace, {}).items()}
+        self._by_name[(kind, namespace)] = one
+        return one
 
     def index(self, kind: tuple[str, str], namespace: str, names: Mapping[str, Any]) -> Names:
         if (kind, namespace) not in self._names:
@@ -485,8 +491,8 @@ def missing(ref: Ref, defined: Defined) -> Optional[Names]:
     if not defined.judged(ref) or _builtin(ref) or (defined.generates and ref.kind in _GENERATED):
         return None
     names = defined.names(ref.kind, ref.namespace)
-    for kind in ref.row.also:
-        names.update(defined.names(kind, CLUSTER))
+    if ref.row.also:
+        names = {**names, **{n: d for kind in ref.row.also for n, d in defined.names(kind, CLUSTER).items()}}
     if not names or ref.name in names:
         return None
     return defined.index(ref.kind, ref.namespace, names)
