@@ -394,8 +394,9 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
         failures: list[Violation] = []  # a policy that raises on one object: reported there, the run goes on
         with evaluation_memo():  # the gaps are read from the evaluation's facts (kube.evaluation_memo)
             violations = evaluate(resources, config, scopes=groups, reported=reported, failures=failures)
-            unsized = sizing_gaps(resources)
-        return _reported(manifests, violations, failures, (unsized, labels), args.format)  # a bug there: exit 3 below
+            lost: list[str] = []  # a resource whose servers a reader cannot size without an exception
+        unsized = sizing_gaps(resources, lost)
+        return _reported(manifests, violations, (failures, lost), (unsized, labels), args.format)  # a bug there: exit 3
     except InputError as exc:
         sys.stderr.write("".join(f"error: {line}\n" for line in str(exc).splitlines()))
         if as_json:
@@ -415,26 +416,31 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
         return 3
 
 
-def _reported(manifests: ManifestSet, violations: list[Violation], failures: list[Violation], gaps: tuple, fmt: str) -> int:
-    """Print the report of a run that checked; its exit code (3 when some checks raised: ``failures``)."""
+def _reported(manifests: ManifestSet, violations: list[Violation], raised: tuple, gaps: tuple, fmt: str) -> int:
+    """Print the report of a run that checked; its exit code (3 when some checks raised: ``raised``, the policies'
+    CHECK_FAILED findings and the exception types of the resources sizing_gaps could not read)."""
+    failures, lost = raised
     if failures:
         violations = sorted([*violations, *failures], key=lambda v: (v.policy, v.resource, v.message))
     report = check_report(manifests, violations, *gaps)
-    if failures:
-        report.update(command="policies check", exit=3, error=_failed(failures))  # JSON: json_error's fields beside
+    if failures or lost:
+        report.update(command="policies check", exit=3, error=_failed(failures, lost))  # JSON: json_error's beside
     sys.stdout.write(render(report, fmt))
     if fmt != "text":
         sys.stderr.write(_summary(report) + "\n")
-    if failures:
+    if failures or lost:
         sys.stderr.write(f"{report['error']} (set LLM_SERVING_DEBUG=1 for details)\n")
         return 3
     return 1 if any(v["enforcement"] == "mandatory" for v in report["violations"]) else 0
 
 
-def _failed(failures: Sequence[Violation]) -> str:
-    """The internal error of a run in which policies raised on some objects (framework.CHECK_FAILED findings)."""
-    kinds = sorted({v.message.removeprefix("could not be checked: ").split(" ", 1)[0] for v in failures})
+def _failed(failures: Sequence[Violation], lost: Sequence[str] = ()) -> str:
+    """The internal error of a run in which policies raised on some objects (framework.CHECK_FAILED findings) or
+    the sizing of some objects' servers did (``lost``: the exception types; 'could not be sized' gaps)."""
+    kinds = sorted({v.message.removeprefix("could not be checked: ").split(" ", 1)[0] for v in failures} | set(lost))
+    count = len(failures) + len(lost)
     return (
-        f"internal error: {len(failures)} check{'s' if len(failures) != 1 else ''} raised ({', '.join(kinds)}), each "
-        "reported as 'could not be checked' on its object; every other policy and object was checked"
+        f"internal error: {count} check{'s' if count != 1 else ''} raised ({', '.join(kinds)}), each "
+        "reported as 'could not be checked' (or 'could not be sized') on its object; every other policy and object "
+        "was checked"
     )

@@ -244,14 +244,55 @@ def _storage_host(uri: str) -> Optional[tuple[str, bool]]:
         return _STORAGE_HOSTS[scheme], True
     if scheme == "s3":
         return "S3 (the storage secret's endpoint, not in the files, may be an in-cluster MinIO)", False
-    host = rest.split("/", 1)[0].rsplit("@", 1)[-1].split(":", 1)[0].lower()
+    authority = rest.split("/", 1)[0].rsplit("@", 1)[-1].lower()
+    host, _, port = authority.partition(":")
     if scheme not in ("http", "https") or "." not in host or host.endswith((".svc", ".local", ".internal")):
         return None
+    labels = host.split(".")
+    if len(labels) == 2 and not labels[1].isdigit() and labels[1] not in _TOP_LEVEL:
+        return None  # <service>.<namespace>, the short in-cluster form (review 44 #5: minio-service.kubeflow)
     try:
         private = ipaddress.ip_address(host).is_private
     except ValueError:
         private = False
-    return None if private else (host, True)
+    if private:
+        return None
+    # Only HTTPS on 443 is what the egress rules are read for; another port or plain http is judged as advice.
+    return host, scheme == "https" and port in ("", "443")
+
+
+# Top-level domains a two-label model host ends in (a host such as minio-service.kubeflow with another last label is a
+# Service in a namespace, which the pod's DNS search list resolves).
+_TOP_LEVEL = frozenset(
+    "com org net io ai co dev app cloud edu gov info biz me us uk de fr jp cn in eu ca au ch nl se no ru br kr tw sg hk".split()
+)
+
+
+def _reaches_block(rule: Mapping) -> bool:
+    """Whether an egress rule admits HTTPS to an ipBlock of any range: a private block may be where a host of the
+    user's own (an artifact store behind a proxy or VPN) resolves (review 44 #4)."""
+    ports = [as_dict(p) for p in as_list(rule.get("ports"))]
+    if ports and not any(_covers_https(p) for p in ports):
+        return False
+    return any(isinstance(as_dict(as_dict(peer).get("ipBlock")).get("cidr"), str) for peer in as_list(rule.get("to")))
+
+
+def _initializer_overridden(workload: Resource, resources: list[Resource]) -> bool:
+    """Whether the user may route the storage initializer's download elsewhere: KServe merges an init container named
+    storage-initializer of the object's own pod spec into the one it generates (env, envFrom, volumes; kserve v0.20.0
+    pkg/controller/v1alpha2/llmisvc/workload_storage.go:398, :432-445), and a ClusterStorageContainer of the files
+    replaces the initializer (review 44 #10). A proxy variable, HF_ENDPOINT or envFrom there makes the block advice."""
+    if any(split_type(r.type)[1] == "ClusterStorageContainer" for r in resources):
+        return True
+    for _, podspec in pod_specs(workload):
+        for init in as_list(as_dict(podspec).get("initContainers")):
+            init = as_dict(init)
+            if init.get("name") != "storage-initializer":
+                continue
+            names = {as_dict(e).get("name") for e in as_list(init.get("env"))}
+            if as_list(init.get("envFrom")) or names & set(_PROXY_ENV):
+                return True
+    return False
 
 
 def _storage_findings(resources: list[Resource], policies: list[Resource], reported: set[str]) -> list[tuple[str, str]]:
@@ -276,7 +317,10 @@ def _storage_findings(resources: list[Resource], policies: list[Resource], repor
         egress = [p for p in egress if any(_selects(p, labels) for labels in label_sets)]
         if not egress:
             continue
-        reach = [_outside(as_dict(rule)) for p in egress for rule in as_list(get(p.props, "spec", "egress"))]
+        rules = [as_dict(rule) for p in egress for rule in as_list(get(p.props, "spec", "egress"))]
+        reach = [_outside(rule) for rule in rules]
+        if source[0].strip().partition("://")[0] in ("http", "https"):
+            reach = [None if r is False and _reaches_block(rule) else r for r, rule in zip(reach, rules)]
         if True in reach:
             continue
         blocker = next((p for p in egress if not as_list(get(p.props, "spec", "egress"))), egress[0])
@@ -299,6 +343,8 @@ def _storage_findings(resources: list[Resource], policies: list[Resource], repor
             message = unproven(f"{message} (an ipBlock of the policies may hold its addresses)")
         elif not where[1] or any(split_type(r.type)[1] in _OTHER_POLICIES for r in resources):
             message = unproven(message)
+        elif _initializer_overridden(workload, resources):
+            message = unproven(f"{message} (a storage-initializer override may send it through a proxy or mirror)")
         findings.append((blocker.name, message))
     return findings
 

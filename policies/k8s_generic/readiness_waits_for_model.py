@@ -39,6 +39,7 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list
 from policies.reading.engine_switches import lenient_readiness, loads_no_model_at_start
 from policies.reading.engines import EngineServer, table_servers
+from policies.reading.fresh_store import fresh_claim_store
 from policies.reading.serving import engine_row, model_servers
 
 # The path of an http(s) URL in a probe's exec command (curl/wget http://localhost:8000/v2/health/live).
@@ -73,14 +74,11 @@ def _ready_on_empty_claim(resource: Resource, server: EngineServer) -> Optional[
     """Advice for a server that loads models on request (Ollama) whose store is a claim the run creates empty, that
     nothing in the pod or the run fills, and whose readinessProbe asks the endpoint that answers as soon as it listens:
     Ready with no model (policies/reading/fresh_store.py; spent set 42 igfurlan/k3s-llmd-lab manifests/40-ollama.yaml)."""
-    from policies.models.ollama_store_lasts import PULLS
-    from policies.reading.fresh_store import fresh_claim_store
-
     row, probe = server.row, as_dict(server.container.get("readinessProbe"))
     path = probe_path(probe) if probe else None
     if row is None or path is None or path.rstrip("/") != row.readiness.rstrip("/"):
         return None
-    store = fresh_claim_store(resource, server, PULLS)
+    store = fresh_claim_store(resource, server)
     if store is None:
         return None
     return unproven(

@@ -189,6 +189,29 @@ def _reading(servers: dict, container: dict, name: str) -> tuple[bool, str]:
     return True, repository if names is not None and repository and gated(repository) else ""
 
 
+def _other_token_source(podspec: dict, container: dict, name: str) -> bool:
+    """Whether the container may get a token elsewhere than the empty ``name``: huggingface_hub reads an empty variable
+    as unset and goes on to the next (``HF_TOKEN or HUGGING_FACE_HUB_TOKEN``, then the token file: huggingface_hub
+    utils/_auth.py _get_token_from_environment / _get_token_from_file), and vLLM's own reading returns None for a blank
+    HF_TOKEN. Another token variable given a value or a Secret, HF_TOKEN_PATH, any envFrom, a Secret volume mounted in
+    the container (a token file) or a --hf-token flag may supply it: the files then do not prove a 401 (review 44 #3)."""
+    for item in as_list(container.get("env")):
+        item = as_dict(item)
+        other = item.get("name")
+        if other == name or not isinstance(other, str):
+            continue
+        given = "valueFrom" in item or (isinstance(item.get("value"), str) and item["value"].strip())
+        if given and (other in TOKEN_VARIABLES or other == "HF_TOKEN_PATH"):
+            return True
+    if as_list(container.get("envFrom")):
+        return True
+    secrets = {name_of(v) for v in as_list(podspec.get("volumes")) if "secret" in as_dict(v)} - {None}
+    if any(name_of(m) in secrets for m in as_list(container.get("volumeMounts"))):
+        return True
+    words = [w for w in (*as_list(container.get("command")), *as_list(container.get("args"))) if isinstance(w, str)]
+    return any("--hf-token" in w or "--hf-api-token" in w for w in words)
+
+
 def _empty_literal(label: str, name: str, gated_model: str) -> str:
     """S28's message for an empty token literal: blocking when the engine reads the variable and downloads a gated
     model, else advice (a public model needs no token; the files do not show whether a private one is meant)."""
@@ -229,7 +252,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
                         )
                     )
                 if value is None or (isinstance(value, str) and not value.strip()):
-                    messages.append(_empty_literal(label, str(name), gated_model))
+                    other = _other_token_source(podspec, container, str(name))
+                    messages.append(_empty_literal(label, str(name), "" if other else gated_model))
     return messages
 
 

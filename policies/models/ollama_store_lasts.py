@@ -18,16 +18,12 @@ in its own layer (a rebuild may carry its models).
 
 from __future__ import annotations
 
-import re
 from typing import Any, Mapping, Optional
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, containers
 from policies.reading.engines import cache_dirs, table_servers, volume_at
-from policies.reading.ollama_pulls import pod_scripts
-
-# A pull the pod makes itself: the CLI, or the server's API (curl/wget/python against /api/pull or /api/create).
-PULLS = re.compile(r"\bollama(?:[ \t]|\\\n)+(?:pull|run|create)\b|/api/(?:pull|create)\b")
+from policies.reading.ollama_pulls import PULLS, pod_scripts
 
 _FIX = (
     "keep OLLAMA_MODELS on a PersistentVolumeClaim (or a hostPath), or pull the models in the pod (an init container "

@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 from policies.kube import as_dict, as_list, get, pod_specs, viewed_resources
 from policies.reading.engines import EngineServer, cache_dirs, volume_at
-from policies.reading.ollama_pulls import pod_scripts
+from policies.reading.ollama_pulls import PULLS, pod_scripts
 from policies.reading.run_objects import by_namespace
 from policies.reading.serving import namespace_of
 
@@ -33,7 +33,8 @@ def _claim_of(podspec: Mapping, volume_name: Any) -> Any:
 
 def _mounted_elsewhere(resource: Any, server: EngineServer, claim: str, namespace: str) -> bool:
     """True when another container of the pod, or a workload of the run in the namespace, mounts the claim (it may
-    fill the store: a loader Job)."""
+    fill the store: a loader Job), or a workload of the run pulls a model (spent set 16 egdcrypto/microk8s-gpu-stack:
+    a preload Job that calls the server's /api/pull through its Service)."""
     names = {v.get("name") for v in (as_dict(x) for x in as_list(server.podspec.get("volumes")))}
     names = {n for n in names if _claim_of(server.podspec, n) == claim}
     for other in as_list(server.podspec.get("containers")) + as_list(server.podspec.get("initContainers")):
@@ -42,24 +43,28 @@ def _mounted_elsewhere(resource: Any, server: EngineServer, claim: str, namespac
         ):
             return True
     for r in viewed_resources() or ():
-        if r is resource or namespace_of(r, "default") != namespace:
+        if r is resource:
             continue
         for _, podspec in pod_specs(r):
-            if any(get(v, "persistentVolumeClaim", "claimName") == claim for v in as_list(podspec.get("volumes"))):
+            if any(PULLS.search(text) for text in pod_scripts(podspec)):
+                return True  # a workload of the run pulls (a preload Job calling the server's /api/pull)
+            if namespace_of(r, "default") == namespace and any(
+                get(v, "persistentVolumeClaim", "claimName") == claim for v in as_list(podspec.get("volumes"))
+            ):
                 return True
     return False
 
 
-def fresh_claim_store(resource: Any, server: EngineServer, pulls: Any) -> Optional[tuple[str, str]]:
+def fresh_claim_store(resource: Any, server: EngineServer) -> Optional[tuple[str, str]]:
     """(model folder, claim name) when the server keeps models it pulls at run time in a folder on a claim the run
-    creates empty, and nothing in the pod (``pulls``: a pattern over its scripts) or the run may fill it."""
+    creates empty, and nothing in the pod (an Ollama pull in its scripts: PULLS) or the run may fill it."""
     row = server.row
     if row is None or row.loads_before_serving or row.downloads is None or "unset" not in row.downloads.models:
         return None
     if server.model:
         return None
     dirs = cache_dirs(server.container, {}, row)
-    if len(dirs) != 1 or any(pulls.search(text) for text in pod_scripts(server.podspec)):
+    if len(dirs) != 1 or any(PULLS.search(text) for text in pod_scripts(server.podspec)):
         return None
     claim = get(volume_at(server.podspec, server.container, dirs[0]), "persistentVolumeClaim", "claimName")
     if not isinstance(claim, str) or not claim:

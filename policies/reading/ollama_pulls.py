@@ -20,6 +20,10 @@ from policies.kube import as_dict, as_list, container_label, get, pod_specs
 from policies.reading.engines import config_maps, env_values
 from policies.reading.serving import container_argv
 
+# A pull the pod makes itself: the CLI, or the server's API (curl/wget/python against /api/pull or /api/create); read by
+# S57 ollama-model-store-lasts and G6's fresh-claim form (policies/reading/fresh_store.py).
+PULLS = re.compile(r"\bollama(?:[ \t]|\\\n)+(?:pull|run|create)\b|/api/(?:pull|create)\b")
+
 # Blanks within one command line only (a backslash-newline continues it): a newline ends the command, so
 # "ollama pull\nhf download" names no model (cold review 29, finding 7 read "hf" as the model).
 _PULL = re.compile(r"""\bollama(?:[ \t]|\\\n)+(?:pull|run)(?:[ \t]|\\\n)+["']?([^\s"';&|)]+)""")

@@ -160,3 +160,24 @@ def test_a_bug_in_the_report_is_an_internal_error_not_a_traceback(tmp_path, monk
     code, out, err = _run(capsys, _files(tmp_path), "--format", "json")
     assert code == 3 and json.loads(out) == {"command": "policies check", "error": "internal error: ValueError", "exit": 3}
     assert err == "internal error: ValueError (set LLM_SERVING_DEBUG=1 for details)\n"
+
+
+def test_a_reader_raising_while_sizing_is_a_gap_of_its_own(tmp_path, monkeypatch, capsys):
+    """sizing_gaps shares the readers of the capacity policies: one that raises on an object (and is contained in the
+    policies) must not end the run there either."""
+    import policies.reading.gaps as gaps
+
+    real = gaps.vllm_servers
+
+    def boom(resource):
+        if resource.name.endswith("Deployment/broken"):
+            raise KeyError(SECRET)
+        return real(resource)
+
+    monkeypatch.setattr(gaps, "vllm_servers", boom)
+    code, out, err = _run(capsys, _files(tmp_path), "--format", "json")
+    report = json.loads(out)
+    assert code == 3 and report["error"].startswith("internal error: 1 check raised (KeyError)")
+    (lost,) = [g for g in report["unsized"] if g["reason"].startswith("could not be sized")]
+    assert lost["resource"].endswith("Deployment/broken") and lost["reason"].startswith("could not be sized: KeyError")
+    assert any(v["policy"] == "image-tag-pinned" for v in report["violations"]) and SECRET not in out + err

@@ -42,13 +42,16 @@ def _g40(*objs: dict) -> list[tuple[str, str]]:
     ]
 
 
-def test_llmisvc_in_llm_d_group_is_refused():
+def test_llmisvc_in_llm_d_group_is_advice():
+    # llm-d.ai is another project's group whose kinds the pack does not pin: the files do not prove that no CRD serves
+    # LLMInferenceService there (review 44 #1), so the finding is advice; the set-42 label is still found.
     found = _g40(_SET42)
-    assert [e for e, _ in found] == ["mandatory"], found
+    assert [e for e, _ in found] == ["advisory"], found
     assert "llm-d.ai" in found[0][1] and "serving.kserve.io" in found[0][1] and "no matches for kind" in found[0][1]
 
 
 def test_isvc_in_a_made_up_group_is_refused_and_kfserving_is_advice():
+    # kserve.io is KServe's own domain (serving.kserve.io serves InferenceService): KServe's CRDs list its kinds.
     assert [e for e, _ in _g40(_ISVC)] == ["mandatory"]
     old = copy.deepcopy(_ISVC)
     old["apiVersion"] = "serving.kubeflow.org/v1beta1"
@@ -81,3 +84,23 @@ def test_a_crd_of_the_files_defining_the_kind_is_silent():
         },
     }
     assert _g40(crd, _SET42) == []
+
+
+def test_other_projects_kinds_of_the_same_name_are_advice():
+    """Review 44 #1: Gloo (gateway.solo.io) and App Mesh (appmesh.k8s.aws) define a VirtualService, LLMKube
+    (inference.llmkube.dev) an InferenceService, the Cluster Observability Operator (monitoring.rhobs) a
+    ServiceMonitor: the run cannot prove no controller serves them, so none blocks."""
+    others = [
+        ("gateway.solo.io/v1", "VirtualService"),
+        ("appmesh.k8s.aws/v1beta2", "VirtualService"),
+        ("inference.llmkube.dev/v1alpha1", "InferenceService"),
+        ("monitoring.rhobs/v1", "ServiceMonitor"),
+    ]
+    for api_version, kind in others:
+        obj = {"apiVersion": api_version, "kind": kind, "metadata": {"name": "x"}, "spec": {}}
+        found = _g40(obj)
+        assert [e for e, _ in found] == ["advisory"], (api_version, found)
+        assert "unless another project's CRD defines" in found[0][1]
+    # A pinned group that does not serve the kind still blocks: ServiceMonitor is no Istio kind.
+    wrong = {"apiVersion": "networking.istio.io/v1", "kind": "ServiceMonitor", "metadata": {"name": "x"}, "spec": {}}
+    assert [e for e, _ in _g40(wrong)] == ["mandatory"]

@@ -139,3 +139,48 @@ def test_s3_download_is_advice():
     local = copy.deepcopy(_ISVC)
     local["spec"]["predictor"]["model"]["storageUri"] = "https://minio.models.svc/llama"
     assert _g33(_DENY_EGRESS, local) == []
+
+
+def _with_uri(uri: str) -> dict:
+    isvc = copy.deepcopy(_ISVC)
+    isvc["spec"]["predictor"]["model"]["storageUri"] = uri
+    return isvc
+
+
+def test_an_https_host_behind_a_private_ip_block_is_advice():
+    """Review 44 #4: a user's own https:// model store (an artifact server behind a proxy or VPN) often resolves to a
+    private address, and an egress rule on 443 to 10.20.0.0/16 is the sign it does: advice, not a block. The same
+    host behind pods-only egress still blocks."""
+    private = copy.deepcopy(_DENY_EGRESS)
+    private["spec"]["egress"] = [{"to": [{"ipBlock": {"cidr": "10.20.0.0/16"}}], "ports": [{"protocol": "TCP", "port": 443}]}]
+    uri = "https://models.internal-example.com/qwen.tar.gz"
+    assert [e for e, _ in _g33(private, _with_uri(uri))] == ["advisory"]
+    assert [e for e, _ in _g33(_DENY_EGRESS, _with_uri(uri))] == ["mandatory"]
+
+
+def test_an_in_cluster_short_name_or_another_port_is_not_judged_on_443():
+    """Review 44 #5: http://minio-service.kubeflow:9000 is a Service in namespace kubeflow (the pod's DNS search list
+    resolves <service>.<namespace>): silent. An outside host on plain http or another port than 443 is advice, since
+    the egress rules are read for HTTPS only."""
+    minio = copy.deepcopy(_DENY_EGRESS)
+    minio["spec"]["egress"] = [
+        {"to": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kubeflow"}}}], "ports": [{"port": 9000}]}
+    ]
+    assert _g33(minio, _with_uri("http://minio-service.kubeflow:9000/models/llama")) == []
+    assert [e for e, _ in _g33(_DENY_EGRESS, _with_uri("http://models.example.com/llama.tar.gz"))] == ["advisory"]
+    assert [e for e, _ in _g33(_DENY_EGRESS, _with_uri("https://models.example.com:8443/llama"))] == ["advisory"]
+
+
+def test_a_storage_initializer_override_with_a_proxy_is_advice():
+    """Review 44 #10: KServe merges an init container named storage-initializer of the object's own pod spec into the
+    one it generates (kserve v0.20.0 pkg/controller/v1alpha2/llmisvc/workload_storage.go:398, :432-445), so a proxy
+    variable there may carry the download through a proxy the policy allows: advice. The proxy on the main container
+    only is no help (the controller does not copy it): still a block."""
+    proxied = copy.deepcopy(_LLMISVC)
+    proxy = [{"name": "HTTPS_PROXY", "value": "http://squid.proxy.svc.cluster.local:3128"}]
+    proxied["spec"]["template"]["initContainers"] = [{"name": "storage-initializer", "env": proxy}]
+    found = _g33(_POLICY, proxied)
+    assert [e for e, _ in found] == ["advisory"] and "storage-initializer override" in found[0][1]
+    main_only = copy.deepcopy(_LLMISVC)
+    main_only["spec"]["template"]["containers"][0]["env"] = proxy
+    assert [e for e, _ in _g33(_POLICY, main_only)] == ["mandatory"]

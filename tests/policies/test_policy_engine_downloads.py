@@ -145,7 +145,7 @@ def test_llama_cpp_is_recognised_by_its_env_prefix_and_reads_it_as_flags():
     assert model_server_engine(dict(LLAMACPP_ENV, env=[])) is None  # the image alone names no engine
     (server,) = table_servers(deployment(LLAMACPP_ENV, kind="Pod"))
     assert server.model == "/mnt/models/l3.1-8B-F16.gguf"
-    assert server.args["max-model-len"] == "131072" and server.args["n-gpu-layers"] == "100"
+    assert server.args["max-model-len"] == "131072" and server.args["gpu-layers"] == "100"
     # A flag on the command line wins over its variable.
     flagged = dict(LLAMACPP_ENV, args=["--ctx-size", "8192"])
     assert table_servers(deployment(flagged))[0].args["max-model-len"] == "8192"

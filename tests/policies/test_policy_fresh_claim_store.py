@@ -96,3 +96,16 @@ def test_careful_forms_stay_silent():
     }
     assert found_by([CLAIM, hooked], G6) == []
     assert found_by([CLAIM, OLLAMA, LOADER], G6) == []
+
+
+def test_a_job_of_the_run_that_pulls_through_the_api_is_silent():
+    """egdcrypto/microk8s-gpu-stack applications/ollama (spent set 16): a preload Job with curl calls the server's
+    /api/pull through its Service; it fills the store once the server is up."""
+    preload = copy.deepcopy(LOADER)
+    container = preload["spec"]["template"]["spec"]["containers"][0]
+    container.update(
+        image="curlimages/curl:latest",
+        command=["sh", "-c", 'curl -X POST http://ollama:11434/api/pull -d \'{"name": "llama3"}\''],
+    )
+    del preload["spec"]["template"]["spec"]["volumes"]
+    assert found_by([CLAIM, OLLAMA, preload], G6) == []

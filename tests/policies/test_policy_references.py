@@ -111,6 +111,18 @@ def test_a_misspelt_or_unknown_destination_is_advice():
     assert message.endswith("unless that Service comes from elsewhere, name one the files define")
 
 
+def test_a_sibling_name_is_advice_not_a_typo():
+    """Review 44 #2: llama-v2 beside llama-v1 (a canary), qwen-8b beside qwen-7b (another size), model-b beside model-a
+    are one edit apart but name a series: the other sibling may come from another folder or stage, so advice."""
+    for defined, asked in (("llama-v1", "llama-v2"), ("qwen-7b", "qwen-8b"), ("model-a", "model-b")):
+        run = copy.deepcopy(AKSHAY)
+        run[2] = _service(defined, None, {"port": 80, "targetPort": 8000})
+        run[0]["spec"]["http"][0]["route"][0]["destination"] = {"host": asked, "port": {"number": 80}}
+        [(level, message)] = found_by(run, ROUTES)
+        assert level == "advisory", (defined, asked)
+        assert message.endswith(f"use {defined}")
+
+
 # Spent set 40: k8s-llm/k8s-llm-hosting at 3a134d7c4a42d6064d93581c8d2676a6a0d5f52c, routing/routes.yaml (HTTPRoute
 # qwen3 in namespace traefik, backendRef Service ollama-qwen3-ro in namespace default, port 11434) and
 # models/ollama/services.yaml (ollama-qwen3-ro: port 11434): the careful cross-namespace form.

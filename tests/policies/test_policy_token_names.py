@@ -107,6 +107,34 @@ def test_a_gated_model_behind_an_empty_variable_the_engine_reads_blocks():
     )
 
 
+def test_a_gated_model_with_another_token_source_is_advice():
+    """Review 44 #3: huggingface_hub reads an empty variable as unset and goes on to the next source
+    (``HF_TOKEN or HUGGING_FACE_HUB_TOKEN``, then the token file: utils/_auth.py _get_token_from_environment /
+    _get_token_from_file), so another token variable from a Secret, HF_TOKEN_PATH, envFrom or a mounted Secret may
+    supply the token: advice, not a block."""
+    gated = _with(VLLM, model="meta-llama/Llama-3.2-1B-Instruct")
+    secret_ref = {"valueFrom": {"secretKeyRef": {"name": "hf", "key": "token"}}}
+    forms = []
+    for extra in ({"name": "HF_TOKEN", **secret_ref}, {"name": "HF_TOKEN_PATH", "value": "/secrets/hf/token"}):
+        form = copy.deepcopy(gated)
+        form["spec"]["template"]["spec"]["containers"][0]["env"].append(extra)
+        forms.append(form)
+    env_from = copy.deepcopy(gated)
+    env_from["spec"]["template"]["spec"]["containers"][0]["envFrom"] = [{"secretRef": {"name": "hf"}}]
+    forms.append(env_from)
+    mounted = copy.deepcopy(gated)
+    mounted["spec"]["template"]["spec"]["volumes"] = [{"name": "token", "secret": {"secretName": "hf"}}]
+    mounted["spec"]["template"]["spec"]["containers"][0]["volumeMounts"] = [{"name": "token", "mountPath": "/hf"}]
+    forms.append(mounted)
+    for form in forms:
+        [(level, message)] = found_by([form], S28)
+        assert level == "advisory" and "is an empty literal" in message
+    # A public variable beside it that is itself empty is no other source: still a block.
+    both_empty = copy.deepcopy(gated)
+    both_empty["spec"]["template"]["spec"]["containers"][0]["env"].append({"name": "HF_TOKEN", "value": ""})
+    assert {level for level, _ in found_by([both_empty], S28)} == {"mandatory"}
+
+
 def test_a_moving_tag_reads_every_release_names():
     tei = engine_named("tei")
     assert image_release("ghcr.io/huggingface/text-embeddings-inference:cpu-1.5", tei) == "1.5"
