@@ -121,6 +121,25 @@ def _message(monitor: Resource, selector: dict, nearest: tuple[Resource, dict, s
     )
 
 
+def _port_message(monitor: Resource, ports: set[str], matched: list[tuple[Resource, dict, set[str]]]) -> str:
+    """The selector finds its targets, but none names the port the endpoints scrape (the endpoint's ``port`` is a port
+    name: promcfg.go:2086-2097 keeps only the endpoints of that Service port name; :1522-1578 the container port
+    name for a PodMonitor)."""
+    pods = split_type(monitor.type) == POD_MONITOR_GROUP_KIND
+    named = "; ".join(
+        f"{get(t[0].props, 'kind')}/{get(t[0].props, 'metadata', 'name')} names "
+        + (", ".join(sorted(t[2])) if t[2] else "no port")
+        for t in matched[:3]
+    )
+    key = "podMetricsEndpoints" if pods else "endpoints"
+    return (
+        f"spec.{key} scrape port {', '.join(sorted(ports))}, which no {'pod' if pods else 'Service'} the selector "
+        f"matches names ({named}): Prometheus keeps only the endpoints on a port of that name, so it discovers no "
+        f"target and the server's metrics never arrive; name the {'container' if pods else 'Service'} port, or scrape "
+        f"the name it has"
+    )
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings: list[tuple[str, str]] = []
     monitors = [r for r in resources if split_type(r.type) in (SERVICE_MONITOR_GROUP_KIND, POD_MONITOR_GROUP_KIND)]
@@ -133,7 +152,10 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             continue
         reader = _service_targets if split_type(monitor.type) == SERVICE_MONITOR_GROUP_KIND else _pod_targets
         targets = list(reader(resources, namespaces))
-        if any(selector_matches(selector, labels) for _, labels, _ in targets):
+        matched = [t for t in targets if selector_matches(selector, t[1])]
+        if matched:
+            if not any(t[2] & ports for t in matched) and not any(_unknown(n) for t in matched for n in t[2]):
+                findings.append((monitor.name, unproven(_port_message(monitor, ports, matched))))
             continue
         written_for = [t for t in targets if t[2] & ports]
         if not written_for:
@@ -153,7 +175,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 POLICY = Policy(
     name="monitor-selects-targets",
     description="A ServiceMonitor (PodMonitor) selects, by their own labels, a Service (pod) of the files read that has "
-    "the port it scrapes, in the namespaces it discovers in: advice where the run holds such an object and none matches; "
+    "the port it scrapes, in the namespaces it discovers in: advice where the run holds such an object and none matches, "
+    "or where the objects it matches name no port it scrapes; "
     "silent where the target is not in the files or an operator, Helm template or patch may supply it.",
     catalog="G42",
     severity="medium",

@@ -61,6 +61,12 @@ _SETTING_NAME = re.compile(r"^(?:ENABLE|DISABLE)_|_(?:ENABLED|DISABLED|FILE|PATH
 _SETTING_VALUE = re.compile(r"^(?:true|false|yes|no|on|off|/\S*|\./\S*)$", re.I)
 
 
+# A value made of x's or asterisks (xxx, sk-xxxx, ****): a stand-in a sample writes where the OpenAI client insists on
+# some key (walidshaari/sample-aws-eks-auto-mode examples/gpu/open-webui.yaml@8ebbbeb, OPENAI_API_KEY "xxx" for a
+# keyless vLLM), the masked form url_password already skips. Advice: no secret is committed.
+_MASK = re.compile(r"^(?:sk-)?[xX*]{3,}$")
+
+
 def names_a_setting(name: str, value: object) -> bool:
     """True when a secret-named variable holds a switch or a file's path, not a credential (see _SETTING_NAME)."""
     return bool(_SETTING_NAME.search(name)) or (isinstance(value, str) and bool(_SETTING_VALUE.match(value.strip())))
@@ -186,6 +192,13 @@ def _check_env(label: str, container: dict, patterns: list[str], substituted: se
                     f"{label}: env {name} is written as a variable filled in before apply (envsubst or a pipeline), so "
                     f"no credential is in the file; once filled, the secret sits in the pod spec, etcd and every "
                     f"`kubectl get -o yaml`; {_FIX}"
+                )
+            )
+        elif looks_secret(name, patterns) and isinstance(value, str) and _MASK.match(value.strip()):
+            messages.append(
+                unproven(
+                    f"{label}: env {name} is {value.strip()!r}, a stand-in rather than a credential (nothing secret is in "
+                    f"the file); if the server behind it checks a key, this one is refused; {_FIX}"
                 )
             )
         elif looks_secret(name, patterns):

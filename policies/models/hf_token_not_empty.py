@@ -205,8 +205,8 @@ def _other_token_source(podspec: dict, container: dict, name: str) -> bool:
             return True
     if as_list(container.get("envFrom")):
         return True
-    secrets = {as_dict(v).get("name") for v in as_list(podspec.get("volumes")) if "secret" in as_dict(v)}
-    if any(as_dict(m).get("name") in secrets for m in as_list(container.get("volumeMounts"))):
+    secrets = {name_of(v) for v in as_list(podspec.get("volumes")) if "secret" in as_dict(v)} - {None}
+    if any(name_of(m) in secrets for m in as_list(container.get("volumeMounts"))):
         return True
     words = [w for w in (*as_list(container.get("command")), *as_list(container.get("args"))) if isinstance(w, str)]
     return any("--hf-token" in w or "--hf-api-token" in w for w in words)

@@ -279,6 +279,15 @@ apiVersion: v1
 kind: Service
 metadata: {name: []}
 """
+SHAPES["empty-token-env-beside-a-mount-name-a-list"] = """apiVersion: apps/v1
+kind: Deployment
+spec:
+  template:
+    spec:
+      containers:
+      - env: [{name: HUGGING_FACE_HUB_TOKEN, value: ''}]
+        volumeMounts: [{name: []}]
+"""
 
 
 def _write(tmp_path, name):

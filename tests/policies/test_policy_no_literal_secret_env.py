@@ -350,3 +350,13 @@ def test_a_secret_named_variable_with_a_value_still_fires():
         literal("OAUTH_CLIENT_SECRET")
     ]
     assert messages(POLICY, with_env({"name": "DB_PASSWORD", "value": "trueblue42"})) == [literal("DB_PASSWORD")]
+
+
+@pytest.mark.parametrize("value", ["xxx", "sk-xxxxxxxx", "XXXX", "****"])
+def test_a_masked_stand_in_is_advice(value):
+    # walidshaari/sample-aws-eks-auto-mode examples/gpu/open-webui.yaml at 8ebbbeb3a721a0fe73e5ebf3032876a47c7361a3:
+    # Open WebUI's OPENAI_API_KEY "xxx" for a vLLM server that checks no key.
+    [(level, message)] = _levels(with_env({"name": "OPENAI_API_KEY", "value": value}))
+    assert level == "advisory" and "a stand-in rather than a credential" in message
+    # The careful side: anything else is a literal.
+    assert messages(POLICY, with_env({"name": "OPENAI_API_KEY", "value": "sk-x1x2x3"})) == [literal("OPENAI_API_KEY")]
