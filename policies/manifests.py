@@ -390,32 +390,20 @@ def _documents(name: str, text: str, limits: Limits, pure_yaml: bool, run: Any) 
     """The documents of one file, and those of its documents that cannot be read (raises LoadError when the
     whole file cannot be: a JSON file that does not parse, a limit)."""
     shown = printable(name, 4096)
-    if name.endswith(".json"):
+    json_file = name.endswith(".json")
+    if json_file or _template_line(text) is None:
         try:
-            return [Document(load_json(name, limits, text=text), 0, 1)], []
-        except LoadError as exc:
-            from policies.reading.template_text import names_kubernetes
-
-            # tsconfig.json with comments, a Liquid JSON, a data file holding NaN: another tool's file, like the
-            # YAML below. A limit (size, depth, values) is refused whatever the file.
-            if "(the limit for " in exc.problem or names_kubernetes(text):
-                raise
-            why = f"is not read ({exc.problem}), but it names no apiVersion and kind, so it holds no Kubernetes object"
-            return [], [Unreadable(shown, None, exc.line or 1, why, "not-kubernetes")]
-    if _template_line(text) is None:
-        try:
+            if json_file:
+                return [Document(load_json(name, limits, text=text), 0, 1)], []
             return load_yaml_documents(name, limits, text=text, track_lines=_LINE_DEPTH, pure=pure_yaml), []
         except LoadError as exc:
-            from policies.reading.template_text import action_at, names_kubernetes
+            from policies.reading.template_text import action_at, foreign_file
 
             plain = exc.problem.startswith("is not valid YAML")
-            # A workflow's `on:` (review #16), a GitLab CI `!reference` or CloudFormation `!Ref` tag: another tool's file.
-            foreign = "key" in exc.problem or exc.problem.startswith("the tag ")
-            if not plain and foreign and not names_kubernetes(text):
-                why = f"is not read ({exc.problem}), but it names no apiVersion and kind, so it holds no Kubernetes object"
+            if not plain and (why := foreign_file(text, exc.problem, json=json_file)) is not None:  # another tool's file
                 return [], [Unreadable(shown, None, exc.line or 1, why, "not-kubernetes")]
             # A repeated key: document by document, the one that repeats it read best-effort (_salvaged).
-            if not plain and not exc.problem.startswith("repeats the key") and not action_at(text, exc.line):
+            if json_file or not plain and not exc.problem.startswith("repeats the key") and not action_at(text, exc.line):
                 raise
     # A template, or YAML that does not parse: each document on its own, so the others are still checked.
     from policies.reading.template_text import Nesting, action_at, literal_object

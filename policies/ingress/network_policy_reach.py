@@ -33,7 +33,7 @@ from typing import Any, Iterator, Optional
 
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, containers, get, pod_specs, split_type
+from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, containers, get, name_of, pod_specs, split_type
 from policies.reading.engines import env_values, fetches, hub_offline, table_servers, volume_at
 from policies.reading.kserve_storage import ISVC, LLMISVC, downloaded_source
 from policies.reading.llmisvc_pods import llmisvc_pod_labels
@@ -289,7 +289,7 @@ def _initializer_overridden(workload: Resource, resources: list[Resource]) -> bo
             init = as_dict(init)
             if init.get("name") != "storage-initializer":
                 continue
-            names = {as_dict(e).get("name") for e in as_list(init.get("env"))}
+            names = {n for n in (name_of(e) for e in as_list(init.get("env"))) if n is not None}
             if as_list(init.get("envFrom")) or names & set(_PROXY_ENV):
                 return True
     return False

@@ -56,7 +56,7 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_list, as_quantity, container_label, containers, fmt_number, get, pod_specs
 from policies.reading.field_images import field_images
 from policies.reading.image_reference import image_reference_error
-from policies.reading.inline_python import compile_failure, may_be_python2, python_texts
+from policies.reading.inline_python import compile_failure, may_be_python2, newer_grammar, python_texts
 from policies.reading.ollama_weights import oversized_pulls
 from policies.reading.placeholders import placeholder_in, written_images
 from policies.reading.serving import engine_table
@@ -323,7 +323,7 @@ def _python_messages(label: str, podspec: Mapping, container: Mapping) -> list[s
             f"{failure.text!r}); {text.interpreter} parses the whole program before it runs any line, so it exits 1 "
             f"with SyntaxError and the container never does its work; fix the code"
         )
-        doubt = text.substituted or may_be_python2(text, container.get("image"), failure)
+        doubt = text.substituted or may_be_python2(text, container.get("image"), failure) or newer_grammar(failure)
         found.append(unproven(message) if doubt else message)
     return found
 

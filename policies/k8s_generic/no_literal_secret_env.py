@@ -55,9 +55,10 @@ _COUNTED_TOKEN = re.compile(r"(?:^|_)(?:FIRST|PER|OUTPUT|INTER|NEXT|LAST|NEW|EAC
 # A secret-named variable that holds a setting about the secret, not the secret: a switch (Open WebUI's
 # ENABLE_PASSWORD_AUTH: "false" in k3s-ia-lab/infra apps/open-webui/open-webui.yaml@ff7dd27, blocked as a literal
 # credential), or where a file holding it is (POSTGRES_PASSWORD_FILE: /run/secrets/db, the Docker images' _FILE
-# convention). Recognised by the name (ENABLE_/DISABLE_ first, _ENABLED/_DISABLED/_FILE/_PATH/_DIR last) or by a value
-# no credential takes: a YAML boolean word or a path.
-_SETTING_NAME = re.compile(r"^(?:ENABLE|DISABLE)_|_(?:ENABLED|DISABLED|FILE|PATH|DIR)$", re.I)
+# convention), or which Secret holds it (KServe's SERVICE_CA_SIGNING_SECRET_NAME / _NAMESPACE, johnahull/llm-d-xks-gke
+# backups/kserve-controller-backup.yaml@7630140). Recognised by the name (ENABLE_/DISABLE_ first, _ENABLED/_DISABLED/
+# _FILE/_PATH/_DIR/_NAME/_NAMESPACE/_REF last) or by a value no credential takes: a YAML boolean word or a path.
+_SETTING_NAME = re.compile(r"^(?:ENABLE|DISABLE)_|_(?:ENABLED|DISABLED|FILE|PATH|DIR|NAME|NAMESPACE|REF)$", re.I)
 _SETTING_VALUE = re.compile(r"^(?:true|false|yes|no|on|off|/\S*|\./\S*)$", re.I)
 
 

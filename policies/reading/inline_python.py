@@ -19,6 +19,7 @@ from __future__ import annotations
 import io
 import posixpath
 import re
+import sys
 import tokenize
 import warnings
 from collections.abc import Mapping
@@ -219,6 +220,20 @@ def compile_failure(text: PythonText) -> CompileFailure | None:
     except (ValueError, RecursionError, MemoryError, OverflowError):
         return None
     return None
+
+
+def newer_grammar(failure: CompileFailure) -> bool:
+    """Whether the failure may be a form a newer Python than the pack's accepts: Python 3.12's f-strings (PEP 701: the
+    outer quote reused inside, a backslash in an expression part) and type parameter syntax (PEP 695: ``type X = ...``,
+    ``def f[T]``, ``class C[T]``). The pack compiles with its own interpreter, while vLLM's and SGLang's images run
+    Python 3.12 (vllm-project/vllm docker/Dockerfile ARG PYTHON_VERSION=3.12), so such a failure is advice there
+    (review 44 #14)."""
+    if sys.version_info >= (3, 12):
+        return False
+    return failure.message.startswith("f-string") or bool(
+        re.match(r"\s*(type\s+\w+\s*(\[.*\])?\s*=|(async\s+)?def\s+\w+\s*\[|class\s+\w+\s*\[)", failure.text)
+        or re.search(r"\bf(['\"]).*\{[^}]*\1", failure.text)
+    )
 
 
 # Messages of CPython 3 for forms Python 2 accepts: on an interpreter that may be Python 2 these are advice.

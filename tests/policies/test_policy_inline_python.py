@@ -128,3 +128,24 @@ def test_a_heredoc_without_its_end_word_alone_is_not_read():
     # The end word indented (the shell would read to the end of the script): not judged.
     init = {"name": "dl", "image": "python:3.11", "command": ["bash", "-c", "python3 - <<'PY'\n" + _MISSING_COLON + "  PY\n"]}
     assert found_by([_pod(init)], POLICY) == []
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'import json\ncfg = json.load(open("/cfg.json"))\nprint(f"serving {cfg["model"]}")\n',  # PEP 701 quote reuse
+        "models = ['a', 'b']\nprint(f\"models:\\n{'\\n'.join(models)}\")\n",  # PEP 701 backslash in an expression
+        "type Pair = tuple[int, int]\nprint(Pair)\n",  # PEP 695 type alias
+        "def first[T](xs: list[T]) -> T:\n    return xs[0]\nprint(first([1]))\n",  # PEP 695 generic function
+    ],
+)
+def test_python_312_grammar_is_advice_on_an_older_pack_interpreter(code):
+    """Review 44 #14: the pack compiles with its own interpreter; vLLM's and SGLang's images run Python 3.12, where
+    these forms are valid. Where the pack's Python cannot parse them the finding is advice, never a block."""
+    import sys
+
+    found = found_by([_heredoc(code, image="vllm/vllm-openai:v0.10.1", python="python3 -")], POLICY)
+    if sys.version_info >= (3, 12):
+        assert found == []
+    else:
+        assert [level for level, _ in found] == ["advisory"], found

@@ -336,6 +336,10 @@ def test_an_env_secret_written_as_an_envsubst_variable_is_advice(tmp_path, capsy
         ("POSTGRES_PASSWORD_FILE", "/run/secrets/db-password"),
         ("HF_TOKEN_PATH", "/var/run/secrets/hf/token"),
         ("API_KEY", "/etc/keys/api"),
+        # Which Secret holds it: johnahull/llm-d-xks-gke deployments/llm-d-infra-xks-gke-tpu-native-gateway/backups/
+        # kserve-controller-backup.yaml at 7630140c1047f7b6e4b4f18353d96e44d10125f3 (KServe's controller env).
+        ("SERVICE_CA_SIGNING_SECRET_NAME", "opendatahub-ca"),
+        ("SERVICE_CA_SIGNING_SECRET_NAMESPACE", "cert-manager"),
     ],
 )
 def test_a_secret_named_switch_or_path_is_no_credential(name, value):
