@@ -28,6 +28,7 @@ from typing import Any, BinaryIO, Optional, Sequence
 from components.loading import MANIFESTS, Document, Limits, LoadError, load_json, load_yaml_documents, read_bounded
 from components.secrets import printable
 from policies.input.comment_tokens import CommentToken, comment_tokens
+from policies.input.read_records import ReadCounts, SalvageRead, TemplateRead, Unreadable
 
 SUFFIXES = (".yaml", ".yml", ".json")
 # envsubst/sed/Terraform templates of manifests: read best-effort, what does not parse is not a finding of its own.
@@ -109,101 +110,6 @@ def pulumi_type(api_version: str, kind: str) -> str:
     """``kubernetes:<group/version>:<kind>`` as pulumi-kubernetes names it; the core group is ``core``."""
     group_version = api_version if "/" in api_version else f"core/{api_version}"
     return f"kubernetes:{group_version}:{kind}"
-
-
-@dataclass
-class ReadCounts:
-    """What one read saw: files, documents (empty ones too), objects, lists flattened, and what was skipped."""
-
-    files: int = 0
-    documents: int = 0
-    empty_documents: int = 0
-    objects: int = 0
-    lists: int = 0
-    skipped: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def skipped_total(self) -> int:
-        """How many non-Kubernetes documents or list items were skipped."""
-        return sum(self.skipped.values())
-
-    def as_dict(self) -> dict:
-        """Plain data for reports (skipped kinds sorted)."""
-        return {
-            "files": self.files,
-            "documents": self.documents,
-            "empty_documents": self.empty_documents,
-            "objects": self.objects,
-            "lists": self.lists,
-            "skipped": dict(sorted(self.skipped.items())),
-        }
-
-
-# Why a file or document could not be checked: "invalid" (not YAML or JSON, over a limit, not UTF-8),
-# "template" (an unrendered Go/Helm template), "not-kubernetes" (read, but no Kubernetes object in it); and
-# "template-read", a chart's template rendered best-effort (its objects checked, its findings advice); "invalid-read",
-# a document that is not YAML read best-effort (policies/reading/salvage.py; a mandatory S27 finding; "repeated-read": advice).
-UNREADABLE_KINDS = ("invalid", "template", "not-kubernetes", "template-read", "invalid-read", "repeated-read")
-
-
-@dataclass(frozen=True)
-class Unreadable:
-    """A file, or one document of a multi-document file, that could not be checked, and why.
-
-    ``document`` is the document's index in the file (None for the whole file); ``line`` where it starts
-    (or where the parser stopped), from 1."""
-
-    file: str
-    document: Optional[int]
-    line: int
-    why: str
-    kind: str
-    line_known: bool = True  # False when the problem has no line (the file's size, encoding, type): 1 is shown
-    # The kind and name a template document spells literally (``kind: Deployment``, ``metadata: name: ollama``):
-    # reports name the object that was not checked rather than only the file ("" when not literal).
-    object_kind: str = ""
-    object_name: str = ""
-
-    @property
-    def text(self) -> str:
-        """``<location>: line N: <why>``, as input errors are written (no line when none is known)."""
-        return f"{self.location}: " + (f"line {self.line}: " if self.line_known else "") + self.why
-
-    @property
-    def location(self) -> str:
-        """``<file>`` or ``<file>#<document>``, as reports name objects."""
-        return self.file if self.document is None else f"{self.file}#{self.document}"
-
-    @property
-    def shown_kind(self) -> str:
-        """What reports print in the kind's place."""
-        return self.object_kind or ("File" if self.document is None else "Document")
-
-    @property
-    def name(self) -> str:
-        """What reports print in the name's place: the object's literal name, else the file's base name."""
-        return self.object_name or os.path.basename(self.file) or self.file
-
-
-@dataclass(frozen=True)
-class TemplateRead:
-    """A Helm template read best-effort: the file, its chart's folder and values file ("" when none), the objects."""
-
-    file: str
-    chart: str
-    values: str
-    objects: int
-
-
-@dataclass(frozen=True)
-class SalvageRead:
-    """A document that does not parse, read best-effort: file, document index and line, the repair, objects read."""
-
-    file: str
-    document: int
-    line: int
-    repair: str
-    objects: int
 
 
 @dataclass
@@ -484,32 +390,20 @@ def _documents(name: str, text: str, limits: Limits, pure_yaml: bool, run: Any) 
     """The documents of one file, and those of its documents that cannot be read (raises LoadError when the
     whole file cannot be: a JSON file that does not parse, a limit)."""
     shown = printable(name, 4096)
-    if name.endswith(".json"):
+    json_file = name.endswith(".json")
+    if json_file or _template_line(text) is None:
         try:
-            return [Document(load_json(name, limits, text=text), 0, 1)], []
-        except LoadError as exc:
-            from policies.reading.template_text import names_kubernetes
-
-            # tsconfig.json with comments, a Liquid JSON, a data file holding NaN: another tool's file, like the
-            # YAML below. A limit (size, depth, values) is refused whatever the file.
-            if "(the limit for " in exc.problem or names_kubernetes(text):
-                raise
-            why = f"is not read ({exc.problem}), but it names no apiVersion and kind, so it holds no Kubernetes object"
-            return [], [Unreadable(shown, None, exc.line or 1, why, "not-kubernetes")]
-    if _template_line(text) is None:
-        try:
+            if json_file:
+                return [Document(load_json(name, limits, text=text), 0, 1)], []
             return load_yaml_documents(name, limits, text=text, track_lines=_LINE_DEPTH, pure=pure_yaml), []
         except LoadError as exc:
-            from policies.reading.template_text import action_at, names_kubernetes
+            from policies.reading.template_text import action_at, foreign_file
 
             plain = exc.problem.startswith("is not valid YAML")
-            # A workflow's `on:` (review #16), a GitLab CI `!reference` or CloudFormation `!Ref` tag: another tool's file.
-            foreign = "key" in exc.problem or exc.problem.startswith("the tag ")
-            if not plain and foreign and not names_kubernetes(text):
-                why = f"is not read ({exc.problem}), but it names no apiVersion and kind, so it holds no Kubernetes object"
+            if not plain and (why := foreign_file(text, exc.problem, json=json_file)) is not None:  # another tool's file
                 return [], [Unreadable(shown, None, exc.line or 1, why, "not-kubernetes")]
             # A repeated key: document by document, the one that repeats it read best-effort (_salvaged).
-            if not plain and not exc.problem.startswith("repeats the key") and not action_at(text, exc.line):
+            if json_file or not plain and not exc.problem.startswith("repeats the key") and not action_at(text, exc.line):
                 raise
     # A template, or YAML that does not parse: each document on its own, so the others are still checked.
     from policies.reading.template_text import Nesting, action_at, literal_object

@@ -12,6 +12,12 @@ Prometheus no target, so the engine's metrics never arrive and an autoscaler or 
 SimpsonRoss/aks-llm-serving-vllm k8s/monitoring/vllm-servicemonitor.yaml@8c9fc04 selects app=vllm in namespace vllm,
 where vllm-service has a port named http but no labels).
 
+A ServiceMonitor that selects two Services fronting the same pods on the same port (a Service and its headless twin,
+both labelled app=vllm) makes two targets of each pod: every target carries ``service`` and ``job`` set from its
+Service's name (promcfg.go:2139-2140, :2177-2181), so the label sets differ and Prometheus keeps both; every series is
+scraped twice and a ``sum()`` (a KEDA or adapter query) doubles (set 38 Ting-YuChou/LLM-Infrastructure-mvp
+k8s/deployments/vllm-deployment.yaml ServiceMonitor/vllm-metrics over vllm-service and vllm-headless). Advice.
+
 Judged only where the run holds the Service (or pod template) the monitor was written for: one in a selected
 namespace with a port of the name an endpoint scrapes. Advice: the cluster may hold another Service that matches.
 Silent where the run holds no such object (the monitor's target is defined elsewhere: another repository, a chart
@@ -121,6 +127,61 @@ def _message(monitor: Resource, selector: dict, nearest: tuple[Resource, dict, s
     )
 
 
+def _port_message(monitor: Resource, ports: set[str], matched: list[tuple[Resource, dict, set[str]]]) -> str:
+    """The selector finds its targets, but none names the port the endpoints scrape (the endpoint's ``port`` is a port
+    name: promcfg.go:2086-2097 keeps only the endpoints of that Service port name; :1522-1578 the container port
+    name for a PodMonitor)."""
+    pods = split_type(monitor.type) == POD_MONITOR_GROUP_KIND
+    named = "; ".join(
+        f"{get(t[0].props, 'kind')}/{get(t[0].props, 'metadata', 'name')} names "
+        + (", ".join(sorted(t[2])) if t[2] else "no port")
+        for t in matched[:3]
+    )
+    key = "podMetricsEndpoints" if pods else "endpoints"
+    return (
+        f"spec.{key} scrape port {', '.join(sorted(ports))}, which no {'pod' if pods else 'Service'} the selector "
+        f"matches names ({named}): Prometheus keeps only the endpoints on a port of that name, so it discovers no "
+        f"target and the server's metrics never arrive; name the {'container' if pods else 'Service'} port, or scrape "
+        f"the name it has"
+    )
+
+
+def _target_port(service: Resource, ports: set[str]) -> Optional[str]:
+    """The pod port behind the Service port the monitor scrapes (targetPort, else the port number), as text."""
+    for port in as_list(get(service.props, "spec", "ports")):
+        port = as_dict(port)
+        if port.get("name") in ports:
+            return str(port.get("targetPort", port.get("port")))
+    return None
+
+
+def _twin_message(ports: set[str], matched: list[tuple[Resource, dict, set[str]]], resources: list[Resource]) -> Optional[str]:
+    """Two matched Services whose spec.selector picks the same pods of the files read, on the same pod port."""
+    pods = [labels for r in resources for labels in _labels(r) if split_type(r.type) != _SERVICE]
+    scraped = [t[0] for t in matched if t[2] & ports]
+    for i, first in enumerate(scraped):
+        for second in scraped[i + 1 :]:
+            own = [as_dict(get(s.props, "spec", "selector")) for s in (first, second)]
+            port = _target_port(first, ports)
+            if not all(own) or port is None or port != _target_port(second, ports) or _unknown(port):
+                continue
+            pick = [{str(k): str(v) for k, v in o.items()} for o in own]
+            both = [
+                p
+                for p in pods
+                if all(selector_matches({"matchLabels": q}, {str(k): str(v) for k, v in as_dict(p).items()}) for q in pick)
+            ]
+            if both or pick[0] == pick[1]:
+                names = " and ".join(f"Service/{get(s.props, 'metadata', 'name')}" for s in (first, second))
+                return (
+                    f"spec.selector matches {names}, which front the same pods on the same port ({port}): each pod "
+                    f"becomes two targets (their service and job labels differ), so every series is scraped twice and "
+                    f"a sum() over it (an autoscaler's or adapter's query) doubles; label only one of them for the "
+                    f"monitor, or select by a label the other lacks"
+                )
+    return None
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings: list[tuple[str, str]] = []
     monitors = [r for r in resources if split_type(r.type) in (SERVICE_MONITOR_GROUP_KIND, POD_MONITOR_GROUP_KIND)]
@@ -133,7 +194,12 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             continue
         reader = _service_targets if split_type(monitor.type) == SERVICE_MONITOR_GROUP_KIND else _pod_targets
         targets = list(reader(resources, namespaces))
-        if any(selector_matches(selector, labels) for _, labels, _ in targets):
+        matched = [t for t in targets if selector_matches(selector, t[1])]
+        if matched:
+            if not any(t[2] & ports for t in matched) and not any(_unknown(n) for t in matched for n in t[2]):
+                findings.append((monitor.name, unproven(_port_message(monitor, ports, matched))))
+            elif reader is _service_targets and (twin := _twin_message(ports, matched, resources)):
+                findings.append((monitor.name, unproven(twin)))
             continue
         written_for = [t for t in targets if t[2] & ports]
         if not written_for:
@@ -153,7 +219,9 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 POLICY = Policy(
     name="monitor-selects-targets",
     description="A ServiceMonitor (PodMonitor) selects, by their own labels, a Service (pod) of the files read that has "
-    "the port it scrapes, in the namespaces it discovers in: advice where the run holds such an object and none matches; "
+    "the port it scrapes, in the namespaces it discovers in: advice where the run holds such an object and none matches, "
+    "or where the objects it matches name no port it scrapes, or where it matches two Services of the same pods and "
+    "port (each pod scraped twice); "
     "silent where the target is not in the files or an operator, Helm template or patch may supply it.",
     catalog="G42",
     severity="medium",

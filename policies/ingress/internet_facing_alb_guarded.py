@@ -200,6 +200,16 @@ class _Resolver:
                         targets.append((as_dict(route), parts[0], parts[1] if len(parts) > 1 else namespace_of(vs)))
         return targets or None
 
+    def fronts_model(self, ing: Resource) -> bool:
+        """True when some path of the Ingress leads, directly or through a VirtualService, to a model server of the run."""
+        namespace = namespace_of(ing)
+        for host, _path, service, _port in _paths(ing):
+            if self._service(str(service), namespace) is not None:
+                return True
+            if any(self._service(name, ns) is not None for _route, name, ns in self._virtual_service_routes(str(host)) or []):
+                return True
+        return False
+
     def unguarded(self, ing: Resource) -> list[str]:
         """Why the API key does not guard every path this Ingress forwards ([] when it does)."""
         reasons: list[str] = []
@@ -297,24 +307,27 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         if not is_alb or scheme != "internet-facing":
             continue
         where = f"Ingress {namespace_of(ing) or '<default>'}/{_name(ing)} (internet-facing ALB)"
+        # An ALB none of whose paths reaches a model server of the files (a demo game, a web UI, or a backend defined
+        # elsewhere) is no proven model endpoint: advice (walidshaari/sample-aws-eks-auto-mode
+        # examples/spot/2048-ingress.yaml, the 2048 game, blocked twice).
+        model = resolver.fronts_model(ing)
+        aside = "" if model else " (no path of it reaches a model server of the files read)"
         tls = _tls_problem(ing, ann, params)
         if tls:
-            found = f"{where}: {tls}"
-            findings.append((ing.name, unproven(found) if isinstance(tls, Unproven) else found))
+            found = f"{where}: {tls}{aside}"
+            findings.append((ing.name, unproven(found) if isinstance(tls, Unproven) or not model else found))
         network = _network_problem(ann, params)
         if network is None or str(ann.get(ALB + "auth-type", "none")) in ("cognito", "oidc"):
             continue
         key = resolver.unguarded(ing)
         if key:
             waf = " (its WAF web ACL is no guard on its own)" if _waf_named(ann, params) else ""
-            findings.append(
-                (
-                    ing.name,
-                    f"{where}: nothing keeps strangers out{waf}: the API key does not guard every path it forwards "
-                    f"({'; '.join(key)}); {network} (at most a /8 of IPv4 and a /32 of IPv6 count); and no ALB "
-                    f"authentication (auth-type cognito|oidc)",
-                )
+            found = (
+                f"{where}: nothing keeps strangers out{waf}: the API key does not guard every path it forwards "
+                f"({'; '.join(key)}); {network} (at most a /8 of IPv4 and a /32 of IPv6 count); and no ALB "
+                f"authentication (auth-type cognito|oidc){aside}"
             )
+            findings.append((ing.name, found if model else unproven(found)))
     return findings
 
 

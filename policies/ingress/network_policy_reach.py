@@ -33,7 +33,7 @@ from typing import Any, Iterator, Optional
 
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, containers, get, pod_specs, split_type
+from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, containers, get, name_of, pod_specs, split_type
 from policies.reading.engines import env_values, fetches, hub_offline, table_servers, volume_at
 from policies.reading.kserve_storage import ISVC, LLMISVC, downloaded_source
 from policies.reading.llmisvc_pods import llmisvc_pod_labels
@@ -277,6 +277,24 @@ def _reaches_block(rule: Mapping) -> bool:
     return any(isinstance(as_dict(as_dict(peer).get("ipBlock")).get("cidr"), str) for peer in as_list(rule.get("to")))
 
 
+def _initializer_overridden(workload: Resource, resources: list[Resource]) -> bool:
+    """Whether the user may route the storage initializer's download elsewhere: KServe merges an init container named
+    storage-initializer of the object's own pod spec into the one it generates (env, envFrom, volumes; kserve v0.20.0
+    pkg/controller/v1alpha2/llmisvc/workload_storage.go:398, :432-445), and a ClusterStorageContainer of the files
+    replaces the initializer (review 44 #10). A proxy variable, HF_ENDPOINT or envFrom there makes the block advice."""
+    if any(split_type(r.type)[1] == "ClusterStorageContainer" for r in resources):
+        return True
+    for _, podspec in pod_specs(workload):
+        for init in as_list(as_dict(podspec).get("initContainers")):
+            init = as_dict(init)
+            if init.get("name") != "storage-initializer":
+                continue
+            names = {n for n in (name_of(e) for e in as_list(init.get("env"))) if n is not None}
+            if as_list(init.get("envFrom")) or names & set(_PROXY_ENV):
+                return True
+    return False
+
+
 def _storage_findings(resources: list[Resource], policies: list[Resource], reported: set[str]) -> list[tuple[str, str]]:
     """KServe objects whose storage initializer (an init container of the model pod) downloads the model from outside
     the cluster at start, where every NetworkPolicy selecting the pods for Egress reaches no outside address on HTTPS:
@@ -325,6 +343,8 @@ def _storage_findings(resources: list[Resource], policies: list[Resource], repor
             message = unproven(f"{message} (an ipBlock of the policies may hold its addresses)")
         elif not where[1] or any(split_type(r.type)[1] in _OTHER_POLICIES for r in resources):
             message = unproven(message)
+        elif _initializer_overridden(workload, resources):
+            message = unproven(f"{message} (a storage-initializer override may send it through a proxy or mirror)")
         findings.append((blocker.name, message))
     return findings
 

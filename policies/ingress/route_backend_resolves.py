@@ -23,11 +23,18 @@ leaves out may define it); the message names the closest defined name.
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
+from policies.input.unreadable import kustomization_read
 from policies.reading.references import unresolved
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    return [(name, message if blocks else unproven(message)) for name, message, blocks in unresolved(resources, "G68")]
+    # A kustomization of the run may patch a Service's ports (patches, patchesJson6902, patchesStrategicMerge or
+    # replacements, inline in kustomization.yaml, so no patch object of the run shows it): a port the base Service
+    # lacks is then advice (review 44 #13).
+    patched = kustomization_read(resources)
+    return [
+        (name, message if blocks and not patched else unproven(message)) for name, message, blocks in unresolved(resources, "G68")
+    ]
 
 
 POLICY = Policy(

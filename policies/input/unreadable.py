@@ -8,6 +8,7 @@ other. The Pulumi engine never produces this type.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 UNREADABLE_TYPE = "llm-serving:manifests:Unreadable"
@@ -26,3 +27,20 @@ def message(props: dict) -> str:
     if props.get("kind") in ("invalid-read", "repeated-read"):  # read best-effort (policies/reading/salvage.py)
         return f"{where} {props.get('why')}"
     return f"{where} was not checked: {props.get('why')}"
+
+
+def kustomization_read(resources: Any) -> bool:
+    """True when the run reads a kustomization (an object of kind Kustomization, or a file holding no object handed over
+    as UNREADABLE_TYPE): it may generate ConfigMaps and Secrets under hashed names no file writes, and patch objects
+    inline (ports included), so what the files state of them is not what is applied."""
+    from policies.reading.kustomize import KUSTOMIZATION_FILES
+
+    return any(
+        r.type.endswith(":Kustomization")  # one written with apiVersion and kind is read as an object
+        or (
+            r.type == UNREADABLE_TYPE
+            and isinstance(r.props, dict)
+            and os.path.basename(str(r.props.get("file"))) in KUSTOMIZATION_FILES
+        )
+        for r in resources
+    )

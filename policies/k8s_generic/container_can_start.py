@@ -56,6 +56,7 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_list, as_quantity, container_label, containers, fmt_number, get, pod_specs
 from policies.reading.field_images import field_images
 from policies.reading.image_reference import image_reference_error
+from policies.reading.inline_python import compile_failure, may_be_python2, newer_grammar, python_texts
 from policies.reading.ollama_weights import oversized_pulls
 from policies.reading.placeholders import placeholder_in, written_images
 from policies.reading.serving import engine_table
@@ -307,6 +308,26 @@ def _triton_messages(label: str, container: Mapping) -> list[str]:
     return found
 
 
+def _python_messages(label: str, podspec: Mapping, container: Mapping) -> list[str]:
+    """Python the container runs from text the files hold that CPython cannot compile (policies/reading/
+    inline_python.py): the interpreter exits 1 with SyntaxError before any line runs. Advice where the code holds a
+    value the shell or a template fills (inside a string literal) or where the interpreter may be Python 2 and the
+    failing line is a form Python 2 accepts; silent on ``python2``."""
+    found = []
+    for text in python_texts(podspec, container):
+        failure = None if text.interpreter.startswith("python2") else compile_failure(text)
+        if failure is None:
+            continue
+        message = (
+            f"{label}: the Python of {text.where} does not compile ({failure.message}, line {failure.line}: "
+            f"{failure.text!r}); {text.interpreter} parses the whole program before it runs any line, so it exits 1 "
+            f"with SyntaxError and the container never does its work; fix the code"
+        )
+        doubt = text.substituted or may_be_python2(text, container.get("image"), failure) or newer_grammar(failure)
+        found.append(unproven(message) if doubt else message)
+    return found
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     messages: list[str] = []
     # An image S27 found a placeholder in is UNKNOWN to the other rules; its grammar is judged as written. A variable
@@ -324,6 +345,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.extend(_memory_messages(label, container))
             messages.extend(_vllm_messages(label, container))
             messages.extend(_triton_messages(label, container))
+            messages.extend(_python_messages(label, podspec, container))
         messages.extend(oversized_pulls(path, podspec))
     for field, image in field_images(resource):
         # An image field an operator copies into its pods (Kaito presetOptions.image): read by its name alone, so a
@@ -338,7 +360,8 @@ POLICY = Policy(
     description=(
         "Every container can start: its image reference parses, a command is not a relative path to a system "
         "binary, a memory limit is not a unit-less handful of bytes, a vLLM command line names a real command, tritonserver is given no bare argument, a command does not begin "
-        "with an option, args do not repeat the command the image's ENTRYPOINT already runs, and a CPU "
+        "with an option, args do not repeat the command the image's ENTRYPOINT already runs, the Python it runs from "
+        "text the files hold (python -c, a heredoc, a mounted script) compiles, and a CPU "
         "Ollama server's memory limit holds the weights of the model its pod pulls."
     ),
     catalog="G46",
@@ -349,7 +372,7 @@ POLICY = Policy(
         "<...>/${...}); write commands as absolute paths (/bin/sh); give memory quantities a unit (64Gi, 512Mi); run "
         "`vllm serve MODEL [options]`; give tritonserver only options (--name=value); pass a server's options as args, not "
         "command, and leave out of args the command its image's ENTRYPOINT runs; give a CPU Ollama server a memory limit above the weights of the model it "
-        "pulls, or pull a smaller one."
+        "pulls, or pull a smaller one; fix the syntax error in inline Python (run `python3 -m py_compile` on it)."
     ),
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
@@ -365,7 +388,9 @@ POLICY = Policy(
         "ollama/ollama already run their server as ENTRYPOINT (components/serving_engines.toml entrypoint), which "
         "refuses its own name repeated in args; tritonserver "
         "exits 1 on a bare argument (server v2.42.0 src/command_line_parser.cc:1706-1708, src/main.cc:430-435); Ollama v0.5.4 "
-        "loads CPU models with --no-mmap (llm/server.go:247-255), so weights above the memory limit are OOM-killed. Where the working directory is unknown, or only a "
+        "loads CPU models with --no-mmap (llm/server.go:247-255), so weights above the memory limit are OOM-killed; CPython "
+        "parses a whole -c or stdin program before it runs a line (Python/pythonrun.c pyrun_file -> _PyParser_ASTFromFile, "
+        "then run_mod), so a SyntaxError anywhere exits 1 at once. Where the working directory is unknown, or only a "
         "request is that small, the finding is advice."
     ),
 )

@@ -55,10 +55,17 @@ _COUNTED_TOKEN = re.compile(r"(?:^|_)(?:FIRST|PER|OUTPUT|INTER|NEXT|LAST|NEW|EAC
 # A secret-named variable that holds a setting about the secret, not the secret: a switch (Open WebUI's
 # ENABLE_PASSWORD_AUTH: "false" in k3s-ia-lab/infra apps/open-webui/open-webui.yaml@ff7dd27, blocked as a literal
 # credential), or where a file holding it is (POSTGRES_PASSWORD_FILE: /run/secrets/db, the Docker images' _FILE
-# convention). Recognised by the name (ENABLE_/DISABLE_ first, _ENABLED/_DISABLED/_FILE/_PATH/_DIR last) or by a value
-# no credential takes: a YAML boolean word or a path.
-_SETTING_NAME = re.compile(r"^(?:ENABLE|DISABLE)_|_(?:ENABLED|DISABLED|FILE|PATH|DIR)$", re.I)
+# convention), or which Secret holds it (KServe's SERVICE_CA_SIGNING_SECRET_NAME / _NAMESPACE, johnahull/llm-d-xks-gke
+# backups/kserve-controller-backup.yaml@7630140). Recognised by the name (ENABLE_/DISABLE_ first, _ENABLED/_DISABLED/
+# _FILE/_PATH/_DIR/_NAME/_NAMESPACE/_REF last) or by a value no credential takes: a YAML boolean word or a path.
+_SETTING_NAME = re.compile(r"^(?:ENABLE|DISABLE)_|_(?:ENABLED|DISABLED|FILE|PATH|DIR|NAME|NAMESPACE|REF)$", re.I)
 _SETTING_VALUE = re.compile(r"^(?:true|false|yes|no|on|off|/\S*|\./\S*)$", re.I)
+
+
+# A value made of x's or asterisks (xxx, sk-xxxx, ****): a stand-in a sample writes where the OpenAI client insists on
+# some key (walidshaari/sample-aws-eks-auto-mode examples/gpu/open-webui.yaml@8ebbbeb, OPENAI_API_KEY "xxx" for a
+# keyless vLLM), the masked form url_password already skips. Advice: no secret is committed.
+_MASK = re.compile(r"^(?:sk-)?[xX*]{3,}$")
 
 
 def names_a_setting(name: str, value: object) -> bool:
@@ -186,6 +193,13 @@ def _check_env(label: str, container: dict, patterns: list[str], substituted: se
                     f"{label}: env {name} is written as a variable filled in before apply (envsubst or a pipeline), so "
                     f"no credential is in the file; once filled, the secret sits in the pod spec, etcd and every "
                     f"`kubectl get -o yaml`; {_FIX}"
+                )
+            )
+        elif looks_secret(name, patterns) and isinstance(value, str) and _MASK.match(value.strip()):
+            messages.append(
+                unproven(
+                    f"{label}: env {name} is {value.strip()!r}, a stand-in rather than a credential (nothing secret is in "
+                    f"the file); if the server behind it checks a key, this one is refused; {_FIX}"
                 )
             )
         elif looks_secret(name, patterns):

@@ -24,11 +24,51 @@ PDB_TYPES = ("kubernetes:policy/v1:PodDisruptionBudget", "kubernetes:policy/v1be
 _WHY = "no voluntary eviction is ever allowed, so GPU nodes cannot be drained, consolidated or patched"
 
 
+# Kinds whose replicas default to 1 when unset (kubernetes pkg/apis/apps/v1/defaults.go SetDefaults_Deployment,
+# SetDefaults_StatefulSet, SetDefaults_ReplicaSet: ``*obj.Spec.Replicas = 1``).
+_DEFAULT_ONE = frozenset({"Deployment", "StatefulSet", "ReplicaSet"})
+# Kinds whose pods a PDB may select (a workload of the files read is looked for among them).
+_POD_KINDS = _DEFAULT_ONE | {"DaemonSet", "Job", "Pod", "LeaderWorkerSet", "RayCluster", "RayService", "InferenceService"}
+
+
 def _replicas(workload: Resource) -> int | None:
     kind = split_type(workload.type)[1]
     if kind == "InferenceService":
         return as_int(get(workload.props, "spec", "predictor", "minReplicas"))
-    return as_int(get(workload.props, "spec", "replicas"))
+    replicas = get(workload.props, "spec", "replicas")
+    if replicas is None and kind in _DEFAULT_ONE and get(workload.props, "spec", "template") is not None:
+        return 1
+    return as_int(replicas)
+
+
+def _selects_nothing_read(pdb: Resource, resources: list[Resource]) -> bool:
+    """True when no workload of the files read, in the PDB's namespace, has pods the PDB's selector matches."""
+    selector = get(pdb.props, "spec", "selector")
+    for workload in resources:
+        if split_type(workload.type)[1] not in _POD_KINDS or namespace_of(workload) != namespace_of(pdb):
+            continue
+        if any(selector_matches(selector, labels) for labels in pod_labels(workload)):
+            return False
+    return True
+
+
+def _floor_of_unseen(pdb: Resource, resources: list[Resource], wanted: int | None) -> list[tuple[str, str]]:
+    """A minAvailable of 1 over pods no workload of the files read holds (set 41 jolyonbrown/inference-platform
+    k8s/base/pdb.yaml, whose single-replica Deployment sits in another file of the kustomization): advice, since one
+    replica, the default, makes it block every eviction."""
+    if wanted != 1 or not _selects_nothing_read(pdb, resources):
+        return []
+    name = get(pdb.props, "metadata", "name")
+    return [
+        (
+            pdb.name,
+            unproven(
+                f"PodDisruptionBudget {name}: minAvailable 1 over pods no workload of the files read holds; if that "
+                f"workload runs one replica (the default when replicas is unset), {_WHY}; use maxUnavailable: 1, or "
+                f"run two or more replicas"
+            ),
+        )
+    ]
 
 
 _GROUP_KINDS = {("ray.io", "RayCluster"), ("ray.io", "RayService"), ("ray.io", "RayJob")}
@@ -68,6 +108,17 @@ def _hpa_floor(workload: Resource, resources: list[Resource]) -> int | None:
         and get(r.props, "spec", "scaleTargetRef", "kind") == kind
         and namespace_of(r) == namespace_of(workload)
     ]
+    # A KEDA ScaledObject's minReplicaCount is the floor of the HPA it creates (kind Deployment when unset; a floor of
+    # 0, KEDA's default, scales to zero, where no pod is left to evict: not a floor here).
+    floors += [
+        as_int(get(r.props, "spec", "minReplicaCount")) or 0
+        for r in resources
+        if split_type(r.type)[1] == "ScaledObject"
+        and get(r.props, "spec", "scaleTargetRef", "name") == name
+        and (get(r.props, "spec", "scaleTargetRef", "kind") or "Deployment") == kind
+        and namespace_of(r) == namespace_of(workload)
+    ]
+    floors = [f for f in floors if f > 0]
     return max(floors) if floors else None
 
 
@@ -85,7 +136,11 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         if zero is not None:
             findings.append((pdb.name, unproven(zero + _MULTI_NODE) if _multi_node(pdb, resources) else zero))
         if zero is None:
-            findings.extend((pdb.name, m) for m in ray_pdb_findings(pdb, resources, as_int(min_available)))
+            ray = ray_pdb_findings(pdb, resources, as_int(min_available))
+            findings.extend((pdb.name, m) for m in ray)
+            # Pods of a Ray group are KubeRay's (pdb_ray_groups reads those); others may be in files not read.
+            unseen = not ray and not _multi_node(pdb, resources)
+            findings.extend(_floor_of_unseen(pdb, resources, as_int(min_available)) if unseen else [])
         if zero is None and (wanted := as_int(min_available)) is not None:
             for workload in resources:
                 replicas = _replicas(workload)

@@ -36,11 +36,12 @@ from collections.abc import Mapping
 from typing import Optional
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, pod_specs
 from policies.reading.engine_switches import lenient_readiness, loads_no_model_at_start
 from policies.reading.engines import EngineServer, table_servers
 from policies.reading.fresh_store import fresh_claim_store
 from policies.reading.serving import engine_row, model_servers
+from policies.reading.swallowed_fetch import swallowed_fetches
 
 # The path of an http(s) URL in a probe's exec command (curl/wget http://localhost:8000/v2/health/live).
 _URL_PATH = re.compile(r"https?://[^/\s\"']+(/[^\s\"'?#]*)")
@@ -111,8 +112,21 @@ def _tcp_while_loading(resource: Resource) -> list[str]:
     return found
 
 
+def _swallowed(resource: Resource) -> list[str]:
+    """A model fetch whose failure the pod's script swallows (policies/reading/swallowed_fetch.py): Ready with none."""
+    return [
+        unproven(
+            f"{path}: `{line}` swallows the failure of the model fetch: when the pull fails or times out the script "
+            f"goes on (an init container exits 0), so the pod starts and becomes Ready with no model and requests fail "
+            f"with model not found; let the failure fail the container (drop the `|| ...`, or end it with exit 1)"
+        )
+        for path, podspec in pod_specs(resource)
+        for line in swallowed_fetches(podspec)
+    ]
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
-    messages: list[str] = _tcp_while_loading(resource)
+    messages: list[str] = _tcp_while_loading(resource) + _swallowed(resource)
     for s in table_servers(resource):
         row = s.row
         if (empty := _ready_with_no_model(s) or _ready_on_empty_claim(resource, s)) is not None:
@@ -150,7 +164,8 @@ POLICY = Policy(
         "A model server whose engine has separate liveness and readiness endpoints (Triton) probes readiness on the one "
         "that waits for its models, and does not tell it not to wait (--strict-readiness=false); a server told to load "
         "no model at start (Triton's --model-control-mode=explicit without --load-model) is Ready with none; a "
-        "tcpSocket readiness on a server that listens while it loads (llama.cpp) is Ready before it can answer."
+        "tcpSocket readiness on a server that listens while it loads (llama.cpp) is Ready before it can answer; a model "
+        "fetch whose failure the pod's script swallows (ollama pull ... || echo) leaves the pod Ready with no model."
     ),
     catalog="G6",
     severity="medium",

@@ -16,25 +16,13 @@ operator's custom resource, a Helm template, a Kustomize patch or base); the obj
 
 from __future__ import annotations
 
-import os
-
 from policies.framework import Policy, Resource, unproven
-from policies.input.unreadable import UNREADABLE_TYPE
-from policies.kube import get
-from policies.reading.kustomize import KUSTOMIZATION_FILES
+from policies.input.unreadable import kustomization_read
 from policies.reading.references import unresolved
 
 
-def _generates(resources: list[Resource]) -> bool:
-    """True when the run reads a kustomization (read as a file holding no object, policies/check.py), which may
-    generate ConfigMaps and Secrets under hashed names no file writes."""
-    return any(
-        r.type == UNREADABLE_TYPE and os.path.basename(str(get(r.props, "file"))) in KUSTOMIZATION_FILES for r in resources
-    )
-
-
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    return [(name, unproven(message)) for name, message, _ in unresolved(resources, "G69", _generates(resources))]
+    return [(name, unproven(message)) for name, message, _ in unresolved(resources, "G69", kustomization_read(resources))]
 
 
 POLICY = Policy(

@@ -21,6 +21,17 @@ allow_population_by_field_name), so from 2.33.0 a dropped key is silently ignore
 whatever the file says. Reviewers labelled these keys on held-out set 7 (shawnawshk/ray-serve-on-eks, whose
 repository later replaced them); awslabs/ai-on-eks' vLLM RayServices (corpus 1) carry the same three.
 
+The other way round, a key newer than the release: ``max_ongoing_requests`` (a deployment's) and the
+autoscaling_config's ``target_ongoing_requests``, ``upscaling_factor`` and ``downscaling_factor`` appear in 2.10.0;
+Ray 2.9.0 knows none of them (ray/serve/schema.py:265 DeploymentSchema without ``extra`` forbid, :290
+max_concurrent_queries; ray/serve/config.py:28-38 AutoscalingConfig with target_num_ongoing_requests_per_replica 1.0,
+:52-54 the smoothing factors, :205-207 its Config without ``extra``). The controller keeps only the schema's fields
+(serve/_private/application_state.py:1046 ``override_config.dict(exclude_unset=True)``, :1114-1115
+``DeploymentConfig(**original_options)``), so on a release before 2.10 such a key is silently ignored and the
+deployment runs with max_concurrent_queries 100 (serve/_private/constants.py:100) and a target of 1 ongoing request
+per replica (spent set 38 aabhimittal/Ray-serve-multi-model-GPU-autoscaling deploy/kuberay/rayservice.yaml, Ray 2.9.0
+images). Said only where the release is named.
+
 Advice: the Ray release is read from the image tags (``rayproject/ray:2.41.0-py310``, ``ray2.24.0-py310-...``) or
 else ``rayClusterConfig.rayVersion``; a release before the deprecation is silent, an unknown one is told both dates.
 """
@@ -65,6 +76,29 @@ KEYS: dict[str, dict[str, Key]] = {
         ),
     },
 }
+
+# Keys a release before ``introduced`` does not know (module docstring, Ray 2.9.0 wheel): where they sit -> key ->
+# (release that introduced it, what that older release reads instead and its default).
+NEWER: dict[str, dict[str, tuple[tuple[int, int], str]]] = {
+    "deployment": {"max_ongoing_requests": ((2, 10), "max_concurrent_queries (default 100)")},
+    "autoscaling_config": {
+        "target_ongoing_requests": ((2, 10), "target_num_ongoing_requests_per_replica (default 1.0)"),
+        "upscaling_factor": ((2, 10), "upscale_smoothing_factor / smoothing_factor (default 1.0)"),
+        "downscaling_factor": ((2, 10), "downscale_smoothing_factor / smoothing_factor (default 1.0)"),
+    },
+}
+
+
+def _newer_message(label: str, where: str, name: str, release: Optional[tuple[int, int]]) -> Optional[str]:
+    introduced, older = NEWER[where][name]
+    if release is None or release >= introduced:
+        return None
+    return (
+        f"serveConfigV2 {label}: {name} is a Ray Serve field only from Ray {_text(introduced)}, and this cluster runs "
+        f"Ray {_text(release)}, whose Serve schema ignores unknown keys: the setting is dropped and the deployment "
+        f"runs with {older}; write the older key or run Ray {_text(introduced)} or later"
+    )
+
 
 # A Ray release in an image reference: rayproject/ray(-ml|-llm):2.41.0..., or a build that names it (ray2.24.0-py310,
 # ray-2.41.0-py310-cu118).
@@ -131,6 +165,10 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 message = _message(label, name, key, release)
                 if message:
                     messages.append(message)
+        for name in NEWER[where]:
+            if name in mapping:
+                newer = _newer_message(label, where, name, release)
+                messages.extend([newer] if newer else [])
     return messages
 
 
@@ -139,13 +177,16 @@ POLICY = Policy(
     description=(
         "A RayService's serveConfigV2 uses no Ray Serve key its Ray release deprecated (max_concurrent_queries, "
         "target_num_ongoing_requests_per_replica, the smoothing factors, metrics_interval_s) or dropped (the first "
-        "two, silently ignored from Ray 2.33)."
+        "two, silently ignored from Ray 2.33), nor one newer than its release (max_ongoing_requests, "
+        "target_ongoing_requests, upscaling_factor/downscaling_factor before Ray 2.10, silently ignored)."
     ),
     rationale=(
         "Ray 2.10 renamed max_concurrent_queries to max_ongoing_requests and target_num_ongoing_requests_per_replica "
         "to target_ongoing_requests; Ray 2.33 dropped the old names and ignores them, so the replica concurrency and "
         "autoscaling target fall back to 5 and 2 (ray/serve/schema.py, ray/serve/config.py, "
-        "ray/serve/_private/constants.py in the Ray wheels)."
+        "ray/serve/_private/constants.py in the Ray wheels); Ray 2.9 ignores the new names just as silently (2.9.0 "
+        "ray/serve/schema.py:265, serve/_private/application_state.py:1046), running max_concurrent_queries 100 and a "
+        "target of 1."
     ),
     catalog="S43",
     severity="medium",

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from policies.kube import as_dict, as_list, get, pod_specs, viewed_resources
+from policies.kube import as_dict, as_list, get, name_of, pod_specs, viewed_resources
 from policies.reading.engines import EngineServer, cache_dirs, volume_at
 from policies.reading.ollama_pulls import PULLS, pod_scripts
 from policies.reading.run_objects import by_namespace
@@ -35,7 +35,7 @@ def _mounted_elsewhere(resource: Any, server: EngineServer, claim: str, namespac
     """True when another container of the pod, or a workload of the run in the namespace, mounts the claim (it may
     fill the store: a loader Job), or a workload of the run pulls a model (spent set 16 egdcrypto/microk8s-gpu-stack:
     a preload Job that calls the server's /api/pull through its Service)."""
-    names = {v.get("name") for v in (as_dict(x) for x in as_list(server.podspec.get("volumes")))}
+    names = {n for n in (name_of(x) for x in as_list(server.podspec.get("volumes"))) if n is not None}
     names = {n for n in names if _claim_of(server.podspec, n) == claim}
     for other in as_list(server.podspec.get("containers")) + as_list(server.podspec.get("initContainers")):
         if other is not server.container and any(

@@ -30,10 +30,13 @@ def llmisvc_pod_labels(resource: Any, name: str) -> list[dict]:
         }
         worker = path.endswith(".worker")
         leader_of_group = not worker and path.replace("template", "worker") in paths
+        # A prefill group's pods carry the -prefill forms (kserve v0.20.0 pkg/constants/constants.go:447-448,
+        # pkg/controller/v1alpha2/llmisvc/workload_multi_node.go:285, :295; review 44 #7).
+        prefill = "-prefill" if path.startswith("spec.prefill") else ""
         if worker:
-            labels["app.kubernetes.io/component"] = "llminferenceservice-workload-worker"
+            labels["app.kubernetes.io/component"] = f"llminferenceservice-workload-worker{prefill}"
         elif leader_of_group:
-            labels["app.kubernetes.io/component"] = "llminferenceservice-workload-leader"
+            labels["app.kubernetes.io/component"] = f"llminferenceservice-workload-leader{prefill}"
         else:
             labels["app.kubernetes.io/component"] = _LLMISVC_COMPONENTS.get(path, "llminferenceservice-workload")
         if not worker:

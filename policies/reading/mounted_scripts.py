@@ -73,14 +73,19 @@ def _names(argv: str, path: str) -> bool:
 def mounted_scripts(podspec: Mapping, container: Mapping) -> list[str]:
     """The text of each ConfigMap key of the files read that ``container`` mounts as a file its command line names (a
     script it runs, or a file it passes to an interpreter), in mount order."""
+    return list(mounted_script_files(podspec, container).values())
+
+
+def mounted_script_files(podspec: Mapping, container: Mapping) -> dict[str, str]:
+    """Path in the container -> text, of each ConfigMap key ``mounted_scripts`` reads, in mount order."""
     tokens = [t for key in ("command", "args") for t in as_list(container.get(key)) if isinstance(t, str)]
     argv = " ".join(expand_env(tokens, container))
     if not argv or not as_list(podspec.get("volumes")):
-        return []
+        return {}
     maps = config_maps()
     if not maps:
-        return []
-    return [text for path, text in _mounted_files(podspec, container, maps).items() if _names(argv, path)]
+        return {}
+    return {path: text for path, text in _mounted_files(podspec, container, maps).items() if _names(argv, path)}
 
 
 def config_maps() -> dict[Any, dict[str, str]]:

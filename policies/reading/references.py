@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from policies.framework import Resource
-from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, get, pod_specs, split_type
+from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, get, memoized, pod_specs, split_type
 from policies.reading.kserve_runtime import builtin_runtimes
 from policies.reading.run_objects import (
     SERVICE_MAKERS,
@@ -364,6 +364,11 @@ def _target(row: Row, ref: Mapping, own: str) -> Optional[tuple[tuple[str, str],
     return target, name, CLUSTER if row.cluster else namespace
 
 
+def _refs_of(resource: Resource) -> tuple[Ref, ...]:
+    """refs(resource), kept once per evaluation: G68 and G69 both read every object's references (review 44 #9)."""
+    return tuple(refs(resource))
+
+
 def refs(resource: Resource) -> Iterator[Ref]:
     """Every reference of the table the resource holds."""
     if not isinstance(resource.props, dict) or resource.template or resource.patch:
@@ -400,11 +405,15 @@ class Defined:
         self.cluster_hidden = any(r.template or r.patch or r.base for r in resources)
         self._kinds: dict[tuple[str, str], dict[str, dict[str, list[Resource]]]] = {}
         self._names: dict[tuple[tuple[str, str], str], Names] = {}
+        self._by_name: dict[tuple[tuple[str, str], str], dict[str, Optional[Resource]]] = {}
 
-    def names(self, kind: tuple[str, str], namespace: str) -> dict[str, Any]:
-        """name -> its one definition (None for one a controller makes or one defined twice) of one kind."""
+    def names(self, kind: tuple[str, str], namespace: str) -> Mapping[str, Any]:
+        """name -> its one definition (None for one a controller makes or one defined twice) of one kind; built once
+        per kind and namespace, so many references into a large namespace cost one lookup each."""
         if kind == _SERVICE:
-            return dict(self.services.get(namespace, {}))
+            return self.services.get(namespace, {})
+        if (kind, namespace) in self._by_name:
+            return self._by_name[(kind, namespace)]
         if kind not in self._kinds:
             found = by_namespace(self.resources, *kind)
             if any(r.type.endswith(f":{kind[1]}") and r.template for r in self.resources):
@@ -414,7 +423,9 @@ class Defined:
                 for name, objects in named.items():
                     everywhere.setdefault(name, []).extend(objects)
             self._kinds[kind] = {**found, CLUSTER: everywhere}
-        return {n: (o[0] if len(o) == 1 else None) for n, o in self._kinds[kind].get(namespace, {}).items()}
+        one = {n: (o[0] if len(o) == 1 else None) for n, o in self._kinds[kind].get(namespace, {}).items()}
+        self._by_name[(kind, namespace)] = one
+        return one
 
     def index(self, kind: tuple[str, str], namespace: str, names: Mapping[str, Any]) -> Names:
         if (kind, namespace) not in self._names:
@@ -480,8 +491,8 @@ def missing(ref: Ref, defined: Defined) -> Optional[Names]:
     if not defined.judged(ref) or _builtin(ref) or (defined.generates and ref.kind in _GENERATED):
         return None
     names = defined.names(ref.kind, ref.namespace)
-    for kind in ref.row.also:
-        names.update(defined.names(kind, CLUSTER))
+    if ref.row.also:
+        names = {**names, **{n: d for kind in ref.row.also for n, d in defined.names(kind, CLUSTER).items()}}
     if not names or ref.name in names:
         return None
     return defined.index(ref.kind, ref.namespace, names)
@@ -519,7 +530,7 @@ def unresolved(resources: list[Resource], family: str, generates: bool = False) 
     found: list[tuple[str, str, bool]] = []
     seen: set[tuple[str, str, str]] = set()
     for resource in resources:
-        for ref in refs(resource):
+        for ref in memoized(resource, "references", _refs_of):
             if ref.row.family != family or (resource.name, ref.where, ref.row.what) in seen:
                 continue
             seen.add((resource.name, ref.where, ref.row.what))

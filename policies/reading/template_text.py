@@ -45,6 +45,17 @@ def names_kubernetes(text: str) -> bool:
     return False
 
 
+def foreign_file(text: str, problem: str, *, json: bool) -> Optional[str]:
+    """Why a file that did not load is another tool's and no manifest, or None: it names no apiVersion and kind, and
+    the failure is one of another format (YAML: a workflow's `on:` key, review #16, or a GitLab CI `!reference` /
+    CloudFormation `!Ref` tag; JSON: any problem but a limit, as in tsconfig.json with comments, a Liquid JSON or a
+    data file holding NaN). A limit (size, depth, values) is refused whatever the file."""
+    other = "(the limit for " not in problem if json else ("key" in problem or problem.startswith("the tag "))
+    if not other or names_kubernetes(text):
+        return None
+    return f"is not read ({problem}), but it names no apiVersion and kind, so it holds no Kubernetes object"
+
+
 def action_at(text: str, line: Optional[int]) -> bool:
     """True when line ``line`` of ``text`` holds a `{{ ... }}` action (where YAML stopped on an unrendered template)."""
     if not line:

@@ -169,3 +169,18 @@ def test_an_in_cluster_short_name_or_another_port_is_not_judged_on_443():
     assert _g33(minio, _with_uri("http://minio-service.kubeflow:9000/models/llama")) == []
     assert [e for e, _ in _g33(_DENY_EGRESS, _with_uri("http://models.example.com/llama.tar.gz"))] == ["advisory"]
     assert [e for e, _ in _g33(_DENY_EGRESS, _with_uri("https://models.example.com:8443/llama"))] == ["advisory"]
+
+
+def test_a_storage_initializer_override_with_a_proxy_is_advice():
+    """Review 44 #10: KServe merges an init container named storage-initializer of the object's own pod spec into the
+    one it generates (kserve v0.20.0 pkg/controller/v1alpha2/llmisvc/workload_storage.go:398, :432-445), so a proxy
+    variable there may carry the download through a proxy the policy allows: advice. The proxy on the main container
+    only is no help (the controller does not copy it): still a block."""
+    proxied = copy.deepcopy(_LLMISVC)
+    proxy = [{"name": "HTTPS_PROXY", "value": "http://squid.proxy.svc.cluster.local:3128"}]
+    proxied["spec"]["template"]["initContainers"] = [{"name": "storage-initializer", "env": proxy}]
+    found = _g33(_POLICY, proxied)
+    assert [e for e, _ in found] == ["advisory"] and "storage-initializer override" in found[0][1]
+    main_only = copy.deepcopy(_LLMISVC)
+    main_only["spec"]["template"]["containers"][0]["env"] = proxy
+    assert [e for e, _ in _g33(_POLICY, main_only)] == ["mandatory"]

@@ -466,3 +466,18 @@ def test_a_prod_route_without_its_uri_match_is_refused(prod_file):
     assert findings(resources) == [
         refused("Ingress istio-ingress/llm", "route chat-8b -> chat-8b-predictor.llm has no uri match, so it forwards every path")
     ]
+
+
+def _levels(resources):
+    return [v.enforcement for v in evaluate(resources) if v.policy == POLICY_NAME]
+
+
+def test_an_alb_that_reaches_no_model_server_of_the_files_is_advice():
+    # walidshaari/sample-aws-eks-auto-mode examples/spot/2048-ingress.yaml at
+    # 8ebbbeb3a721a0fe73e5ebf3032876a47c7361a3: an internet-facing ALB over plain HTTP in front of the 2048 game
+    # (Service service-2048), blocked twice as a model endpoint. No path reaches a model server: advice.
+    game = ingress(tls=False, service="service-2048")
+    assert _levels([game, isvc()]) == ["advisory", "advisory"]
+    assert all("no path of it reaches a model server of the files read" in m for m in findings([game, isvc()]))
+    # The careful side: the same ALB in front of the model keeps both blocks.
+    assert _levels([ingress(tls=False), isvc(key=False)]) == ["mandatory", "mandatory"]

@@ -143,3 +143,46 @@ def test_careful_forms_stay_silent():
     everything = copy.deepcopy(_MONITOR)
     everything["spec"]["selector"] = {}
     assert _g42(everything, _SERVICE) == []
+
+
+# Spent set 32: eliran89c/self-hosted-llm-on-eks serviceMonitor-deepseek-7b.yaml and vllm-deepseek-7b.yaml
+# @87198d8afa9d40b3ae929ff5458e504b03a8a658: the monitor selects app=deepseek-r1-7b and scrapes port http, which the
+# Service (labelled app=deepseek-r1-7b) names: a careful form (labelled a trap there).
+_ELIRAN_MONITOR = {
+    "apiVersion": "monitoring.coreos.com/v1",
+    "kind": "ServiceMonitor",
+    "metadata": {"name": "deepseek-r1-7b", "labels": {"release": "kube-prometheus-stack"}},
+    "spec": {"endpoints": [{"path": "/metrics/", "port": "http"}], "selector": {"matchLabels": {"app": "deepseek-r1-7b"}}},
+}
+_ELIRAN_SERVICE = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "deepseek-r1-7b", "labels": {"app": "deepseek-r1-7b"}},
+    "spec": {
+        "selector": {"app": "deepseek-r1-7b"},
+        "ports": [{"protocol": "TCP", "port": 8000, "name": "http"}],
+        "type": "ClusterIP",
+    },
+}
+
+
+def test_a_matched_service_without_the_scraped_port_name_is_advice():
+    assert _g42(_ELIRAN_MONITOR, _ELIRAN_SERVICE) == []
+    # The endpoint's port is a Service port *name* (promcfg.go:2086-2097): one the matched Service does not name.
+    unnamed = copy.deepcopy(_ELIRAN_SERVICE)
+    del unnamed["spec"]["ports"][0]["name"]
+    [(level, _, message)] = _g42(_ELIRAN_MONITOR, unnamed)
+    assert level == "advisory"
+    assert message == (
+        "spec.endpoints scrape port http, which no Service the selector matches names (Service/deepseek-r1-7b names no "
+        "port): Prometheus keeps only the endpoints on a port of that name, so it discovers no target and the server's "
+        "metrics never arrive; name the Service port, or scrape the name it has"
+    )
+    # hanasobi's careful Service names both http and metrics: a monitor scraping either is silent.
+    assert (
+        _g42({**_CAREFUL_MONITOR, "spec": {**_CAREFUL_MONITOR["spec"], "endpoints": [{"port": "http"}]}}, _CAREFUL_SERVICE) == []
+    )
+    # An unrendered port name may be the one scraped: not judged.
+    templated = copy.deepcopy(unnamed)
+    templated["spec"]["ports"][0]["name"] = "{{ .Values.portName }}"
+    assert _g42(_ELIRAN_MONITOR, templated) == []

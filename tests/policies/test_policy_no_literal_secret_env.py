@@ -336,6 +336,10 @@ def test_an_env_secret_written_as_an_envsubst_variable_is_advice(tmp_path, capsy
         ("POSTGRES_PASSWORD_FILE", "/run/secrets/db-password"),
         ("HF_TOKEN_PATH", "/var/run/secrets/hf/token"),
         ("API_KEY", "/etc/keys/api"),
+        # Which Secret holds it: johnahull/llm-d-xks-gke deployments/llm-d-infra-xks-gke-tpu-native-gateway/backups/
+        # kserve-controller-backup.yaml at 7630140c1047f7b6e4b4f18353d96e44d10125f3 (KServe's controller env).
+        ("SERVICE_CA_SIGNING_SECRET_NAME", "opendatahub-ca"),
+        ("SERVICE_CA_SIGNING_SECRET_NAMESPACE", "cert-manager"),
     ],
 )
 def test_a_secret_named_switch_or_path_is_no_credential(name, value):
@@ -350,3 +354,13 @@ def test_a_secret_named_variable_with_a_value_still_fires():
         literal("OAUTH_CLIENT_SECRET")
     ]
     assert messages(POLICY, with_env({"name": "DB_PASSWORD", "value": "trueblue42"})) == [literal("DB_PASSWORD")]
+
+
+@pytest.mark.parametrize("value", ["xxx", "sk-xxxxxxxx", "XXXX", "****"])
+def test_a_masked_stand_in_is_advice(value):
+    # walidshaari/sample-aws-eks-auto-mode examples/gpu/open-webui.yaml at 8ebbbeb3a721a0fe73e5ebf3032876a47c7361a3:
+    # Open WebUI's OPENAI_API_KEY "xxx" for a vLLM server that checks no key.
+    [(level, message)] = _levels(with_env({"name": "OPENAI_API_KEY", "value": value}))
+    assert level == "advisory" and "a stand-in rather than a credential" in message
+    # The careful side: anything else is a literal.
+    assert messages(POLICY, with_env({"name": "OPENAI_API_KEY", "value": "sk-x1x2x3"})) == [literal("OPENAI_API_KEY")]

@@ -518,3 +518,45 @@ def test_a_kustomization_may_generate_the_config_map(tmp_path):
         "resources: [deploy.yaml]\nconfigMapGenerator:\n- name: chat-template\n  files: [template.jinja]\n"
     )
     assert found() == []
+
+
+def test_a_port_a_kustomization_may_patch_is_advice(tmp_path):
+    """Review 44 #13: a kustomization.yaml that patches the Service's port inline (a JSON6902 patch under `patches:`)
+    is no patch object of the run, so the base Service's ports are not what is applied: the port finding is advice.
+    Without the kustomization the same files block."""
+    (tmp_path / "service.yaml").write_text(yaml.safe_dump(_service("vllm", None, {"name": "http", "port": 80, "targetPort": 8080})))
+    ingress = {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {"name": "vllm"},
+        "spec": {
+            "ingressClassName": "alb",
+            "rules": [
+                {
+                    "http": {
+                        "paths": [
+                            {"path": "/", "pathType": "Prefix", "backend": {"service": {"name": "vllm", "port": {"number": 8000}}}}
+                        ]
+                    }
+                }
+            ],
+        },
+    }
+    (tmp_path / "ingress.yaml").write_text(yaml.safe_dump(ingress))
+    assert [v.enforcement for v in _check_folder(tmp_path) if v.policy == ROUTES] == ["mandatory"]
+    patch = "- op: replace\n  path: /spec/ports/0/port\n  value: 8000\n"
+    kustomization = {
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "resources": ["service.yaml", "ingress.yaml"],
+        "patches": [{"target": {"kind": "Service", "name": "vllm"}, "patch": patch}],
+    }
+    (tmp_path / "kustomization.yaml").write_text(yaml.safe_dump(kustomization))
+    assert [v.enforcement for v in _check_folder(tmp_path) if v.policy == ROUTES] == ["advisory"]
+
+
+def _check_folder(path) -> list:
+    from policies.check import load_resources, manifest_files
+    from policies.registry import evaluate
+
+    return evaluate(load_resources(manifest_files([str(path)])))

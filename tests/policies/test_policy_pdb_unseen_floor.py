@@ -1,0 +1,68 @@
+"""G19 pdb-allows-disruption: a minAvailable 1 over a workload the files read do not hold, a Deployment whose replicas
+are unset (1 by default), and a KEDA ScaledObject's minReplicaCount as the floor."""
+
+from __future__ import annotations
+
+from policy_fixtures import found_by
+
+POLICY = "pdb-allows-disruption"
+
+
+def _pdb(budget: dict, app: str = "vllm") -> dict:
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": f"{app}-pdb", "namespace": "inference"},
+        "spec": {**budget, "selector": {"matchLabels": {"app": app}}},
+    }
+
+
+def _deployment(replicas: int | None, app: str = "vllm") -> dict:
+    spec: dict = {
+        "selector": {"matchLabels": {"app": app}},
+        "template": {
+            "metadata": {"labels": {"app": app}},
+            "spec": {"containers": [{"name": app, "image": "vllm/vllm-openai:v0.10.1"}]},
+        },
+    }
+    if replicas is not None:
+        spec["replicas"] = replicas
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": app, "namespace": "inference"}, "spec": spec}
+
+
+def _scaled_object(floor: int | None, app: str = "vllm") -> dict:
+    spec: dict = {"scaleTargetRef": {"name": app}, "triggers": [{"type": "cpu", "metadata": {"value": "60"}}]}
+    if floor is not None:
+        spec["minReplicaCount"] = floor
+    return {
+        "apiVersion": "keda.sh/v1alpha1",
+        "kind": "ScaledObject",
+        "metadata": {"name": app, "namespace": "inference"},
+        "spec": spec,
+    }
+
+
+def test_min_available_one_over_a_workload_not_read_is_advice():
+    # jolyonbrown/inference-platform k8s/base/pdb.yaml@75af5222f451c7930604d4d0a8738047fe5b6a96 (spent set 41, labelled
+    # G19/G20): minAvailable 1 over app=vllm, whose one-replica Deployment is another file of the kustomization.
+    ((level, message),) = found_by([_pdb({"minAvailable": 1})], POLICY)
+    assert level == "advisory" and "no workload of the files read" in message
+
+
+def test_replicas_unset_is_one_and_a_keda_floor_counts():
+    # chrismld/ai-on-eks-demos demos/vllm-autoscaling/kubernetes/vllm/pdb.yaml (spent set 23, labelled G20): minAvailable
+    # 1 over a Deployment with no replicas field (KEDA owns it).
+    ((_, message),) = found_by([_pdb({"minAvailable": 1}), _deployment(None)], POLICY)
+    assert "not below the 1 replicas of Deployment vllm" in message
+    # riya0920/asr-serving-vllm-k8s infra/k8s/deployment.yaml (spent set 18, labelled G20): minAvailable 2 and a KEDA
+    # minReplicaCount 2 over a Deployment with no replicas field.
+    ((_, message),) = found_by([_pdb({"minAvailable": 2}), _deployment(None), _scaled_object(2)], POLICY)
+    assert "not below the 2 replicas of Deployment vllm" in message
+
+
+def test_careful_budgets_stay_silent():
+    # Two replicas or a KEDA floor of 2 under minAvailable 1, or maxUnavailable 1 over pods not read: an eviction is allowed.
+    assert found_by([_pdb({"minAvailable": 1}), _deployment(2)], POLICY) == []
+    assert found_by([_pdb({"minAvailable": 1}), _deployment(None), _scaled_object(2)], POLICY) == []
+    assert found_by([_pdb({"maxUnavailable": 1})], POLICY) == []
+    assert found_by([_pdb({"minAvailable": "50%"})], POLICY) == []
