@@ -380,7 +380,7 @@ def _outside_env_sources(container: Mapping) -> list[str]:
     found = []
     for source in (as_dict(s) for s in as_list(container.get("envFrom"))):
         name = get(source, "configMapRef", "name")
-        if name is not None and name not in maps:
+        if name is not None and (not isinstance(name, str) or name not in maps):  # a name that is no text: no map read
             found.append(f"ConfigMap {name}")
         elif get(source, "secretRef", "name") is not None:
             found.append(f"Secret {get(source, 'secretRef', 'name')}")

@@ -288,6 +288,15 @@ spec:
       - env: [{name: HUGGING_FACE_HUB_TOKEN, value: ''}]
         volumeMounts: [{name: []}]
 """
+SHAPES["ollama-env-from-config-map-name-a-list"] = """apiVersion: apps/v1
+kind: Deployment
+spec:
+  template:
+    spec:
+      containers:
+      - image: ollama/ollama:0.16.1
+        envFrom: [{configMapRef: {name: []}}]
+"""
 
 
 def _write(tmp_path, name):
