@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -292,6 +293,23 @@ def _tls_problem(ing: Resource, ann: Mapping, params: Mapping) -> str | None:
     return None
 
 
+# Words an Ingress, its hosts or its backend Services use when they front a model API (review 44 #16: spent set 21
+# Lavale1012/llm-inference-platform-aws-eks k8s/ingress.yaml, Ingress and Service llm-inference in front of a
+# llama.cpp server built into a custom image, labelled G32 blocking; the AWS 2048 game's ingress-2048/service-2048
+# names none).
+_MODEL_WORDS = re.compile(
+    r"(?<![a-z])(llm|llms|llama|model|models|inference|vllm|tgi|sglang|ollama|triton|nim|gpt|qwen|mistral|gemma|"
+    r"deepseek|chat|completions|embed|embedding|embeddings|serving)(?![a-z])"
+)
+
+
+def _named_for_a_model(ing: Resource) -> bool:
+    """Whether the Ingress's name, a host, a path or a backend Service's name says it fronts a model API, when no
+    model server of the files is behind it (a custom image the engine table does not know, or one defined elsewhere)."""
+    words = [_name(ing), *(str(part) for host, path, service, _ in _paths(ing) for part in (host, path, service))]
+    return any(_MODEL_WORDS.search(word.lower()) for word in words if isinstance(word, str))
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     kinds = _by_kind(resources)
     ingresses = [r for r in resources if r.type in INGRESS_TYPES]
@@ -310,8 +328,10 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         # An ALB none of whose paths reaches a model server of the files (a demo game, a web UI, or a backend defined
         # elsewhere) is no proven model endpoint: advice (walidshaari/sample-aws-eks-auto-mode
         # examples/spot/2048-ingress.yaml, the 2048 game, blocked twice).
-        model = resolver.fronts_model(ing)
-        aside = "" if model else " (no path of it reaches a model server of the files read)"
+        model = resolver.fronts_model(ing) or _named_for_a_model(ing)
+        aside = (
+            "" if model else " (no path of it reaches a model server of the files read, nor do its names say it fronts a model)"
+        )
         tls = _tls_problem(ing, ann, params)
         if tls:
             found = f"{where}: {tls}{aside}"

@@ -476,8 +476,17 @@ def test_an_alb_that_reaches_no_model_server_of_the_files_is_advice():
     # walidshaari/sample-aws-eks-auto-mode examples/spot/2048-ingress.yaml at
     # 8ebbbeb3a721a0fe73e5ebf3032876a47c7361a3: an internet-facing ALB over plain HTTP in front of the 2048 game
     # (Service service-2048), blocked twice as a model endpoint. No path reaches a model server: advice.
-    game = ingress(tls=False, service="service-2048")
+    game = ingress(tls=False, service="service-2048", path="/")
+    game.props["metadata"].update(name="ingress-2048", namespace="game-2048")
+    del game.props["spec"]["rules"][0]["host"]
     assert _levels([game, isvc()]) == ["advisory", "advisory"]
     assert all("no path of it reaches a model server of the files read" in m for m in findings([game, isvc()]))
+    # Review 44 #16: spent set 21 Lavale1012/llm-inference-platform-aws-eks k8s/ingress.yaml (labelled G32 blocking):
+    # Ingress and Service llm-inference in front of a llama.cpp server in a custom image the engine table does not
+    # know. Its names say it fronts a model: both findings block.
+    custom = ingress(tls=False, service="llm-inference", path="/")
+    custom.props["metadata"]["name"] = "llm-inference"
+    del custom.props["spec"]["rules"][0]["host"]
+    assert _levels([custom]) == ["mandatory", "mandatory"]
     # The careful side: the same ALB in front of the model keeps both blocks.
     assert _levels([ingress(tls=False), isvc(key=False)]) == ["mandatory", "mandatory"]
