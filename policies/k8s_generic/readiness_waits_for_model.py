@@ -165,7 +165,7 @@ POLICY = Policy(
         "that waits for its models, and does not tell it not to wait (--strict-readiness=false); a server told to load "
         "no model at start (Triton's --model-control-mode=explicit without --load-model) is Ready with none; a "
         "tcpSocket readiness on a server that listens while it loads (llama.cpp) is Ready before it can answer; a model "
-        "fetch whose failure the pod's script swallows (ollama pull ... || echo) leaves the pod Ready with no model."
+        "fetch whose failure the pod's script swallows (ollama pull MODEL || echo) leaves the pod Ready with no model."
     ),
     catalog="G6",
     severity="medium",

@@ -80,6 +80,28 @@ def _mark(text: str, shell: str = "") -> tuple[str, bool]:
     return marked, hits[0] or marked != text
 
 
+def _simple_command(line: str, at: int) -> str:
+    """The part of ``line`` around offset ``at`` between command separators (;, &&, ||, |)."""
+    cuts = [0] + [m.end() for m in re.finditer(r"&&|\|\||[;|]", line)] + [len(line) + 1]
+    start = max(c for c in cuts if c <= at)
+    end = min((m.start() for m in re.finditer(r"&&|\|\||[;|]", line) if m.start() >= at), default=len(line))
+    return line[start:end]
+
+
+def _reads_program_from_stdin(rest: str) -> bool:
+    """Whether a python command's words after the interpreter (``rest``, the heredoc operator included) leave the
+    program to standard input: no script argument, no -m or -c (CPython reads the program from stdin only with no
+    script or with ``-``: Python docs, command line and environment, "-")."""
+    for token in rest.split():
+        if token.startswith("<<") or token.startswith(">") or token.startswith("<"):
+            break
+        if token == "-":
+            return True
+        if token in ("-m", "-c") or not token.startswith("-"):
+            return False
+    return True
+
+
 def _heredocs(script: str) -> list[PythonText]:
     found = []
     lines = script.split("\n")
@@ -87,8 +109,13 @@ def _heredocs(script: str) -> list[PythonText]:
         here = _HEREDOC.search(line)
         if here is None:
             continue
-        word = re.search(_PY_WORD, line)
-        target = _PY_FILE_TARGET.search(line)
+        # The heredoc feeds the command it is written on (review 44 #15): the simple command around the operator
+        # (between ;, &&, || and |) must be `python [options] [-]` reading its program from stdin, or write a .py file.
+        command = _simple_command(line, here.start())
+        word = re.search(_PY_WORD, command)
+        target = _PY_FILE_TARGET.search(command)
+        if word is not None and not _reads_program_from_stdin(command[word.end() :]):
+            word = None
         if word is None and target is None:
             continue
         strip_tabs, quoted, end = here.group(1) == "-", bool(here.group(2)), here.group(3)

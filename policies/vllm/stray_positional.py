@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Optional
 
 from policies.framework import unproven
+from policies.kube import as_list
 from policies.reading.vllm_args import VllmServer, is_shell_operator, serve_model_tag, vllm_command_line
 
 _PROGRAM_WORDS = ("python", "python3", "vllm", "bash", "sh", "/bin/sh", "/bin/bash", "exec")
@@ -100,6 +101,6 @@ def stray_after_command(server: VllmServer, preset: bool) -> Optional[str]:
         f"pass only vLLM options in args"
     )
     env = server.container.get("env")
-    if preset and any(isinstance(e, dict) and e.get("name") == "VLLM_ADDITIONAL_ARGS" for e in env or []):
+    if preset and any(isinstance(e, dict) and e.get("name") == "VLLM_ADDITIONAL_ARGS" for e in as_list(env)):
         return unproven(f"{message} (VLLM_ADDITIONAL_ARGS, placed before them, may end with an option they are the value of)")
     return message

@@ -1,6 +1,7 @@
 """Shapes the cold review of session 44 found raising (/tmp/review44/fuzz/f6.yaml, f7.yaml; review items 11, 12): a
 name that is a list or map in a storage-initializer override's env (G33) and in a pod volume beside an Ollama store
-(G6). Checked in-process without the containment of `policies check`, so any exception fails the test."""
+(G6), and an env that is a number beside a stray vLLM positional (S38, tools/fuzz_check.py seed 31337;
+review item 17). Checked in-process without the containment of `policies check`, so any exception fails the test."""
 
 from __future__ import annotations
 
@@ -48,6 +49,59 @@ spec:
       volumes:
       - {name: [1], emptyDir: {}}
       - {name: data, persistentVolumeClaim: {claimName: ollama-data}}
+""",
+    "llmisvc-env-a-number-beside-stray-args": """
+apiVersion: serving.kserve.io/v1alpha1
+kind: LLMInferenceService
+metadata:
+  name: qwen2-3b-pattern1
+  namespace: llm-d-inference-scheduling
+spec:
+  model:
+    name: Qwen/Qwen2.5-3B-Instruct
+    uri: hf://Qwen/Qwen2.5-3B-Instruct
+  replicas: 1
+  router:
+    gateway: {}
+    route: {}
+    scheduler: {}
+  template:
+    containers:
+    - args:
+      - "python3 -m vllm.entrypoints.openai.api_server \\\n  --model=/mnt/models \\\
+        \n  --dtype=half \\\n  --max-model-len=2048 \\\n  --tensor-parallel-size=4\
+        \\ \\\n  --disable-log-requests\n"
+      env: 1000000000000000000000000000000
+      image: registry.redhat.io/rhaiis/vllm-tpu-rhel9:3.2.5
+      livenessProbe:
+        failureThreshold: 5
+        httpGet:
+          path: /health
+          port: 8000
+          scheme: HTTP
+        initialDelaySeconds: 240
+        periodSeconds: 30
+        timeoutSeconds: 30
+      name: main
+      readinessProbe:
+        httpGet:
+          path: /v1/models
+          scheme: HTTP
+        initialDelaySeconds: 240
+        periodSeconds: 10
+        timeoutSeconds: 10
+      resources:
+        limits:
+          google.com/tpu: 1e400
+        requests:
+          google.com/tpu: '4'
+    imagePullSecrets:
+    - name: 11009103-jhull-svc-pull-secret
+    nodeSelector:
+      cloud.google.com/gke-tpu-accelerator: tpu-v6e-slice
+      cloud.google.com/gke-tpu-topology: 2x2
+    tolerations:
+    - 1000000000000000000000000000000
 """,
 }
 

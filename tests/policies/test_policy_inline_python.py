@@ -149,3 +149,19 @@ def test_python_312_grammar_is_advice_on_an_older_pack_interpreter(code):
         assert found == []
     else:
         assert [level for level, _ in found] == ["advisory"], found
+
+
+def test_a_heredoc_that_is_not_the_python_program_is_not_read():
+    """Review 44 #15: `python3 script.py <<EOF` runs script.py and feeds the heredoc as its stdin, `python3 -m mod <<EOF`
+    likewise, and in `cat > prompts.txt <<EOF && python3 ...` the heredoc is cat's: none is Python source."""
+    prompts = "Tell me a joke.\nWrite a haiku about GPUs.\n"
+    for script in (
+        f"python3 /opt/tools/batch_prompts.py --out /tmp/x <<EOF\n{prompts}EOF\n",
+        f"python3 -m tools.batch <<EOF\n{prompts}EOF\n",
+        f"cat > /tmp/prompts.txt <<EOF && python3 -m tools.batch /tmp/prompts.txt\n{prompts}EOF\n",
+    ):
+        container = {"name": "dl", "image": "python:3.11-slim", "command": ["/bin/sh", "-c", script]}
+        assert found_by([_pod(container)], POLICY) == [], script
+    # The program itself on stdin still is read: python3 -u - <<EOF, python3 <<EOF.
+    for python in ("python3 -u -", "python3"):
+        assert [level for level, _ in found_by([_heredoc(_MISSING_COLON, python=python)], POLICY)] == ["mandatory"]

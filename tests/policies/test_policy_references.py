@@ -524,7 +524,9 @@ def test_a_port_a_kustomization_may_patch_is_advice(tmp_path):
     """Review 44 #13: a kustomization.yaml that patches the Service's port inline (a JSON6902 patch under `patches:`)
     is no patch object of the run, so the base Service's ports are not what is applied: the port finding is advice.
     Without the kustomization the same files block."""
-    (tmp_path / "service.yaml").write_text(yaml.safe_dump(_service("vllm", None, {"name": "http", "port": 80, "targetPort": 8080})))
+    (tmp_path / "service.yaml").write_text(
+        yaml.safe_dump(_service("vllm", None, {"name": "http", "port": 80, "targetPort": 8080}))
+    )
     ingress = {
         "apiVersion": "networking.k8s.io/v1",
         "kind": "Ingress",
@@ -535,7 +537,11 @@ def test_a_port_a_kustomization_may_patch_is_advice(tmp_path):
                 {
                     "http": {
                         "paths": [
-                            {"path": "/", "pathType": "Prefix", "backend": {"service": {"name": "vllm", "port": {"number": 8000}}}}
+                            {
+                                "path": "/",
+                                "pathType": "Prefix",
+                                "backend": {"service": {"name": "vllm", "port": {"number": 8000}}},
+                            }
                         ]
                     }
                 }
