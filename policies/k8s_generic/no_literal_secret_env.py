@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from fnmatch import fnmatchcase
+from functools import lru_cache
 
 from components.loading import Limits, LoadError, load_yaml
 from components.secrets import first_token, placeholder_value
@@ -76,6 +77,15 @@ def names_a_setting(name: str, value: object) -> bool:
 def looks_secret(name: str, patterns: list[str] | tuple[str, ...]) -> bool:
     """Whether a name matches one of the shell-style, case-insensitive secret-name patterns (a latency or count name
     such as TIME_TO_FIRST_TOKEN never does)."""
+    # Asked ~700 times a run over manifests-v2, of a few dozen names, each a fnmatch per pattern: answered once a name.
+    try:
+        return _looks_secret(name, tuple(patterns))
+    except TypeError:  # a pattern list that cannot be a key (an object in a config the CLI did not validate)
+        return _looks_secret.__wrapped__(name, patterns)
+
+
+@lru_cache(maxsize=4096)
+def _looks_secret(name: str, patterns: tuple[str, ...] | list[str]) -> bool:
     upper = name.upper().replace("-", "_")
     if _COUNTED_TOKEN.search(upper):
         return False
