@@ -395,7 +395,7 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
         with evaluation_memo():  # the gaps are read from the evaluation's facts (kube.evaluation_memo)
             violations = evaluate(resources, config, scopes=groups, reported=reported, failures=failures)
             lost: list[str] = []  # a resource whose servers a reader cannot size without an exception
-        unsized = sizing_gaps(resources, lost)
+            unsized = sizing_gaps(resources, lost)
         return _reported(manifests, violations, (failures, lost), (unsized, labels), args.format)  # a bug there: exit 3
     except InputError as exc:
         sys.stderr.write("".join(f"error: {line}\n" for line in str(exc).splitlines()))
