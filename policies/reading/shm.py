@@ -19,6 +19,15 @@ def needs_shm(container: dict, image_entrypoint: bool) -> str | None:
     return None
 
 
+def ranks_shown(container: dict, image_entrypoint: bool) -> bool:
+    """Whether the container's own arguments set more than one rank (tensor x pipeline parallel above 1). With only a
+    GPU count above 1, vLLM runs one rank unless a setting the files do not show (a --config file, an env the engine
+    reads) asks for more: one rank uses no NCCL between GPUs and needs no shared /dev/shm (fresh set 45
+    agrawalsnehal327/vllm_deploy vllm-deployment.yaml: 2 GPUs, no --tensor-parallel-size, labelled S3 one GPU idle)."""
+    args = vllm_args(container, image_entrypoint=image_entrypoint)
+    return (parallel_size(args, "tensor-parallel-size") or 1) * (parallel_size(args, "pipeline-parallel-size") or 1) > 1
+
+
 def shm_volume_name(container: dict) -> str | None:
     """The name of the volume mounted at /dev/shm ("" when unnamed), or None when nothing is."""
     for mount in as_list(container.get("volumeMounts")):

@@ -34,7 +34,7 @@ from policies.operator_defaults import supplied
 from policies.reading.engines import sglang_servers
 from policies.reading.kserve_runtime import merged_predictor, runtime_container
 from policies.reading.serving import model_servers
-from policies.reading.shm import needs_shm, shm_volume_name
+from policies.reading.shm import needs_shm, ranks_shown, shm_volume_name
 from policies.reading.vllm_args import is_vllm_container, parallel_size
 
 _FIX = "mount an emptyDir {medium: Memory, sizeLimit: ...} at /dev/shm"
@@ -111,7 +111,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 why = needs_shm(container, image_entrypoint)
                 if why is not None:
                     needy.append((container, why))
-                    messages.extend(_check_container(podspec, container_label(path, container), container, why))
+                    found = _check_container(podspec, container_label(path, container), container, why)
+                    shown = ranks_shown(container, image_entrypoint)
+                    messages.extend(found if shown else [unproven(m) for m in found])
     # SGLang's tensor-parallel ranks talk over NCCL through /dev/shm the same way.
     for server in sglang_servers(resource):
         tp = parallel_size(server.args, "tensor-parallel-size") or 1
@@ -142,7 +144,8 @@ def _kserve_predictor(resource: Resource) -> list[str]:
     if why is None:
         return []
     label = f"spec.predictor.model (with {runtime.label} merged in, as KServe does)"
-    return _check_container(podspec, label, container, why)
+    found = _check_container(podspec, label, container, why)
+    return found if ranks_shown(container, True) else [unproven(m) for m in found]
 
 
 def _single_rank_shm(resource: Resource, judged: set[int]) -> list[str]:

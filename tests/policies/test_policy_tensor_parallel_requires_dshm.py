@@ -53,6 +53,21 @@ def test_gpu_limit_above_one_needs_shm_even_without_tp_flags():
     ]
 
 
+def test_a_gpu_count_without_ranks_is_advice_and_shown_ranks_block():
+    """Fresh set 45 (agrawalsnehal327/vllm_deploy vllm-deployment.yaml: 2 GPUs, no --tensor-parallel-size; labelled S3,
+    one GPU idle, not S4): vLLM runs one rank, which uses no NCCL between GPUs, unless a setting the files do not show
+    asks for more, so the missing /dev/shm is advice there; tensor parallel 2 on its command line still blocks."""
+    props = isvc_props()
+    container = vllm_container(props)
+    container.pop("volumeMounts")
+    for section in ("limits", "requests"):
+        container["resources"][section]["nvidia.com/gpu"] = 2
+    assert [v.enforcement for v in evaluate([isvc(props)]) if v.policy == POLICY.name] == ["advisory"]
+    ranks = tp2_props()
+    vllm_container(ranks).pop("volumeMounts")
+    assert [v.enforcement for v in evaluate([isvc(ranks)]) if v.policy == POLICY.name] == ["mandatory"]
+
+
 def test_host_ipc_is_no_substitute():
     # hostIPC itself is no-host-namespaces' finding; here the missing /dev/shm still is one.
     props = tp2_props()
