@@ -103,7 +103,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
     if is_ray(resource.type):
         return _check_ray(resource)
     image_entrypoint = True
-    messages = []
+    messages: list[str] = []
     needy: list[tuple[dict, str]] = []
     for path, podspec in pod_specs(resource):
         for container in containers(podspec):
