@@ -27,10 +27,11 @@ from dataclasses import dataclass
 
 from policies.kube import as_list
 from policies.reading.mounted_scripts import mounted_script_files
+from policies.reading.shell_words import SHELLS, shell_script
 
 _MAX_CODE = 256 << 10
 _MARK = "zzqsubstqzz"
-_SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh", "busybox"})
+_SHELLS = SHELLS | {"busybox"}
 _PYTHON = re.compile(r"python(?:\d+(?:\.\d+)*)?")
 # A python word as a shell command word (after start, an operator or a space), a path before it allowed.
 _PY_WORD = r"(?:^|(?<=[\s;&|(]))(?:[\w./-]*/)?(python(?:\d+(?:\.\d+)*)?)(?=[\s;&|)]|$)"
@@ -183,16 +184,6 @@ def _exec_dash_c(argv: list[str]) -> list[PythonText]:
     return []
 
 
-def _shell_script(argv: list[str]) -> str | None:
-    if not argv or posixpath.basename(argv[0]) not in _SHELLS:
-        return None
-    for i, token in enumerate(argv[1:], start=1):
-        if token.startswith("-") and not token.startswith("--") and "c" in token[1:]:
-            rest = argv[i + 1 :]
-            return rest[0] if rest else None
-    return None
-
-
 def _mounted(podspec: Mapping, container: Mapping, argv: list[str]) -> list[PythonText]:
     line = " ".join(argv)
     found = []
@@ -212,7 +203,7 @@ def python_texts(podspec: Mapping, container: Mapping) -> list[PythonText]:
     """Every program ``container`` hands a Python interpreter as text the files hold."""
     argv = [t for key in ("command", "args") for t in as_list(container.get(key)) if isinstance(t, str)]
     found = _exec_dash_c(argv)
-    script = _shell_script(argv)
+    script = shell_script(argv, _SHELLS)
     if script is not None:
         found += _heredocs(script) + _shell_dash_c(script)
     found += _mounted(podspec, container, argv)

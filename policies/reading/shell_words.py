@@ -7,6 +7,7 @@ file-descriptor number is no argument, and a ``${NAME:+WORDS}`` expansion is one
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
 from functools import lru_cache
@@ -151,3 +152,21 @@ def split_shell(script: str) -> list[str]:
     line, ``# ...`` to the end of a line) left out; [] for unbalanced quotes. Several policies read the same
     container's script: each text is split once (a fresh list each time)."""
     return list(_split_shell_cached(script))
+
+
+# The shells whose `-c SCRIPT` the readers follow (vLLM's command readers); inline Python also follows busybox's sh.
+SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
+
+
+def shell_script(argv: list[str], shells: frozenset[str] = SHELLS) -> str | None:
+    """The script of `sh -c SCRIPT` (also `bash -ec`, `-lc`, ...) when argv[0]'s base name is one of ``shells``, else
+    None."""
+    if not argv or posixpath.basename(argv[0]) not in shells:
+        return None
+    for i, token in enumerate(argv[1:], start=1):
+        if token.startswith("-") and not token.startswith("--") and "c" in token[1:]:
+            rest = argv[i + 1 :]
+            if rest[:1] == ["--"]:  # `bash -lc -- SCRIPT`: "--" ends the options
+                rest = rest[1:]
+            return rest[0] if rest else None
+    return None

@@ -22,12 +22,10 @@ from policies.kube import as_int, container_label, containers, get, is_ray, memo
 from policies.reading.engine_flags import flag_set_engine
 from policies.reading.placeholders import placeholder_in
 from policies.reading.shell_words import SHELL_OPERATORS as _SHELL_OPERATORS
-from policies.reading.shell_words import split_shell
+from policies.reading.shell_words import shell_script, split_shell
 
 _T = TypeVar("_T")
 
-_SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
-# Characters that end a shell command; the vLLM command line stops there.
 # vLLM's short aliases (engine/arg_utils.py) mapped to the long names.
 _ALIASES = {"tp": "tensor-parallel-size", "pp": "pipeline-parallel-size", "dp": "data-parallel-size", "q": "quantization"}
 # Flags that never take a value: the token after one is positional, not its value.
@@ -129,19 +127,6 @@ def _literal_env(container: Mapping) -> dict[str, str]:
     return env
 
 
-def _shell_script(argv: list[str]) -> str | None:
-    """The script of `sh -c SCRIPT` (also `bash -ec`, `-lc`, ...), else None."""
-    if not argv or posixpath.basename(argv[0]) not in _SHELLS:
-        return None
-    for i, token in enumerate(argv[1:], start=1):
-        if token.startswith("-") and not token.startswith("--") and "c" in token[1:]:
-            rest = argv[i + 1 :]
-            if rest[:1] == ["--"]:  # `bash -lc -- SCRIPT`: "--" ends the options
-                rest = rest[1:]
-            return rest[0] if rest else None
-    return None
-
-
 def _invocation_start(argv: list[str]) -> int | None:
     """Index just after a command or module of vLLM's row of the engine table (`vllm serve`, `-m vllm.entrypoints...`,
     NVIDIA Dynamo's `-m dynamo.vllm`) in argv, else None."""
@@ -236,7 +221,7 @@ def _vllm_command_line(container: Mapping, image_entrypoint: bool) -> list[str] 
     command = expand_env(_tokens(container.get("command")), container)
     args = expand_env(_tokens(container.get("args")), container)
     argv = command + args
-    script = _shell_script(argv)
+    script = shell_script(argv)
     if script is not None:
         argv = expand_shell_vars(split_shell(script), container)
     start = _invocation_start(argv)
@@ -266,7 +251,7 @@ def command_tokens(container: Mapping) -> tuple[list[str], bool]:
 
 def _command_tokens(container: Mapping) -> tuple[list[str], bool]:
     argv = expand_env(_tokens(container.get("command")), container) + expand_env(_tokens(container.get("args")), container)
-    script = _shell_script(argv)
+    script = shell_script(argv)
     if script is not None:
         return expand_shell_vars(split_shell(script), container), True
     return argv, False
