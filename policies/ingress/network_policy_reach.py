@@ -129,10 +129,9 @@ def _download_findings(resources: list[Resource]) -> list[tuple[str, str]]:
             reach = [_outside(as_dict(rule)) for p in egress for rule in as_list(get(p.props, "spec", "egress"))]
             if True in reach:
                 continue
-            blocker = next((p for p in egress if not as_list(get(p.props, "spec", "egress"))), egress[0])
-            if blocker.name in reported:
+            blocker = _blocker(egress, reported)
+            if blocker is None:
                 continue
-            reported.add(blocker.name)
             volumes = [volume_at(podspec, container, d) for d in dirs] or [None]
             persistent = any(v is not None and not any(k in v for k in _EPHEMERAL) for v in volumes)
             proxied = [v for v in _PROXY_ENV if v in env_values(container)]
@@ -237,6 +236,16 @@ def _generic_findings(resources: list[Resource], policies: list[Resource], repor
 _STORAGE_HOSTS = {"hf": "the Hugging Face Hub (huggingface.co)", "gs": "Google Cloud Storage"}
 
 
+def _blocker(egress: list[Resource], reported: set[str]) -> Optional[Resource]:
+    """The policy a finding is reported on (one with no egress rule at all, else the first), None when a finding is
+    already on it; ``reported`` is updated."""
+    blocker = next((p for p in egress if not as_list(get(p.props, "spec", "egress"))), egress[0])
+    if blocker.name in reported:
+        return None
+    reported.add(blocker.name)
+    return blocker
+
+
 def _storage_host(uri: str) -> Optional[tuple[str, bool]]:
     """(where the storage initializer downloads ``uri`` from, proven outside the cluster) or None (a cluster host)."""
     scheme, _, rest = uri.strip().partition("://")
@@ -323,10 +332,9 @@ def _storage_findings(resources: list[Resource], policies: list[Resource], repor
             reach = [None if r is False and _reaches_block(rule) else r for r, rule in zip(reach, rules)]
         if True in reach:
             continue
-        blocker = next((p for p in egress if not as_list(get(p.props, "spec", "egress"))), egress[0])
-        if blocker.name in reported:
+        blocker = _blocker(egress, reported)
+        if blocker is None:
             continue
-        reported.add(blocker.name)
         rule = _in_cluster_https(egress)
         how = (
             f"{rule}, which selects pods of the cluster, never an outside address"
