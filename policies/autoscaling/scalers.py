@@ -31,6 +31,7 @@ from policies.kube import (
     pod_specs,
     split_type,
 )
+from policies.reading.server_names import SERVER_WORD
 
 HELM_RELEASE_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Release")
 POD_MONITOR_GROUP_KIND = ("monitoring.coreos.com", "PodMonitor")
@@ -489,14 +490,6 @@ def _metric_names(scaler: Resource) -> str:
 _SERVER_METRIC = re.compile(r"(sglang[:_]|tgi_|nv_inference_|nv_gpu_|triton_|DCGM_FI_)", re.IGNORECASE)
 # A GPU named in a series an autoscaler reads ("gpu_job_queue_depth", "gpu_utilization"): the workload queues GPU work.
 _GPU_METRIC = re.compile(r"(?<![a-z0-9])gpu(?=[_:])", re.IGNORECASE)
-# Words that name a model server in an autoscaler's name, labels or target's name: the engines' usual short names,
-# "llm", and model families served on GPUs. Never proof: S6 and S8 read them only where the target is not in the set,
-# and report what they find there as unproven.
-_SERVER_WORD = re.compile(
-    r"(?<![a-z0-9])(vllm|sglang|tgi|text-generation(?:-inference)?|triton|tensorrt-llm|trtllm|trt-llm|nim|llms?|ollama"
-    r"|lmdeploy|llama|mistral|mixtral|qwen|gemma|deepseek|falcon|gpt-oss|inference)(?![a-z])",
-    re.IGNORECASE,
-)
 # Parts of a serving stack that sit beside the model server and scale on CPU by right: a name with one of these
 # words is not taken for the server however it is prefixed ("vllm-router", "llm-gateway").
 _BESIDE_SERVER = re.compile(
@@ -526,7 +519,7 @@ def model_server_hint(scaler: Resource) -> Optional[str]:
     # Labels that name the app itself; part-of, managed-by and the like name the platform ("llm-serving").
     named += [(f"metadata.labels.{k}", labels.get(k)) for k in _NAME_LABELS if k in labels]
     for where, value in named:
-        if isinstance(value, str) and (word := _SERVER_WORD.search(value)) and not _BESIDE_SERVER.search(value):
+        if isinstance(value, str) and (word := SERVER_WORD.search(value)) and not _BESIDE_SERVER.search(value):
             return f"{where} {value!r} names a model server ({word.group(1)})"
     if _GPU_METRIC.search(_metric_names(scaler)):
         return "its metrics name GPU work"

@@ -46,6 +46,7 @@ from components.aws_ids import CONTROLLER_DEFAULT_SSL_POLICY, DEFAULT_SSL_POLICY
 from components.vllm_auth import EVERY_RELEASE, image_guarded_prefixes, path_guarded
 from policies.framework import Policy, Resource, Unproven, unproven
 from policies.kube import annotations_of, as_dict, as_list, containers, get, pod_specs, split_type
+from policies.reading.server_names import SERVER_WORD
 from policies.reading.serving import model_servers, namespace_of, pod_labels, selector_matches
 
 ALB = "alb.ingress.kubernetes.io/"
@@ -296,18 +297,15 @@ def _tls_problem(ing: Resource, ann: Mapping, params: Mapping) -> str | None:
 # Words an Ingress, its hosts or its backend Services use when they front a model API (review 44 #16: spent set 21
 # Lavale1012/llm-inference-platform-aws-eks k8s/ingress.yaml, Ingress and Service llm-inference in front of a
 # llama.cpp server built into a custom image, labelled G32 blocking; the AWS 2048 game's ingress-2048/service-2048
-# names none).
-_MODEL_WORDS = re.compile(
-    r"(?<![a-z])(llm|llms|llama|model|models|inference|vllm|tgi|sglang|ollama|triton|nim|gpt|qwen|mistral|gemma|"
-    r"deepseek|chat|completions|embed|embedding|embeddings|serving)(?![a-z])"
-)
+# names none): a model server's name (reading/server_names.SERVER_WORD), or one of a model API's words below.
+_API_WORDS = re.compile(r"(?<![a-z])(model|models|gpt|chat|completions|embed|embedding|embeddings|serving)(?![a-z])")
 
 
 def _named_for_a_model(ing: Resource) -> bool:
     """Whether the Ingress's name, a host, a path or a backend Service's name says it fronts a model API, when no
     model server of the files is behind it (a custom image the engine table does not know, or one defined elsewhere)."""
     words = [_name(ing), *(str(part) for host, path, service, _ in _paths(ing) for part in (host, path, service))]
-    return any(_MODEL_WORDS.search(word.lower()) for word in words if isinstance(word, str))
+    return any(SERVER_WORD.search(word) or _API_WORDS.search(word.lower()) for word in words if isinstance(word, str))
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
