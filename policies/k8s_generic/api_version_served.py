@@ -231,6 +231,54 @@ def _defined_here(resources: list[Resource]) -> set[tuple[str, str]]:
     return found
 
 
+# Kinds a project's early releases served and a later release renamed, keyed by (group, kind): the replacement and
+# where the former CRD is. Only an old controller release serves them, so the finding is advice (which release the
+# cluster runs is not in the files). NVIDIA Dynamo's first operator (ai-dynamo/dynamo
+# deploy/dynamo/operator/config/crd/bases/ at a2eabe97 and 75eb8477; earlier deploy/compoundai/operator/config/crd/bases/
+# at a9912feb) served DynamoDeployment, DynamoNimDeployment, DynamoNimRequest, DynamoNim and the CompoundAI* kinds; its
+# later CRDs (deploy/cloud/operator/config/crd/bases/, deploy/operator/config/crd/bases/) serve DynamoGraphDeployment and
+# DynamoComponentDeployment in their place, and none of those names.
+_DYNAMO_EARLY = "NVIDIA Dynamo's first operator (ai-dynamo/dynamo deploy/dynamo/operator/config/crd/bases/@a2eabe97)"
+_COMPOUND_AI = "NVIDIA Dynamo's CompoundAI operator (ai-dynamo/dynamo deploy/compoundai/operator/config/crd/bases/@a9912feb)"
+_RENAMED_KINDS: dict[tuple[str, str], tuple[str, str]] = {
+    ("nvidia.com", "DynamoDeployment"): ("DynamoGraphDeployment", _DYNAMO_EARLY),
+    ("nvidia.com", "DynamoNimDeployment"): ("DynamoComponentDeployment", _DYNAMO_EARLY),
+    ("nvidia.com", "DynamoNimRequest"): ("DynamoGraphDeployment", _DYNAMO_EARLY),
+    ("nvidia.com", "DynamoNim"): ("DynamoGraphDeployment", _DYNAMO_EARLY),
+    ("nvidia.com", "CompoundAIDeployment"): ("DynamoGraphDeployment", _COMPOUND_AI),
+    ("nvidia.com", "CompoundAINimDeployment"): ("DynamoComponentDeployment", _COMPOUND_AI),
+    ("nvidia.com", "CompoundAINimRequest"): ("DynamoGraphDeployment", _COMPOUND_AI),
+    ("nvidia.com", "CompoundAINim"): ("DynamoGraphDeployment", _COMPOUND_AI),
+}
+
+
+def _renamed(resources: list[Resource], here: set[tuple[str, str]]) -> list[tuple[str, str]]:
+    """A kind only an early release of its project served, since renamed (set 44: devfloor9/engineering-playbook
+    deploy/nvidia-platform/dynamo-vllm/deploy-aggregated.yaml, DynamoDeployment in nvidia.com/v1alpha1): a current
+    release answers 'no matches for kind'."""
+    findings: list[tuple[str, str]] = []
+    for r in resources:
+        api_version, kind = get(r.props, "apiVersion"), get(r.props, "kind")
+        if not isinstance(api_version, str) or not isinstance(kind, str):
+            continue
+        group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+        row = _RENAMED_KINDS.get((group, kind))
+        if row is None or (group, kind) in here:
+            continue
+        findings.append(
+            (
+                r.name,
+                unproven(
+                    f"apiVersion {api_version} {kind}: only {row[1]} served {kind}; later releases renamed it "
+                    f"{row[0]} and serve no {kind}, so on a current operator the API server answers 'no matches for "
+                    f"kind' and nothing is created (the operator release is not in the files read); write a {row[0]} "
+                    f"({group}/v1alpha1) in the shape that release documents"
+                ),
+            )
+        )
+    return findings
+
+
 def _group_served(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     """A kind of a pinned CRD under an apiVersion whose group no CRD the pack knows, nor one of the files, serves it in:
     the API server answers "no matches for kind" (set 42: fuhengwu2021/coderepo
@@ -263,7 +311,7 @@ def _group_served(resources: list[Resource], config: dict) -> list[tuple[str, st
             # prove that no controller serves it there (review 44 #1). A group whose kinds the pack pins is proof.
             message = unproven(f"{message}, unless another project's CRD defines its own {kind} in {group}")
         findings.append((r.name, message))
-    return findings
+    return findings + _renamed(resources, here)
 
 
 def _domain(group: str) -> str:

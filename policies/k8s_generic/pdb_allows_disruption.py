@@ -16,6 +16,7 @@ RayJob or a LeaderWorkerSet of the set, or one selecting by the labels KubeRay (
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
+from policies.k8s_generic.pdb_autoscaler_floor import absent_target_floor
 from policies.k8s_generic.pdb_ray_groups import ray_pdb_findings
 from policies.kube import as_dict, as_int, as_list, get, split_type
 from policies.reading.serving import namespace_of, pod_labels, selector_matches
@@ -56,8 +57,8 @@ def _floor_of_unseen(pdb: Resource, resources: list[Resource], wanted: int | Non
     """A minAvailable of 1 over pods no workload of the files read holds (set 41 jolyonbrown/inference-platform
     k8s/base/pdb.yaml, whose single-replica Deployment sits in another file of the kustomization): advice, since one
     replica, the default, makes it block every eviction."""
-    if wanted != 1 or not _selects_nothing_read(pdb, resources):
-        return []
+    if wanted != 1 or not _selects_nothing_read(pdb, resources) or absent_target_floor(pdb, wanted, resources):
+        return []  # a ScaledObject's floor over the unread workload: pdb-below-autoscaler-floor (G20) says it sharper
     name = get(pdb.props, "metadata", "name")
     return [
         (

@@ -91,8 +91,45 @@ def _embedded(resource: Resource) -> list[tuple[str, str]]:
     return findings
 
 
+_NAME_LABELS = ("app", "app.kubernetes.io/name", "app.kubernetes.io/instance", "name", "k8s-app")
+
+
+def absent_target_floor(pdb: Resource, wanted: int, resources: list[Resource]) -> list[tuple[str, str]]:
+    """A ScaledObject of the PDB's namespace whose scale target is in no file read, where the PDB's selector names that
+    target by a name label (app: litellm for Deployment litellm): the PDB guards the scaled pods (set 44:
+    ShivSingh96/litellm-gateway-demo keda/scaledobject.yaml, minAvailable 1 beside minReplicaCount 1, the Deployment in
+    another repository file)."""
+    labels = as_dict(get(pdb.props, "spec", "selector", "matchLabels"))
+    names = {str(labels[k]) for k in _NAME_LABELS if k in labels}
+    if not names or get(pdb.props, "spec", "selector", "matchExpressions"):
+        return []
+    present = {(namespace_of(r), split_type(r.type)[1], get(r.props, "metadata", "name")) for r in resources}
+    for scaler in resources:
+        ref = as_dict(get(scaler.props, "spec", "scaleTargetRef"))
+        kind, target = str(ref.get("kind") or "Deployment"), ref.get("name")
+        if scaler.type != SCALED_OBJECT_TYPE or namespace_of(scaler) != namespace_of(pdb) or target not in names:
+            continue
+        floor = as_int(get(scaler.props, "spec", "minReplicaCount")) or 0
+        if kind not in _SCALABLE or (namespace_of(scaler), kind, target) in present or not 1 <= floor <= wanted:
+            continue
+        return [
+            (
+                pdb.name,
+                f"PodDisruptionBudget {get(pdb.props, 'metadata', 'name')}: minAvailable {wanted} is not below the "
+                f"minReplicaCount {floor} of ScaledObject {get(scaler.props, 'metadata', 'name')}, which scales {kind} "
+                f"{target} (not in the files read; the selector names it by label): whenever the fleet sits at that "
+                "floor no pod may be evicted, so node drains, upgrades and consolidation wait for load to add replicas",
+            )
+        ]
+    return []
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings: list[tuple[str, str]] = [f for r in resources for f in _embedded(r)]
+    for pdb in (r for r in resources if r.type in PDB_TYPES):
+        wanted = as_int(get(pdb.props, "spec", "minAvailable"))
+        if wanted is not None and wanted > 0:
+            findings += absent_target_floor(pdb, wanted, resources)
     for pdb in (r for r in resources if r.type in PDB_TYPES):
         wanted = as_int(get(pdb.props, "spec", "minAvailable"))
         if wanted is None or wanted <= 0:

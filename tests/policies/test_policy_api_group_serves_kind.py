@@ -104,3 +104,47 @@ def test_other_projects_kinds_of_the_same_name_are_advice():
     # A pinned group that does not serve the kind still blocks: ServiceMonitor is no Istio kind.
     wrong = {"apiVersion": "networking.istio.io/v1", "kind": "ServiceMonitor", "metadata": {"name": "x"}, "spec": {}}
     assert [e for e, _ in _g40(wrong)] == ["mandatory"]
+
+
+# Set 44: devfloor9/engineering-playbook deploy/nvidia-platform/dynamo-vllm/deploy-aggregated.yaml (head of the file):
+# DynamoDeployment in nvidia.com/v1alpha1, a kind only Dynamo's first operator served (ai-dynamo/dynamo
+# deploy/dynamo/operator/config/crd/bases/nvidia.com_dynamodeployments.yaml@75eb8477), renamed DynamoGraphDeployment.
+_SET44_DYNAMO = {
+    "apiVersion": "nvidia.com/v1alpha1",
+    "kind": "DynamoDeployment",
+    "metadata": {"name": "vllm-aggregated", "namespace": "dynamo-system"},
+    "spec": {"model": {"name": "Qwen/Qwen3-30B-A3B-FP8"}, "serving": {"mode": "aggregated", "engine": "vllm"}},
+}
+# Same class, a second form: ai-dynamo/dynamo deploy/compoundai/operator/config/samples/
+# nvidia.com_v1alpha1_compoundaideployment.yaml@a9912febc18338955e837cca9508e0baf83aa4aa, a CompoundAIDeployment (the
+# name before Dynamo's), which no later Dynamo CRD serves.
+_COMPOUND_AI = {
+    "apiVersion": "nvidia.com/v1alpha1",
+    "kind": "CompoundAIDeployment",
+    "metadata": {"name": "compoundaideployment-sample"},
+    "spec": {"compoundAINim": "frontend:2c4romhs6s33e4w7"},
+}
+
+
+def test_kinds_only_an_early_dynamo_served_are_advice():
+    for obj, now in ((_SET44_DYNAMO, "DynamoGraphDeployment"), (_COMPOUND_AI, "DynamoGraphDeployment")):
+        found = _g40(obj)
+        assert [e for e, _ in found] == ["advisory"], found
+        assert "no matches for kind" in found[0][1] and now in found[0][1]
+
+
+def test_current_dynamo_kinds_and_a_crd_of_the_files_are_silent():
+    # Careful form: the current kind (ai-dynamo/dynamo deploy/operator/config/crd/bases/
+    # nvidia.com_dynamographdeployments.yaml) and the GPU operator's ClusterPolicy in the same group stay silent.
+    good = copy.deepcopy(_SET44_DYNAMO)
+    good["kind"] = "DynamoGraphDeployment"
+    good["spec"] = {"services": {}}
+    policy = {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": "cluster-policy"}, "spec": {}}
+    assert _g40(good, policy) == []
+    crd = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "dynamodeployments.nvidia.com"},
+        "spec": {"group": "nvidia.com", "names": {"kind": "DynamoDeployment", "plural": "dynamodeployments"}},
+    }
+    assert _g40(crd, _SET44_DYNAMO) == []

@@ -66,3 +66,29 @@ def test_careful_budgets_stay_silent():
     assert found_by([_pdb({"minAvailable": 1}), _deployment(None), _scaled_object(2)], POLICY) == []
     assert found_by([_pdb({"maxUnavailable": 1})], POLICY) == []
     assert found_by([_pdb({"minAvailable": "50%"})], POLICY) == []
+
+
+def test_a_keda_floor_over_a_workload_not_read_is_g20():
+    # ShivSingh96/litellm-gateway-demo keda/scaledobject.yaml (spent set 44, labelled G20): a ScaledObject
+    # litellm-gateway with minReplicaCount 1 over Deployment litellm (not in the file) and, beside it, a PDB minAvailable 1
+    # over app=litellm. The KEDA floor is the proof G19's guess lacks: G20 reports it, G19 steps aside.
+    scaled = _scaled_object(1, app="litellm")
+    scaled["metadata"]["name"] = "litellm-gateway"
+    objs = [scaled, _pdb({"minAvailable": 1}, app="litellm")]
+    assert found_by(objs, POLICY) == []
+    ((level, message),) = found_by(objs, "pdb-below-autoscaler-floor")
+    assert level == "advisory" and "minReplicaCount 1 of ScaledObject litellm-gateway" in message
+    assert "Deployment litellm (not in the files read" in message
+
+
+def test_a_keda_floor_below_the_budget_or_another_target_is_silent():
+    # Careful forms: a floor of 2 under minAvailable 1; a selector naming another app than the scaled target; the
+    # workload in the files is judged by the reader of its pods, once, not a second time by name.
+    assert (
+        found_by([_scaled_object(2, app="litellm"), _pdb({"minAvailable": 1}, app="litellm")], "pdb-below-autoscaler-floor") == []
+    )
+    assert (
+        found_by([_scaled_object(1, app="litellm"), _pdb({"minAvailable": 1}, app="redis")], "pdb-below-autoscaler-floor") == []
+    )
+    objs = [_scaled_object(1, app="litellm"), _pdb({"minAvailable": 1}, app="litellm"), _deployment(3, app="litellm")]
+    assert len(found_by(objs, "pdb-below-autoscaler-floor")) == 1
