@@ -188,7 +188,8 @@ def catalog_order(policy: Policy) -> tuple[int, int, str]:
 
 def _collect(*policies: Policy) -> tuple[Policy, ...]:
     names = [p.name for p in policies]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
+    # names.count for each name only when one repeats: ~160 x 160 comparisons, ~0.25 ms of every run, otherwise.
+    duplicates = sorted({n for n in names if names.count(n) > 1}) if len(set(names)) < len(names) else []
     if duplicates:
         raise ValueError(f"duplicate policy names: {', '.join(duplicates)}")
     return tuple(sorted(policies, key=catalog_order))
