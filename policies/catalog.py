@@ -76,7 +76,7 @@ _ENTRIES = (
     Entry("S", 37, "a gated Hugging Face model has a way to a token"),
     Entry("S", 38, "engine options exist in the image's release"),
     Entry("S", 39, "a multi-node engine is started as the engine starts one"),
-    Entry("S", 40, "a server reads the model path its loader writes"),
+    Entry("S", 40, "a server reads a model path something fills (its loader's folder; not a volume that starts empty)"),
     Entry("S", 41, "service links spare the engine's own variables"),
     Entry("S", 42, "a model server is not pinned to one node"),
     Entry("S", 43, "Ray Serve config keys current for the Ray release"),
@@ -169,6 +169,7 @@ _ENTRIES = (
     Entry("G", 73, "a Ray Serve application's import_path names a module the cluster can import"),
     Entry("G", 74, "a variable under an engine's own prefix (OLLAMA_...) is one some release of the engine reads"),
     Entry("G", 75, "a NetworkPolicy's ports name the pods' port, not a Service port forwarded to another"),
+    Entry("G", 76, "a model server's liveness and readiness probes act within minutes, not hours"),
 )
 
 

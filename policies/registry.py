@@ -90,6 +90,7 @@ from policies.k8s_generic import (
     pod_security_admission,
     pod_template_api_valid,
     post_start_hook_waits,
+    probe_acts_in_time,
     probe_tolerates_slow_answer,
     proxy_backend_in_pod,
     readiness_waits_for_model,
@@ -136,6 +137,7 @@ from policies.models import (
     hf_token_on_service_account,
     hub_id_named,
     model_cache_fits_checkpoint,
+    model_files_filled,
     model_path_downloaded,
     model_source_pinned,
     offline_cache_starts_empty,
@@ -186,7 +188,8 @@ def catalog_order(policy: Policy) -> tuple[int, int, str]:
 
 def _collect(*policies: Policy) -> tuple[Policy, ...]:
     names = [p.name for p in policies]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
+    # names.count for each name only when one repeats: ~160 x 160 comparisons, ~0.25 ms of every run, otherwise.
+    duplicates = sorted({n for n in names if names.count(n) > 1}) if len(set(names)) < len(names) else []
     if duplicates:
         raise ValueError(f"duplicate policy names: {', '.join(duplicates)}")
     return tuple(sorted(policies, key=catalog_order))
@@ -209,6 +212,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     names_its_model.POLICY,
     model_cache_fits_checkpoint.POLICY,
     model_path_downloaded.POLICY,
+    model_files_filled.POLICY,
     service_links_port.POLICY,
     single_attach_rollout.POLICY,
     serving_code_pinned.POLICY,
@@ -283,6 +287,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     serving_readiness_probe.POLICY,
     limit_range_device_default.POLICY,
     probe_tolerates_slow_answer.POLICY,
+    probe_acts_in_time.POLICY,
     claim_in_run.POLICY,
     readiness_waits_for_model.POLICY,
     serving_resource_requests.POLICY,

@@ -5,7 +5,7 @@ https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/) or a DRA claim. W
 the pod on any node; vLLM picks its platform from what the process sees, and the CUDA build (the vllm/vllm-openai
 image) selects its CPU platform only for a CPU build of vLLM (vllm 0.8.3 vllm/platforms/__init__.py:156-175, the
 version string names cpu) or, from later releases on, VLLM_TARGET_DEVICE=cpu (0.34.0 vllm/platforms/__init__.py:
-174-195, read by set 13's labeller). Otherwise it falls to UnspecifiedPlatform (0.8.3 :239-244) and the engine
+174-195, read by set 13's labeller; on vLLM's CUDA image that is advice, not silence: _cpu_target_on_cuda_build). Otherwise it falls to UnspecifiedPlatform (0.8.3 :239-244) and the engine
 stops at "Failed to infer device type" (0.8.3 vllm/config.py:1880-1890; 0.6.6 config.py:1522-1527; 0.34.0
 vllm/config/device.py:39-49). On a GPU node whose default runtime exposes every device (the image sets
 NVIDIA_VISIBLE_DEVICES=all) it would instead use GPUs the scheduler never gave it, shared with whatever holds them.
@@ -98,13 +98,35 @@ def _device_elsewhere(resource: Resource, server: VllmServer, env: dict[str, str
         return True
     if dra_pod(get(resource.props, "metadata", "annotations"), server.podspec):
         return True
-    if env.get("VLLM_TARGET_DEVICE", "").strip().lower() == "cpu":
-        return True
+    if _target_cpu(env) and not cuda_build(server.container.get("image")):
+        return True  # a build of the files' own, asked for the CPU: judged as a CPU build
     runtime = server.podspec.get("runtimeClassName")
     if isinstance(runtime, str) and "nvidia" in runtime.lower():
         return True
     ray_executor = server.args.get("distributed-executor-backend") == "ray"
     return ray_executor and (is_ray(resource.type) or kuberay_created_pod(resource))
+
+
+def _target_cpu(env: dict[str, str]) -> bool:
+    return env.get("VLLM_TARGET_DEVICE", "").strip().lower() == "cpu"
+
+
+def _cpu_target_on_cuda_build(server: VllmServer, image: str) -> list[str]:
+    """Advice on vLLM's CUDA image asked for the CPU by VLLM_TARGET_DEVICE=cpu with no GPU (fresh set 46:
+    lionelmarcus10/aipaas apps/vllm/deployment.yaml, vllm/vllm-openai:latest, "k3d CPU mode"). The variable is first
+    a build switch (setup.py: which kernels the wheel compiles); a release reads it at run time only where
+    cpu_platform_plugin does (0.34.0 vllm/platforms/__init__.py:174-195, read by set 13's labeller; later releases
+    make it win over every probe, vllm-project/vllm#49515), and the CPU platform then runs on a wheel built for CUDA;
+    a release that does not read it finds no platform and exits. Which one the tag pulls the files do not show."""
+    return [
+        unproven(
+            f"{server.label}: image {image} is vLLM's CUDA build, with no {GPU_RESOURCE} limit and "
+            f"VLLM_TARGET_DEVICE=cpu: that variable picks the kernels a build compiles; a release that does not also "
+            f'read it at run time finds no platform without a GPU and exits ("Failed to infer device type"), and one '
+            f"that does runs its CPU platform on a wheel built for CUDA; use vLLM's CPU image (vllm/vllm-openai-cpu), or "
+            f"set resources.limits {GPU_RESOURCE}"
+        )
+    ]
 
 
 def _limit_range_device(resource: Resource) -> bool:
@@ -198,6 +220,8 @@ def _judge(resource: Resource, server: VllmServer) -> list[str]:
         else ""
     )
     fix = f"set resources.limits {GPU_RESOURCE} to {_ranks(server)}"
+    if cuda_build(image) and _target_cpu(env):
+        return _cpu_target_on_cuda_build(server, str(image))
     if cuda_build(image) and hint is None:
         return [
             f"{server.label}: image {image} is vLLM's CUDA build, but the container has no {GPU_RESOURCE} limit, so "
