@@ -76,7 +76,7 @@ _ENTRIES = (
     Entry("S", 37, "a gated Hugging Face model has a way to a token"),
     Entry("S", 38, "engine options exist in the image's release"),
     Entry("S", 39, "a multi-node engine is started as the engine starts one"),
-    Entry("S", 40, "a server reads the model path its loader writes"),
+    Entry("S", 40, "a server reads a model path something fills (its loader's folder; not a volume that starts empty)"),
     Entry("S", 41, "service links spare the engine's own variables"),
     Entry("S", 42, "a model server is not pinned to one node"),
     Entry("S", 43, "Ray Serve config keys current for the Ray release"),
