@@ -110,7 +110,10 @@ def kubeai_default_window(resource: Any) -> bool:
     if not isinstance(profile, str) or not profile.strip() or profile.strip().lower().startswith("cpu"):
         return False
     floor, ceiling = as_int(spec.get("minReplicas", 0)), spec.get("maxReplicas")
-    return ceiling is None or (as_int(ceiling) is not None and floor is not None and as_int(ceiling) > floor)
+    if ceiling is None:
+        return True
+    top = as_int(ceiling)
+    return top is not None and floor is not None and top > floor
 
 
 RAY_SERVICE = ("ray.io", "RayService")
