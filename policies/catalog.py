@@ -165,7 +165,7 @@ _ENTRIES = (
     Entry("G", 69, "an object's reference by name to another object resolves among the objects of its run"),
     Entry("G", 70, "an EC2NodeClass selects an AMI family EKS still publishes (no AL2 for Kubernetes 1.33+)"),
     Entry("G", 71, "a ReadWriteMany claim names a class that provisions volumes many nodes mount"),
-    Entry("G", 72, "a model server downloads a Hugging Face repository id that exists (by the family's naming)"),
+    Entry("G", 72, "a model server downloads a model that exists (a Hub id by its family's naming; an Ollama name and size)"),
     Entry("G", 73, "a Ray Serve application's import_path names a module the cluster can import"),
     Entry("G", 74, "a variable under an engine's own prefix (OLLAMA_...) is one some release of the engine reads"),
     Entry("G", 75, "a NetworkPolicy's ports name the pods' port, not a Service port forwarded to another"),
