@@ -98,7 +98,7 @@ def _embedded_services(spec: dict, cluster: dict) -> list[str]:
     """Findings on the Services a KubeRay resource writes out in full: a RayService's spec.serveService and a head group's
     headService (kuberay v1.7.0 ray-operator/apis/ray/v1 rayservice_types.go RayServiceSpec.ServeService, raycluster_types.go
     HeadGroupSpec.HeadService: *corev1.Service, which KubeRay creates with its own type and annotations)."""
-    found = []
+    found: list[str] = []
     for field, service in (
         ("spec.serveService", as_dict(spec.get("serveService"))),
         ("headGroupSpec.headService", as_dict(get(cluster, "headGroupSpec", "headService"))),
