@@ -130,7 +130,7 @@ def _node_published(resource: Resource) -> list[str]:
     with hostPort (the kubelet maps it on the node, https://kubernetes.io/docs/concepts/configuration/overview/#services)
     or a pod on hostNetwork (its ports are the node's). Fresh set 47: zeldafan3421/romm-assist
     k8s/llamacpp-deployment.yaml (llama.cpp server, hostPort 8080, LLAMA_API_KEY left commented out; G32 advisory)."""
-    found = []
+    found: list[str] = []
     for server in model_servers(resource):
         if not _unkeyed(server.container):
             continue
