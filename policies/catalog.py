@@ -170,6 +170,7 @@ _ENTRIES = (
     Entry("G", 74, "a variable under an engine's own prefix (OLLAMA_...) is one some release of the engine reads"),
     Entry("G", 75, "a NetworkPolicy's ports name the pods' port, not a Service port forwarded to another"),
     Entry("G", 76, "a model server's liveness and readiness probes act within minutes, not hours"),
+    Entry("G", 77, "an Ollama server keeps the models it serves loaded (keep-alive not zero, room for the models pulled)"),
 )
 
 
