@@ -111,7 +111,14 @@ def _family(wanted: str) -> Optional[ModelArchitecture]:
     """The architectures of the model family whose id prefix ``wanted`` starts with (the longest such prefix), as
     components/vllm_architectures.json ``model_families`` lists them; None for an id no family covers."""
     families = architecture_table().families
-    prefix = max((p for p in families if wanted.startswith(p)), key=len, default=None)
+    # A prefix "*/name-" covers that name under any organisation (quantized and fine-tuned copies keep the
+    # architectures of the checkpoint they copy).
+    name = wanted.rsplit("/", 1)[-1]
+    prefix = max(
+        (p for p in families if wanted.startswith(p) or (p.startswith("*/") and name.startswith(p[2:]))),
+        key=len,
+        default=None,
+    )
     if prefix is None:
         return None
     row = families[prefix]

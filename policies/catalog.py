@@ -76,7 +76,7 @@ _ENTRIES = (
     Entry("S", 37, "a gated Hugging Face model has a way to a token"),
     Entry("S", 38, "engine options exist in the image's release"),
     Entry("S", 39, "a multi-node engine is started as the engine starts one"),
-    Entry("S", 40, "a server reads the model path its loader writes"),
+    Entry("S", 40, "a server reads a model path something fills (its loader's folder; not a volume that starts empty)"),
     Entry("S", 41, "service links spare the engine's own variables"),
     Entry("S", 42, "a model server is not pinned to one node"),
     Entry("S", 43, "Ray Serve config keys current for the Ray release"),
@@ -165,10 +165,12 @@ _ENTRIES = (
     Entry("G", 69, "an object's reference by name to another object resolves among the objects of its run"),
     Entry("G", 70, "an EC2NodeClass selects an AMI family EKS still publishes (no AL2 for Kubernetes 1.33+)"),
     Entry("G", 71, "a ReadWriteMany claim names a class that provisions volumes many nodes mount"),
-    Entry("G", 72, "a model server downloads a Hugging Face repository id that exists (by the family's naming)"),
+    Entry("G", 72, "a model server downloads a model that exists (a Hub id by its family's naming; an Ollama name and size)"),
     Entry("G", 73, "a Ray Serve application's import_path names a module the cluster can import"),
     Entry("G", 74, "a variable under an engine's own prefix (OLLAMA_...) is one some release of the engine reads"),
     Entry("G", 75, "a NetworkPolicy's ports name the pods' port, not a Service port forwarded to another"),
+    Entry("G", 76, "a model server's liveness and readiness probes act within minutes, not hours"),
+    Entry("G", 77, "an Ollama server keeps the models it serves loaded (keep-alive not zero, room for the models pulled)"),
 )
 
 

@@ -71,10 +71,6 @@ LEFT_OUT = (
         ("G27",),
         "Not implemented: stock vLLM images run as root, where the flag changes nothing; no-privileged and capabilities-allow-list carry the intent.",
     ),
-    (
-        ("G29",),
-        "ADAPT (catalogue): vLLM, torch, triton and Hugging Face write caches under $HOME/.cache; the adapted form (read-only root plus emptyDir caches) is left to the components, not enforced on third-party manifests.",
-    ),
     (("G34",), "Not implemented: KServe and Ray pods use their service account; a default-off rule would break them."),
     (("G37",), "Not implemented as a gate: labels are cost attribution, not serving safety."),
     (("G42",), "Covered by the autoscaling policies' metric checks (S7)."),

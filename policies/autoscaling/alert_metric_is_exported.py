@@ -29,7 +29,13 @@ import yaml
 from components.vllm_metrics import retired_in
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, get, split_type
-from policies.reading.engine_metric_names import foreign_prefixed, misspelled, servers_near, vllm_exports_retired
+from policies.reading.engine_metric_names import (
+    foreign_prefixed,
+    gateway_unexported,
+    misspelled,
+    servers_near,
+    vllm_exports_retired,
+)
 
 _RULE_KINDS = {("monitoring.coreos.com", "PrometheusRule"), ("operator.victoriametrics.com", "VMRule")}
 _ANALYSIS_KINDS = {("argoproj.io", "AnalysisTemplate"), ("argoproj.io", "ClusterAnalysisTemplate")}
@@ -122,6 +128,16 @@ def _other_findings(path: str, query: str, resources: list[Resource], recorded: 
             f"default from {family.hidden_from} (only --show-hidden-metrics-for-version keeps it; a later release drops "
             f"it); on such a release the query selects no series and the alert never fires; query {family.replacement}"
         )
+    for miss in gateway_unexported(query):
+        if miss.name not in recorded:
+            found.append(
+                unproven(
+                    f"{path} names {miss.name}, a series LiteLLM's Prometheus integration does not export (its request "
+                    f"counters are {' and '.join(miss.exported)}; components/litellm_metrics.json), and no recording rule "
+                    "of these files defines it; unless another exporter does, the query selects no series and the alert "
+                    "never fires"
+                )
+            )
     for miss in foreign_prefixed(query):
         if miss.name in recorded:
             continue

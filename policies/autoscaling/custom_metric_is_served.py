@@ -33,7 +33,13 @@ from policies.autoscaling.scalers import (
 )
 from policies.framework import Policy, Resource, unproven
 from policies.kube import ISVC_TYPE, as_list, get
-from policies.reading.engine_metric_names import foreign_prefixed, misspelled, servers_near, vllm_exports_retired
+from policies.reading.engine_metric_names import (
+    foreign_prefixed,
+    gateway_unexported,
+    misspelled,
+    servers_near,
+    vllm_exports_retired,
+)
 from policies.reading.promql import server_series, shape
 
 _UNSERVED = "the HPA shows <unknown> for it and never scales"
@@ -149,6 +155,14 @@ def retired_series_findings(scaler: Resource, candidates: list) -> list[str]:
                         f"and the autoscaler never sees load; query {family.replacement} (exported since 0.9.2)"
                     )
                 )
+        for miss in gateway_unexported(query):
+            found.append(
+                unproven(
+                    f"{path} names {miss.name}, a series LiteLLM's Prometheus integration does not export (its request "
+                    f"counters are {' and '.join(miss.exported)}; components/litellm_metrics.json); unless a recording "
+                    f"rule or another exporter defines it, the query returns no series and the autoscaler never sees load"
+                )
+            )
         for miss in foreign_prefixed(query):
             found.append(
                 unproven(

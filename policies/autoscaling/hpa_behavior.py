@@ -62,7 +62,14 @@ from policies.kube import (
     split_type,
 )
 from policies.reading.nodepools import is_gpu_nodepool
-from policies.reading.scalers_ext import AIBRIX_COOLDOWN, AIBRIX_KPA_DELAY, ray_serve_windows, scale_down_window
+from policies.reading.scalers_ext import (
+    AIBRIX_COOLDOWN,
+    AIBRIX_KPA_DELAY,
+    KUBEAI_SCALE_DOWN_DEFAULT,
+    kubeai_default_window,
+    ray_serve_windows,
+    scale_down_window,
+)
 from policies.reading.serving import model_servers
 
 NODEPOOL_GROUP_KIND = ("karpenter.sh", "NodePool")
@@ -282,6 +289,13 @@ def _operator_window_findings(resource: Resource, config: dict) -> list[str]:
         if seconds is not None and seconds < floor
     ]
     window = scale_down_window(resource)
+    if window is None and kubeai_default_window(resource) and KUBEAI_SCALE_DOWN_DEFAULT < floor:
+        default = fmt_number(KUBEAI_SCALE_DOWN_DEFAULT)
+        found.append(
+            f"spec.scaleDownDelaySeconds is not set, so KubeAI scales this GPU Model in {default} s after load drops "
+            f"(its default), below {floor} s; a GPU replica removed on a short dip takes minutes to come back; set it "
+            f"to at least {floor}"
+        )
     if window is None:
         return found
     field, raw, seconds = window

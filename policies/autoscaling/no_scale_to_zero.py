@@ -180,12 +180,37 @@ def _parked(resource: Resource) -> list[str]:
         for scaler in (r for r in view if r.type in _GENERIC_SCALERS):
             target = scale_target(scaler, found)
             if target is not None and target.resource is resource:
-                return []
+                return _disabled_hpa(scaler)
     return [
         unproven(
             "spec.replicas is 0, so this model server runs no pod until something outside these files scales it up, "
             f"and each first request then waits for a pod to start and load the model; {_WHY}"
         )
+    ]
+
+
+def _disabled_hpa(scaler: Resource) -> list[str]:
+    """The finding for a model server's Deployment committed at replicas 0 under an HPA whose floor is not 0 (set 47:
+    SecureCloudOps/llm-rag-infra-platform k8s/vllm/deployment.yaml with k8s/vllm/hpa.yaml, minReplicas 1). The HPA
+    controller does not scale a target whose replicas are 0 while its minReplicas is not 0: it keeps 0 and reports
+    ScalingActive False, reason ScalingDisabled, "scaling is disabled since the replica count of the target is zero"
+    (kubernetes/kubernetes pkg/controller/podautoscaler/horizontal.go reconcileAutoscaler, ``scale.Spec.Replicas == 0
+    && minReplicas != 0``, minReplicas defaulting to 1; the code index's stored version 00067268), and each apply of
+    the file writes 0 again, so no pod ever runs. KEDA's ScaledObject and HTTPScaledObject activate a target from 0
+    themselves, and an HPA whose minReplicas is 0 (HPAScaleToZero) goes on scaling: both silent."""
+    if scaler.type not in HPA_TYPES:
+        return []
+    floor = get(scaler.props, "spec", "minReplicas")
+    minimum = 1 if floor is None else as_int(floor)
+    if minimum is None or minimum == 0:
+        return []
+    name = get(scaler.props, "metadata", "name") or scaler.name
+    return [
+        f"spec.replicas is 0 and the HorizontalPodAutoscaler {name} (minReplicas {minimum}"
+        f"{'' if floor is not None else ', the default'}) scales it: the HPA controller leaves a target at 0 "
+        f'replicas alone (ScalingActive False, ScalingDisabled: "scaling is disabled since the replica count of the '
+        f'target is zero"), so this model server never runs a pod; drop spec.replicas (the HPA then sets it) or set it '
+        f"to 1"
     ]
 
 
@@ -282,7 +307,8 @@ POLICY = Policy(
         "min-scale from minReplicas); a model server's Knative Service with no min-scale (the cluster's default, 0 as "
         "Knative ships it) and an initial-scale of 0 are advice; so is a RayService model deployment whose Ray Serve "
         "autoscaling_config.min_replicas is 0, and a model server's Deployment committed with "
-        "replicas 0 that no autoscaler of the files scales."
+        "replicas 0 that no autoscaler of the files scales; a model server's Deployment committed with replicas 0 under "
+        "an HPA of the files whose minReplicas is not 0 blocks (the HPA controller disables scaling for a target at 0)."
     ),
     catalog="S5",
     severity="high",

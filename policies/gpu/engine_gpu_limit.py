@@ -5,7 +5,7 @@ https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/) or a DRA claim. W
 the pod on any node; vLLM picks its platform from what the process sees, and the CUDA build (the vllm/vllm-openai
 image) selects its CPU platform only for a CPU build of vLLM (vllm 0.8.3 vllm/platforms/__init__.py:156-175, the
 version string names cpu) or, from later releases on, VLLM_TARGET_DEVICE=cpu (0.34.0 vllm/platforms/__init__.py:
-174-195, read by set 13's labeller). Otherwise it falls to UnspecifiedPlatform (0.8.3 :239-244) and the engine
+174-195, read by set 13's labeller; on vLLM's CUDA image that is advice, not silence: _cpu_target_on_cuda_build). Otherwise it falls to UnspecifiedPlatform (0.8.3 :239-244) and the engine
 stops at "Failed to infer device type" (0.8.3 vllm/config.py:1880-1890; 0.6.6 config.py:1522-1527; 0.34.0
 vllm/config/device.py:39-49). On a GPU node whose default runtime exposes every device (the image sets
 NVIDIA_VISIBLE_DEVICES=all) it would instead use GPUs the scheduler never gave it, shared with whatever holds them.
@@ -98,13 +98,35 @@ def _device_elsewhere(resource: Resource, server: VllmServer, env: dict[str, str
         return True
     if dra_pod(get(resource.props, "metadata", "annotations"), server.podspec):
         return True
-    if env.get("VLLM_TARGET_DEVICE", "").strip().lower() == "cpu":
-        return True
+    if _target_cpu(env) and not cuda_build(server.container.get("image")):
+        return True  # a build of the files' own, asked for the CPU: judged as a CPU build
     runtime = server.podspec.get("runtimeClassName")
     if isinstance(runtime, str) and "nvidia" in runtime.lower():
         return True
     ray_executor = server.args.get("distributed-executor-backend") == "ray"
     return ray_executor and (is_ray(resource.type) or kuberay_created_pod(resource))
+
+
+def _target_cpu(env: dict[str, str]) -> bool:
+    return env.get("VLLM_TARGET_DEVICE", "").strip().lower() == "cpu"
+
+
+def _cpu_target_on_cuda_build(server: VllmServer, image: str) -> list[str]:
+    """Advice on vLLM's CUDA image asked for the CPU by VLLM_TARGET_DEVICE=cpu with no GPU (fresh set 46:
+    lionelmarcus10/aipaas apps/vllm/deployment.yaml, vllm/vllm-openai:latest, "k3d CPU mode"). The variable is first
+    a build switch (setup.py: which kernels the wheel compiles); a release reads it at run time only where
+    cpu_platform_plugin does (0.34.0 vllm/platforms/__init__.py:174-195, read by set 13's labeller; later releases
+    make it win over every probe, vllm-project/vllm#49515), and the CPU platform then runs on a wheel built for CUDA;
+    a release that does not read it finds no platform and exits. Which one the tag pulls the files do not show."""
+    return [
+        unproven(
+            f"{server.label}: image {image} is vLLM's CUDA build, with no {GPU_RESOURCE} limit and "
+            f"VLLM_TARGET_DEVICE=cpu: that variable picks the kernels a build compiles; a release that does not also "
+            f'read it at run time finds no platform without a GPU and exits ("Failed to infer device type"), and one '
+            f"that does runs its CPU platform on a wheel built for CUDA; use vLLM's CPU image (vllm/vllm-openai-cpu), or "
+            f"set resources.limits {GPU_RESOURCE}"
+        )
+    ]
 
 
 def _limit_range_device(resource: Resource) -> bool:
@@ -198,6 +220,8 @@ def _judge(resource: Resource, server: VllmServer) -> list[str]:
         else ""
     )
     fix = f"set resources.limits {GPU_RESOURCE} to {_ranks(server)}"
+    if cuda_build(image) and _target_cpu(env):
+        return _cpu_target_on_cuda_build(server, str(image))
     if cuda_build(image) and hint is None:
         return [
             f"{server.label}: image {image} is vLLM's CUDA build, but the container has no {GPU_RESOURCE} limit, so "
@@ -223,8 +247,10 @@ def _ray_engine_without_gpu(resource: Resource) -> list[str]:
     apps += [a.label for a in serve_app_engines(resource)]
     cluster = groups(resource)
     # Per pod, not per pod count: a group at replicas 0 that the autoscaler grows still holds GPUs when it runs.
-    if not apps or not cluster or any(g.pod_gpus() != 0 for g in cluster):
+    if not cluster or any(g.pod_gpus() != 0 for g in cluster):
         return []
+    if not apps:
+        return _ray_pinned_without_gpu(cluster)
     workers = [g for g in cluster if not g.is_head]
     where = ", ".join(f"{g.path} ({g.name})" for g in workers) or "spec.rayClusterConfig"
     return [
@@ -232,6 +258,26 @@ def _ray_engine_without_gpu(resource: Resource) -> list[str]:
             f"{where}: {apps[0]} runs vLLM on this Ray cluster, but no group sets an {GPU_RESOURCE} limit (or "
             f"rayStartParams num-gpus), so Ray offers the engine no GPU: its replicas wait for one, or reach the node's "
             f"GPUs unaccounted through the default runtime; give the GPU worker group limits {GPU_RESOURCE}: N"
+        )
+    ]
+
+
+def _ray_pinned_without_gpu(cluster: list) -> list[str]:
+    """Advice for a Ray cluster whose every group is sent to GPU nodes (a GPU node label, a gpu nodeSelector, the
+    nvidia.com/gpu toleration) while no group holds a GPU: KubeRay starts Ray with no GPU (num-gpus comes only from the
+    GPU limit or rayStartParams, kuberay v1.7.0 ray-operator/controllers/ray/common/pod.go:1453-1455), so the Serve
+    replicas run on CPU on nodes paid for their GPUs, or reach them unaccounted through a default nvidia runtime (set 45:
+    totallylegitco/model-serving serve.yaml, head and workers on node.kubernetes.io/gpu: gpu with no nvidia.com/gpu)."""
+    hints = [(g, _gpu_node_hint(g.podspec, {})) for g in cluster]
+    if not all(hint for _, hint in hints):
+        return []
+    group, hint = hints[-1]
+    return [
+        unproven(
+            f"{group.path} ({group.name}): every group of this Ray cluster is sent to GPU nodes ({hint}) but none sets "
+            f"an {GPU_RESOURCE} limit (or rayStartParams num-gpus), so Ray starts with no GPU: its work runs on CPU on "
+            f"nodes paid for their GPUs, or reaches their GPUs unaccounted through the node's default runtime; give the "
+            f"groups that run models limits {GPU_RESOURCE}: N"
         )
     ]
 

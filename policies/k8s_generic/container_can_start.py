@@ -55,6 +55,7 @@ from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_list, as_quantity, container_label, containers, fmt_number, get, pod_specs
 from policies.reading.field_images import field_images
+from policies.reading.image_first_release import never_built
 from policies.reading.image_reference import image_reference_error
 from policies.reading.inline_python import compile_failure, may_be_python2, newer_grammar, python_texts
 from policies.reading.ollama_weights import oversized_pulls
@@ -123,6 +124,20 @@ def _image_message(label: str, image: object) -> str | None:
         f"{label}: image {image!r} is not a valid image reference ({why}); the kubelet cannot parse it, so the "
         f"container waits with InvalidImageName and never starts; replace it with a registry/repository:tag"
     )
+
+
+def _unbuilt_message(label: str, image: object) -> str | None:
+    """An image tag older than the first release its publisher built (policies/reading/image_first_release.py)."""
+    found = never_built(image) if isinstance(image, str) else None
+    if found is None:
+        return None
+    row, tag, hub = found
+    message = (
+        f"{label}: image {image} was never built: its publisher first built {row.repository} at "
+        f"v{row.first[0]}.{row.first[1]} ({row.source}), so tag {tag} does not exist, the pull fails "
+        f"(ImagePullBackOff) and the container never starts; use a tag from v{row.first[0]}.{row.first[1]} on"
+    )
+    return message if hub else unproven(message + " (behind another registry, which may hold a build of its own)")
 
 
 def _workdir(container: Mapping) -> str | None:
@@ -339,6 +354,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
             label = container_label(path, container)
             image = _image_message(label, written.get(label, container.get("image")))
             messages.extend([image] if image else [])
+            unbuilt = None if image else _unbuilt_message(label, container.get("image"))
+            messages.extend([unbuilt] if unbuilt else [])
             command = _command_message(label, container) or _flag_command_message(label, container)
             messages.extend([command] if command else [])
             messages.extend(_repeated_engine_messages(label, container))

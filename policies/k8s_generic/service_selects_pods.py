@@ -28,8 +28,8 @@ from typing import Mapping, Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, get, split_type
-from policies.reading.run_objects import hides_pods as _hidden
-from policies.reading.run_objects import pod_label_sets as _labels
+from policies.reading.operator_pod_labels import ANY, is_operator_pod_owner, operator_pod_labels
+from policies.reading.run_objects import hides_pods, pod_label_sets
 from policies.reading.run_objects import unrendered as _unknown
 from policies.reading.serving import namespace_of
 
@@ -68,8 +68,22 @@ def _selector(service: Resource) -> Optional[dict]:
     return selector
 
 
+def _hidden(resource: Resource) -> bool:
+    """An object that may make pods whose labels the files do not show; an operator's custom resource whose pod labels
+    are known (KubeRay's: policies/reading/operator_pod_labels.py) is read instead, unless its labels are unrendered."""
+    if is_operator_pod_owner(resource) and not (resource.template or resource.patch or resource.base):
+        return any(_unknown(k) or _unknown(v) for labels in operator_pod_labels(resource) for k, v in labels.items())
+    return hides_pods(resource)
+
+
+def _labels(resource: Resource) -> list[Mapping]:
+    return [*pod_label_sets(resource), *operator_pod_labels(resource)]
+
+
 def _matches(selector: Mapping, labels: Mapping) -> bool:
-    return all(str(labels.get(k)) == str(v) for k, v in selector.items() if k in labels) and set(selector) <= set(labels)
+    return all(labels.get(k) is ANY or str(labels.get(k)) == str(v) for k, v in selector.items() if k in labels) and set(
+        selector
+    ) <= set(labels)
 
 
 def _closeness(service: Resource, selector: Mapping, workload: Resource, labels: Mapping) -> tuple[bool, int]:

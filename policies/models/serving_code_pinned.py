@@ -178,3 +178,13 @@ POLICY = Policy(
         "latest-tag rule (catalogue row 1) and model-revision pinning (S17) exist to prevent."
     ),
 )
+
+
+def serving_containers(resource: Resource) -> list[tuple[str, dict, dict]]:
+    """(path, pod spec, container) of every container, init containers too, of the resource's serving pods."""
+    return _serving_containers(resource)
+
+
+def serving_script(container: dict) -> str:
+    """A container's command and args as one line."""
+    return _script(container)

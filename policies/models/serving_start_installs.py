@@ -11,9 +11,24 @@ how long the install takes depends on the packages and the node's cache.
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES
+from policies.kube import WORKLOAD_TYPES, container_label
 from policies.models.serving_code_pinned import start_installs
-from policies.reading.installs import pinned
+from policies.reading.installs import pinned, piped_installers
+
+
+def _piped(resource: Resource) -> list[str]:
+    """A serving pod's container (an init container too) that pipes a download into a shell at every start."""
+    from policies.models.serving_code_pinned import serving_containers, serving_script
+
+    found = []
+    for path, _podspec, container in serving_containers(resource):
+        for url, shell in dict.fromkeys(piped_installers(serving_script(container))):
+            found.append(
+                f"{container_label(path, container)}: pipes {url} into {shell} at every start: the pod runs whatever "
+                f"that URL serves when it starts (a changed or unreachable script changes or stops the start); "
+                f"install the tool into the image at a pinned version"
+            )
+    return found
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -27,13 +42,13 @@ def _check(resource: Resource, config: dict) -> list[str]:
         + ("; a range still takes the newest release inside it" if any(not pinned(r) for r in reqs) else "")
         + "; bake them into the image"
         for where, reqs in by_place.items()
-    ]
+    ] + _piped(resource)
 
 
 POLICY = Policy(
     name="serving-start-installs",
     description="Serving pods do not install packages (even pinned ones) at every start: pip/uv/conda in the command "
-    "line or a Ray runtime_env pip list.",
+    "line or a Ray runtime_env pip list, or a downloaded script piped into a shell (curl URL | sh).",
     catalog="S31",
     severity="low",
     enforcement="advisory",

@@ -17,9 +17,11 @@ only the series the pack reads).
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 from components.vllm_metrics import Retired
 
@@ -153,3 +155,32 @@ def vllm_exports_retired(family: Retired, resources: list) -> bool | None:
     if verdicts and all(v is True for v in verdicts):
         return True
     return None
+
+
+_LITELLM = Path(__file__).resolve().parents[2] / "components" / "litellm_metrics.json"
+_CLIENT_SUFFIXES = ("_total", "_created", "_bucket", "_sum", "_count")
+
+
+@lru_cache(maxsize=1)
+def _litellm() -> tuple[frozenset[str], tuple[str, ...]]:
+    data = json.loads(_LITELLM.read_text())
+    return frozenset(data["series"]), tuple(data["dynamic_suffixes"])
+
+
+def gateway_unexported(query: str) -> list[Misspelled]:
+    """Names under LiteLLM's ``litellm_`` prefix that no LiteLLM release read exports (components/litellm_metrics.json:
+    the union of its Prometheus integration's names in four wheels, with prometheus_client's suffixes and the
+    per-service names): set 44 ShivSingh96/litellm-gateway-demo keda/scaledobject.yaml queries litellm_requests_total,
+    where LiteLLM counts requests as litellm_requests_metric_total and litellm_proxy_total_requests_metric_total."""
+    series, dynamic = _litellm()
+    out: list[Misspelled] = []
+    for match in _NAME.finditer(query):
+        name = match.group(1)
+        if not name.startswith("litellm_") or ":" in name or any(m.name == name for m in out):
+            continue
+        bases = {name, *(name[: -len(s)] for s in _CLIENT_SUFFIXES if name.endswith(s))}
+        if any(b in series or b.endswith(dynamic) for b in bases):
+            continue
+        near = tuple(s for s in ("litellm_requests_metric", "litellm_proxy_total_requests_metric") if s in series)
+        out.append(Misspelled(name, "LiteLLM", "", tuple(f"{s}_total" for s in near)))
+    return out

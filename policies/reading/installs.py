@@ -191,3 +191,17 @@ def installs_provider(argv: list[str], module: str) -> bool:
     PyPI distribution), or a requirements file or local project the files do not show."""
     top = module.split(".", 1)[0].replace("_", "-").lower()
     return any(name is None or top in name.split("-") for name in _installed_names(argv))
+
+
+# A download piped into an interpreter: ``curl -fsSL https://host/install.sh | sh -s -- --local`` (fresh set 46
+# BarryJNewman/arc-gitops-ai apps/ollama/deployment.yaml), ``wget -qO- URL | bash``, ``curl URL | sudo bash``,
+# ``curl URL | python3 -``. The shell runs whatever the URL serves when the line runs.
+_PIPED_INSTALLER = re.compile(
+    r"\b(?:curl|wget)\b[^|;&\n]*?(https?://[^\s'\"`;|&)]+)[^|;&\n]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?"
+    r"(?:/usr/bin/env\s+)?(?:/\S*/)?(sh|bash|zsh|dash|ash|python3?)\b"
+)
+
+
+def piped_installers(text: str) -> list[tuple[str, str]]:
+    """(URL, interpreter) of every download a command line pipes into a shell or Python."""
+    return [(m.group(1), m.group(2)) for m in _PIPED_INSTALLER.finditer(text)]

@@ -127,6 +127,26 @@ def pulls_while_serving(container: Mapping, podspec: Mapping) -> list[str]:
     return found
 
 
+def container_pulls(podspec: Mapping) -> list[tuple[dict, str]]:
+    """(container, model) for each Ollama model a container of the pod pulls or runs at start (init containers and
+    postStart hooks too), variables resolved as ``pod_pulls`` resolves them; a model left a variable is not listed."""
+    volumes = {
+        str(v.get("name")): str(get(v, "configMap", "name"))
+        for v in (as_dict(v) for v in as_list(podspec.get("volumes")))
+        if get(v, "configMap", "name")
+    }
+    found: list[tuple[dict, str]] = []
+    for key in ("initContainers", "containers"):
+        for container in (c for c in as_list(podspec.get(key)) if isinstance(c, dict)):
+            env = env_values(container)
+            for text in _scripts(container, volumes):
+                for match in _PULL.finditer(text):
+                    for model in _models(match.group(1), env, text):
+                        if "$" not in model and (container, model) not in found:
+                            found.append((container, model))
+    return found
+
+
 def pod_pulls(podspec: Mapping) -> list[str]:
     """Every Ollama model the pod pulls or runs at start, in any container (init containers and postStart hooks too),
     with variables resolved where the manifest says (module docstring); a model left a variable is not listed."""

@@ -91,6 +91,31 @@ def scale_down_window(resource: Any) -> Optional[tuple[str, Any, Optional[float]
     return None
 
 
+# KubeAI's scaleDownDelaySeconds when a Model leaves it out (v0.21.0 api/k8s/v1/model_types.go:118-121,
+# +kubebuilder:default=30).
+KUBEAI_SCALE_DOWN_DEFAULT = 30.0
+
+
+def kubeai_default_window(resource: Any) -> bool:
+    """True for a KubeAI Model on a GPU resource profile that KubeAI autoscales (autoscalingDisabled not true, and
+    maxReplicas, unlimited when unset, above minReplicas, 0 when unset: model_types.go:92-110) and that leaves
+    scaleDownDelaySeconds to its default of 30 s (fresh set 47: cbtham/kubeai-huaweicloud optimized-models/*.yaml,
+    labelled S8 advisory). A CPU profile (``cpu:N``) is left alone: its replica returns in seconds, not minutes."""
+    if split_type(resource.type) != KUBEAI_MODEL:
+        return False
+    spec = as_dict(get(resource.props, "spec"))
+    if "scaleDownDelaySeconds" in spec or spec.get("autoscalingDisabled") is True:
+        return False
+    profile = spec.get("resourceProfile")
+    if not isinstance(profile, str) or not profile.strip() or profile.strip().lower().startswith("cpu"):
+        return False
+    floor, ceiling = as_int(spec.get("minReplicas", 0)), spec.get("maxReplicas")
+    if ceiling is None:
+        return True
+    top = as_int(ceiling)
+    return top is not None and floor is not None and top > floor
+
+
 RAY_SERVICE = ("ray.io", "RayService")
 # Ray Serve's AutoscalingConfig: downscale_delay_s defaults to 600.0 s (ray.serve.config.AutoscalingConfig, docs.ray.io
 # "ray.serve.config.AutoscalingConfig": "downscale_delay_s: NonNegativeFloat = 600.0"): how long load must stay low
@@ -171,4 +196,13 @@ def ray_serve_zero_floors(resource: Any) -> list[str]:
     return found
 
 
-__all__ = ["Floor", "SCALER_TYPES", "ray_serve_windows", "ray_serve_zero_floors", "replica_floor", "scale_down_window"]
+__all__ = [
+    "Floor",
+    "KUBEAI_SCALE_DOWN_DEFAULT",
+    "SCALER_TYPES",
+    "kubeai_default_window",
+    "ray_serve_windows",
+    "ray_serve_zero_floors",
+    "replica_floor",
+    "scale_down_window",
+]

@@ -148,3 +148,17 @@ def test_a_retired_family_is_judged_against_the_servers_of_the_querys_namespace(
     old["metadata"]["namespace"], new["metadata"]["namespace"] = "llm", "other"
     # The server of namespace llm still exports it; another namespace's newer server is not the one queried.
     assert found_by([alert, old, new], POLICY) == []
+
+
+def test_an_alert_on_a_series_litellm_does_not_export_is_advice():
+    # The same class as the set-44 KEDA trigger (litellm_requests_total), in an alerting rule; a recording rule of the
+    # files that defines the name, and LiteLLM's own counter, stay silent.
+    rule = _rule("litellm", {"alert": "LiteLLMErrors", "expr": "sum(rate(litellm_requests_total{status='error'}[5m])) > 1"})
+    ((level, message),) = found_by([rule], POLICY)
+    assert level == "advisory" and "LiteLLM's Prometheus integration does not export" in message
+    recorded = _rule(
+        "litellm",
+        {"record": "litellm_requests_total", "expr": "sum(rate(litellm_proxy_total_requests_metric_total[5m]))"},
+        {"alert": "LiteLLMErrors", "expr": "litellm_requests_total > 1"},
+    )
+    assert found_by([recorded], POLICY) == []

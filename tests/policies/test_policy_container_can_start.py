@@ -397,3 +397,41 @@ def test_the_publishers_image_is_its_repository_not_a_substring(image, level):
     container = {"name": "server", "image": image, "args": ["vllm", "serve", "m/m"]}
     ((found_level, message),) = found_by([_deployment(container)], POLICY)
     assert found_level == level and "args begin with 'vllm serve'" in message
+
+
+def _hf_runtime(image: str) -> dict:
+    # sereno4/LLM-Pipeline-Platform- kserve/servingruntime.yaml (spent set 44, labelled G46 blocking): a ServingRuntime
+    # on kserve/huggingfaceserver:v0.11.1. kserve/kserve first builds that image at v0.12.0
+    # (.github/workflows/huggingface-docker-publish.yml:16, absent at v0.11.2).
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "ServingRuntime",
+        "metadata": {"name": "huggingface-cpu-runtime", "namespace": "kserve"},
+        "spec": {
+            "supportedModelFormats": [{"name": "huggingface", "version": "1", "autoSelect": True}],
+            "containers": [{"name": "kserve-container", "image": image, "args": ["--model_dir=/mnt/models"]}],
+        },
+    }
+
+
+def test_an_image_tag_older_than_its_first_build():
+    found = [m for _, m in found_by([_hf_runtime("kserve/huggingfaceserver:v0.11.1")], POLICY)]
+    assert len(found) == 1 and "was never built" in found[0] and "v0.12" in found[0]
+    # Same class, another image of the table: KServe's llmisvc controller, first built at v0.16.0.
+    controller = _deployment({"name": "manager", "image": "docker.io/kserve/llmisvc-controller:v0.15.2"}, name="llmisvc")
+    ((level, message),) = found_by([controller], POLICY)
+    assert level == "mandatory" and "first built kserve/llmisvc-controller at v0.16" in message
+    # Behind another registry a private build of that tag may exist: advice.
+    mirrored = _deployment({"name": "manager", "image": "harbor.corp/kserve/llmisvc-controller:v0.15.2"}, name="llmisvc")
+    assert [lv for lv, _ in found_by([mirrored], POLICY)] == ["advisory"]
+
+
+def test_tags_from_the_first_build_on_stay_silent():
+    for image in (
+        "kserve/huggingfaceserver:v0.12.0",
+        "kserve/huggingfaceserver:v0.16.0-gpu",
+        "kserve/huggingfaceserver:latest",
+        "kserve/sklearnserver:v0.11.1",
+        "acme/huggingfaceserver:v0.1.0",
+    ):
+        assert found_by([_hf_runtime(image)], POLICY) == [], image

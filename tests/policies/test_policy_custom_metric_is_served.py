@@ -345,3 +345,42 @@ def test_an_adapter_rule_on_a_retired_vllm_family():
     assert level == "advisory" and message.startswith("adapter rule rules[0] queries vllm:gpu_cache_usage_perc")
     # The spent-set file as written: its v0.6.3 server still exports the family.
     assert found_by(_ayeni("vllm/vllm-openai:v0.6.3"), "hpa-custom-metric-is-served") == []
+
+
+# Spent set 44: ShivSingh96/litellm-gateway-demo keda/scaledobject.yaml (labelled S7): a prometheus trigger on
+# sum(rate(litellm_requests_total[1m])); LiteLLM counts requests as litellm_requests_metric(_total) and
+# litellm_proxy_total_requests_metric(_total) (its wheels' litellm/integrations/prometheus.py, components/litellm_metrics.json).
+def _litellm_scaler(query: str) -> dict:
+    return {
+        "apiVersion": "keda.sh/v1alpha1",
+        "kind": "ScaledObject",
+        "metadata": {"name": "litellm-gateway", "namespace": "llm-gateway"},
+        "spec": {
+            "scaleTargetRef": {"name": "litellm"},
+            "triggers": [
+                {
+                    "type": "prometheus",
+                    "metadata": {"serverAddress": "http://prometheus:9090", "query": query, "threshold": "50"},
+                }
+            ],
+        },
+    }
+
+
+def test_a_litellm_series_litellm_does_not_export_is_advice():
+    found = [f for f in found_by([_litellm_scaler("sum(rate(litellm_requests_total[1m]))")], POLICY_NAME) if "LiteLLM" in f[1]]
+    assert [lv for lv, _ in found] == ["advisory"] and "litellm_requests_metric_total" in found[0][1]
+    # Same class, another name public dashboards and guides use for LiteLLM's latency (no such histogram).
+    query = "histogram_quantile(0.95, sum(rate(litellm_request_duration_seconds_bucket[5m])) by (le))"
+    assert [lv for lv, m in found_by([_litellm_scaler(query)], POLICY_NAME) if "LiteLLM" in m] == ["advisory"]
+
+
+def test_exported_litellm_series_stay_silent():
+    for query in (
+        "sum(rate(litellm_proxy_total_requests_metric_total[1m]))",
+        "sum(rate(litellm_requests_metric_total[2m]))",
+        "histogram_quantile(0.9, sum(rate(litellm_request_total_latency_metric_bucket[5m])) by (le))",
+        "sum(litellm_redis_latency_count)",  # a per-service histogram (prometheus_services.py)
+        "sum(litellm_in_flight_requests)",
+    ):
+        assert [m for _, m in found_by([_litellm_scaler(query)], POLICY_NAME) if "LiteLLM" in m] == [], query

@@ -244,3 +244,31 @@ def test_gemma4_careful_forms_are_silent():
     gemma3["spec"]["template"]["spec"]["containers"][0]["args"][1] = "google/gemma-3-27b-it-qat"
     gemma3["spec"]["template"]["spec"]["containers"][0]["image"] = "vllm/vllm-openai:v0.7.3"
     assert found_by([gemma3], POLICY) == []
+
+
+# Spent set 45: Nikhil-Kasam/agenticjobsearchlocal vllm-deployment.yaml (labelled S53 blocking): a third party's NVFP4
+# copy of Qwen3.5 27B on vllm/vllm-openai:v0.8.5.post1. The */qwen3.5- family (any organisation) names Qwen3.5's
+# architectures; transformers first ships model type qwen3_5 in 5.2.0 (wheel transformers/models/qwen3_5/, absent from
+# 4.57.6, 5.0.0 and 5.1.0), vLLM lists Qwen3_5ForConditionalGeneration from 0.17.0.
+QWEN35 = copy.deepcopy(GEMMA4)
+QWEN35["metadata"] = {"name": "vllm-server"}
+QWEN35["spec"]["template"]["spec"]["containers"][0].update(
+    image="vllm/vllm-openai:v0.8.5.post1", args=["--model=kaitchup/Qwen3.5-27B-NVFP4", "--max-model-len=131072"]
+)
+
+
+def test_a_qwen35_copy_on_an_old_release_is_advice():
+    known = model_architecture("kaitchup/Qwen3.5-27B-NVFP4")
+    assert known is not None and known.model_type == "qwen3_5" and known.transformers_first == "5.2.0"
+    ((level, message),) = found_by([QWEN35], POLICY)
+    assert level == "advisory" and "transformers 5.2.0" in message and "first in vLLM 0.17.0" in message
+    # Same class, another id of the family under the publisher's organisation, on a 0.10 release.
+    moe = _with(QWEN35, "vllm/vllm-openai:v0.10.1", ["--model", "Qwen/Qwen3.5-35B-A3B"])
+    assert [lv for lv, _ in found_by([moe], POLICY)] == ["advisory"]
+
+
+def test_qwen35_careful_forms_are_silent():
+    # A release that lists it; Qwen3 (not 3.5); a name that only contains the family's word.
+    assert found_by([_with(QWEN35, "vllm/vllm-openai:v0.17.0")], POLICY) == []
+    assert found_by([_with(QWEN35, None, ["--model", "Qwen/Qwen3-8B"])], POLICY) == []
+    assert model_architecture("someone/my-qwen3.5-notes") is None

@@ -110,9 +110,20 @@ def test_the_size_written_counts_the_ranks():
         (lambda c: c["resources"]["limits"].update({"nvidia.com/gpumem-percentage": "50"}), {}),
         (lambda c: c["resources"].update({"claims": [{"name": "gpu"}]}), {}),
         (lambda c: None, {"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]}),
-        # ... vLLM's CPU build, or the CPU platform asked for by VLLM_TARGET_DEVICE ...
+        # ... vLLM's CPU build, or the CPU platform asked for by VLLM_TARGET_DEVICE on a build of one's own ...
         (lambda c: c.update({"image": "public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:v0.10.1"}), {}),
-        (lambda c: c.update({"env": [{"name": "VLLM_TARGET_DEVICE", "value": "cpu"}]}), {}),
+        (
+            lambda c: c.update(
+                {"image": "registry.example.com/vllm-cpu:0.9.2", "env": [{"name": "VLLM_TARGET_DEVICE", "value": "cpu"}]}
+            ),
+            {},
+        ),
+        (
+            lambda c: c.update(
+                {"image": "vllm/vllm-openai-cpu:v0.12.0", "env": [{"name": "VLLM_TARGET_DEVICE", "value": "cpu"}]}
+            ),
+            {},
+        ),
         # ... NVIDIA's RuntimeClass on a shared unified-memory board (set 14 Angel-FulFilment-Services/Angel-Intelligence
         # k8s/vllm-deployment.yaml at 04f4b28e07e2af6000f0ff5e8c05cce5c5331c30, a trap of row 13) ...
         (lambda c: None, {"runtimeClassName": "nvidia"}),
@@ -291,3 +302,38 @@ def test_the_cuda_image_on_another_vendors_gpu_blocks():
 )
 def test_a_non_cuda_build_on_another_vendors_gpu_is_silent(image):
     assert found_by([deployment(dict(LUMINA, image=image), **LUMINA_POD)], POLICY) == []
+
+
+# Fresh set 46 (G13 blocking): lionelmarcus10/aipaas apps/vllm/deployment.yaml, vllm/vllm-openai:latest in "k3d CPU
+# mode" with env VLLM_TARGET_DEVICE=cpu and no GPU. The variable selects the kernels a build compiles; whether the
+# release the tag pulls also reads it at run time the files do not show: advice, never silence.
+AIPAAS = {
+    "name": "vllm",
+    "image": "vllm/vllm-openai:latest",
+    "env": [{"name": "VLLM_TARGET_DEVICE", "value": "cpu"}],
+    "command": ["vllm", "serve", "facebook/opt-125m", "--host", "0.0.0.0", "--port", "8000"],
+    "resources": {"limits": {"cpu": 2, "memory": "4Gi"}, "requests": {"cpu": 1, "memory": "2Gi"}},
+}
+
+
+def test_vllm_target_device_cpu_on_the_cuda_image_is_advice():
+    ((enforcement, message),) = found_by([deployment(copy.deepcopy(AIPAAS))], POLICY)
+    assert enforcement == "advisory"
+    assert "VLLM_TARGET_DEVICE=cpu" in message and "Failed to infer device type" in message
+
+
+def test_vllm_target_device_cpu_through_a_configmap_is_read_the_same():
+    # The second form: the variable from an envFrom ConfigMap (as SecureCloudOps/llm-rag-infra-platform, set 47,
+    # gives its vLLM container its settings), pinned release tag.
+    container = copy.deepcopy(AIPAAS)
+    container["image"] = "vllm/vllm-openai:v0.8.5"
+    container.pop("env")
+    container["envFrom"] = [{"configMapRef": {"name": "vllm-config"}}]
+    config = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "vllm-config", "namespace": "llm-inference-poc"},
+        "data": {"VLLM_TARGET_DEVICE": "cpu"},
+    }
+    ((enforcement, _),) = found_by([deployment(container), config], POLICY)
+    assert enforcement == "advisory"

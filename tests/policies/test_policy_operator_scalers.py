@@ -295,3 +295,33 @@ def test_a_nim_service_short_scale_down_window_fires(tmp_path):
     short["spec"]["scale"]["hpa"]["behavior"] = {"scaleDown": {"stabilizationWindowSeconds": 60}}
     assert len([p for p, _, _ in _all(tmp_path, short) if p == "llm-hpa-behavior"]) == 1
     assert [p for p, _, _ in _all(tmp_path, _NIM) if p == "llm-hpa-behavior"] == []
+
+
+def test_a_gpu_kubeai_model_left_at_the_default_scale_down_delay_is_advice(tmp_path):
+    # Fresh set 47 (S8 advisory x2): cbtham/kubeai-huaweicloud optimized-models/qwencoder2.5-vllm.yaml and
+    # llama3.2-vllm.yaml at 2619eb92dd492c745f6602a36a5b31835d8fd527 (resourceProfile nvidia-gpu-t4:1, no
+    # scaleDownDelaySeconds: KubeAI v0.21.0 api/k8s/v1/model_types.go:118-121 defaults it to 30). The second form is
+    # _KUBEAI, cut from KubeAI's own catalogue (substratusai/kubeai v0.21.0 manifests/models/
+    # llama-3.1-8b-instruct-fp8-l4.yaml, 6babe2c9: nvidia-gpu-l4:1, no scaleDownDelaySeconds).
+    t4 = copy.deepcopy(_KUBEAI)
+    t4["metadata"]["name"] = "llama3.2-1b-vllm"
+    t4["spec"].update({"url": "hf://kmk4444/llama3.2-1b-vllm", "resourceProfile": "nvidia-gpu-t4:1"})
+    for model in (t4, _KUBEAI):
+        found = _found(tmp_path, model, "llm-hpa-behavior")
+        assert [e for e, _ in found] == ["advisory"]
+        assert found[0][1].startswith("spec.scaleDownDelaySeconds is not set, so KubeAI scales this GPU Model in 30 s")
+
+
+def test_a_kubeai_model_that_sets_its_delay_runs_on_cpu_or_does_not_scale_is_silent(tmp_path):
+    # The careful form: cbtham/kubeai-huaweicloud custom-models.yaml's qwen2.5coder-7b-ollama-t4 (same commit):
+    # minReplicas 1, maxReplicas 1, scaleDownDelaySeconds 7200.
+    careful = copy.deepcopy(_KUBEAI)
+    careful["spec"].update({"minReplicas": 1, "maxReplicas": 1, "scaleDownDelaySeconds": 7200})
+    cpu = copy.deepcopy(_KUBEAI)
+    cpu["spec"]["resourceProfile"] = "cpu:1"
+    fixed = copy.deepcopy(_KUBEAI)
+    fixed["spec"].update({"autoscalingDisabled": True, "replicas": 1})
+    pinned = copy.deepcopy(_KUBEAI)
+    pinned["spec"].update({"minReplicas": 2, "maxReplicas": 2})
+    for model in (careful, cpu, fixed, pinned):
+        assert _messages(tmp_path, model, "llm-hpa-behavior") == []

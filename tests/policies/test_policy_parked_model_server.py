@@ -79,3 +79,55 @@ def test_a_model_server_with_replicas_is_silent():
         else:
             running["spec"]["replicas"] = replicas
         assert found_by([running], POLICY) == []
+
+
+# Set 47 (S5 blocking): SecureCloudOps/llm-rag-infra-platform k8s/vllm/deployment.yaml commits "replicas: 0" and
+# k8s/vllm/hpa.yaml scales it with minReplicas 1 on CPU; the HPA controller never scales a target at 0 replicas while
+# its minReplicas is not 0 (ScalingDisabled).
+HPA = {
+    "apiVersion": "autoscaling/v2",
+    "kind": "HorizontalPodAutoscaler",
+    "metadata": {"name": "llm-vllm", "namespace": "llm-inference"},
+    "spec": {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "llm-vllm"},
+        "minReplicas": 1,
+        "maxReplicas": 3,
+        "metrics": [
+            {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 75}}}
+        ],
+    },
+}
+
+
+def test_a_model_server_at_zero_under_an_hpa_with_a_floor_blocks():
+    found = found_by([PARKED, HPA], POLICY)
+    assert [e for e, _ in found] == ["mandatory"]
+    assert "HorizontalPodAutoscaler llm-vllm (minReplicas 1) scales it" in found[0][1]
+    assert "ScalingDisabled" in found[0][1]
+
+
+def test_an_hpa_without_min_replicas_takes_one_and_blocks_too():
+    # autoscaling/v1 form, minReplicas left to its default 1 (the same controller path).
+    hpa = copy.deepcopy(HPA)
+    hpa["apiVersion"] = "autoscaling/v1"
+    hpa["spec"].pop("minReplicas")
+    hpa["spec"].pop("metrics")
+    hpa["spec"]["targetCPUUtilizationPercentage"] = 80
+    found = found_by([PARKED, hpa], POLICY)
+    assert [e for e, _ in found] == ["mandatory"]
+    assert "(minReplicas 1, the default)" in found[0][1]
+
+
+def test_an_hpa_at_min_replicas_zero_scales_from_zero_and_is_silent_here():
+    # The careful form: llm-d's workload-variant-autoscaler docs (HPA "minReplicas: 0  # HPAScaleToZero", scaling a
+    # vLLM Deployment on inferno_desired_replicas; code index file 14762465912): the controller goes on scaling a
+    # target at 0 when minReplicas is 0. The HPA's own floor of 0 is judged on the HPA (S5's scaler rows).
+    hpa = copy.deepcopy(HPA)
+    hpa["spec"]["minReplicas"] = 0
+    assert all("ScalingDisabled" not in m for _, m in found_by([PARKED, hpa], POLICY))
+
+
+def test_an_hpa_on_another_deployment_leaves_the_parked_advice():
+    hpa = copy.deepcopy(HPA)
+    hpa["spec"]["scaleTargetRef"]["name"] = "web"
+    assert [e for e, _ in found_by([PARKED, hpa], POLICY)] == ["advisory"]

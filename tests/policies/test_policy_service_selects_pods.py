@@ -139,3 +139,45 @@ def test_careful_forms_stay_silent():
     elsewhere["metadata"]["namespace"] = "serving"
     assert _g56(_in("k8s", elsewhere, _NODEPORT)) == []
     assert found_by([_DEPLOYMENT, _HEADLESS], "service-selects-pods") == []
+
+
+# Spent set 45: totallylegitco/model-serving serve.yaml and service.yaml (labelled G56 blocking): a RayService whose
+# head and worker templates carry no labels, beside a LoadBalancer Service selecting model_server=present. KubeRay labels
+# its pods ray.io/* and app.kubernetes.io/* (ray-project/kuberay v1.7.0 ray-operator/controllers/ray/common/pod.go:1167-1191
+# labelPod) plus the group template's own labels, so no pod carries model_server.
+def _ray_service(head_labels: dict | None = None, kind: str = "RayService") -> dict:
+    head: dict = {"rayStartParams": {}, "template": {"spec": {"containers": [{"name": "ray-head", "image": "x:1"}]}}}
+    if head_labels:
+        head["template"]["metadata"] = {"labels": head_labels}
+    worker = {"groupName": "gpu", "replicas": 1, "template": {"spec": {"containers": [{"name": "w", "image": "x:1"}]}}}
+    cluster = {"headGroupSpec": head, "workerGroupSpecs": [worker]}
+    spec = {"rayClusterConfig": cluster} if kind == "RayService" else cluster
+    return {"apiVersion": "ray.io/v1", "kind": kind, "metadata": {"name": "model-serve", "namespace": "t"}, "spec": spec}
+
+
+def _lb(selector: dict) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "model-backend-svc", "namespace": "t"},
+        "spec": {"type": "LoadBalancer", "selector": selector, "ports": [{"port": 80, "targetPort": 8000}]},
+    }
+
+
+def test_a_selector_no_kuberay_pod_carries_is_reported():
+    ((level, message),) = _g56(_in("k8s", _ray_service(), _lb({"model_server": "present"})))
+    assert level == "advisory" and "model_server=present matches no pod" in message
+    # Same class on a RayCluster: a head Service that selects app=ray-head while the template labels component=ray-head.
+    cluster = _ray_service({"component": "ray-head"}, kind="RayCluster")
+    assert [lv for lv, _ in _g56(_in("k8s", cluster, _lb({"app": "ray-head"})))] == ["advisory"]
+
+
+def test_selectors_on_kuberay_labels_or_the_template_labels_stay_silent():
+    # Careful forms: the public pattern of a LoadBalancer on the head pod (ray.io/node-type: head,
+    # app.kubernetes.io/name: kuberay, ray.io/cluster: the cluster's name), a selector on the template's own label, and
+    # ray.io/cluster on a RayService (the operator names the cluster it creates, unknown to the files).
+    head = {"ray.io/node-type": "head", "app.kubernetes.io/name": "kuberay", "ray.io/cluster": "model-serve"}
+    assert _g56(_in("k8s", _ray_service(kind="RayCluster"), _lb(head))) == []
+    assert _g56(_in("k8s", _ray_service({"model_server": "present"}), _lb({"model_server": "present"}))) == []
+    assert _g56(_in("k8s", _ray_service(), _lb({"ray.io/cluster": "model-serve-raycluster-abcde"}))) == []
+    assert _g56(_in("k8s", _ray_service(), _lb({"ray.io/serve": "true", "ray.io/node-type": "worker"}))) == []

@@ -1,0 +1,91 @@
+"""Which Ollama library model names and sizes exist: the rows of ollama_library.toml.
+
+Each row names a library family, the parameter sizes its tags start with and the page that lists them. A row with an
+unknown or missing field, or a size that is not a number followed by m or b, fails the load naming the row and the
+field.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from .parse_cache import read_toml
+
+TABLE = Path(__file__).with_name("ollama_library.toml")
+_FIELDS = ("name", "sizes", "source")
+_SIZE = re.compile(r"^(\d+(?:\.\d+)?[mb])(?:-|$)")
+_LIBRARY = ("registry.ollama.ai/library/", "ollama.com/library/", "library/")
+
+
+@dataclass(frozen=True)
+class Family:
+    """One library family: ``name`` is published in ``sizes`` (tags start with one of them), per ``source``."""
+
+    name: str
+    sizes: tuple[str, ...]
+    source: str
+
+
+def _load(path: Path = TABLE) -> dict[str, Family]:
+    found: dict[str, Family] = {}
+    for i, row in enumerate(read_toml(path).get("family", [])):
+        where = f"{path.name} [[family]] row {i + 1}"
+        unknown = sorted(set(row) - set(_FIELDS))
+        missing = [f for f in ("name", "source") if not isinstance(row.get(f), str) or not row[f].strip()]
+        sizes = row.get("sizes")
+        if not isinstance(sizes, list) or not sizes or not all(isinstance(s, str) and _SIZE.match(s) for s in sizes):
+            missing.append("sizes")
+        if unknown or missing:
+            raise ValueError(f"{where}: unknown fields {unknown}, missing, empty or malformed {missing}")
+        found[row["name"]] = Family(row["name"], tuple(sizes), row["source"])
+    return found
+
+
+FAMILIES = _load()
+
+
+def _swapped(a: str, b: str) -> bool:
+    """True when ``a`` is ``b`` with two adjacent, different characters swapped."""
+    if len(a) != len(b) or a == b:
+        return False
+    diff = [i for i in range(len(a)) if a[i] != b[i]]
+    return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+
+
+def library_name(model: str) -> Optional[tuple[str, str]]:
+    """(name, tag) of a model of the library namespace (``qwen3:8b``, ``library/qwen3``), or None for another
+    namespace (``user/model``) or a reference holding a variable."""
+    model = model.strip().strip("\"'")
+    for prefix in _LIBRARY:
+        if model.startswith(prefix):
+            model = model[len(prefix) :]
+            break
+    if not model or "/" in model or "$" in model or "@" in model:
+        return None
+    name, _, tag = model.partition(":")
+    return name.lower(), tag
+
+
+def unpublished(model: str) -> Optional[tuple[Family, str]]:
+    """(family, why) when an Ollama model reference names no library model by the table: a size the family has no tag
+    for, or a family's name with two adjacent letters swapped; None otherwise (or when the table cannot say)."""
+    parsed = library_name(model)
+    if parsed is None:
+        return None
+    name, tag = parsed
+    family = FAMILIES.get(name)
+    if family is not None:
+        size = _SIZE.match(tag.lower())
+        if size is None or size.group(1) in family.sizes:
+            return None
+        return family, f"{name} has no {size.group(1)} tag: its sizes are {', '.join(family.sizes)}"
+    meant = next((f for f in FAMILIES.values() if len(name) >= 4 and _swapped(name, f.name)), None)
+    if meant is None:
+        return None
+    return meant, f"the library has no model named {name}; {meant.name} is the name with those letters in order"
+
+
+__all__ = ["FAMILIES", "Family", "library_name", "unpublished"]

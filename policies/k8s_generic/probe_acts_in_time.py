@@ -1,0 +1,127 @@
+"""G76: a model server's liveness and readiness probes act within minutes, not hours.
+
+The kubelet runs a liveness or readiness probe every ``periodSeconds`` (default 10) and acts after
+``failureThreshold`` failures in a row (default 3); a pod counts as Ready only after a readiness probe succeeds
+(https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/#configure-probes). The
+opposite mistake to G49's hair trigger is a probe so lax that it no longer does its job:
+
+* a livenessProbe whose ``failureThreshold x periodSeconds`` is an hour or more: a server that hangs (a stuck
+  engine, a dead NCCL peer) keeps its container for that long, so the probe is effectively off (spent set 31
+  openshift-psap/topsail projects/llm-d/testing/llmisvcs/llmisvc-{simple,pd}.yaml: failureThreshold 1000 x 60 s,
+  about 16 h, on an LLMInferenceService's vLLM container);
+* a readinessProbe run every five minutes or more: a check while the model is still loading fails, and the next
+  one runs ``periodSeconds`` later, so every start (and every scale-up) keeps the pod out of its Service that much
+  longer after the model is up (spent set 42 fuhengwu2021/coderepo extra/{vllm,sglang}-llama-4-scout.yaml:
+  periodSeconds 3600 after a first check at 120 s, an hour with no endpoint; spent set 41
+  AurelioAguirre/multi-model-orchestrator k8s/inference/vllm-deployment.yaml: periodSeconds 300);
+* a readinessProbe whose ``failureThreshold x periodSeconds`` is an hour or more: a server that stops answering
+  keeps receiving requests for that long (topsail's readiness: failureThreshold 10000 x 30 s).
+
+Advice: nothing fails at apply time, and how long a model takes to load, or how often a server hangs, is not in the
+files. Judged on the containers that run a model server or hold an accelerator; startup probes are S16's (a long
+startup budget is what they are for).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from policies.framework import Policy, Resource, unproven
+from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_quantity, container_label, containers, get, pod_specs
+from policies.reading.accelerators import ACCELERATOR_RESOURCES
+from policies.reading.serving import model_servers
+
+# A liveness or readiness budget of an hour or more no longer acts on a hung server in any useful time.
+_BUDGET_OFF_SECONDS = 3600
+# A readiness check every five minutes or more keeps a loaded pod out of its Service for minutes after each start.
+_READINESS_PERIOD_SECONDS = 300
+# Kubernetes' probe defaults (core/v1 Probe).
+_DEFAULT_PERIOD = 10
+_DEFAULT_FAILURES = 3
+
+
+def _holds_device(container: Mapping) -> bool:
+    return any(
+        (as_quantity(get(container, "resources", section, name)) or 0) > 0
+        for section in ("limits", "requests")
+        for name in ACCELERATOR_RESOURCES
+    )
+
+
+def _span(seconds: int) -> str:
+    """Seconds in the unit a reader thinks in: hours from two hours on, else minutes."""
+    if seconds >= 7200:
+        return f"about {round(seconds / 3600)} h"
+    return f"about {round(seconds / 60)} min"
+
+
+def _findings(label: str, container: Mapping) -> list[str]:
+    messages: list[str] = []
+    liveness = as_dict(container.get("livenessProbe"))
+    if liveness:
+        period = as_int(liveness.get("periodSeconds")) or _DEFAULT_PERIOD
+        failures = as_int(liveness.get("failureThreshold")) or _DEFAULT_FAILURES
+        if failures * period >= _BUDGET_OFF_SECONDS:
+            messages.append(
+                f"{label}: livenessProbe failureThreshold {failures} x periodSeconds {period} restarts a server that "
+                f"has stopped answering only after {failures * period}s ({_span(failures * period)}), so the probe is "
+                f"effectively off and a hung model server keeps its GPU and its pod that long; keep the liveness budget "
+                f"to minutes (e.g. failureThreshold 3-5 x periodSeconds 10-30) and leave the long model load to a "
+                f"startupProbe"
+            )
+    readiness = as_dict(container.get("readinessProbe"))
+    if readiness:
+        period = as_int(readiness.get("periodSeconds")) or _DEFAULT_PERIOD
+        failures = as_int(readiness.get("failureThreshold")) or _DEFAULT_FAILURES
+        if period >= _READINESS_PERIOD_SECONDS:
+            first = as_int(readiness.get("initialDelaySeconds")) or 0
+            messages.append(
+                f"{label}: readinessProbe periodSeconds {period}: a check while the model is still loading (the first "
+                f"runs {first}s after the start) fails, and the next one runs {period}s ({_span(period)}) later, so "
+                f"after every start the pod stays out of its Service that long after the model is up; probe every "
+                f"5-10 s (a startupProbe covers the load)"
+            )
+        elif failures * period >= _BUDGET_OFF_SECONDS:
+            messages.append(
+                f"{label}: readinessProbe failureThreshold {failures} x periodSeconds {period} takes a server that "
+                f"has stopped answering out of its Service only after {failures * period}s "
+                f"({_span(failures * period)}), so requests keep reaching it that long; keep failureThreshold to a "
+                f"few periods"
+            )
+    return messages
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    servers = {id(s.container) for s in model_servers(resource)}
+    messages: list[str] = []
+    for path, podspec in pod_specs(resource):
+        for container in containers(podspec):
+            if id(container) in servers or _holds_device(container):
+                messages.extend(unproven(m) for m in _findings(container_label(path, container), container))
+    return messages
+
+
+POLICY = Policy(
+    name="probe-acts-in-time",
+    description=(
+        "A model server's livenessProbe restarts a hung server within minutes, not hours, and its readinessProbe "
+        "runs often enough (periodSeconds under 300) to mark a loaded server Ready soon after it is (advice)."
+    ),
+    catalog="G76",
+    severity="medium",
+    enforcement="advisory",
+    remediation_steps=(
+        "Keep a model server's liveness and readiness budgets (failureThreshold x periodSeconds) to minutes and its "
+        "readiness periodSeconds to 5-30 s; cover the model load with a startupProbe instead of a lax liveness or "
+        "readiness probe."
+    ),
+    config_schema={},
+    resource_types=WORKLOAD_TYPES,
+    check_resource=_check,
+    rationale=(
+        "The kubelet probes every periodSeconds and acts after failureThreshold failures in a row; a pod is Ready only "
+        "after a readiness probe succeeds (https://kubernetes.io/docs/concepts/configuration/liveness-readiness-"
+        "startup-probes/#configure-probes). A liveness budget of hours never restarts a hung server, and a readiness "
+        "check every five minutes or more keeps a loaded server out of its Service until the next check."
+    ),
+)

@@ -1,0 +1,160 @@
+"""G29: a vLLM server on a read-only root filesystem still has somewhere to write.
+
+``securityContext.readOnlyRootFilesystem: true`` mounts the container's root read-only; only volumes mounted into it
+(and the runtime's own /dev/shm) stay writable. vLLM cannot start without a writable temporary directory: its API
+server and engine core talk over ZMQ IPC sockets created under ``VLLM_RPC_BASE_PATH``, which defaults to
+``tempfile.gettempdir()`` (vllm-project/vllm vllm/envs.py ``VLLM_RPC_BASE_PATH``; vllm/utils/network_utils.py
+``get_open_zmq_ipc_path``, the code index's stored versions), and Python's ``tempfile.gettempdir()`` tries only
+``$TMPDIR``, ``$TEMP``, ``$TMP``, /tmp, /var/tmp, /usr/tmp and the working directory, raising "No usable temporary
+directory found" when none is writable (CPython Lib/tempfile.py ``_candidate_tempdir_list``, ``_get_default_tempdir``).
+vLLM's image works in /vllm-workspace (docker/Dockerfile WORKDIR), part of the root filesystem.
+
+So a vLLM container with a read-only root and no volume at any of those paths never serves: blocking where the image
+is vLLM's own (its working directory is known) or the container names its working directory; advice on another image
+that mounts some volume (its WORKDIR, which the files do not show, may be one). Where a temporary directory is
+writable but the model is a Hub id and no volume holds the Hugging Face cache (``HF_HOME``/``HF_HUB_CACHE``, the
+``--download-dir`` flag, else ``$HOME/.cache/huggingface``), the download fails: advice (the image's home directory
+is not in the files). Fresh set 47: SecureCloudOps/llm-rag-infra-platform k8s/vllm/deployment.yaml (labelled G29
+blocking: readOnlyRootFilesystem, runAsUser 1000, no volume).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping
+
+from policies.framework import Policy, Resource, unproven
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get
+from policies.reading.engines import env_values, hub_model
+from policies.reading.vllm_args import VllmServer, served_model, vllm_servers
+
+# CPython's tempfile candidates beyond the environment (Lib/tempfile.py _candidate_tempdir_list, POSIX).
+_TEMP_DIRS = ("/tmp", "/var/tmp", "/usr/tmp")
+_TEMP_ENV = ("TMPDIR", "TEMP", "TMP", "VLLM_RPC_BASE_PATH")
+_CACHE_ENV = ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HOME", "TRANSFORMERS_CACHE")
+# vLLM's published images and their WORKDIR (vllm-project/vllm docker/Dockerfile stage vllm-base: /vllm-workspace).
+_VLLM_IMAGES = ("vllm/vllm-openai", "vllm/vllm-openai-cpu")
+_VLLM_WORKDIR = "/vllm-workspace"
+
+
+def _read_only(podspec: Mapping, container: Mapping) -> bool:
+    return get(container, "securityContext", "readOnlyRootFilesystem") is True
+
+
+def _mounts(container: Mapping) -> list[str]:
+    """The container's mount paths that take writes (readOnly mounts left out)."""
+    found = []
+    for mount in as_list(container.get("volumeMounts")):
+        mount = as_dict(mount)
+        path = mount.get("mountPath")
+        if isinstance(path, str) and path.startswith("/") and mount.get("readOnly") is not True:
+            found.append(posixpath.normpath(path))
+    return found
+
+
+def _under(path: str, mounts: list[str]) -> bool:
+    path = posixpath.normpath(path)
+    return any(path == m or path.startswith(m.rstrip("/") + "/") for m in mounts)
+
+
+def _own_image(image: object) -> bool:
+    if not isinstance(image, str):
+        return False
+    from components.images import image_repository
+
+    return image_repository(image).lower().removeprefix("docker.io/") in _VLLM_IMAGES
+
+
+def _temp_writable(container: Mapping, env: dict[str, str], mounts: list[str]) -> bool | None:
+    """True when some tempfile candidate is on a writable mount, False when none is, None when the working directory
+    (a candidate) is the image's and the image is not vLLM's own, so not known."""
+    candidates = [env[k] for k in _TEMP_ENV if env.get(k, "").startswith("/")] + list(_TEMP_DIRS)
+    workdir = container.get("workingDir")
+    if isinstance(workdir, str) and workdir.startswith("/"):
+        candidates.append(workdir)
+    elif _own_image(container.get("image")):
+        candidates.append(_VLLM_WORKDIR)
+    elif mounts:
+        return True if any(_under(c, mounts) for c in candidates) else None
+    return any(_under(c, mounts) for c in candidates)
+
+
+def _cache_writable(server: VllmServer, env: dict[str, str], mounts: list[str]) -> bool:
+    """True when the Hugging Face download has a writable place the files name, or a volume it may be."""
+    named = [env[k] for k in _CACHE_ENV if env.get(k, "").startswith("/")]
+    download = server.args.get("download-dir")
+    if isinstance(download, str) and download.startswith("/"):
+        named.append(download)
+    if named:
+        return any(_under(p, mounts) for p in named)
+    home = env.get("HOME")
+    homes = [home] if isinstance(home, str) and home.startswith("/") else ["/root", "/", "/home"]
+    return any(_under(posixpath.join(h, ".cache", "huggingface"), mounts) or _under(h, mounts) for h in homes) or any(
+        m.startswith("/home/") or m.endswith("/.cache") for m in mounts
+    )
+
+
+def _judge(server: VllmServer) -> list[str]:
+    container = server.container
+    if not _read_only(server.podspec, container):
+        return []
+    env, mounts = env_values(container), _mounts(container)
+    temp = _temp_writable(container, env, mounts)
+    shown = ", ".join(mounts) or "none"
+    if temp is False:
+        return [
+            f"{server.label}: readOnlyRootFilesystem is true and no writable volume is mounted at /tmp, /var/tmp, "
+            f"$TMPDIR or the working directory (mounts: {shown}), so Python finds no temporary directory and vLLM "
+            f"cannot create the ZMQ IPC sockets its API server and engine talk over (VLLM_RPC_BASE_PATH defaults to "
+            f"tempfile.gettempdir()): it exits at start; mount an emptyDir at /tmp (and one for the model cache)"
+        ]
+    model = served_model(server)
+    if isinstance(model, str) and hub_model(model) and not _cache_writable(server, env, mounts):
+        note = "" if temp else " (and a temporary directory only if the image's working directory is a volume)"
+        return [
+            unproven(
+                f"{server.label}: readOnlyRootFilesystem is true and no volume holds the Hugging Face cache "
+                f"(HF_HOME, --download-dir or $HOME/.cache/huggingface; mounts: {shown}){note}, so downloading "
+                f"{model} fails on the read-only root; mount an emptyDir or a volume there and point HF_HOME at it"
+            )
+        ]
+    if temp is None:
+        return [
+            unproven(
+                f"{server.label}: readOnlyRootFilesystem is true and no writable volume is mounted at /tmp, /var/tmp or "
+                f"$TMPDIR (mounts: {shown}); vLLM needs a temporary directory for its ZMQ IPC sockets, found only if the "
+                f"image's working directory is one of those volumes; mount an emptyDir at /tmp"
+            )
+        ]
+    return []
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    return [m for server in vllm_servers(resource) if not server.runtime_merged for m in _judge(server)]
+
+
+POLICY = Policy(
+    name="read-only-root-has-writable-paths",
+    description=(
+        "A vLLM container with readOnlyRootFilesystem must mount a writable volume where it writes: a temporary "
+        "directory (/tmp, $TMPDIR or its working directory: its ZMQ IPC sockets) and, for a Hub model, the Hugging "
+        "Face cache."
+    ),
+    catalog="G29",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Keep readOnlyRootFilesystem and mount an emptyDir at /tmp, and a volume (emptyDir or a PVC) for the model "
+        "cache with HF_HOME pointing at it; or drop readOnlyRootFilesystem for the server container."
+    ),
+    resource_types=WORKLOAD_TYPES,
+    check_resource=_check,
+    rationale=(
+        "vLLM creates its API-server/engine IPC sockets under VLLM_RPC_BASE_PATH = tempfile.gettempdir() "
+        "(vllm/envs.py, vllm/utils/network_utils.py get_open_zmq_ipc_path); tempfile raises when no candidate "
+        "directory is writable (CPython Lib/tempfile.py _get_default_tempdir); a read-only root leaves only mounted "
+        "volumes writable (https://kubernetes.io/docs/tasks/configure-pod-container/security-context/). Catalogue "
+        "row 29 (Polaris readOnlyRootFilesystem, Checkov CKV_K8S_22) asks for the read-only root; this row asks that "
+        "the server can still start under it."
+    ),
+)

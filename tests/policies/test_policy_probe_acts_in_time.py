@@ -1,0 +1,176 @@
+"""G76 probe-acts-in-time: a model server's liveness and readiness probes act within minutes, not hours.
+
+Fires (labels filed NONE, now described):
+- Spent set 31: openshift-psap/topsail projects/llm-d/testing/llmisvcs/llmisvc-simple.yaml@cfc3e8a2 (and -pd.yaml),
+  an LLMInferenceService whose vLLM container has liveness failureThreshold 1000 x periodSeconds 60 (~16 h) and
+  readiness failureThreshold 10000 x 30 s.
+- Spent set 42: fuhengwu2021/coderepo extra/vllm-llama-4-scout.yaml@b874b446 (and the sglang twin), a bare Pod whose
+  readinessProbe runs every 3600 s after a first check at 120 s.
+- Second repository of the readiness form: amirhnajafiz/file-access-patterns k8s/vllm.yaml@667dd4a9 (spent set 41,
+  no label on it), a vLLM Job whose readinessProbe runs every 300 s (as AurelioAguirre/multi-model-orchestrator
+  k8s/inference/vllm-deployment.yaml@a56a9ccc, labelled in set 41).
+Careful forms stay silent: vLLM's own Kubernetes guide (vllm-project/vllm docs/deployment/k8s.md, liveness every
+10 s, readiness every 5 s), a startupProbe of hours (S16's budget, what startup probes are for), and a non-serving
+pod with a liveness budget of hours (turbonomic kibitzer, liveness failureThreshold 1440 x 10 s, found with the
+code search: not a model server, not this rule's).
+"""
+
+from __future__ import annotations
+
+import copy
+
+from policy_fixtures import found_by
+
+G76 = "probe-acts-in-time"
+
+
+def _http(port: int, **timing: int) -> dict:
+    return {"httpGet": {"path": "/health", "port": port}, **timing}
+
+
+# openshift-psap/topsail projects/llm-d/testing/llmisvcs/llmisvc-simple.yaml@cfc3e8a2, names made valid, router cut.
+TOPSAIL = {
+    "apiVersion": "serving.kserve.io/v1alpha1",
+    "kind": "LLMInferenceService",
+    "metadata": {"name": "qwen", "namespace": "llm-d"},
+    "spec": {
+        "model": {"uri": "hf://Qwen/Qwen3-0.6B", "name": "Qwen/Qwen3-0.6B"},
+        "replicas": 1,
+        "template": {
+            "containers": [
+                {
+                    "name": "main",
+                    "resources": {"limits": {"nvidia.com/gpu": "1"}, "requests": {"cpu": "4", "memory": "8Gi"}},
+                    "livenessProbe": _http(
+                        8000, initialDelaySeconds=900, periodSeconds=60, timeoutSeconds=60, failureThreshold=1000
+                    ),
+                    "readinessProbe": _http(
+                        8000, failureThreshold=10000, initialDelaySeconds=60, periodSeconds=30, timeoutSeconds=30
+                    ),
+                }
+            ]
+        },
+    },
+}
+
+# fuhengwu2021/coderepo extra/vllm-llama-4-scout.yaml@b874b446, cut to the probes and what makes it a vLLM server.
+SCOUT = {
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {"name": "vllm-llama-4-scout", "labels": {"app": "vllm"}},
+    "spec": {
+        "runtimeClassName": "nvidia",
+        "containers": [
+            {
+                "name": "vllm-server",
+                "image": "vllm/vllm-openai:v0.12.0",
+                "command": ["python3", "-m", "vllm.entrypoints.openai.api_server"],
+                "args": ["--model", "/models/llama-4-scout", "--port", "8000"],
+                "resources": {"limits": {"nvidia.com/gpu": "8"}},
+                "livenessProbe": _http(8000, initialDelaySeconds=120, periodSeconds=30, timeoutSeconds=10),
+                "readinessProbe": _http(8000, initialDelaySeconds=120, periodSeconds=3600, timeoutSeconds=5),
+            }
+        ],
+    },
+}
+
+# amirhnajafiz/file-access-patterns k8s/vllm.yaml@667dd4a9, cut to the serving container.
+JOB = {
+    "apiVersion": "batch/v1",
+    "kind": "Job",
+    "metadata": {"name": "vllm", "namespace": "llm-servings"},
+    "spec": {
+        "template": {
+            "spec": {
+                "restartPolicy": "Never",
+                "containers": [
+                    {
+                        "name": "vllm-container",
+                        "image": "vllm/vllm-openai:latest",
+                        "command": ["/bin/sh", "-c"],
+                        "args": ["vllm serve meta-llama/Llama-3.1-8B --host 0.0.0.0 --port 8000"],
+                        "ports": [{"containerPort": 8000}],
+                        "resources": {"limits": {"nvidia.com/gpu": "1"}},
+                        "livenessProbe": _http(8000, initialDelaySeconds=60, periodSeconds=300),
+                        "readinessProbe": _http(8000, initialDelaySeconds=60, periodSeconds=300),
+                    }
+                ],
+            }
+        }
+    },
+}
+
+
+def _vllm_guide() -> dict:
+    """vllm-project/vllm docs/deployment/k8s.md's GPU Deployment: liveness every 10 s, readiness every 5 s."""
+    guide = copy.deepcopy(SCOUT)
+    server = guide["spec"]["containers"][0]
+    server["livenessProbe"] = _http(8000, initialDelaySeconds=60, periodSeconds=10)
+    server["readinessProbe"] = _http(8000, initialDelaySeconds=60, periodSeconds=5)
+    return guide
+
+
+def test_liveness_of_hours_is_effectively_off() -> None:
+    found = found_by([TOPSAIL], G76)
+    assert {e for e, _ in found} == {"advisory"}
+    liveness = next(m for _, m in found if "livenessProbe" in m)
+    assert "spec.template container main: livenessProbe failureThreshold 1000 x periodSeconds 60" in liveness
+    assert "only after 60000s (about 17 h), so the probe is effectively off" in liveness
+
+
+def test_readiness_budget_of_hours_keeps_a_hung_server_in_its_service() -> None:
+    readiness = [m for _, m in found_by([TOPSAIL], G76) if "readinessProbe" in m]
+    assert len(readiness) == 1
+    assert "readinessProbe failureThreshold 10000 x periodSeconds 30" in readiness[0]
+    assert "out of its Service only after 300000s (about 83 h)" in readiness[0]
+
+
+def test_readiness_every_hour_delays_every_start() -> None:
+    found = found_by([SCOUT], G76)
+    assert len(found) == 1
+    enforcement, message = found[0]
+    assert enforcement == "advisory"
+    assert message.startswith("container vllm-server: readinessProbe periodSeconds 3600:")
+    assert "the first runs 120s after the start" in message
+    assert "3600s (about 60 min) later" in message
+
+
+def test_second_repository_readiness_every_five_minutes() -> None:
+    found = found_by([JOB], G76)
+    assert [m.split(":")[1].strip() for _, m in found] == ["readinessProbe periodSeconds 300"]
+    # liveness 3 x 300 s = 15 min: slow, but not an hour; this rule stays out of it
+    assert not any("livenessProbe" in m for _, m in found)
+
+
+def test_vllm_guide_probes_stay_silent() -> None:
+    assert found_by([_vllm_guide()], G76) == []
+
+
+def test_long_startup_probe_stays_silent() -> None:
+    guide = _vllm_guide()
+    guide["spec"]["containers"][0]["startupProbe"] = _http(8000, periodSeconds=10, failureThreshold=1440)
+    assert found_by([guide], G76) == []
+
+
+def test_non_serving_pod_with_lax_liveness_stays_silent() -> None:
+    kibitzer = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "kibitzer"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "kibitzer"}},
+            "template": {
+                "metadata": {"labels": {"app": "kibitzer"}},
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "kibitzer",
+                            "image": "turbonomic/kibitzer:8.9.0",
+                            "livenessProbe": _http(8080, periodSeconds=10, failureThreshold=1440),
+                        }
+                    ]
+                },
+            },
+        },
+    }
+    assert found_by([kibitzer], G76) == []

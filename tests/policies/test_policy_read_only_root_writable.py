@@ -1,0 +1,90 @@
+"""G29 read-only-root-has-writable-paths: a vLLM container with readOnlyRootFilesystem keeps somewhere to write.
+
+Fixture: fresh set 47 SecureCloudOps/llm-rag-infra-platform k8s/vllm/deployment.yaml at
+5c772f91cfa74806d2476c25c296b941f65bb1c0 (labelled G29 blocking: readOnlyRootFilesystem, runAsUser 1000, no volume;
+vllm/vllm-openai:latest).
+"""
+
+from __future__ import annotations
+
+import copy
+
+from policy_fixtures import found_by
+
+POLICY = "read-only-root-has-writable-paths"
+
+SECURE = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "vllm", "namespace": "ai-system"},
+    "spec": {
+        "replicas": 1,
+        "selector": {"matchLabels": {"app.kubernetes.io/name": "vllm"}},
+        "template": {
+            "metadata": {"labels": {"app.kubernetes.io/name": "vllm"}},
+            "spec": {
+                "securityContext": {"runAsNonRoot": True, "runAsUser": 1000, "runAsGroup": 1000, "fsGroup": 1000},
+                "containers": [
+                    {
+                        "name": "vllm",
+                        "image": "vllm/vllm-openai:latest",
+                        "command": ["python", "-m", "vllm.entrypoints.openai.api_server"],
+                        "args": ["--host", "0.0.0.0", "--port", "8000", "--model", "Qwen/Qwen2.5-0.5B-Instruct"],
+                        "ports": [{"name": "http", "containerPort": 8000}],
+                        "resources": {"limits": {"nvidia.com/gpu": 1}},
+                        "securityContext": {
+                            "allowPrivilegeEscalation": False,
+                            "capabilities": {"drop": ["ALL"]},
+                            "readOnlyRootFilesystem": True,
+                        },
+                    }
+                ],
+            },
+        },
+    },
+}
+
+
+def _container(doc: dict) -> dict:
+    return doc["spec"]["template"]["spec"]["containers"][0]
+
+
+def test_no_writable_temporary_directory_blocks():
+    ((enforcement, message),) = found_by([SECURE], POLICY)
+    assert enforcement == "mandatory"
+    assert "no writable volume is mounted at /tmp" in message and "ZMQ IPC sockets" in message
+
+
+def test_tmp_mounted_but_no_model_cache_is_advice():
+    doc = copy.deepcopy(SECURE)
+    _container(doc)["volumeMounts"] = [{"name": "tmp", "mountPath": "/tmp"}]
+    doc["spec"]["template"]["spec"]["volumes"] = [{"name": "tmp", "emptyDir": {}}]
+    ((enforcement, message),) = found_by([doc], POLICY)
+    assert enforcement == "advisory" and "Hugging Face cache" in message
+
+
+def test_careful_forms_are_silent():
+    # The careful form: an emptyDir at /tmp and a cache volume HF_HOME points at (the shape the rule asks for), and
+    # TMPDIR set to a mounted path; and the read-only root not asked for at all.
+    careful = copy.deepcopy(SECURE)
+    _container(careful)["volumeMounts"] = [
+        {"name": "tmp", "mountPath": "/tmp"},
+        {"name": "cache", "mountPath": "/cache"},
+    ]
+    _container(careful)["env"] = [{"name": "HF_HOME", "value": "/cache/huggingface"}]
+    tmpdir = copy.deepcopy(SECURE)
+    _container(tmpdir)["volumeMounts"] = [{"name": "scratch", "mountPath": "/scratch"}]
+    _container(tmpdir)["env"] = [{"name": "TMPDIR", "value": "/scratch"}, {"name": "HF_HOME", "value": "/scratch/hf"}]
+    writable = copy.deepcopy(SECURE)
+    _container(writable)["securityContext"]["readOnlyRootFilesystem"] = False
+    for doc in (careful, tmpdir, writable):
+        assert found_by([doc], POLICY) == []
+
+
+def test_another_image_with_some_volume_is_advice():
+    # A rebuild whose WORKDIR the files do not show: the mounted volume may be it.
+    doc = copy.deepcopy(SECURE)
+    _container(doc)["image"] = "registry.example.com/team/vllm-server:1.4"
+    _container(doc)["volumeMounts"] = [{"name": "models", "mountPath": "/app"}]
+    _container(doc)["args"][-1] = "/app/models/qwen"
+    assert [e for e, _ in found_by([doc], POLICY)] == ["advisory"]
