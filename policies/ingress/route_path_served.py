@@ -143,7 +143,7 @@ def _unserved(path: str, engines: set[str]) -> bool:
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     engines_of = _service_engines(resources)
-    findings = []
+    findings: list[tuple[str, str]] = []
     for r in resources:
         kind = split_type(r.type)
         if kind == ("networking.k8s.io", "Ingress"):
