@@ -53,6 +53,7 @@ from policies.ingress import (
     public_model_endpoint_guarded,
     rewrite_keeps_api_path,
     route_backend_resolves,
+    route_path_served,
 )
 from policies.input import manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
@@ -320,6 +321,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     external_gce_ingress_guarded.POLICY,
     public_model_endpoint_guarded.POLICY,
     rewrite_keeps_api_path.POLICY,
+    route_path_served.POLICY,
     nginx_regex_path_type.POLICY,
     istio_allow_path_prefix.POLICY,
     pod_group_selects_pods.POLICY,
