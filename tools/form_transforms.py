@@ -393,6 +393,8 @@ def args_env_expansion(folder: Folder) -> Optional[Folder]:
                     if i == script or not isinstance(a, str):
                         continue
                     flag, eq, value = a.partition("=")
+                    if _CREDENTIAL.search(flag) or (i > 0 and _CREDENTIAL.search(str(argv[i - 1]))):
+                        continue  # a literal secret in an option: G35 knows it by the option's name
                     after = i > 0 and isinstance(argv[i - 1], str) and argv[i - 1].startswith("--") and "=" not in argv[i - 1]
                     if eq and flag.startswith("--") and value and "$" not in value:
                         argv[i] = f"{flag}=$({_var(added, names, value)})"

@@ -19,6 +19,7 @@ from components.engine_options import cli_options, tagged_release
 from components.serving_engines import ENGINES, engine_named
 from policies.framework import UNKNOWN
 from policies.kube import as_int, container_label, containers, get, is_ray, memoized, model_container, pod_specs
+from policies.reading.container_env import env_values
 from policies.reading.engine_flags import flag_set_engine
 from policies.reading.placeholders import placeholder_in
 from policies.reading.shell_words import SHELL_OPERATORS as _SHELL_OPERATORS
@@ -119,12 +120,18 @@ def expand_shell_vars(tokens: list[str], container: Mapping) -> list[str]:
 
 
 def _literal_env(container: Mapping) -> dict[str, str]:
+    """The container's env values the files give: literal ``value``s, and, when it reads a ConfigMap (``envFrom``,
+    ``configMapKeyRef``), what a ConfigMap of the files gives (container_env.env_values: the kubelet expands $(VAR)
+    from the whole environment, envFrom included)."""
     env: dict[str, str] = {}
     items = container.get("env")
+    from_maps = bool(container.get("envFrom"))
     for item in items if isinstance(items, list) else []:
         if isinstance(item, Mapping) and isinstance(item.get("name"), str) and isinstance(item.get("value"), str):
             env[item["name"]] = item["value"]
-    return env
+        elif isinstance(item, Mapping) and get(item, "valueFrom", "configMapKeyRef") is not None:
+            from_maps = True
+    return env_values(container) if from_maps else env
 
 
 def _invocation_start(argv: list[str]) -> int | None:

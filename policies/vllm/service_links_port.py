@@ -71,7 +71,12 @@ def _reads_port(container: dict) -> bool:
 
 
 def _sets_itself(container: dict, variable: str) -> bool:
-    return any(as_dict(e).get("name") == variable for e in as_list(container.get("env")))
+    """True when the container's own environment sets ``variable`` (its env, or a ConfigMap of the files through
+    envFrom): the kubelet adds a service link variable only where the container defines none of that name (kubernetes
+    pkg/kubelet/kubelet_pods.go makeEnvironmentVariables, "Append service env vars")."""
+    from policies.reading.container_env import env_values
+
+    return any(as_dict(e).get("name") == variable for e in as_list(container.get("env"))) or variable in env_values(container)
 
 
 def _services_in_namespace(namespace: Optional[str]) -> dict[str, bool]:
