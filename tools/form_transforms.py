@@ -425,18 +425,32 @@ def shell_wrap(folder: Folder) -> Optional[Folder]:
 
     def change(doc: dict) -> bool:
         changed = False
-        for c in containers(doc):
-            argv = [*(c.get("command") or []), *(c.get("args") or [])] if isinstance(c.get("command"), list) else []
-            if not argv or not all(isinstance(a, str) and "'" not in a for a in argv):
-                continue
-            if argv[0].rsplit("/", 1)[-1] in ("sh", "bash", "env", "dumb-init", "tini") or "-c" in argv[:3]:
-                continue
-            c["command"] = ["/bin/sh", "-c", "exec " + shlex.join(argv)]
-            c.pop("args", None)
-            changed = True
+        for obj in _objects([doc]):
+            if obj.get("kind") in _ARGV_AS_WRITTEN:
+                changed |= _wrap(obj)
         return changed
 
     return _each_doc(folder, change)
+
+
+# Kinds whose containers run the argv as written: an operator's template (a KServe ServingRuntime, to which the
+# InferenceService's args are appended; a KAITO Workspace) may add words after the command, which a script would
+# receive as $0, $1 instead.
+_ARGV_AS_WRITTEN = frozenset("Deployment StatefulSet DaemonSet ReplicaSet Job CronJob Pod LeaderWorkerSet".split())
+
+
+def _wrap(obj: dict) -> bool:
+    changed = False
+    for c in containers(obj):
+        argv = [*(c.get("command") or []), *(c.get("args") or [])] if isinstance(c.get("command"), list) else []
+        if not argv or not all(isinstance(a, str) and "'" not in a for a in argv) or argv[0].startswith("-"):
+            continue  # (a command that is an option never ran: `exec --model` fails differently)
+        if argv[0].rsplit("/", 1)[-1] in ("sh", "bash", "env", "dumb-init", "tini") or "-c" in argv[:3]:
+            continue
+        c["command"] = ["/bin/sh", "-c", "exec " + shlex.join(argv)]
+        c.pop("args", None)
+        changed = True
+    return changed
 
 
 def reverse_keys(folder: Folder) -> Optional[Folder]:

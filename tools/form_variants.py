@@ -53,6 +53,8 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("merge-folder", "one-autoscaler-per-workload"): "G17 reads two autoscalers of one workload in separate files as "
     "possible alternatives (samples/autoscaling/hpa.yaml, kpa.yaml) and in one file as applied together: one file "
     "says more than the folder did (the finding moves between advisory and mandatory)",
+    ("split-files", "one-autoscaler-per-workload"): "the same reading the other way: two autoscalers of one file are "
+    "applied together (mandatory), in two files they may be alternatives (advisory)",
 }
 
 
