@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from policies.manifests import SUFFIXES, TEMPLATE_SUFFIXES
+
 # Cluster-scoped kinds (kubectl api-resources --namespaced=false, and the CRDs the corpora use): they take no namespace.
 CLUSTER_KINDS = frozenset(
     "Namespace Node PersistentVolume StorageClass ClusterRole ClusterRoleBinding CustomResourceDefinition PriorityClass "
@@ -30,6 +32,8 @@ CLUSTER_KINDS = frozenset(
     "List".split()
 )
 MIRROR = "registry.example.internal/mirror"
+# The names the check reads (a split file keeps its suffix: x--0.yaml.template).
+_SUFFIXES = (*SUFFIXES, *TEMPLATE_SUFFIXES)
 
 
 @dataclass
@@ -173,9 +177,9 @@ def split_files(folder: Folder) -> Optional[Folder]:
         if docs is None or len(objects) < 2:
             out.docs[path] = copy.deepcopy(docs)
             continue
-        stem, dot, ext = path.rpartition(".")
+        suffix = max((x for x in _SUFFIXES if path.endswith(x)), key=len, default="." + path.rpartition(".")[2])
         for i, d in enumerate(objects):
-            out.docs[f"{stem}--{i}.{ext}"] = [copy.deepcopy(d)]
+            out.docs[f"{path[: -len(suffix)]}--{i}{suffix}"] = [copy.deepcopy(d)]
         changed = True
     return out if changed else None
 
