@@ -38,7 +38,7 @@ from __future__ import annotations
 import posixpath
 
 from components.capacity.accounting import parse_release
-from components.images import image_repository, image_tag, vllm_release
+from components.images import image_tag, is_published, names_image, vllm_release
 from policies.framework import Policy, Resource, unproven
 from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_dict, as_list, get, is_custom_type, is_ray, resource_value
 from policies.reading.accelerators import dra_pod, host_devices, other_device_source
@@ -71,7 +71,7 @@ def cuda_build(image: object) -> bool:
     if not isinstance(image, str):
         return False
     tag = (image_tag(image) or "").lower()
-    return image_repository(image).lower() in _CUDA_REPOSITORIES and not any(t in tag for t in _NOT_CUDA_TAGS)
+    return is_published(image, _CUDA_REPOSITORIES) and not any(t in tag for t in _NOT_CUDA_TAGS)
 
 
 def _gpu_node_hint(podspec: dict, env: dict[str, str]) -> str | None:
@@ -247,8 +247,10 @@ def _ray_engine_without_gpu(resource: Resource) -> list[str]:
     apps += [a.label for a in serve_app_engines(resource)]
     cluster = groups(resource)
     # Per pod, not per pod count: a group at replicas 0 that the autoscaler grows still holds GPUs when it runs.
-    if not apps or not cluster or any(g.pod_gpus() != 0 for g in cluster):
+    if not cluster or any(g.pod_gpus() != 0 for g in cluster):
         return []
+    if not apps:
+        return _ray_pinned_without_gpu(cluster)
     workers = [g for g in cluster if not g.is_head]
     where = ", ".join(f"{g.path} ({g.name})" for g in workers) or "spec.rayClusterConfig"
     return [
@@ -256,6 +258,26 @@ def _ray_engine_without_gpu(resource: Resource) -> list[str]:
             f"{where}: {apps[0]} runs vLLM on this Ray cluster, but no group sets an {GPU_RESOURCE} limit (or "
             f"rayStartParams num-gpus), so Ray offers the engine no GPU: its replicas wait for one, or reach the node's "
             f"GPUs unaccounted through the default runtime; give the GPU worker group limits {GPU_RESOURCE}: N"
+        )
+    ]
+
+
+def _ray_pinned_without_gpu(cluster: list) -> list[str]:
+    """Advice for a Ray cluster whose every group is sent to GPU nodes (a GPU node label, a gpu nodeSelector, the
+    nvidia.com/gpu toleration) while no group holds a GPU: KubeRay starts Ray with no GPU (num-gpus comes only from the
+    GPU limit or rayStartParams, kuberay v1.7.0 ray-operator/controllers/ray/common/pod.go:1453-1455), so the Serve
+    replicas run on CPU on nodes paid for their GPUs, or reach them unaccounted through a default nvidia runtime (set 45:
+    totallylegitco/model-serving serve.yaml, head and workers on node.kubernetes.io/gpu: gpu with no nvidia.com/gpu)."""
+    hints = [(g, _gpu_node_hint(g.podspec, {})) for g in cluster]
+    if not all(hint for _, hint in hints):
+        return []
+    group, hint = hints[-1]
+    return [
+        unproven(
+            f"{group.path} ({group.name}): every group of this Ray cluster is sent to GPU nodes ({hint}) but none sets "
+            f"an {GPU_RESOURCE} limit (or rayStartParams num-gpus), so Ray starts with no GPU: its work runs on CPU on "
+            f"nodes paid for their GPUs, or reaches their GPUs unaccounted through the node's default runtime; give the "
+            f"groups that run models limits {GPU_RESOURCE}: N"
         )
     ]
 
@@ -305,7 +327,7 @@ def _gpu_only_image(image: object, images: tuple[str, ...]) -> bool:
     if not isinstance(image, str) or not images:
         return False
     tag = (image_tag(image) or "").lower()
-    return any(i in image.lower() for i in images) and not any(t in tag for t in _OTHER_PLATFORM_TAGS)
+    return names_image(image, images) and not any(t in tag for t in _OTHER_PLATFORM_TAGS)
 
 
 def _runs_the_server(container: dict, commands: tuple, modules: tuple) -> bool:

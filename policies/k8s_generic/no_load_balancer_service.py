@@ -17,7 +17,9 @@ from __future__ import annotations
 from policies.framework import Policy, Resource, unproven
 from policies.kube import annotations_of, as_dict, as_list, get, split_type
 from policies.reading import gateway_service, model_backends
+from policies.reading.engines import env_values
 from policies.reading.exposure import internal_annotations
+from policies.reading.serving import model_servers
 
 SERVICE_TYPE = "kubernetes:core/v1:Service"
 
@@ -96,7 +98,7 @@ def _embedded_services(spec: dict, cluster: dict) -> list[str]:
     """Findings on the Services a KubeRay resource writes out in full: a RayService's spec.serveService and a head group's
     headService (kuberay v1.7.0 ray-operator/apis/ray/v1 rayservice_types.go RayServiceSpec.ServeService, raycluster_types.go
     HeadGroupSpec.HeadService: *corev1.Service, which KubeRay creates with its own type and annotations)."""
-    found = []
+    found: list[str] = []
     for field, service in (
         ("spec.serveService", as_dict(spec.get("serveService"))),
         ("headGroupSpec.headService", as_dict(get(cluster, "headGroupSpec", "headService"))),
@@ -114,6 +116,43 @@ def _embedded_services(spec: dict, cluster: dict) -> list[str]:
     return found
 
 
+def _unkeyed(container: dict) -> bool:
+    """True when the model server proves it asks for no API key: no key flag or variable (a ConfigMap's included),
+    and no envFrom Secret that might hold one."""
+    if model_backends.server_has_key(container) or model_backends.env_from_secrets(container):
+        return False
+    env = env_values(container)
+    return not any(env.get(name, "").strip() for name in model_backends.SERVER_KEY_ENV)
+
+
+def _node_published(resource: Resource) -> list[str]:
+    """Advice on a model server that asks for no API key and is published on its node's own address: a container port
+    with hostPort (the kubelet maps it on the node, https://kubernetes.io/docs/concepts/configuration/overview/#services)
+    or a pod on hostNetwork (its ports are the node's). Fresh set 47: zeldafan3421/romm-assist
+    k8s/llamacpp-deployment.yaml (llama.cpp server, hostPort 8080, LLAMA_API_KEY left commented out; G32 advisory)."""
+    found: list[str] = []
+    for server in model_servers(resource):
+        if not _unkeyed(server.container):
+            continue
+        declared = [p for p in as_list(server.container.get("ports")) if isinstance(p, dict) and p.get("containerPort")]
+        if server.podspec.get("hostNetwork") is True and declared:
+            # (a container that declares no port, such as a multi-node engine's worker, serves no API there)
+            where = f"hostNetwork: true puts its port {declared[0].get('containerPort')} on the node's own address"
+        else:
+            ports = [p for p in as_list(server.container.get("ports")) if isinstance(p, dict) and p.get("hostPort")]
+            if not ports:
+                continue
+            where = f"ports hostPort {ports[0].get('hostPort')} publishes it on the node's address"
+        found.append(
+            unproven(
+                f"{server.label}: {where}, and this {server.engine} server asks for no API key (no key flag or "
+                f"variable): anyone who reaches the node can call it, past any gateway's auth; set the server's API "
+                f"key, or serve it through a ClusterIP Service behind an authenticating gateway"
+            )
+        )
+    return found
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     llm = model_backends.model_services(resources)
     selects = model_backends.selected_services(resources)
@@ -124,6 +163,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             findings += [(r.name, m) for m in _service_finding(r, selects, llm, keys)]
         elif split_type(r.type) in _RAY:
             findings += [(r.name, m) for m in _ray_finding(r)]
+        if r.type != SERVICE_TYPE:
+            findings += [(r.name, m) for m in _node_published(r)]
     return findings
 
 
@@ -133,7 +174,8 @@ _RAY = {("ray.io", "RayCluster"), ("ray.io", "RayService")}
 POLICY = Policy(
     name="no-load-balancer-service",
     description="Services (and KubeRay head services, headGroupSpec.serviceType) must not be of type LoadBalancer; "
-    "expose models through the ingress gateway (NodePort, an internal load balancer or one selecting no model: advice).",
+    "expose models through the ingress gateway (NodePort, an internal load balancer or one selecting no model: advice; "
+    "so is a model server without an API key published on its node by hostPort or hostNetwork).",
     catalog="G32",
     severity="medium",
     enforcement="advisory",

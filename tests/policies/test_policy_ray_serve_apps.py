@@ -342,3 +342,50 @@ def test_a_replica_asking_more_gpus_than_any_pod_holds_never_places():
     )
     # Pods of two GPUs hold it.
     assert found_by([_ray_service("wide", serve, _worker(2, replicas=1, max_replicas=1))], "ray-serve-replicas-fit-cluster") == []
+
+
+# Spent set 45: totallylegitco/model-serving serve.yaml (labelled G13 advisory): custom Serve apps
+# (import_path model_endpoints.biogpt, transformers on device_map='auto') on a RayService whose head and worker groups
+# select node.kubernetes.io/gpu: gpu and hold no nvidia.com/gpu.
+TOTALLYLEGIT_SERVE = """applications:
+  - name: app1
+    route_prefix: /biogpt
+    import_path: model_endpoints.biogpt
+    deployments:
+      - name: BioGPT
+        num_replicas: 2
+"""
+
+
+def _pinned(serve: str, toleration: bool = False) -> dict:
+    pod = (
+        {"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]}
+        if toleration
+        else {"nodeSelector": {"node.kubernetes.io/gpu": "gpu"}}
+    )
+    obj = _ray_service("model-serve", serve, _worker(None, **pod))
+    obj["spec"]["rayClusterConfig"]["headGroupSpec"]["template"]["spec"].update(pod)
+    return obj
+
+
+def _g13(obj: dict) -> list[tuple[str, str]]:
+    return [f for f in found_by([obj], "gpu-engine-has-gpu-limit") if "sent to GPU nodes" in f[1]]
+
+
+def test_a_ray_cluster_sent_to_gpu_nodes_without_a_gpu_is_advice():
+    assert _levels(_g13(_pinned(TOTALLYLEGIT_SERVE))) == ["advisory"]
+    # Same class: the groups reach GPU nodes by tolerating the nvidia.com/gpu taint.
+    assert _levels(_g13(_pinned(TOTALLYLEGIT_SERVE, toleration=True))) == ["advisory"]
+
+
+def test_a_ray_cluster_with_a_gpu_group_or_off_gpu_nodes_is_silent():
+    with_gpu = _pinned(TOTALLYLEGIT_SERVE)
+    container = with_gpu["spec"]["rayClusterConfig"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]
+    container["resources"]["limits"]["nvidia.com/gpu"] = "1"
+    assert _g13(with_gpu) == []
+    # The head on CPU nodes while the workers go to GPU nodes: not every group is sent there (a CPU-only cluster beside
+    # a GPU pool is a design the files may mean).
+    mixed = _pinned(TOTALLYLEGIT_SERVE)
+    del mixed["spec"]["rayClusterConfig"]["headGroupSpec"]["template"]["spec"]["nodeSelector"]
+    assert _g13(mixed) == []
+    assert _g13(_ray_service("cpu", TOTALLYLEGIT_SERVE, _worker(None))) == []
