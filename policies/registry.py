@@ -54,7 +54,7 @@ from policies.ingress import (
     rewrite_keeps_api_path,
     route_backend_resolves,
 )
-from policies.input import manifest_is_kubernetes, manifest_readable
+from policies.input import fill_in_models, manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
     api_object_valid,
     api_schema_valid,
@@ -221,6 +221,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     serving_start_installs.POLICY,
     manifest_readable.POLICY,
     manifest_is_kubernetes.POLICY,
+    fill_in_models.POLICY,
     requests_within_limits.POLICY,
     derived_object_valid.POLICY,
     progress_deadline.POLICY,
