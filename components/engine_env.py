@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
+from .images import names_image
 from .parse_cache import read_toml
 from .serving_engines import ENGINES, Engine
 
@@ -167,7 +168,7 @@ ENV_SETTINGS: dict[str, EnvSettings] = _ENV["settings"]
 def image_release(image: Any, row: Engine) -> Optional[str]:
     """The release the tag of one of the engine's own images names (``text-embeddings-inference:cpu-1.5`` -> 1.5),
     None for another image, a moving tag or a digest only."""
-    if not isinstance(image, str) or not any(i in image.lower() for i in row.images):
+    if not isinstance(image, str) or not names_image(image, row.images):
         return None
     name = image.split("@", 1)[0]
     tag = name.rsplit(":", 1)[1] if ":" in name.rsplit("/", 1)[-1] else ""
@@ -188,7 +189,7 @@ def home_of(row: Optional[Engine], image: Any, uid: int) -> Optional[str]:
     """The HOME user ``uid`` has in ``image`` when it is one of the engine's publisher images the [homes] table covers
     at the image's release (a moving tag: the newest); None when the table does not say."""
     homes = HOMES.get(row.name) if row is not None else None
-    if homes is None or row is None or not isinstance(image, str) or not any(i in image.lower() for i in homes.images):
+    if homes is None or row is None or not isinstance(image, str) or not names_image(image, homes.images):
         return None
     release = image_release(image, row)
     if release is not None and release_key(release) < release_key(homes.since):

@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
-from .images import image_repository, image_tag
+from .images import image_repository, image_tag, is_published
 
 _HERE = Path(__file__).parent
 
@@ -249,10 +249,7 @@ def tagged_release(image: str, repositories: tuple[str, ...]) -> Optional[str]:
     """The release an image's tag names when the image is one of ``repositories`` (the engine's own images, whose tag
     is the release inside: ``vllm/vllm-openai:v0.10.1`` -> ``0.10.1``); None for any other image or tag (``latest``,
     ``nightly``, a rebuild under another name, which may carry any release)."""
-    repository = image_repository(image).lower()
-    for prefix in ("docker.io/", "index.docker.io/"):
-        repository = repository.removeprefix(prefix)
-    if repository not in repositories:
+    if not is_published(image, repositories):
         return None
     match = _RELEASE_TAG.fullmatch(image_tag(image) or "")
     return match.group(1) if match else None
@@ -278,10 +275,7 @@ def moving_release(image: str, repositories: tuple[str, ...], moving_tags: tuple
     """True when an image is one of ``repositories`` with no tag or one of the publisher's ``moving_tags``
     (``vllm/vllm-openai:latest``): it runs whatever release was published last when the node pulled it, today the
     newest the table read, tomorrow a newer one. A digest alone (``@sha256:...``) pins a build, so it is not moving."""
-    repository = image_repository(image).lower()
-    for prefix in ("docker.io/", "index.docker.io/"):
-        repository = repository.removeprefix(prefix)
     tag = image_tag(image)
-    if repository not in repositories or (tag is None and "@" in image):
+    if not is_published(image, repositories) or (tag is None and "@" in image):
         return False
     return tag is None or tag.lower() in moving_tags

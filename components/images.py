@@ -58,3 +58,24 @@ def is_published(image: str, repositories: Iterable[str]) -> bool:
 def is_vllm_published(image: str) -> bool:
     """True when the image is one of vLLM's published repositories (VLLM_PUBLISHED), behind any registry."""
     return is_published(image, VLLM_PUBLISHED)
+
+
+def names_image(image: object, markers: Iterable[str]) -> bool:
+    """True when one of ``markers`` (the engine table's lower-case ``images`` substrings) names ``image``, behind any
+    registry or mirror path.
+
+    A marker without a registry (``vllm/vllm-openai``, ``tritonserver``) is a substring of the reference, wherever it is
+    pulled from. A marker that starts with the publisher's registry (``nvcr.io/nim/``: the first path element holds a
+    ``.``, as distribution/reference's splitDockerDomain reads a domain) also names the same repository path pulled
+    through a mirror or pull-through cache, which keeps the path and changes the host
+    (``harbor.corp/nvcr-proxy/nim/meta/llama3-8b-instruct``): its path after the host, at a ``/`` boundary."""
+    if not isinstance(image, str):
+        return False
+    image = image.lower()
+    for marker in markers:
+        if marker in image:
+            return True
+        host, slash, path = marker.partition("/")
+        if slash and path and ("." in host or ":" in host) and f"/{path.strip('/')}/" in f"{image_repository(image)}/":
+            return True
+    return False

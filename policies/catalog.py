@@ -80,7 +80,7 @@ _ENTRIES = (
     Entry("S", 41, "service links spare the engine's own variables"),
     Entry("S", 42, "a model server is not pinned to one node"),
     Entry("S", 43, "Ray Serve config keys current for the Ray release"),
-    Entry("S", 44, "an ingress rewrite keeps the model server's API path"),
+    Entry("S", 44, "an ingress route or rewrite keeps the model server's API path"),
     Entry("S", 45, "a model download fails on an HTTP error"),
     Entry("S", 46, "a model server's engine image comes from the engine's publisher"),
     Entry("S", 47, "an offline Hub client finds its model in a cache something fills"),
@@ -170,6 +170,7 @@ _ENTRIES = (
     Entry("G", 74, "a variable under an engine's own prefix (OLLAMA_...) is one some release of the engine reads"),
     Entry("G", 75, "a NetworkPolicy's ports name the pods' port, not a Service port forwarded to another"),
     Entry("G", 76, "a model server's liveness and readiness probes act within minutes, not hours"),
+    Entry("G", 77, "an Ollama server keeps the models it serves loaded (keep-alive not zero, room for the models pulled)"),
 )
 
 

@@ -53,6 +53,7 @@ from policies.ingress import (
     public_model_endpoint_guarded,
     rewrite_keeps_api_path,
     route_backend_resolves,
+    route_path_served,
 )
 from policies.input import fill_in_models, manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
@@ -142,6 +143,7 @@ from policies.models import (
     model_path_downloaded,
     model_source_pinned,
     offline_cache_starts_empty,
+    ollama_keeps_models,
     ollama_model_published,
     ollama_store_lasts,
     registry_pull_auth,
@@ -278,6 +280,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     shared_claim_class.POLICY,
     hub_id_named.POLICY,
     ollama_model_published.POLICY,
+    ollama_keeps_models.POLICY,
     serve_app_module_shipped.POLICY,
     network_policy_pod_port.POLICY,
     startup_probe_budget.POLICY,
@@ -319,6 +322,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     external_gce_ingress_guarded.POLICY,
     public_model_endpoint_guarded.POLICY,
     rewrite_keeps_api_path.POLICY,
+    route_path_served.POLICY,
     nginx_regex_path_type.POLICY,
     istio_allow_path_prefix.POLICY,
     pod_group_selects_pods.POLICY,

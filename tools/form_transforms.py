@@ -305,7 +305,13 @@ def _each_file(folder: Folder, change: Callable[[list, Callable[[], str]], bool]
     return out if changed else None
 
 
+# Variables that hold credentials: moved to a ConfigMap they are a literal secret in another object, which G35 rightly
+# reports there, so the env rewrites leave them.
+_CREDENTIAL = re.compile(r"TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.IGNORECASE)
+
+
 def _literal_env(c: dict) -> list[dict]:
+    """The container's env entries with a literal value the env rewrites may move (no $(VAR), no credential)."""
     env = c.get("env")
     if not isinstance(env, list):
         return []
@@ -313,7 +319,7 @@ def _literal_env(c: dict) -> list[dict]:
         e
         for e in env
         if isinstance(e, dict) and isinstance(e.get("name"), str) and isinstance(e.get("value"), str) and "$" not in e["value"]
-        and re.fullmatch(r"[-._a-zA-Z0-9]+", e["name"]) and set(e) == {"name", "value"}
+        and re.fullmatch(r"[-._a-zA-Z0-9]+", e["name"]) and set(e) == {"name", "value"} and not _CREDENTIAL.search(e["name"])
     ]  # fmt: skip
 
 

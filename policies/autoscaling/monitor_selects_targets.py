@@ -33,6 +33,7 @@ from typing import Any, Optional
 from policies.autoscaling.scalers import POD_MONITOR_GROUP_KIND, SERVICE_MONITOR_GROUP_KIND, selector_matches
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, get, split_type
+from policies.reading.operator_pod_labels import SELECTOR_ONLY_KEYS
 from policies.reading.run_objects import hides_pods as _hidden
 from policies.reading.run_objects import pod_label_sets as _labels
 from policies.reading.run_objects import unrendered as _unknown
@@ -182,13 +183,42 @@ def _twin_message(ports: set[str], matched: list[tuple[Resource, dict, set[str]]
     return None
 
 
+_SERVICE_MONITORS = (SERVICE_MONITOR_GROUP_KIND, ("azmonitoring.coreos.com", "ServiceMonitor"))
+
+
+def _selector_only_keys(resources: list[Resource]) -> list[tuple[str, str]]:
+    """A ServiceMonitor (prometheus-operator's, or Azure Monitor's azmonitoring.coreos.com twin) that selects Services
+    by a label key an operator puts only in its Services' spec.selector (operator_pod_labels.SELECTOR_ONLY_KEYS), where
+    no Service of the files carries that key among its own labels: it matches none of the operator's Services (set 44:
+    ibranibeny/Kaito-Deployment servicemonitor.yaml, kaito.sh/workspace)."""
+    carried = {str(k) for r in resources if split_type(r.type) == _SERVICE for k in as_dict(get(r.props, "metadata", "labels"))}
+    found: list[tuple[str, str]] = []
+    for monitor in (r for r in resources if split_type(r.type) in _SERVICE_MONITORS):
+        selector = _judged(monitor)
+        keys = as_dict(selector.get("matchLabels")) if selector else {}
+        for key in (k for k in keys if k in SELECTOR_ONLY_KEYS and k not in carried):
+            found.append(
+                (
+                    monitor.name,
+                    unproven(
+                        f"spec.selector.matchLabels {key}={keys[key]}: the monitor selects Services by their own "
+                        f"labels, and {SELECTOR_ONLY_KEYS[key]}; no Service of the files carries it either, so unless the "
+                        "Service is labelled by hand (kubectl label service) the monitor matches no Service and scrapes "
+                        "nothing; select a label the Service carries, or scrape the pods with a PodMonitor on that key"
+                    ),
+                )
+            )
+    return found
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    findings: list[tuple[str, str]] = []
+    findings: list[tuple[str, str]] = _selector_only_keys(resources)
     monitors = [r for r in resources if split_type(r.type) in (SERVICE_MONITOR_GROUP_KIND, POD_MONITOR_GROUP_KIND)]
     if not monitors:
         return findings
     hidden = {namespace_of(r, "default") for r in resources if _hidden(r) and get(r.props, "kind") != "Namespace"}
-    for monitor in monitors:
+    reported = {name for name, _ in findings}
+    for monitor in (m for m in monitors if m.name not in reported):
         selector, namespaces, ports = _judged(monitor), _namespaces(monitor, resources), _ports(monitor)
         if selector is None or not namespaces or not ports or namespaces & hidden:
             continue

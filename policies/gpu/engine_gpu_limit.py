@@ -38,7 +38,7 @@ from __future__ import annotations
 import posixpath
 
 from components.capacity.accounting import parse_release
-from components.images import image_repository, image_tag, vllm_release
+from components.images import image_tag, is_published, names_image, vllm_release
 from policies.framework import Policy, Resource, unproven
 from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_dict, as_list, get, is_custom_type, is_ray, resource_value
 from policies.reading.accelerators import dra_pod, host_devices, other_device_source
@@ -71,7 +71,7 @@ def cuda_build(image: object) -> bool:
     if not isinstance(image, str):
         return False
     tag = (image_tag(image) or "").lower()
-    return image_repository(image).lower() in _CUDA_REPOSITORIES and not any(t in tag for t in _NOT_CUDA_TAGS)
+    return is_published(image, _CUDA_REPOSITORIES) and not any(t in tag for t in _NOT_CUDA_TAGS)
 
 
 def _gpu_node_hint(podspec: dict, env: dict[str, str]) -> str | None:
@@ -327,7 +327,7 @@ def _gpu_only_image(image: object, images: tuple[str, ...]) -> bool:
     if not isinstance(image, str) or not images:
         return False
     tag = (image_tag(image) or "").lower()
-    return any(i in image.lower() for i in images) and not any(t in tag for t in _OTHER_PLATFORM_TAGS)
+    return names_image(image, images) and not any(t in tag for t in _OTHER_PLATFORM_TAGS)
 
 
 def _runs_the_server(container: dict, commands: tuple, modules: tuple) -> bool:

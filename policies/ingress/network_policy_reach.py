@@ -31,6 +31,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Iterator, Optional
 
+from components.images import names_image
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, containers, get, name_of, pod_specs, split_type
@@ -153,7 +154,7 @@ def _download_findings(resources: list[Resource]) -> list[tuple[str, str]]:
                 why = "another kind of network policy in the files may allow it"
             elif container.get("envFrom"):
                 why = "the container's envFrom may set HF_HUB_OFFLINE or a proxy"
-            elif not any(marker in str(container.get("image") or "") for marker in row.images):
+            elif not names_image(container.get("image"), row.images):
                 why = f"the image {container.get('image')} is not the engine's own and may hold the model"
             findings.append((blocker.name, unproven(f"{message} ({why})") if why else message))
     return findings

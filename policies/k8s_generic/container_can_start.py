@@ -50,7 +50,7 @@ import posixpath
 import re
 from collections.abc import Mapping
 
-from components.images import is_published
+from components.images import is_published, names_image
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_list, as_quantity, container_label, containers, fmt_number, get, pod_specs
@@ -258,7 +258,7 @@ def _repeated_engine_messages(label: str, container: Mapping) -> list[str]:
         return []
     args = expand_env([t for t in as_list(container.get("args")) if isinstance(t, str)], container)
     image = raw.lower()
-    known = any(marker in image for e in engine_table() for marker in e.images)
+    known = any(names_image(image, e.images) for e in engine_table())
     for engine in engine_table():
         invocation = _engine_invocation(args, engine)
         if invocation is None:

@@ -21,6 +21,7 @@ import posixpath
 from typing import Any
 
 from components.engine_env import ENV_SETTINGS
+from components.images import names_image
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list
 from policies.reading.engines import EngineServer, env_values, table_servers
@@ -35,7 +36,7 @@ def _binary_reads_env(server: EngineServer) -> bool:
     command = [w for w in as_list(server.container.get("command")) if isinstance(w, str)]
     if not command:
         image = str(server.container.get("image") or "").lower()
-        return any(i in image for i in row.images)
+        return names_image(image, row.images)
     return any(posixpath.basename(command[0]) == words[0] for words in row.commands)
 
 

@@ -31,6 +31,7 @@ from typing import Any, Mapping, Optional
 from urllib.parse import urlsplit
 
 from components.hub_access import gated
+from components.images import names_image
 from policies.framework import Policy, Resource, unproven
 from policies.kube import (
     WORKLOAD_TYPES,
@@ -261,7 +262,7 @@ def _official(container: Mapping, row: Any) -> bool:
     """True when the container runs one of the engine row's own images (vllm/vllm-openai, lmsysorg/sglang, ...),
     whose layer holds no model."""
     image = container.get("image")
-    return row is not None and isinstance(image, str) and any(marker in image.lower() for marker in row.images)
+    return row is not None and names_image(image, row.images)
 
 
 def hub_servers(resource: Resource) -> list[tuple[str, Any, dict, dict, tuple[str, ...], bool, bool]]:
@@ -311,7 +312,7 @@ def _triton_vllm_servers(resource: Resource) -> list[tuple[str, Any, dict, dict,
     found: list[tuple[str, Any, dict, dict, tuple[str, ...], bool, bool]] = []
     for server in table_servers(resource, "triton"):
         image = str(server.container.get("image") or "").lower()
-        if not (image.startswith(_TRITON_PUBLISHER) and _TRITON_VLLM_FLAVOUR in image):
+        if not (names_image(image, (_TRITON_PUBLISHER,)) and _TRITON_VLLM_FLAVOUR in image):
             continue
         env = env_values(server.container)
         named = model_id(server.container)

@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from components.images import names_image
 from policies.kube import (
     as_dict,
     as_list,
@@ -194,7 +195,7 @@ def _invocations(container: dict, row: DownloaderRow, podspec: Optional[dict] = 
     entrypoint's args for an image that runs it), in its command line and in a mounted ConfigMap script it runs."""
     argv, _ = command_tokens(container)
     image = str(container.get("image") or "").lower()
-    if any(marker in image for marker in row.images) and not any(posixpath.basename(t) in ("sh", "bash") for t in argv[:1]):
+    if names_image(image, row.images) and not any(posixpath.basename(t) in ("sh", "bash") for t in argv[:1]):
         return [argv]
     found = _runs_of(argv, row)
     for script in mounted_scripts(podspec or {}, container):

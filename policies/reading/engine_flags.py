@@ -20,6 +20,7 @@ import re
 from collections.abc import Mapping
 from typing import Optional
 
+from components.images import names_image
 from components.serving_engines import ENGINES, Engine
 from policies.kube import as_dict, as_list, as_quantity, name_of
 
@@ -50,7 +51,7 @@ def _claimed_by_image_or_env(container: Mapping, engines: tuple[Engine, ...]) ->
     image = raw.lower() if isinstance(raw, str) else ""
     names = [as_dict(e).get("name") for e in as_list(container.get("env"))]
     for engine in engines:
-        if image and any(marker in image for marker in engine.images):
+        if image and names_image(image, engine.images):
             return True
         if any(isinstance(n, str) and n.startswith(engine.env_prefixes) for n in names if engine.env_prefixes):
             return True

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
+from components.images import names_image
 from components.serving_engines import Engine
 from policies.kube import (
     as_dict,
@@ -421,7 +422,7 @@ def _server_download(
         # No GPU request in the files (a CPU server, or a GPU a runtime class or time-slicing grants without one): the
         # download still fills the node's disk unrequested, but no GPU node's placement is at stake. Advice.
         download = replace(download, assumed=True, why="the pod requests no GPU in these files")
-    elif download is not None and defaults and not any(marker in image for marker in row.images):
+    elif download is not None and defaults and not names_image(image, row.images):
         download = replace(download, assumed=True)
     elif download is not None and not (isinstance(model, str) and model.strip()):
         # No model setting: what the server fetches comes later, through its API (an Ollama pull), which the manifest

@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Optional
 
-from components.images import image_repository, image_tag
+from components.images import image_tag, is_published, names_image
 from policies.framework import unproven
 from policies.kube import as_dict, as_list, as_quantity, container_label, containers, get
 from policies.reading.accelerators import claims_devices, requests_accelerator
@@ -78,7 +78,7 @@ def _servers(podspec: Mapping) -> list[dict]:
     for container in containers(podspec):
         argv = " ".join(container_argv(container))
         image = str(container.get("image") or "").lower()
-        if re.search(r"\bollama\s+serve\b", argv) or (not container.get("command") and any(i in image for i in images)):
+        if re.search(r"\bollama\s+serve\b", argv) or (not container.get("command") and names_image(image, images)):
             found.append(container)
     return found
 
@@ -118,7 +118,7 @@ def oversized_pulls(path: str, podspec: Mapping) -> list[str]:
             f"and holds no GPU: Ollama loads CPU models into memory (mmap off), so the load is refused (when the node's "
             f"free memory is short) or its runner OOM-killed, and the model is never served; raise the memory limit above the model or pull a smaller one"
         )
-        official = image_repository(str(server.get("image") or "")).lower().removeprefix("docker.io/") == "ollama/ollama"
+        official = is_published(str(server.get("image") or ""), ("ollama/ollama",))
         proven = official and tag is not None and _NO_MMAP.match(tag) is not None
         messages.append(message if proven else unproven(message))
     return messages

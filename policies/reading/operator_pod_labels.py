@@ -57,3 +57,14 @@ def operator_pod_labels(resource: Any) -> Iterator[Mapping[str, Any]]:
         labels["ray.io/node-type"] = "head" if group.is_head else "worker"
         labels["ray.io/group"] = "headgroup" if group.is_head else group.name
         yield labels
+
+
+# Label keys an operator puts on the pods it creates and in the spec.selector of the Services it creates, but not on
+# those Services' own metadata.labels: a ServiceMonitor selecting Services by such a key matches none of them. KAITO
+# (kaito-project/kaito v0.12.0 pkg/workspace/manifests/manifests.go:43-63 GenerateHeadlessServiceManifest and :66-133
+# GenerateServiceManifest: ObjectMeta holds name, namespace and owner reference only; kaito.sh/workspace,
+# api/v1beta1/labels.go:38, is in Spec.Selector alone; the same at v0.6.0 to v0.8.0).
+SELECTOR_ONLY_KEYS: dict[str, str] = {
+    "kaito.sh/workspace": "KAITO's Workspace Services (kaito-project/kaito v0.12.0 pkg/workspace/manifests/"
+    "manifests.go:43-63, :66-133) carry no labels: kaito.sh/workspace is only in their spec.selector and on the pods",
+}

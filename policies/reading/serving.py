@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, overload
 
+from components.images import names_image
 from components.loading import Limits, LoadError, load_yaml
 from components.serving_engines import ENGINES, Engine
 from policies.kube import (
@@ -121,11 +122,7 @@ def engine_command_line(container: Mapping, engine: Engine, *, ray: bool = False
         # image whose entrypoint runs the engine).
         if ray:
             return None
-        if not (
-            any(marker in image for marker in engine.images)
-            or env_prefixed(container, engine)
-            or rebuilt_or_bound(container, engine)
-        ):
+        if not (names_image(image, engine.images) or env_prefixed(container, engine) or rebuilt_or_bound(container, engine)):
             # Args alone to an image no row names: this engine when they carry one of its flag sets.
             args = expand_env([t for t in as_list(container.get("args")) if isinstance(t, str)], container)
             found = None if script else flag_set_engine(container, parse_vllm_args(args), engine_table())

@@ -64,6 +64,7 @@ from policies.reading.vllm_args import (
     vllm_servers,
 )
 from policies.vllm.hint_literals import PARSER_DROPPED, hint_only
+from policies.vllm.option_choices import reasoning_parser_refused
 from policies.vllm.serve_command import serve_missing
 from policies.vllm.stray_positional import stray_after_command, stray_positional
 
@@ -523,6 +524,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 messages += [
                     _value_refused(o, v, server) for o, v in explicit_values(server.tokens) if o.replace("_", "-") not in allowed
                 ]
+                messages.append(reasoning_parser_refused(server.tokens, _release(server)[1], server.image))
             for message in messages:
                 if message is not None:
                     text = f"{server.label}: {message}"
@@ -534,7 +536,8 @@ POLICY = Policy(
     name="engine-options-exist",
     description="Every option passed to an engine's argument parser (vLLM, SGLang) exists in the engine release the "
     "image runs (argparse exits on an unknown option), a vLLM flag that takes no value is not given one "
-    "(--enforce-eager=true), and the entry module it starts exists; vLLM's demo server "
+    "(--enforce-eager=true), a --reasoning-parser name is one the release registers, and the entry module it starts "
+    "exists; vLLM's demo server "
     "(python -m vllm.entrypoints.api_server, not for production) is advised against; `vllm serve`'s positional "
     "model tag must be a model, not a module or command word, and is not given with --model (0.11.1+ exits with "
     "'unrecognized arguments', earlier releases refuse a bare --model), and before 0.11.1 `vllm serve` gets the model "

@@ -24,6 +24,7 @@ import ipaddress
 from collections.abc import Mapping
 from typing import Any, Optional
 
+from components.images import names_image
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, get, is_custom_type, metadata_name, name_of, split_type
@@ -118,10 +119,10 @@ def _bind(server: ModelServer, row: Engine) -> Optional[tuple[str, str, int, boo
     if "host" in args or row.listens != "loopback":
         return None
     image = str(server.container.get("image") or "").lower()
-    if row.images_listen_all and (any(i in image for i in row.images) or rebuilt_image(server.container, row)):
+    if row.images_listen_all and (names_image(image, row.images) or rebuilt_image(server.container, row)):
         return None  # the publisher's image (or a rebuild FROM it, which inherits its ENV) binds every address
     # An image the row does not name, given args only, runs its own entrypoint, which may add the host setting.
-    own_entrypoint = not server.container.get("command") and not any(i in image for i in row.images)
+    own_entrypoint = not server.container.get("command") and not names_image(image, row.images)
     hidden = "config" in args or _loose(line) or own_entrypoint or bool(row.env.get("host") and server.container.get("envFrom"))
     proven = not row.images_listen_all and not hidden
     return "127.0.0.1", f"its default with {row.spelling('host')} unset", port, proven
@@ -236,7 +237,7 @@ def _listens_on(server: ModelServer, row: Engine) -> Optional[set[int]]:
         return None
     found = _settings(server, row)
     image = str(server.container.get("image") or "").lower()
-    if found is None or (not server.container.get("command") and not any(i in image for i in row.images)):
+    if found is None or (not server.container.get("command") and not names_image(image, row.images)):
         return None
     args, line = found
     if "uds" in args or "config" in args or _loose(line) or any("$" in t for t in line):

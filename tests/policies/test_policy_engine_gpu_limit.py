@@ -170,6 +170,21 @@ def test_a_pod_that_targets_gpu_nodes_is_advice(pod, hint):
     assert message.startswith(f"container vllm: runs vLLM with no nvidia.com/gpu limit; {hint}, but the scheduler")
 
 
+def test_the_cuda_image_through_a_pull_through_cache_blocks_and_a_rebuild_is_advice():
+    # Harbor's Docker Hub proxy project and ECR's pull-through cache keep the repository path (a form seen in public
+    # compose files: harbor.<host>/docker-hub/vllm/vllm-openai:v0.4.0): the same image, so the same finding.
+    for image in (
+        "harbor.example.com/docker-hub/vllm/vllm-openai:v0.6.6",
+        "1234.dkr.ecr.eu-west-1.amazonaws.com/docker-hub/vllm/vllm-openai:v0.6.6",
+    ):
+        container = copy.deepcopy(AMBIDEXTROUS)
+        container["image"] = image
+        assert [e for e, _ in found_by([deployment(container)], POLICY)] == ["mandatory"]
+    rebuild = copy.deepcopy(AMBIDEXTROUS)
+    rebuild["image"] = "harbor.example.com/docker-hub/vllm/vllm-openai-patched:v0.6.6"  # a rebuild, not the image
+    assert [e for e, _ in found_by([deployment(rebuild)], POLICY)] == ["advisory"]
+
+
 def test_an_image_whose_build_is_unknown_is_advice():
     container = copy.deepcopy(SKYTIN)
     container.update({"image": "registry.internal/ml/vllm:0.10.1", "command": ["vllm", "serve"]})

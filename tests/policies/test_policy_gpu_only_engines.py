@@ -163,3 +163,22 @@ def test_args_alone_replace_the_images_command():
     }
     [(level, _)] = found_by([_deployment("trtllm", serve)], G13)
     assert level == "mandatory"
+
+
+def test_a_nim_pulled_through_a_mirror_is_still_nim():
+    """A pull-through cache keeps the repository path and changes the host (Harbor's proxy projects,
+    harbor.example/<project>/<path>; ECR's <account>.dkr.ecr.<region>.amazonaws.com/<prefix>/<path>): the image is the
+    same NIM build, so the finding stays (components.images.names_image; tools/form_variants.py mirror-registry)."""
+    for host in ("harbor.corp.example/nvcr-proxy", "123456789012.dkr.ecr.us-east-1.amazonaws.com/ngc"):
+        mirrored = copy.deepcopy(EMBEDDING)
+        _container(mirrored)["image"] = f"{host}/nim/nvidia/nv-embedqa-e5-v5:1.0.0"
+        [(level, message)] = found_by([mirrored], G13)
+        assert level == "mandatory" and f"image {host}/nim/nvidia/nv-embedqa-e5-v5:1.0.0 is NVIDIA NIM" in message
+
+
+def test_a_docker_hub_account_named_nim_is_not_nim():
+    # docker.io/nim/... and an image whose path merely starts like one (nimble) are no NVIDIA registry path.
+    for image in ("nim/nv-embedqa-e5-v5:1.0.0", "harbor.corp.example/acme/nimble-server:1.0"):
+        other = copy.deepcopy(EMBEDDING)
+        _container(other)["image"] = image
+        assert found_by([other], G13) == []

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 
-from policy_fixtures import manifest
+from policy_fixtures import found_by, manifest
 
 from policies.registry import evaluate
 
@@ -186,3 +186,45 @@ def test_a_matched_service_without_the_scraped_port_name_is_advice():
     templated = copy.deepcopy(unnamed)
     templated["spec"]["ports"][0]["name"] = "{{ .Values.portName }}"
     assert _g42(_ELIRAN_MONITOR, templated) == []
+
+
+# Spent set 44: ibranibeny/Kaito-Deployment servicemonitor.yaml (labelled G42): an Azure Monitor ServiceMonitor selecting
+# kaito.sh/workspace=workspace-phi-4-mini-instruct. KAITO's Services carry no labels (kaito-project/kaito v0.12.0
+# pkg/workspace/manifests/manifests.go:43-63, :66-133): the key is only in their spec.selector. Public AKS labs run
+# `kubectl label service workspace-... kaito.sh/workspace=...` before applying the same monitor, which says as much.
+def _kaito_monitor(group: str = "azmonitoring.coreos.com", kind: str = "ServiceMonitor") -> dict:
+    spec: dict = {
+        "selector": {"matchLabels": {"kaito.sh/workspace": "workspace-phi-4-mini-instruct"}},
+        "namespaceSelector": {"matchNames": ["default"]},
+    }
+    if kind == "ServiceMonitor":
+        spec["endpoints"] = [{"port": "http", "path": "/metrics", "interval": "30s"}]
+    else:
+        spec["podMetricsEndpoints"] = [{"targetPort": 5000, "path": "/metrics"}]
+    return {
+        "apiVersion": f"{group}/v1",
+        "kind": kind,
+        "metadata": {"name": "workspace-phi-4-mini-instruct-monitor", "namespace": "default"},
+        "spec": spec,
+    }
+
+
+def _selector_only(objs: list[dict]) -> list[tuple[str, str]]:
+    return [f for f in found_by(objs, "monitor-selects-targets") if "only in their spec.selector" in f[1]]
+
+
+def test_a_service_monitor_on_kaitos_selector_only_key_is_advice():
+    assert [lv for lv, _ in _selector_only([_kaito_monitor()])] == ["advisory"]
+    # Same class under prometheus-operator's own group.
+    assert [lv for lv, _ in _selector_only([_kaito_monitor("monitoring.coreos.com")])] == ["advisory"]
+
+
+def test_a_pod_monitor_or_a_labelled_service_stays_silent():
+    assert _selector_only([_kaito_monitor(kind="PodMonitor")]) == []
+    labelled = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "phi", "namespace": "default", "labels": {"kaito.sh/workspace": "workspace-phi-4-mini-instruct"}},
+        "spec": {"selector": {"kaito.sh/workspace": "workspace-phi-4-mini-instruct"}, "ports": [{"name": "http", "port": 80}]},
+    }
+    assert _selector_only([_kaito_monitor(), labelled]) == []

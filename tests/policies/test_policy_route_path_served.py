@@ -1,0 +1,127 @@
+"""S44 route-path-served: a route with no rewrite forwards a path prefix the model server behind it serves.
+
+Fires (labels filed NONE, now described):
+- Spent set 37: MissawB/Animetix deploy/k8s/ingress.yaml@b61f2b49, Prefix /api/vllm to Service vllm-inference (vLLM),
+  no rewrite: vLLM receives /api/vllm/v1/... and answers 404.
+- Spent set 33 (second repository, Gateway API form): shanaka-versent/Ollama-on-EKS k8s/httproutes.yaml@166e5dc1,
+  Exact /healthz to Service ollama (not in the files; the Deployment ollama runs Ollama, which serves only /, /api/...
+  and /v1/...: ollama/ollama v0.32.15 server/routes.go:1877-1926).
+Careful forms stay silent: the same Ingress routing /v1; with an ingress-nginx rewrite-target (S44's other rule) or a
+Traefik middleware annotation; an HTTPRoute with a URLRewrite filter; vLLM given --root-path; the Ollama route on
+PathPrefix / (shanaka-versent's own ollama-route); a backend that runs no known engine.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from policy_fixtures import found_by
+
+S44 = "route-path-served"
+
+
+def _deployment(name: str, image: str, args: list[str], namespace: str = "default") -> dict:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": name, "image": image, "args": args, "ports": [{"containerPort": 8000}]}]},
+            },
+        },
+    }
+
+
+# MissawB/Animetix deploy/k8s/vllm-deployment.yaml + ingress.yaml@b61f2b49, cut.
+VLLM = _deployment("vllm-inference", "vllm/vllm-openai:latest", ["--model", "Qwen/Qwen2.5-0.5B-Instruct"])
+SERVICE = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "vllm-inference", "namespace": "default"},
+    "spec": {"selector": {"app": "vllm-inference"}, "ports": [{"port": 80, "targetPort": 8000}]},
+}
+INGRESS = {
+    "apiVersion": "networking.k8s.io/v1",
+    "kind": "Ingress",
+    "metadata": {"name": "animetix-ingress", "namespace": "default"},
+    "spec": {
+        "rules": [
+            {
+                "host": "animetix.example.com",
+                "http": {
+                    "paths": [
+                        {
+                            "path": "/api/vllm",
+                            "pathType": "Prefix",
+                            "backend": {"service": {"name": "vllm-inference", "port": {"number": 80}}},
+                        }
+                    ]
+                },
+            }
+        ]
+    },
+}
+
+# shanaka-versent/Ollama-on-EKS k8s/ollama/deployment.yaml + k8s/httproutes.yaml@166e5dc1, cut.
+OLLAMA = _deployment("ollama", "ollama/ollama:latest", [], namespace="ollama")
+
+
+def _route(name: str, kind: str, value: str, filters: list[dict] | None = None) -> dict:
+    rule: dict = {"matches": [{"path": {"type": kind, "value": value}}], "backendRefs": [{"name": "ollama", "port": 11434}]}
+    if filters:
+        rule["filters"] = filters
+    return {
+        "apiVersion": "gateway.networking.k8s.io/v1",
+        "kind": "HTTPRoute",
+        "metadata": {"name": name, "namespace": "ollama"},
+        "spec": {"parentRefs": [{"name": "ollama-gateway", "namespace": "istio-ingress"}], "rules": [rule]},
+    }
+
+
+def test_ingress_prefix_vllm_does_not_serve() -> None:
+    found = found_by([VLLM, SERVICE, INGRESS], S44)
+    assert found == [
+        (
+            "advisory",
+            "spec.rules[0].http.paths[0]: requests under /api/vllm reach Service vllm-inference unchanged (no rewrite), "
+            "and the vllm server behind it serves nothing there (its paths: /v1/..., /health, /metrics, /tokenize, "
+            "/version, ...), so it answers 404; route the server's own paths (/v1) or rewrite the prefix away",
+        )
+    ]
+
+
+def test_httproute_exact_path_ollama_does_not_serve() -> None:
+    found = found_by([OLLAMA, _route("health-route", "Exact", "/healthz")], S44)
+    assert len(found) == 1
+    assert found[0][1].startswith(
+        "spec.rules[0].matches[0]: requests for /healthz reach Service ollama unchanged (no rewrite), and the ollama "
+        "server behind it serves nothing there (its paths: / exactly, /api/..., /v1/...)"
+    )
+
+
+def test_served_paths_and_rewrites_stay_silent() -> None:
+    v1 = copy.deepcopy(INGRESS)
+    v1["spec"]["rules"][0]["http"]["paths"][0]["path"] = "/v1"
+    rewrite = copy.deepcopy(INGRESS)
+    rewrite["metadata"]["annotations"] = {"nginx.ingress.kubernetes.io/rewrite-target": "/$2"}
+    traefik = copy.deepcopy(INGRESS)
+    traefik["metadata"]["annotations"] = {"traefik.ingress.kubernetes.io/router.middlewares": "default-strip@kubernetescrd"}
+    root_path = copy.deepcopy(VLLM)
+    root_path["spec"]["template"]["spec"]["containers"][0]["args"] += ["--root-path", "/api/vllm"]
+    for objs in ([VLLM, SERVICE, v1], [VLLM, SERVICE, rewrite], [VLLM, SERVICE, traefik], [root_path, SERVICE, INGRESS]):
+        assert found_by(objs, S44) == []
+
+
+def test_gateway_forms_that_stay_silent() -> None:
+    strip = [{"type": "URLRewrite", "urlRewrite": {"path": {"type": "ReplacePrefixMatch", "replacePrefixMatch": "/"}}}]
+    assert found_by([OLLAMA, _route("ollama-route", "PathPrefix", "/")], S44) == []
+    assert found_by([OLLAMA, _route("health-route", "Exact", "/healthz", strip)], S44) == []
+    assert found_by([OLLAMA, _route("tags", "Exact", "/api/tags")], S44) == []
+
+
+def test_backend_of_no_known_engine_stays_silent() -> None:
+    web = _deployment("vllm-inference", "nginx:1.27", [])
+    assert found_by([web, SERVICE, INGRESS], S44) == []
