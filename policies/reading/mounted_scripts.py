@@ -16,7 +16,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from policies.kube import as_dict, as_list, get, memoized, viewed_resources
+from policies.kube import as_dict, as_list
+from policies.reading.config_map_data import config_maps
 from policies.reading.vllm_args import expand_env
 
 
@@ -86,22 +87,3 @@ def mounted_script_files(podspec: Mapping, container: Mapping) -> dict[str, str]
     if not maps:
         return {}
     return {path: text for path, text in _mounted_files(podspec, container, maps).items() if _names(argv, path)}
-
-
-def config_maps() -> dict[Any, dict[str, str]]:
-    """The string data of each ConfigMap among the objects being checked (kube.viewed_resources), by name; {} where no
-    evaluation shows them. Names are matched without namespaces: one run checks one cluster's manifests. Built once per
-    evaluation (kube.memoized on the view)."""
-    view = viewed_resources()
-    return memoized(view, "config_maps", _maps_of) if view else {}
-
-
-def _maps_of(view: Any) -> dict[Any, dict[str, str]]:
-    maps: dict[Any, dict[str, str]] = {}
-    for r in view:
-        if getattr(r, "type", None) == "kubernetes:core/v1:ConfigMap":
-            data = as_dict(get(r.props, "data"))
-            name = get(r.props, "metadata", "name")
-            if isinstance(name, str):
-                maps[name] = {k: v for k, v in data.items() if isinstance(v, str)}
-    return maps
