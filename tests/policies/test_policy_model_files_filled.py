@@ -211,3 +211,12 @@ def test_llama_cpp_download_to_m_and_shell_server_stay_silent() -> None:
 
 def test_claim_the_files_do_not_create_stays_silent() -> None:
     assert found_by([LORA[1]], S40) == []
+
+
+def test_rebuilt_image_with_its_own_entrypoint_is_advice() -> None:
+    # The image's entrypoint, not shown in the files, may copy the model into the emptyDir before the server starts.
+    rebuilt = copy.deepcopy(TRITON)
+    server = rebuilt["spec"]["template"]["spec"]["containers"][0]
+    server["image"] = "registry.example.com/triton-with-models:1.0"
+    server["args"] = server.pop("command")
+    assert [e for e, _ in found_by([rebuilt], S40)] == ["advisory"]
