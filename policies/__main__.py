@@ -95,38 +95,41 @@ def _check(rest: list[str]) -> int:
     # Loading the pack creates ~20,000 objects that live as long as the process and no garbage: the collections
     # it would trigger (~55 while importing, and each later one scanning them again) find nothing to free, so
     # they are paused, and the objects frozen out of the collector's reach (gc.freeze) before the check runs.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        # The methods @dataclass compiles for the pack's ~90 records, and the ~190 regular expressions compiled while
-        # it loads, come from beside the bytecode when an earlier run compiled them (policies/dataclass_code.py,
-        # policies/regex_code.py): ~35 ms each of a ~250 ms run. Only while the pack loads: what is kept is the pack's
-        # own code, never a pattern a check builds from a manifest's text.
-        # The ~320 modules themselves load from one file of their compiled code (policies/module_code.py: ~8 ms of the
-        # path finder's and the .pyc files' reading).
-        from policies.dataclass_code import cached_dataclass_code
-        from policies.module_code import cached_module_code
-        from policies.regex_code import cached_regex_code
+    # The methods @dataclass compiles for the pack's ~90 records, and the ~190 regular expressions compiled while it
+    # loads, come from beside the bytecode when an earlier run compiled them (policies/dataclass_code.py,
+    # policies/regex_code.py): ~35 ms each of a ~250 ms run. The ~320 modules themselves load from one file of their
+    # compiled code (policies/module_code.py: ~8 ms of the path finder's and the .pyc files' reading). The patterns'
+    # cache stays open while the check runs (~35 patterns the checks compile on first use, ~3 ms), keeping from then on
+    # only a pattern written in the code that compiles it, never one a check builds from a manifest's text.
+    from policies.regex_code import cached_regex_code
 
-        with cached_module_code(), cached_regex_code(), cached_dataclass_code():
-            from policies.check import ON_DEMAND
-            from policies.check import main as check
+    with cached_regex_code() as regexes:
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            from policies.dataclass_code import cached_dataclass_code
+            from policies.module_code import cached_module_code
 
-            for name in ON_DEMAND:
-                importlib.import_module(name)
-    finally:
-        gc.freeze()
-        if collecting:
-            gc.enable()
-    # The check's own cyclic garbage is small (~3,600 objects over manifests-v2), but at the default threshold (700)
-    # the collector ran ~37 times over it, ~5 ms of a ~230 ms run: it now runs once per 100,000 new container
-    # objects, so a large input is still collected, and a corpus run is not.
-    threshold = gc.get_threshold()
-    gc.set_threshold(100_000, *threshold[1:])
-    try:
-        return check(rest)
-    finally:
-        gc.set_threshold(*threshold)
+            with cached_module_code(), cached_dataclass_code():
+                from policies.check import ON_DEMAND
+                from policies.check import main as check
+
+                for name in ON_DEMAND:
+                    importlib.import_module(name)
+        finally:
+            gc.freeze()
+            if collecting:
+                gc.enable()
+        regexes.checking()
+        # The check's own cyclic garbage is small (~3,600 objects over manifests-v2), but at the default threshold
+        # (700) the collector ran ~37 times over it, ~5 ms of a ~230 ms run: it now runs once per 100,000 new container
+        # objects, so a large input is still collected, and a corpus run is not.
+        threshold = gc.get_threshold()
+        gc.set_threshold(100_000, *threshold[1:])
+        try:
+            return check(rest)
+        finally:
+            gc.set_threshold(*threshold)
 
 
 def exit_now(code: int) -> None:

@@ -400,7 +400,8 @@ def run_stack_policy(policy: Policy, resources: Sequence[Resource], values: Mapp
     if check is None:
         return []
     resources = list(resources)
-    reasons = [(r.name, exemption_reason(r, policy)) for r in resources]  # read once, not once per use below
+    # Read once, not once per use below; only the resources whose annotation is there (most carry none).
+    reasons = [(r.name, reason) for r in resources if (reason := exemption_reason(r, policy)) is not None]
     exempt = {name for name, reason in reasons if reason}
     findings = [(name, message) for name, message in check(resources, dict(values)) if not (name and name in exempt)]
     findings.extend((name, blank_exemption_message(policy)) for name, reason in reasons if reason == "")
@@ -443,9 +444,10 @@ def evaluate_policies(
                 continue
             findings: list[tuple[str, str]] = []
             failed: list[tuple[str, str]] | None = None if failures is None else []
+            stack = policy.is_stack_policy
             for group, only, views in zip(groups, only_of, group_views):
                 new: list[tuple[str, str]] = []  # a variant's facts read from no view are shared: kube.memoized
-                if policy.is_stack_policy:
+                if stack:
                     _stack_findings(policy, group, views, values, new, failed, only if policy.per_object else None)
                 else:
                     _resource_findings(policy, views, values, new, failed)
@@ -488,7 +490,7 @@ def _stack_findings(
     run: what the run without them finds keeps its level, what only they bring is advice (TEMPLATE_NOTE). Each run sees
     the objects as resource policies do (``views``), so kube.memoized shares what it derives from them with those.
     ``only``: a per_object policy in a scope that reports those objects' findings alone is handed only them."""
-    patches = {r.name: _patch_note(r) for r in group if r.patch or r.base}
+    patches = views[0].patches
     judged = group if only is None else [r for r in group if r.name in only]
     literal = [r for r in judged if not r.template]
     found: list[tuple[str, str]] = []
@@ -514,9 +516,11 @@ def _stack_findings(
 class _View:
     """What resource policies see of one group (``seen``: kube.cluster_view) and check there (``_views``)."""
 
-    def __init__(self, seen: Sequence[Resource], checked: list[Resource]) -> None:
+    def __init__(self, seen: Sequence[Resource], checked: list[Resource], group: Sequence[Resource] = ()) -> None:
         self.seen, self.checked = tuple(seen), checked
         self._typed: dict[int, tuple[Any, list[Resource]]] = {}
+        # The notes on the group's Kustomize patches and bases, by name (_stack_findings; once per group, not per policy)
+        self.patches = {r.name: _patch_note(r) for r in group if r.patch or r.base}
 
     def of_types(self, types: Any) -> list[Resource]:
         """The checked objects of ``types`` (a policy's resource_types; 49 of 80 resource policies share one object)."""
@@ -530,7 +534,7 @@ def _views(group: Sequence[Resource], only: frozenset[str] | None = None) -> lis
     # Objects a file states are checked among them alone, as if no template had been read; templated ones among all;
     # with ``only``, only those (the others' findings are not reported from this group).
     literal = [r for r in group if not r.template]
-    views = [_View(literal, [r for r in literal if only is None or r.name in only])]
+    views = [_View(literal, [r for r in literal if only is None or r.name in only], group)]
     if len(literal) < len(group):
         views.append(_View(group, [r for r in group if r.template and (only is None or r.name in only)]))
     return views

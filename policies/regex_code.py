@@ -15,8 +15,11 @@ interpreter (its exact version string, patch release and build included, and the
 validates the code it is given) is compiled afresh too, and the file rewritten: a damaged file costs time, never the
 run (the cache of 104a7a0 was reverted for both: keyed by the bytecode magic only, and a bad entry ended the run). The file is rewritten after a load that compiled any, with the patterns of the earlier loads and of this one
 (at most MAX_PATTERNS). Nothing is written where Python writes no bytecode. policies/__main__.py opens it around the
-pack's import only, before any manifest is read: the file holds the code's own patterns, never one a check builds from
-a manifest's text (a mount path, a variable's name), which is compiled as re compiles it.
+pack's import and keeps it open while the check runs: once the pack is loaded (``Phase.checking``), a pattern compiled
+for the first time is kept only when it is a constant of the first function outside ``re`` that compiles it
+(``re.search(r"...", text)`` in a check: ~35 patterns, ~3 ms of a corpus run), so the file holds the code's own
+patterns, never one a check builds from a manifest's text (a mount path, a variable's name) or fnmatch translates,
+which is compiled as re compiles it.
 """
 
 from __future__ import annotations
@@ -74,11 +77,47 @@ def _usable() -> bool:
     return all(hasattr(m, a) for m, a in needed)
 
 
+class Phase:
+    """What ``cached_regex_code`` yields: ``checking()`` marks the end of the pack's load, after which a pattern compiled
+    for the first time is kept only when it is a constant of the code that compiles it (``_in_code``)."""
+
+    def __init__(self) -> None:
+        self.loaded = False
+
+    def checking(self) -> None:
+        """The pack is loaded: from here on, keep only the code's own constant patterns."""
+        self.loaded = True
+
+
+def _in_code(pattern: Any) -> bool:
+    """True when ``pattern`` is a constant of the first function outside ``re`` on the stack: written in the code that
+    compiles it (``re.search(r"...", text)``), never a text a check built from a manifest (a mount path, a name)."""
+    frame = sys._getframe(1)
+    while frame is not None and (frame.f_globals.get("__name__") == __name__ or _in_re(frame.f_globals.get("__name__"))):
+        frame = frame.f_back  # type: ignore[assignment]
+    return frame is not None and _among(pattern, frame.f_code.co_consts)
+
+
+def _in_re(module: Any) -> bool:
+    return isinstance(module, str) and (module == "re" or module.startswith("re."))
+
+
+def _among(pattern: Any, constants: tuple) -> bool:
+    for constant in constants:
+        if type(constant) is type(pattern) and constant == pattern:
+            return True
+        if type(constant) in (tuple, frozenset) and _among(pattern, tuple(constant)):
+            return True
+    return False
+
+
 @contextlib.contextmanager
-def cached_regex_code(path: Path | None = None) -> Iterator[None]:
-    """While inside, re compiles a pattern an earlier run compiled from that run's code (see the module docstring)."""
+def cached_regex_code(path: Path | None = None) -> Iterator[Phase]:
+    """While inside, re compiles a pattern an earlier run compiled from that run's code (see the module docstring);
+    after the yielded phase's ``checking()``, a new pattern is kept only when it is a constant of its code."""
+    phase = Phase()
     if not _usable():
-        yield
+        yield phase
         return
     path = path or cache_file()
     known = _read(path)
@@ -103,6 +142,8 @@ def cached_regex_code(path: Path | None = None) -> Iterator[None]:
             else:
                 used[key] = entry
                 return pattern
+        if phase.loaded and not _in_code(p):
+            return original(p, flags)  # built while checking (from a manifest's text, fnmatch's translation): not kept
         entry = _compiled(p, flags)  # raises re.error as re does
         missed = True
         used[key] = entry
@@ -110,7 +151,7 @@ def cached_regex_code(path: Path | None = None) -> Iterator[None]:
 
     _compiler.compile = compile_
     try:
-        yield
+        yield phase
     finally:
         _compiler.compile = original
     if missed:

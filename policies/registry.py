@@ -55,7 +55,7 @@ from policies.ingress import (
     route_backend_resolves,
     route_path_served,
 )
-from policies.input import manifest_is_kubernetes, manifest_readable
+from policies.input import fill_in_models, manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
     api_object_valid,
     api_schema_valid,
@@ -138,6 +138,7 @@ from policies.models import (
     hf_token_not_empty,
     hf_token_on_service_account,
     hub_id_named,
+    lora_adapter_asked,
     model_cache_fits_checkpoint,
     model_files_filled,
     model_path_downloaded,
@@ -167,6 +168,7 @@ from policies.vllm import (
     flags_exist,
     gpu_memory_utilization_bounds,
     gpu_memory_utilization_unset,
+    host_memory_floor,
     kv_cache_headroom,
     listen_address,
     max_model_len_fits_kv_cache,
@@ -221,8 +223,10 @@ POLICIES: tuple[Policy, ...] = _collect(
     single_attach_rollout.POLICY,
     serving_code_pinned.POLICY,
     serving_start_installs.POLICY,
+    lora_adapter_asked.POLICY,
     manifest_readable.POLICY,
     manifest_is_kubernetes.POLICY,
+    fill_in_models.POLICY,
     requests_within_limits.POLICY,
     derived_object_valid.POLICY,
     progress_deadline.POLICY,
@@ -260,6 +264,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     gpu_memory_utilization_unset.POLICY,
     kv_cache_headroom.POLICY,
     max_model_len_fits_kv_cache.POLICY,
+    host_memory_floor.POLICY,
     max_model_len_unset.POLICY,
     tp_matches_gpu_limit.POLICY,
     tensor_parallel_requires_dshm.POLICY,

@@ -62,6 +62,11 @@ _HF_NAME = re.compile(r"(?i)\bhf\b|hf[-_]|hugging")
 _CREDENTIAL_KEY = re.compile(r"(?i)(?:^|[_.-])(?:api[_-]?key|apikey|token)$")
 # The Hub's token prefix followed by filler (hf_xxxxxxxx, hf_..., hf_XXXX).
 _FILLER_TOKEN = re.compile(r"^(?:hf_)?(?:[xX*.]{3,}|\.\.\.)$")
+# A description in capitals where the credential goes: API_KEY_GENERATED_FROM_NGC, NGC_API_KEY, MY_SECRET_TOKEN. No
+# service issues a key of words joined by underscores (NGC: nvapi-... or base64, the Hub: hf_..., OpenAI: sk-...), so
+# such a value is a fill-in (spent set 24 MohammadB88/rag-anythingllm models/nvidia_nim/llama3-8b_all_resources.yaml, label filed NONE).
+_DESCRIBED = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+_CREDENTIAL_WORD = re.compile(r"(?:^|_)(?:API|KEY|TOKEN|SECRET|PASSWORD|GENERATED)(?:_|$)")
 
 
 def token_placeholder(value: object) -> Optional[str]:
@@ -72,6 +77,8 @@ def token_placeholder(value: object) -> Optional[str]:
     if text.startswith("$"):
         return None  # ${HF_TOKEN} / $HF_TOKEN / $(HF_TOKEN): a rendering step (envsubst, a shell heredoc) fills it
     if _FILLER_TOKEN.match(text):
+        return text
+    if _DESCRIBED.match(text) and _CREDENTIAL_WORD.search(text):
         return text
     # A fill-in behind the token's own prefix: hf_YOUR_TOKEN_HERE, hf_REPLACE_ME (sealed set 44,
     # devfloor9/engineering-playbook deploy/nvidia-platform/base/hf-token-secret.yaml, read after the freeze).

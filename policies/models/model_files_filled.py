@@ -11,7 +11,8 @@ lies on a volume that starts empty and nothing writes it, the server finds nothi
   fail to load", ``raise ValueError(load_result.message)``); Triton
   starts with no model and answers every request with an unknown model (spent set 34
   notandruu/gpu-inference-platform k8s/triton-deployment.yaml: ``--model-repository=/models`` on ``emptyDir: {}``
-  mounted read-only). Blocking: the files prove the volume empty.
+  mounted read-only). Blocking where the files prove the volume empty and show what runs (an explicit command, or
+  the engine publisher's image with its own entrypoint); advice under a rebuilt image whose entrypoint may fill it.
 * a PersistentVolumeClaim the same files create (no dataSource, no volumeName or selector tying it to a volume that
   may hold data) that no pod template of the run writes (no Job, init container or other container mounting it
   writable): it is provisioned empty (spent set 45 justinsb/training deploy/vllm.yaml: ``--lora-modules
@@ -36,7 +37,7 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, containers, get, memoized, pod_specs, split_type, viewed_resources
 from policies.reading.engines import path_under, table_servers, volume_at
 from policies.reading.run_objects import by_namespace
-from policies.reading.serving import namespace_of
+from policies.reading.serving import engine_row, namespace_of
 from policies.reading.shell_words import sole_command
 from policies.reading.vllm_args import command_tokens, served_model, vllm_command_line, vllm_servers
 
@@ -74,19 +75,19 @@ def _lora_paths(line: list[str]) -> list[str]:
     return paths
 
 
-def _read_paths(resource: Resource) -> Iterator[tuple[str, dict, dict, str, str]]:
-    """(label, podspec, container, what, local path) of every local path a server loads at start."""
+def _read_paths(resource: Resource) -> Iterator[tuple[str, dict, dict, str, str, str]]:
+    """(label, podspec, container, what, local path, engine) of every local path a server loads at start."""
     for server in vllm_servers(resource):
         if server.runtime_merged:
             continue
         model = served_model(server)
         if isinstance(model, str) and model.startswith("/"):
-            yield server.label, server.podspec, server.container, "the model", model
+            yield server.label, server.podspec, server.container, "the model", model, "vllm"
         for path in _lora_paths(vllm_command_line(server.container) or []):
-            yield server.label, server.podspec, server.container, "the LoRA adapter", path
+            yield server.label, server.podspec, server.container, "the LoRA adapter", path, "vllm"
     for engine in table_servers(resource):
         if isinstance(engine.model, str) and engine.model.startswith("/"):
-            yield engine.label, engine.podspec, engine.container, "the model", engine.model
+            yield engine.label, engine.podspec, engine.container, "the model", engine.model, engine.engine
 
 
 def _downloads_itself(container: Mapping) -> bool:
@@ -98,6 +99,16 @@ def _downloads_itself(container: Mapping) -> bool:
         return True  # (a script that runs one simple command, `sh -c "exec tritonserver ..."`, fills nothing first)
     envs = {as_dict(e).get("name") for e in as_list(container.get("env"))}
     return any(t.split("=", 1)[0] in _SELF_DOWNLOAD for t in tokens) or any(n in envs for n in _SELF_DOWNLOAD_ENV)
+
+
+def _entrypoint_known(container: Mapping, engine: str) -> bool:
+    """True when what runs is known: an explicit command, or the engine publisher's image, whose entrypoint starts the
+    server (the engine table's ``entrypoint_images``). A rebuilt image's own entrypoint may fill the volume first."""
+    if container.get("command"):
+        return True
+    row = engine_row(engine)
+    image = str(container.get("image") or "").lower()
+    return row is not None and any(image.startswith(i) for i in row.entrypoint_images)
 
 
 def _writes(container: Mapping, volume: str) -> bool:
@@ -133,7 +144,7 @@ def _fresh_claim(resource: Resource, claim: str) -> bool:
     return not any(spec.get(key) for key in ("dataSource", "dataSourceRef", "volumeName", "selector"))
 
 
-def _finding(resource: Resource, label: str, podspec: dict, container: dict, what: str, path: str) -> Optional[str]:
+def _finding(resource: Resource, label: str, podspec: dict, container: dict, what: str, path: str, engine: str) -> Optional[str]:
     volume = volume_at(podspec, container, path)
     if volume is None or _downloads_itself(container):
         return None
@@ -147,12 +158,13 @@ def _finding(resource: Resource, label: str, podspec: dict, container: dict, wha
     if others:
         return None
     if any(kind in volume for kind in _FRESH):
-        return (
+        message = (
             f"{label}: loads {what} from {path}, on the {'emptyDir' if 'emptyDir' in volume else 'ephemeral volume'} "
             f"{name}, which starts empty at every pod start and which nothing in the pod writes (no init container, "
             f"sidecar or download in the server's command): the server finds no files there and fails at start or "
             f"serves no model; fill the volume in an init container, or mount the volume that holds the files"
         )
+        return message if _entrypoint_known(container, engine) else unproven(message)
     claim = get(volume, "persistentVolumeClaim", "claimName")
     if not isinstance(claim, str) or not _fresh_claim(resource, claim):
         return None
@@ -171,8 +183,8 @@ def _finding(resource: Resource, label: str, podspec: dict, container: dict, wha
 
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
-    for label, podspec, container, what, path in _read_paths(resource):
-        message = _finding(resource, label, podspec, container, what, path)
+    for label, podspec, container, what, path, engine in _read_paths(resource):
+        message = _finding(resource, label, podspec, container, what, path, engine)
         if message is not None and message not in messages:
             messages.append(message)
     return messages

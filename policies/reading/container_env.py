@@ -1,32 +1,13 @@
 """A container's environment as the kubelet builds it from the objects being checked: literal ``env`` values, and what
 a ConfigMap of the run gives through ``envFrom: configMapRef`` or ``valueFrom: configMapKeyRef`` (the one reader of
-env resolution: policies read variables, and vllm_args expands $(VAR) in command lines, through it)."""
+env resolution policies read variables through; the ConfigMaps' data is config_map_data's)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
-from policies.kube import as_dict, as_list, get, memoized, name_of, viewed_resources
-
-
-def config_maps() -> dict[Any, dict[str, str]]:
-    """The string data of each ConfigMap among the objects being checked (kube.viewed_resources), by name; {} where no
-    evaluation shows them. Names are matched without namespaces: one run checks one cluster's manifests. Built once per
-    evaluation (kube.memoized on the view)."""
-    view = viewed_resources()
-    return memoized(view, "config_maps", _maps_of) if view else {}
-
-
-def _maps_of(view: Any) -> dict[Any, dict[str, str]]:
-    maps: dict[Any, dict[str, str]] = {}
-    for r in view:
-        if getattr(r, "type", None) == "kubernetes:core/v1:ConfigMap":
-            data = as_dict(get(r.props, "data"))
-            name = get(r.props, "metadata", "name")
-            if isinstance(name, str):
-                maps[name] = {k: v for k, v in data.items() if isinstance(v, str)}
-    return maps
+from policies.kube import as_dict, as_list, get, name_of
+from policies.reading.config_map_data import config_maps
 
 
 def env_values(container: Mapping) -> dict[str, str]:

@@ -32,7 +32,8 @@ def not_a_model_name(service: str) -> bool:
 def server_has_key(container: Mapping) -> bool:
     """Whether a model server asks callers for an API key (a key flag, or a key variable it reads)."""
     argv = container_argv(container)
-    if any(re.match(r"--api-keys?(=|$)", t) or re.search(r"\s--api-keys?[= ]", t) for t in argv):
+    # Both patterns hold "--api-key": the test first spares two regex calls a word (~1,500 words a corpus run).
+    if any("--api-key" in t and (re.match(r"--api-keys?(=|$)", t) or re.search(r"\s--api-keys?[= ]", t)) for t in argv):
         return True
     for item in as_list(container.get("env")):
         if isinstance(item, Mapping) and name_of(item) in SERVER_KEY_ENV:

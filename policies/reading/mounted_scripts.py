@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from policies.kube import as_dict, as_list
-from policies.reading.container_env import config_maps  # noqa: F401  (read here by engine_image_backend)
+from policies.reading.config_map_data import config_maps
 from policies.reading.vllm_args import expand_env
 
 

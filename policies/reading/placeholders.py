@@ -47,6 +47,15 @@ _PLACEHOLDER = re.compile(
     r"|\b(?:REPLACE[_-]?ME|CHANGE[_-]?ME)\b"
     r"|<[A-Za-z][A-Za-z0-9_ .-]{1,40}>)"
 )
+
+
+def _may_match(text: str) -> bool:
+    """False when ``text`` holds none of the substrings every match of _PLACEHOLDER holds ("$", "<", YOUR/your/Your's
+    "OUR"/"our", "REPLACE", "CHANGE"; the pattern is case-sensitive): _PLACEHOLDER then finds nothing, and its search,
+    ~1 us a field, is skipped (~1,400 fields of a corpus run, ~16 pass)."""
+    return "$" in text or "<" in text or "our" in text or "OUR" in text or "REPLACE" in text or "CHANGE" in text
+
+
 # Special tokens of model vocabularies and HTML tags, written in angle brackets on purpose (stop strings, templates).
 _NOT_PLACEHOLDERS = {"<eos>", "<bos>", "<pad>", "<unk>", "<mask>", "<sep>", "<cls>", "<think>", "<tool_call>", "<br>"}
 # Variables of the process's own environment that authors append to as in a shell
@@ -88,6 +97,7 @@ _SKIPPED_GROUPS = (
     "gatekeeper.sh",
 )
 # Annotations that hold another tool's copy of the object or a template of their own.
+_UNREAD = ("status", "apiVersion", "kind")  # the fields placeholders passes over, by their paths' start
 _SKIPPED_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
 _MAX_SHOWN = 4
 # `__NAME__`: a sed step's marker (``__VLLM_GPU_MEMORY_UTIL__``); `$(NAME)`, which the kubelet expands only in a
@@ -142,14 +152,15 @@ def _strings(value: Any) -> list:
     return value if isinstance(value, list) else []
 
 
-def _leaves(node: Any, path: str, where: tuple = ()) -> Iterator[tuple[str, str, tuple]]:
+def _leaves(node: Any, path: str, where: tuple = (), spell: bool = True) -> Iterator[tuple[str, str, tuple]]:
     """(path, string, keys above it) of every string leaf, leaving out what a shell of the container expands at run
-    time. ``where`` holds the mapping keys on the way down, and ``("@node", KEY)`` under a requirement on a label."""
+    time. ``where`` holds the mapping keys on the way down, and ``("@node", KEY)`` under a requirement on a label.
+    ``spell`` False: the path's first step only (``spec`` for ``spec.template...``), not spelt on for every leaf."""
     if isinstance(node, str):
         yield path, node, where
     elif isinstance(node, list):
         for i, item in enumerate(node):
-            yield from _leaves(item, f"{path}[{i}]", where)
+            yield from _leaves(item, f"{path}[{i}]" if spell or not path else path, where, spell)
     elif isinstance(node, dict):
         here = _shell_container(node) if ("command" in node or "args" in node) else False
         label = node.get("key")
@@ -163,17 +174,19 @@ def _leaves(node: Any, path: str, where: tuple = ()) -> Iterator[tuple[str, str,
             below = (*where, key)
             if key == "values" and isinstance(label, str) and _NODE_LABEL.match(label):
                 below = (*below, "@node")
-            yield from _leaves(value, f"{path}.{key}" if path else str(key), below)
+            step = (f"{path}.{key}" if path else str(key)) if spell or not path else path
+            yield from _leaves(value, step, below, spell)
 
 
 def placeholder_in(text: str, where: tuple = ()) -> Optional[str]:
     """The first placeholder ``text`` holds, read at a field under the keys ``where``, or None."""
-    for found in _PLACEHOLDER.finditer(text):
-        if found.group(0) not in _NOT_PLACEHOLDERS and found.group(0) not in _RUNTIME_VARIABLES:
-            return found.group(0)
+    if _may_match(text):
+        for found in _PLACEHOLDER.finditer(text):
+            if found.group(0) not in _NOT_PLACEHOLDERS and found.group(0) not in _RUNTIME_VARIABLES:
+                return found.group(0)
     if "__" in text and (dunder := _DUNDER.search(text)):  # the test first: _DUNDER has no literal prefix to seek
         return dunder.group(0)
-    if not _KUBELET_EXPANDS.intersection(where) and (paren := _PAREN.search(text)):
+    if "$(" in text and not _KUBELET_EXPANDS.intersection(where) and (paren := _PAREN.search(text)):
         return paren.group(0)
     word = text.strip()
     if _CAPS_WORD.match(word) and (_FILL_IN_WORD.search(word) or _caps_field(where)):
@@ -229,9 +242,17 @@ def placeholders(resource: Resource) -> list[tuple[str, str]]:
     """(field path, placeholder) of every field of a Kubernetes object that holds an unrendered placeholder."""
     if not _is_read(resource):
         return []
+    # Most objects hold none: looked for first without spelling each leaf's path (a path starts with the "status",
+    # "apiVersion" or "kind" below exactly when its first step does, as the next step begins with "." or "[").
+    if not any(
+        placeholder_in(text, where) is not None
+        for path, text, where in _leaves(resource.props, "", spell=False)
+        if not path.startswith(_UNREAD)
+    ):
+        return []
     hits = []
     for path, text, where in _leaves(resource.props, ""):
-        if path.startswith(("status", "apiVersion", "kind")):
+        if path.startswith(_UNREAD):
             continue
         if (found := placeholder_in(text, where)) is not None:
             hits.append((path, found))

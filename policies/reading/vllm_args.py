@@ -19,7 +19,7 @@ from components.engine_options import cli_options, tagged_release
 from components.serving_engines import ENGINES, engine_named
 from policies.framework import UNKNOWN
 from policies.kube import as_int, container_label, containers, get, is_ray, memoized, model_container, pod_specs
-from policies.reading.container_env import env_values
+from policies.reading.config_map_data import config_maps
 from policies.reading.engine_flags import flag_set_engine
 from policies.reading.placeholders import placeholder_in
 from policies.reading.shell_words import SHELL_OPERATORS as _SHELL_OPERATORS
@@ -120,18 +120,34 @@ def expand_shell_vars(tokens: list[str], container: Mapping) -> list[str]:
 
 
 def _literal_env(container: Mapping) -> dict[str, str]:
-    """The container's env values the files give: literal ``value``s, and, when it reads a ConfigMap (``envFrom``,
-    ``configMapKeyRef``), what a ConfigMap of the files gives (container_env.env_values: the kubelet expands $(VAR)
-    from the whole environment, envFrom included)."""
+    """The container's environment as far as the files give it: each ``envFrom`` ConfigMap of the objects checked
+    (with its prefix), then ``env`` over it, literal values and ``configMapKeyRef``s (Kubernetes' order,
+    https://kubernetes.io/docs/tasks/inject-data-application/define-environment-variable-container/). Fresh set 47:
+    SecureCloudOps/llm-rag-infra-platform passes ``--model $(MODEL_NAME)`` with MODEL_NAME from the ConfigMap
+    vllm-config. A Secret, or a ConfigMap outside the files, leaves the variable out (its reference stays as written)."""
     env: dict[str, str] = {}
+    maps = config_maps()
+    sources = container.get("envFrom")
+    for source in sources if isinstance(sources, list) else []:
+        ref = source.get("configMapRef") if isinstance(source, Mapping) else None
+        data = maps.get(ref.get("name")) if isinstance(ref, Mapping) else None
+        if data:
+            prefix = source.get("prefix") if isinstance(source.get("prefix"), str) else ""
+            env.update({f"{prefix}{k}": v for k, v in data.items()})
     items = container.get("env")
-    from_maps = bool(container.get("envFrom"))
     for item in items if isinstance(items, list) else []:
-        if isinstance(item, Mapping) and isinstance(item.get("name"), str) and isinstance(item.get("value"), str):
+        if not isinstance(item, Mapping) or not isinstance(item.get("name"), str):
+            continue
+        if isinstance(item.get("value"), str):
             env[item["name"]] = item["value"]
-        elif isinstance(item, Mapping) and get(item, "valueFrom", "configMapKeyRef") is not None:
-            from_maps = True
-    return env_values(container) if from_maps else env
+        else:
+            ref = get(item, "valueFrom", "configMapKeyRef")
+            value = maps.get(ref.get("name"), {}).get(str(ref.get("key"))) if isinstance(ref, Mapping) else None
+            if isinstance(value, str):
+                env[item["name"]] = value
+            else:
+                env.pop(item["name"], None)  # a Secret or a field: the value is not in the files
+    return env
 
 
 def _invocation_start(argv: list[str]) -> int | None:

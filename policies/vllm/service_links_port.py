@@ -27,7 +27,7 @@ from typing import Iterator, Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, memoized, name_of, split_type, viewed_resources
-from policies.reading.engines import table_servers
+from policies.reading.engines import env_values, table_servers
 from policies.reading.serving import namespace_of
 from policies.reading.vllm_args import vllm_servers
 
@@ -71,11 +71,11 @@ def _reads_port(container: dict) -> bool:
 
 
 def _sets_itself(container: dict, variable: str) -> bool:
-    """True when the container's own environment sets ``variable`` (its env, or a ConfigMap of the files through
-    envFrom): the kubelet adds a service link variable only where the container defines none of that name (kubernetes
-    pkg/kubelet/kubelet_pods.go makeEnvironmentVariables, "Append service env vars")."""
-    from policies.reading.container_env import env_values
-
+    """True when the container's own environment names the variable: its env, or an envFrom ConfigMap of the files
+    (engines.env_values). The kubelet adds a service-link variable only where the name is not already there
+    (kubernetes pkg/kubelet/kubelet_pods.go makeEnvironmentVariables, ``if _, present := tmpEnv[k]; !present``, as
+    set 47's labeller read it: SecureCloudOps/llm-rag-infra-platform sets VLLM_PORT=8000 through its ConfigMap, a
+    trap of S41)."""
     return any(as_dict(e).get("name") == variable for e in as_list(container.get("env"))) or variable in env_values(container)
 
 

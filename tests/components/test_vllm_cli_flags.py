@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from components import engine_options
 from components.engine_options import cli_options, tagged_release
 from components.serving_engines import engine_named
 from components.vllm_flags import FIRST_RELEASE, IN_EVERY_RELEASE, NEWEST_READ, OLDEST_READ, parse_version
@@ -205,3 +206,19 @@ def _span_by_index(releases: tuple[str, ...], having: list[str]) -> str:
         else:
             runs.append([release])
     return ", ".join(run[0] if len(run) == 1 else f"{run[0]} to {run[-1]}" for run in runs)
+
+
+@pytest.mark.parametrize("file", ["vllm_cli_flags.json", "sglang_cli_flags.json"])
+def test_the_kept_form_of_a_table_reads_as_the_parsed_file(file: str) -> None:
+    # cli_options keeps each table of names as (names in order, spans) beside the bytecode (engine_options._packed):
+    # the tables read from it answer as those read from the JSON, in the same order.
+    data = json.loads((Path(engine_options.__file__).parent / file).read_text())
+    packed = engine_options._packed(data)
+    for key in engine_options._TABLES:
+        if key not in data:
+            continue
+        assert isinstance(packed[key], tuple), key
+        parsed, kept = engine_options._Indexes(data[key]), engine_options._Indexes(packed[key])
+        assert list(parsed) == list(kept) and len(parsed) == len(kept)
+        for name in [*list(data[key])[::5], "--no-such-option", "", "~", 3]:
+            assert (name in parsed) == (name in kept) and parsed.get(name) == kept.get(name)  # type: ignore[arg-type]

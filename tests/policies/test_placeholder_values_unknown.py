@@ -8,8 +8,13 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from policies.check import resources_of
+from policies.framework import Resource
 from policies.manifests import read_manifests
+from policies.reading import placeholders as placeholders_module
 from policies.reading.placeholders import placeholder_in
 from policies.registry import evaluate
 
@@ -232,3 +237,31 @@ def test_the_recogniser_on_single_values():
         ("__init__", ("args",)),
     ]:
         assert placeholder_in(value, where) is None, value
+
+
+@given(st.text(alphabet="$<>{}():-_ aAeEcCgGhHlLmMnNoOpPrRsSuUyY0_", max_size=30) | st.text(max_size=30))
+@settings(max_examples=1500)
+def test_a_text_the_prefilter_passes_over_holds_no_placeholder_form(text: str) -> None:
+    # placeholder_in skips _PLACEHOLDER's search where _may_match is false: it must then find nothing.
+    assert placeholders_module._may_match(text) or placeholders_module._PLACEHOLDER.search(text) is None
+
+
+def test_placeholders_found_with_and_without_the_quick_pass_are_the_same() -> None:
+    props = {
+        "kind": "Deployment",
+        "status": {"image": "${IMAGE}"},
+        "kindling": ["$(NOT_EXPANDED)"],
+        "spec": {"template": {"spec": {"containers": [{"image": "REGISTRY_PLACEHOLDER/vllm:v1", "args": ["<your-model>"]}]}}},
+    }
+    resource = Resource(type="kubernetes:apps/v1:Deployment", name="d", props=props)
+    spelt = [
+        (path, found)
+        for path, text, where in placeholders_module._leaves(props, "")
+        if not path.startswith(("status", "apiVersion", "kind"))
+        and (found := placeholders_module.placeholder_in(text, where)) is not None
+    ]
+    assert placeholders_module.placeholders(resource) == spelt
+    assert [path for path, _ in spelt] == [
+        "spec.template.spec.containers[0].image",
+        "spec.template.spec.containers[0].args[0]",
+    ]

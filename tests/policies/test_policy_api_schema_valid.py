@@ -5,6 +5,7 @@ they look loose: IntOrString either way, quantities as numbers, integral floats,
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -343,3 +344,12 @@ def test_a_plain_number_reads_as_text_everywhere_else():
     value = PlainNumber("08")
     assert type(_cel_value({"a": value})["a"]) is str
     assert yaml.safe_dump({"a": value}) == yaml.dump({"a": value}, Dumper=yaml.CSafeDumper) == "a: 08\n"
+
+
+def test_the_kept_form_of_the_definitions_reads_as_the_file() -> None:
+    # core_schema keeps each definition marshalled apart beside the bytecode (_packed) and reads one when a walk
+    # first reaches it: every definition reads back as the file has it.
+    data = json.loads(core_schema.DATA.read_text())
+    kept = core_schema._Definitions(core_schema._packed(data)["definitions"])
+    assert all(kept.get(name) == definition for name, definition in data["definitions"].items())
+    assert kept.get("io.k8s.no.such.Definition", {}) == {}

@@ -94,3 +94,25 @@ def test_a_fill_in_behind_the_token_prefix_is_a_placeholder():
         assert [lv for lv, _ in found_by([_secret("hf-token", "dynamo-system", token=value)], SECRET)] == ["advisory"]
     real = _secret("hf-token", "dynamo-system", token="hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345")
     assert found_by([real], SECRET) == []
+
+
+def test_a_credential_described_in_capitals_is_a_fill_in():
+    # Spent set 24 (label filed NONE): MohammadB88/rag-anythingllm models/nvidia_nim/llama3-8b_all_resources.yaml@aea543d3,
+    # Secret ngc-api-key with NGC_API_KEY "API_KEY_GENERATED_FROM_NGC": no service issues a key of underscored words.
+    found = found_by([_secret("ngc-api-key", "nim", NGC_API_KEY="API_KEY_GENERATED_FROM_NGC")], SECRET)
+    assert found == [
+        (
+            "advisory",
+            "key NGC_API_KEY holds the fill-in 'API_KEY_GENERATED_FROM_NGC', not a credential: applying this Secret with "
+            "the files overwrites a real one, and a pod that reads it sends the fill-in, which the service (NGC, the "
+            "Hub, an API) refuses; create the Secret out of band (kubectl create secret generic ... --from-literal) and "
+            "leave it out of the applied files",
+        )
+    ]
+    # An NGC personal key's shape, a capitals value naming no credential word, and a non-credential key stay silent.
+    for values in (
+        {"NGC_API_KEY": "nvapi-Qx3V9z7aLkP0b2mN4cR8tY1uW6eH5jS0dF3gK7lZ9xC2vB4nM"},
+        {"API_KEY": "PROD_EU_WEST_1"},
+        {"MODE": "API_KEY_FROM_ENV"},
+    ):
+        assert found_by([_secret("ngc-api-key", "nim", **values)], SECRET) == [], values

@@ -224,3 +224,12 @@ def test_a_shell_that_execs_the_server_alone_fills_nothing() -> None:
         "exec tritonserver --model-repository=/models --allow-metrics=true",
     ]
     assert found_by([shell], S40) == found_by([TRITON], S40)
+
+
+def test_rebuilt_image_with_its_own_entrypoint_is_advice() -> None:
+    # The image's entrypoint, not shown in the files, may copy the model into the emptyDir before the server starts.
+    rebuilt = copy.deepcopy(TRITON)
+    server = rebuilt["spec"]["template"]["spec"]["containers"][0]
+    server["image"] = "registry.example.com/triton-with-models:1.0"
+    server["args"] = server.pop("command")
+    assert [e for e, _ in found_by([rebuilt], S40)] == ["advisory"]

@@ -92,3 +92,12 @@ def test_published_names_and_other_namespaces_stay_silent() -> None:
         "qwen2:7b",
     ):
         assert _messages(_ollama(init=f"ollama serve & sleep 5 && ollama pull {model}")) == [], model
+
+
+def test_released_families_read_by_their_size_tabs() -> None:
+    # llama3 is 8b/70b, gemma2 2b/9b/27b (ollama.com/library pages, components/ollama_library.toml); a size tag with a
+    # distill or quantization suffix is read by its size.
+    assert "llama3 has no 7b tag: its sizes are 8b, 70b" in _messages(_ollama(init="ollama pull llama3:7b"))[0]
+    assert "gemma2 has no 7b tag: its sizes are 2b, 9b, 27b" in _messages(_ollama(init="ollama pull gemma2:7b"))[0]
+    for model in ("deepseek-r1:1.5b-qwen-distill-q4_K_M", "gemma3:270m", "gemma3:12b-it-qat", "llama3:8b-instruct-q4_0"):
+        assert _messages(_ollama(init=f"ollama pull {model}")) == [], model

@@ -6,6 +6,9 @@ These tests pin the bounds by what the readers return, not by timing (speed is m
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from policies.reading import downloaders, shell_words
 
 
@@ -42,3 +45,15 @@ def test_only_the_first_calls_of_a_script_are_read():
     fetches = downloaders._call_fetches("spec.template.spec", {"containers": [container]}, container)
     assert len(fetches) == downloaders._MAX_CALLS
     assert fetches[0].source == "org/m0"
+
+
+@given(st.text(alphabet="ab 2#${}<>&;|'\"\\\n", max_size=40))
+@settings(max_examples=800)
+def test_a_pass_with_nothing_to_rewrite_gives_the_script_back(script: str) -> None:
+    # _drop_comments, _fold_expansions and _drop_fd_numbers return the script as it is when it holds no "#", "${",
+    # "<" or ">" (nothing their rewrite acts on): _rewrite with nothing to rewrite gives every character back.
+    assert shell_words._rewrite(script, lambda i: None) == script
+    if "#" not in script:
+        assert shell_words._drop_comments(script) == script
+    if "<" not in script and ">" not in script:
+        assert shell_words._drop_fd_numbers(script) == script

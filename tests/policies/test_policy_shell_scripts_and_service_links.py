@@ -129,6 +129,24 @@ def test_service_links_off_another_namespace_or_a_headless_service_are_silent():
     assert found_by([DEPLOYMENT, headless], S41) == []
 
 
+def test_a_port_variable_the_container_sets_through_a_config_map_is_silent():
+    # Set 47 trap (SecureCloudOps/llm-rag-infra-platform k8s/vllm/{deployment,configmap}.yaml): VLLM_PORT=8000 from an
+    # envFrom ConfigMap; the kubelet adds a service-link variable only where the name is not already set
+    # (pkg/kubelet/kubelet_pods.go makeEnvironmentVariables).
+    config = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "vllm-config", "namespace": SERVICE["metadata"].get("namespace", "default")},
+        "data": {"VLLM_PORT": "8000"},
+    }
+    deployment = copy.deepcopy(DEPLOYMENT)
+    deployment["spec"]["template"]["spec"]["containers"][0]["envFrom"] = [{"configMapRef": {"name": "vllm-config"}}]
+    assert found_by([deployment, SERVICE, config], S41) == []
+    # A ConfigMap that does not hold it leaves the Service's variable in: still blocking.
+    config["data"] = {"MODEL_NAME": "Qwen/Qwen2.5-0.5B-Instruct"}
+    assert [e for e, _ in found_by([deployment, SERVICE, config], S41)] == ["mandatory"]
+
+
 def _one_file(*objs: dict) -> list[tuple[str, str]]:
     """S41's findings on objects read from one file (resource names ``FILE#i Kind/name``, as policies check names them)."""
     resources = [

@@ -214,3 +214,23 @@ def test_an_entry_the_engine_refuses_is_compiled_afresh_and_the_file_rewritten(w
             _same(got, pattern, flags)
         _stamp, codes = marshal.loads(path.read_bytes())
         assert all(codes[key] != entry for key in keys)
+
+
+def _compile_written() -> re.Pattern:
+    return re.compile(r"zz(?P<kept>written)\d+")  # a constant of this function's code
+
+
+def test_while_checking_only_a_pattern_written_in_the_code_is_kept(writing: None, tmp_path: Path) -> None:
+    path = tmp_path / "regex.marshal"
+    built = "zz" + "".join(["bu", "ilt"]) + r"\d+"  # a text the code assembles, as a check does from a manifest
+    re.purge()
+    with cached_regex_code(path) as phase:
+        phase.checking()
+        written, other = _compile_written(), re.compile(built)
+    assert written.match("zzwritten1") and other.match("zzbuilt2")
+    keys = set(marshal.loads(path.read_bytes())[1])
+    assert (r"zz(?P<kept>written)\d+", 0) in keys and (built, 0) not in keys
+    re.purge()
+    with cached_regex_code(path) as phase:
+        phase.checking()
+        _same(_compile_written(), r"zz(?P<kept>written)\d+", 0)

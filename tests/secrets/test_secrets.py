@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.secrets import find_tokens, first_token, is_secret, redact_tokens, scan
+from components.secrets import find_tokens, first_token, is_secret, printable, redact_tokens, scan
 
 HF = "hf_" + "Ab3" * 12
 
@@ -108,3 +108,14 @@ def test_scan_walks_keys_and_values_iteratively_and_skips_secrets():
 def test_scan_of_a_huge_string_is_bounded():
     assert first_token("x" * 5_000_000 + HF) is None  # beyond the scanned prefix
     assert first_token("x" * 1000 + " " + HF) is not None
+
+
+def test_printable_answers_the_same_when_asked_again() -> None:
+    # printable keeps its answers per (text, limit): asked again, or with a str subclass of the same text, the same.
+    class Named(str):
+        pass
+
+    text = "model\nhf_" + "aB3" * 12 + " \u2028end"
+    whole = printable(text, 8000)
+    assert printable(text, 8000) == whole == printable(Named(text), 8000) == "model\\nhf_...[redacted] \\u2028end"
+    assert printable(text, 12) == printable(Named(text), 12) == "model\\nhf_..." and printable(12, 5) == "12"

@@ -1,0 +1,28 @@
+"""The string data of the ConfigMaps among the objects being checked, by name: what ``envFrom: configMapRef`` and
+``valueFrom.configMapKeyRef`` give a container, and what a ConfigMap volume mounts. One reader, shared by the command
+line readers (policies/reading/vllm_args.py expands ``$(VAR)`` from it), engines.env_values and mounted_scripts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from policies.kube import as_dict, get, memoized, viewed_resources
+
+
+def config_maps() -> dict[Any, dict[str, str]]:
+    """The string data of each ConfigMap among the objects being checked (kube.viewed_resources), by name; {} where no
+    evaluation shows them. Names are matched without namespaces: one run checks one cluster's manifests. Built once per
+    evaluation (kube.memoized on the view)."""
+    view = viewed_resources()
+    return memoized(view, "config_maps", _maps_of) if view else {}
+
+
+def _maps_of(view: Any) -> dict[Any, dict[str, str]]:
+    maps: dict[Any, dict[str, str]] = {}
+    for r in view:
+        if getattr(r, "type", None) == "kubernetes:core/v1:ConfigMap":
+            data = as_dict(get(r.props, "data"))
+            name = get(r.props, "metadata", "name")
+            if isinstance(name, str):
+                maps[name] = {k: v for k, v in data.items() if isinstance(v, str)}
+    return maps
