@@ -75,7 +75,7 @@ _SERVED = {
     "ollama": frozenset({"", "api", "v1"}),
 }
 _SHOWN = {"vllm": "/v1/..., /health, /metrics, /tokenize, /version, ...", "ollama": "/ exactly, /api/..., /v1/..."}
-_REWRITES = re.compile(r"rewrite|strip|middleware|path-prefix|prefix", re.IGNORECASE)
+_REWRITES = re.compile(r"rewrite|strip|middleware|prefix|snippet|plugin|filter", re.IGNORECASE)
 
 
 def _service_engines(resources: list[Resource]) -> dict[str, set[str]]:

@@ -57,6 +57,13 @@ def _under(path: str, mounts: list[str]) -> bool:
     return any(path == m or path.startswith(m.rstrip("/") + "/") for m in mounts)
 
 
+def _temp_dir_ok(path: str, mounts: list[str]) -> bool:
+    """True for a temporary directory that takes writes: on a mounted volume, or under /dev/shm, the tmpfs every
+    container runtime mounts writable whatever the root (https://kubernetes.io/docs/concepts/storage/volumes/#emptydir
+    names it for the memory-backed form; Docker and containerd mount it by default)."""
+    return _under(path, mounts) or _under(path, ["/dev/shm"])
+
+
 def _own_image(image: object) -> bool:
     if not isinstance(image, str):
         return False
@@ -75,8 +82,8 @@ def _temp_writable(container: Mapping, env: dict[str, str], mounts: list[str]) -
     elif _own_image(container.get("image")):
         candidates.append(_VLLM_WORKDIR)
     elif mounts:
-        return True if any(_under(c, mounts) for c in candidates) else None
-    return any(_under(c, mounts) for c in candidates)
+        return True if any(_temp_dir_ok(c, mounts) for c in candidates) else None
+    return any(_temp_dir_ok(c, mounts) for c in candidates)
 
 
 def _cache_writable(server: VllmServer, env: dict[str, str], mounts: list[str]) -> bool:

@@ -24,6 +24,13 @@ the Job completes, or the server starts, without the model (spent set 21, meggha
 on-Kubernetes ollama-deployment.yaml at c5380b75b0c1f7d1a263d2743aa8ad0bf5ea4f41: Job ollama-pull-mistral). Read in
 init containers and in pods that run to completion (restartPolicy Never or OnFailure), where the exit status is the
 signal; a script that tests ``$?`` is not judged.
+
+Ollama's ``/api/pull`` streams its progress by default and reports a failed pull in the body: the handler starts the
+streamed answer (HTTP 200) and sends ``{"error": ...}`` down it, and answers with an error status only when the request
+says ``"stream": false`` (ollama/ollama v0.32.15 server/routes.go:1133-1160, PullHandler: ``ch <- gin.H{"error": ...}``
+then ``streamResponse`` unless ``req.Stream`` is false). So a curl to ``/api/pull`` without ``"stream": false`` exits 0
+on a failed pull even with ``-f`` and ``set -e``, and the Job or init container succeeds without the model (spent set
+35 Laszlo-Lazuer/deployable-offline-local-llm k8s/ollama.yaml@2f451df0, Job ollama-pull-model, label filed NONE).
 """
 
 from __future__ import annotations
@@ -231,15 +238,17 @@ def _swallowed(container: dict) -> Optional[tuple[str, str]]:
     return None
 
 
-def _swallowed_downloads(resource: Resource) -> list[str]:
+def _swallowed_downloads(resource: Resource, streamed: set[int]) -> list[str]:
     """Advice for each init container, or container of a pod that runs to completion, whose script swallows a
-    download's failure (module docstring)."""
+    download's failure (module docstring); a container ``_streamed_pulls`` reports is left to it."""
     messages = []
     for path, podspec in pod_specs(resource):
         completes = podspec.get("restartPolicy") in ("Never", "OnFailure")
         for key in ("initContainers", "containers"):
             for container in (c for c in as_list(podspec.get(key)) if isinstance(c, dict)):
                 if key == "containers" and not completes or container.get("restartPolicy") == "Always":
+                    continue
+                if id(container) in streamed:
                     continue
                 swallowed = _swallowed(container)
                 if swallowed is None:
@@ -262,6 +271,44 @@ def _swallowed_downloads(resource: Resource) -> list[str]:
     return messages
 
 
+_STREAM_OFF = re.compile(r"[\"']?stream[\"']?\s*:\s*false", re.IGNORECASE)
+_DATA = ("-d", "--data", "--data-raw", "--data-binary", "--json")
+
+
+def _streamed_pull(args: list[str]) -> Optional[str]:
+    """The URL of a curl call to Ollama's /api/pull whose body does not turn streaming off, or None."""
+    url = next((a for a in args if _OLLAMA_PULL_API.search(a) and "://" in a), None)
+    if url is None:
+        return None
+    bodies = [args[i + 1] for i, a in enumerate(args[:-1]) if a in _DATA]
+    bodies += [a.split("=", 1)[1] for a in args if a.startswith(tuple(f"{d}=" for d in _DATA if d.startswith("--")))]
+    return None if any(_STREAM_OFF.search(b) for b in bodies) else url
+
+
+def _streamed_pulls(resource: Resource) -> tuple[list[str], set[int]]:
+    """Advice for each init container, or container of a pod that runs to completion, that pulls through a streamed
+    /api/pull (module docstring), and the ids of those containers."""
+    messages, seen = [], set()
+    for path, podspec in pod_specs(resource):
+        completes = podspec.get("restartPolicy") in ("Never", "OnFailure")
+        for key in ("initContainers", "containers"):
+            for container in (c for c in as_list(podspec.get(key)) if isinstance(c, dict)):
+                if key == "containers" and not completes or container.get("restartPolicy") == "Always":
+                    continue
+                tokens, _ = command_tokens(container)
+                urls = [u for args, _ in _curl_runs(tokens) if (u := _streamed_pull(args))]
+                if not urls:
+                    continue
+                seen.add(id(container))
+                messages.append(
+                    f"{container_label(path, container)}: curl {urls[0]} streams the pull's progress with HTTP 200 and "
+                    'reports a failed pull in the body ({"error": ...}), so curl exits 0 even with -f and set -e, '
+                    'and the container succeeds without the model; send {"stream": false} (Ollama then answers an '
+                    "error status) with curl -f, or check the model afterwards (/api/show, ollama list)"
+                )
+    return messages, seen
+
+
 def _tests_existence(tokens: list[str]) -> bool:
     """True when the script tests a file's existence (``[ ! -f F ]``, ``test -s F``): an option of ``[``/``test``, not
     curl's ``-s``."""
@@ -275,7 +322,8 @@ def _tests_existence(tokens: list[str]) -> bool:
 
 def _check(resource: Resource, config: dict) -> list[str]:
     serves = bool(model_servers(resource))
-    messages = _swallowed_downloads(resource)
+    streamed, pulled = _streamed_pulls(resource)
+    messages = streamed + _swallowed_downloads(resource, pulled)
     for path, podspec in pod_specs(resource):
         for container in containers(podspec, init=True):
             tokens, _ = command_tokens(container)

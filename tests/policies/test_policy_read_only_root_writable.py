@@ -75,9 +75,12 @@ def test_careful_forms_are_silent():
     tmpdir = copy.deepcopy(SECURE)
     _container(tmpdir)["volumeMounts"] = [{"name": "scratch", "mountPath": "/scratch"}]
     _container(tmpdir)["env"] = [{"name": "TMPDIR", "value": "/scratch"}, {"name": "HF_HOME", "value": "/scratch/hf"}]
+    shm = copy.deepcopy(SECURE)
+    _container(shm)["env"] = [{"name": "TMPDIR", "value": "/dev/shm"}, {"name": "HF_HOME", "value": "/dev/shm/hf"}]
+    _container(shm)["volumeMounts"] = [{"name": "hf", "mountPath": "/dev/shm/hf"}]
     writable = copy.deepcopy(SECURE)
     _container(writable)["securityContext"]["readOnlyRootFilesystem"] = False
-    for doc in (careful, tmpdir, writable):
+    for doc in (careful, tmpdir, shm, writable):
         assert found_by([doc], POLICY) == []
 
 

@@ -111,7 +111,20 @@ def test_served_paths_and_rewrites_stay_silent() -> None:
     traefik["metadata"]["annotations"] = {"traefik.ingress.kubernetes.io/router.middlewares": "default-strip@kubernetescrd"}
     root_path = copy.deepcopy(VLLM)
     root_path["spec"]["template"]["spec"]["containers"][0]["args"] += ["--root-path", "/api/vllm"]
-    for objs in ([VLLM, SERVICE, v1], [VLLM, SERVICE, rewrite], [VLLM, SERVICE, traefik], [root_path, SERVICE, INGRESS]):
+    kong = copy.deepcopy(INGRESS)
+    kong["metadata"]["annotations"] = {"konghq.com/plugins": "strip-vllm-prefix"}
+    snippet = copy.deepcopy(INGRESS)
+    snippet["metadata"]["annotations"] = {
+        "nginx.ingress.kubernetes.io/configuration-snippet": "rewrite ^/api/vllm/(.*) /$1 break;"
+    }
+    for objs in (
+        [VLLM, SERVICE, v1],
+        [VLLM, SERVICE, rewrite],
+        [VLLM, SERVICE, traefik],
+        [VLLM, SERVICE, kong],
+        [VLLM, SERVICE, snippet],
+        [root_path, SERVICE, INGRESS],
+    ):
         assert found_by(objs, S44) == []
 
 

@@ -37,13 +37,34 @@ def _job(script: str, command: list[str] | None = None) -> dict:
 
 
 def test_a_job_that_swallows_a_failed_pull():
-    [(level, message)] = found_by([_job(_PULL_SCRIPT)], "model-download-fails-loudly")
+    # The pull asks for one answer ("stream": false) and fails on an error status (-f): only the echo after it, with
+    # no set -e, hides the failure.
+    script = _PULL_SCRIPT.replace("curl -X POST", "curl -f -X POST").replace('"mistral:7b"}', '"mistral:7b", "stream": false}')
+    [(level, message)] = found_by([_job(script)], "model-download-fails-loudly")
     assert level == "advisory"
     assert message == (
         "container ollama-pull: the script runs on after `curl http://ollama-service:11434/api/pull` with no set -e and "
         "no && or || after it, so a failed download still ends with the last command's status (0): the container "
         "succeeds without the model; add `set -e` (or `sh -ec`), or `|| exit 1` after the download"
     )
+
+
+def test_a_streamed_api_pull_succeeds_on_a_failed_pull():
+    # megghaana's Job as written (spent set 21), and Laszlo-Lazuer/deployable-offline-local-llm k8s/ollama.yaml@2f451df0
+    # (spent set 35, label filed NONE): Ollama streams the pull (HTTP 200) and reports a failure in the body
+    # (ollama/ollama v0.32.15 server/routes.go:1133-1160), so neither set -e nor -f catches it.
+    [(level, message)] = found_by([_job(_PULL_SCRIPT)], "model-download-fails-loudly")
+    assert level == "advisory"
+    assert message.startswith(
+        "container ollama-pull: curl http://ollama-service:11434/api/pull streams the pull's progress with HTTP 200 and "
+        'reports a failed pull in the body ({"error": ...}), so curl exits 0 even with -f and set -e'
+    )
+    # second repository: egdcrypto/microk8s-gpu-stack applications/ollama/ollama-gpu.yaml@645a125a (spent set 16), the
+    # pull as the script's last command
+    last = 'until curl -s http://ollama:11434/api/tags > /dev/null; do sleep 5; done\ncurl -X POST http://ollama:11434/api/pull -d \'{"name": "llama2:7b"}\'\n'
+    assert [m.split(":")[0] for _, m in found_by([_job(last)], "model-download-fails-loudly")] == ["container ollama-pull"]
+    quiet = 'set -e\ncurl -f -X POST http://ollama:11434/api/pull -d \'{"name": "llama2:7b", "stream": false}\'\n'
+    assert found_by([_job(quiet)], "model-download-fails-loudly") == []
 
 
 _LOADER_SCRIPT = (
@@ -75,17 +96,23 @@ def test_an_init_container_that_swallows_a_failed_pull():
     assert message.startswith("container model-loader: the script runs on after `ollama pull` with no set -e")
 
 
+# The pull with one answer and -f: a failure is an error status, so only the script's handling of it is judged below.
+_ANSWERED_PULL = _PULL_SCRIPT.replace("curl -X POST", "curl -f -X POST").replace(
+    '"mistral:7b"}', '"mistral:7b", "stream": false}'
+)
+
+
 def test_careful_scripts_stay_silent():
-    assert found_by([_job("set -e\n" + _PULL_SCRIPT)], "model-download-fails-loudly") == []
-    assert found_by([_job("set -euo pipefail\n" + _PULL_SCRIPT)], "model-download-fails-loudly") == []
-    assert found_by([_job(_PULL_SCRIPT, ["/bin/sh", "-ec"])], "model-download-fails-loudly") == []
-    exits = _PULL_SCRIPT.replace("--max-time 600\n", "--max-time 600 || exit 1\n")
+    assert found_by([_job("set -e\n" + _ANSWERED_PULL)], "model-download-fails-loudly") == []
+    assert found_by([_job("set -euo pipefail\n" + _ANSWERED_PULL)], "model-download-fails-loudly") == []
+    assert found_by([_job(_ANSWERED_PULL, ["/bin/sh", "-ec"])], "model-download-fails-loudly") == []
+    exits = _ANSWERED_PULL.replace("--max-time 600\n", "--max-time 600 || exit 1\n")
     assert found_by([_job(exits)], "model-download-fails-loudly") == []
-    chained = _PULL_SCRIPT.replace("--max-time 600\n", "--max-time 600 &&\n")
+    chained = _ANSWERED_PULL.replace("--max-time 600\n", "--max-time 600 &&\n")
     assert found_by([_job(chained)], "model-download-fails-loudly") == []
-    last = _PULL_SCRIPT.rsplit("echo", 1)[0]
+    last = _ANSWERED_PULL.rsplit("echo", 1)[0]
     assert found_by([_job(last)], "model-download-fails-loudly") == []
-    tested = _PULL_SCRIPT + "if [ $? -ne 0 ]; then exit 1; fi\n"
+    tested = _ANSWERED_PULL + "if [ $? -ne 0 ]; then exit 1; fi\n"
     assert found_by([_job(tested)], "model-download-fails-loudly") == []
     # The same script as the server container's own command: the server keeps running, its exit status is no signal.
     serving = _ollama(_LOADER_SCRIPT)
