@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from policies.kube import as_dict, as_list, get, name_of
-from policies.reading.config_map_data import config_maps
+from policies.reading.config_map_data import config_maps, names_config_maps
 
 
 def env_values(container: Mapping) -> dict[str, str]:
@@ -15,7 +15,7 @@ def env_values(container: Mapping) -> dict[str, str]:
     gives it (``envFrom: configMapRef``, with its prefix, and ``valueFrom: configMapKeyRef``). Kubernetes' order:
     envFrom sources in turn, then ``env`` over them (https://kubernetes.io/docs/tasks/inject-data-application/
     define-environment-variable-container/; a ConfigMap outside the set, or a Secret, leaves the variable unknown)."""
-    maps = config_maps()
+    maps = config_maps() if names_config_maps(container) else {}
     out: dict[str, str] = {}
     for source in as_list(container.get("envFrom")):
         source = as_dict(source)
@@ -38,6 +38,8 @@ def env_values(container: Mapping) -> dict[str, str]:
 def outside_env_sources(container: Mapping) -> list[str]:
     """The envFrom sources of a container that are not ConfigMaps of the files read (a Secret, a ConfigMap defined
     elsewhere), as messages name them."""
+    if not as_list(container.get("envFrom")):
+        return []  # (no view read: the fact stays shared by every scope)
     maps = config_maps()
     found = []
     for source in (as_dict(s) for s in as_list(container.get("envFrom"))):
