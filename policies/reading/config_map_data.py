@@ -4,9 +4,10 @@ line readers (policies/reading/vllm_args.py expands ``$(VAR)`` from it), engines
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from policies.kube import as_dict, get, memoized, viewed_resources
+from policies.kube import as_dict, as_list, get, memoized, viewed_resources
 
 
 def config_maps() -> dict[Any, dict[str, str]]:
@@ -15,6 +16,16 @@ def config_maps() -> dict[Any, dict[str, str]]:
     evaluation (kube.memoized on the view)."""
     view = viewed_resources()
     return memoized(view, "config_maps", _maps_of) if view else {}
+
+
+def names_config_maps(container: Any) -> bool:
+    """Whether a container takes part of its environment from a ConfigMap (an ``envFrom`` configMapRef, a
+    ``configMapKeyRef``): only then do the env readers ask config_maps(), whose reading ties what they derive to the
+    cluster view (kube.viewed_resources), so a fact of a container that names none stays shared by every scope."""
+    for source in as_list(get(container, "envFrom")):
+        if isinstance(get(source, "configMapRef"), Mapping):
+            return True
+    return any(isinstance(get(item, "valueFrom", "configMapKeyRef"), Mapping) for item in as_list(get(container, "env")))
 
 
 def _maps_of(view: Any) -> dict[Any, dict[str, str]]:

@@ -40,6 +40,7 @@ from policies.kube import (
     name_of,
     requests_gpu,
 )
+from policies.reading.config_map_data import names_config_maps
 from policies.reading.mounted_scripts import config_maps
 from policies.reading.ray_cluster import ray_gpu_workers
 from policies.reading.secrets import secret_keys_named
@@ -81,7 +82,7 @@ def env_values(container: Mapping) -> dict[str, str]:
     gives it (``envFrom: configMapRef``, with its prefix, and ``valueFrom: configMapKeyRef``). Kubernetes' order:
     envFrom sources in turn, then ``env`` over them (https://kubernetes.io/docs/tasks/inject-data-application/
     define-environment-variable-container/; a ConfigMap outside the set, or a Secret, leaves the variable unknown)."""
-    maps = config_maps()
+    maps = config_maps() if names_config_maps(container) else {}
     out: dict[str, str] = {}
     for source in as_list(container.get("envFrom")):
         source = as_dict(source)

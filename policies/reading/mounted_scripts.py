@@ -83,6 +83,8 @@ def mounted_script_files(podspec: Mapping, container: Mapping) -> dict[str, str]
     argv = " ".join(expand_env(tokens, container))
     if not argv or not as_list(podspec.get("volumes")):
         return {}
+    if not any(isinstance(as_dict(as_dict(v).get("configMap")).get("name"), str) for v in as_list(podspec.get("volumes"))):
+        return {}  # no ConfigMap volume (_mounted_files reads none): config_maps, which reads the cluster view, not asked
     maps = config_maps()
     if not maps:
         return {}

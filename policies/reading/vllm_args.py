@@ -19,7 +19,7 @@ from components.engine_options import cli_options, tagged_release
 from components.serving_engines import ENGINES, engine_named
 from policies.framework import UNKNOWN
 from policies.kube import as_int, container_label, containers, get, is_ray, memoized, model_container, pod_specs
-from policies.reading.config_map_data import config_maps
+from policies.reading.config_map_data import config_maps, names_config_maps
 from policies.reading.engine_flags import flag_set_engine
 from policies.reading.placeholders import placeholder_in
 from policies.reading.shell_words import SHELL_OPERATORS as _SHELL_OPERATORS
@@ -126,7 +126,7 @@ def _literal_env(container: Mapping) -> dict[str, str]:
     SecureCloudOps/llm-rag-infra-platform passes ``--model $(MODEL_NAME)`` with MODEL_NAME from the ConfigMap
     vllm-config. A Secret, or a ConfigMap outside the files, leaves the variable out (its reference stays as written)."""
     env: dict[str, str] = {}
-    maps = config_maps()
+    maps = config_maps() if names_config_maps(container) else {}
     sources = container.get("envFrom")
     for source in sources if isinstance(sources, list) else []:
         ref = source.get("configMapRef") if isinstance(source, Mapping) else None

@@ -18,6 +18,9 @@ engine cannot load the model (SGLang: "Not enough memory", TGI and TensorRT-LLM:
 loading). Only a sure refusal is reported: a server with online quantization (its weights shrink while loading),
 an unknown model or GPU, or a row without a memory fraction is not judged; an unset parallel size is read as the
 container's GPU limit (TGI shards over every GPU it sees), the most favourable reading.
+
+A KubeAI Model on one of the chart's stock GPU profiles is sized as the vLLM server KubeAI renders for it
+(policies/reading/kubeai_models.py: its URL as --model, its args, the profile's GPU and count, the chart's image).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import Any
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_float, gpu_count
 from policies.reading.engines import EngineServer, table_servers
+from policies.reading.kubeai_models import kubeai_vllm_servers
 from policies.reading.serving import engine_configs
 from policies.reading.vllm_args import parallel_size, served_model, vllm_servers
 from policies.reading.vllm_capacity import gpu_type, release_note, server_plan, stamped_plan
@@ -72,7 +76,7 @@ def _clear_failure(plan: Any, model: Any = None) -> bool:
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
     engines = {id(e.server): e for e in engine_configs(resource) if e.server is not None}
-    for server in vllm_servers(resource):
+    for server in vllm_servers(resource) + kubeai_vllm_servers(resource):
         engine = engines.get(id(server))
         if engine is not None and refused(resource, engine):
             continue  # a start-up rule's own row reports it
