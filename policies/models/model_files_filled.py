@@ -39,6 +39,7 @@ from policies.kube import WORKLOAD_TYPES, as_dict, as_list, containers, get, mem
 from policies.reading.engines import path_under, table_servers, volume_at
 from policies.reading.run_objects import by_namespace
 from policies.reading.serving import engine_row, namespace_of
+from policies.reading.shell_words import sole_command
 from policies.reading.vllm_args import command_tokens, served_model, vllm_command_line, vllm_servers
 
 _FRESH = ("emptyDir", "ephemeral")
@@ -91,11 +92,12 @@ def _read_paths(resource: Resource) -> Iterator[tuple[str, dict, dict, str, str,
 
 
 def _downloads_itself(container: Mapping) -> bool:
-    """True when the server's own container may fill the path: a shell script, a postStart hook, or a llama.cpp
-    download source beside -m."""
+    """True when the server's own container may fill the path: a shell script that runs more than one command, a
+    postStart hook, or a llama.cpp download source beside -m."""
     tokens, script = command_tokens(container)
-    if script or get(container, "lifecycle", "postStart"):
-        return True
+    argv = [str(t) for t in as_list(container.get("command")) + as_list(container.get("args"))]
+    if (script and sole_command(argv) is None) or get(container, "lifecycle", "postStart"):
+        return True  # (a script that runs one simple command, `sh -c "exec tritonserver ..."`, fills nothing first)
     envs = {as_dict(e).get("name") for e in as_list(container.get("env"))}
     return any(t.split("=", 1)[0] in _SELF_DOWNLOAD for t in tokens) or any(n in envs for n in _SELF_DOWNLOAD_ENV)
 

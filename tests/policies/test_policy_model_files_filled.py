@@ -213,6 +213,19 @@ def test_claim_the_files_do_not_create_stays_silent() -> None:
     assert found_by([LORA[1]], S40) == []
 
 
+def test_a_shell_that_execs_the_server_alone_fills_nothing() -> None:
+    # `sh -c "exec tritonserver ..."` (tools/form_variants.py shell-wrap of the spent set 34 container) runs the one
+    # command the list form ran: the same finding (shell_words.sole_command); the careful `cp ... && tritonserver`
+    # form above stays silent.
+    shell = copy.deepcopy(TRITON)
+    shell["spec"]["template"]["spec"]["containers"][0]["command"] = [
+        "/bin/sh",
+        "-c",
+        "exec tritonserver --model-repository=/models --allow-metrics=true",
+    ]
+    assert found_by([shell], S40) == found_by([TRITON], S40)
+
+
 def test_rebuilt_image_with_its_own_entrypoint_is_advice() -> None:
     # The image's entrypoint, not shown in the files, may copy the model into the emptyDir before the server starts.
     rebuilt = copy.deepcopy(TRITON)
