@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from policies.manifests import SUFFIXES, TEMPLATE_SUFFIXES
+
 # Cluster-scoped kinds (kubectl api-resources --namespaced=false, and the CRDs the corpora use): they take no namespace.
 CLUSTER_KINDS = frozenset(
     "Namespace Node PersistentVolume StorageClass ClusterRole ClusterRoleBinding CustomResourceDefinition PriorityClass "
@@ -30,6 +32,8 @@ CLUSTER_KINDS = frozenset(
     "List".split()
 )
 MIRROR = "registry.example.internal/mirror"
+# The names the check reads (a split file keeps its suffix: x--0.yaml.template).
+_SUFFIXES = (*SUFFIXES, *TEMPLATE_SUFFIXES)
 
 
 @dataclass
@@ -173,9 +177,9 @@ def split_files(folder: Folder) -> Optional[Folder]:
         if docs is None or len(objects) < 2:
             out.docs[path] = copy.deepcopy(docs)
             continue
-        stem, dot, ext = path.rpartition(".")
+        suffix = max((x for x in _SUFFIXES if path.endswith(x)), key=len, default="." + path.rpartition(".")[2])
         for i, d in enumerate(objects):
-            out.docs[f"{stem}--{i}.{ext}"] = [copy.deepcopy(d)]
+            out.docs[f"{path[: -len(suffix)]}--{i}{suffix}"] = [copy.deepcopy(d)]
         changed = True
     return out if changed else None
 
@@ -393,6 +397,8 @@ def args_env_expansion(folder: Folder) -> Optional[Folder]:
                     if i == script or not isinstance(a, str):
                         continue
                     flag, eq, value = a.partition("=")
+                    if _CREDENTIAL.search(flag) or (i > 0 and _CREDENTIAL.search(str(argv[i - 1]))):
+                        continue  # a literal secret in an option: G35 knows it by the option's name
                     after = i > 0 and isinstance(argv[i - 1], str) and argv[i - 1].startswith("--") and "=" not in argv[i - 1]
                     if eq and flag.startswith("--") and value and "$" not in value:
                         argv[i] = f"{flag}=$({_var(added, names, value)})"
@@ -423,18 +429,32 @@ def shell_wrap(folder: Folder) -> Optional[Folder]:
 
     def change(doc: dict) -> bool:
         changed = False
-        for c in containers(doc):
-            argv = [*(c.get("command") or []), *(c.get("args") or [])] if isinstance(c.get("command"), list) else []
-            if not argv or not all(isinstance(a, str) and "'" not in a for a in argv):
-                continue
-            if argv[0].rsplit("/", 1)[-1] in ("sh", "bash", "env", "dumb-init", "tini") or "-c" in argv[:3]:
-                continue
-            c["command"] = ["/bin/sh", "-c", "exec " + shlex.join(argv)]
-            c.pop("args", None)
-            changed = True
+        for obj in _objects([doc]):
+            if obj.get("kind") in _ARGV_AS_WRITTEN:
+                changed |= _wrap(obj)
         return changed
 
     return _each_doc(folder, change)
+
+
+# Kinds whose containers run the argv as written: an operator's template (a KServe ServingRuntime, to which the
+# InferenceService's args are appended; a KAITO Workspace) may add words after the command, which a script would
+# receive as $0, $1 instead.
+_ARGV_AS_WRITTEN = frozenset("Deployment StatefulSet DaemonSet ReplicaSet Job CronJob Pod LeaderWorkerSet".split())
+
+
+def _wrap(obj: dict) -> bool:
+    changed = False
+    for c in containers(obj):
+        argv = [*(c.get("command") or []), *(c.get("args") or [])] if isinstance(c.get("command"), list) else []
+        if not argv or not all(isinstance(a, str) and "'" not in a for a in argv) or argv[0].startswith("-"):
+            continue  # (a command that is an option never ran: `exec --model` fails differently)
+        if argv[0].rsplit("/", 1)[-1] in ("sh", "bash", "env", "dumb-init", "tini") or "-c" in argv[:3]:
+            continue
+        c["command"] = ["/bin/sh", "-c", "exec " + shlex.join(argv)]
+        c.pop("args", None)
+        changed = True
+    return changed
 
 
 def reverse_keys(folder: Folder) -> Optional[Folder]:

@@ -53,6 +53,10 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("merge-folder", "one-autoscaler-per-workload"): "G17 reads two autoscalers of one workload in separate files as "
     "possible alternatives (samples/autoscaling/hpa.yaml, kpa.yaml) and in one file as applied together: one file "
     "says more than the folder did (the finding moves between advisory and mandatory)",
+    ("merge-folder", "serving-app-service"): "two files that define the same Service are read as alternatives "
+    "(policies/scopes.py variants); merged into one file the later definition wins, as kubectl apply makes it",
+    ("split-files", "one-autoscaler-per-workload"): "the same reading the other way: two autoscalers of one file are "
+    "applied together (mandatory), in two files they may be alternatives (advisory)",
 }
 
 
@@ -73,13 +77,15 @@ def check_suffixes() -> tuple[str, ...]:
 
 
 def read_folder(unit: Path) -> Folder:
-    """The unit's files: parsed documents for YAML/JSON files whose documents are all mappings, raw bytes for the rest."""
+    """The unit's files: parsed documents for the files the check reads whose documents are all mappings, raw bytes for
+    the rest."""
     folder = Folder({}, {})
+    read = {Path(f).resolve() for f in check.manifest_files([str(unit)])}  # what the check reads (a .yaml.template too)
     for file in sorted(p for p in unit.rglob("*") if p.is_file()):
         rel = str(file.relative_to(unit))
         folder.raw[rel] = file.read_bytes()
         docs: Optional[list[Any]] = None
-        if file.suffix in check_suffixes():
+        if file.suffix in check_suffixes() or file.resolve() in read:
             try:
                 docs = list(yaml.safe_load_all(folder.raw[rel].decode("utf-8")))
             except (yaml.YAMLError, UnicodeDecodeError, ValueError, RecursionError):

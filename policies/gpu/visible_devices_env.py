@@ -51,6 +51,8 @@ from policies.kube import (
     name_of,
     pod_specs,
 )
+from policies.reading.engines import env_values
+from policies.reading.mounted_scripts import config_maps
 
 _VARIABLE = "NVIDIA_VISIBLE_DEVICES"
 _CUDA = "CUDA_VISIBLE_DEVICES"
@@ -115,9 +117,15 @@ def _one_host(podspec: dict) -> bool:
 
 def _env_from_may_set(container: dict) -> bool:
     """True when an envFrom source (a ConfigMap or Secret, read whole with no prefix) may set NVIDIA_VISIBLE_DEVICES:
-    its keys are not in the workload, and the variable it sets decides which devices the container sees."""
+    its keys are not in the files checked (a ConfigMap that is is read by engines.env_values), and the variable it sets
+    decides which devices the container sees."""
+    maps = config_maps()
     return any(
-        not as_dict(source).get("prefix") and (as_dict(source).get("configMapRef") or as_dict(source).get("secretRef"))
+        not as_dict(source).get("prefix")
+        and (
+            as_dict(source).get("secretRef")
+            or (as_dict(source).get("configMapRef") and name_of(get(source, "configMapRef")) not in maps)
+        )
         for source in as_list(container.get("envFrom"))
     )
 
@@ -156,10 +164,18 @@ def _check(resource: Resource, config: dict) -> list[str]:
         for container in containers(podspec, init=True, model=True):
             claimed = gpu_count(container) or gpu_count(container, "requests") or 0
             env = {name_of(i): i for i in (as_dict(i) for i in as_list(container.get("env")))}  # name: {} is no key
-            cuda = env.get(_CUDA, {}).get("value")
+            # Literal values, and those a ConfigMap of the files gives through envFrom or configMapKeyRef.
+            values = env_values(container)
+            cuda = env.get(_CUDA, {}).get("value", values.get(_CUDA))
             devices = _claimed(container)
             privileged = bool(get(container, "securityContext", "privileged"))
-            if devices > 0 and _VARIABLE not in env and isinstance(cuda, (str, int)) and not isinstance(cuda, bool):
+            if (
+                devices > 0
+                and _VARIABLE not in env
+                and _VARIABLE not in values
+                and isinstance(cuda, (str, int))
+                and not isinstance(cuda, bool)
+            ):
                 why_not = (
                     "an envFrom source outside the workload may set NVIDIA_VISIBLE_DEVICES to those devices"
                     if _env_from_may_set(container)
@@ -171,9 +187,15 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 messages.extend([message] if message else [])
             if claimed <= 0:
                 continue
-            for item in (as_dict(i) for i in as_list(container.get("env"))):
-                value = item.get("value")
-                if item.get("name") != _VARIABLE or "valueFrom" in item or not isinstance(value, (str, int)):
+            literal = [
+                (i.get("name"), i.get("value"))
+                for i in (as_dict(i) for i in as_list(container.get("env")))
+                if "valueFrom" not in i
+            ]
+            if _VARIABLE in values and not any(n == _VARIABLE for n, _ in literal):
+                literal.append((_VARIABLE, values[_VARIABLE]))  # from a ConfigMap of the files
+            for name, value in literal:
+                if name != _VARIABLE or not isinstance(value, (str, int)):
                     continue
                 effect = _effect(str(value), claimed)
                 if effect is None:

@@ -25,15 +25,19 @@ from components.images import names_image
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list
 from policies.reading.engines import EngineServer, env_values, table_servers
+from policies.reading.shell_words import sole_command
 
 
 def _binary_reads_env(server: EngineServer) -> bool:
     """True when the engine's own binary is what the container runs: the publisher's image with no command, or a
-    command whose first word is the engine's server command (``ollama``, not ``sh``)."""
+    command whose first word is the engine's server command (``ollama``, not ``sh``; a ``sh -c`` script that runs one
+    simple command is that command: shell_words.sole_command)."""
     row = server.row
     if row is None:
         return False
     command = [w for w in as_list(server.container.get("command")) if isinstance(w, str)]
+    if command and (sole := sole_command(command + [w for w in as_list(server.container.get("args")) if isinstance(w, str)])):
+        command = sole  # `sh -c "exec ollama serve"`: the shell becomes the engine's binary
     if not command:
         image = str(server.container.get("image") or "").lower()
         return names_image(image, row.images)

@@ -30,6 +30,7 @@ source (-hf, --model-url), which writes its -m path itself.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any, Optional
 
@@ -38,6 +39,7 @@ from policies.kube import WORKLOAD_TYPES, as_dict, as_list, containers, get, mem
 from policies.reading.engines import path_under, table_servers, volume_at
 from policies.reading.run_objects import by_namespace
 from policies.reading.serving import engine_row, namespace_of
+from policies.reading.shell_words import sole_command
 from policies.reading.vllm_args import command_tokens, served_model, vllm_command_line, vllm_servers
 
 _FRESH = ("emptyDir", "ephemeral")
@@ -90,11 +92,12 @@ def _read_paths(resource: Resource) -> Iterator[tuple[str, dict, dict, str, str,
 
 
 def _downloads_itself(container: Mapping) -> bool:
-    """True when the server's own container may fill the path: a shell script, a postStart hook, or a llama.cpp
-    download source beside -m."""
+    """True when the server's own container may fill the path: a shell script that runs more than one command, a
+    postStart hook, or a llama.cpp download source beside -m."""
     tokens, script = command_tokens(container)
-    if script or get(container, "lifecycle", "postStart"):
-        return True
+    argv = [str(t) for t in as_list(container.get("command")) + as_list(container.get("args"))]
+    if (script and sole_command(argv) is None) or get(container, "lifecycle", "postStart"):
+        return True  # (a script that runs one simple command, `sh -c "exec tritonserver ..."`, fills nothing first)
     envs = {as_dict(e).get("name") for e in as_list(container.get("env"))}
     return any(t.split("=", 1)[0] in _SELF_DOWNLOAD for t in tokens) or any(n in envs for n in _SELF_DOWNLOAD_ENV)
 
@@ -179,8 +182,49 @@ def _finding(resource: Resource, label: str, podspec: dict, container: dict, wha
     )
 
 
+_MODEL_ID = re.compile(r"^--model[_-]id(=|$)")
+
+
+def _runtime_names_model(name: str) -> bool:
+    """True when a ServingRuntime of the files named ``name`` passes --model_id itself."""
+    for r in viewed_resources() or ():
+        if split_type(r.type)[1] in ("ServingRuntime", "ClusterServingRuntime") and get(r.props, "metadata", "name") == name:
+            for c in as_list(get(r.props, "spec", "containers")):
+                if any(_MODEL_ID.match(str(a)) for key in ("command", "args") for a in as_list(as_dict(c).get(key))):
+                    return True
+    return False
+
+
+def _kserve_huggingface(resource: Resource) -> list[str]:
+    """Advice on an InferenceService whose Hugging Face runtime gets neither a storageUri nor --model_id: KServe's
+    huggingfaceserver then loads --model_dir (default /mnt/models), which nothing fills (kserve/kserve v0.20.0
+    python/huggingfaceserver/huggingfaceserver/__main__.py:53-57 get_model_id_or_path)."""
+    if split_type(resource.type) != ("serving.kserve.io", "InferenceService"):
+        return []
+    model = as_dict(get(resource.props, "spec", "predictor", "model"))
+    if str(get(model, "modelFormat", "name") or "").lower() != "huggingface":
+        return []
+    if model.get("storageUri") or model.get("storage") or get(resource.props, "spec", "predictor", "storageUri"):
+        return []
+    args = [str(a) for key in ("command", "args") for a in as_list(model.get(key))]
+    runtime = model.get("runtime")
+    if any(_MODEL_ID.match(a) or a.startswith("--model_dir") or a.startswith("--model-dir") for a in args):
+        return []
+    if isinstance(runtime, str) and ("huggingface" not in runtime or _runtime_names_model(runtime)):
+        return []
+    named = next((a.split("=", 1)[1] for a in args if a.startswith("--model_name=")), None)
+    return [
+        unproven(
+            "spec.predictor.model: the huggingface runtime gets no storageUri and no --model_id"
+            + (f" (--model_name={named} only names what it serves)" if named else "")
+            + ", so KServe's huggingfaceserver loads its --model_dir /mnt/models, which nothing fills, and exits at start "
+            "(Failed to start model server); give --model_id=ORG/NAME or a storageUri"
+        )
+    ]
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
-    messages = []
+    messages = _kserve_huggingface(resource)
     for label, podspec, container, what, path, engine in _read_paths(resource):
         message = _finding(resource, label, podspec, container, what, path, engine)
         if message is not None and message not in messages:

@@ -40,8 +40,7 @@ from policies.kube import (
     name_of,
     requests_gpu,
 )
-from policies.reading.config_map_data import names_config_maps
-from policies.reading.mounted_scripts import config_maps
+from policies.reading.container_env import config_maps, env_values, outside_env_sources  # noqa: F401  (env_values: readers import it from here too)
 from policies.reading.ray_cluster import ray_gpu_workers
 from policies.reading.secrets import secret_keys_named
 from policies.reading.serve_apps import ray_serve_apps
@@ -75,31 +74,6 @@ def hub_model(model: Any) -> Optional[str]:
     if model.startswith("hf://"):
         model = model[len("hf://") :].split(":", 1)[0]
     return model if _HUB_ID.match(model) else None
-
-
-def env_values(container: Mapping) -> dict[str, str]:
-    """A container's env values by name: its literal ``value``s, and what a ConfigMap of the objects being checked
-    gives it (``envFrom: configMapRef``, with its prefix, and ``valueFrom: configMapKeyRef``). Kubernetes' order:
-    envFrom sources in turn, then ``env`` over them (https://kubernetes.io/docs/tasks/inject-data-application/
-    define-environment-variable-container/; a ConfigMap outside the set, or a Secret, leaves the variable unknown)."""
-    maps = config_maps() if names_config_maps(container) else {}
-    out: dict[str, str] = {}
-    for source in as_list(container.get("envFrom")):
-        source = as_dict(source)
-        data = maps.get(name_of(get(source, "configMapRef")))
-        if data:
-            prefix = source.get("prefix") if isinstance(source.get("prefix"), str) else ""
-            out.update({f"{prefix}{k}": v for k, v in data.items()})
-    for e in as_list(container.get("env")):
-        if not isinstance(e, dict) or not isinstance(e.get("name"), str):
-            continue
-        if isinstance(e.get("value"), str):
-            out[e["name"]] = e["value"]
-        elif isinstance(ref := get(e, "valueFrom", "configMapKeyRef"), dict):
-            value = maps.get(name_of(ref), {}).get(str(ref.get("key")))
-            if isinstance(value, str):
-                out[e["name"]] = value
-    return out
 
 
 @dataclass(frozen=True)
@@ -375,20 +349,6 @@ def _streams(args: Mapping[str, Any]) -> bool:
     return str(args.get("load-format") or "").startswith("runai_streamer")
 
 
-def _outside_env_sources(container: Mapping) -> list[str]:
-    """The envFrom sources of a container that are not ConfigMaps of the files read (a Secret, a ConfigMap defined
-    elsewhere), as messages name them."""
-    maps = config_maps()
-    found = []
-    for source in (as_dict(s) for s in as_list(container.get("envFrom"))):
-        name = get(source, "configMapRef", "name")
-        if name is not None and (not isinstance(name, str) or name not in maps):  # a name that is no text: no map read
-            found.append(f"ConfigMap {name}")
-        elif get(source, "secretRef", "name") is not None:
-            found.append(f"Secret {get(source, 'secretRef', 'name')}")
-    return found
-
-
 def _server_download(
     label: str, row: Optional[Engine], model: Any, podspec: dict, container: dict, args: Mapping, hub: Optional[str] = None
 ) -> Optional[Download]:
@@ -401,7 +361,7 @@ def _server_download(
     if what is None or row.downloads is None or hub_offline(row, container):
         return None
     dirs = cache_dirs(container, args, row)
-    hidden_by = _outside_env_sources(container) if not dirs else []
+    hidden_by = outside_env_sources(container) if not dirs else []
     if hidden_by and not any(
         isinstance(e, dict) and name_of(e) in {v for v, _ in row.downloads.env} for e in as_list(container.get("env"))
     ):

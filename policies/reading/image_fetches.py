@@ -16,6 +16,7 @@ import re
 from typing import Any, Optional
 
 from policies.kube import as_dict, as_list, container_label, containers, pod_specs, requests_gpu
+from policies.reading.container_env import env_values
 from policies.reading.engines import Download, lands_on_ephemeral_storage, table_servers
 from policies.reading.vllm_args import served_model, vllm_servers
 
@@ -27,7 +28,9 @@ _STORE_ENV = re.compile(
 
 
 def _store_variable(container: dict) -> Optional[str]:
-    names = [as_dict(item).get("name") for item in as_list(container.get("env"))]
+    """The first variable of the container's environment (its env, and a ConfigMap of the files it reads) that names
+    an object store."""
+    names = [as_dict(item).get("name") for item in as_list(container.get("env"))] + list(env_values(container))
     return next((n for n in names if isinstance(n, str) and _STORE_ENV.match(n)), None)
 
 
@@ -36,9 +39,8 @@ _MODEL_PATH_ENV = re.compile(r"^(MODEL_(PATH|DIR|DIRECTORY|NAME_OR_PATH)|LOCAL_M
 
 
 def _env_model_path(container: dict) -> Optional[str]:
-    for item in as_list(container.get("env")):
-        name, value = as_dict(item).get("name"), as_dict(item).get("value")
-        if isinstance(name, str) and _MODEL_PATH_ENV.match(name) and isinstance(value, str) and value.startswith("/"):
+    for name, value in env_values(container).items():
+        if _MODEL_PATH_ENV.match(name) and value.startswith("/"):
             return value
     return None
 

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from policies.kube import as_dict, as_int, get, split_type
+from policies.kube import as_dict, as_int, get, memoized, split_type
 from policies.reading.gpu_selection import GKE_ACCELERATOR_LABEL
 from policies.reading.scalers_ext import KUBEAI_MODEL
-from policies.reading.vllm_args import VllmServer, parse_vllm_args
+from policies.reading.serving import EngineConfig
+from policies.reading.vllm_args import VllmServer, parse_vllm_args, served_model
 
 # values.yaml:42-48 modelServers.VLLM.images at v0.21.0.
 _IMAGES = {"nvidia-gpu": "vllm/vllm-openai:v0.8.3", "gh200": "substratusai/vllm-gh200:v0.8.3"}
@@ -37,8 +38,33 @@ _PROFILES = {
 }
 
 
+# Marks a rendered container whose image is KubeAI v0.21.0's chart default: a cluster's Helm values may run another
+# release, so what depends on the release is advice.
+CHART_IMAGE = "x-kubeai-chart-image"
+
+
+def chart_image(server: Any) -> bool:
+    """True for a KubeAI-rendered server whose image is the chart's default (see CHART_IMAGE)."""
+    container = getattr(server, "container", None)
+    return isinstance(container, dict) and container.get(CHART_IMAGE) is True
+
+
 def kubeai_vllm_servers(resource: Any) -> list[VllmServer]:
-    """The vLLM server a KubeAI Model on a stock GPU profile renders, or []."""
+    """The vLLM server a KubeAI Model on a stock GPU profile renders, or [] (built once per resource and evaluation)."""
+    if split_type(resource.type) != KUBEAI_MODEL:
+        return []
+    return list(memoized(resource, "kubeai_vllm_servers", _servers))
+
+
+def kubeai_engine_configs(resource: Any) -> list[EngineConfig]:
+    """The same server as the start-up rules read an engine (policies/vllm/startup_rules.py)."""
+    return [
+        EngineConfig(label=s.label, args=s.args, model=served_model(s), image=str(s.container.get("image") or ""), server=s)
+        for s in kubeai_vllm_servers(resource)
+    ]
+
+
+def _servers(resource: Any) -> list[VllmServer]:
     if split_type(resource.type) != KUBEAI_MODEL:
         return []
     spec = as_dict(get(resource.props, "spec"))
@@ -52,7 +78,8 @@ def kubeai_vllm_servers(resource: Any) -> list[VllmServer]:
     if name not in _PROFILES or count is None or count < 1:
         return []
     image_name, accelerator = _PROFILES[name]
-    image = spec.get("image") if isinstance(spec.get("image"), str) else _IMAGES.get(image_name)
+    own = spec.get("image") if isinstance(spec.get("image"), str) else None
+    image = own or _IMAGES.get(image_name)
     model = url[len("hf://") :].lstrip("/")
     served = get(resource.props, "metadata", "name")
     tokens = [f"--model={model}", f"--served-model-name={served}"]
@@ -65,5 +92,7 @@ def kubeai_vllm_servers(resource: Any) -> list[VllmServer]:
         "env": env,
         "resources": {"limits": {"nvidia.com/gpu": count}},
     }
+    if own is None:
+        container[CHART_IMAGE] = True  # the image is the chart's default for the profile, not the files
     podspec = {"nodeSelector": {GKE_ACCELERATOR_LABEL: accelerator}, "containers": [container]}
     return [VllmServer(f"spec (KubeAI resourceProfile {profile.strip()})", podspec, container, parse_vllm_args(tokens))]

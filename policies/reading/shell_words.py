@@ -176,3 +176,23 @@ def shell_script(argv: list[str], shells: frozenset[str] = SHELLS) -> str | None
                 rest = rest[1:]
             return rest[0] if rest else None
     return None
+
+
+# Operators that start another command in the same script (a redirection does not).
+_COMMAND_SEPARATORS = frozenset({";", "&&", "||", "|", "&", ";;", "|&"})
+
+
+def sole_command(argv: list[str]) -> list[str] | None:
+    """The words of the one process a `sh -c SCRIPT` command line runs, without a leading ``exec``, when the script
+    is one simple command (``exec vllm serve --port 8000``, redirections allowed); None when argv is no shell script
+    or the script runs more than one command. POSIX sh runs a simple command and waits (or, with ``exec``, becomes
+    it): either way no other process of the script listens or serves."""
+    script = shell_script(argv)
+    if script is None:
+        return None
+    words = split_shell(script)
+    while words and words[-1] == ";":  # the script's last newline
+        words.pop()
+    if not words or any(w in _COMMAND_SEPARATORS for w in words):
+        return None
+    return words[1:] if words[0] == "exec" else words

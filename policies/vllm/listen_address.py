@@ -40,6 +40,7 @@ from policies.reading.serving import (
     selector_matches,
     template_labels,
 )
+from policies.reading.shell_words import sole_command
 from policies.reading.vllm_args import parse_vllm_args, positional_tokens, vllm_command_line
 
 _OWN_COMMAND_LINE = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Pod", "LeaderWorkerSet"})
@@ -233,8 +234,8 @@ def _listens_on(server: ModelServer, row: Engine) -> Optional[set[int]]:
     if row.metrics_port != row.port or not row.flags.get("port"):
         return None  # another listener for metrics, or a port setting the table does not spell (TGI's image sets PORT)
     words = [str(t) for t in as_list(server.container.get("command")) + as_list(server.container.get("args"))]
-    if any(w in _SHELLS or w == "-c" for w in words):
-        return None
+    if any(w in _SHELLS or w == "-c" for w in words) and not sole_command(words):
+        return None  # a script that runs one simple command (`sh -c "exec vllm serve ..."`) starts no other listener
     found = _settings(server, row)
     image = str(server.container.get("image") or "").lower()
     if found is None or (not server.container.get("command") and not names_image(image, row.images)):

@@ -19,7 +19,8 @@ from typing import Optional
 
 from components.images import image_repository, vllm_release
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, is_custom_type, name_of, split_type
+from policies.kube import WORKLOAD_TYPES, is_custom_type, split_type
+from policies.reading.container_env import env_values, outside_env_sources
 from policies.reading.serving import engine_row
 from policies.reading.vllm_args import positional_tokens, served_model, vllm_command_line, vllm_servers
 
@@ -49,12 +50,11 @@ def _default(release: Optional[str]) -> str:
 
 
 def _named_elsewhere(container: dict) -> Optional[str]:
-    """``env NAME=value`` for a literal variable of the container that names a model vLLM does not read."""
-    for item in as_list(container.get("env")):
-        item = as_dict(item)
-        value = item.get("value")
-        if name_of(item) in _MODEL_VARIABLES and isinstance(value, str) and value.strip():
-            return f"env {item['name']}={value.strip()}"
+    """``env NAME=value`` for a variable of the container (literal, or from a ConfigMap of the files) that names a
+    model vLLM does not read."""
+    for name, value in env_values(container).items():
+        if name in _MODEL_VARIABLES and value.strip():
+            return f"env {name}={value.strip()}"
     return None
 
 
@@ -66,8 +66,8 @@ def _whole_line(resource: Resource, container: dict, line: list[str]) -> bool:
         return False
     if any("$" in t for t in line) or any(t.split("=", 1)[0] == "--config" for t in line):
         return False
-    if any("dynamo" in t for t in line) or container.get("envFrom"):
-        return False  # NVIDIA Dynamo's worker, or variables from elsewhere a script may read
+    if any("dynamo" in t for t in line) or outside_env_sources(container):
+        return False  # NVIDIA Dynamo's worker, or variables from outside the files a script may read
     if container.get("command"):
         return True
     image = container.get("image")

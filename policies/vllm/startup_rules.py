@@ -40,6 +40,7 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, containers, get, memoized, pod_specs
 from policies.reading.endpoint_specs import endpoint_engines
 from policies.reading.engines import EngineServer, env_values, table_servers
+from policies.reading.kubeai_models import chart_image, kubeai_engine_configs
 from policies.reading.serve_apps import serve_app_engines
 from policies.reading.serving import EngineConfig, engine_configs
 from policies.reading.vllm_args import parallel_size
@@ -74,7 +75,7 @@ class _Engine:
 def startup_findings(resource: Any, rule: StartupRule) -> list[str]:
     """The messages of one rule over every vLLM engine of the resource."""
     messages: list[str] = []
-    for engine in engine_configs(resource) + endpoint_engines(resource):
+    for engine in engine_configs(resource) + endpoint_engines(resource) + kubeai_engine_configs(resource):
         read = _read(resource, engine)
         if read is not None and engine.extra.get("endpoint_spec"):
             refusal = read.refusal(rule, flag_names(True))
@@ -91,6 +92,13 @@ def startup_findings(resource: Any, rule: StartupRule) -> list[str]:
             messages.append(
                 unproven(
                     f"{engine.label}: {engine.model} does not start if it holds {read.model_id} (the folder's name): {refusal}"
+                )
+            )
+        elif refusal and chart_image(engine.server):
+            messages.append(
+                unproven(
+                    f"{engine.label}: {read.model_id} does not start: {refusal} (the release is the one KubeAI v0.21.0's "
+                    f"chart runs for the profile, {engine.image}; the cluster's Helm values may run another)"
                 )
             )
         elif refusal:

@@ -27,10 +27,7 @@ form_transforms = _tool("form_transforms")
 
 # Losses on the corpora the readers do not survive yet, (transform, unit, policy) -> why. Empty is the goal: a fix
 # removes its row, a new loss fails here until it is fixed or explained.
-PINNED: dict[tuple[str, str, str], str] = {
-    ("shell-wrap", "vllm-project__aibrix", "service-port-reaches-server"): "S51 does not follow a `sh -c` script "
-    "to the one server it starts",
-}
+PINNED: dict[tuple[str, str, str], str] = {}
 
 
 @pytest.fixture(scope="module")

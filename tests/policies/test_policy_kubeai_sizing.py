@@ -72,3 +72,38 @@ def test_what_the_files_do_not_size_is_silent():
     fits["spec"]["resourceProfile"] = "nvidia-gpu-a100-80gb:1"
     for model in (unknown, custom, ollama, fits):
         assert found_by([model], POLICY) == [], model["spec"]
+
+
+# S25 on the same rendered server: fresh set 47 cbtham/kubeai-huaweicloud optimized-models/llama3.2-vllm.yaml (no
+# --dtype on nvidia-gpu-t4:1, KubeAI's vLLM v0.8.3 keeps a bfloat16 checkpoint; labelled S25 advisory; its fine-tune id
+# is in no catalogue), here on the catalogue's Llama 3.2 3B; its sibling qwencoder2.5-vllm.yaml's --dtype=half is the
+# careful form.
+S25 = "vllm-dtype-supported-by-gpu"
+BF16 = {
+    "apiVersion": "kubeai.org/v1",
+    "kind": "Model",
+    "metadata": {"name": "llama3.2-3b-vllm"},
+    "spec": {
+        "features": ["TextGeneration"],
+        "url": "hf://meta-llama/Llama-3.2-3B-Instruct",
+        "engine": "VLLM",
+        "args": ["--max-model-len=4096", "--gpu-memory-utilization=0.9", "--disable-log-requests"],
+        "resourceProfile": "nvidia-gpu-t4:1",
+    },
+}
+
+
+def test_a_bfloat16_checkpoint_on_a_t4_profile_is_advice_on_the_charts_image_and_blocks_on_its_own():
+    ((enforcement, message),) = found_by([BF16], S25)
+    assert enforcement == "advisory" and "KubeAI v0.21.0's chart" in message
+    pinned = copy.deepcopy(BF16)
+    pinned["spec"]["image"] = "vllm/vllm-openai:v0.8.3"
+    assert [e for e, _ in found_by([pinned], S25)] == ["mandatory"]
+
+
+def test_half_precision_or_an_ampere_profile_is_silent():
+    half = copy.deepcopy(BF16)
+    half["spec"]["args"].append("--dtype=half")
+    l4 = copy.deepcopy(BF16)
+    l4["spec"]["resourceProfile"] = "nvidia-gpu-l4:1"
+    assert found_by([half], S25) == [] and found_by([l4], S25) == []

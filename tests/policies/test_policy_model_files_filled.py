@@ -213,6 +213,19 @@ def test_claim_the_files_do_not_create_stays_silent() -> None:
     assert found_by([LORA[1]], S40) == []
 
 
+def test_a_shell_that_execs_the_server_alone_fills_nothing() -> None:
+    # `sh -c "exec tritonserver ..."` (tools/form_variants.py shell-wrap of the spent set 34 container) runs the one
+    # command the list form ran: the same finding (shell_words.sole_command); the careful `cp ... && tritonserver`
+    # form above stays silent.
+    shell = copy.deepcopy(TRITON)
+    shell["spec"]["template"]["spec"]["containers"][0]["command"] = [
+        "/bin/sh",
+        "-c",
+        "exec tritonserver --model-repository=/models --allow-metrics=true",
+    ]
+    assert found_by([shell], S40) == found_by([TRITON], S40)
+
+
 def test_rebuilt_image_with_its_own_entrypoint_is_advice() -> None:
     # The image's entrypoint, not shown in the files, may copy the model into the emptyDir before the server starts.
     rebuilt = copy.deepcopy(TRITON)
@@ -220,3 +233,46 @@ def test_rebuilt_image_with_its_own_entrypoint_is_advice() -> None:
     server["image"] = "registry.example.com/triton-with-models:1.0"
     server["args"] = server.pop("command")
     assert [e for e, _ in found_by([rebuilt], S40)] == ["advisory"]
+
+
+def _isvc(args: list[str], **model: object) -> dict:
+    return {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "embedder", "namespace": "serving"},
+        "spec": {
+            "predictor": {
+                "model": {
+                    "modelFormat": {"name": "huggingface"},
+                    "args": args,
+                    "resources": {"limits": {"nvidia.com/gpu": 1}},
+                    **model,
+                }
+            }
+        },
+    }
+
+
+def test_kserve_huggingface_runtime_with_nothing_to_load() -> None:
+    # Spent set 27 (label filed NONE): aabhimittal/TRIDENT-Unified-Inference-Orchestration-Across-KServe-Triton-vLLM
+    # deploy/k8s/backends/kserve-inferenceservices.yaml, InferenceService embedder: --model_name and --backend only.
+    # KServe's huggingfaceserver loads --model_dir (/mnt/models) without --model_id (kserve v0.20.0
+    # python/huggingfaceserver/huggingfaceserver/__main__.py:53-57).
+    found = found_by([_isvc(["--model_name=BAAI/bge-large-en-v1.5", "--backend=vllm"])], S40)
+    assert found == [
+        (
+            "advisory",
+            "spec.predictor.model: the huggingface runtime gets no storageUri and no --model_id (--model_name="
+            "BAAI/bge-large-en-v1.5 only names what it serves), so KServe's huggingfaceserver loads its --model_dir "
+            "/mnt/models, which nothing fills, and exits at start (Failed to start model server); give "
+            "--model_id=ORG/NAME or a storageUri",
+        )
+    ]
+
+
+def test_kserve_huggingface_runtime_given_a_model_stays_silent() -> None:
+    # KServe's own sample (docs: --model_name=llama3 --model_id=meta-llama/meta-llama-3-8b-instruct), a storageUri, and
+    # a custom runtime the files do not show.
+    assert found_by([_isvc(["--model_name=llama3", "--model_id=meta-llama/meta-llama-3-8b-instruct"])], S40) == []
+    assert found_by([_isvc(["--model_name=bge"], storageUri="hf://BAAI/bge-large-en-v1.5")], S40) == []
+    assert found_by([_isvc(["--model_name=bge"], runtime="my-embedding-runtime")], S40) == []

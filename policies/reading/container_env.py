@@ -1,0 +1,51 @@
+"""A container's environment as the kubelet builds it from the objects being checked: literal ``env`` values, and what
+a ConfigMap of the run gives through ``envFrom: configMapRef`` or ``valueFrom: configMapKeyRef`` (the one reader of
+env resolution policies read variables through; the ConfigMaps' data is config_map_data's)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from policies.kube import as_dict, as_list, get, name_of
+from policies.reading.config_map_data import config_maps, names_config_maps
+
+
+def env_values(container: Mapping) -> dict[str, str]:
+    """A container's env values by name: its literal ``value``s, and what a ConfigMap of the objects being checked
+    gives it (``envFrom: configMapRef``, with its prefix, and ``valueFrom: configMapKeyRef``). Kubernetes' order:
+    envFrom sources in turn, then ``env`` over them (https://kubernetes.io/docs/tasks/inject-data-application/
+    define-environment-variable-container/; a ConfigMap outside the set, or a Secret, leaves the variable unknown)."""
+    maps = config_maps() if names_config_maps(container) else {}
+    out: dict[str, str] = {}
+    for source in as_list(container.get("envFrom")):
+        source = as_dict(source)
+        data = maps.get(name_of(get(source, "configMapRef")))
+        if data:
+            prefix = source.get("prefix") if isinstance(source.get("prefix"), str) else ""
+            out.update({f"{prefix}{k}": v for k, v in data.items()})
+    for e in as_list(container.get("env")):
+        if not isinstance(e, dict) or not isinstance(e.get("name"), str):
+            continue
+        if isinstance(e.get("value"), str):
+            out[e["name"]] = e["value"]
+        elif isinstance(ref := get(e, "valueFrom", "configMapKeyRef"), dict):
+            value = maps.get(name_of(ref), {}).get(str(ref.get("key")))
+            if isinstance(value, str):
+                out[e["name"]] = value
+    return out
+
+
+def outside_env_sources(container: Mapping) -> list[str]:
+    """The envFrom sources of a container that are not ConfigMaps of the files read (a Secret, a ConfigMap defined
+    elsewhere), as messages name them."""
+    if not as_list(container.get("envFrom")):
+        return []  # (no view read: the fact stays shared by every scope)
+    maps = config_maps()
+    found = []
+    for source in (as_dict(s) for s in as_list(container.get("envFrom"))):
+        name = get(source, "configMapRef", "name")
+        if name is not None and (not isinstance(name, str) or name not in maps):  # a name that is no text: no map read
+            found.append(f"ConfigMap {name}")
+        elif get(source, "secretRef", "name") is not None:
+            found.append(f"Secret {get(source, 'secretRef', 'name')}")
+    return found
