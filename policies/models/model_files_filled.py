@@ -30,6 +30,7 @@ source (-hf, --model-url), which writes its -m path itself.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any, Optional
 
@@ -144,6 +145,14 @@ def _fresh_claim(resource: Resource, claim: str) -> bool:
     return not any(spec.get(key) for key in ("dataSource", "dataSourceRef", "volumeName", "selector"))
 
 
+def _restored(volume: Mapping) -> bool:
+    """True for a generic ephemeral volume whose claim template brings data: a ``dataSource``/``dataSourceRef``
+    (a VolumeSnapshot restored or a PVC cloned before the pod starts), a ``selector`` or a pre-bound ``volumeName``
+    (https://kubernetes.io/docs/concepts/storage/ephemeral-volumes/#generic-ephemeral-volumes)."""
+    spec = as_dict(get(volume, "ephemeral", "volumeClaimTemplate", "spec"))
+    return any(spec.get(key) for key in ("dataSource", "dataSourceRef", "volumeName", "selector"))
+
+
 def _finding(resource: Resource, label: str, podspec: dict, container: dict, what: str, path: str, engine: str) -> Optional[str]:
     volume = volume_at(podspec, container, path)
     if volume is None or _downloads_itself(container):
@@ -157,7 +166,7 @@ def _finding(resource: Resource, label: str, podspec: dict, container: dict, wha
     others = [c for c in containers(podspec, init=True) if c is not container and _writes(c, name)]
     if others:
         return None
-    if any(kind in volume for kind in _FRESH):
+    if any(kind in volume for kind in _FRESH) and not _restored(volume):
         message = (
             f"{label}: loads {what} from {path}, on the {'emptyDir' if 'emptyDir' in volume else 'ephemeral volume'} "
             f"{name}, which starts empty at every pod start and which nothing in the pod writes (no init container, "
@@ -181,8 +190,49 @@ def _finding(resource: Resource, label: str, podspec: dict, container: dict, wha
     )
 
 
+_MODEL_ID = re.compile(r"^--model[_-]id(=|$)")
+
+
+def _runtime_names_model(name: str) -> bool:
+    """True when a ServingRuntime of the files named ``name`` passes --model_id itself."""
+    for r in viewed_resources() or ():
+        if split_type(r.type)[1] in ("ServingRuntime", "ClusterServingRuntime") and get(r.props, "metadata", "name") == name:
+            for c in as_list(get(r.props, "spec", "containers")):
+                if any(_MODEL_ID.match(str(a)) for key in ("command", "args") for a in as_list(as_dict(c).get(key))):
+                    return True
+    return False
+
+
+def _kserve_huggingface(resource: Resource) -> list[str]:
+    """Advice on an InferenceService whose Hugging Face runtime gets neither a storageUri nor --model_id: KServe's
+    huggingfaceserver then loads --model_dir (default /mnt/models), which nothing fills (kserve/kserve v0.20.0
+    python/huggingfaceserver/huggingfaceserver/__main__.py:53-57 get_model_id_or_path)."""
+    if split_type(resource.type) != ("serving.kserve.io", "InferenceService"):
+        return []
+    model = as_dict(get(resource.props, "spec", "predictor", "model"))
+    if str(get(model, "modelFormat", "name") or "").lower() != "huggingface":
+        return []
+    if model.get("storageUri") or model.get("storage") or get(resource.props, "spec", "predictor", "storageUri"):
+        return []
+    args = [str(a) for key in ("command", "args") for a in as_list(model.get(key))]
+    runtime = model.get("runtime")
+    if any(_MODEL_ID.match(a) or a.startswith("--model_dir") or a.startswith("--model-dir") for a in args):
+        return []
+    if isinstance(runtime, str) and ("huggingface" not in runtime or _runtime_names_model(runtime)):
+        return []
+    named = next((a.split("=", 1)[1] for a in args if a.startswith("--model_name=")), None)
+    return [
+        unproven(
+            "spec.predictor.model: the huggingface runtime gets no storageUri and no --model_id"
+            + (f" (--model_name={named} only names what it serves)" if named else "")
+            + ", so KServe's huggingfaceserver loads its --model_dir /mnt/models, which nothing fills, and exits at start "
+            "(Failed to start model server); give --model_id=ORG/NAME or a storageUri"
+        )
+    ]
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
-    messages = []
+    messages = _kserve_huggingface(resource)
     for label, podspec, container, what, path, engine in _read_paths(resource):
         message = _finding(resource, label, podspec, container, what, path, engine)
         if message is not None and message not in messages:

@@ -233,3 +233,68 @@ def test_rebuilt_image_with_its_own_entrypoint_is_advice() -> None:
     server["image"] = "registry.example.com/triton-with-models:1.0"
     server["args"] = server.pop("command")
     assert [e for e, _ in found_by([rebuilt], S40)] == ["advisory"]
+
+
+def test_ephemeral_volume_restored_from_a_snapshot_is_silent():
+    # Review 45 #3 (/tmp/review45/m/s40a): a generic ephemeral volume whose claim template names a VolumeSnapshot
+    # (dataSource) is restored before the pod starts (GKE's "preload model weights from a snapshot" form): silent.
+    # The same volume with a plain claim template (nothing brings data) still blocks.
+    template = {
+        "accessModes": ["ReadWriteOnce"],
+        "storageClassName": "premium-rwo",
+        "resources": {"requests": {"storage": "100Gi"}},
+    }
+    server = copy.deepcopy(TRITON)
+    restored = copy.deepcopy(template) | {
+        "dataSource": {"name": "weights-snapshot", "kind": "VolumeSnapshot", "apiGroup": "snapshot.storage.k8s.io"}
+    }
+    server["spec"]["template"]["spec"]["volumes"] = [
+        {"name": "model-repository", "ephemeral": {"volumeClaimTemplate": {"spec": restored}}}
+    ]
+    assert found_by([server], S40) == []
+    plain = copy.deepcopy(server)
+    plain["spec"]["template"]["spec"]["volumes"][0]["ephemeral"]["volumeClaimTemplate"]["spec"] = template
+    assert [e for e, _ in found_by([plain], S40)] == ["mandatory"]
+
+
+def _isvc(args: list[str], **model: object) -> dict:
+    return {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "embedder", "namespace": "serving"},
+        "spec": {
+            "predictor": {
+                "model": {
+                    "modelFormat": {"name": "huggingface"},
+                    "args": args,
+                    "resources": {"limits": {"nvidia.com/gpu": 1}},
+                    **model,
+                }
+            }
+        },
+    }
+
+
+def test_kserve_huggingface_runtime_with_nothing_to_load() -> None:
+    # Spent set 27 (label filed NONE): aabhimittal/TRIDENT-Unified-Inference-Orchestration-Across-KServe-Triton-vLLM
+    # deploy/k8s/backends/kserve-inferenceservices.yaml, InferenceService embedder: --model_name and --backend only.
+    # KServe's huggingfaceserver loads --model_dir (/mnt/models) without --model_id (kserve v0.20.0
+    # python/huggingfaceserver/huggingfaceserver/__main__.py:53-57).
+    found = found_by([_isvc(["--model_name=BAAI/bge-large-en-v1.5", "--backend=vllm"])], S40)
+    assert found == [
+        (
+            "advisory",
+            "spec.predictor.model: the huggingface runtime gets no storageUri and no --model_id (--model_name="
+            "BAAI/bge-large-en-v1.5 only names what it serves), so KServe's huggingfaceserver loads its --model_dir "
+            "/mnt/models, which nothing fills, and exits at start (Failed to start model server); give "
+            "--model_id=ORG/NAME or a storageUri",
+        )
+    ]
+
+
+def test_kserve_huggingface_runtime_given_a_model_stays_silent() -> None:
+    # KServe's own sample (docs: --model_name=llama3 --model_id=meta-llama/meta-llama-3-8b-instruct), a storageUri, and
+    # a custom runtime the files do not show.
+    assert found_by([_isvc(["--model_name=llama3", "--model_id=meta-llama/meta-llama-3-8b-instruct"])], S40) == []
+    assert found_by([_isvc(["--model_name=bge"], storageUri="hf://BAAI/bge-large-en-v1.5")], S40) == []
+    assert found_by([_isvc(["--model_name=bge"], runtime="my-embedding-runtime")], S40) == []
