@@ -58,6 +58,7 @@ from policies.reading.field_images import field_images
 from policies.reading.image_first_release import never_built
 from policies.reading.image_reference import image_reference_error
 from policies.reading.inline_python import compile_failure, may_be_python2, newer_grammar, python_texts
+from policies.reading.kustomize import image_rewritten
 from policies.reading.ollama_weights import oversized_pulls
 from policies.reading.placeholders import placeholder_in, written_images
 from policies.reading.serving import engine_table
@@ -354,7 +355,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
             label = container_label(path, container)
             image = _image_message(label, written.get(label, container.get("image")))
             messages.extend([image] if image else [])
-            unbuilt = None if image else _unbuilt_message(label, container.get("image"))
+            # A kustomization of the run that retags the image deploys another tag than the base's.
+            rewritten = image_rewritten(resource.retagged, container.get("image"))
+            unbuilt = None if image or rewritten else _unbuilt_message(label, container.get("image"))
             messages.extend([unbuilt] if unbuilt else [])
             command = _command_message(label, container) or _flag_command_message(label, container)
             messages.extend([command] if command else [])

@@ -21,17 +21,20 @@ blocking: readOnlyRootFilesystem, runAsUser 1000, no volume).
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Mapping
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get
+from policies.reading.config_map_data import config_maps
 from policies.reading.engines import env_values, hub_model
-from policies.reading.vllm_args import VllmServer, served_model, vllm_servers
+from policies.reading.vllm_args import VllmServer, command_tokens, served_model, vllm_servers
 
 # CPython's tempfile candidates beyond the environment (Lib/tempfile.py _candidate_tempdir_list, POSIX).
 _TEMP_DIRS = ("/tmp", "/var/tmp", "/usr/tmp")
 _TEMP_ENV = ("TMPDIR", "TEMP", "TMP", "VLLM_RPC_BASE_PATH")
 _CACHE_ENV = ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HOME", "TRANSFORMERS_CACHE")
+_ASSIGN = re.compile(r"^(" + "|".join(_TEMP_ENV + _CACHE_ENV) + r")=(.*)$")
 # vLLM's published images and their WORKDIR (vllm-project/vllm docker/Dockerfile stage vllm-base: /vllm-workspace).
 _VLLM_IMAGES = ("vllm/vllm-openai", "vllm/vllm-openai-cpu")
 _VLLM_WORKDIR = "/vllm-workspace"
@@ -62,6 +65,40 @@ def _temp_dir_ok(path: str, mounts: list[str]) -> bool:
     container runtime mounts writable whatever the root (https://kubernetes.io/docs/concepts/storage/volumes/#emptydir
     names it for the memory-backed form; Docker and containerd mount it by default)."""
     return _under(path, mounts) or _under(path, ["/dev/shm"])
+
+
+def _outside_env(container: Mapping) -> bool:
+    """Whether a variable of the container may come from what the files do not show: an ``envFrom`` Secret or a
+    ConfigMap not among the objects checked, or a temporary-directory variable given by ``valueFrom`` other than a
+    ConfigMap key env_values resolved (engines.env_values leaves those unknown, so absent is not proven)."""
+    maps = config_maps()
+    for source in as_list(container.get("envFrom")):
+        source = as_dict(source)
+        name = get(source, "configMapRef", "name")
+        if "secretRef" in source or not isinstance(name, str) or name not in maps:
+            return True
+    resolved = env_values(container)
+    return any(
+        isinstance(e, dict) and e.get("name") in _TEMP_ENV and "valueFrom" in e and e["name"] not in resolved
+        for e in as_list(container.get("env"))
+    )
+
+
+def _script_temp(container: Mapping) -> tuple[dict[str, str], bool]:
+    """Temporary-directory and cache variables the container's own command line assigns (``export TMPDIR=/x`` in an
+    ``sh -c`` script, ``env TMPDIR=/x vllm ...``): the literal absolute paths, and whether a temporary-directory
+    variable is given some other value."""
+    found: dict[str, str] = {}
+    unknown = False
+    for token in command_tokens(container)[0]:
+        match = _ASSIGN.match(token)
+        if match:
+            value = match.group(2)
+            if value.startswith("/") and "$" not in value:
+                found[match.group(1)] = value
+            elif match.group(1) in _TEMP_ENV:
+                unknown = True
+    return found, unknown
 
 
 def _own_image(image: object) -> bool:
@@ -106,8 +143,19 @@ def _judge(server: VllmServer) -> list[str]:
     if not _read_only(server.podspec, container):
         return []
     env, mounts = env_values(container), _mounts(container)
+    scripted, unknown = _script_temp(container)
+    env = {**env, **scripted}
     temp = _temp_writable(container, env, mounts)
     shown = ", ".join(mounts) or "none"
+    if temp is False and (unknown or _outside_env(container)):
+        return [
+            unproven(
+                f"{server.label}: readOnlyRootFilesystem is true and no writable volume is mounted at /tmp, /var/tmp or "
+                f"the working directory (mounts: {shown}); $TMPDIR comes from what the files do not show (an envFrom "
+                f"source outside them, a Secret, or the start script), so vLLM finds a temporary directory for its ZMQ "
+                f"IPC sockets only if that names a writable volume or /dev/shm; mount an emptyDir at /tmp"
+            )
+        ]
     if temp is False:
         return [
             f"{server.label}: readOnlyRootFilesystem is true and no writable volume is mounted at /tmp, /var/tmp, "

@@ -145,6 +145,14 @@ def _fresh_claim(resource: Resource, claim: str) -> bool:
     return not any(spec.get(key) for key in ("dataSource", "dataSourceRef", "volumeName", "selector"))
 
 
+def _restored(volume: Mapping) -> bool:
+    """True for a generic ephemeral volume whose claim template brings data: a ``dataSource``/``dataSourceRef``
+    (a VolumeSnapshot restored or a PVC cloned before the pod starts), a ``selector`` or a pre-bound ``volumeName``
+    (https://kubernetes.io/docs/concepts/storage/ephemeral-volumes/#generic-ephemeral-volumes)."""
+    spec = as_dict(get(volume, "ephemeral", "volumeClaimTemplate", "spec"))
+    return any(spec.get(key) for key in ("dataSource", "dataSourceRef", "volumeName", "selector"))
+
+
 def _finding(resource: Resource, label: str, podspec: dict, container: dict, what: str, path: str, engine: str) -> Optional[str]:
     volume = volume_at(podspec, container, path)
     if volume is None or _downloads_itself(container):
@@ -158,7 +166,7 @@ def _finding(resource: Resource, label: str, podspec: dict, container: dict, wha
     others = [c for c in containers(podspec, init=True) if c is not container and _writes(c, name)]
     if others:
         return None
-    if any(kind in volume for kind in _FRESH):
+    if any(kind in volume for kind in _FRESH) and not _restored(volume):
         message = (
             f"{label}: loads {what} from {path}, on the {'emptyDir' if 'emptyDir' in volume else 'ephemeral volume'} "
             f"{name}, which starts empty at every pod start and which nothing in the pod writes (no init container, "

@@ -17,8 +17,9 @@ from __future__ import annotations
 from components.capacity.accounting import parse_release
 from components.images import vllm_release
 from policies.framework import Policy, Resource, unproven
-from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_float, as_quantity, fmt_number, get, resource_value
+from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_float, as_quantity, fmt_number, get, gpu_count, resource_value
 from policies.reading.engines import env_values
+from policies.reading.kustomize import image_rewritten
 from policies.reading.vllm_args import VllmServer, parallel_size, vllm_servers
 
 GIB = 1 << 30
@@ -30,12 +31,13 @@ def _gib(value: float) -> str:
     return fmt_number(round(value / GIB, 2))
 
 
-def _judge(server: VllmServer) -> list[str]:
+def _judge(server: VllmServer, retagged: frozenset) -> list[str]:
     limit = as_quantity(get(server.container, "resources", "limits", "memory"))
     if limit is None or limit <= 0:
         return []
     image = str(server.container.get("image") or "")
-    release = parse_release(vllm_release(image))
+    # A kustomization of the run that retags the image deploys another release than the base's tag.
+    release = None if image_rewritten(retagged, image) else parse_release(vllm_release(image))
     env = env_values(server.container)
     v0 = (release is not None and release < _V1_DEFAULT and env.get("VLLM_USE_V1", "").strip() != "1") or env.get(
         "VLLM_USE_V1", ""
@@ -45,6 +47,11 @@ def _judge(server: VllmServer) -> list[str]:
     ranks = (parallel_size(server.args, "tensor-parallel-size") or 1) * (
         parallel_size(server.args, "pipeline-parallel-size") or 1
     )
+    held = gpu_count(server.container)
+    if held is not None and held >= 1:
+        # Each worker pins its swap in its own process: with ranks spread over nodes (Ray, LeaderWorkerSet) only the
+        # workers on this container's GPUs are charged to its memory cgroup.
+        ranks = min(ranks, held)
     if v0 and gpus is not None and swap is not None and swap > 0 and limit < ranks * swap * GIB:
         return [
             f"{server.label}: resources.limits.memory {_gib(limit)} GiB is below the CPU swap space vLLM's V0 engine "
@@ -66,7 +73,7 @@ def _judge(server: VllmServer) -> list[str]:
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    return [m for server in vllm_servers(resource) if not server.runtime_merged for m in _judge(server)]
+    return [m for server in vllm_servers(resource) if not server.runtime_merged for m in _judge(server, resource.retagged)]
 
 
 POLICY = Policy(

@@ -177,3 +177,16 @@ def test_options_of_a_retagged_base_are_judged_without_its_tag(tmp_path, capsys)
     assert _levels(tmp_path, capsys, "engine-options-exist") == ["mandatory"]
     _tree(tmp_path, {"prod/kustomization.yaml": "resources: [../base]\nimages:\n- name: vllm/vllm-openai\n  newTag: v0.10.1\n"})
     assert "mandatory" not in _levels(tmp_path, capsys, "engine-options-exist")
+
+
+def test_never_built_tag_of_a_retagged_base_is_not_judged(tmp_path, capsys):
+    # Review 45 #9 (/tmp/review45/m/kz4): kserve/huggingfaceserver was first built at v0.12, so v0.11.1 never pulls
+    # (container-can-start blocks); an overlay's images: newTag v0.15.2 deploys a tag that exists: silent.
+    base = VLLM_BASE.replace("vllm/vllm-openai:v0.10.1", "kserve/huggingfaceserver:v0.11.1")
+    _tree(tmp_path, {"base/deploy.yaml": base, "base/kustomization.yaml": "resources: [deploy.yaml]\n"})
+    assert "mandatory" in _levels(tmp_path, capsys, "container-can-start")
+    _tree(
+        tmp_path,
+        {"prod/kustomization.yaml": "resources: [../base]\nimages:\n- name: kserve/huggingfaceserver\n  newTag: v0.15.2\n"},
+    )
+    assert "mandatory" not in _levels(tmp_path, capsys, "container-can-start")

@@ -235,6 +235,28 @@ def test_rebuilt_image_with_its_own_entrypoint_is_advice() -> None:
     assert [e for e, _ in found_by([rebuilt], S40)] == ["advisory"]
 
 
+def test_ephemeral_volume_restored_from_a_snapshot_is_silent():
+    # Review 45 #3 (/tmp/review45/m/s40a): a generic ephemeral volume whose claim template names a VolumeSnapshot
+    # (dataSource) is restored before the pod starts (GKE's "preload model weights from a snapshot" form): silent.
+    # The same volume with a plain claim template (nothing brings data) still blocks.
+    template = {
+        "accessModes": ["ReadWriteOnce"],
+        "storageClassName": "premium-rwo",
+        "resources": {"requests": {"storage": "100Gi"}},
+    }
+    server = copy.deepcopy(TRITON)
+    restored = copy.deepcopy(template) | {
+        "dataSource": {"name": "weights-snapshot", "kind": "VolumeSnapshot", "apiGroup": "snapshot.storage.k8s.io"}
+    }
+    server["spec"]["template"]["spec"]["volumes"] = [
+        {"name": "model-repository", "ephemeral": {"volumeClaimTemplate": {"spec": restored}}}
+    ]
+    assert found_by([server], S40) == []
+    plain = copy.deepcopy(server)
+    plain["spec"]["template"]["spec"]["volumes"][0]["ephemeral"]["volumeClaimTemplate"]["spec"] = template
+    assert [e for e, _ in found_by([plain], S40)] == ["mandatory"]
+
+
 def _isvc(args: list[str], **model: object) -> dict:
     return {
         "apiVersion": "serving.kserve.io/v1beta1",

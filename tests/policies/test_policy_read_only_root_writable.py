@@ -91,3 +91,40 @@ def test_another_image_with_some_volume_is_advice():
     _container(doc)["volumeMounts"] = [{"name": "models", "mountPath": "/app"}]
     _container(doc)["args"][-1] = "/app/models/qwen"
     assert [e for e, _ in found_by([doc], POLICY)] == ["advisory"]
+
+
+def test_temp_dir_from_outside_env_or_start_script_is_advice_not_block():
+    # Review 45 #2 (/tmp/review45/m/g29b, g29c): envFrom a ConfigMap the files do not hold may set TMPDIR=/scratch;
+    # a `sh -c` script that exports TMPDIR/HF_HOME onto the mounted emptyDir is read (silent).
+    outside = copy.deepcopy(SECURE)
+    _container(outside)["envFrom"] = [{"configMapRef": {"name": "vllm-env"}}]
+    _container(outside)["volumeMounts"] = [{"name": "scratch", "mountPath": "/scratch"}]
+    ((enforcement, message),) = found_by([outside], POLICY)
+    assert enforcement == "advisory" and "files do not show" in message
+    secret = copy.deepcopy(SECURE)
+    _container(secret)["env"] = [{"name": "TMPDIR", "valueFrom": {"secretKeyRef": {"name": "s", "key": "tmp"}}}]
+    assert [e for e, _ in found_by([secret], POLICY)] == ["advisory"]
+    script = copy.deepcopy(SECURE)
+    _container(script)["command"] = ["/bin/sh", "-c"]
+    _container(script)["args"] = [
+        'export TMPDIR=/scratch/tmp HF_HOME=/scratch/hf\nmkdir -p "$TMPDIR"\n'
+        "exec vllm serve Qwen/Qwen2.5-0.5B-Instruct --port 8000\n"
+    ]
+    _container(script)["volumeMounts"] = [{"name": "scratch", "mountPath": "/scratch"}]
+    assert found_by([script], POLICY) == []
+
+
+def test_config_map_in_the_files_without_tmpdir_still_blocks():
+    # The set-47 shape: envFrom a ConfigMap the files hold, which sets no temporary directory: still a block.
+    doc = copy.deepcopy(SECURE)
+    _container(doc)["envFrom"] = [{"configMapRef": {"name": "vllm-config"}}]
+    cm = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "vllm-config", "namespace": "ai-system"},
+        "data": {"VLLM_PORT": "8000"},
+    }
+    assert [e for e, _ in found_by([doc, cm], POLICY)] == ["mandatory"]
+    script = copy.deepcopy(SECURE)
+    _container(script)["command"] = ["/bin/sh", "-c", "export TMPDIR=/var/lib/x; exec vllm serve Qwen/Qwen2.5-0.5B"]
+    assert [e for e, _ in found_by([script], POLICY)] == ["mandatory"]

@@ -98,3 +98,44 @@ def test_careful_forms_are_silent():
     _container(unset)["resources"]["limits"].pop("memory")
     for doc in (roomy, no_swap, cpu, unset):
         assert found_by([doc], POLICY) == [], doc["spec"]["template"]["spec"]["containers"][0]
+
+
+def test_multi_node_ranks_are_charged_to_the_gpus_this_container_holds():
+    # Review 45 #5 (/tmp/review45/m/g46a, LeaderWorkerSet): TP 8 x PP 2 over two 8-GPU pods pins 8 x 4 GiB in the
+    # leader's cgroup (each worker pins in its own process), under its 48Gi limit: silent. Below 32 GiB it blocks.
+    lws = copy.deepcopy(SECURE)
+    _container(lws)["image"] = "vllm/vllm-openai:v0.6.6"
+    _container(lws)["args"] += ["--tensor-parallel-size", "8", "--pipeline-parallel-size", "2"]
+    _container(lws)["resources"]["limits"].update({"memory": "48Gi", "nvidia.com/gpu": 8})
+    assert found_by([lws], POLICY) == []
+    _container(lws)["resources"]["limits"]["memory"] = "24Gi"
+    ((enforcement, message),) = found_by([lws], POLICY)
+    assert enforcement == "mandatory" and "8 x --swap-space" in message
+
+
+def test_release_of_a_kustomize_retagged_image_is_unknown(tmp_path, capsys):
+    # Review 45 #9 (/tmp/review45/m/kz3): base v0.6.6 (V0), limit 3Gi; an overlay's images: newTag v0.10.1 (V1, no
+    # pinned swap) deploys another release: advice (the 4 GiB floor) at most. Without the overlay it blocks.
+    import json
+    from pathlib import Path
+
+    from policies.check import main
+
+    v0 = copy.deepcopy(SECURE)
+    _container(v0)["image"] = "vllm/vllm-openai:v0.6.6"
+    _container(v0)["resources"]["limits"].update({"memory": "3Gi", "nvidia.com/gpu": 1})
+    base = Path(tmp_path, "base")
+    base.mkdir()
+    (base / "deploy.yaml").write_text(json.dumps(v0))
+    (base / "kustomization.yaml").write_text("resources: [deploy.yaml]\n")
+
+    def levels() -> list[str]:
+        main([str(tmp_path), "--format", "json"])
+        rows = json.loads(capsys.readouterr().out)["violations"]
+        return [r["enforcement"] for r in rows if r["policy"] == POLICY]
+
+    assert levels() == ["mandatory"]
+    prod = Path(tmp_path, "prod")
+    prod.mkdir()
+    (prod / "kustomization.yaml").write_text("resources: [../base]\nimages:\n- name: vllm/vllm-openai\n  newTag: v0.10.1\n")
+    assert levels() == ["advisory"]
