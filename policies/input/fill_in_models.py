@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator, Mapping
 
 from policies.framework import Policy, Resource
-from policies.kube import as_list, get, name_of, split_type
+from policies.kube import as_list, get, metadata_name, name_of, split_type
 from policies.reading.placeholders import placeholder_in
 from policies.reading.vllm_args import served_model, vllm_servers
 
@@ -57,7 +57,7 @@ def _config_map_key(container: Mapping, variable: str) -> tuple[str, str] | None
 
 
 def _fill_ins(resources: list[Resource]) -> Iterator[tuple[str, str]]:
-    maps = {get(r.props, "metadata", "name"): r for r in resources if r.type == "kubernetes:core/v1:ConfigMap"}
+    maps = {metadata_name(r.props): r for r in resources if r.type == "kubernetes:core/v1:ConfigMap"}
     for resource in resources:
         for server in vllm_servers(resource):
             model = served_model(server)

@@ -237,7 +237,7 @@ def _other_endpoint(container: Mapping) -> Optional[str]:
 
 
 def _config_map_read(name: Any) -> bool:
-    return name in config_maps()
+    return isinstance(name, str) and name in config_maps()
 
 
 def _cache_may_hold_it(podspec: Mapping, container: Mapping, dirs: tuple[str, ...], layer_empty: bool) -> Optional[str]:

@@ -41,7 +41,7 @@ def _scripts(container: Mapping, volumes: dict[str, str]) -> list[str]:
         mount = as_dict(mount)
         path, name = mount.get("mountPath"), volumes.get(str(mount.get("name")))
         if isinstance(path, str) and path and name is not None and path in argv:
-            texts.extend(maps.get(name, {}).values())
+            texts.extend(maps.get(name, {}).values() if isinstance(name, str) else ())
     return texts
 
 

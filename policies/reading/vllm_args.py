@@ -18,7 +18,7 @@ from typing import Any, Optional, TypeVar
 from components.engine_options import cli_options, tagged_release
 from components.serving_engines import ENGINES, engine_named
 from policies.framework import UNKNOWN
-from policies.kube import as_int, container_label, containers, get, is_ray, memoized, model_container, pod_specs
+from policies.kube import as_int, container_label, containers, get, is_ray, memoized, model_container, name_of, pod_specs
 from policies.reading.config_map_data import config_maps, names_config_maps
 from policies.reading.engine_flags import flag_set_engine
 from policies.reading.placeholders import placeholder_in
@@ -130,7 +130,7 @@ def _literal_env(container: Mapping) -> dict[str, str]:
     sources = container.get("envFrom")
     for source in sources if isinstance(sources, list) else []:
         ref = source.get("configMapRef") if isinstance(source, Mapping) else None
-        data = maps.get(ref.get("name")) if isinstance(ref, Mapping) else None
+        data = maps.get(name_of(ref))
         if data:
             prefix = source.get("prefix") if isinstance(source.get("prefix"), str) else ""
             env.update({f"{prefix}{k}": v for k, v in data.items()})
@@ -142,7 +142,7 @@ def _literal_env(container: Mapping) -> dict[str, str]:
             env[item["name"]] = item["value"]
         else:
             ref = get(item, "valueFrom", "configMapKeyRef")
-            value = maps.get(ref.get("name"), {}).get(str(ref.get("key"))) if isinstance(ref, Mapping) else None
+            value = maps.get(name_of(ref), {}).get(str(ref.get("key"))) if isinstance(ref, Mapping) else None
             if isinstance(value, str):
                 env[item["name"]] = value
             else:
