@@ -59,8 +59,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="webui-data-lasts",
     description=(
-        "An Open WebUI keeps its data directory (/app/backend/data, DATA_DIR) on a volume that outlives the container "
-        "(advice)."
+        "An Open WebUI keeps its data directory (/app/backend/data, DATA_DIR) on a volume that outlives the container (advice)."
     ),
     catalog="G78",
     severity="medium",
