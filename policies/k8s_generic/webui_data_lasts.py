@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import posixpath
 
-from components.images import image_repository
+from components.images import is_published
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, container_label, containers, pod_specs
 from policies.reading.engines import env_values, volume_at
@@ -31,7 +31,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
     messages: list[str] = []
     for path, podspec in pod_specs(resource):
         for container in containers(podspec):
-            if image_repository(str(container.get("image") or "")) not in _IMAGES:
+            if not is_published(str(container.get("image") or ""), _IMAGES):  # behind any registry or mirror
                 continue
             env = env_values(container)
             database = env.get("DATABASE_URL", "")
