@@ -571,6 +571,80 @@ def named_probe_ports(folder: Folder) -> Optional[Folder]:
     return _each_doc(folder, change)
 
 
+def args_into_command(folder: Folder) -> Optional[Folder]:
+    """``command: [a]`` + ``args: [b, c]`` -> ``command: [a, b, c]`` where the container sets a command: the kubelet runs
+    command then args as one argv (core/v1 Container.args: "Arguments to the entrypoint"; with a command set, the
+    image's ENTRYPOINT and CMD are both ignored), so the process is the same."""
+
+    def change(doc: dict) -> bool:
+        changed = False
+        for obj in _objects([doc]):
+            if obj.get("kind") not in _ARGV_AS_WRITTEN:
+                continue  # an operator may append its own args (KServe's ServingRuntime) or read args apart
+            for c in containers(obj):
+                if isinstance(c.get("command"), list) and c["command"] and isinstance(c.get("args"), list) and c["args"]:
+                    c["command"] = [*c["command"], *c.pop("args")]
+                    changed = True
+        return changed
+
+    return _each_doc(folder, change)
+
+
+_SELECTOR_KEYS = ("selector", "podSelector", "labelSelector")
+# Kinds whose selectors are LabelSelectors (matchExpressions allowed). Not GAIE's InferencePool (matchLabels only, as
+# the LLMInferenceService that embeds one: its CRD refuses matchExpressions) nor other operators' kinds.
+_LABEL_SELECTOR_KINDS = frozenset(
+    "Deployment StatefulSet DaemonSet ReplicaSet Job CronJob Pod LeaderWorkerSet PodDisruptionBudget NetworkPolicy "
+    "ServiceMonitor PodMonitor".split()
+)
+
+
+def match_expressions(folder: Folder) -> Optional[Folder]:
+    """``matchLabels: {k: v}`` -> ``matchExpressions: [{key: k, operator: In, values: [v]}]`` in every label selector
+    (a workload's, a PodDisruptionBudget's, a NetworkPolicy's podSelector, a spread constraint's or an affinity term's
+    labelSelector): the same selector (k8s.io/apimachinery pkg/apis/meta/v1/helpers.go LabelSelectorAsSelector ANDs
+    both lists). A Service's selector is a plain map and stays."""
+
+    def change(doc: dict) -> bool:
+        changed = False
+        for m in (m for obj in _objects([doc]) if obj.get("kind") in _LABEL_SELECTOR_KINDS for m in walk(obj)):
+            for key in _SELECTOR_KEYS:
+                sel = m.get(key)
+                labels = sel.get("matchLabels") if isinstance(sel, dict) else None
+                if isinstance(labels, dict) and labels and all(isinstance(v, str) for v in labels.values()):
+                    exprs = [{"key": k, "operator": "In", "values": [v]} for k, v in labels.items()]
+                    sel["matchExpressions"] = [*(sel.get("matchExpressions") or []), *exprs]
+                    del sel["matchLabels"]
+                    changed = True
+        return changed
+
+    return _each_doc(folder, change)
+
+
+def explicit_requests(folder: Folder) -> Optional[Folder]:
+    """Each resource a container limits but does not request gets ``requests`` equal to its limit: the API server's
+    defaulting does exactly that (k8s.io/kubernetes pkg/apis/core/v1/defaults.go SetDefaults_ResourceList /
+    SetDefaults_Container: "if a container's requests are unset, they default to its limits")."""
+
+    def change(doc: dict) -> bool:
+        changed = False
+        for c in containers(doc):
+            r = c.get("resources")
+            limits = r.get("limits") if isinstance(r, dict) else None
+            if not isinstance(limits, dict) or not limits:
+                continue
+            requests = r.setdefault("requests", {}) if isinstance(r.get("requests", {}), dict) else None
+            if requests is None:
+                continue
+            for k, v in limits.items():
+                if k not in requests:
+                    requests[k] = v
+                    changed = True
+        return changed
+
+    return _each_doc(folder, change)
+
+
 TRANSFORMS: dict[str, Callable[[Folder], Optional[Folder]]] = {
     "flag-space": flag_space,
     "mirror-registry": mirror_registry,
@@ -581,6 +655,9 @@ TRANSFORMS: dict[str, Callable[[Folder], Optional[Folder]]] = {
     "quantity-units": quantity_units,
     "container-order": container_order,
     "named-probe-ports": named_probe_ports,
+    "args-into-command": args_into_command,
+    "match-expressions": match_expressions,
+    "explicit-requests": explicit_requests,
     "explicit-namespace": explicit_namespace,
     "env-configmap-key": env_config_map_key,
     "env-from-configmap": env_from_config_map,

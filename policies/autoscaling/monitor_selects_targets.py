@@ -37,7 +37,7 @@ from policies.reading.operator_pod_labels import SELECTOR_ONLY_KEYS
 from policies.reading.run_objects import hides_pods as _hidden
 from policies.reading.run_objects import pod_label_sets as _labels
 from policies.reading.run_objects import unrendered as _unknown
-from policies.reading.serving import namespace_of
+from policies.reading.serving import namespace_of, selector_equalities
 
 _SERVICE = ("", "Service")
 
@@ -195,13 +195,14 @@ def _selector_only_keys(resources: list[Resource]) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for monitor in (r for r in resources if split_type(r.type) in _SERVICE_MONITORS):
         selector = _judged(monitor)
-        keys = as_dict(selector.get("matchLabels")) if selector else {}
+        keys = selector_equalities(selector) if selector else {}  # matchLabels, and single-value In expressions
+        where = "spec.selector.matchLabels" if selector and not get(selector, "matchExpressions") else "spec.selector"
         for key in (k for k in keys if k in SELECTOR_ONLY_KEYS and k not in carried):
             found.append(
                 (
                     monitor.name,
                     unproven(
-                        f"spec.selector.matchLabels {key}={keys[key]}: the monitor selects Services by their own "
+                        f"{where} {key}={keys[key]}: the monitor selects Services by their own "
                         f"labels, and {SELECTOR_ONLY_KEYS[key]}; no Service of the files carries it either, so unless the "
                         "Service is labelled by hand (kubectl label service) the monitor matches no Service and scrapes "
                         "nothing; select a label the Service carries, or scrape the pods with a PodMonitor on that key"

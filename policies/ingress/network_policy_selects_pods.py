@@ -30,7 +30,7 @@ from typing import Any
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, get, metadata_name, split_type
 from policies.reading.run_objects import hidden_namespaces, pod_label_sets, unrendered
-from policies.reading.serving import is_serving_app, namespace_of, selector_matches
+from policies.reading.serving import is_serving_app, namespace_of, selector_equalities, selector_matches
 
 _NETPOL = ("networking.k8s.io", "NetworkPolicy")
 _OTHER_POLICIES = ("CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy", "GlobalNetworkPolicy", "AdminNetworkPolicy")
@@ -80,7 +80,7 @@ def _admitted(policies: list[Resource], labels: Mapping[str, Any]) -> bool:
 def _meant_for(selector: Mapping[str, Any], workload: Resource, labels: Mapping[str, Any]) -> bool:
     """True when the selector names a label value the server's pods carry, or the server's name (written for them, on
     another key); a selector for another app of the namespace whose pods the files leave out is not judged."""
-    wanted = {str(v) for v in as_dict(selector.get("matchLabels")).values()}
+    wanted = set(selector_equalities(selector).values())  # matchLabels, and single-value In expressions
     return bool(wanted & {str(v) for v in labels.values()} | wanted & {str(metadata_name(workload.props))})
 
 

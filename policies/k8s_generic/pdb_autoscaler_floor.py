@@ -16,7 +16,7 @@ from typing import Any
 
 from policies.framework import Policy, Resource
 from policies.kube import SCALED_OBJECT_TYPE, as_dict, as_int, get, has_reader, is_custom_type, split_type
-from policies.reading.serving import namespace_of, pod_labels, selector_matches
+from policies.reading.serving import namespace_of, only_equalities, pod_labels, selector_equalities, selector_matches
 
 PDB_TYPES = ("kubernetes:policy/v1:PodDisruptionBudget", "kubernetes:policy/v1beta1:PodDisruptionBudget")
 _SCALABLE = ("Deployment", "StatefulSet", "ReplicaSet")
@@ -99,9 +99,10 @@ def absent_target_floor(pdb: Resource, wanted: int, resources: list[Resource]) -
     target by a name label (app: litellm for Deployment litellm): the PDB guards the scaled pods (set 44:
     ShivSingh96/litellm-gateway-demo keda/scaledobject.yaml, minAvailable 1 beside minReplicaCount 1, the Deployment in
     another repository file)."""
-    labels = as_dict(get(pdb.props, "spec", "selector", "matchLabels"))
-    names = {str(labels[k]) for k in _NAME_LABELS if k in labels}
-    if not names or get(pdb.props, "spec", "selector", "matchExpressions"):
+    selector = get(pdb.props, "spec", "selector")
+    labels = selector_equalities(selector)  # matchLabels, and single-value In expressions
+    names = {labels[k] for k in _NAME_LABELS if k in labels}
+    if not names or not only_equalities(selector):
         return []
     present = {(namespace_of(r), split_type(r.type)[1], get(r.props, "metadata", "name")) for r in resources}
     for scaler in resources:

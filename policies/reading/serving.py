@@ -409,6 +409,26 @@ def unselected_serving_apps(
     return found
 
 
+def selector_equalities(selector: Any) -> dict[str, str]:
+    """The key=value pairs a LabelSelector requires: its matchLabels, and each matchExpressions entry ``In`` with one
+    value, which is the same requirement (k8s.io/apimachinery pkg/apis/meta/v1/helpers.go LabelSelectorAsSelector:
+    matchLabels become ``In`` with one value)."""
+    pairs = {str(k): str(v) for k, v in as_dict(as_dict(selector).get("matchLabels")).items()}
+    for expr in (as_dict(e) for e in as_list(as_dict(selector).get("matchExpressions"))):
+        values = as_list(expr.get("values"))
+        if expr.get("operator") == "In" and len(values) == 1 and isinstance(expr.get("key"), str):
+            pairs.setdefault(expr["key"], str(values[0]))
+    return pairs
+
+
+def only_equalities(selector: Any) -> bool:
+    """True when every requirement of a LabelSelector is a key=value pair (selector_equalities holds it whole)."""
+    return all(
+        as_dict(e).get("operator") == "In" and len(as_list(as_dict(e).get("values"))) == 1
+        for e in as_list(as_dict(selector).get("matchExpressions"))
+    )
+
+
 def selector_matches(selector: Any, labels: Mapping[str, Any], *, plain: bool = False) -> bool:
     """Whether a label selector selects `labels`.
 

@@ -228,3 +228,13 @@ def test_a_pod_monitor_or_a_labelled_service_stays_silent():
         "spec": {"selector": {"kaito.sh/workspace": "workspace-phi-4-mini-instruct"}, "ports": [{"name": "http", "port": 80}]},
     }
     assert _selector_only([_kaito_monitor(), labelled]) == []
+
+
+def test_kaitos_selector_only_key_is_read_through_match_expressions():
+    # kaito.sh/workspace In [workspace-phi-4-mini-instruct]: the same selector (tools/form_variants.py match-expressions).
+    monitor = _kaito_monitor("monitoring.coreos.com")
+    monitor["spec"]["selector"] = {
+        "matchExpressions": [{"key": "kaito.sh/workspace", "operator": "In", "values": ["workspace-phi-4-mini-instruct"]}]
+    }
+    [(level, message)] = _selector_only([monitor])
+    assert level == "advisory" and message.startswith("spec.selector kaito.sh/workspace=workspace-phi-4-mini-instruct:")

@@ -103,3 +103,11 @@ def test_careful_forms_stay_silent():
         "spec": {"predictor": {"model": {"modelFormat": {"name": "huggingface"}}}},
     }
     assert _found(ALLOW, DENY, VLLM, isvc) == []
+
+
+def test_a_match_expressions_selector_is_read_as_its_labels():
+    # app In [vllm] is app=vllm (LabelSelectorAsSelector; tools/form_variants.py match-expressions): the same finding.
+    expressions = _policy("vllm-allow", {"matchExpressions": [{"key": "app", "operator": "In", "values": ["vllm"]}]})
+    ((level, name, message),) = _found(expressions, VLLM)
+    assert (level, name) == ("advisory", "NetworkPolicy/vllm-allow")
+    assert "matches no pod of namespace vllm in the files" in message

@@ -92,3 +92,14 @@ def test_a_keda_floor_below_the_budget_or_another_target_is_silent():
     )
     objs = [_scaled_object(1, app="litellm"), _pdb({"minAvailable": 1}, app="litellm"), _deployment(3, app="litellm")]
     assert len(found_by(objs, "pdb-below-autoscaler-floor")) == 1
+
+
+def test_a_keda_floor_is_read_through_a_match_expressions_selector():
+    # The same PDB with `matchExpressions: [{key: app, operator: In, values: [litellm]}]`, the same selector
+    # (LabelSelectorAsSelector; tools/form_variants.py match-expressions); a two-value In says more and stays silent.
+    scaled = _scaled_object(1, app="litellm")
+    pdb = _pdb({"minAvailable": 1}, app="litellm")
+    pdb["spec"]["selector"] = {"matchExpressions": [{"key": "app", "operator": "In", "values": ["litellm"]}]}
+    assert [lv for lv, _ in found_by([scaled, pdb], "pdb-below-autoscaler-floor")] == ["advisory"]
+    pdb["spec"]["selector"]["matchExpressions"][0]["values"].append("redis")
+    assert found_by([scaled, pdb], "pdb-below-autoscaler-floor") == []
