@@ -557,6 +557,56 @@ def _rename(node: Any, target: str) -> None:
         _rename(node[key], target)
 
 
+def container_order(folder: Folder) -> Optional[Folder]:
+    """The containers of each pod template of a core workload in reverse order. The order of ``containers`` means
+    nothing to the kubelet (it starts them together; only ``initContainers`` run in order: k8s.io/kubernetes
+    pkg/kubelet/kuberuntime computePodActions), so a reader that takes the first container for the server misses a pod
+    that lists a sidecar first. Operators' kinds are left: KubeRay takes containers[0] as the Ray container
+    (ray-operator utils.RayContainerIndex), KServe its first container as the model server."""
+
+    def change(doc: dict) -> bool:
+        return any([_reverse(obj) for obj in _objects([doc]) if obj.get("kind") in _ARGV_AS_WRITTEN])
+
+    return _each_doc(folder, change)
+
+
+def _reverse(obj: dict) -> bool:
+    changed = False
+    for m in walk(obj):
+        items = m.get("containers")
+        if isinstance(items, list) and len(items) > 1 and all(isinstance(c, dict) and "image" in c for c in items):
+            m["containers"] = list(reversed(items))
+            changed = True
+    return changed
+
+
+def named_probe_ports(folder: Folder) -> Optional[Folder]:
+    """A probe's numeric port -> the name of the container's port (a name added where the port has none: ``p8000``).
+    The kubelet resolves a named probe port to the container's port of that name (k8s.io/kubernetes
+    pkg/kubelet/prober/prober.go findPortByName), so the probe reaches the same port."""
+
+    def change(doc: dict) -> bool:
+        changed = False
+        for c in containers(doc):
+            ports = [p for p in c.get("ports") or [] if isinstance(p, dict) and isinstance(p.get("containerPort"), int)]
+            numbers = [p["containerPort"] for p in ports]
+            if len(set(numbers)) != len(numbers):
+                continue  # one number under two protocols: which name is meant is not one
+            names = {p["containerPort"]: p.get("name") or f"p{p['containerPort']}" for p in ports}
+            for key in ("readinessProbe", "livenessProbe", "startupProbe"):
+                probe = c.get(key) if isinstance(c.get(key), dict) else {}
+                for action in ("httpGet", "tcpSocket"):
+                    target = probe.get(action) if isinstance(probe.get(action), dict) else {}
+                    if isinstance(target.get("port"), int) and target["port"] in names:
+                        target["port"] = names[target["port"]]
+                        for p in ports:
+                            p.setdefault("name", names[p["containerPort"]])
+                        changed = True
+        return changed
+
+    return _each_doc(folder, change)
+
+
 TRANSFORMS: dict[str, Callable[[Folder], Optional[Folder]]] = {
     "flag-space": flag_space,
     "mirror-registry": mirror_registry,
@@ -565,6 +615,8 @@ TRANSFORMS: dict[str, Callable[[Folder], Optional[Folder]]] = {
     "list-wrap": list_wrap,
     "quantity-text": quantity_text,
     "quantity-units": quantity_units,
+    "container-order": container_order,
+    "named-probe-ports": named_probe_ports,
     "explicit-namespace": explicit_namespace,
     "env-configmap-key": env_config_map_key,
     "env-from-configmap": env_from_config_map,
