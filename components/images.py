@@ -68,7 +68,10 @@ def names_image(image: object, markers: Iterable[str]) -> bool:
     pulled from. A marker that starts with the publisher's registry (``nvcr.io/nim/``: the first path element holds a
     ``.``, as distribution/reference's splitDockerDomain reads a domain) also names the same repository path pulled
     through a mirror or pull-through cache, which keeps the path and changes the host
-    (``harbor.corp/nvcr-proxy/nim/meta/llama3-8b-instruct``): its path after the host, at a ``/`` boundary."""
+    (``harbor.corp/nvcr-proxy/nim/meta/llama3-8b-instruct``): the publisher's whole path ends the mirror's repository,
+    so a marker naming a repository ends it, and a marker naming a namespace (``nvcr.io/nim/``) is followed by NGC's
+    team/image, two segments. The namespace's name alone elsewhere (``ghcr.io/acme-labs/nim/chat-ui``) is no match
+    (review 45 #13)."""
     if not isinstance(image, str):
         return False
     image = image.lower()
@@ -76,6 +79,14 @@ def names_image(image: object, markers: Iterable[str]) -> bool:
         if marker in image:
             return True
         host, slash, path = marker.partition("/")
-        if slash and path and ("." in host or ":" in host) and f"/{path.strip('/')}/" in f"{image_repository(image)}/":
+        if slash and path and ("." in host or ":" in host) and _mirrors(image_repository(image).lower(), path):
             return True
     return False
+
+
+def _mirrors(repository: str, path: str) -> bool:
+    """True when ``repository`` (behind another host and prefix) ends with the publisher's ``path`` (names_image)."""
+    want = [p for p in path.split("/") if p]
+    segments = repository.split("/")
+    tail = len(want) + (2 if path.endswith("/") else 0)
+    return len(segments) > tail and segments[-tail:][: len(want)] == want

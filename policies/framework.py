@@ -78,6 +78,8 @@ class Resource:
     # The image names (without tag) a kustomization's `images` entry rewrites for this object: the tag written here
     # is not the one run, so a release read from it is unknown.
     retagged: frozenset = frozenset()
+    # True for a Kustomize base whose replica count a kustomization's `replicas:` entry sets (kustomize.rescaled).
+    rescaled: bool = False
     # For an object rendered best-effort from a Helm template (policies/reading/helm_chart.py): its chart, as reports
     # name it; "" otherwise. Every finding on it is advice (TEMPLATE_NOTE), and it changes no finding on the others.
     template: str = ""

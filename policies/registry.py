@@ -110,6 +110,7 @@ from policies.k8s_generic import (
     serving_topology_spread,
     shared_claim_class,
     tolerates_node_pressure,
+    webui_data_lasts,
 )
 from policies.karpenter import (
     ami_family_published,
@@ -303,6 +304,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     limit_range_device_default.POLICY,
     probe_tolerates_slow_answer.POLICY,
     probe_acts_in_time.POLICY,
+    webui_data_lasts.POLICY,
     claim_in_run.POLICY,
     readiness_waits_for_model.POLICY,
     serving_resource_requests.POLICY,

@@ -180,13 +180,23 @@ def _parked(resource: Resource) -> list[str]:
         for scaler in (r for r in view if r.type in _GENERIC_SCALERS):
             target = scale_target(scaler, found)
             if target is not None and target.resource is resource:
-                return _disabled_hpa(scaler)
+                disabled = _disabled_hpa(scaler)
+                # A kustomization's `replicas:` entry sets the count the overlay applies (review 45 #8).
+                return [_rescaled_note(m) for m in disabled] if resource.rescaled else disabled
     return [
         unproven(
             "spec.replicas is 0, so this model server runs no pod until something outside these files scales it up, "
             f"and each first request then waits for a pod to start and load the model; {_WHY}"
         )
     ]
+
+
+def _rescaled_note(message: str) -> str:
+    """Advice in place of the ScalingDisabled finding on a Kustomize base whose count a ``replicas:`` entry sets."""
+    return unproven(
+        "a kustomization's replicas: entry sets this Deployment's count in the build, so the 0 written here applies "
+        f"only to the base applied alone; there: {message}"
+    )
 
 
 def _disabled_hpa(scaler: Resource) -> list[str]:

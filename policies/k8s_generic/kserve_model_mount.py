@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, get
 from policies.reading.kserve_runtime import KSERVE_CONTAINER, merged_predictor
 from policies.reading.kserve_storage import KSERVE_MODEL_DIR, isvc_source
@@ -55,6 +55,18 @@ def _clash(resource: Resource) -> list[str]:
         path, name = mount.get("mountPath"), mount.get("name")
         if not isinstance(path, str) or path.rstrip("/") != KSERVE_MODEL_DIR or name == volume:
             continue
+        if path != KSERVE_MODEL_DIR:
+            # The API server compares the raw strings (kubernetes pkg/apis/core/validation/validation.go
+            # ValidateVolumeMounts: mountpoints.Has(mnt.MountPath)), so /mnt/models/ beside /mnt/models is admitted and
+            # the later mount (KServe's) hides the runtime's volume: review 45 #10.
+            return [
+                unproven(
+                    f"spec.predictor: container {KSERVE_CONTAINER} ({origin}) mounts volume {name} at {path}, and for "
+                    f"storage {source} KServe's pod mutator adds its own mount {volume} at {KSERVE_MODEL_DIR}: the API "
+                    "server admits both (the paths differ as strings), but they are one directory, so one volume hides "
+                    "the other and what the server finds there is not what one of them holds; drop one of the two"
+                )
+            ]
         return [
             f"spec.predictor: container {KSERVE_CONTAINER} ({origin}) already mounts volume {name} at "
             f"{KSERVE_MODEL_DIR}, and for storage {source} KServe's pod mutator adds its own mount {volume} at "

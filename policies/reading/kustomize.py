@@ -104,6 +104,9 @@ class Overlays:
 
     bases: dict[str, frozenset[str]] = field(default_factory=dict)
     targets: frozenset[tuple[str, str]] = frozenset()
+    # The object names a ``replicas:`` entry sets the count of (kustomize ReplicaCountTransformer,
+    # https://kubectl.docs.kubernetes.io/references/kustomize/kustomization/replicas/).
+    replicas: frozenset[str] = frozenset()
 
 
 def _images(kustomization: dict) -> set[str]:
@@ -138,15 +141,26 @@ def overlays(files: Sequence[str]) -> Overlays:
     folders = {os.path.dirname(os.path.abspath(f)) for f in files if os.path.isfile(f)}
     bases: dict[str, frozenset[str]] = {}
     targets: set[tuple[str, str]] = set()
+    replicas: set[str] = set()
     seen: set = set()
     for folder in sorted(folders):
         _include(folder, frozenset(), bases, seen, 0)
         for doc in _kustomizations(folder):
+            for entry in (doc.get("replicas") or ()) if isinstance(doc, dict) else ():
+                if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+                    replicas.add(entry["name"])
             for entry in (doc.get("patches") or ()) if isinstance(doc, dict) else ():
                 target = entry.get("target") if isinstance(entry, dict) else None
                 if isinstance(target, dict) and isinstance(target.get("kind"), str):
                     targets.add((target["kind"], str(target.get("name") or "")))
-    return Overlays(bases=bases, targets=frozenset(targets))
+    return Overlays(bases=bases, targets=frozenset(targets), replicas=frozenset(replicas))
+
+
+def rescaled(file: str, obj: Any, found: Overlays) -> bool:
+    """True when the object read from ``file`` is a base a kustomization of the run lists and a ``replicas:`` entry of
+    the run names: the built object's replica count is the entry's, not the one written here."""
+    in_base = os.path.normpath(os.path.abspath(file)) in found.bases
+    return in_base and isinstance(obj, dict) and _dig(obj, ("metadata", "name")) in found.replicas
 
 
 def targeted(file: str, obj: Any, patch_objects: Iterable[Any], found: Overlays) -> bool:

@@ -128,4 +128,32 @@ def _document_starts(text: str) -> list[int]:
 @functools.lru_cache(maxsize=64)
 def _kserve_llm_document(text: str, begin: int, end: int) -> bool:
     document = text[begin:end]
-    return literal_object(document)[0] in _KSERVE_LLM_KINDS and bool(_KSERVE_LLM_API.search(document))
+    if literal_object(document)[0] in _KSERVE_LLM_KINDS and _KSERVE_LLM_API.search(document):
+        return True
+    return "kind" in document and _only_kserve_llm_objects_hold_actions(document)
+
+
+def _only_kserve_llm_objects_hold_actions(document: str) -> bool:
+    """The same objects in another form (a JSON document, `kubectl get -o json`; the items of a ``kind: List``,
+    `kubectl get -o yaml`): True when the document parses (KServe's actions sit inside quoted strings) and every object
+    whose text holds an action is an LLMInferenceService(Config) of serving.kserve.io. A List that mixes in any other
+    object with an action stays a template."""
+    import json
+
+    import yaml
+
+    try:
+        data = yaml.safe_load(document)
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return False
+    objects, stack = [], [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict) and str(item.get("kind", "")).endswith("List") and isinstance(item.get("items"), list):
+            stack.extend(item["items"])
+        elif isinstance(item, dict):
+            objects.append(item)
+    holders = [o for o in objects if "{{" in json.dumps(o, default=str)]
+    return bool(holders) and all(
+        o.get("kind") in _KSERVE_LLM_KINDS and str(o.get("apiVersion", "")).startswith("serving.kserve.io/") for o in holders
+    )

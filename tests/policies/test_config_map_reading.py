@@ -31,3 +31,51 @@ def test_the_env_read_is_the_same_with_and_without_the_config_maps_asked() -> No
         assert expand_env(named["args"], named) == ["--model", "Qwen/Qwen3-8B"]
         assert env_values(named) == {"MODEL_NAME": "Qwen/Qwen3-8B"}
         assert expand_env(literal["args"], literal) == ["--model", "a/b"] and env_values(literal) == {"MODEL_NAME": "a/b"}
+
+
+def _env_shape(namespace: str, image: str, parser: str) -> list[dict]:
+    # The shape of review 45 #6 (/tmp/review45/m/cmns/{dev,prod}/all.yaml): --reasoning-parser $(REASONING_PARSER)
+    # from a ConfigMap vllm-config of the workload's own namespace.
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "vllm-config", "namespace": namespace},
+            "data": {"REASONING_PARSER": parser},
+        },
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "vllm", "namespace": namespace},
+            "spec": {
+                "selector": {"matchLabels": {"app": "vllm"}},
+                "template": {
+                    "metadata": {"labels": {"app": "vllm"}},
+                    "spec": {
+                        "containers": [
+                            {
+                                "name": "vllm",
+                                "image": image,
+                                "args": ["--model", "Qwen/Qwen3-8B", "--reasoning-parser", "$(REASONING_PARSER)"],
+                                "envFrom": [{"configMapRef": {"name": "vllm-config"}}],
+                                "resources": {"limits": {"nvidia.com/gpu": 1}},
+                            }
+                        ]
+                    },
+                },
+            },
+        },
+    ]
+
+
+def test_one_namespace_config_map_never_feeds_another_namespace_s_pod() -> None:
+    from policy_fixtures import found_by
+
+    s38 = "engine-options-exist"
+    dev = _env_shape("llm-dev", "vllm/vllm-openai:v0.8.5", "deepseek_r1")
+    prod = _env_shape("llm-prod", "vllm/vllm-openai:v0.10.1", "qwen3")
+    # Each alone is clean; together, prod's qwen3 must not be read into dev's 0.8.5 server.
+    assert [e for e, m in found_by(dev + prod, s38) if "reasoning" in m] == []
+    # The true form still blocks: 0.8.5 registers no qwen3 parser (components/vllm_reasoning_parsers.json).
+    wrong = _env_shape("llm-dev", "vllm/vllm-openai:v0.8.5", "qwen3")
+    assert [e for e, m in found_by(wrong, s38) if "reasoning" in m] == ["mandatory"]

@@ -182,3 +182,13 @@ def test_a_docker_hub_account_named_nim_is_not_nim():
         other = copy.deepcopy(EMBEDDING)
         _container(other)["image"] = image
         assert found_by([other], G13) == []
+
+
+def test_a_nim_path_segment_under_another_publisher_is_not_nim():
+    # Review 45 #13 (/tmp/review45/m/nim): a CPU web UI whose repository merely holds a `nim` segment is no NVIDIA NIM:
+    # a mirror keeps NIM's whole path at its end (nim/<team>/<image>), this one is <owner>/nim/<image>. Silent; the
+    # mirrored NIM (test above) and NIM's own registry still block.
+    for image in ("ghcr.io/acme-labs/nim/chat-ui:1.2.0", "harbor.corp.example/nim/chat-ui:1.2.0"):
+        other = copy.deepcopy(EMBEDDING)
+        _container(other)["image"] = image
+        assert found_by([other], G13) == [], image

@@ -93,3 +93,13 @@ def test_careful_forms_stay_silent():
     assert found_by([oci, _RUNTIME], POLICY) == []
     # The runtime is not among the objects checked: nothing is known of its mounts.
     assert found_by([_ISVC], POLICY) == []
+
+
+def test_trailing_slash_mount_is_admitted_so_advice():
+    # Review 45 #10 (/tmp/review45/m/g45): the API server compares mountPath strings (kubernetes
+    # pkg/apis/core/validation/validation.go ValidateVolumeMounts, mountpoints.Has), so /mnt/models/ beside KServe's
+    # /mnt/models is admitted: advice (one volume hides the other), not "the API server refuses it".
+    slash = copy.deepcopy(_RUNTIME)
+    slash["spec"]["containers"][0]["volumeMounts"][0]["mountPath"] = "/mnt/models/"
+    ((level, message),) = found_by([_ISVC, slash], POLICY)
+    assert level == "advisory" and "admits both" in message

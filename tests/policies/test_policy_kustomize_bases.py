@@ -190,3 +190,35 @@ def test_never_built_tag_of_a_retagged_base_is_not_judged(tmp_path, capsys):
         {"prod/kustomization.yaml": "resources: [../base]\nimages:\n- name: kserve/huggingfaceserver\n  newTag: v0.15.2\n"},
     )
     assert "mandatory" not in _levels(tmp_path, capsys, "container-can-start")
+
+
+HPA = """apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: vllm}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: vllm}
+  minReplicas: 1
+  maxReplicas: 3
+  metrics:
+  - type: Pods
+    pods: {metric: {name: vllm_num_requests_waiting}, target: {type: AverageValue, averageValue: "5"}}
+"""
+
+
+def test_replica_count_a_kustomization_sets_makes_scale_to_zero_advice(tmp_path, capsys):
+    # Review 45 #8 (/tmp/review45/m/kz): base replicas 0 under an HPA (minReplicas 1), an overlay whose kustomization
+    # sets `replicas: [{name: vllm, count: 1}]` (kustomize ReplicaCountTransformer): advice, not a block. The base
+    # with no such entry still blocks (spent set 47 SecureCloudOps: horizontal.go ScalingDisabled).
+    base = VLLM_BASE.replace("replicas: 1", "replicas: 0")
+    files = {
+        "base/deploy.yaml": base,
+        "base/hpa.yaml": HPA,
+        "base/kustomization.yaml": "resources: [deploy.yaml, hpa.yaml]\n",
+    }
+    _tree(tmp_path, files)
+    assert _levels(tmp_path, capsys, "llm-no-scale-to-zero") == ["mandatory"]
+    _tree(tmp_path, {"overlays/prod/kustomization.yaml": "resources: [../../base]\nreplicas:\n- name: vllm\n  count: 1\n"})
+    assert _levels(tmp_path, capsys, "llm-no-scale-to-zero") == ["advisory"]
+    # A replicas: entry for another object leaves the block.
+    _tree(tmp_path, {"overlays/prod/kustomization.yaml": "resources: [../../base]\nreplicas:\n- name: other\n  count: 1\n"})
+    assert _levels(tmp_path, capsys, "llm-no-scale-to-zero") == ["mandatory"]

@@ -188,3 +188,20 @@ def test_a_helm_template_in_an_llmisvc_is_still_an_unrendered_template(tmp_path)
     structure = TOPSAIL.replace("    route: {}", "    {{- if .Spec.Router }}\n    route: {}\n    {{- end }}")
     [(level, _, message)] = _s16(tmp_path, structure)
     assert level == "advisory" and "an unrendered template" in message
+
+
+def test_kserve_s_own_actions_are_read_in_json_and_in_a_list(tmp_path):
+    # The same object as `kubectl get -o json` prints it, and as an item of a `kind: List` (`kubectl get -o yaml`):
+    # KServe fills its actions whatever the form (tools/form_variants.py json-documents, list-wrap).
+    import json
+
+    import yaml
+
+    obj = yaml.safe_load(TOPSAIL)
+    expected = _s16(tmp_path, TOPSAIL)
+    assert _s16(tmp_path, json.dumps(obj)) == expected
+    assert _s16(tmp_path, yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [obj]})) == expected
+    # A List that also holds another object with an action stays an unrendered template.
+    other = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "{{ .ObjectMeta.Name }}"}}
+    [(level, _, message)] = _s16(tmp_path, yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [obj, other]}))
+    assert level == "advisory" and "an unrendered template" in message
