@@ -37,6 +37,8 @@ def parse_quantity(value: Any) -> float:
         except OverflowError:  # an int of 400 digits does not fit a float
             raise ValueError(f"{_short(value)} is out of range for a Kubernetes quantity") from None
     elif isinstance(value, str) and len(value) <= MAX_QUANTITY_TEXT:
+        if (known := _PARSED.get(value)) is not None:
+            return known
         match = _QUANTITY_RE.match(value.strip())
         if match is None:
             raise ValueError(f"{_short(value)} is not a Kubernetes quantity")
@@ -50,7 +52,14 @@ def parse_quantity(value: Any) -> float:
         raise ValueError(f"{_short(value)} is not a Kubernetes quantity")
     if not math.isfinite(number):
         raise ValueError(f"{_short(value)} is out of range for a Kubernetes quantity")
+    if isinstance(value, str) and len(_PARSED) < 4096:
+        _PARSED[value] = number
     return number
+
+
+# The texts already read and their values (a run reads the same few dozen quantities ~1,000 times): a text that is
+# no quantity raises each time, as it is not kept.
+_PARSED: dict[str, float] = {}
 
 
 def _short(value: Any) -> str:

@@ -91,12 +91,17 @@ _SHELLS = ("sh", "bash", "/bin/sh", "/bin/bash", "/usr/bin/bash", "/usr/bin/env"
 def flag_space(folder: Folder) -> Optional[Folder]:
     """``--k=v`` -> ``--k v`` in container command/args, and inside ``sh -c`` scripts. Python argparse
     (Lib/argparse.py _parse_optional: "--k=v" is split at the first "="), Go's flag and spf13/pflag read both spellings
-    of an option that takes a value; a shell splits ``--k v`` into the same two words. Not done for ``true``/``false``
-    (pflag's bool flags take a value only after "=") nor for a value that starts with "-"."""
+    of an option that takes a value; a shell splits ``--k v`` into the same two words. Not done for a value Go's
+    strconv.ParseBool reads (``1``, ``t``, ``false``...: pflag's and flag's bool flags take a value only after "=", and
+    argparse's store_true refuses one either way), nor for a value that starts with "-", nor in a llama.cpp container:
+    its parser looks the whole word up and refuses ``--ctx-size=4096`` (llama.cpp common/arg.cpp
+    common_params_parse_ex, ``arg_to_options.find(arg)`` with no "=" split; review 45 #12)."""
 
     def change(doc: dict) -> bool:
         changed = False
         for c in containers(doc):
+            if _llama_cpp(c):
+                continue
             for argv in _argv_lists(c):
                 script = _script_index(argv)
                 out: list[Any] = []
@@ -116,8 +121,24 @@ def flag_space(folder: Folder) -> Optional[Folder]:
     return _each_doc(folder, change)
 
 
+# Go's strconv.ParseBool (src/strconv/atob.go): the words a bool flag takes after "=".
+_PARSE_BOOL = frozenset("1 t T TRUE true True 0 f F FALSE false False".split())
+
+
 def _value_ok(value: str) -> bool:
-    return bool(value) and not value.startswith("-") and value.lower() not in ("true", "false") and "$(" not in value
+    return (
+        bool(value)
+        and not value.startswith("-")
+        and value not in _PARSE_BOOL
+        and value.lower() not in ("true", "false")
+        and "$(" not in value
+    )
+
+
+def _llama_cpp(c: dict) -> bool:
+    """A llama.cpp server container (its image or command names it), whose parser takes no ``--k=v``."""
+    words = [str(c.get("image", "")), *(str(a) for argv in _argv_lists(c) for a in argv)]
+    return any(re.search(r"llama[.-]?cpp|llama-server|llama_cpp", w, re.IGNORECASE) for w in words)
 
 
 def _space(m: re.Match) -> str:
@@ -166,15 +187,27 @@ def _image_like(text: str) -> bool:
     return bool(re.fullmatch(r"[a-z0-9][a-z0-9._/:@-]*", text)) and not text.startswith(MIRROR) and "{{" not in text
 
 
+# Files that make a folder's file list part of what it builds: a kustomization lists files by name (resources,
+# patches), and a Helm chart reads Chart.yaml and values.yaml by name, so splitting, merging or wrapping files
+# there changes what `kustomize build` / `helm template` produce (review 45 #12).
+_NAMED_FILE_LISTS = ("kustomization.yaml", "kustomization.yml", "Kustomization", "Chart.yaml")
+
+
+def _lists_files(folder: Folder, path: str) -> bool:
+    """True when the folder holding ``path`` holds a kustomization or a Helm chart (_NAMED_FILE_LISTS)."""
+    where = path.rpartition("/")[0]
+    return any((f"{where}/{name}" if where else name) in folder.docs for name in _NAMED_FILE_LISTS)
+
+
 def split_files(folder: Folder) -> Optional[Folder]:
-    """Each document of a multi-document file in its own file of the same folder. kubectl apply -f FOLDER (and
-    kustomize's resource list, Argo CD's directory source) apply the union of the folder's documents, whatever file
-    holds each."""
+    """Each document of a multi-document file in its own file of the same folder. kubectl apply -f FOLDER (and Argo
+    CD's directory source) apply the union of the folder's documents, whatever file holds each. Not done in a folder
+    whose kustomization or chart names its files (_NAMED_FILE_LISTS)."""
     out = Folder({}, dict(folder.raw))
     changed = False
     for path, docs in folder.docs.items():
         objects = [d for d in docs or [] if d is not None]
-        if docs is None or len(objects) < 2:
+        if docs is None or len(objects) < 2 or _lists_files(folder, path):
             out.docs[path] = copy.deepcopy(docs)
             continue
         suffix = max((x for x in _SUFFIXES if path.endswith(x)), key=len, default="." + path.rpartition(".")[2])
@@ -187,16 +220,16 @@ def split_files(folder: Folder) -> Optional[Folder]:
 def merge_folder(folder: Folder) -> Optional[Folder]:
     """Every YAML file of a directory in one file there (documents in the files' order). kubectl apply -f reads a
     file's documents one by one (k8s.io/cli-runtime pkg/resource/visitor.go StreamVisitor), so one file or many give
-    the same objects."""
+    the same objects. Not done in a folder whose kustomization or chart names its files (_NAMED_FILE_LISTS)."""
     groups: dict[str, list[str]] = {}
     for path, docs in folder.docs.items():
-        if docs is not None and not path.endswith(".json"):
+        if docs is not None and not path.endswith(".json") and not _lists_files(folder, path):
             groups.setdefault(path.rpartition("/")[0], []).append(path)
     if not any(len(paths) > 1 for paths in groups.values()):
         return None
     out = Folder({}, dict(folder.raw))
     for path, docs in folder.docs.items():
-        if docs is None or path.endswith(".json") or len(groups[path.rpartition("/")[0]]) < 2:
+        if docs is None or path.endswith(".json") or len(groups.get(path.rpartition("/")[0], ())) < 2:
             out.docs[path] = copy.deepcopy(docs)
     for where, paths in groups.items():
         if len(paths) > 1:
@@ -207,11 +240,13 @@ def merge_folder(folder: Folder) -> Optional[Folder]:
 
 def list_wrap(folder: Folder) -> Optional[Folder]:
     """The documents of each file as the items of one ``kind: List`` (what ``kubectl get -o yaml`` prints); kubectl
-    apply flattens a List into its items (k8s.io/cli-runtime pkg/resource/visitor.go FlattenListVisitor)."""
+    apply flattens a List into its items (k8s.io/cli-runtime pkg/resource/visitor.go FlattenListVisitor). Not done in
+    a folder whose kustomization or chart names its files (_NAMED_FILE_LISTS): kustomize reads a patch file or a
+    Kustomization by name and does not flatten a List there."""
     out, changed = copy.deepcopy(folder), False
     for path, docs in out.docs.items():
         objects = [d for d in docs or [] if isinstance(d, dict) and "kind" in d]
-        if docs is None or not objects or len(objects) != len([d for d in docs if d is not None]):
+        if docs is None or not objects or len(objects) != len([d for d in docs if d is not None]) or _lists_files(folder, path):
             continue
         out.docs[path] = [{"apiVersion": "v1", "kind": "List", "items": objects}]
         changed = True
@@ -270,7 +305,8 @@ def quantity_units(folder: Folder) -> Optional[Folder]:
 def explicit_namespace(folder: Folder) -> Optional[Folder]:
     """``metadata.namespace: default`` on every namespaced object, when no object of the folder names a namespace:
     kubectl apply without -n puts them in the context's namespace, ``default`` unless set (k8s.io/cli-runtime
-    pkg/resource/builder.go DefaultNamespace), and the API server's default for a namespaced object."""
+    pkg/resource/builder.go DefaultNamespace). An assumption, not an equivalence: the same objects only where the
+    context's namespace is ``default`` (review 45 #12)."""
     docs = [d for ds in folder.docs.values() for d in ds or [] if isinstance(d, dict)]
     if any(isinstance(d.get("metadata"), dict) and d["metadata"].get("namespace") for d in _objects(docs)):
         return None

@@ -7,7 +7,8 @@ carries ``ray.io/is-ray-node: yes``, ``ray.io/cluster`` (the cluster's name: the
 RayService/RayJob controller generates), ``ray.io/node-type`` (head or worker), ``ray.io/group`` (headgroup or the
 worker group's name), ``ray.io/identifier``, ``app.kubernetes.io/name: kuberay`` and ``app.kubernetes.io/created-by:
 kuberay-operator``, plus the group template's own ``metadata.labels`` (which win, except for ray.io/cluster,
-ray.io/node-type and ray.io/group); a RayService's pods also get ``ray.io/serve`` (pod.go:840-842), multi-host workers
+ray.io/node-type and ray.io/group from v1.3.0 on; before it they win there too, so a template value of those three
+that differs is ANY: review 45 #11); a RayService's pods also get ``ray.io/serve`` (pod.go:840-842), multi-host workers
 their replica keys (:676-680). A value the files cannot know is ANY.
 """
 
@@ -56,6 +57,11 @@ def operator_pod_labels(resource: Any) -> Iterator[Mapping[str, Any]]:
         labels["ray.io/cluster"] = cluster
         labels["ray.io/node-type"] = "head" if group.is_head else "worker"
         labels["ray.io/group"] = "headgroup" if group.is_head else group.name
+        for key in _FIXED:
+            if key in own and own[key] != labels[key]:
+                # Up to kuberay v1.2.x the template's own value wins for these keys too (common/pod.go labelPod:
+                # `if _, ok := labels[k]; !ok`); the files name no operator release, so either may be the pod's.
+                labels[key] = ANY
         yield labels
 
 

@@ -86,3 +86,15 @@ def test_the_derivations_read_quantities_with_the_packs_parser(value, expected):
 
     assert math.isclose(quantity(value), expected)
     assert parse_quantity is __import__("components.quantities", fromlist=["parse_quantity"]).parse_quantity
+
+
+def test_a_quantity_read_again_reads_the_same_and_a_bad_one_raises_again() -> None:
+    # parse_quantity keeps the texts it has read (components/quantities._PARSED); a refused text is never kept.
+    class Text(str):
+        pass
+
+    assert parse_quantity("8Gi") == parse_quantity("8Gi") == parse_quantity(Text("8Gi")) == 8 * 2**30
+    assert parse_quantity(" 500m ") == parse_quantity(" 500m ") == 0.5
+    for _ in range(2):
+        with pytest.raises(ValueError, match="not a Kubernetes quantity"):
+            parse_quantity("8 GB")

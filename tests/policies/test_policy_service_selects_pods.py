@@ -181,3 +181,13 @@ def test_selectors_on_kuberay_labels_or_the_template_labels_stay_silent():
     assert _g56(_in("k8s", _ray_service({"model_server": "present"}), _lb({"model_server": "present"}))) == []
     assert _g56(_in("k8s", _ray_service(), _lb({"ray.io/cluster": "model-serve-raycluster-abcde"}))) == []
     assert _g56(_in("k8s", _ray_service(), _lb({"ray.io/serve": "true", "ray.io/node-type": "worker"}))) == []
+
+
+def test_a_template_value_of_a_kuberay_fixed_key_may_be_the_pods():
+    # Review 45 #11: up to kuberay v1.2.x the template's own ray.io/group (and ray.io/cluster, ray.io/node-type) wins
+    # (ray-project/kuberay v1.2.0 ray-operator/controllers/ray/common/pod.go labelPod: `if _, ok := labels[k]; !ok`);
+    # the files name no operator release, so a Service on the template's value is silent. A selector key no pod
+    # carries is still reported.
+    cluster = _ray_service({"ray.io/group": "frontend"}, kind="RayCluster")
+    assert _g56(_in("k8s", cluster, _lb({"ray.io/group": "frontend"}))) == []
+    assert [lv for lv, _ in _g56(_in("k8s", cluster, _lb({"ray.io/group": "frontnd", "app": "x"})))] == ["advisory"]
