@@ -33,11 +33,12 @@ from typing import Any, Optional
 from policies.autoscaling.scalers import POD_MONITOR_GROUP_KIND, SERVICE_MONITOR_GROUP_KIND, selector_matches
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, get, split_type
+from policies.reading.label_selectors import selector_equalities
 from policies.reading.operator_pod_labels import SELECTOR_ONLY_KEYS
 from policies.reading.run_objects import hides_pods as _hidden
 from policies.reading.run_objects import pod_label_sets as _labels
 from policies.reading.run_objects import unrendered as _unknown
-from policies.reading.serving import namespace_of, selector_equalities
+from policies.reading.serving import namespace_of
 
 _SERVICE = ("", "Service")
 

@@ -29,8 +29,9 @@ from typing import Any
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, get, metadata_name, split_type
+from policies.reading.label_selectors import selector_equalities, selector_matches
 from policies.reading.run_objects import hidden_namespaces, pod_label_sets, unrendered
-from policies.reading.serving import is_serving_app, namespace_of, selector_equalities, selector_matches
+from policies.reading.serving import is_serving_app, namespace_of
 
 _NETPOL = ("networking.k8s.io", "NetworkPolicy")
 _OTHER_POLICIES = ("CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy", "GlobalNetworkPolicy", "AdminNetworkPolicy")

@@ -16,7 +16,8 @@ from typing import Any
 
 from policies.framework import Policy, Resource
 from policies.kube import SCALED_OBJECT_TYPE, as_dict, as_int, get, has_reader, is_custom_type, split_type
-from policies.reading.serving import namespace_of, only_equalities, pod_labels, selector_equalities, selector_matches
+from policies.reading.label_selectors import only_equalities, selector_equalities, selector_matches
+from policies.reading.serving import namespace_of, pod_labels
 
 PDB_TYPES = ("kubernetes:policy/v1:PodDisruptionBudget", "kubernetes:policy/v1beta1:PodDisruptionBudget")
 _SCALABLE = ("Deployment", "StatefulSet", "ReplicaSet")

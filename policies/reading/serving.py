@@ -48,6 +48,7 @@ from policies.kube import (
 from policies.reading.engine_flags import flag_set_engine, rebuilt_or_bound
 from policies.reading.groups import pod_group
 from policies.reading.kustomize import image_rewritten
+from policies.reading.label_selectors import only_equalities, selector_equalities, selector_matches  # noqa: F401
 from policies.reading.vllm_args import (
     VllmServer,
     command_tokens,
@@ -407,58 +408,6 @@ def unselected_serving_apps(
         if not any(selects(cover, labels) for cover in covers.get(namespace_of(app), ()) for labels in label_sets):
             found.append(app)
     return found
-
-
-def selector_equalities(selector: Any) -> dict[str, str]:
-    """The key=value pairs a LabelSelector requires: its matchLabels, and each matchExpressions entry ``In`` with one
-    value, which is the same requirement (k8s.io/apimachinery pkg/apis/meta/v1/helpers.go LabelSelectorAsSelector:
-    matchLabels become ``In`` with one value)."""
-    pairs = {str(k): str(v) for k, v in as_dict(as_dict(selector).get("matchLabels")).items()}
-    for expr in (as_dict(e) for e in as_list(as_dict(selector).get("matchExpressions"))):
-        values = as_list(expr.get("values"))
-        if expr.get("operator") == "In" and len(values) == 1 and isinstance(expr.get("key"), str):
-            pairs.setdefault(expr["key"], str(values[0]))
-    return pairs
-
-
-def only_equalities(selector: Any) -> bool:
-    """True when every requirement of a LabelSelector is a key=value pair (selector_equalities holds it whole)."""
-    return all(
-        as_dict(e).get("operator") == "In" and len(as_list(as_dict(e).get("values"))) == 1
-        for e in as_list(as_dict(selector).get("matchExpressions"))
-    )
-
-
-def selector_matches(selector: Any, labels: Mapping[str, Any], *, plain: bool = False) -> bool:
-    """Whether a label selector selects `labels`.
-
-    `plain` selectors are a Service's `spec.selector` (a bare map); otherwise a LabelSelector
-    with matchLabels and matchExpressions (In, NotIn, Exists, DoesNotExist). An empty or
-    missing selector selects nothing here: a PDB or Service selecting every pod is no
-    evidence that a particular app is covered.
-    """
-    if not isinstance(selector, Mapping) or not selector:
-        return False
-    match_labels = selector if plain else as_dict(selector.get("matchLabels"))
-    expressions = [] if plain else as_list(selector.get("matchExpressions"))
-    if not match_labels and not expressions:
-        return False
-    if any(labels.get(k) != v for k, v in match_labels.items()):
-        return False
-    for expr in expressions:
-        key, op = as_dict(expr).get("key"), as_dict(expr).get("operator")
-        values = [str(v) for v in as_list(as_dict(expr).get("values"))]
-        present = isinstance(key, str) and key in labels
-        value = str(labels[key]) if isinstance(key, str) and present else None
-        if op == "In" and not (present and value in values):
-            return False
-        if op == "NotIn" and present and value in values:
-            return False
-        if op == "Exists" and not present:
-            return False
-        if op == "DoesNotExist" and present:
-            return False
-    return True
 
 
 @dataclass(frozen=True)
