@@ -6,10 +6,13 @@ These tests pin the bounds by what the readers return, not by timing (speed is m
 
 from __future__ import annotations
 
+import re
+import time
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from policies.reading import downloaders, shell_words
+from policies.reading import downloaders, installs, shell_words
 
 
 def test_an_unclosed_expansion_ends_the_folding_and_keeps_the_rest_verbatim():
@@ -57,3 +60,27 @@ def test_a_pass_with_nothing_to_rewrite_gives_the_script_back(script: str) -> No
         assert shell_words._drop_comments(script) == script
     if "<" not in script and ">" not in script:
         assert shell_words._drop_fd_numbers(script) == script
+
+
+# The one-regex form of policies/reading/installs.piped_installers before review 45 #14 (cubic on long lines: 449 s on
+# 1,000 `curl URL` words); the per-pipe reader must find the same on ordinary scripts.
+_OLD_PIPED = re.compile(
+    r"\b(?:curl|wget)\b[^|;&\n]*?(https?://[^\s'\"`;|&)]+)[^|;&\n]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?"
+    r"(?:/usr/bin/env\s+)?(?:/\S*/)?(sh|bash|zsh|dash|ash|python3?)\b"
+)
+_WORDS = ["curl", "wget", "-fsSL", "https://x.io/i.sh", "|", "||", ";", "&&", "\n", "sh", "bash", "sudo", "-E", "/bin/",
+          "/usr/bin/env", "python3", "-", "tee", "f", " "]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_WORDS), max_size=14))
+def test_piped_installers_reads_as_the_one_regex_did(words: list[str]) -> None:
+    text = " ".join(words)
+    assert installs.piped_installers(text) == [(m.group(1), m.group(2)) for m in _OLD_PIPED.finditer(text)]
+
+
+def test_piped_installers_is_linear_in_a_long_line():
+    # /tmp/review45/fz/hang/n1200: 1,200 `curl http://example.com/a` words on one line took 218 s of CPU.
+    start = time.perf_counter()
+    assert installs.piped_installers("curl http://example.com/a " * 5000 + "| sh") == [("http://example.com/a", "sh")]
+    assert time.perf_counter() - start < 2.0
