@@ -119,7 +119,7 @@ def _env_from_may_set(container: dict) -> bool:
     """True when an envFrom source (a ConfigMap or Secret, read whole with no prefix) may set NVIDIA_VISIBLE_DEVICES:
     its keys are not in the files checked (a ConfigMap that is is read by engines.env_values), and the variable it sets
     decides which devices the container sees."""
-    maps = config_maps()
+    maps = config_maps(container)
     return any(
         not as_dict(source).get("prefix")
         and (

@@ -71,7 +71,7 @@ def _outside_env(container: Mapping) -> bool:
     """Whether a variable of the container may come from what the files do not show: an ``envFrom`` Secret or a
     ConfigMap not among the objects checked, or a temporary-directory variable given by ``valueFrom`` other than a
     ConfigMap key env_values resolved (engines.env_values leaves those unknown, so absent is not proven)."""
-    maps = config_maps()
+    maps = config_maps(container)
     for source in as_list(container.get("envFrom")):
         source = as_dict(source)
         name = get(source, "configMapRef", "name")

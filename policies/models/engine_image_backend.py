@@ -63,7 +63,7 @@ def _needed(server: EngineServer) -> dict[str, tuple[str, bool]]:
             found = re.match(r"^([A-Za-z0-9_]+),", argv[i + 1])
         if found:
             needed.setdefault(found.group(1).lower(), (f"--backend-config configures the {found.group(1)} backend", False))
-    maps = config_maps()
+    maps = config_maps(server.podspec)
     mounted = {name_of(m) for m in as_list(server.container.get("volumeMounts"))}
     for volume in as_list(server.podspec.get("volumes")):
         volume = as_dict(volume)

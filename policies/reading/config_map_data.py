@@ -7,18 +7,39 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from policies.kube import as_dict, as_list, get, memoized, viewed_resources
+from policies.kube import as_dict, as_list, containers, get, memoized, pod_specs, viewed_resources
 
 
-def config_maps() -> dict[Any, dict[str, str]]:
-    """The string data of each ConfigMap among the objects being checked (kube.viewed_resources), by name; {} where no
-    evaluation shows them. A name that two namespaces (or two differing copies) hold is left out: a pod reads only its
-    own namespace's ConfigMap (https://kubernetes.io/docs/concepts/configuration/configmap/: "must be in the same
-    namespace as the Pod"), and the readers do not know the pod's, so its variables stay unknown (review 45 #6).
-    Copies in two folders of one namespace are two clusters' (policies.scopes splits them). Built once per evaluation
-    (kube.memoized on the view)."""
+def config_maps(owner: Any = None) -> dict[Any, dict[str, str]]:
+    """The string data of each ConfigMap among the objects being checked (kube.viewed_resources) that the pod holding
+    ``owner`` (a container or pod spec of those objects) can read, by name; {} where no evaluation shows them. A pod
+    reads only its own namespace's ConfigMaps (https://kubernetes.io/docs/concepts/configuration/configmap/: "must be
+    in the same namespace as the Pod"), so a ConfigMap whose namespace is written and differs from the pod's written
+    namespace is left out (review 45 #6); one that either leaves out may be applied into the other's. A name that two
+    ConfigMaps the pod may read hold with differing data (dev's and prod's copies; any two, when ``owner`` is not known)
+    is left out too: which one the pod reads is not known, so its variables stay unknown. Copies in two folders of
+    one namespace are two clusters' (policies.scopes splits them). Built once per evaluation (kube.memoized)."""
     view = viewed_resources()
-    return memoized(view, "config_maps", _maps_of) if view else {}
+    if not view:
+        return {}
+    namespace = memoized(view, "pod_namespaces", _pod_namespaces).get(id(owner), _UNKNOWN) if owner is not None else _UNKNOWN
+    key = "config_maps:?" if namespace is _UNKNOWN else f"config_maps:{namespace!r}"
+    return memoized(view, key, lambda v: _readable(memoized(v, "config_maps", _maps_of), namespace))
+
+
+_UNKNOWN = object()
+
+
+def _readable(found: list[tuple[tuple[Any, str], dict[str, str]]], namespace: Any) -> dict[Any, dict[str, str]]:
+    """config_maps' answer for a pod of ``namespace`` (_UNKNOWN: any; None: written by none)."""
+    out: dict[Any, dict[str, str]] = {}
+    ambiguous: set[str] = set()
+    for (space, name), data in found:
+        if namespace is not _UNKNOWN and space is not None and namespace is not None and space != namespace:
+            continue
+        if out.setdefault(name, data) != data:
+            ambiguous.add(name)
+    return {name: data for name, data in out.items() if name not in ambiguous}
 
 
 def names_config_maps(container: Any) -> bool:
@@ -31,19 +52,31 @@ def names_config_maps(container: Any) -> bool:
     return any(isinstance(get(item, "valueFrom", "configMapKeyRef"), Mapping) for item in as_list(get(container, "env")))
 
 
-def _maps_of(view: Any) -> dict[Any, dict[str, str]]:
-    maps: dict[Any, dict[str, str]] = {}
-    spaces: dict[str, set] = {}
+def _maps_of(view: Any) -> list[tuple[tuple[Any, str], dict[str, str]]]:
+    """((namespace or None, name), string data) of each ConfigMap of the view."""
+    maps = []
     for r in view:
         if getattr(r, "type", None) == "kubernetes:core/v1:ConfigMap":
-            data = as_dict(get(r.props, "data"))
             name = get(r.props, "metadata", "name")
             if isinstance(name, str):
-                data = {k: v for k, v in data.items() if isinstance(v, str)}
+                data = {k: v for k, v in as_dict(get(r.props, "data")).items() if isinstance(v, str)}
                 namespace = get(r.props, "metadata", "namespace")
-                # A second ConfigMap of the name with other data (another namespace: dev's and prod's copies) is
-                # told apart by nothing the readers see, so which one a pod reads is not known.
-                spaces.setdefault(name, set()).add(namespace if isinstance(namespace, str) else None)
-                if maps.setdefault(name, data) != data:
-                    spaces[name].add(object())
-    return {name: data for name, data in maps.items() if len(spaces[name]) == 1}
+                maps.append(((namespace if isinstance(namespace, str) and namespace else None, name), data))
+    return maps
+
+
+def _pod_namespaces(view: Any) -> dict[int, Any]:
+    """id of each pod spec and container of the view's objects -> the written namespace of the object holding it
+    (None when it writes none)."""
+    index: dict[int, Any] = {}
+    for r in view:
+        props = getattr(r, "props", None)
+        if not isinstance(props, Mapping) or getattr(r, "type", None) == "kubernetes:core/v1:ConfigMap":
+            continue
+        namespace = get(props, "metadata", "namespace")
+        namespace = namespace if isinstance(namespace, str) and namespace else None
+        for _, podspec in pod_specs(r):
+            index[id(podspec)] = namespace
+            for container in containers(podspec, init=True):
+                index[id(container)] = namespace
+    return index

@@ -15,7 +15,7 @@ def env_values(container: Mapping) -> dict[str, str]:
     gives it (``envFrom: configMapRef``, with its prefix, and ``valueFrom: configMapKeyRef``). Kubernetes' order:
     envFrom sources in turn, then ``env`` over them (https://kubernetes.io/docs/tasks/inject-data-application/
     define-environment-variable-container/; a ConfigMap outside the set, or a Secret, leaves the variable unknown)."""
-    maps = config_maps() if names_config_maps(container) else {}
+    maps = config_maps(container) if names_config_maps(container) else {}
     out: dict[str, str] = {}
     for source in as_list(container.get("envFrom")):
         source = as_dict(source)
@@ -40,7 +40,7 @@ def outside_env_sources(container: Mapping) -> list[str]:
     elsewhere), as messages name them."""
     if not as_list(container.get("envFrom")):
         return []  # (no view read: the fact stays shared by every scope)
-    maps = config_maps()
+    maps = config_maps(container)
     found = []
     for source in (as_dict(s) for s in as_list(container.get("envFrom"))):
         name = get(source, "configMapRef", "name")

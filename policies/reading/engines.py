@@ -285,7 +285,7 @@ def cache_dirs(container: Mapping, args: Mapping[str, Any], row: Optional[Engine
             return (posixpath.join(env[name], sub) if sub else env[name],)
         if name in hidden:
             return ()
-    maps = config_maps()
+    maps = config_maps(container)
     cache_names = {name for name, _ in spec.env}
     for source in (as_dict(s) for s in as_list(container.get("envFrom"))):
         name = get(source, "secretRef", "name")

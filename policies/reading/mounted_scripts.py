@@ -85,7 +85,7 @@ def mounted_script_files(podspec: Mapping, container: Mapping) -> dict[str, str]
         return {}
     if not any(isinstance(as_dict(as_dict(v).get("configMap")).get("name"), str) for v in as_list(podspec.get("volumes"))):
         return {}  # no ConfigMap volume (_mounted_files reads none): config_maps, which reads the cluster view, not asked
-    maps = config_maps()
+    maps = config_maps(podspec)
     if not maps:
         return {}
     return {path: text for path, text in _mounted_files(podspec, container, maps).items() if _names(argv, path)}

@@ -36,7 +36,7 @@ def _scripts(container: Mapping, volumes: dict[str, str]) -> list[str]:
     argv = " ".join(container_argv(container))
     hook = " ".join(str(t) for t in as_list(get(container, "lifecycle", "postStart", "exec", "command")))
     texts = [argv, hook]
-    maps = config_maps() if volumes else {}  # no ConfigMap volume named: no map is read (nor the cluster view)
+    maps = config_maps(container) if volumes else {}  # no ConfigMap volume named: no map is read (nor the cluster view)
     for mount in as_list(container.get("volumeMounts")):
         mount = as_dict(mount)
         path, name = mount.get("mountPath"), volumes.get(str(mount.get("name")))

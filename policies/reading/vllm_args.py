@@ -126,7 +126,7 @@ def _literal_env(container: Mapping) -> dict[str, str]:
     SecureCloudOps/llm-rag-infra-platform passes ``--model $(MODEL_NAME)`` with MODEL_NAME from the ConfigMap
     vllm-config. A Secret, or a ConfigMap outside the files, leaves the variable out (its reference stays as written)."""
     env: dict[str, str] = {}
-    maps = config_maps() if names_config_maps(container) else {}
+    maps = config_maps(container) if names_config_maps(container) else {}
     sources = container.get("envFrom")
     for source in sources if isinstance(sources, list) else []:
         ref = source.get("configMapRef") if isinstance(source, Mapping) else None

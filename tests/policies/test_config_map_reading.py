@@ -4,6 +4,8 @@ what they read is the same either way."""
 
 from __future__ import annotations
 
+import copy
+
 from policies.framework import Resource
 from policies.kube import cluster_view, evaluation_memo
 from policies.reading.config_map_data import names_config_maps
@@ -79,3 +81,18 @@ def test_one_namespace_config_map_never_feeds_another_namespace_s_pod() -> None:
     # The true form still blocks: 0.8.5 registers no qwen3 parser (components/vllm_reasoning_parsers.json).
     wrong = _env_shape("llm-dev", "vllm/vllm-openai:v0.8.5", "qwen3")
     assert [e for e, m in found_by(wrong, s38) if "reasoning" in m] == ["mandatory"]
+
+
+def test_a_config_map_of_another_written_namespace_is_not_read() -> None:
+    # Review 45 #6, second reproducer (/tmp/review45/m/cmns2): the only vllm-config is prod's (llm-prod, qwen3); dev's
+    # pod (llm-dev, 0.8.5) cannot read it, so its $(REASONING_PARSER) stays unknown: no block. A ConfigMap that writes
+    # no namespace may be applied into the pod's, so it is still read (the true form blocks).
+    from policy_fixtures import found_by
+
+    s38 = "engine-options-exist"
+    dev = _env_shape("llm-dev", "vllm/vllm-openai:v0.8.5", "deepseek_r1")[1]
+    prod_map = _env_shape("llm-prod", "vllm/vllm-openai:v0.10.1", "qwen3")[0]
+    assert [e for e, m in found_by([dev, prod_map], s38) if "reasoning" in m] == []
+    unnamed = copy.deepcopy(prod_map)
+    del unnamed["metadata"]["namespace"]
+    assert [e for e, m in found_by([dev, unnamed], s38) if "reasoning" in m] == ["mandatory"]
