@@ -101,6 +101,47 @@ def _script_temp(container: Mapping) -> tuple[dict[str, str], bool]:
     return found, unknown
 
 
+def _script_dirs(container: Mapping) -> list[str]:
+    """The absolute directories a start script ``cd``s into before the server: the working directory tempfile then
+    tries (CPython Lib/tempfile.py _candidate_tempdir_list ends with os.getcwd())."""
+    tokens = command_tokens(container)[0]
+    return [b for a, b in zip(tokens, tokens[1:]) if a == "cd" and b.startswith("/") and "$" not in b]
+
+
+def _compile_cache(server: VllmServer, env: dict[str, str], mounts: list[str], shown: str) -> list[str]:
+    """Advice where V1's torch.compile cache has nowhere to go: vLLM makes VLLM_CACHE_ROOT/torch_compile_cache at the
+    first compile (vllm/compilation/backends.py VllmBackend.__call__: os.makedirs(cache_dir)), VLLM_CACHE_ROOT
+    defaulting to $XDG_CACHE_HOME/vllm, else ~/.cache/vllm (vllm/envs.py); --enforce-eager compiles nothing. Advice:
+    the compile level and the image's home are not all in the files (review 45 #16)."""
+    from components.capacity.accounting import parse_release
+    from components.images import vllm_release
+
+    image = server.container.get("image")
+    release = parse_release(vllm_release(image)) if isinstance(image, str) else None
+    if "enforce-eager" in server.args or "compilation-config" in server.args or "O" in server.args:
+        return []
+    if (release is not None and release < (0, 8)) or env.get("VLLM_USE_V1", "").strip() == "0":
+        return []
+    if env.get("VLLM_CACHE_ROOT", "").startswith("/"):
+        roots = [env["VLLM_CACHE_ROOT"]]
+    elif env.get("XDG_CACHE_HOME", "").startswith("/"):
+        roots = [posixpath.join(env["XDG_CACHE_HOME"], "vllm")]
+    elif env.get("HOME", "").startswith("/"):
+        roots = [posixpath.join(env["HOME"], ".cache", "vllm")]
+    else:
+        roots = ["/root/.cache/vllm", "/.cache/vllm"]
+    if any(_temp_dir_ok(r, mounts) for r in roots) or any(m.startswith("/home/") or m.endswith("/.cache") for m in mounts):
+        return []
+    return [
+        unproven(
+            f"{server.label}: readOnlyRootFilesystem is true and no volume holds vLLM's compile cache ({roots[0]}: "
+            f"VLLM_CACHE_ROOT, else $XDG_CACHE_HOME/vllm or ~/.cache/vllm; mounts: {shown}); vLLM V1 creates "
+            f"torch_compile_cache there when it compiles the model at start and fails on the read-only root; mount an "
+            f"emptyDir and point VLLM_CACHE_ROOT at it, or pass --enforce-eager"
+        )
+    ]
+
+
 def _own_image(image: object) -> bool:
     if not isinstance(image, str):
         return False
@@ -114,7 +155,10 @@ def _temp_writable(container: Mapping, env: dict[str, str], mounts: list[str]) -
     (a candidate) is the image's and the image is not vLLM's own, so not known."""
     candidates = [env[k] for k in _TEMP_ENV if env.get(k, "").startswith("/")] + list(_TEMP_DIRS)
     workdir = container.get("workingDir")
-    if isinstance(workdir, str) and workdir.startswith("/"):
+    moved = _script_dirs(container)
+    if moved:
+        candidates.extend(moved)
+    elif isinstance(workdir, str) and workdir.startswith("/"):
         candidates.append(workdir)
     elif _own_image(container.get("image")):
         candidates.append(_VLLM_WORKDIR)
@@ -181,7 +225,7 @@ def _judge(server: VllmServer) -> list[str]:
                 f"image's working directory is one of those volumes; mount an emptyDir at /tmp"
             )
         ]
-    return []
+    return _compile_cache(server, env, mounts, shown)
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -199,8 +243,9 @@ POLICY = Policy(
     severity="high",
     enforcement="mandatory",
     remediation_steps=(
-        "Keep readOnlyRootFilesystem and mount an emptyDir at /tmp, and a volume (emptyDir or a PVC) for the model "
-        "cache with HF_HOME pointing at it; or drop readOnlyRootFilesystem for the server container."
+        "Keep readOnlyRootFilesystem and mount an emptyDir at /tmp, a volume (emptyDir or a PVC) for the model "
+        "cache with HF_HOME pointing at it, and one for vLLM's compile cache with VLLM_CACHE_ROOT pointing at it (or "
+        "pass --enforce-eager); or drop readOnlyRootFilesystem for the server container."
     ),
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,

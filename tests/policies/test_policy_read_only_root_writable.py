@@ -71,12 +71,20 @@ def test_careful_forms_are_silent():
         {"name": "tmp", "mountPath": "/tmp"},
         {"name": "cache", "mountPath": "/cache"},
     ]
-    _container(careful)["env"] = [{"name": "HF_HOME", "value": "/cache/huggingface"}]
+    _container(careful)["env"] = [
+        {"name": "HF_HOME", "value": "/cache/huggingface"},
+        {"name": "VLLM_CACHE_ROOT", "value": "/cache/vllm"},
+    ]
     tmpdir = copy.deepcopy(SECURE)
     _container(tmpdir)["volumeMounts"] = [{"name": "scratch", "mountPath": "/scratch"}]
     _container(tmpdir)["env"] = [{"name": "TMPDIR", "value": "/scratch"}, {"name": "HF_HOME", "value": "/scratch/hf"}]
+    _container(tmpdir)["args"].append("--enforce-eager")
     shm = copy.deepcopy(SECURE)
-    _container(shm)["env"] = [{"name": "TMPDIR", "value": "/dev/shm"}, {"name": "HF_HOME", "value": "/dev/shm/hf"}]
+    _container(shm)["env"] = [
+        {"name": "TMPDIR", "value": "/dev/shm"},
+        {"name": "HF_HOME", "value": "/dev/shm/hf"},
+        {"name": "XDG_CACHE_HOME", "value": "/dev/shm/cache"},
+    ]
     _container(shm)["volumeMounts"] = [{"name": "hf", "mountPath": "/dev/shm/hf"}]
     writable = copy.deepcopy(SECURE)
     _container(writable)["securityContext"]["readOnlyRootFilesystem"] = False
@@ -108,7 +116,7 @@ def test_temp_dir_from_outside_env_or_start_script_is_advice_not_block():
     _container(script)["command"] = ["/bin/sh", "-c"]
     _container(script)["args"] = [
         'export TMPDIR=/scratch/tmp HF_HOME=/scratch/hf\nmkdir -p "$TMPDIR"\n'
-        "exec vllm serve Qwen/Qwen2.5-0.5B-Instruct --port 8000\n"
+        "exec vllm serve Qwen/Qwen2.5-0.5B-Instruct --port 8000 --enforce-eager\n"
     ]
     _container(script)["volumeMounts"] = [{"name": "scratch", "mountPath": "/scratch"}]
     assert found_by([script], POLICY) == []
@@ -128,3 +136,31 @@ def test_config_map_in_the_files_without_tmpdir_still_blocks():
     script = copy.deepcopy(SECURE)
     _container(script)["command"] = ["/bin/sh", "-c", "export TMPDIR=/var/lib/x; exec vllm serve Qwen/Qwen2.5-0.5B"]
     assert [e for e, _ in found_by([script], POLICY)] == ["mandatory"]
+
+
+def test_v1_compile_cache_on_the_read_only_root_is_advice():
+    # Review 45 #16: vLLM V1 creates VLLM_CACHE_ROOT/torch_compile_cache at start (vllm/compilation/backends.py
+    # VllmBackend.__call__ os.makedirs; VLLM_CACHE_ROOT defaults to ~/.cache/vllm, vllm/envs.py). /tmp and the HF cache
+    # writable but no volume for it: advice. --enforce-eager (nothing compiled) or a V0 release: silent.
+    doc = copy.deepcopy(SECURE)
+    _container(doc)["volumeMounts"] = [{"name": "tmp", "mountPath": "/tmp"}, {"name": "cache", "mountPath": "/cache"}]
+    _container(doc)["env"] = [{"name": "HF_HOME", "value": "/cache/huggingface"}]
+    ((enforcement, message),) = found_by([doc], POLICY)
+    assert enforcement == "advisory" and "compile cache" in message
+    eager = copy.deepcopy(doc)
+    _container(eager)["args"].append("--enforce-eager")
+    old = copy.deepcopy(doc)
+    _container(old)["image"] = "vllm/vllm-openai:v0.6.6"
+    assert found_by([eager], POLICY) == [] and found_by([old], POLICY) == []
+
+
+def test_a_start_script_cd_into_a_volume_gives_a_temporary_directory():
+    # Review 45 #16: CPython's last tempfile candidate is the working directory; `cd /work && exec vllm serve` with an
+    # emptyDir at /work has one (/tmp/review45/m/g29d): no "no temporary directory" block.
+    doc = copy.deepcopy(SECURE)
+    _container(doc)["command"] = ["/bin/sh", "-c", "cd /work && exec vllm serve /models/qwen --port 8000 --enforce-eager"]
+    _container(doc)["args"] = []
+    _container(doc)["volumeMounts"] = [{"name": "work", "mountPath": "/work"}]
+    assert found_by([doc], POLICY) == []
+    _container(doc)["command"][2] = "cd /opt && exec vllm serve /models/qwen --port 8000 --enforce-eager"
+    assert [e for e, _ in found_by([doc], POLICY)] == ["mandatory"]
