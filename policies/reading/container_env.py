@@ -28,10 +28,15 @@ def env_values(container: Mapping) -> dict[str, str]:
             continue
         if isinstance(e.get("value"), str):
             out[e["name"]] = e["value"]
-        elif isinstance(ref := get(e, "valueFrom", "configMapKeyRef"), dict):
-            value = maps.get(name_of(ref), {}).get(str(ref.get("key")))
+        else:
+            ref = get(e, "valueFrom", "configMapKeyRef")
+            value = maps.get(name_of(ref), {}).get(str(ref.get("key"))) if isinstance(ref, dict) else None
             if isinstance(value, str):
                 out[e["name"]] = value
+            else:
+                # A Secret, a field or a ConfigMap outside the files: `env` wins over `envFrom` (kubelet
+                # makeEnvironmentVariables), so an envFrom value of the name is not what the container sees (review 45 #17).
+                out.pop(e["name"], None)
     return out
 
 

@@ -96,3 +96,16 @@ def test_a_config_map_of_another_written_namespace_is_not_read() -> None:
     unnamed = copy.deepcopy(prod_map)
     del unnamed["metadata"]["namespace"]
     assert [e for e, m in found_by([dev, unnamed], s38) if "reasoning" in m] == ["mandatory"]
+
+
+def test_an_env_entry_from_a_secret_hides_the_env_from_value() -> None:
+    # Review 45 #17: `env` wins over `envFrom` (kubelet makeEnvironmentVariables); an entry of the same name from a
+    # Secret leaves the variable unknown, not the ConfigMap's value. A literal entry still wins with its value.
+    secret = {
+        "envFrom": [{"configMapRef": {"name": "vllm-config"}}],
+        "env": [{"name": "MODEL_NAME", "valueFrom": {"secretKeyRef": {"name": "s", "key": "m"}}}],
+    }
+    literal = {"envFrom": [{"configMapRef": {"name": "vllm-config"}}], "env": [{"name": "MODEL_NAME", "value": "a/b"}]}
+    with evaluation_memo(), cluster_view([CONFIG_MAP]):
+        assert env_values(secret) == {}
+        assert env_values(literal) == {"MODEL_NAME": "a/b"}
