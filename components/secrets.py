@@ -153,16 +153,6 @@ def _search_hint(text: str) -> bool:
         if literal in text:
             return True
     return False
-    found = False
-    for literal in HINT_LITERALS:
-        if literal in text:
-            found = True
-            break
-    if type(text) is str and len(text) <= _HINTED_LENGTH:
-        if len(_HINTED) >= _HINTED_SIZE:
-            _HINTED.clear()
-        _HINTED[text] = found
-    return found
 
 
 # Strings longer than this are scanned in their first part only (a token is short; a hostile
