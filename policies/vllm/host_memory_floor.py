@@ -1,9 +1,11 @@
 """G46 (companion to container-can-start): a vLLM server's memory limit holds what vLLM allocates in host memory.
 
 vLLM's V0 engine (the default before 0.8.0, and wherever VLLM_USE_V1=0) allocates its CPU swap space at start: each GPU
-worker's CacheEngine allocates ``swap_space`` GiB of pinned host memory (vllm/worker/cache_engine.py:64 cpu_cache,
-:74-83 pin_memory; ``--swap-space`` defaults to 4 GiB per GPU, vllm/engine/arg_utils.py:121; config.py:1001
-swap_space_bytes; read at the HabanaAI/vllm-fork v0.6.6.post1+Gaudi-1.20.0 tag, upstream's files). Pinned pages are
+worker's CacheEngine allocates ``swap_space`` GiB of pinned host memory (vllm-project/vllm
+vllm/worker/cache_engine.py@017e7a4c ``CacheEngine.__init__``: ``cpu_cache = self._allocate_kv_cache(num_cpu_blocks,
+"cpu")``, ``_allocate_kv_cache`` zeroing it with ``pin_memory=is_pin_memory_available()``; ``EngineArgs.swap_space:
+float = 4  # GiB`` per GPU in vllm/engine/arg_utils.py of the 0.6 releases; the HabanaAI/vllm-fork v0.6.6.post1 tag
+read first is a fork, cited only beside upstream: review 45 #20). Pinned pages are
 charged to the container's memory cgroup and cannot be reclaimed, so a limit below tensor-parallel size x swap space
 OOM-kills the server before it serves: blocking where the image tag names such a release and the container holds
 GPUs. Elsewhere (V1, which allocates no swap) a limit under 4 GiB is advice: V1 runs the API server and the engine
