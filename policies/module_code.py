@@ -43,9 +43,12 @@ _FOLDERS = tuple(str(_ROOT / name) + os.sep for name in ("policies", "components
 Entry = tuple[str, bool, int, int, bytes]
 
 
-def cache_file() -> Path:
-    """Where the modules' code is kept: beside the pack's own bytecode."""
-    return cache_folder(Path(__file__)) / f"module-code.{sys.implementation.cache_tag}.marshal"
+def cache_file(optimize: int | None = None) -> Path:
+    """Where the modules' code is kept: beside the pack's own bytecode, one file per interpreter and optimisation level
+    (``python -O``/``-OO`` compile without asserts/docstrings, as their .opt-N.pyc do: review 45 #18)."""
+    level = sys.flags.optimize if optimize is None else optimize
+    opt = f".opt-{level}" if level else ""
+    return cache_folder(Path(__file__)) / f"module-code.{sys.implementation.cache_tag}{opt}.marshal"
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -154,3 +154,12 @@ def test_policies_check_prints_the_same_with_the_kept_code(tmp_path: Path) -> No
     assert "policies.registry" in entries and "components.loading" in entries
     assert runs[0].returncode == 1 and "vllm" in runs[0].stdout
     assert all(run.stdout == runs[0].stdout and run.returncode == runs[0].returncode for run in runs[1:])
+
+
+def test_each_optimisation_level_keeps_its_own_file() -> None:
+    # Review 45 #18: code kept by a `python -OO` run (no asserts, no docstrings) must not serve a plain run.
+    from policies.module_code import cache_file
+
+    names = {cache_file(level).name for level in (0, 1, 2)}
+    assert len(names) == 3 and cache_file(0).name == f"module-code.{sys.implementation.cache_tag}.marshal"
+    assert cache_file().name == cache_file(sys.flags.optimize).name
