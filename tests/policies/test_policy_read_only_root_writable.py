@@ -90,6 +90,11 @@ def test_careful_forms_are_silent():
     _container(writable)["securityContext"]["readOnlyRootFilesystem"] = False
     for doc in (careful, tmpdir, shm, writable):
         assert found_by([doc], POLICY) == []
+    # Positive twins (review 45 #19): the careful and TMPDIR forms without their volumes are read and block.
+    for doc in (careful, tmpdir):
+        twin = copy.deepcopy(doc)
+        _container(twin)["volumeMounts"] = []
+        assert [e for e, _ in found_by([twin], POLICY)] == ["mandatory"]
 
 
 def test_another_image_with_some_volume_is_advice():

@@ -98,6 +98,12 @@ def test_careful_forms_are_silent():
     _container(unset)["resources"]["limits"].pop("memory")
     for doc in (roomy, no_swap, cpu, unset):
         assert found_by([doc], POLICY) == [], doc["spec"]["template"]["spec"]["containers"][0]
+    # The positive twin of the no-swap form: the same server with the default swap space is read and blocks (so the
+    # silence above is the rule's, not a reader that stopped seeing the server: review 45 #19).
+    twin = copy.deepcopy(no_swap)
+    _container(twin)["args"] = _container(twin)["args"][:-2]
+    _container(twin)["resources"]["limits"]["memory"] = "3Gi"
+    assert [e for e, _ in found_by([twin], POLICY)] == ["mandatory"]
 
 
 def test_multi_node_ranks_are_charged_to_the_gpus_this_container_holds():
