@@ -39,6 +39,7 @@ import posixpath
 
 from components.capacity.accounting import parse_release
 from components.images import image_tag, is_published, names_image, vllm_release
+from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
 from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_dict, as_list, get, is_custom_type, is_ray, resource_value
 from policies.reading.accelerators import dra_pod, host_devices, other_device_source
@@ -321,13 +322,30 @@ def _judge_cpu_capable(resource: Resource, server: EngineServer) -> list[str]:
 _OTHER_PLATFORM_TAGS = (*_NOT_CUDA_TAGS, "gaudi", "xeon", "musa", "npu", "ascend")
 
 
-def _gpu_only_image(image: object, images: tuple[str, ...]) -> bool:
+def _gpu_only_image(image: object, row: Engine, container: dict) -> bool:
     """True when ``image`` is one of an engine's publisher's GPU-only images (the row's ``gpu_only_images``) at a tag
-    that names no other platform."""
+    that names no other platform: on the publisher's own registry path, or through a mirror (names_image) when the
+    container also shows the engine's own settings (a credential, cache variable or setting variable of the row, or a
+    mount at its cache directory). A mirror path alone may be another team's nested project (`nim/frontend/chat-ui`
+    in a GitLab group: review 45 #21)."""
+    images = row.gpu_only_images
     if not isinstance(image, str) or not images:
         return False
     tag = (image_tag(image) or "").lower()
-    return names_image(image, images) and not any(t in tag for t in _OTHER_PLATFORM_TAGS)
+    if any(t in tag for t in _OTHER_PLATFORM_TAGS) or not names_image(image, images):
+        return False
+    return any(marker in image.lower() for marker in images) or _shows_engine(container, row)
+
+
+def _shows_engine(container: dict, row: Engine) -> bool:
+    """True when the container sets a variable the engine's row names, or mounts its default cache directory."""
+    names = {v for variables in row.env.values() for v in variables}
+    if row.downloads is not None:
+        names |= set(row.downloads.credentials) | {v for v, _ in row.downloads.env}
+    dirs = set(row.downloads.dirs) if row.downloads is not None else set()
+    env = {as_dict(e).get("name") for e in as_list(container.get("env"))}
+    mounts = {as_dict(m).get("mountPath") for m in as_list(container.get("volumeMounts"))}
+    return bool(names & env) or bool(dirs & mounts)
 
 
 def _runs_the_server(container: dict, commands: tuple, modules: tuple) -> bool:
@@ -379,7 +397,7 @@ def _judge_gpu_engine(resource: Resource, server: EngineServer) -> list[str]:
     hint = _gpu_node_hint(server.podspec, env_values(container))
     fix = f"set resources.limits {GPU_RESOURCE} to the GPUs the model needs, with the GPU pool's toleration and node selection"
     serving = _runs_the_server(container, row.commands, row.modules)
-    if _gpu_only_image(image, row.gpu_only_images) and hint is None and not is_custom_type(resource.type) and serving:
+    if _gpu_only_image(image, row, container) and hint is None and not is_custom_type(resource.type) and serving:
         return [
             f"{server.label}: image {image} is {row.display}, which serves only on an NVIDIA GPU, but the container has "
             f"no {GPU_RESOURCE} limit and nothing points the pod at GPU nodes, so the scheduler may place it on a node "

@@ -172,8 +172,12 @@ def test_a_nim_pulled_through_a_mirror_is_still_nim():
     for host in ("harbor.corp.example/nvcr-proxy", "123456789012.dkr.ecr.us-east-1.amazonaws.com/ngc"):
         mirrored = copy.deepcopy(EMBEDDING)
         _container(mirrored)["image"] = f"{host}/nim/nvidia/nv-embedqa-e5-v5:1.0.0"
+        # Through a mirror the block needs the NIM's own settings beside the path (review 45 #21): its NGC key here.
+        _container(mirrored)["env"] = [{"name": "NGC_API_KEY", "valueFrom": {"secretKeyRef": {"name": "n", "key": "k"}}}]
         [(level, message)] = found_by([mirrored], G13)
         assert level == "mandatory" and f"image {host}/nim/nvidia/nv-embedqa-e5-v5:1.0.0 is NVIDIA NIM" in message
+        _container(mirrored).pop("env")
+        assert [lv for lv, _ in found_by([mirrored], G13)] == ["advisory"]
 
 
 def test_a_docker_hub_account_named_nim_is_not_nim():
@@ -192,3 +196,11 @@ def test_a_nim_path_segment_under_another_publisher_is_not_nim():
         other = copy.deepcopy(EMBEDDING)
         _container(other)["image"] = image
         assert found_by([other], G13) == [], image
+
+
+def test_a_nested_nim_project_in_another_registry_is_advice_at_most():
+    # Review 45 #21 (/tmp/review45/m/nim2): a GitLab group project `nim` with image frontend/chat-ui has NIM's path shape
+    # (nim/<team>/<image>) but nothing of NIM in the pod (no NGC_API_KEY, NIM_* variable or /opt/nim/.cache): no block.
+    other = copy.deepcopy(EMBEDDING)
+    _container(other)["image"] = "registry.gitlab.com/acme-labs/nim/frontend/chat-ui:1.2.0"
+    assert "mandatory" not in [lv for lv, _ in found_by([other], G13)]
