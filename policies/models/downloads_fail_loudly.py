@@ -242,33 +242,42 @@ def _swallowed_downloads(resource: Resource, streamed: set[int]) -> list[str]:
     """Advice for each init container, or container of a pod that runs to completion, whose script swallows a
     download's failure (module docstring); a container ``_streamed_pulls`` reports is left to it."""
     messages = []
+    for path, container in _finishing_containers(resource):
+        if id(container) in streamed:
+            continue
+        swallowed = _swallowed(container)
+        if swallowed is None:
+            continue
+        download, fallback = swallowed
+        if fallback:
+            messages.append(
+                f"{container_label(path, container)}: the script answers a failed `{download}` with "
+                f"`|| {fallback}`, which succeeds (set -e does not stop a command before ||), and nothing "
+                "later checks the model: the container succeeds without it and the server starts with no "
+                "model; end the fallback with `exit 1` (`|| { echo ...; exit 1; }`)"
+            )
+            continue
+        messages.append(
+            f"{container_label(path, container)}: the script runs on after `{download}` with no set -e "
+            "and no && or || after it, so a failed download still ends with the last command's status (0): "
+            "the container succeeds without the model; add `set -e` (or `sh -ec`), or `|| exit 1` after "
+            "the download"
+        )
+    return messages
+
+
+def _finishing_containers(resource: Resource) -> list[tuple[str, dict]]:
+    """(pod path, container) for each container that must run to completion before the model is served: an init
+    container (not a restartPolicy: Always sidecar), or any container of a pod that runs to completion."""
+    found = []
     for path, podspec in pod_specs(resource):
         completes = podspec.get("restartPolicy") in ("Never", "OnFailure")
         for key in ("initContainers", "containers"):
             for container in (c for c in as_list(podspec.get(key)) if isinstance(c, dict)):
                 if key == "containers" and not completes or container.get("restartPolicy") == "Always":
                     continue
-                if id(container) in streamed:
-                    continue
-                swallowed = _swallowed(container)
-                if swallowed is None:
-                    continue
-                download, fallback = swallowed
-                if fallback:
-                    messages.append(
-                        f"{container_label(path, container)}: the script answers a failed `{download}` with "
-                        f"`|| {fallback}`, which succeeds (set -e does not stop a command before ||), and nothing "
-                        "later checks the model: the container succeeds without it and the server starts with no "
-                        "model; end the fallback with `exit 1` (`|| { echo ...; exit 1; }`)"
-                    )
-                    continue
-                messages.append(
-                    f"{container_label(path, container)}: the script runs on after `{download}` with no set -e "
-                    "and no && or || after it, so a failed download still ends with the last command's status (0): "
-                    "the container succeeds without the model; add `set -e` (or `sh -ec`), or `|| exit 1` after "
-                    "the download"
-                )
-    return messages
+                found.append((path, container))
+    return found
 
 
 _STREAM_OFF = re.compile(r"[\"']?stream[\"']?\s*:\s*false", re.IGNORECASE)
@@ -289,23 +298,18 @@ def _streamed_pulls(resource: Resource) -> tuple[list[str], set[int]]:
     """Advice for each init container, or container of a pod that runs to completion, that pulls through a streamed
     /api/pull (module docstring), and the ids of those containers."""
     messages, seen = [], set()
-    for path, podspec in pod_specs(resource):
-        completes = podspec.get("restartPolicy") in ("Never", "OnFailure")
-        for key in ("initContainers", "containers"):
-            for container in (c for c in as_list(podspec.get(key)) if isinstance(c, dict)):
-                if key == "containers" and not completes or container.get("restartPolicy") == "Always":
-                    continue
-                tokens, _ = command_tokens(container)
-                urls = [u for args, _ in _curl_runs(tokens) if (u := _streamed_pull(args))]
-                if not urls:
-                    continue
-                seen.add(id(container))
-                messages.append(
-                    f"{container_label(path, container)}: curl {urls[0]} streams the pull's progress with HTTP 200 and "
-                    'reports a failed pull in the body ({"error": ...}), so curl exits 0 even with -f and set -e, '
-                    'and the container succeeds without the model; send {"stream": false} (Ollama then answers an '
-                    "error status) with curl -f, or check the model afterwards (/api/show, ollama list)"
-                )
+    for path, container in _finishing_containers(resource):
+        tokens, _ = command_tokens(container)
+        urls = [u for args, _ in _curl_runs(tokens) if (u := _streamed_pull(args))]
+        if not urls:
+            continue
+        seen.add(id(container))
+        messages.append(
+            f"{container_label(path, container)}: curl {urls[0]} streams the pull's progress with HTTP 200 and "
+            'reports a failed pull in the body ({"error": ...}), so curl exits 0 even with -f and set -e, '
+            'and the container succeeds without the model; send {"stream": false} (Ollama then answers an '
+            "error status) with curl -f, or check the model afterwards (/api/show, ollama list)"
+        )
     return messages, seen
 
 
