@@ -21,12 +21,13 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
+import components
 from components.images import image_repository
 from components.parse_cache import read_toml
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, container_label, containers, memoized, pod_specs, split_type, viewed_resources
 
-TABLE = Path(__file__).resolve().parents[2] / "components" / "image_users.toml"
+TABLE = Path(components.__file__).resolve().with_name("image_users.toml")  # installed as llm_serving too
 
 
 @cache

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+import components
 from components.vllm_metrics import Retired
 
 # Same token rule as policies/reading/promql.py: a metric-name-shaped word not preceded by a name character or quote
@@ -157,7 +158,9 @@ def vllm_exports_retired(family: Retired, resources: list) -> bool | None:
     return None
 
 
-_LITELLM = Path(__file__).resolve().parents[2] / "components" / "litellm_metrics.json"
+# Beside components/'s modules in a checkout and in the installed llm_serving package alike (never parents[2]: the
+# wheel ships components/ under another name).
+_LITELLM = Path(components.__file__).resolve().with_name("litellm_metrics.json")
 _CLIENT_SUFFIXES = ("_total", "_created", "_bucket", "_sum", "_count")
 
 

@@ -32,6 +32,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import components
 from components.parse_cache import read_toml
 from policies.kube import as_dict, as_list, get, llmisvc_base_specs, memoized, split_type, viewed_resources
 
@@ -102,7 +103,7 @@ def predictor_runtime(isvc: Any) -> Runtime | None:
 
 
 # KServe's built-in language-model ClusterServingRuntimes at v0.20.0, as data with their provenance.
-BUILTIN_TABLE = Path(__file__).resolve().parents[2] / "components" / "kserve_runtimes.toml"
+BUILTIN_TABLE = Path(components.__file__).resolve().with_name("kserve_runtimes.toml")  # installed as llm_serving too
 
 
 @cache

@@ -24,11 +24,13 @@ from functools import cache
 from pathlib import Path
 from typing import Optional
 
+import components
 from components.engine_options import version_key
 from policies.framework import Unproven, unproven
 from policies.reading.vllm_args import parse_vllm_args
 
-TABLE = Path(__file__).resolve().parents[2] / "components" / "vllm_reasoning_parsers.json"
+# Beside components/'s modules in a checkout and in the installed llm_serving package alike.
+TABLE = Path(components.__file__).resolve().with_name("vllm_reasoning_parsers.json")
 
 
 @cache
