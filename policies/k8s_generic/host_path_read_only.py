@@ -135,7 +135,7 @@ def _model_references(container: dict, at: str) -> list[str]:
     """Paths under ``at`` the container names as its model: the value of a flag or variable whose name says model, or a
     file with a model file's extension (``--model /models/Qwen3-4B-Q4_K_M.gguf``, ``MODEL_PATH=/models/llama``)."""
     words = [w for key in ("command", "args") for w in as_list(container.get(key)) if isinstance(w, str)]
-    pairs = list(zip([""] + words, words))
+    pairs: list[tuple[str, object]] = list(zip([""] + words, words))
     pairs += [(str(name_of(e) or ""), as_dict(e).get("value")) for e in as_list(container.get("env"))]
     found = []
     for key, value in pairs:
