@@ -110,3 +110,39 @@ def contents(image: object) -> Optional[Match]:
             return Match(row, False, f"release {tag} is outside the releases read")
         return Match(row, True, "")
     return None
+
+
+@dataclass(frozen=True)
+class ServerRoutes:
+    """One [[server]] row: how a model server is recognised, where it listens, and the health routes it answers."""
+
+    family: str
+    image_family: str
+    commands: tuple[tuple[str, ...], ...]
+    modules: tuple[str, ...]
+    engine: str
+    port: int
+    port_flag: str
+    port_env: str
+    health_routes: frozenset[str]
+    source: str
+
+
+@cache
+def servers() -> tuple[ServerRoutes, ...]:
+    """Every [[server]] row, read once."""
+    return tuple(
+        ServerRoutes(
+            family=str(row["family"]),
+            image_family=str(row.get("image_family", "")),
+            commands=tuple(tuple(str(c).split()) for c in row.get("commands", ())),
+            modules=tuple(row.get("modules", ())),
+            engine=str(row.get("engine", "")),
+            port=int(row["port"]),
+            port_flag=str(row.get("port_flag", "")),
+            port_env=str(row.get("port_env", "")),
+            health_routes=frozenset(row.get("health_routes", ())),
+            source=str(row["source"]),
+        )
+        for row in read_toml(TABLE).get("server", [])
+    )
