@@ -7,6 +7,12 @@ silent.
   Job, pinned), felipemoz/vllm-on-azure k8s/gateway-deployment.yaml at 8e99e5add1cda234d9bfe65eb81420a093e2e3cb (an init
   container's argv, a range), questcollector/llmops-manifests gradio/gradio.yaml at
   103bc00e32a1bd5e6861705afbabd27bf0faf0e7 (bash -c, bare names).
+- G4/G8/G10 on serving-path apps (components/serving_apps.toml): danielpenchev98/vllm-k8s
+  deploy/components/litellm/deployment.yaml at f5c77a7f71be5fdbb2d35bae4b79395d87449181 and explicitworkload/llamacpp-oai
+  litellm/litellm-deployment.yaml at c7f7e400c256104d82114a57b22608b03d03103e; second forms roen019/LiteLLM-K8s-Deploy
+  local-manifests/litellm.yaml at 738ba83bbf2dd948cf7b80dc4be2300d6d58fa76 and aihpi/litellm-k8s base/litellm/
+  deployment.yaml at e8ed2fb01932f83c9348a6ad00a0869139f238ef (a rebuilt image, known by its command); careful form
+  Ran-Mewo/presudio-litellm-k8s helm/templates/deployment.yaml at 5794be327ae26eab5631781b77afbac8752c3d0c.
 """
 
 from __future__ import annotations
@@ -135,3 +141,126 @@ def test_packages_baked_into_the_image_are_silent():
     requirements["spec"]["template"]["spec"]["initContainers"][0]["command"] = ["pip", "install", "-r", "/app/req.txt"]
     for careful in (baked, requirements):
         assert found_by([careful], "serving-start-installs") == found_by([careful], "serving-code-pinned") == []
+
+
+# --- G4/G8/G10: serving-path apps ------------------------------------------------------------------------------------
+
+LITELLM = _deployment(
+    "litellm",
+    {
+        "nodeSelector": {"workload": "cpu"},
+        "containers": [
+            {
+                "name": "litellm",
+                "image": "ghcr.io/berriai/litellm:v1.103.0",
+                "args": ["--config", "/app/config.yaml", "--port", "4000"],
+                "ports": [{"name": "http", "containerPort": 4000}],
+            }
+        ],
+    },
+)
+ROEN = _deployment(
+    "litellm",
+    {
+        "containers": [
+            {
+                "name": "litellm",
+                "image": "ghcr.io/berriai/litellm:main-latest",
+                "ports": [{"containerPort": 4000}],
+                "command": ["litellm", "--config", "/app/config.yaml", "--port", "4000"],
+            }
+        ]
+    },
+    namespace="litellm",
+)
+AIHPI = _deployment(
+    "litellm-proxy",
+    {
+        "containers": [
+            {
+                "name": "litellm",
+                "image": "ghcr.io/aihpi/tool-litellm:aihpi-provider",
+                "command": ["litellm"],
+                "args": ["--config", "/etc/litellm/config.yaml", "--port", "4000", "--num_workers", "1"],
+                "ports": [{"containerPort": 4000}],
+            }
+        ]
+    },
+)
+CAREFUL_PROXY = _deployment(
+    "litellm",
+    {
+        "containers": [
+            {
+                "name": "litellm",
+                "image": "ghcr.io/berriai/litellm-database:main-v1.72.2-stable",
+                "ports": [{"name": "http", "containerPort": 4000}],
+                "livenessProbe": {"httpGet": {"path": "/health/liveliness", "port": "http"}},
+                "readinessProbe": {"httpGet": {"path": "/health/readiness", "port": "http"}, "initialDelaySeconds": 15},
+                "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}, "limits": {"memory": "2Gi"}},
+            }
+        ]
+    },
+)
+
+
+def test_a_proxy_with_no_probe_and_no_resources_gets_advice():
+    for proxy in (LITELLM, ROEN, AIHPI):
+        ((level, ready),) = found_by([proxy], "serving-readiness-probe")
+        assert level == "advisory" and ready == (
+            "container litellm: no readinessProbe on this LiteLLM proxy, which every model request goes through, so it "
+            "receives requests before it has loaded its configuration and after it fails; probe GET /health/readiness "
+            "(port 4000 unless moved)"
+        )
+        ((_, requests),) = found_by([proxy], "serving-resource-requests")
+        assert requests.startswith("container litellm: no cpu or memory request on this LiteLLM proxy")
+        ((_, limit),) = found_by([proxy], "serving-memory-limit")
+        assert limit.startswith("container litellm: no resources.limits.memory on this LiteLLM proxy")
+
+
+def test_a_careful_proxy_and_a_one_off_run_are_silent():
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "litellm-check"},
+        "spec": {
+            "template": {
+                "spec": {
+                    "restartPolicy": "Never",
+                    "containers": [copy.deepcopy(ROEN)["spec"]["template"]["spec"]["containers"][0]],
+                }
+            }
+        },
+    }
+    for careful in (CAREFUL_PROXY, job):
+        for policy in ("serving-readiness-probe", "serving-resource-requests", "serving-memory-limit"):
+            assert found_by([careful], policy) == [], (careful["kind"], policy)
+
+
+def test_the_apps_table_recognises_by_image_name_and_command():
+    from policies.reading.gateway_apps import app_of
+
+    assert [
+        (app.name if (app := app_of(c)) else None)
+        for c in (
+            {"image": "docker.io/litellm/litellm:v1.80.0"},
+            {"image": "registry.local/mirror/litellm-non_root:1.2"},
+            {"image": "python:3.11", "command": ["python", "-m", "vllm_router.app"]},
+            {"image": "lmcache/lmstack-router:latest"},
+            {"image": "python:3.11", "command": ["python", "/app/litellm_wrapper.py"]},
+        )
+    ] == ["litellm", "litellm", "vllm-router", "vllm-router", None]
+
+
+def test_an_apps_row_without_its_source_fails_the_load(tmp_path):
+    import pytest
+
+    from components import serving_apps
+
+    bad = tmp_path / "apps.toml"
+    bad.write_text(
+        '[apps.x]\ndisplay = "X"\nimages = ["x/x"]\nnames = []\ncommands = []\nmodules = []\nport = 80\n'
+        'readiness = "/ready"\n[apps.x.sources]\nrecognise = "x"\n'
+    )
+    with pytest.raises(ValueError, match="sources.endpoints"):
+        serving_apps.load(bad)
