@@ -12,6 +12,7 @@ from policies.framework import Policy, Resource, unproven
 from policies.k8s_generic.serving_resource_requests import RUNTIME_ALONE
 from policies.kube import get, split_type, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
+from policies.reading.gateway_apps import app_containers
 from policies.reading.kserve_runtime import effective_resources, unclaimed_runtime_resources
 from policies.reading.limit_ranges import namespace_default
 from policies.reading.lws_groups import presumed_servers, weighed_presumed
@@ -49,8 +50,6 @@ def _unlimited_apps(resource: Resource) -> list[str]:
     """Advice on a serving-path app (an LLM proxy or router, components/serving_apps.toml) with no memory limit: a
     proxy's memory grows with the requests and streams it holds, and with no limit a leak is paid by the node's other
     pods (spent set 53 danielpenchev98/vllm-k8s, a LiteLLM proxy with no resources at all)."""
-    from policies.reading.gateway_apps import app_containers
-
     return [
         unproven(
             f"{proxy.label}: no resources.limits.memory on this {proxy.app.display}, which every model request goes "

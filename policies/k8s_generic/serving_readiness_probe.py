@@ -38,6 +38,7 @@ from typing import Any, Optional
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, is_custom_type, split_type
 from policies.operator_defaults import supplied
+from policies.reading.gateway_apps import app_containers
 from policies.reading.pod_probes import server_ports, sidecar_probe
 from policies.reading.serving import ModelServer, engine_command_line, engine_row, model_servers, takes_requests
 
@@ -158,8 +159,6 @@ def _unready_apps(resource: Resource) -> list[str]:
     every client request goes through it, and without one the Service sends requests as soon as its container runs,
     before it has read its configuration or reached its database, and keeps sending them after it fails (spent sets 53
     danielpenchev98/vllm-k8s and 54 explicitworkload/llamacpp-oai, LiteLLM proxies with no probe at all)."""
-    from policies.reading.gateway_apps import app_containers
-
     found: list[str] = []
     for proxy in app_containers(resource):
         if isinstance(proxy.container.get("readinessProbe"), dict):

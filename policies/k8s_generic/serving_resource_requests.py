@@ -15,6 +15,7 @@ from __future__ import annotations
 from policies.framework import Policy, Resource, unproven
 from policies.kube import get, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
+from policies.reading.gateway_apps import app_containers
 from policies.reading.hpa_requests import unrequested
 from policies.reading.kserve_runtime import effective_resources, unclaimed_runtime_resources
 from policies.reading.limit_ranges import namespace_default
@@ -73,8 +74,6 @@ def _unrequested_apps(resource: Resource) -> list[str]:
     """A serving-path app (an LLM proxy or router, components/serving_apps.toml) that requests no CPU or memory: every
     model request goes through it, and a BestEffort pod is the first the kubelet evicts under node pressure (spent set
     53 danielpenchev98/vllm-k8s, a LiteLLM proxy with no resources at all)."""
-    from policies.reading.gateway_apps import app_containers
-
     found: list[str] = []
     for proxy in app_containers(resource):
         missing = [
