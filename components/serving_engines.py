@@ -120,6 +120,7 @@ _OPTIONAL: dict[str, type] = {
     "max_gpus": int,
     "needs_gpu": bool,
     "gpu_only_images": list,
+    "cuda_images": list,
     "image_backends": dict,
     "judged_backends": list,
     "load_floor_seconds": int,
@@ -260,6 +261,9 @@ class Engine:
     # the publisher's images that serve only on an NVIDIA GPU) and nothing points the pod at GPU nodes
     needs_gpu: bool = False
     gpu_only_images: tuple[str, ...] = ()
+    # lower-case substrings of the publisher's CUDA images of a gpu_or_cpu engine (TGI's text-generation-inference):
+    # with no GPU they fall back to a slow CPU path the publisher ships other images for (G13 advice)
+    cuda_images: tuple[str, ...] = ()
     # the backends among ``judged_backends`` each flavour of the publisher's image ships (Triton: the tag after its
     # YY.MM- release, "py3" -> none, "trtllm-python-py3" -> tensorrtllm), read by S56 engine-image-has-backend
     image_backends: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -413,7 +417,7 @@ def _check_sources(where: str, row: dict, sources: Any) -> None:
         stated.add("downloads")
     if "options" in row:
         stated.add("options")
-    if row.get("gpu_or_cpu") or "max_gpus" in row or "needs_gpu" in row or "gpu_only_images" in row:
+    if row.get("gpu_or_cpu") or "max_gpus" in row or "needs_gpu" in row or "gpu_only_images" in row or "cuda_images" in row:
         stated.add("devices")
     if "image_backends" in row or "judged_backends" in row:
         stated.add("backends")
@@ -503,6 +507,7 @@ def _row(name: str, row: Any) -> Engine:
         max_gpus=row.get("max_gpus", 0),
         needs_gpu=row.get("needs_gpu", False),
         gpu_only_images=tuple(i.lower() for i in row.get("gpu_only_images", ())),
+        cuda_images=tuple(i.lower() for i in row.get("cuda_images", ())),
         image_backends=tuple((str(k).lower(), tuple(v)) for k, v in sorted(row.get("image_backends", {}).items())),
         judged_backends=tuple(row.get("judged_backends", ())),
         load_floor_seconds=row.get("load_floor_seconds", -1),

@@ -41,6 +41,7 @@ from policies.gpu import (
     visible_devices_env,
 )
 from policies.ingress import (
+    egress_allows_dns,
     external_gce_ingress_guarded,
     ingress_controller_admitted,
     internet_facing_alb_guarded,
@@ -62,6 +63,7 @@ from policies.k8s_generic import (
     api_version_served,
     arch_image_selected,
     capabilities_allow_list,
+    chat_ui_reaches_backend,
     claim_in_run,
     container_can_start,
     defined_once,
@@ -307,6 +309,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     probe_tolerates_slow_answer.POLICY,
     probe_acts_in_time.POLICY,
     webui_data_lasts.POLICY,
+    chat_ui_reaches_backend.POLICY,
     exec_tools_in_image.POLICY,
     entrypoint_args_fit.POLICY,
     claim_in_run.POLICY,
@@ -345,6 +348,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     model_pods_network_isolated.POLICY,
     network_policy_reach.POLICY,
     network_policy_reach.NAMESPACE_LABEL_POLICY,
+    egress_allows_dns.POLICY,
     network_policy_selects_pods.POLICY,
     ingress_controller_admitted.POLICY,
     memory_emptydir_size_limit.POLICY,

@@ -25,6 +25,9 @@ hosts, NO_PROXY) is not read, nor a URL naming a Service that selects the contai
 host the pod resolves itself (spec.hostAliases, its hostname and subdomain), nor the API server's own Service
 ``kubernetes`` of namespace default; ``<pod>.<headless Service>`` is a pod's DNS name in the pod's namespace. A
 finding blocks only in a variable named as an upstream (*_URL, *_ENDPOINT, *_HOST, *_ADDR, *_SERVER, *API_BASE...).
+A namespace holding KServe InferenceServices is judged with the Services KServe names after them (``<name>``,
+``<name>-predictor``, ...: run_objects.KSERVE_SERVICE_MAKERS), advice only there (Knative's revision Services are not
+named; fresh set 54 questcollector/llmops-manifests gradio.yaml, a URL to an InferenceService of another namespace).
 """
 
 from __future__ import annotations
@@ -35,56 +38,23 @@ from typing import Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, containers, get, pod_specs, split_type
-from policies.reading.run_objects import SERVICE_MAKERS, Names, by_namespace, hidden_namespaces, services_by_namespace, templated
-from policies.reading.serving import namespace_of, selector_matches, template_labels
-
-# A URL is found from its "://" (str.find, linear): the scheme read backwards over at most _SCHEME_MAX characters, the
-# userinfo, host and port forwards within a bounded window, so no value (up to the 16 MiB file limit) costs more than
-# linear time (review 43 item 6: an unanchored scheme pattern tried at every word boundary was quadratic).
-_SCHEME_MAX = 16
-_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789+.-")
-_WORD = re.compile(r"\w")
-_AFTER_SCHEME = re.compile(
-    r"(?:[^@/\s\"']{0,256}@)?(?P<host>[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?){0,126})"
-    r"(?::(?P<port>\d{1,5}))?(?=[/?#\s\"',;]|$)"
+from policies.reading.run_objects import (
+    KSERVE_SERVICE_MAKERS,
+    SERVICE_MAKERS,
+    Names,
+    by_namespace,
+    hidden_namespaces,
+    services_by_namespace,
+    templated,
 )
-_WINDOW = 256 + 1 + 253 + 6 + 1
-
-
-def _scheme_start(value: str, end: int) -> Optional[int]:
-    """Where the scheme ending at ``end`` starts (a lower-case letter after a word boundary), or None."""
-    start = end
-    while start > 0 and end - start <= _SCHEME_MAX and value[start - 1] in _SCHEME_CHARS:
-        start -= 1
-    if end - start > _SCHEME_MAX:
-        return None
-    for i in range(start, end):
-        if "a" <= value[i] <= "z" and (i == 0 or not _WORD.match(value[i - 1])):
-            return i
-    return None
-
-
-def _urls(value: str) -> Iterator[tuple[str, str, str, Optional[str]]]:
-    """(url, scheme, host, port) of each URL of the value, in linear time."""
-    at = value.find("://")
-    while at != -1:
-        start = _scheme_start(value, at)
-        window = value[at + 3 : at + 3 + _WINDOW]
-        match = _AFTER_SCHEME.match(window) if start is not None else None
-        if match and start is not None and (match.end() < len(window) or at + 3 + len(window) == len(value)):
-            yield value[start : at + 3 + match.end()], value[start:at], match.group("host"), match.group("port")
-        at = value.find("://", at + 3)
-
+from policies.reading.serving import namespace_of, selector_matches, template_labels
+from policies.reading.urls import COMPARED as _COMPARED
+from policies.reading.urls import urls as _urls
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 # The schemes a model API or its client speaks; a database or queue URL (postgresql://, redis://) is another story.
 _SCHEMES = ("http", "https", "ws", "wss", "grpc", "grpcs")
 _NOT_SERVICES = ("localhost",)
-# A variable whose name says its URLs are compared or handed out, not dialled (review 43 item 4): an allow-list of
-# browser origins (ollama/ollama envconfig/config.go AllowedOrigins, OLLAMA_ORIGINS "A comma separated list of allowed
-# origins"), CORS lists, a server's own public address (Open WebUI WEBUI_URL, PUBLIC_URL, NEXTAUTH_URL), OAuth
-# redirect/callback URLs, trusted hosts, NO_PROXY. Skipped.
-_COMPARED = re.compile(r"ORIGIN|CORS|PUBLIC|WEBUI_URL|NEXTAUTH_URL|REDIRECT|CALLBACK|ALLOWED|TRUSTED|NO_PROXY", re.I)
 # A variable whose name says the process calls the URL: only these block; any other name (a config file held in a
 # ConfigMap key, FOO_LIST, ...) is advice.
 _UPSTREAM = re.compile(
@@ -200,10 +170,12 @@ def _name_finding(where: str, url: str, name: str, namespace: str, names: Names)
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    services = services_by_namespace(resources)
+    makers = {**SERVICE_MAKERS, **KSERVE_SERVICE_MAKERS}
+    services = services_by_namespace(resources, makers)
     if not services:
         return []
-    hidden = hidden_namespaces(resources, spared=tuple(SERVICE_MAKERS))
+    hidden = hidden_namespaces(resources, spared=tuple(makers))
+    kserve = {namespace_of(r, "default") for r in resources if split_type(r.type) in KSERVE_SERVICE_MAKERS}
     namespaces = {namespace_of(r, "default") for r in resources if isinstance(r.props, dict)}
     namespaces |= {str(get(r.props, "metadata", "name")) for r in resources if split_type(r.type) == ("", "Namespace")}
     configmaps = by_namespace(resources, "", "ConfigMap")
@@ -239,7 +211,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     port = as_int(port_text) or _DEFAULT_PORTS.get(scheme)
                     found = _finding(where, url, target, services[target[1]], indexed[target[1]], port)
                     if found:
-                        findings.append((workload.name, found if _UPSTREAM.search(variable) else unproven(found)))
+                        sure = _UPSTREAM.search(variable) and target[1] not in kserve
+                        findings.append((workload.name, found if sure else unproven(found)))
     return findings
 
 
