@@ -25,7 +25,17 @@ from dataclasses import replace
 
 from components.loading import LoadError, load_yaml
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_list, container_label, containers, get, pod_specs, requests_gpu, split_type
+from policies.kube import (
+    WORKLOAD_TYPES,
+    as_list,
+    container_label,
+    containers,
+    get,
+    memoized,
+    pod_specs,
+    requests_gpu,
+    split_type,
+)
 from policies.reading.installs import Install, command_installs, runtime_env_installs, runtime_env_urls, runtime_envs
 from policies.reading.serving import SERVE_CONFIG, model_servers, serve_config
 
@@ -82,8 +92,12 @@ _RUNTIMES = (("serving.kserve.io", "ServingRuntime"), ("serving.kserve.io", "Clu
 
 
 def start_installs(resource: Resource) -> list[Install]:
-    """Every package a serving pod of this resource installs at start: command lines of its serving (or GPU) pods,
+    """Every package a serving pod of this resource installs at start: command lines of all its pods (init containers too),
     and the runtime_env lists of a RayService's serveConfigV2 or a RayJob's runtimeEnvYAML."""
+    return list(memoized(resource, "start_installs", _start_installs))
+
+
+def _start_installs(resource: Resource) -> list[Install]:
     found: list[Install] = []
     for path, podspec in pod_specs(resource):
         # Any pod installs at its start, not only a model server's: a proxy, a UI or a gateway in front of the model

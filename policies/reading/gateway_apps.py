@@ -14,6 +14,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Optional
 
 from components.images import names_image
@@ -32,9 +33,13 @@ def _repository_name(image: str) -> str:
 def app_of(container: Mapping) -> Optional[App]:
     """The serving-path app a container runs (components/serving_apps.toml), or None."""
     image = container.get("image")
-    image = image if isinstance(image, str) else ""
+    words = tuple(posixpath.basename(t) for t in container_argv(container)[:3])
+    return _app_for(image if isinstance(image, str) else "", words)
+
+
+@lru_cache(maxsize=1024)
+def _app_for(image: str, words: tuple[str, ...]) -> Optional[App]:
     name = _repository_name(image) if image else ""
-    words = [posixpath.basename(t) for t in container_argv(container)[:3]]
     for app in APPS:
         if image and names_image(image, app.images):
             return app
