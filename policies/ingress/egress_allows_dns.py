@@ -27,6 +27,7 @@ another engine (Cilium, Calico) is in the files. Pods on the host network are no
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Mapping
 from typing import Optional
 
@@ -39,7 +40,7 @@ from policies.reading.engines import env_values, volume_at
 from policies.reading.kserve_storage import ISVC, LLMISVC, downloaded_source
 from policies.reading.llmisvc_pods import llmisvc_pod_labels
 from policies.reading.mounted_scripts import mounted_scripts
-from policies.reading.network_policies import applying, network_policies, other_engine, ports_admit, rules
+from policies.reading.network_policies import applying, network_policies, other_engine, ports_admit, rules, unplaced
 from policies.reading.serving import namespace_of, pod_labels
 from policies.reading.urls import COMPARED, urls
 from policies.reading.vllm_args import command_tokens
@@ -48,6 +49,20 @@ _METADATA_NAME = "kubernetes.io/metadata.name"
 # The names CoreDNS's pods give port 53 (UDP "dns", TCP "dns-tcp"), which a NetworkPolicyPort may name.
 _DNS_PORT_NAMES = ("dns", "dns-tcp", "domain")
 _DNS_POD_VALUES = ("kube-dns", "coredns", "node-local-dns")
+# OpenShift's DNS pods (namespace openshift-dns) carry this label; they listen on 5353, Gardener's CoreDNS on 8053.
+_DNS_POD_KEYS = ("dns.operator.openshift.io/daemonset-dns",)
+# The ranges pod and service IPs come from: the private ones and the shared CGNAT range (100.64.0.0/10, used for pods
+# by EKS custom networking and some CNIs). A CIDR overlapping one of them may hold the DNS pods.
+_CLUSTER_RANGES = tuple(
+    ipaddress.ip_network(c) for c in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7")
+)
+# Tools that open a URL given to them (a call at start); other URL text in a command (echo, a heredoc, sed) resolves
+# nothing.
+_FETCHERS = re.compile(
+    r"\b(curl|wget|git\s+clone|huggingface-cli|hf\s+download|aws\s+s3|gsutil|gcloud\s+storage|azcopy|rclone|nc|"
+    r"until|requests|urllib|httpx|urlopen|snapshot_download|kubectl)\b"
+)
+_PROXY_ENV = ("HTTPS_PROXY", "https_proxy", "HF_ENDPOINT")
 _EPHEMERAL = ("emptyDir", "ephemeral")
 _LOCAL_HOSTS = ("localhost", "127.0.0.1", "0.0.0.0")
 _SWALLOWED = ("|| true", "|| :", "|| echo", "||true")
@@ -63,8 +78,10 @@ def _dns_peer(peer: Mapping, policy_ns: str) -> _Reach:
             network = ipaddress.ip_network(str(block.get("cidr", "")).strip(), strict=False)
         except ValueError:
             return "maybe"
-        if not network.is_private and network.prefixlen != 0:
-            return None  # a public range: not the cluster's DNS pods
+        if network.prefixlen != 0 and not network.is_private:
+            # a public range is not the cluster's DNS pods; one overlapping a pod range (100.64.0.0/10, 0.0.0.0/1) may be
+            overlaps = any(network.version == r.version and network.overlaps(r) for r in _CLUSTER_RANGES)
+            return "maybe" if overlaps else None
         return "maybe" if as_list(block.get("except")) else "udp"
     pods = peer.get("podSelector")
     selected = as_dict(as_dict(pods).get("matchLabels"))
@@ -81,11 +98,31 @@ def _dns_peer(peer: Mapping, policy_ns: str) -> _Reach:
     return "udp" if any_pod or dns_pods else "maybe"
 
 
+def _names_dns(peer: Mapping) -> bool:
+    """Whether a ``to`` peer names the DNS pods: namespace kube-system or one whose name holds "dns" (openshift-dns),
+    or pods labelled as CoreDNS/kube-dns/OpenShift DNS."""
+    namespace = as_dict(as_dict(peer.get("namespaceSelector")).get("matchLabels")).get(_METADATA_NAME)
+    if isinstance(namespace, str) and (namespace == "kube-system" or "dns" in namespace):
+        return True
+    pods = as_dict(peer.get("podSelector"))
+    labels = as_dict(pods.get("matchLabels"))
+    values = [str(v) for v in labels.values()]
+    for expression in (as_dict(e) for e in as_list(pods.get("matchExpressions"))):
+        values += [str(v) for v in as_list(expression.get("values"))]
+    return any(v in _DNS_POD_VALUES for v in values) or any(k in labels for k in _DNS_POD_KEYS)
+
+
 def _dns_rule(rule: Mapping, policy_ns: str) -> _Reach:
-    """Whether an egress rule reaches the cluster DNS (see _Reach)."""
+    """Whether an egress rule reaches the cluster DNS (see _Reach). A rule to the DNS pods on any UDP port reaches them:
+    NetworkPolicy matches the pod's port, 5353 on OpenShift (dns-default maps 53 to it), 8053 on Gardener."""
     udp = ports_admit(rule, 53, _DNS_PORT_NAMES, "UDP")
     if udp is not None:
         if udp:
+            return "udp"
+        peers = [as_dict(p) for p in as_list(rule.get("to"))]
+        if any(_names_dns(p) for p in peers) and any(
+            str(as_dict(p).get("protocol") or "TCP").upper() == "UDP" for p in as_list(rule.get("ports"))
+        ):
             return "udp"
         return "tcp" if ports_admit(rule, 53, _DNS_PORT_NAMES, "TCP") else None
     peers = [as_dict(p) for p in as_list(rule.get("to"))]
@@ -93,6 +130,29 @@ def _dns_rule(rule: Mapping, policy_ns: str) -> _Reach:
         return "udp"
     found = [_dns_peer(p, policy_ns) for p in peers]
     return next((r for r in ("udp", "maybe") if r in found), None)
+
+
+def _fetched(text: str) -> list[str]:
+    """The host-name URLs of a command or script that a fetching tool opens: those on a line (backslash continuations
+    joined) that calls curl, wget, git clone, a Hub/cloud CLI, python's requests/urllib, nc or an until loop."""
+    found = []
+    for line in text.replace("\\\n", " ").splitlines():
+        if "://" in line and _FETCHERS.search(line):
+            found += _hosts(line)
+    return found
+
+
+def _proxied(podspec: Mapping, container: Mapping) -> Optional[str]:
+    """The variable that sends the container's HTTPS through a proxy (or Hub mirror) given by address: the proxy
+    resolves the Hub's name (CONNECT huggingface.co:443), so no lookup leaves the pod."""
+    values = env_values(container)
+    for variable in _PROXY_ENV:
+        value = values.get(variable)
+        if isinstance(value, str) and "://" in value:
+            parsed = list(urls(value))
+            if parsed and not _hosts(value) and parsed[0][2] not in _LOCAL_HOSTS:
+                return variable
+    return None
 
 
 def _hosts(text: str) -> list[str]:
@@ -122,7 +182,9 @@ def _needs(workload: Resource, outside: bool) -> list[_Need]:
         for label, podspec, container, model, dirs, row in downloading_servers(workload):
             volumes = [volume_at(podspec, container, d) for d in dirs] or [None]
             why = ""
-            if any(v is not None and not any(k in v for k in _EPHEMERAL) for v in volumes):
+            if proxy := _proxied(podspec, container):
+                why = f"{proxy} names a proxy by address, which resolves the Hub's name itself"
+            elif any(v is not None and not any(k in v for k in _EPHEMERAL) for v in volumes):
                 why = "the cache is on a persistent volume, which may hold the model already"
             elif container.get("envFrom"):
                 why = "the container's envFrom may set HF_HUB_OFFLINE"
@@ -139,7 +201,10 @@ def _needs(workload: Resource, outside: bool) -> list[_Need]:
         if fetch.source.startswith(("pvc://", "/")) or id(fetch.container) in seen:
             continue
         seen.add(id(fetch.container))
-        init = any(fetch.container is c for c in as_list(fetch.podspec.get("initContainers")))
+        init = any(
+            fetch.container is c and as_dict(c).get("restartPolicy") != "Always"
+            for c in as_list(fetch.podspec.get("initContainers"))
+        )
         why = "" if init else "a sidecar downloads it, beside the server"
         if init and fetch.into and (v := volume_at(fetch.podspec, fetch.container, fetch.into)) is not None:
             if not any(k in v for k in _EPHEMERAL):
@@ -150,12 +215,22 @@ def _needs(workload: Resource, outside: bool) -> list[_Need]:
             if id(box) in seen:
                 continue
             argv, _ = command_tokens(box)
-            texts = [" ".join(argv), *mounted_scripts(podspec, box)]
-            hosts = [u for t in texts for u in _hosts(t)]
-            if hosts:
+            texts = [" ".join(str(a) for a in argv), *mounted_scripts(podspec, box)]
+            if not any("://" in t for t in texts):
+                continue
+            if box.get("restartPolicy") == "Always":  # a native sidecar runs beside the server, not before it
+                hosts = [u for t in texts for u in _hosts(t)]
+                if hosts:
+                    found.append(_Need(f"sidecar {box.get('name')} calls {hosts[0]}", False))
+                continue
+            fetched = [u for t in texts for u in _fetched(t)]
+            if fetched:
                 swallowed = any(s in t for t in texts for s in _SWALLOWED)
                 why = "its command goes on when the call fails (|| ...)" if swallowed else ""
-                found.append(_Need(f"init container {box.get('name')} calls {hosts[0]} before the server starts", True, why))
+                found.append(_Need(f"init container {box.get('name')} calls {fetched[0]} before the server starts", True, why))
+            elif hosts := [u for t in texts for u in _hosts(t)]:
+                why = "no fetching tool (curl, wget, a Hub CLI) is seen opening it: it may be text (echo, a config file)"
+                found.append(_Need(f"init container {box.get('name')} names {hosts[0]} before the server starts", True, why))
         for container in (as_dict(c) for c in as_list(podspec.get("containers"))):
             for variable, value in env_values(container).items():
                 if isinstance(value, str) and "://" in value and not COMPARED.search(variable):
@@ -171,7 +246,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     if not policies:
         return []
     others = other_engine(resources)
-    findings: dict[str, tuple[bool, str]] = {}
+    findings: dict[tuple[str, str], tuple[bool, str, str]] = {}
     for workload in resources:
         kind = split_type(workload.type)
         if not isinstance(workload.props, dict) or (workload.type not in WORKLOAD_TYPES and kind not in (ISVC, LLMISVC)):
@@ -189,6 +264,9 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         reach = {_dns_rule(rule, namespace_of(p, "default")) for p, _, rule in union}
         if "udp" in reach:
             continue
+        floating = rules(unplaced(policies, namespace, labels, "Egress"), "egress")
+        if any(_dns_rule(rule, namespace) in ("udp", "maybe") for _, _, rule in floating):
+            reach.add("unplaced")
         needs = _needs(workload, any(outside_https(rule) is True for _, _, rule in union))
         if not needs:
             continue
@@ -207,7 +285,9 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             "UDP and TCP 53"
         )
         why = need.why
-        if not why and "maybe" in reach:
+        if not why and "unplaced" in reach:
+            why = "a policy that leaves its namespace out (applied with kubectl apply -n) allows DNS and may apply here"
+        elif not why and "maybe" in reach:
             why = "a peer of the policies (a namespace label, an ipBlock with exceptions) may hold the DNS pods"
         elif not why and "tcp" in reach:
             why = "a resolver that falls back to TCP may still answer"
@@ -217,9 +297,10 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             why = "another kind of network policy in the files may allow it"
         blocking = need.start and not why
         text = message if blocking else unproven(f"{message} ({why})" if why else message)
-        if blocker.name not in findings or (blocking and not findings[blocker.name][0]):
-            findings[blocker.name] = (blocking, text)
-    return [(policy, text) for policy, (_, text) in findings.items()]
+        key = (namespace_of(blocker, "default"), str(blocker.name))
+        if key not in findings or (blocking and not findings[key][0]):
+            findings[key] = (blocking, blocker.name, text)
+    return [(policy, text) for _, policy, text in findings.values()]
 
 
 POLICY = Policy(

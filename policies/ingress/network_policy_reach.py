@@ -39,7 +39,7 @@ from policies.reading.engines import env_values, fetches, hub_offline, table_ser
 from policies.reading.kserve_storage import ISVC, LLMISVC, downloaded_source
 from policies.reading.llmisvc_pods import llmisvc_pod_labels
 from policies.reading.model_ids import model_id
-from policies.reading.network_policies import NETPOL, applying, network_policies, other_engine
+from policies.reading.network_policies import NETPOL, applying, network_policies, other_engine, rules, unplaced
 from policies.reading.serving import engine_row, namespace_of, pod_labels
 from policies.reading.vllm_args import served_model, vllm_servers
 
@@ -131,6 +131,10 @@ def _download_findings(resources: list[Resource]) -> list[tuple[str, str]]:
             why = ""
             if None in reach:
                 why = "an ipBlock of the policies may hold the Hub's addresses"
+            elif any(
+                outside_https(r) is not False for _, _, r in rules(unplaced(policies, namespace, label_sets, "Egress"), "egress")
+            ):
+                why = "a policy that leaves its namespace out (applied with kubectl apply -n) may allow it"
             elif persistent:
                 why = "the cache is on a persistent volume, which may hold the model already"
             elif proxied:

@@ -9,6 +9,10 @@ rule of some policy applying to it allows (the union): a rule with no ``to``/``f
 port of that protocol, ``endPort`` makes a range. Pods on the host network are not isolated: "NetworkPolicy behavior
 for hostNetwork pods is undefined" and most plugins do not apply it (same page, "Pod lifecycle" and hostNetwork notes).
 
+A policy with no (or a templated) ``metadata.namespace`` lands in whichever namespace ``kubectl apply -n`` names
+(ARK322/voxeil-panel tenant/networkpolicy-deny-all.yaml: "namespace is set by the controller per tenant"): ``unplaced``
+lists those that would select a pod of another namespace, for a reader to count their rules as maybe-present.
+
 Read by G33 egress-allows-model-download, G81 egress-allows-dns and G82 scrape-and-scaler-reach.
 """
 
@@ -69,6 +73,26 @@ def applying(policies: list[Any], namespace: str, label_sets: list[dict], direct
         p
         for p in policies
         if namespace_of(p, "default") == namespace and isolates(p, direction) and any(selects(p, ls) for ls in label_sets)
+    ]
+
+
+def _placed(policy: Any) -> bool:
+    """Whether the policy names its namespace: a literal metadata.namespace (not a ``${NS}``/``{{ }}`` template)."""
+    value = get(policy.props, "metadata", "namespace")
+    return isinstance(value, str) and bool(value) and not any(t in value for t in ("${", "{{", "$("))
+
+
+def unplaced(policies: list[Any], namespace: str, label_sets: list[dict], direction: str) -> list[Any]:
+    """Policies that leave their namespace out (or template it) and would isolate such pods for ``direction`` when
+    applied with ``kubectl apply -n NS``, a per-tenant form: they may apply to a pod of ``namespace`` (when it is not
+    "default", where ``applying`` already counts them), so a rule of theirs is a "maybe", not an absence."""
+    return [
+        p
+        for p in policies
+        if not _placed(p)
+        and namespace_of(p, "default") != namespace
+        and isolates(p, direction)
+        and any(selects(p, ls) for ls in label_sets)
     ]
 
 
