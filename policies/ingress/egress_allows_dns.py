@@ -22,6 +22,17 @@ container's env names a URL by host name (a proxy such as LiteLLM or Open WebUI 
 every call fails, but the pod starts), when a persistent cache may hold the model, when the download is a sidecar's or
 its failure is swallowed (``|| true``), when the pod's ``dnsPolicy`` is not ClusterFirst, and when a network policy of
 another engine (Cilium, Calico) is in the files. Pods on the host network are not isolated and are not read.
+
+Review 46b: an init container's URL is a call at start only when a fetching tool opens it (curl, wget, git clone, a
+Hub or cloud CLI, requests/urllib, nc, an until loop, on one line with backslash continuations joined); other URL text
+(echo, a heredoc config file) is advice, and a native sidecar (an init container with ``restartPolicy: Always``) runs
+beside the server. HTTPS_PROXY/HF_ENDPOINT by IP address: the client sends ``CONNECT huggingface.co:443`` and the proxy
+resolves the name, so advice. A rule to the DNS pods (kube-system, a namespace named *dns* such as openshift-dns,
+k8s-app kube-dns/coredns, dns.operator.openshift.io/daemonset-dns) on any UDP port reaches them: NetworkPolicy matches
+the pod's port, 5353 on OpenShift (the dns-default Service maps 53 to it), 8053 on Gardener. An allow-DNS policy with no
+(or a templated) namespace, applied per tenant with ``kubectl apply -n``, may apply: advice. Limit: a cluster-wide
+allowance outside the files (a Calico GlobalNetworkPolicy of low order, an AdminNetworkPolicy allowing 53) overrides the
+namespace's policies; blocking assumes the files hold every policy that applies.
 """
 
 from __future__ import annotations
@@ -317,6 +328,9 @@ POLICY = Policy(
     rationale=(
         "A pod isolated for Egress may open only what some egress rule of a policy selecting it allows "
         "(https://kubernetes.io/docs/concepts/services-networking/network-policies/); name lookups go to the cluster "
-        "DNS on port 53 over UDP, so without a rule for it every name the pod dials fails."
+        "DNS on port 53 over UDP, so without a rule for it every name the pod dials fails. Limit: a cluster-wide "
+        "allowance kept outside the files (a Calico GlobalNetworkPolicy, an AdminNetworkPolicy allowing port 53) "
+        "overrides the namespace's policies; the finding is advice when such an object is among the files read, and "
+        "blocking assumes the files hold every policy that applies to the pod."
     ),
 )

@@ -2,8 +2,9 @@
 
 Which variables a chat UI reads, what its image sets and how it resolves them are data (components/chat_uis.toml,
 read through policies/reading/chat_ui_backends.py). Open WebUI 0.6.18's image sets ``OLLAMA_BASE_URL=/ollama`` and
-``ENV=prod``; in production that relative value becomes ``http://host.docker.internal:11434`` unless ``K8S_FLAG`` or
-``USE_OLLAMA_DOCKER`` is set, the legacy ``OLLAMA_API_BASE_URL`` is read only while ``OLLAMA_BASE_URL`` is empty (so the
+``ENV=prod``; in production that relative value (one trailing slash cut) becomes ``http://host.docker.internal:11434``
+unless ``USE_OLLAMA_DOCKER`` is set, and a non-empty ``K8S_FLAG`` replaces any OLLAMA_BASE_URL with
+``http://ollama-service.open-webui.svc.cluster.local:11434`` (config.py L857-861, L873-882), the legacy ``OLLAMA_API_BASE_URL`` is read only while ``OLLAMA_BASE_URL`` is empty (so the
 image's value hides it), and the OpenAI connection defaults to api.openai.com, which answers only with a key
 (open-webui/open-webui b8912aa67 backend/open_webui/config.py L845-956, Dockerfile L52-66). ``host.docker.internal``
 is a name Docker Desktop provides, not cluster DNS
@@ -11,6 +12,9 @@ is a name Docker Desktop provides, not cluster DNS
 so a pod that gives the UI neither a URL of its own nor a key finds no model: fresh set 55
 chiheb08/openwebUI-Kubernetes openwebui-deployment.yaml (no backend variable) and DevOpswithAnkita/ollama-openwebui-k8s
 k8s-Deployment/openwebui-deploy.yml (only the legacy OLLAMA_API_BASE_URL).
+
+The facts are read at 0.6.18 only (components/chat_uis.toml ``checked_tags``); the message says so for another tag
+(:main, :latest, 0.5.x, 0.7.x), whose resolution the files and the table do not prove.
 
 Advice: an administrator can add connections in the UI's settings after it starts (they persist in its database), so
 the files do not prove the break. Silent where a value the files do not show may set a backend (valueFrom, envFrom, a
@@ -24,7 +28,7 @@ from urllib.parse import urlsplit
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, pod_specs
-from policies.reading.chat_ui_backends import ui_app, ui_backends
+from policies.reading.chat_ui_backends import ui_app, ui_backends, unchecked_tag
 
 # Names only Docker Desktop resolves (its host's address), not cluster DNS.
 _DOCKER_ONLY_HOSTS = ("host.docker.internal", "gateway.docker.internal")
@@ -72,6 +76,12 @@ def _check(resource: Resource, config: dict) -> list[str]:
                     f"Docker Desktop name, not cluster DNS, so the UI lists no model; set "
                     f"{app.backends[0].url}=http://SERVICE.NAMESPACE.svc.cluster.local:PORT (or "
                     f"{app.backends[-1].url} to an OpenAI-compatible server's /v1)"
+                    + (
+                        f" (its settings were read at release {', '.join(app.checked_tags)}; tag {tag} may resolve "
+                        f"them otherwise)"
+                        if (tag := unchecked_tag(container, app))
+                        else ""
+                    )
                 )
             )
     return messages

@@ -4,8 +4,8 @@ The apps and their settings are data (components/chat_uis.toml, each fact cited 
 runs one of them, ``ui_backends`` reads, per kind of backend, the URLs the app ends up with: the container's env over
 the image's own (Open WebUI's image sets OLLAMA_BASE_URL=/ollama and ENV=prod), the plural variable before the
 singular one, a legacy variable only while the singular one is empty, the relative value the image sets resolved as
-the app resolves it in production (``/ollama`` -> http://host.docker.internal:11434 unless K8S_FLAG or
-USE_OLLAMA_DOCKER say otherwise), and the default URL (api.openai.com) counted only with a key. A value the files do not
+the app resolves it in production (``/ollama``, or ``/ollama/``: one trailing slash is cut, -> http://host.docker.internal:11434 unless
+USE_OLLAMA_DOCKER says otherwise), and K8S_FLAG winning over any URL in production, and the default URL (api.openai.com) counted only with a key. A value the files do not
 show (valueFrom, envFrom, a template) makes the backend unknown, never wrong.
 """
 
@@ -55,6 +55,7 @@ class App:
     separator: str
     image_env: tuple[tuple[str, str], ...]
     backends: tuple[Backend, ...]
+    checked_tags: tuple[str, ...] = ()
 
 
 @cache
@@ -74,9 +75,21 @@ def apps() -> tuple[App, ...]:
                 separator=row["list_separator"],
                 image_env=tuple((str(k), str(v)) for k, v in row.get("image_env", {}).items()),
                 backends=backends,
+                checked_tags=tuple(str(t).lower() for t in row.get("checked_tags", ())),
             )
         )
     return tuple(out)
+
+
+def unchecked_tag(container: Mapping, app: App) -> Optional[str]:
+    """The container's image tag when it is not one of the releases the app's facts were read at (``checked_tags``):
+    a floating tag (main, latest) or another release may resolve its settings otherwise. None when checked or untagged
+    with a digest."""
+    tag = image_tag(str(container.get("image")))
+    if not tag or not app.checked_tags:
+        return None
+    bare = tag.lower().removeprefix("v")
+    return None if any(bare == t or bare.startswith(t + "-") for t in app.checked_tags) else tag
 
 
 def ui_app(container: Mapping) -> Optional[App]:
@@ -165,18 +178,26 @@ def ui_backends(container: Mapping, app: App) -> list[Resolved]:
             notes.append(
                 f"{b.legacy} is set, but {app.display} reads it only while {b.url} is empty, and its image sets {b.url}={url}"
             )
-        if url and url == b.relative and b.relative_url and value("ENV") == "prod":
+        if url and b.relative and url.endswith("/"):
+            url = url[:-1]  # the app cuts one trailing slash before comparing (b8912aa67 config.py L857-861)
+        if b.relative_url and value("ENV") == "prod" and (url == b.relative or (b.flag and value(b.flag) != "")):
+            # In production the flag wins over any URL (config.py L873-882: `elif K8S_FLAG`), the relative value
+            # resolves to the bundled or host URL; a flag the files do not show leaves the backend unknown.
             flag, bundle = value(b.flag), value(b.bundle_flag)
             if flag is None or bundle is None:
                 out.append(Resolved(b, (), True, False, tuple(notes)))
                 continue
+            given = url
             if flag:
                 url = b.flag_url
             elif (isinstance(bundle, str) and bundle.lower() == "true") or in_image:
                 url = b.bundle_url
             else:
                 url = b.relative_url
-            notes.append(f"{b.url}={b.relative} (the image's) resolves in production to {url}")
+            if given == b.relative:
+                notes.append(f"{b.url}={b.relative} (the image's) resolves in production to {url}")
+            else:
+                notes.append(f"{b.flag} is set, so in production {b.url} ({given or 'unset'}) becomes {url}")
         if not url and b.default:
             keys = [value(k) for k in b.keys]
             if any(k is None for k in keys):

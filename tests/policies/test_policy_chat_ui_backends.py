@@ -96,3 +96,35 @@ def test_a_localhost_backend_the_pod_serves_stays_silent():
     assert found_by([bundled], G61) == []
     # A Service name is not the pod's own address.
     assert found_by([_webui([{"name": "OLLAMA_BASE_URL", "value": "http://ollama:11434"}])], G61) == []
+
+
+def test_k8s_flag_wins_over_any_url_in_production():
+    """Review 46b item 10 (/tmp/review46b/s62-k8sflag, s62_direct.py): at b8912aa67 config.py L873-882 a non-empty
+    K8S_FLAG replaces any OLLAMA_BASE_URL in production (the ``elif K8S_FLAG`` branch), and L857-861 cut one trailing
+    slash, so ``/ollama/`` is the image's relative value."""
+    from policies.reading.chat_ui_backends import ui_app, ui_backends
+
+    service = "http://ollama-service.open-webui.svc.cluster.local:11434"
+    for given in ("http://host.docker.internal:11434", "http://ollama.llm.svc:11434", "/ollama/"):
+        container = _webui([{"name": "K8S_FLAG", "value": "true"}, {"name": "OLLAMA_BASE_URL", "value": given}])
+        container = container["spec"]["template"]["spec"]["containers"][0]
+        app = ui_app(container)
+        assert app is not None
+        assert ui_backends(container, app)[0].urls == (("OLLAMA_BASE_URL", service),), given
+    # The host.docker.internal URL is replaced by the chart's Service name: S62 stays silent.
+    flagged = [{"name": "K8S_FLAG", "value": "true"}, {"name": "OLLAMA_BASE_URL", "value": "http://host.docker.internal:11434"}]
+    assert found_by([_webui(flagged)], S62) == []
+    # Not in production (ENV=dev) the given URL stays.
+    dev = _webui([*flagged, {"name": "ENV", "value": "dev"}])
+    assert [level for level, _ in found_by([dev], S62)] == ["advisory"]
+    # "/ollama/" without the flag resolves as "/ollama" does, to host.docker.internal: advice.
+    ((level, message),) = found_by([_webui([{"name": "OLLAMA_BASE_URL", "value": "/ollama/"}])], S62)
+    assert level == "advisory" and "http://host.docker.internal:11434" in message
+
+
+def test_a_tag_outside_the_checked_release_is_told():
+    """Review 46b item 11: the facts are read at 0.6.18 only; another tag says so in the advice."""
+    ((_, message),) = found_by([_webui()], S62)  # :main
+    assert "read at release 0.6.18; tag main may resolve them otherwise" in message
+    ((_, message),) = found_by([_webui(image="ghcr.io/open-webui/open-webui:v0.6.18")], S62)
+    assert "may resolve them otherwise" not in message

@@ -181,3 +181,118 @@ def test_the_allow_dns_policy_in_its_forms_stays_silent():
     offline = copy.deepcopy(_VLLM)
     offline["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "HF_HUB_OFFLINE", "value": "1"}]
     assert found_by([_INTERNET, offline], "egress-allows-dns") == []
+
+
+# Review 46b (reproducers /tmp/review46b/g81-*): forms the files cannot prove broken stay silent or advise.
+
+
+def test_a_namespace_less_allow_dns_policy_makes_it_advice():
+    """Item 1: an allow-dns policy with no metadata.namespace, applied per tenant with ``kubectl apply -n`` (the form of
+    ARK322/voxeil-panel tenant/networkpolicy-deny-all.yaml, "namespace is set by the controller per tenant")."""
+    for namespace in (None, "${NAMESPACE}", "{{ .Release.Namespace }}"):
+        floating = _allow_dns({"to": [_KUBE_DNS_PEER], "ports": _UDP_TCP_53})
+        if namespace is None:
+            del floating["metadata"]["namespace"]
+        else:
+            floating["metadata"]["namespace"] = namespace
+        ((level, message),) = found_by([_INTERNET, floating, _VLLM], "egress-allows-dns")
+        assert level == "advisory" and "leaves its namespace out" in message, namespace
+    # A placed allow-dns policy of another namespace does not apply: still blocking.
+    elsewhere = _allow_dns({"to": [_KUBE_DNS_PEER], "ports": _UDP_TCP_53})
+    elsewhere["metadata"]["namespace"] = "other"
+    assert [lv for lv, _ in found_by([_INTERNET, elsewhere, _VLLM], "egress-allows-dns")] == ["mandatory"]
+
+
+def test_dns_pods_on_their_own_port_stay_silent():
+    """Item 2: OpenShift's DNS pods listen on 5353 (the dns-default Service maps 53 to it; the HPE CSI driver's
+    documented "# OpenShift DNS" policy allows openshift-dns on 5353), Gardener's CoreDNS on 8053; NetworkPolicy
+    matches the pod's port."""
+    openshift = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "openshift-dns"}}}
+    gardener = {
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
+        "podSelector": {"matchExpressions": [{"key": "k8s-app", "operator": "In", "values": ["kube-dns"]}]},
+    }
+    operator = {
+        "namespaceSelector": {},
+        "podSelector": {"matchLabels": {"dns.operator.openshift.io/daemonset-dns": "default"}},
+    }
+    for peer, port in ((openshift, 5353), (gardener, 8053), (operator, 5353)):
+        ports = [{"protocol": "UDP", "port": port}, {"protocol": "TCP", "port": port}]
+        form = _with_rule(_INTERNET, {"to": [peer], "ports": ports})
+        assert found_by([form, _VLLM], "egress-allows-dns") == [], peer
+    # A UDP port to pods that are not DNS's is no DNS rule.
+    other = _with_rule(_INTERNET, {"to": [{"podSelector": {"matchLabels": {"app": "x"}}}], "ports": [{"protocol": "UDP", "port": 5353}]})
+    assert [lv for lv, _ in found_by([other, _VLLM], "egress-allows-dns")] == ["mandatory"]
+
+
+def _with_init(box: dict) -> dict:
+    deployment = copy.deepcopy(_PROXY)
+    deployment["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "OPENAI_API_BASE", "value": "http://10.0.0.5:8000/v1"}]
+    deployment["spec"]["template"]["spec"]["initContainers"] = [box]
+    return deployment
+
+
+def test_url_text_an_init_container_does_not_fetch_is_advice():
+    """Item 3: a busybox init container that writes a config file and echoes a docs link resolves nothing; a native
+    sidecar (restartPolicy Always: an OTel collector exporting by name) runs beside the server, not before it."""
+    script = (
+        "cat > /config/config.yaml <<CFG\nmodel_list:\n- model_name: llama\n"
+        "  litellm_params: {model: openai/llama, api_base: http://10.0.0.5:8000/v1}\nCFG\n"
+        'echo "docs: https://docs.litellm.ai/docs/proxy/configs"\n'
+    )
+    render = _with_init({"name": "render-config", "image": "busybox:1.36", "command": ["sh", "-c", script]})
+    assert [lv for lv, _ in found_by([_TO_VLLM, render], "egress-allows-dns")] == ["advisory"]
+    otel = _with_init(
+        {
+            "name": "otel",
+            "image": "otel/opentelemetry-collector:0.110.0",
+            "restartPolicy": "Always",
+            "args": ["--config=/conf/otel.yaml", "--set=exporters.otlphttp.endpoint=http://tempo.monitoring:4318"],
+        }
+    )
+    ((level, message),) = found_by([_TO_VLLM, otel], "egress-allows-dns")
+    assert level == "advisory" and "sidecar otel calls http://tempo.monitoring:4318" in message
+    # A fetch on a continued line still blocks.
+    fetch = _with_init(
+        {"name": "get", "image": "curlimages/curl:8.8.0", "command": ["sh", "-c", "curl -fL \\\n  https://example.com/m.bin -o /m"]}
+    )
+    assert [lv for lv, _ in found_by([_TO_VLLM, fetch], "egress-allows-dns")] == ["mandatory"]
+
+
+def test_a_download_through_a_proxy_by_address_is_advice():
+    """Item 4: HTTPS_PROXY by IP: the client sends CONNECT huggingface.co:443 and the proxy resolves the name."""
+    proxied = copy.deepcopy(_VLLM)
+    proxied["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "HTTPS_PROXY", "value": "http://10.20.0.5:3128"}]
+    ((level, message),) = found_by([_INTERNET, proxied], "egress-allows-dns")
+    assert level == "advisory" and "HTTPS_PROXY names a proxy by address" in message
+    # A proxy by name still needs DNS.
+    proxied["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "HTTPS_PROXY", "value": "http://proxy.corp:3128"}]
+    assert [lv for lv, _ in found_by([_INTERNET, proxied], "egress-allows-dns")] == ["mandatory"]
+
+
+def test_ip_blocks_that_may_hold_pod_ranges_are_advice():
+    """Item 6: 100.64.0.0/10 (CGNAT pod ranges) and the 0.0.0.0/1 + 128.0.0.0/1 pair may reach the DNS pods."""
+    for cidrs in (["100.64.0.0/10"], ["0.0.0.0/1", "128.0.0.0/1"]):
+        form = _with_rule(_INTERNET, {"to": [{"ipBlock": {"cidr": c}} for c in cidrs]})
+        assert [lv for lv, _ in found_by([form, _VLLM], "egress-allows-dns")] == ["advisory"], cidrs
+    public = _with_rule(_INTERNET, {"to": [{"ipBlock": {"cidr": "8.8.8.0/24"}}]})
+    assert [lv for lv, _ in found_by([public, _VLLM], "egress-allows-dns")] == ["mandatory"]
+
+
+def test_same_named_policies_of_two_namespaces_are_two_findings():
+    """Item 7: findings are keyed by (namespace, name)."""
+    other_policy, other_vllm = copy.deepcopy(_INTERNET), copy.deepcopy(_VLLM)
+    other_policy["metadata"]["namespace"] = other_vllm["metadata"]["namespace"] = "team-b"
+    assert len(found_by([_INTERNET, _VLLM, other_policy, other_vllm], "egress-allows-dns")) == 2
+
+
+def test_g33_reads_a_namespace_less_policy_as_maybe():
+    """Item 1 through the shared reader: G33 egress-allows-model-download advises when a namespace-less policy that
+    would select the pod allows the internet."""
+    deny = copy.deepcopy(_INTERNET)
+    deny["metadata"]["name"], deny["spec"]["egress"] = "deny-egress", []
+    floating = copy.deepcopy(_INTERNET)
+    del floating["metadata"]["namespace"]
+    found = found_by([deny, floating, _VLLM], "egress-allows-model-download")
+    assert found and all(level == "advisory" for level, _ in found)
+    assert [lv for lv, _ in found_by([deny, _VLLM], "egress-allows-model-download")] == ["mandatory"]
