@@ -45,13 +45,21 @@ from typing import Optional
 from components.images import names_image
 from policies.framework import Policy, Resource, unproven
 from policies.ingress.network_policy_reach import downloading_servers, outside_https
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, pod_specs, split_type
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, memoized, pod_specs, split_type
 from policies.reading.downloaders import fetches as loader_fetches
 from policies.reading.engines import env_values, volume_at
 from policies.reading.kserve_storage import ISVC, LLMISVC, downloaded_source
 from policies.reading.llmisvc_pods import llmisvc_pod_labels
 from policies.reading.mounted_scripts import mounted_scripts
-from policies.reading.network_policies import applying, network_policies, other_engine, ports_admit, rules, unplaced
+from policies.reading.network_policies import (
+    applying,
+    isolates,
+    network_policies,
+    other_engine,
+    ports_admit,
+    rules,
+    unplaced,
+)
 from policies.reading.serving import namespace_of, pod_labels
 from policies.reading.urls import COMPARED, urls
 from policies.reading.vllm_args import command_tokens
@@ -253,8 +261,10 @@ def _needs(workload: Resource, outside: bool) -> list[_Need]:
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    policies = network_policies(resources)
-    if not policies:
+    policies = memoized(resources, "network_policies", network_policies)
+    # Prefilter: only the namespaces some policy isolates for Egress have pods to read (applying() reads no other).
+    isolated = {namespace_of(p, "default") for p in policies if isolates(p, "Egress")}
+    if not isolated:
         return []
     others = other_engine(resources)
     findings: dict[tuple[str, str], tuple[bool, str, str]] = {}
@@ -262,12 +272,14 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         kind = split_type(workload.type)
         if not isinstance(workload.props, dict) or (workload.type not in WORKLOAD_TYPES and kind not in (ISVC, LLMISVC)):
             continue
+        namespace = namespace_of(workload, "default")
+        if namespace not in isolated:
+            continue
         specs = [spec for _, spec in pod_specs(workload)]
         if specs and all(spec.get("hostNetwork") is True for spec in specs):
             continue
         name = get(workload.props, "metadata", "name")
         labels = llmisvc_pod_labels(workload, name) if kind == LLMISVC else pod_labels(workload)
-        namespace = namespace_of(workload, "default")
         egress = applying(policies, namespace, labels, "Egress")
         if not egress:
             continue

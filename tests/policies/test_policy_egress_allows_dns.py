@@ -221,13 +221,17 @@ def test_dns_pods_on_their_own_port_stay_silent():
         form = _with_rule(_INTERNET, {"to": [peer], "ports": ports})
         assert found_by([form, _VLLM], "egress-allows-dns") == [], peer
     # A UDP port to pods that are not DNS's is no DNS rule.
-    other = _with_rule(_INTERNET, {"to": [{"podSelector": {"matchLabels": {"app": "x"}}}], "ports": [{"protocol": "UDP", "port": 5353}]})
+    other = _with_rule(
+        _INTERNET, {"to": [{"podSelector": {"matchLabels": {"app": "x"}}}], "ports": [{"protocol": "UDP", "port": 5353}]}
+    )
     assert [lv for lv, _ in found_by([other, _VLLM], "egress-allows-dns")] == ["mandatory"]
 
 
 def _with_init(box: dict) -> dict:
     deployment = copy.deepcopy(_PROXY)
-    deployment["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "OPENAI_API_BASE", "value": "http://10.0.0.5:8000/v1"}]
+    deployment["spec"]["template"]["spec"]["containers"][0]["env"] = [
+        {"name": "OPENAI_API_BASE", "value": "http://10.0.0.5:8000/v1"}
+    ]
     deployment["spec"]["template"]["spec"]["initContainers"] = [box]
     return deployment
 
@@ -254,7 +258,11 @@ def test_url_text_an_init_container_does_not_fetch_is_advice():
     assert level == "advisory" and "sidecar otel calls http://tempo.monitoring:4318" in message
     # A fetch on a continued line still blocks.
     fetch = _with_init(
-        {"name": "get", "image": "curlimages/curl:8.8.0", "command": ["sh", "-c", "curl -fL \\\n  https://example.com/m.bin -o /m"]}
+        {
+            "name": "get",
+            "image": "curlimages/curl:8.8.0",
+            "command": ["sh", "-c", "curl -fL \\\n  https://example.com/m.bin -o /m"],
+        }
     )
     assert [lv for lv, _ in found_by([_TO_VLLM, fetch], "egress-allows-dns")] == ["mandatory"]
 
