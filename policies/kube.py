@@ -53,11 +53,20 @@ _BUILT_IN_GROUPS = frozenset(
 )
 
 
+# Type token -> is_custom_type's answer: asked ~6,000 times a manifests-v2 run (WorkloadTypes' `in`) of ~30 tokens.
+_CUSTOM_TYPES: dict[str, bool] = {}
+
+
 def is_custom_type(type_token: Any) -> bool:
     """True for a custom resource's type token (any group outside Kubernetes' own API groups)."""
+    if type(type_token) is str and (known := _CUSTOM_TYPES.get(type_token)) is not None:
+        return known
     if not isinstance(type_token, str) or not type_token.startswith("kubernetes:"):
         return False
-    return split_type(type_token)[0] not in _BUILT_IN_GROUPS
+    custom = split_type(type_token)[0] not in _BUILT_IN_GROUPS
+    if type(type_token) is str and len(_CUSTOM_TYPES) < 1024:
+        _CUSTOM_TYPES[type_token] = custom
+    return custom
 
 
 class WorkloadTypes(tuple):
