@@ -41,6 +41,7 @@ from policies.gpu import (
     visible_devices_env,
 )
 from policies.ingress import (
+    egress_allows_dns,
     external_gce_ingress_guarded,
     ingress_controller_admitted,
     internet_facing_alb_guarded,
@@ -65,6 +66,8 @@ from policies.k8s_generic import (
     claim_in_run,
     container_can_start,
     defined_once,
+    entrypoint_args_fit,
+    exec_tools_in_image,
     gpu_image_pull_policy,
     gpu_memory_request_equals_limit,
     gpu_request_equals_limit,
@@ -305,6 +308,8 @@ POLICIES: tuple[Policy, ...] = _collect(
     probe_tolerates_slow_answer.POLICY,
     probe_acts_in_time.POLICY,
     webui_data_lasts.POLICY,
+    exec_tools_in_image.POLICY,
+    entrypoint_args_fit.POLICY,
     claim_in_run.POLICY,
     readiness_waits_for_model.POLICY,
     serving_resource_requests.POLICY,
@@ -341,6 +346,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     model_pods_network_isolated.POLICY,
     network_policy_reach.POLICY,
     network_policy_reach.NAMESPACE_LABEL_POLICY,
+    egress_allows_dns.POLICY,
     network_policy_selects_pods.POLICY,
     ingress_controller_admitted.POLICY,
     memory_emptydir_size_limit.POLICY,

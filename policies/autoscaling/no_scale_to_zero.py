@@ -17,7 +17,9 @@ LLMInferenceService's main workload likewise (pkg/controller/v1alpha2/llmisvc/wo
 
 from __future__ import annotations
 
-from policies.autoscaling.scalers import scale_target, workloads
+from collections.abc import Iterable
+
+from policies.autoscaling.scalers import Workload, namespace_of, scale_target, workloads
 from policies.framework import Policy, Resource, unproven
 from policies.kube import (
     HPA_TYPES,
@@ -28,15 +30,18 @@ from policies.kube import (
     annotations_of,
     as_dict,
     as_int,
+    as_list,
+    containers,
     get,
     kserve_deployment_mode,
     memoized,
+    pod_specs,
     split_type,
     viewed_resources,
 )
 from policies.operators import OPERATOR_TYPES, operator_server
 from policies.reading.scalers_ext import KUBEAI_MODEL, SCALER_TYPES, ray_serve_zero_floors, replica_floor
-from policies.reading.serving import model_servers
+from policies.reading.serving import GPU_SERVER, model_servers
 
 _WHY = (
     "an LLM replica takes minutes to return (GPU node, image pull, weight load), "
@@ -248,7 +253,42 @@ def _weighed(resource: Resource, found: list[str]) -> list[str]:
     relevance = llm_scaler(resource, list(view), target)
     if relevance is None:
         return []
+    if relevance == "" and target is not None and _answers_no_request(target, view):
+        return [unproven(f"{m} ({_QUEUE_WORKER})") for m in found]
     return found if relevance == "" else [unproven(f"{m} ({relevance})") for m in found]
+
+
+_QUEUE_WORKER = (
+    "its target holds GPUs but answers no request: no container port, no network probe, no engine the engine table "
+    "knows and no Service of the files selecting its pods, so it reads its work from a queue, where a cold start after "
+    "an idle spell delays a job instead of failing a request"
+)
+_CORE_TARGETS = ("Deployment", "StatefulSet", "ReplicaSet")
+
+
+def _answers_no_request(target: Workload, view: Iterable[Resource]) -> bool:
+    """True for a GPU workload that serves no request (set 48: an async Whisper worker scaled from zero by KEDA on its
+    queue's length, held-out labels call that floor right): a core workload whose containers declare no port and no
+    HTTP, TCP or gRPC probe, whose model servers are only GPU holders no engine row names, and that no Service of the
+    files selects. A queue worker's first job after idling waits the cold start; no client times out on it."""
+    if target.kind not in _CORE_TARGETS or target.resource.type == ISVC_TYPE:
+        return False
+    if any(server.engine != GPU_SERVER for server in model_servers(target.resource)):
+        return False
+    for _, podspec in pod_specs(target.resource):
+        for container in containers(podspec):
+            if as_list(get(container, "ports")):
+                return False
+            for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+                if any(k in as_dict(get(container, probe)) for k in ("httpGet", "tcpSocket", "grpc")):
+                    return False
+    for other in view:
+        if split_type(other.type) != ("", "Service") or namespace_of(other) != target.namespace:
+            continue
+        selector = as_dict(get(other.props, "spec", "selector"))
+        if selector and all(target.pod_labels.get(k) == v for k, v in selector.items()):
+            return False
+    return True
 
 
 def _kubeai_cold_start(field: str, defaulted: bool) -> str:
@@ -312,7 +352,8 @@ POLICY = Policy(
         "operator-run model servers must keep at least one replica; a KServe model committed stopped "
         "(serving.kserve.io/stop) is advice (it may be parked on purpose); an HPA, ScaledObject or HTTPScaledObject "
         "counts where its target is a GPU workload of the files or it reads a model server's series, and is advice "
-        "where the target is elsewhere and only its names suggest a model server; a Knative min-scale annotation of 0 "
+        "where the target is elsewhere and only its names suggest a model server, or where the GPU target answers no "
+        "request (no container port, network probe, known engine or Service: a queue worker); a Knative min-scale annotation of 0 "
         "on a model server's Knative Service counts, and on a Serverless InferenceService is advice (KServe writes "
         "min-scale from minReplicas); a model server's Knative Service with no min-scale (the cluster's default, 0 as "
         "Knative ships it) and an initial-scale of 0 are advice; so is a RayService model deployment whose Ray Serve "

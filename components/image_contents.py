@@ -1,0 +1,148 @@
+"""What the publishers' serving images ship, as data: components/image_contents.toml loaded into frozen records.
+
+``contents(image)`` answers, for an image reference, which row describes it and how sure that is: ``proven`` when the
+reference is the publisher's own repository (Docker Hub, no mirror in front) at a tag naming a release the row's
+Dockerfiles were read at (``first`` .. ``last``) and no other flavour of it; otherwise (``latest``, an untagged or
+newer release, a digest, a mirror path) the row still applies but is not proven. ``program(name)`` is True, False
+or None (not established) for a program on the image's PATH.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Optional
+
+from .images import image_repository, image_tag
+from .parse_cache import read_toml
+
+TABLE = Path(__file__).resolve().with_name("image_contents.toml")  # installed as llm_serving too
+_HUB_PREFIXES = ("docker.io/library/", "docker.io/", "index.docker.io/", "registry-1.docker.io/")
+
+
+@dataclass(frozen=True)
+class ImageContents:
+    """One [[image]] row of the table, its base's programs merged under its own."""
+
+    family: str
+    repositories: tuple[str, ...]
+    first: tuple[int, ...]
+    last: tuple[int, ...]
+    flavours_out: frozenset[str]
+    entrypoint: tuple[str, ...]
+    cmd: tuple[str, ...]
+    programs: dict[str, bool]
+    source: str
+
+    def program(self, name: str) -> Optional[bool]:
+        """True/False when the table says whether ``name`` is on the image's PATH; None when it does not say."""
+        return self.programs.get(name)
+
+
+@dataclass(frozen=True)
+class Match:
+    """The row an image reference is of, and whether the reference proves the row's facts."""
+
+    row: ImageContents
+    proven: bool
+    why_not: str  # when not proven: what the reference leaves open
+
+
+def _version(text: str) -> Optional[tuple[int, ...]]:
+    match = re.match(r"^v?(\d+)\.(\d+)(?:\.(\d+))?", text)
+    return tuple(int(g or 0) for g in match.groups()) if match else None
+
+
+@cache
+def rows() -> tuple[ImageContents, ...]:
+    """Every [[image]] row, read once."""
+    table = read_toml(TABLE)
+    bases = {str(b["image"]): dict(b["programs"]) for b in table.get("base", [])}
+    out = []
+    for row in table.get("image", []):
+        programs: dict[str, bool] = {}
+        for base in row.get("bases", []):
+            programs.update(bases[base])
+        programs.update(row.get("programs", {}))
+        out.append(
+            ImageContents(
+                family=str(row["family"]),
+                repositories=tuple(row["repositories"]),
+                first=_version(str(row["first"])) or (0,),
+                last=_version(str(row["last"])) or (0,),
+                flavours_out=frozenset(row.get("flavours_out", ())),
+                entrypoint=tuple(row.get("entrypoint", ())),
+                cmd=tuple(row.get("cmd", ())),
+                programs=programs,
+                source=str(row["source"]),
+            )
+        )
+    return tuple(out)
+
+
+def contents(image: object) -> Optional[Match]:
+    """The row of the publisher's image ``image`` names (behind any registry or mirror), or None."""
+    if not isinstance(image, str) or not image.strip():
+        return None
+    reference = image.strip().lower()
+    repository = image_repository(reference)
+    hub = repository
+    for prefix in _HUB_PREFIXES:
+        if hub.startswith(prefix):
+            hub = hub[len(prefix) :]
+            break
+    for row in rows():
+        mirrored = hub not in row.repositories
+        if mirrored and not any(repository.endswith(f"/{r}") for r in row.repositories):
+            continue
+        tag = image_tag(reference) or ""
+        version = _version(tag)
+        words = set(re.split(r"[-_.]", tag))
+        if mirrored:
+            return Match(row, False, f"{repository} is a mirror or rebuild path, which may hold another build")
+        if version is None:
+            return Match(row, False, f"tag {tag or '(none: latest)'} names no release the table read")
+        if words & row.flavours_out:
+            return Match(row, False, f"tag {tag} is a flavour ({', '.join(sorted(words & row.flavours_out))}) not read")
+        if not row.first <= version <= row.last:
+            return Match(row, False, f"release {tag} is outside the releases read")
+        return Match(row, True, "")
+    return None
+
+
+@dataclass(frozen=True)
+class ServerRoutes:
+    """One [[server]] row: how a model server is recognised, where it listens, and the health routes it answers."""
+
+    family: str
+    image_family: str
+    commands: tuple[tuple[str, ...], ...]
+    modules: tuple[str, ...]
+    engine: str
+    port: int
+    port_flag: str
+    port_env: str
+    health_routes: frozenset[str]
+    source: str
+
+
+@cache
+def servers() -> tuple[ServerRoutes, ...]:
+    """Every [[server]] row, read once."""
+    return tuple(
+        ServerRoutes(
+            family=str(row["family"]),
+            image_family=str(row.get("image_family", "")),
+            commands=tuple(tuple(str(c).split()) for c in row.get("commands", ())),
+            modules=tuple(row.get("modules", ())),
+            engine=str(row.get("engine", "")),
+            port=int(row["port"]),
+            port_flag=str(row.get("port_flag", "")),
+            port_env=str(row.get("port_env", "")),
+            health_routes=frozenset(row.get("health_routes", ())),
+            source=str(row["source"]),
+        )
+        for row in read_toml(TABLE).get("server", [])
+    )

@@ -1,0 +1,164 @@
+"""G79: an exec probe, lifecycle hook or command runs a program its image ships.
+
+The kubelet runs an ``exec`` probe or hook inside the container through the runtime (CRI ExecSync), and the runtime
+resolves the command's first word on the image's PATH (runc v1.2.9 libcontainer/standard_init_linux.go:208
+``exec.LookPath``; the same for ``exec`` into a running container). A program the image does not ship fails every
+time: "executable file not found in $PATH" for a bare command, exit 127 for a word of an ``sh -c`` script. So:
+
+* a **livenessProbe** or **startupProbe** fails every period, and the kubelet restarts the container in a loop;
+* a **readinessProbe** fails every period: the pod is never Ready and its Service sends it nothing;
+* a **postStart** hook fails, and the kubelet kills the container (FailedPostStartHook: kubernetes
+  pkg/kubelet/kuberuntime/kuberuntime_container.go startContainer step 4), which restarts in a loop;
+* a container **command** that names such a program never starts (StartError, CrashLoopBackOff);
+* a **preStop** hook fails and is only logged (FailedPreStopHook): the drain it meant to do does not happen (advice).
+
+What each publisher's image ships is data (components/image_contents.toml, each row read from the image's Dockerfile
+at its release tags by tools/read_image_contents.py): ollama/ollama is ``FROM ubuntu`` with only ca-certificates (and
+GPU libraries) installed, so it has a shell but no ``curl``, ``wget`` or Python (ollama/ollama v0.32.15 Dockerfile
+L296-320, and every release tag from v0.1.22). Mandatory for the publisher's own repository at a release the table
+read; advice for ``latest``, an untagged or newer release, another flavour or a mirror path (a rebuild may add the
+tool); silent for images the table has no row for, for programs it does not record, and where a script runs the
+program only conditionally (``command -v curl && ...``, ``if``) or falls back (``curl ... || ollama list``).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterator, Mapping
+from typing import Optional
+
+from components.image_contents import Match, contents
+from policies.framework import Policy, Resource, unproven
+from policies.kube import WORKLOAD_TYPES, as_list, container_label, containers, get, pod_specs
+from policies.reading.shell_words import shell_script, split_shell
+
+# What a failure of each handler does (see the module docstring).
+_OUTCOMES = {
+    "livenessProbe": "the probe fails every period and the kubelet restarts the container in a loop",
+    "startupProbe": "the probe fails every period and the kubelet restarts the container in a loop",
+    "readinessProbe": "the probe fails every period, so the pod is never Ready and its Service sends it nothing",
+    "postStart": "the hook fails and the kubelet kills the container (FailedPostStartHook), which restarts in a loop",
+    "command": "the container never starts (StartError: executable file not found in $PATH)",
+    "preStop": "the hook fails (FailedPreStopHook, only logged), so the drain it stands for never happens",
+}
+_SEPARATORS = frozenset({";", "&&", "|", "&", "(", ")", "{", "}", "!"})
+# Words after which the next word is the program a statement runs.
+_PREFIXES = frozenset({"exec", "nohup", "time", "then", "do", "else", "timeout", "env", "sudo"})
+# Words that make what follows run only on a condition, or that give the script a fallback: not judged.
+_CONDITIONAL = frozenset({"if", "elif", "||", "command", "which", "type", "hash", "case", "while", "until"})
+
+
+def _programs(argv: list[str]) -> Iterator[tuple[str, bool]]:
+    """(program, decisive) for each program an exec argv runs: argv[0], and for ``sh -c SCRIPT`` every command word
+    of the script (nothing when the script runs its programs only conditionally or with a fallback). ``decisive``
+    when the program's failure decides the exit status: argv[0] itself, or a command of the script's last statement
+    (one not followed by ``;``, a newline or ``&``: a later statement's status would be the script's)."""
+    if not argv or not isinstance(argv[0], str) or not argv[0]:
+        return
+    yield argv[0], True
+    script = shell_script(argv)
+    if script is None:
+        return
+    words = split_shell(script)
+    while words and words[-1] == ";":
+        words.pop()
+    if any(w in _CONDITIONAL for w in words):
+        return
+    last = max((i for i, w in enumerate(words) if w in (";", "&")), default=-1)
+    start = True
+    for i, word in enumerate(words):
+        if word in _SEPARATORS or word == ";":
+            start = True
+            continue
+        if not start:
+            continue
+        if word in _PREFIXES or "=" in word.split("/", 1)[0] and not word.startswith("="):
+            continue  # exec curl, VAR=value curl: the next word is the program
+        if word.isdigit() and words[i - 1 : i] == ["timeout"]:
+            continue
+        start = False
+        yield word, i > last
+
+
+def _handlers(container: Mapping) -> Iterator[tuple[str, list[str]]]:
+    for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+        command = get(container, probe, "exec", "command")
+        if command:
+            yield probe, [str(t) for t in as_list(command)]
+    for hook in ("postStart", "preStop"):
+        command = get(container, "lifecycle", hook, "exec", "command")
+        if command:
+            yield hook, [str(t) for t in as_list(command)]
+    command = container.get("command")
+    if isinstance(command, list) and command:
+        yield "command", [str(t) for t in command]
+
+
+def _missing(match: Match, argv: list[str]) -> Optional[tuple[str, bool]]:
+    """(program, decisive) of the first program of argv the image is known not to ship."""
+    for program, decisive in _programs(argv):
+        if "$" in program or "`" in program:
+            return None  # a variable or substitution: the program is decided at run time
+        name = posixpath.basename(program)
+        if match.row.program(name) is False:
+            return name, decisive
+    return None
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    messages: list[str] = []
+    for path, podspec in pod_specs(resource):
+        for container in containers(podspec, init=True):
+            match = contents(container.get("image"))
+            if match is None:
+                continue
+            label = container_label(path, container)
+            image = str(container.get("image")).strip()
+            for where, argv in _handlers(container):
+                found = _missing(match, argv)
+                if found is None:
+                    continue
+                program, decisive = found
+                if where == "command" and program != posixpath.basename(argv[0]):
+                    decisive = False  # one step of the container's script fails; what it does next is the script's
+                field = f"lifecycle.{where}" if where in ("postStart", "preStop") else where
+                text = (
+                    f"{label}: {field} runs `{program}`, which the {match.row.family} image {image} does not ship "
+                    f"(components/image_contents.toml: {match.row.source.split(':', 1)[0]}), so {_OUTCOMES[where]}; "
+                    f"probe with httpGet or tcpSocket, or with a program the image has"
+                )
+                if where == "preStop" or not match.proven or not decisive:
+                    doubt = match.why_not or ("" if decisive else "a later statement of the script decides its status")
+                    messages.append(unproven(text + (f" ({doubt})" if doubt else "")))
+                else:
+                    messages.append(text)
+    return messages
+
+
+POLICY = Policy(
+    name="exec-tools-in-image",
+    description=(
+        "An exec probe, lifecycle hook or container command runs a program its image ships (no curl or wget in "
+        "ollama/ollama), read from the publisher's Dockerfile."
+    ),
+    catalog="G79",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Probe the server with httpGet (Ollama: path / on port 11434) or tcpSocket, or with a program the image "
+        "ships (`ollama list`, `ollama --version`); install curl in an image of your own built FROM the publisher's; "
+        "run HTTP clients in a sidecar that has them."
+    ),
+    resource_types=WORKLOAD_TYPES,
+    check_resource=_check,
+    rationale=(
+        "The runtime resolves an exec command's program on the image's PATH (runc v1.2.9 "
+        "libcontainer/standard_init_linux.go:208 exec.LookPath) and a shell exits 127 on a command it cannot find, so a "
+        "probe or hook that runs a program the image lacks fails every time: liveness and startup probes restart the "
+        "container in a loop, a readiness probe keeps the pod out of its Service, a failed postStart hook kills the "
+        "container (kubernetes kuberuntime_container.go startContainer, FailedPostStartHook). What each image ships "
+        "is components/image_contents.toml, read from the publisher's Dockerfile at its release tags "
+        "(tools/read_image_contents.py); ollama/ollama v0.1.22-v0.32.15 is FROM ubuntu with only ca-certificates and GPU "
+        "libraries installed (Dockerfile v0.32.15 L296-320). Advice where the tag is no release read, or a mirror."
+    ),
+)

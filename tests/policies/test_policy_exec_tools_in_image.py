@@ -1,0 +1,139 @@
+"""G79 exec-tools-in-image: an exec probe, hook or command runs a program its image ships.
+
+The facts are components/image_contents.toml's: ollama/ollama v0.1.22-v0.32.15 is FROM ubuntu with only
+ca-certificates (and GPU libraries) installed (ollama/ollama Dockerfile v0.32.15 L296-320, re-read at every release tag
+by tools/read_image_contents.py), so it ships a shell but no curl, wget or Python.
+
+The firing forms are the ones fresh third-party sets carry (an Ollama Deployment whose readiness or liveness probe
+execs curl against :11434, a postStart hook that curls /api/pull); the code search found them in READMEs and compose
+files (docker compose `healthcheck: wget -qO- http://localhost:11434/api/tags` on ollama/ollama:latest) rather than in
+a citable Kubernetes file, so they are written here in the minimal shape of such a Deployment.
+"""
+
+from __future__ import annotations
+
+from policy_fixtures import found_by
+
+from components.image_contents import contents, rows
+
+POLICY = "exec-tools-in-image"
+
+
+def _deployment(container: dict) -> dict:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "ollama"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "ollama"}},
+            "template": {"metadata": {"labels": {"app": "ollama"}}, "spec": {"containers": [container]}},
+        },
+    }
+
+
+def _ollama(image: str = "ollama/ollama:0.3.12", **extra) -> dict:
+    return {"name": "ollama", "image": image, "ports": [{"containerPort": 11434}], **extra}
+
+
+def _exec(*command: str) -> dict:
+    return {"exec": {"command": list(command)}, "periodSeconds": 10}
+
+
+CURL_READY = _deployment(_ollama(readinessProbe=_exec("curl", "-f", "http://localhost:11434/api/tags")))
+SH_CURL_LIVE = _deployment(_ollama(livenessProbe=_exec("/bin/sh", "-c", "curl -sf http://localhost:11434/ > /dev/null")))
+WGET_HOOK = _deployment(
+    _ollama(
+        lifecycle={
+            "postStart": {
+                "exec": {
+                    "command": [
+                        "/bin/sh",
+                        "-c",
+                        'sleep 10 && wget -qO- --post-data \'{"name":"llama3"}\' http://localhost:11434/api/pull',
+                    ]
+                }
+            }
+        }
+    )
+)
+
+
+def test_the_table_reads_ollama_as_shipping_no_http_client():
+    (ollama,) = [r for r in rows() if r.family == "ollama"]
+    assert ollama.program("curl") is False and ollama.program("wget") is False and ollama.program("python3") is False
+    assert ollama.program("sh") is True and ollama.program("ollama") is True
+    assert ollama.entrypoint == ("/bin/ollama",) and ollama.cmd == ("serve",)
+    assert contents("ollama/ollama:0.3.12").proven
+    assert contents("docker.io/ollama/ollama:v0.32.15").proven
+    assert not contents("ollama/ollama:latest").proven
+    assert not contents("ollama/ollama").proven
+    assert not contents("ollama/ollama:0.3.12-rocm").proven
+    assert not contents("ollama/ollama:0.1.20").proven  # FROM rocm/dev-centos-7 then
+    assert not contents("harbor.corp/mirror/ollama/ollama:0.3.12").proven
+    assert contents("acme/ollama-baked:1.0") is None
+    assert contents("vllm/vllm-openai:v0.9.0") is None
+
+
+def test_a_curl_readiness_probe_on_a_released_ollama_blocks():
+    ((level, message),) = found_by([CURL_READY], POLICY)
+    assert level == "mandatory"
+    assert message.startswith(
+        "container ollama: readinessProbe runs `curl`, which the ollama image ollama/ollama:0.3.12 does not ship"
+    )
+    assert "the pod is never Ready" in message
+
+
+def test_a_shell_script_probe_and_a_hook_read_through_the_shell():
+    ((level, message),) = found_by([SH_CURL_LIVE], POLICY)
+    assert level == "mandatory" and "livenessProbe runs `curl`" in message and "restarts the container" in message
+    ((level, message),) = found_by([WGET_HOOK], POLICY)
+    assert level == "mandatory" and "lifecycle.postStart runs `wget`" in message and "FailedPostStartHook" in message
+
+
+def test_latest_a_mirror_or_another_flavour_is_advice():
+    for image in (
+        "ollama/ollama:latest",
+        "ollama/ollama",
+        "registry.local/dockerhub/ollama/ollama:0.3.12",
+        "ollama/ollama:0.3.12-rocm",
+    ):
+        deployment = _deployment(_ollama(image, readinessProbe=_exec("curl", "-f", "http://localhost:11434/")))
+        assert [lv for lv, _ in found_by([deployment], POLICY)] == ["advisory"], image
+
+
+def test_a_step_that_does_not_decide_the_status_is_advice():
+    probe = _exec("sh", "-c", "curl -sf http://localhost:11434/; ollama list")
+    assert [lv for lv, _ in found_by([_deployment(_ollama(readinessProbe=probe))], POLICY)] == ["advisory"]
+    script = {"command": ["/bin/sh", "-c", "ollama serve & sleep 5 && curl -X POST http://localhost:11434/api/pull -d x; wait"]}
+    assert [lv for lv, _ in found_by([_deployment(_ollama(**script))], POLICY)] == ["advisory"]
+    prestop = {"lifecycle": {"preStop": {"exec": {"command": ["curl", "-X", "POST", "http://localhost:11434/drain"]}}}}
+    assert [lv for lv, _ in found_by([_deployment(_ollama(**prestop))], POLICY)] == ["advisory"]
+
+
+def test_careful_forms_stay_silent():
+    careful = [
+        _ollama(readinessProbe=_exec("ollama", "list"), livenessProbe=_exec("/bin/ollama", "--version")),
+        _ollama(readinessProbe={"httpGet": {"path": "/", "port": 11434}}, livenessProbe={"tcpSocket": {"port": 11434}}),
+        _ollama(readinessProbe=_exec("sh", "-c", "command -v curl && curl -f http://localhost:11434/")),
+        _ollama(readinessProbe=_exec("sh", "-c", "curl -f http://localhost:11434/ || ollama list")),
+        _ollama(readinessProbe=_exec("bash", "-c", "echo > /dev/tcp/127.0.0.1/11434")),
+        _ollama(readinessProbe=_exec("sh", "-c", "$CHECK http://localhost:11434/")),
+        # An image the table has no row for (a rebuild that may add curl), and a curl sidecar beside Ollama.
+        _ollama("acme/ollama-with-curl:1.0", readinessProbe=_exec("curl", "-f", "http://localhost:11434/")),
+        {"name": "probe", "image": "curlimages/curl:8.5.0", "readinessProbe": _exec("curl", "-f", "http://localhost:11434/")},
+    ]
+    for container in careful:
+        assert found_by([_deployment(container)], POLICY) == [], container
+
+
+def test_bad_input_does_not_raise():
+    for container in (
+        _ollama(readinessProbe={"exec": {"command": None}}),
+        _ollama(readinessProbe={"exec": {"command": [None, 3]}}),
+        _ollama(readinessProbe={"exec": "curl"}),
+        _ollama(image=None, readinessProbe=_exec("curl")),
+        _ollama(image=["ollama/ollama"], readinessProbe=_exec("curl")),
+        _ollama(command="curl"),
+        _ollama(readinessProbe=_exec("sh", "-c", "curl 'unbalanced")),
+    ):
+        found_by([_deployment(container)], POLICY)
