@@ -20,7 +20,7 @@ k8s/deployments/vllm-deployment.yaml ServiceMonitor/vllm-metrics over vllm-servi
 
 Judged only where the run holds the Service (or pod template) the monitor was written for: one in a selected
 namespace with a port of the name an endpoint scrapes, or a Service whose own ``spec.selector`` the monitor's selector
-repeats (the pod labels copied into the monitor: spent set 53 szevy/k8s-llm-serving k8s/servicemonitor.yaml selects
+repeats and that names no port at all (the pod labels copied into the monitor: spent set 53 szevy/k8s-llm-serving k8s/servicemonitor.yaml selects
 app=llm-service on port http, and Service/llm-service selects app=llm-service pods but carries no labels and an unnamed
 port). Advice: the cluster may hold another Service that matches.
 Silent where the run holds no such object (the monitor's target is defined elsewhere: another repository, a chart
@@ -256,7 +256,10 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             # A Service whose pod selector is the monitor's selector, copied: the one it was written for, though it
             # has neither the labels nor the port name (spent set 53 szevy/k8s-llm-serving k8s/servicemonitor.yaml).
             copied = [t for t in targets if own(t) and selector_matches(selector, {str(k): str(v) for k, v in own(t).items()})]
-            if copied and not any(_unknown(n) for t in copied for n in t[2]):
+            # Only a Service with no named port: one naming another port may not be the one the monitor was
+            # written for (the metrics Service may be elsewhere), while an unnamed port is never selectable by name.
+            copied = [t for t in copied if not t[2]]
+            if copied:
                 findings.append((monitor.name, unproven(_copied_message(selector, copied[0], ports, namespaces))))
             continue
         if not written_for:

@@ -276,16 +276,14 @@ def _wait_checked(rest: list[tuple[list[str], str]]) -> bool:
 
 
 def _unchecked_serving_pull(container: dict) -> Optional[tuple[str, bool]]:
-    """(the pull, whether it runs in the background) of a model server's script that pulls beside the server and lets
-    a failed pull pass: in the background (``ollama pull llama3.2 &``: set -e never sees its status, only a checked
-    ``wait`` does), or followed by other commands with no set -e and no ``&&``/``||``, and nothing later checks the
-    model (``ollama list``/``ollama show``, a file test) or reads ``$?``."""
+    """(the pull, True) of a model server's script that pulls beside the server in the background (``ollama pull
+    llama3.2 &``: set -e never sees its status, only a checked ``wait`` does) with nothing later checking the model
+    (``ollama list``/``ollama show``, a file test) or reading ``$?``."""
     tokens, script = command_tokens(container)
     if not script or any("$?" in t for t in tokens):
         return None
     raw = _script_commands(tokens)
     commands = [(_unwrapped(c), op) for c, op in raw]
-    errexit = _errexit(container, tokens)
     for i, (command, op) in enumerate(commands):
         if not _download_form(command):
             continue
@@ -293,7 +291,10 @@ def _unchecked_serving_pull(container: dict) -> Optional[tuple[str, bool]]:
             return None
         if op == "&":
             return None if _wait_checked(raw[i + 1 :]) else (_shown(command), True)
-        return (_shown(command), False) if not errexit and _runs_after(commands[i + 1 :]) else None
+        # A pull in the foreground of the server's script: the server keeps running whatever its status, and the
+        # earlier form of this rule reads such a script as no signal (tests/policies/test_policy_swallowed_downloads.py
+        # careful form); only a pull whose status the script throws away (backgrounded, never waited on) is reported.
+        return None
     return None
 
 

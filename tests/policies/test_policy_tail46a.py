@@ -383,10 +383,10 @@ BACKGROUND_PULL = (
 def test_an_unchecked_pull_beside_the_server_gets_advice():
     ((level, message),) = found_by([_ollama({}, [BACKGROUND_PULL])], "model-download-fails-loudly")
     assert level == "advisory" and "in the background, and nothing collects its exit status" in message
-    # A second form: a sequential pull with no set -e, then the server waits in the foreground.
-    sequential = "ollama serve &\nsleep 5\nollama pull qwen2.5:0.5b\necho ready\nwait\n"
-    ((_, other),) = found_by([_ollama({}, [sequential])], "model-download-fails-loudly")
-    assert "with no set -e and no && or || after it" in other
+    # A second form: the pull backgrounded in a subshell before the server takes the foreground.
+    subshell = "(sleep 5 && ollama pull llama3.2) &\nexec ollama serve\n"
+    ((_, other),) = found_by([_ollama({}, [subshell])], "model-download-fails-loudly")
+    assert "in the background, and nothing collects its exit status" in other
 
 
 def test_a_checked_pull_is_silent():
@@ -429,9 +429,11 @@ def test_a_monitor_repeating_the_pod_selector_of_an_unlabelled_service_gets_advi
         level == "advisory"
         and "Service/llm-service, whose spec.selector is what the monitor repeats, carries no labels and names no port" in message
     )
-    # A second form: the port is named, but for another name (metrics), and the Service has other labels.
-    other = _service({"tier": "inference"}, {"name": "metrics", "port": 8000})
+    # A second form: the Service carries other labels (and still an unnamed port).
+    other = _service({"tier": "inference"}, {"port": 8000, "targetPort": 8000})
     ((_, second),) = found_by([MONITOR, other], "monitor-selects-targets")
-    assert "carries tier=inference and names metrics" in second
+    assert "carries tier=inference and names no port" in second
+    # Careful: a Service naming another port may not be the monitor's target (the metrics Service may be elsewhere).
+    assert found_by([MONITOR, _service(None, {"name": "web", "port": 8000})], "monitor-selects-targets") == []
     careful = _service({"app": "llm-service"}, {"name": "http", "port": 8000})
     assert found_by([MONITOR, careful], "monitor-selects-targets") == []
