@@ -6,6 +6,12 @@ vLLM's and SGLang's wheels; run by hand, never by the product or the tests).
     python tools/read_source_options.py tgi /work/.mirror/huggingface+text-generation-inference/repo --write
     python tools/read_source_options.py tei /work/.mirror/huggingface+text-embeddings-inference/repo --write
     python tools/read_source_options.py llama-cpp /work/.mirror/CrazyForks+llama.cpp/repo --write
+    python tools/read_source_options.py llama-cpp /work/.mirror/CrazyForks+llama.cpp/repo --env
+    python tools/read_source_options.py triton /work/.mirror/triton-inference-server+server/repo --write
+
+``--env`` writes components/engine_env.toml ``[settings.llama-cpp]`` (G74 engine-env-known): the table's LLAMA_ARG_
+variables and every LLAMA_ARG_ name in the history of llama.cpp's common/, tools/server/ and examples/server/ up to the
+newest tag read.
 
 ``--check`` writes nothing and exits 1 unless what it would write is byte-identical to the committed table. The tags
 read are ``ENGINES[engine].tags`` (every release tag of TGI and TEI; a spaced choice of llama.cpp's build tags, whose
@@ -31,6 +37,14 @@ Parsers, and what the table records of them (``syntax``, ``abbrev``):
   prefix, and no ``--name=value`` form (the argument ``--port=8080`` is itself unknown): "error: invalid argument".
   The reading is generous (an ``add_opt`` inside a condition counts), so a name the table lacks is one the server's
   parser cannot know.
+- Triton's tritonserver (src/command_line_parser.cc from v2.37, src/main.cc and src/servers/main.cc before): each
+  ``{OPTION_X, "name", Option::ArgY, ...}`` of its option tables (those under an #ifdef of a feature included:
+  generous). It parses with glibc's getopt_long (the file's own getopt_long is for Windows only, v2.71.0
+  src/command_line_parser.cc:31-40) with no short options: ``--name value``, ``--name=value`` and a unique prefix of a
+  long option are read, ``_`` is not ``-``; an unknown option is '?', a ParseException, and main prints the usage and
+  exits 1 (v2.71.0 src/main.cc:475-480). ``Option::ArgNone`` options take no value (``flags``). Releases are named by
+  the NGC container of each server release (nvcr.io/nvidia/tritonserver:24.08-py3 is 2.49.0), read from build.py's
+  TRITON_VERSION_MAP at the tag.
 """
 
 from __future__ import annotations
@@ -75,11 +89,14 @@ ENGINES = {
     "tgi": Source("clap", "launcher/src/main.rs", "huggingface/text-generation-inference", (), first="v1.0.0"),
     "tei": Source("clap", "router/src/main.rs", "huggingface/text-embeddings-inference", (), first="v0.2.0"),
     "llama-cpp": Source("llama-cpp", "common/arg.cpp", "ggml-org/llama.cpp", _LLAMA_TAGS),
+    # every minor release from v2.18.0 (NGC 22.01) to v2.71.0 (26.07); releases named by their NGC container (YY.MM)
+    "triton": Source("getopt", "src/command_line_parser.cc", "triton-inference-server/server", (), r"v2\.\d+\.0", "v2.18.0"),
 }
 
 
 def _git(mirror: str, *args: str) -> str:
-    return subprocess.run(["git", "--git-dir", mirror, *args], check=True, capture_output=True, text=True).stdout
+    done = subprocess.run(["git", "--git-dir", mirror, *args], check=True, capture_output=True)
+    return done.stdout.decode("utf-8", "replace")
 
 
 def release_tags(mirror: str, source: Source) -> list[str]:
@@ -251,6 +268,43 @@ def llama_options(text: str) -> dict[str, dict]:
     return found
 
 
+# --- Triton's tritonserver (getopt_long) -----------------------------------------------------------------------------
+
+_TRITON_OPTION = re.compile(r'\{\s*OPTION_[A-Z0-9_]+,\s*"([a-z0-9][a-z0-9-]*)",\s*Option::Arg(None|Str|Int|Bool|Float)')
+_CONTAINER = re.compile(
+    r"TRITON_VERSION_MAP = \{\s*[\"'](\d+\.\d+\.\d+)[\"']:\s*\(\s*[\"'](\d\d\.\d\d)[\"']"
+    r'|"release_version":\s*"(\d+\.\d+\.\d+)(?:dev)?",\s*"triton_container_version":\s*"(\d\d\.\d\d)(?:dev)?"'
+)
+
+
+def triton_options(text: str) -> dict[str, dict]:
+    """{"--name": {"env": "", "no_value": ArgNone}} of the ``{OPTION_X, "name", Option::ArgY, ...}`` entries of
+    tritonserver's option tables (src/command_line_parser.cc from v2.37; src/main.cc and src/servers/main.cc before);
+    raises ValueError where the file has none."""
+    found = {f"--{name}": {"env": "", "no_value": kind == "None"} for name, kind in _TRITON_OPTION.findall(text)}
+    if not found:
+        raise ValueError('no {OPTION_X, "name", Option::ArgY} entries')
+    return found
+
+
+def triton_container(mirror: str, tag: str) -> str:
+    """The NGC container release (YY.MM, what nvcr.io/nvidia/tritonserver tags name) of a server release tag, from
+    build.py's TRITON_VERSION_MAP (DEFAULT_TRITON_VERSION_MAP from 2.47): its first entry is the tag's own release (a
+    "dev" suffix left on it at some tags, v2.54.0's "2.54.0dev" / "25.01dev", read without it)."""
+    match = _CONTAINER.search(_git(mirror, "show", f"refs/tags/{tag}:build.py"))
+    if match is None or (match.group(1) or match.group(3)) != tag.lstrip("v"):
+        raise ValueError(f"{tag}: no triton container version of {tag} in build.py")
+    return match.group(2) or match.group(4)
+
+
+def triton_sources(mirror: str, tag: str) -> tuple[str, str]:
+    """(the files holding tritonserver's option table at ``tag``, their text)."""
+    names = _git(mirror, "ls-tree", "-r", "--name-only", f"refs/tags/{tag}", "src").split()
+    files = [n for n in names if n.endswith(("command_line_parser.cc", "src/main.cc", "src/servers/main.cc"))]
+    texts = [_git(mirror, "show", f"refs/tags/{tag}:{n}") for n in files]
+    return " ".join(files), "\n".join(t for t in texts if "OPTION_HELP" in t)
+
+
 # --- the table ------------------------------------------------------------------------------------------------------
 
 SYNTAX = {
@@ -258,6 +312,8 @@ SYNTAX = {
     "clap": {"equals": True, "underscores": False, "dotted": False},
     # llama.cpp: the whole argument looked up ('_' -> '-' first): no --name=value form
     "llama-cpp": {"equals": False, "underscores": True, "dotted": False},
+    # glibc getopt_long: --name value and --name=value, a unique prefix of a long option, no '_' -> '-'
+    "getopt": {"equals": True, "underscores": False, "dotted": False},
 }
 
 PROVENANCE = (
@@ -276,17 +332,23 @@ def read(engine: str, mirror: str) -> dict:
     env: dict[str, set[str]] = {}
     abbrev: dict[str, set[str]] = {}
     tags: dict[str, str] = {}
+    files: dict[str, str] = {}
     for tag in release_tags(mirror, source):
-        text = _git(mirror, "show", f"{tag}:{source.path}")
-        release = release_name(tag)
-        found = clap_options(text) if source.parser == "clap" else llama_options(text)
+        if source.parser == "getopt":
+            files[tag], text = triton_sources(mirror, tag)
+            release, found = triton_container(mirror, tag), triton_options(text)
+        else:
+            text = _git(mirror, "show", f"refs/tags/{tag}:{source.path}")
+            release = release_name(tag)
+            found = clap_options(text) if source.parser == "clap" else llama_options(text)
         options[release] = {o for o in found if not o.startswith("env:")}
         flags[release] = {o for o, facts in found.items() if facts["no_value"]}
         env[release] = {facts["env"] for facts in found.values() if facts["env"]} | {
             o[len("env:") :] for o in found if o.startswith("env:")
         }
-        abbrev[release] = {""} if source.parser == "clap" and clap_abbreviates(text) else set()
-        tags[release] = f"{tag} {_git(mirror, 'rev-parse', tag + '^{commit}').strip()}"
+        keeps = source.parser == "getopt" or (source.parser == "clap" and clap_abbreviates(text))
+        abbrev[release] = {""} if keeps else set()
+        tags[release] = f"{tag} {_git(mirror, 'rev-parse', f'refs/tags/{tag}^{{commit}}').strip()}"
     releases = sorted(options, key=version_key)
     return {
         "releases": releases,
@@ -296,8 +358,28 @@ def read(engine: str, mirror: str) -> dict:
         "env": _spans(releases, env),
         "abbrev": _spans(releases, abbrev).get("", ""),
         "syntax": SYNTAX[source.parser],
-        "provenance": {"read": PROVENANCE, "repository": source.repository, "file": source.path, "tags": tags},
+        "provenance": {
+            "read": PROVENANCE,
+            "repository": source.repository,
+            "file": source.path,
+            "tags": tags,
+            **({"files": files} if files else {}),
+        },
     }
+
+
+# engine -> (its own variable prefix, the source folders whose history names them): llama.cpp's LLAMA_ARG_ variables,
+# read by common/arg.cpp (set_env, and LLAMA_ARG_NO_ for a negated option) and the server's model router.
+ENV_PREFIXES = {"llama-cpp": ("LLAMA_ARG_", ("common", "tools/server", "examples/server"))}
+
+
+def env_history(mirror: str, engine: str, newest: str) -> set[str]:
+    """Every ``PREFIX...`` name the source folders of ``engine`` held at any commit up to ``newest`` (``git log -p``):
+    a superset of what the releases read, so that G74 reports no name some build between two read tags reads."""
+    prefix, folders = ENV_PREFIXES[engine]
+    sources = [f"{folder}/*.{ext}" for folder in folders for ext in ("cpp", "h", "hpp")]  # not the web UI's bundles
+    patch = _git(mirror, "log", "-p", "--format=", f"refs/tags/{newest}", "--", *sources)
+    return {n for n in re.findall(re.escape(prefix) + r"[A-Z0-9_]+", patch) if not n.endswith("_")}
 
 
 def env_names(table: dict, prefix: str) -> list[str]:
@@ -305,11 +387,57 @@ def env_names(table: dict, prefix: str) -> list[str]:
     return sorted(name for name in table["env"] if name.startswith(prefix))
 
 
+ENV_TABLE = COMPONENTS / "engine_env.toml"
+
+
+def env_settings_text(engine: str, names: list[str], table: dict) -> str:
+    """The ``[settings.ENGINE]`` table of components/engine_env.toml for ``names``."""
+    prefix = ENV_PREFIXES[engine][0]
+    releases = table["releases"]
+    newest = table["provenance"]["tags"][releases[-1]]
+    source = (
+        f"tools/read_source_options.py {engine} --env: the set_env names of {table['provenance']['file']} at the "
+        f"{len(releases)} tags of {engine.replace('-', '_')}_cli_flags.json ({releases[0]} to {releases[-1]}; LLAMA_ARG_NO_ "
+        f"of a negated option, common/arg.cpp get_value_from_env), with every {prefix} name of {', '.join(ENV_PREFIXES[engine][1])} "
+        f"in the history up to {newest} of the mirror ({table['provenance']['repository']} tags)"
+    )
+    quoted = ", ".join(json.dumps(n) for n in names)
+    return f'[settings.{engine}]\nprefix = "{prefix}"\nnames = [{quoted}]\nsource = {json.dumps(source)}\n'
+
+
+def write_env_settings(engine: str, text: str) -> None:
+    """Replace (or append) the ``[settings.ENGINE]`` table of components/engine_env.toml with ``text``."""
+    current = ENV_TABLE.read_text()
+    header = f"[settings.{engine}]\n"
+    if header in current:
+        start = current.index(header)
+        end = current.find("\n[", start + len(header))
+        current = current[:start] + text + (current[end + 1 :] if end >= 0 else "")
+        if end >= 0:
+            current = current[: start + len(text)] + "\n" + current[start + len(text) :]
+    else:
+        current = current.rstrip("\n") + "\n\n" + text
+    ENV_TABLE.write_text(current)
+
+
 if __name__ == "__main__":
     engine, mirror = sys.argv[1], sys.argv[2]
     write, check = "--write" in sys.argv, "--check" in sys.argv
     out = COMPONENTS / f"{engine.replace('-', '_')}_cli_flags.json"
     data = read(engine, mirror)
+    if "--env" in sys.argv:
+        # components/engine_env.toml [settings.ENGINE]: the table's names under the prefix and the history's
+        newest_tag = data["provenance"]["tags"][data["releases"][-1]].split()[0]
+        names = sorted(set(env_names(data, ENV_PREFIXES[engine][0])) | env_history(mirror, engine, newest_tag))
+        settings = env_settings_text(engine, names, data)
+        current = ENV_TABLE.read_text()
+        if check:
+            same = settings in current
+            print(f"engine_env.toml [settings.{engine}]: {'the same as' if same else 'differs from'} what the mirror gives")
+            sys.exit(0 if same else 1)
+        write_env_settings(engine, settings)
+        print(f"wrote [settings.{engine}] of {ENV_TABLE}: {len(names)} names")
+        sys.exit(0)
     text = json.dumps(data, indent=0, sort_keys=True) + "\n"
     if check:
         same = out.exists() and text == out.read_text()

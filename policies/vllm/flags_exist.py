@@ -6,8 +6,10 @@ its parser reads an argument (components.engine_options.CliOptions): argparse fo
 TGI's text-generation-launcher and TEI's text-embeddings-router (``--k v`` and ``--k=v``, no prefix, no ``_`` for
 ``-``: launcher/src/main.rs and router/src/main.rs, ``Args::parse``, exit 2 "unexpected argument"); llama.cpp's own
 parser for llama-server (b8914 common/arg.cpp:427-487 common_params_parse_ex: ``_`` read as ``-`` in a ``--``
-argument, then the whole argument looked up: no prefix and no ``--k=v`` form, "error: invalid argument"). Those three
-tables are read from each release tag's source by tools/read_source_options.py; args alone reach the parser on the
+argument, then the whole argument looked up: no prefix and no ``--k=v`` form, "error: invalid argument"); glibc's
+getopt_long for Triton's tritonserver (``--k v``, ``--k=v``, a unique prefix; an unknown option exits 1 after the usage,
+v2.71.0 src/main.cc:475-480). Those four tables are read from each release tag's source by
+tools/read_source_options.py; args alone reach the parser on the
 publisher's images whose ENTRYPOINT hands them on (``args_tags``: TGI's tgi-entrypoint.sh, TEI's entrypoint.sh,
 llama.cpp's server images). A table loads only when a container of its engine is seen (``cli_options``, cached).
 
@@ -518,7 +520,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 
 POLICY = Policy(
     name="engine-options-exist",
-    description="Every option passed to an engine's argument parser (vLLM, SGLang, TGI, TEI, llama.cpp's server) exists "
+    description="Every option passed to an engine's argument parser (vLLM, SGLang, TGI, TEI, llama.cpp's server, "
+    "Triton's tritonserver) exists "
     "in the engine release the image runs (argparse and clap exit on an unknown option, llama.cpp on an unknown "
     "argument, `--ctx-size=4096` included: its parser has no --option=value form), a vLLM flag that takes no value is not given one "
     "(--enforce-eager=true), a --reasoning-parser name is one the release registers, and the entry module it starts "
@@ -554,7 +557,8 @@ POLICY = Policy(
         "read_engine_options.py), with the releases whose parser keeps allow_abbrev (all of them) and the names only a "
         "configuration class field gives; components/sglang_cli_flags.json SGLang's (the engine table's options); "
         "components/tgi_cli_flags.json, tei_cli_flags.json and llama_cpp_cli_flags.json TGI's (v1.0.0 to v3.3.7), TEI's "
-        "(v0.2.0 to v1.9.3) and llama-server's (17 build tags b3753 to b8914) from their source at each tag "
+        "(v0.2.0 to v1.9.3), llama-server's (17 build tags b3753 to b8914) and triton_cli_flags.json tritonserver's "
+        "(NGC 22.01 to 26.07, server v2.18.0 to v2.71.0) from their source at each tag "
         "(tools/read_source_options.py), with how each parser reads an argument. "
         "An image with a moving tag (latest, or a series tag such as 3.3 while its series is the newest) is judged, "
         "as advice, at the newest release read."

@@ -307,3 +307,43 @@ def test_llama_reader():
     assert found["--ctx-size"]["env"] == "LLAMA_ARG_CTX_SIZE"
     with pytest.raises(ValueError):
         llama_options(ARG_CPP.replace("arg_to_options.find(arg)", "lookup(arg)"))
+
+
+def test_llama_arg_settings_cover_every_variable_the_table_read():
+    # G74's names for llama.cpp (tools/read_source_options.py --env) hold every LLAMA_ARG_ variable of the option table
+    from components.engine_env import ENV_SETTINGS
+
+    data = json.loads((Path(__file__).resolve().parents[2] / "components" / "llama_cpp_cli_flags.json").read_text())
+    table = {name for name in data["env"] if name.startswith("LLAMA_ARG_")}
+    assert table and table <= ENV_SETTINGS["llama-cpp"].names
+
+
+# Triton: tritonserver's own options (glibc getopt_long: --k v, --k=v, a unique prefix), releases named by the NGC
+# container of each server release (build.py TRITON_VERSION_MAP). The command of the code index's stored Triton
+# Deployments (`tritonserver --model-repository=... --strict-model-config=false --log-verbose=1`).
+def triton(image: str, args: list[str]) -> dict:
+    return deployment(image, args, command=["tritonserver"])
+
+
+TRITON_ARGS = ["--model-repository=/models", "--strict-model-config=false", "--log-verbose=1", "--http-port", "8000"]
+
+
+def test_a_misspelt_triton_option_blocks_at_a_release_tag():
+    args = [*TRITON_ARGS, "--model-control=explicit"]  # a prefix of --model-control-mode: getopt_long takes it
+    assert found_by([triton("nvcr.io/nvidia/tritonserver:24.08-py3", args)], FLAGS) == []
+    args = [*TRITON_ARGS, "--strict-readyness=false"]
+    ((level, message),) = found_by([triton("nvcr.io/nvidia/tritonserver:24.08-trtllm-python-py3", args)], FLAGS)
+    assert level == "mandatory"
+    assert "--strict-readyness is not an option of Triton Inference Server 24.08" in message
+    assert "did you mean --strict-readiness?" in message
+
+
+def test_a_triton_option_newer_than_the_container_blocks():
+    # --allow-client-shm is in the option table from NGC 26.04 (server v2.68.0) on
+    args = [*TRITON_ARGS, "--allow-client-shm=true"]
+    ((level, message),) = found_by([triton("nvcr.io/nvidia/tritonserver:24.08-py3", args)], FLAGS)
+    assert level == "mandatory"
+    assert "Triton Inference Server has it in 26.04 to 26.07" in message
+    assert found_by([triton("nvcr.io/nvidia/tritonserver:26.05-py3", args)], FLAGS) == []
+    # a rebuild under another name, or the SDK image, names no release read: silent, some release has it
+    assert found_by([triton("registry.example.com/ml/tritonserver:24.08", args)], FLAGS) == []
