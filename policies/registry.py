@@ -41,6 +41,7 @@ from policies.gpu import (
     visible_devices_env,
 )
 from policies.ingress import (
+    egress_allows_dns,
     external_gce_ingress_guarded,
     ingress_controller_admitted,
     internet_facing_alb_guarded,
@@ -345,6 +346,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     model_pods_network_isolated.POLICY,
     network_policy_reach.POLICY,
     network_policy_reach.NAMESPACE_LABEL_POLICY,
+    egress_allows_dns.POLICY,
     network_policy_selects_pods.POLICY,
     ingress_controller_admitted.POLICY,
     memory_emptydir_size_limit.POLICY,

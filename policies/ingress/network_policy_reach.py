@@ -29,7 +29,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Mapping
-from typing import Any, Iterator, Optional
+from typing import Iterator, Optional
 
 from components.images import names_image
 from components.serving_engines import Engine
@@ -39,27 +39,13 @@ from policies.reading.engines import env_values, fetches, hub_offline, table_ser
 from policies.reading.kserve_storage import ISVC, LLMISVC, downloaded_source
 from policies.reading.llmisvc_pods import llmisvc_pod_labels
 from policies.reading.model_ids import model_id
-from policies.reading.serving import engine_row, namespace_of, pod_labels, selector_matches
+from policies.reading.network_policies import NETPOL, applying, network_policies, other_engine
+from policies.reading.serving import engine_row, namespace_of, pod_labels
 from policies.reading.vllm_args import served_model, vllm_servers
 
-_NETPOL = ("networking.k8s.io", "NetworkPolicy")
-_OTHER_POLICIES = ("CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy", "GlobalNetworkPolicy", "AdminNetworkPolicy")
 _PROXY_ENV = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "HF_ENDPOINT")
 _EPHEMERAL = ("emptyDir", "ephemeral")
 _METADATA_NAME = "kubernetes.io/metadata.name"
-
-
-def _selects(policy: Resource, labels: Mapping[str, Any]) -> bool:
-    selector = get(policy.props, "spec", "podSelector")
-    if not isinstance(selector, Mapping) or not (selector.get("matchLabels") or selector.get("matchExpressions")):
-        return True  # {} or absent: every pod of the namespace
-    return selector_matches(selector, labels)
-
-
-def _egress_type(policy: Resource) -> bool:
-    """networking.k8s.io/v1 NetworkPolicySpec.policyTypes: absent, Egress is implied when the policy has egress rules."""
-    types = as_list(get(policy.props, "spec", "policyTypes"))
-    return "Egress" in types if types else bool(as_list(get(policy.props, "spec", "egress")))
 
 
 def _covers_https(port: Mapping) -> bool:
@@ -72,7 +58,7 @@ def _covers_https(port: Mapping) -> bool:
     return first is not None and last is not None and first <= 443 <= last
 
 
-def _outside(rule: Mapping) -> Optional[bool]:
+def outside_https(rule: Mapping) -> Optional[bool]:
     """Whether an egress rule reaches an address outside the cluster on HTTPS: True (no ``to``, or an ipBlock of every
     address), None (an ipBlock that may hold the Hub's addresses), False (pods and namespaces only)."""
     ports = [as_dict(p) for p in as_list(rule.get("ports"))]
@@ -97,7 +83,7 @@ def _outside(rule: Mapping) -> Optional[bool]:
     return found
 
 
-def _servers(resource: Resource) -> Iterator[tuple[str, dict, dict, str, tuple[str, ...], Engine]]:
+def downloading_servers(resource: Resource) -> Iterator[tuple[str, dict, dict, str, tuple[str, ...], Engine]]:
     """(label, pod spec, container, model, cache folders, engine row) of every server that downloads its model at
     start."""
     from policies.reading.engines import cache_dirs
@@ -114,20 +100,19 @@ def _servers(resource: Resource) -> Iterator[tuple[str, dict, dict, str, tuple[s
 
 
 def _download_findings(resources: list[Resource]) -> list[tuple[str, str]]:
-    policies = [r for r in resources if split_type(r.type) == _NETPOL and isinstance(r.props, dict)]
-    others = any(split_type(r.type)[1] in _OTHER_POLICIES for r in resources)
+    policies = network_policies(resources)
+    others = other_engine(resources)
     findings: list[tuple[str, str]] = []
     reported: set[str] = set()
     for workload in resources:
         if workload.type not in WORKLOAD_TYPES or not isinstance(workload.props, dict):
             continue
         namespace, label_sets = namespace_of(workload, "default"), pod_labels(workload)
-        for label, podspec, container, model, dirs, row in _servers(workload):
-            egress = [p for p in policies if namespace_of(p, "default") == namespace and _egress_type(p)]
-            egress = [p for p in egress if any(_selects(p, labels) for labels in label_sets)]
+        for label, podspec, container, model, dirs, row in downloading_servers(workload):
+            egress = applying(policies, namespace, label_sets, "Egress")
             if not egress:
                 continue
-            reach = [_outside(as_dict(rule)) for p in egress for rule in as_list(get(p.props, "spec", "egress"))]
+            reach = [outside_https(as_dict(rule)) for p in egress for rule in as_list(get(p.props, "spec", "egress"))]
             if True in reach:
                 continue
             blocker = _blocker(egress, reported)
@@ -207,9 +192,10 @@ def _generic_findings(resources: list[Resource], policies: list[Resource], repor
             continue
         known = {id(s.container) for s in vllm_servers(workload)} | {id(s.container) for s in table_servers(workload)}
         namespace, label_sets = namespace_of(workload, "default"), pod_labels(workload)
-        egress = [p for p in policies if namespace_of(p, "default") == namespace and _egress_type(p)]
-        egress = [p for p in egress if any(_selects(p, labels) for labels in label_sets)]
-        if not egress or any(_outside(as_dict(r)) is not False for p in egress for r in as_list(get(p.props, "spec", "egress"))):
+        egress = applying(policies, namespace, label_sets, "Egress")
+        if not egress or any(
+            outside_https(as_dict(r)) is not False for p in egress for r in as_list(get(p.props, "spec", "egress"))
+        ):
             continue
         rule = _in_cluster_https(egress)
         named = [
@@ -323,12 +309,11 @@ def _storage_findings(resources: list[Resource], policies: list[Resource], repor
         name = get(workload.props, "metadata", "name")
         label_sets = llmisvc_pod_labels(workload, name) if kind == LLMISVC else pod_labels(workload)
         namespace = namespace_of(workload, "default")
-        egress = [p for p in policies if namespace_of(p, "default") == namespace and _egress_type(p)]
-        egress = [p for p in egress if any(_selects(p, labels) for labels in label_sets)]
+        egress = applying(policies, namespace, label_sets, "Egress")
         if not egress:
             continue
         rules = [as_dict(rule) for p in egress for rule in as_list(get(p.props, "spec", "egress"))]
-        reach = [_outside(rule) for rule in rules]
+        reach = [outside_https(rule) for rule in rules]
         if source[0].strip().partition("://")[0] in ("http", "https"):
             reach = [None if r is False and _reaches_block(rule) else r for r, rule in zip(reach, rules)]
         if True in reach:
@@ -350,7 +335,7 @@ def _storage_findings(resources: list[Resource], policies: list[Resource], repor
         )
         if None in reach:
             message = unproven(f"{message} (an ipBlock of the policies may hold its addresses)")
-        elif not where[1] or any(split_type(r.type)[1] in _OTHER_POLICIES for r in resources):
+        elif not where[1] or other_engine(resources):
             message = unproven(message)
         elif _initializer_overridden(workload, resources):
             message = unproven(f"{message} (a storage-initializer override may send it through a proxy or mirror)")
@@ -360,13 +345,9 @@ def _storage_findings(resources: list[Resource], policies: list[Resource], repor
 
 def _check_download(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     found = _download_findings(resources)
-    if any(split_type(r.type) == _NETPOL for r in resources):
-        found += _storage_findings(
-            resources,
-            [r for r in resources if split_type(r.type) == _NETPOL and isinstance(r.props, dict)],
-            {n for n, _ in found},
-        )
-    policies = [r for r in resources if split_type(r.type) == _NETPOL and isinstance(r.props, dict)]
+    policies = network_policies(resources)
+    if policies:
+        found += _storage_findings(resources, policies, {n for n, _ in found})
     return found + _generic_findings(resources, policies, {name for name, _ in found}) if policies else found
 
 
@@ -385,7 +366,7 @@ def _check_namespace_labels(resources: list[Resource], config: dict) -> list[tup
     namespaces = _namespace_labels(resources)
     findings: list[tuple[str, str]] = []
     for policy in resources:
-        if split_type(policy.type) != _NETPOL or not isinstance(policy.props, dict) or policy.template or policy.patch:
+        if split_type(policy.type) != NETPOL or not isinstance(policy.props, dict) or policy.template or policy.patch:
             continue
         for direction, peers_key in (("ingress", "from"), ("egress", "to")):
             for i, rule in enumerate(as_list(get(policy.props, "spec", direction))):

@@ -37,54 +37,13 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, containers, get, pod_specs, split_type
 from policies.reading.run_objects import SERVICE_MAKERS, Names, by_namespace, hidden_namespaces, services_by_namespace, templated
 from policies.reading.serving import namespace_of, selector_matches, template_labels
-
-# A URL is found from its "://" (str.find, linear): the scheme read backwards over at most _SCHEME_MAX characters, the
-# userinfo, host and port forwards within a bounded window, so no value (up to the 16 MiB file limit) costs more than
-# linear time (review 43 item 6: an unanchored scheme pattern tried at every word boundary was quadratic).
-_SCHEME_MAX = 16
-_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789+.-")
-_WORD = re.compile(r"\w")
-_AFTER_SCHEME = re.compile(
-    r"(?:[^@/\s\"']{0,256}@)?(?P<host>[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?){0,126})"
-    r"(?::(?P<port>\d{1,5}))?(?=[/?#\s\"',;]|$)"
-)
-_WINDOW = 256 + 1 + 253 + 6 + 1
-
-
-def _scheme_start(value: str, end: int) -> Optional[int]:
-    """Where the scheme ending at ``end`` starts (a lower-case letter after a word boundary), or None."""
-    start = end
-    while start > 0 and end - start <= _SCHEME_MAX and value[start - 1] in _SCHEME_CHARS:
-        start -= 1
-    if end - start > _SCHEME_MAX:
-        return None
-    for i in range(start, end):
-        if "a" <= value[i] <= "z" and (i == 0 or not _WORD.match(value[i - 1])):
-            return i
-    return None
-
-
-def _urls(value: str) -> Iterator[tuple[str, str, str, Optional[str]]]:
-    """(url, scheme, host, port) of each URL of the value, in linear time."""
-    at = value.find("://")
-    while at != -1:
-        start = _scheme_start(value, at)
-        window = value[at + 3 : at + 3 + _WINDOW]
-        match = _AFTER_SCHEME.match(window) if start is not None else None
-        if match and start is not None and (match.end() < len(window) or at + 3 + len(window) == len(value)):
-            yield value[start : at + 3 + match.end()], value[start:at], match.group("host"), match.group("port")
-        at = value.find("://", at + 3)
-
+from policies.reading.urls import COMPARED as _COMPARED
+from policies.reading.urls import urls as _urls
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 # The schemes a model API or its client speaks; a database or queue URL (postgresql://, redis://) is another story.
 _SCHEMES = ("http", "https", "ws", "wss", "grpc", "grpcs")
 _NOT_SERVICES = ("localhost",)
-# A variable whose name says its URLs are compared or handed out, not dialled (review 43 item 4): an allow-list of
-# browser origins (ollama/ollama envconfig/config.go AllowedOrigins, OLLAMA_ORIGINS "A comma separated list of allowed
-# origins"), CORS lists, a server's own public address (Open WebUI WEBUI_URL, PUBLIC_URL, NEXTAUTH_URL), OAuth
-# redirect/callback URLs, trusted hosts, NO_PROXY. Skipped.
-_COMPARED = re.compile(r"ORIGIN|CORS|PUBLIC|WEBUI_URL|NEXTAUTH_URL|REDIRECT|CALLBACK|ALLOWED|TRUSTED|NO_PROXY", re.I)
 # A variable whose name says the process calls the URL: only these block; any other name (a config file held in a
 # ConfigMap key, FOO_LIST, ...) is advice.
 _UPSTREAM = re.compile(
