@@ -36,7 +36,7 @@ def server_has_key(container: Mapping) -> bool:
     if any("--api-key" in t and (re.match(r"--api-keys?(=|$)", t) or re.search(r"\s--api-keys?[= ]", t)) for t in argv):
         return True
     for item in as_list(container.get("env")):
-        if isinstance(item, Mapping) and name_of(item) in SERVER_KEY_ENV:
+        if (type(item) is dict or isinstance(item, Mapping)) and name_of(item) in SERVER_KEY_ENV:
             if get(item, "valueFrom") or (isinstance(item.get("value"), str) and item["value"].strip()):
                 return True
     return False

@@ -330,7 +330,7 @@ def _walk(node: Any, path: str, where: str = "") -> Iterator[tuple[str, Mapping]
         return
     head, _, rest = path.partition(".")
     key = head.removesuffix("[]")
-    value = node.get(key) if isinstance(node, Mapping) else None
+    value = node.get(key) if type(node) is dict or isinstance(node, Mapping) else None
     at = f"{where}.{key}" if where else key
     if head.endswith("[]"):
         for i, item in enumerate(as_list(value)):
