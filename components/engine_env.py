@@ -120,8 +120,8 @@ class EnvSettings:
 def _settings(engine: str, row: Any) -> EnvSettings:
     where = _checked("settings", engine, row)
     prefix, names = row.get("prefix"), row.get("names")
-    if not isinstance(prefix, str) or not re.fullmatch(r"[A-Z][A-Z0-9]*_", prefix):
-        raise EngineEnvError(f"{where}.prefix: {prefix!r} is not a variable prefix (OLLAMA_)")
+    if not isinstance(prefix, str) or not re.fullmatch(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_", prefix):
+        raise EngineEnvError(f"{where}.prefix: {prefix!r} is not a variable prefix (OLLAMA_, LLAMA_ARG_)")
     if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.startswith(prefix) for n in names):
         raise EngineEnvError(f"{where}.names: a non-empty list of variable names that start with {prefix}")
     return EnvSettings(engine, prefix, frozenset(names), row["source"])

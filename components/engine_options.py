@@ -82,6 +82,22 @@ class CliOptions:
     # ``device`` is no option of a parser that declares its options by name (tools/read_engine_options.py
     # field_only_options); empty where the table was not read for them
     field_only: Mapping[str, frozenset[int]] = field(default_factory=dict)
+    # how the parser reads an argument (the table's ``syntax``; argparse's, as vLLM's FlexibleArgumentParser reads it,
+    # where the table does not say): ``--k=v`` splits at "=" (equals), "_" reads as "-" (underscores), ``--x.key`` is
+    # a key of the JSON option ``--x`` (dotted). clap (TGI, TEI) splits at "=" and does neither of the others;
+    # llama.cpp's parser turns "_" into "-" but looks the whole argument up, "=" and all.
+    equals: bool = True
+    underscores: bool = True
+    dotted: bool = True
+
+    def name_of(self, option: str) -> str:
+        """The name the parser looks up for an option as written: vLLM's ``--max_model_len=4`` -> ``--max-model-len``,
+        ``--x.key`` -> ``--x``; clap's ``--max_input_length`` stays itself; llama.cpp's ``--ctx-size=4`` too."""
+        if self.equals:
+            option = option.split("=", 1)[0]
+        if self.dotted:
+            option = option.split(".", 1)[0].rstrip("+")
+        return option.replace("_", "-") if self.underscores else option
 
     def accepts(self, option: str, release: str) -> str:
         """How ``release``'s parser reads ``option`` (as written, ``--max_model_len=4``), as CPython's argparse
@@ -91,7 +107,7 @@ class CliOptions:
         declares), or "unknown" (argparse exits with "unrecognized arguments"). The table is generous (a literal of
         another program counts), so "unknown" is proven, and "ambiguous" and "field" only suggested."""
         index = self.releases.index(release)
-        name = _option_name(option)
+        name = self.name_of(option)
         if index in self.options.get(name, ()) and index not in self.field_only.get(name, ()):
             return "exact"
         if not any(index in self.options[known] for known in self._starting(name)):
@@ -104,7 +120,7 @@ class CliOptions:
     def declared_prefixes(self, option: str, release: str) -> list[str]:
         """The options ``release``'s parser declares (not only a class field) that ``option`` is a prefix of, itself
         left out."""
-        index, name = self.releases.index(release), _option_name(option)
+        index, name = self.releases.index(release), self.name_of(option)
         return [
             known
             for known in self._starting(name)
@@ -116,7 +132,7 @@ class CliOptions:
         its parser reads it as a "prefix" (``accepts``); with no release (or one the table has not read), only where the
         name is no option of any release and abbreviates the same single option in every release that keeps
         allow_abbrev. None for a full option, an ambiguous or unknown name."""
-        name = _option_name(option)
+        name = self.name_of(option)
         if release in self.releases:
             found = self.declared_prefixes(option, release) if self.accepts(option, release) == "prefix" else []
             return found[0] if found else None
@@ -129,7 +145,7 @@ class CliOptions:
     def takes_no_value(self, option: str, release: str) -> bool:
         """True when ``option`` (as written, ``--enforce_eager``) is, in ``release``, an option that takes no value,
         so ``--option=value`` makes argparse exit ("ignored explicit argument")."""
-        return release in self.releases and self.releases.index(release) in self.no_value.get(_option_name(option), ())
+        return release in self.releases and self.releases.index(release) in self.no_value.get(self.name_of(option), ())
 
     def releases_shipping(self, module: str) -> list[str]:
         """The releases read whose wheel has the module ``module`` (``vllm.entrypoints.api_server``)."""
@@ -140,19 +156,19 @@ class CliOptions:
         # The option itself, or one it abbreviates in a release without it (SGLang's --tp before 0.5.3.post1 is
         # --tp-size's prefix); an ambiguous prefix, which argparse refuses too, is let pass.
         found: set[int] = set()
-        for known in self._starting(_option_name(option)):
+        for known in self._starting(self.name_of(option)):
             found |= self.options[known]
         return [self.releases[i] for i in sorted(found)]
 
     def releases_with(self, option: str) -> list[str]:
         """The releases read whose parser has ``option`` itself, not only as the prefix of longer options: those of
         ``releases_having`` for which ``abbreviated`` is empty, without a search per release."""
-        return [self.releases[i] for i in sorted(self.options.get(_option_name(option), ()))]
+        return [self.releases[i] for i in sorted(self.options.get(self.name_of(option), ()))]
 
     def releases_declaring(self, option: str) -> list[str]:
         """The releases read whose parser declares ``option`` itself (``releases_with`` less those where only a class
         field has the name)."""
-        name = _option_name(option)
+        name = self.name_of(option)
         only_field = self.field_only.get(name, frozenset())
         return [self.releases[i] for i in sorted(self.options.get(name, ())) if i not in only_field]
 
@@ -161,7 +177,7 @@ class CliOptions:
         more make it an ambiguous prefix, which argparse refuses ("ambiguous option", CPython 3.11 Lib/argparse.py
         _parse_optional). The table is generous (a literal of another program counts), so two names found here
         suggest, and do not prove, that the server's parser has both."""
-        name = _option_name(option)
+        name = self.name_of(option)
         index = self.releases.index(release)
         if index in self.options.get(name, ()):
             return []
@@ -176,8 +192,25 @@ class CliOptions:
         return list(names[at:end])
 
     def neighbours(self, version: str) -> tuple[str, ...]:
-        """The releases read that bound ``version`` (``bounding_releases``)."""
+        """The releases read that bound ``version`` (``bounding_releases``); for a series tag (``2.4``, the newest
+        2.4.x its publisher built: TGI's and TEI's ``{{major}}.{{minor}}`` tags) every release read of the series, or
+        none while the series is the newest read (it may gain a release the table has not read: ``open_series``)."""
+        series = self.series(version)
+        if series:
+            return () if series[-1] == self.releases[-1] else series
         return bounding_releases(self.releases, version)
+
+    def series(self, version: str) -> tuple[str, ...]:
+        """The releases read that a series tag stands for (``2.4`` -> 2.4.0, 2.4.1); () for a release read, or a
+        version that names no series of the table."""
+        if version in self.releases:
+            return ()
+        return tuple(r for r in self.releases if r.startswith(version + "."))
+
+    def open_series(self, version: str) -> bool:
+        """True for a series tag whose series holds the newest release read: the tag moves with it."""
+        series = self.series(version)
+        return bool(series) and series[-1] == self.releases[-1]
 
     def span(self, releases: list[str]) -> str:
         """Releases as runs of consecutive read releases: "0.6.0 to 0.16.0, 0.33.0 to 0.34.0"."""
@@ -189,12 +222,6 @@ class CliOptions:
             else:
                 runs.append([release])
         return ", ".join(run[0] if len(run) == 1 else f"{run[0]} to {run[-1]}" for run in runs)
-
-
-def _option_name(option: str) -> str:
-    """The name argparse looks up for an option as written: ``--max_model_len=4`` -> ``--max-model-len``, ``--x.key``
-    -> ``--x``."""
-    return option.split("=", 1)[0].split(".", 1)[0].rstrip("+").replace("_", "-")
 
 
 @lru_cache(maxsize=8)
@@ -210,6 +237,7 @@ def cli_options(file: str = "vllm_cli_flags.json") -> CliOptions:
     of names as its sorted names and their spans (_packed): building the two tables a run reads from ~600 KB of JSON
     cost ~4 ms of each `policies check`, ~2 ms from the kept form."""
     data = read_parsed(_HERE / file, json.loads, "cli-tables", _packed)
+    syntax = data.get("syntax", {})
     abbrev = None
     if "abbrev" in data:  # the spans of the releases keeping allow_abbrev, "" where none does
         abbrev = _Indexes({"": data["abbrev"]})[""] if data["abbrev"] else frozenset()
@@ -220,10 +248,13 @@ def cli_options(file: str = "vllm_cli_flags.json") -> CliOptions:
         _Indexes(data.get("flags", {})),
         abbrev,
         _Indexes(data.get("fields", {})),
+        syntax.get("equals", True),
+        syntax.get("underscores", True),
+        syntax.get("dotted", True),
     )
 
 
-_TABLES = ("options", "modules", "flags", "fields")
+_TABLES = ("options", "modules", "flags", "fields", "env")
 
 
 def _packed(data: Any) -> Any:
@@ -283,14 +314,30 @@ class _Indexes(Mapping[str, frozenset[int]]):
 _RELEASE_TAG = re.compile(r"v?(\d+\.\d+\.\d+(?:\.\d+|\.post\d+)?)(?:-cu\d+)?(?:-(?:amd64|arm64))?")
 
 
-def tagged_release(image: str, repositories: tuple[str, ...]) -> Optional[str]:
+def tagged_release(image: str, repositories: tuple[str, ...], pattern: str = "") -> Optional[str]:
     """The release an image's tag names when the image is one of ``repositories`` (the engine's own images, whose tag
     is the release inside: ``vllm/vllm-openai:v0.10.1`` -> ``0.10.1``); None for any other image or tag (``latest``,
-    ``nightly``, a rebuild under another name, which may carry any release)."""
+    ``nightly``, a rebuild under another name, which may carry any release). ``pattern`` (the engine table's
+    ``release_tag``) is the full match of the lower-case tag whose first group is the release, as the option table
+    names it (``server-cuda-b4500`` -> ``b4500``); vLLM's and SGLang's release tags when empty."""
     if not is_published(image, repositories):
         return None
-    match = _RELEASE_TAG.fullmatch(image_tag(image) or "")
+    if pattern:
+        match = _pattern(pattern).fullmatch((image_tag(image) or "").lower())
+    else:
+        match = _RELEASE_TAG.fullmatch(image_tag(image) or "")
     return match.group(1) if match else None
+
+
+@lru_cache(maxsize=16)
+def _pattern(pattern: str) -> re.Pattern[str]:
+    """A table's tag pattern, compiled once."""
+    return re.compile(pattern)
+
+
+def tag_matches(image: str, pattern: str) -> bool:
+    """True when the image's lower-case tag (``latest`` where it has none) fully matches ``pattern``."""
+    return bool(pattern) and _pattern(pattern).fullmatch((image_tag(image) or "latest").lower()) is not None
 
 
 def fork_release(image: str, forks: tuple) -> Optional[tuple[str, str]]:

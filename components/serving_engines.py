@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .capacity.startup import BY_NAME
+from .engine_option_rows import Fork, Options, options_row
 from .parse_cache import read_toml
 
 TABLE = Path(__file__).with_name("serving_engines.toml")
@@ -120,6 +121,7 @@ _OPTIONAL: dict[str, type] = {
     "max_gpus": int,
     "needs_gpu": bool,
     "gpu_only_images": list,
+    "cuda_images": list,
     "image_backends": dict,
     "judged_backends": list,
     "load_floor_seconds": int,
@@ -132,29 +134,10 @@ _DOWNLOAD_OPTIONAL: dict[str, type] = {"hub": list, "credentials": list}
 
 
 _OPTION_FIELDS: dict[str, type] = {"file": str, "images": list}
+_OPTIONAL_OPTION_FIELDS = ("forks", "release_tag", "args_tags")
 
 
 _FORK_FIELDS: dict[str, type] = {"image": str, "after": str, "releases": dict, "source": str}
-
-
-@dataclass(frozen=True)
-class Fork:
-    """A vendor's build of the engine whose image path names the vendor's release, each built on one engine release
-    (Intel Gaudi's vllm-fork: vault.habana.ai/gaudi-docker/1.19.0/.../habanalabs/vllm-fork, vLLM 0.6.4.post2)."""
-
-    image: str  # a substring of the image repository that means this fork (habanalabs/vllm-fork)
-    after: str  # the path segment the vendor's release follows (gaudi-docker/)
-    releases: tuple[tuple[str, str], ...]  # (vendor release, engine release it is built on)
-    source: str  # where the pairs were read
-
-
-@dataclass(frozen=True)
-class Options:
-    """Where the options each release of the engine accepts are listed, and which images name that release."""
-
-    file: str  # a JSON file beside serving_engines.toml (components.engine_options reads it)
-    images: tuple[str, ...]  # image repositories whose tag is the engine release inside (vllm/vllm-openai)
-    forks: tuple[Fork, ...] = ()  # vendors' builds whose image path names the engine release they are built on
 
 
 class EngineTableError(ValueError):
@@ -260,6 +243,9 @@ class Engine:
     # the publisher's images that serve only on an NVIDIA GPU) and nothing points the pod at GPU nodes
     needs_gpu: bool = False
     gpu_only_images: tuple[str, ...] = ()
+    # lower-case substrings of the publisher's CUDA images of a gpu_or_cpu engine (TGI's text-generation-inference):
+    # with no GPU they fall back to a slow CPU path the publisher ships other images for (G13 advice)
+    cuda_images: tuple[str, ...] = ()
     # the backends among ``judged_backends`` each flavour of the publisher's image ships (Triton: the tag after its
     # YY.MM- release, "py3" -> none, "trtllm-python-py3" -> tensorrtllm), read by S56 engine-image-has-backend
     image_backends: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -346,7 +332,10 @@ def _check_options(where: str, table: dict) -> None:
     """The [engines.NAME.options] table: a JSON file that exists beside the table, the engine's own images, and the
     optional forks (each its four fields; releases a table of release strings)."""
     forks = table.get("forks", [])
-    _check_subtable(where, {k: v for k, v in table.items() if k != "forks"}, _OPTION_FIELDS)
+    _check_subtable(where, {k: v for k, v in table.items() if k not in _OPTIONAL_OPTION_FIELDS}, _OPTION_FIELDS)
+    for field in ("release_tag", "args_tags"):
+        if field in table:
+            _check_pattern(f"{where}.{field}", table[field])
     if not isinstance(forks, list):
         raise EngineTableError(f"{where}.forks: a list of tables is required")
     for i, fork in enumerate(forks):
@@ -357,12 +346,14 @@ def _check_options(where: str, table: dict) -> None:
         raise EngineTableError(f"{where}.file: {table['file']!r} is not a file beside serving_engines.toml")
 
 
-def _options(table: dict) -> Options:
-    forks = tuple(
-        Fork(f["image"].lower(), f["after"].lower(), tuple(sorted(f["releases"].items())), f["source"])
-        for f in table.get("forks", ())
-    )
-    return Options(table["file"], tuple(i.lower() for i in table["images"]), forks)
+def _check_pattern(where: str, pattern: object) -> None:
+    """A non-empty regular expression (release_tag: with a group, the release)."""
+    try:
+        compiled = re.compile(pattern) if isinstance(pattern, str) and pattern else None
+    except re.error as error:
+        raise EngineTableError(f"{where}: {error}") from None
+    if compiled is None or (where.endswith("release_tag") and compiled.groups < 1):
+        raise EngineTableError(f"{where}: a regular expression is required (release_tag: its first group the release)")
 
 
 def _check_flag_sets(where: str, sets: list) -> None:
@@ -413,7 +404,7 @@ def _check_sources(where: str, row: dict, sources: Any) -> None:
         stated.add("downloads")
     if "options" in row:
         stated.add("options")
-    if row.get("gpu_or_cpu") or "max_gpus" in row or "needs_gpu" in row or "gpu_only_images" in row:
+    if row.get("gpu_or_cpu") or "max_gpus" in row or "needs_gpu" in row or "gpu_only_images" in row or "cuda_images" in row:
         stated.add("devices")
     if "image_backends" in row or "judged_backends" in row:
         stated.add("backends")
@@ -484,7 +475,7 @@ def _row(name: str, row: Any) -> Engine:
         sources=dict(sources),
         env_prefixes=tuple(row.get("env_prefixes", ())),
         downloads=_downloads(row.get("downloads")),
-        options=_options(row["options"]) if "options" in row else None,
+        options=options_row(row["options"]) if "options" in row else None,
         flag_sets=tuple(tuple(flag_name(f) for f in flags) for flags in row.get("flag_sets", ())),
         listens=row.get("listens", ""),
         images_listen_all=row.get("images_listen_all", False),
@@ -503,6 +494,7 @@ def _row(name: str, row: Any) -> Engine:
         max_gpus=row.get("max_gpus", 0),
         needs_gpu=row.get("needs_gpu", False),
         gpu_only_images=tuple(i.lower() for i in row.get("gpu_only_images", ())),
+        cuda_images=tuple(i.lower() for i in row.get("cuda_images", ())),
         image_backends=tuple((str(k).lower(), tuple(v)) for k, v in sorted(row.get("image_backends", {}).items())),
         judged_backends=tuple(row.get("judged_backends", ())),
         load_floor_seconds=row.get("load_floor_seconds", -1),
@@ -581,6 +573,7 @@ __all__ = [
     "ENGINES",
     "Engine",
     "EngineTableError",
+    "Fork",
     "Options",
     "SETTINGS",
     "check_flag_sets_exclusive",

@@ -96,6 +96,7 @@ _ENTRIES = (
     Entry("S", 57, "an Ollama server's model store outlives the pod, or the pod pulls its models"),
     Entry("S", 58, "a KEDA trigger gives the metadata its scaler requires"),
     Entry("S", 59, "a client of a server loading LoRA adapters asks for an adapter by name"),
+    Entry("S", 62, "a chat front end's settings leave it a model backend the cluster resolves"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),
     Entry("G", 3, "imagePullPolicy Always"),
@@ -176,6 +177,7 @@ _ENTRIES = (
     Entry("G", 79, "an exec probe, lifecycle hook or command runs a program its image ships"),
     Entry("G", 80, "args fit the image's ENTRYPOINT, and an HTTP health probe asks a path the server answers"),
     Entry("G", 81, "a pod isolated for egress reaches the cluster DNS when it resolves names (port 53, UDP)"),
+    Entry("G", 82, "an autoscaler's metric is read where it is asked for (KEDA's query API, a scrape the NetworkPolicies admit)"),
 )
 
 

@@ -17,11 +17,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from policies import catalog as _catalog
-from policies.kube import WorkloadTypes, cluster_view, evaluation_memo, read_generically, split_type, unmerged_patches
+from policies.exemptions import EXEMPTION_PREFIX as EXEMPTION_PREFIX
+from policies.exemptions import UNEXEMPT, unexempt
+from policies.exemptions import blank_exemption_message as blank_exemption_message
+from policies.exemptions import exemption_reason as exemption_reason
+from policies.exemptions import run_resource_policy as run_resource_policy
+from policies.exemptions import run_stack_policy as run_stack_policy
+from policies.kube import (
+    CLUSTER_VIEW,
+    WorkloadTypes,
+    cluster_view,
+    evaluation_memo,
+    read_generically,
+    split_type,
+    unmerged_patches,
+)
 from policies.pack_config import ALL_POLICIES, ENFORCEMENT_LEVELS, config_errors
 
 SEVERITIES = ("low", "medium", "high", "critical")
-EXEMPTION_PREFIX = "llm-serving.io/exempt-"
 
 # Where every policy is documented (generated from this registry by `python -m policies docs`);
 # messages and reports link to DOCS_PAGE#<policy name>, never to files outside the repository.
@@ -347,67 +360,13 @@ def policy_settings(config: Mapping[str, Any] | None, policy: Policy) -> tuple[s
     entry = config.get(policy.name)
     if isinstance(entry, str):
         level = entry
-    elif isinstance(entry, Mapping):
+    elif entry is not None and isinstance(entry, Mapping):
         for key, value in entry.items():
             if key == "enforcementLevel":
                 level = value
             else:
                 values[key] = value
     return level, values
-
-
-def exemption_reason(resource: Resource, policy: Policy) -> str | None:
-    """The reason given in the resource's exemption annotation for `policy`.
-
-    None when the annotation is absent; "" when it is present but blank.
-    """
-    metadata = resource.props.get("metadata")
-    annotations = metadata.get("annotations") if type(metadata) is dict or isinstance(metadata, Mapping) else None
-    if annotations is None or not isinstance(annotations, Mapping) or policy.exemption_annotation not in annotations:
-        return None  # most objects carry no annotations: ~4,000 calls a corpus run end at the first test
-    reason = annotations[policy.exemption_annotation]
-    return reason.strip() if isinstance(reason, str) else ""
-
-
-def blank_exemption_message(policy: Policy) -> str:
-    """The violation reported for an exemption annotation without a reason."""
-    return f"metadata.annotations: exemption annotation {policy.exemption_annotation} needs a reason; the policy still applies"
-
-
-def run_resource_policy(policy: Policy, resource: Resource, values: Mapping[str, Any]) -> list[str]:
-    """Run a resource policy on one resource, honouring its exemption annotation.
-
-    A reasoned exemption skips the resource; a blank one is reported and does not exempt.
-    """
-    check = policy.check_resource
-    if check is None or resource.type not in policy.resource_types:
-        return []
-    reason = exemption_reason(resource, policy)
-    if reason:
-        return []
-    messages = list(check(resource, dict(values)))
-    if reason == "":
-        messages.append(blank_exemption_message(policy))
-    return messages
-
-
-def run_stack_policy(policy: Policy, resources: Sequence[Resource], values: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """Run a stack policy, dropping findings on resources with a reasoned exemption.
-
-    Findings name resources by their Pulumi name; a finding is exempt when a resource of
-    that name carries the policy's exemption annotation with a reason. Every resource whose
-    annotation is blank is reported.
-    """
-    check = policy.check_stack
-    if check is None:
-        return []
-    resources = list(resources)
-    # Read once, not once per use below; only the resources whose annotation is there (most carry none).
-    reasons = [(r.name, reason) for r in resources if (reason := exemption_reason(r, policy)) is not None]
-    exempt = {name for name, reason in reasons if reason}
-    findings = [(name, message) for name, message in check(resources, dict(values)) if not (name and name in exempt)]
-    findings.extend((name, blank_exemption_message(policy)) for name, reason in reasons if reason == "")
-    return findings
 
 
 def evaluate_policies(
@@ -435,10 +394,27 @@ def evaluate_policies(
     errors = config_errors(config, policies)
     if errors:
         raise PolicyConfigError(errors)
-    violations: list[Violation] = []
     groups = scopes if scopes is not None else (resources,)
     only_of = list(reported or [None] * len(groups))
     group_views = [_views(group, only) for group, only in zip(groups, only_of)]  # once, not once per policy
+    every = {id(r): r for group in (resources, *groups) for r in group}
+    token = UNEXEMPT.set(frozenset(key for key, r in every.items() if unexempt(r)))
+    try:
+        return _evaluated(policies, config, groups, only_of, group_views, failures)
+    finally:
+        UNEXEMPT.reset(token)
+
+
+def _evaluated(
+    policies: tuple[Policy, ...],
+    config: Mapping[str, Mapping] | None,
+    groups: Sequence[Sequence[Resource]],
+    only_of: list[frozenset[str] | None],
+    group_views: list[list[_View]],
+    failures: list[Violation] | None,
+) -> list[Violation]:
+    """evaluate_policies' loop, over its scopes (``groups``) and their views."""
+    violations: list[Violation] = []
     with evaluation_memo():
         for policy in policies:
             level, values = policy_settings(config, policy)
@@ -453,8 +429,9 @@ def evaluate_policies(
                     _stack_findings(policy, group, views, values, new, failed, only if policy.per_object else None)
                 else:
                     _resource_findings(policy, views, values, new, failed)
-                before = set(findings) if new else ()  # a finding two scopes share is reported once
-                findings.extend(f for f in new if f not in before and (only is None or f[0] in only))
+                if new:  # most policies find nothing in most scopes (~2,500 of ~2,750 a manifests-v2 run)
+                    before = set(findings)  # a finding two scopes share is reported once
+                    findings.extend(f for f in new if f not in before and (only is None or f[0] in only))
             violations.extend(
                 Violation(policy.name, policy.catalog, finding_level(level, message), _shown(name, 8000), _shown(message, 2000))
                 for name, message in findings
@@ -494,12 +471,16 @@ def _stack_findings(
     ``only``: a per_object policy in a scope that reports those objects' findings alone is handed only them."""
     patches = views[0].patches
     judged = group if only is None else [r for r in group if r.name in only]
-    literal = [r for r in judged if not r.template]
+    # The group's own objects are its first view's (_views), in their order.
+    literal = views[0].seen if only is None else [r for r in judged if not r.template]
     found: list[tuple[str, str]] = []
     try:
         if literal or only is None:
-            with cluster_view(views[0].seen):
+            token = CLUSTER_VIEW.set(views[0].seen)  # cluster_view's work, without its three calls
+            try:
                 found = run_stack_policy(policy, literal, values)
+            finally:
+                CLUSTER_VIEW.reset(token)
     except Exception as exc:
         if failed is None or os.environ.get("LLM_SERVING_DEBUG"):
             raise
@@ -512,7 +493,10 @@ def _stack_findings(
                 for n, m in run_stack_policy(policy, list(judged), values)
                 if (n, m) not in seen
             ]
-    findings.extend((name, _on_patch(policy, message, patches[name]) if name in patches else message) for name, message in found)
+    if found:
+        findings.extend(
+            (name, _on_patch(policy, message, patches[name]) if name in patches else message) for name, message in found
+        )
 
 
 class _View:
@@ -554,7 +538,8 @@ def _resource_findings(
         checked = view.of_types(policy.resource_types)  # a tuple, or a subclass whose `in` admits more
         if not checked:
             continue
-        with cluster_view(view.seen):
+        token = CLUSTER_VIEW.set(view.seen)  # cluster_view's work, without its three calls
+        try:
             for r in checked:
                 # _best_effort's rule, written out: ~2,200 policy x resource pairs a corpus run, each a context manager.
                 try:
@@ -571,6 +556,8 @@ def _resource_findings(
                 generic = operator_may_fill(policy, r)
                 weighed = [_weighed(policy, m, partial, generic, _patch_note(r)) for m in found]
                 findings.extend((r.name, _from_template(m, r.template) if r.template else m) for m in weighed)
+        finally:
+            CLUSTER_VIEW.reset(token)
 
 
 def _shown(text: str, limit: int) -> str:

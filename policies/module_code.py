@@ -6,8 +6,11 @@ looked up, its source stat()ed, its .pyc file opened, read and checked apart: ~8
 
 ``cached_module_code`` does for the pack what a zip import does for a library, while the pack loads: inside it, a
 finder first on ``sys.meta_path`` serves a submodule of the pack from one file that holds each module's compiled code
-(the bytes of its .pyc after the header, as Python wrote them), with the source it was compiled from: its path, its
-modification time in nanoseconds and its size. A module is served only when its package's ``__path__`` is the one
+(its .pyc's code object, read from the bytes after the header as Python wrote them), with the source it was compiled
+from: its path, its modification time in nanoseconds and its size. The code objects of all the modules are written
+as one marshal stream, so a name or constant the modules share is written once and read back once: ~15M of the
+~75M instructions reading each module's code apart took (python -m policies check over manifests-v2, ~1.5G); an entry
+holding the .pyc's bytes instead (as the file had before) is read as well. A module is served only when its package's ``__path__`` is the one
 folder its recorded source sits in (where the path finder would look) and the source's time and size are those
 recorded; anything else (an edited or removed file, a top-level package, another checkout's module) is imported the
 ordinary way. The module is the one Python's SourceFileLoader makes (same spec, ``__file__``, ``__cached__``, loader
@@ -39,8 +42,12 @@ __all__ = ["cache_file", "cached_module_code"]
 _ROOT = Path(__file__).resolve().parent.parent
 _FOLDERS = tuple(str(_ROOT / name) + os.sep for name in ("policies", "components"))
 
-# name -> (source path, is a package, source mtime in ns, source size, the .pyc's bytes after its 16-byte header)
-Entry = tuple[str, bool, int, int, bytes]
+# What an entry's code may be: a code object (as written since one stream holds them all), or a .pyc's bytes.
+_CODE = (CodeType, bytes)
+
+# name -> (source path, is a package, source mtime in ns, source size, the .pyc's code: its code object, or the bytes
+# after its 16-byte header)
+Entry = tuple[str, bool, int, int, Any]
 
 
 def cache_file(optimize: int | None = None) -> Path:
@@ -64,15 +71,17 @@ def _read(path: Path) -> dict[str, Any]:
 class _Loader(SourceFileLoader):
     """Python's loader for a source file, whose compiled code comes from the file of this module."""
 
-    def __init__(self, fullname: str, path: str, code: bytes) -> None:
+    def __init__(self, fullname: str, path: str, code: Any) -> None:
         super().__init__(fullname, path)
         self._code = code
 
     def get_code(self, fullname: str) -> Any:  # noqa: D102
-        try:
-            code = marshal.loads(self._code)
-        except (EOFError, ValueError, TypeError):
-            code = None
+        code = self._code
+        if type(code) is not CodeType:
+            try:
+                code = marshal.loads(code)
+            except (EOFError, ValueError, TypeError):
+                code = None
         return code if type(code) is CodeType else super().get_code(fullname)
 
 
@@ -94,7 +103,7 @@ class _Finder:
             file, package, mtime_ns, size, code = entry
             tail = fullname.rpartition(".")[2]
             folder = path[0].rstrip("/")
-            if file != (f"{folder}/{tail}/__init__.py" if package else f"{folder}/{tail}.py") or type(code) is not bytes:
+            if file != (f"{folder}/{tail}/__init__.py" if package else f"{folder}/{tail}.py") or type(code) not in _CODE:
                 return None
             found = os.stat(file)
         except (OSError, TypeError, ValueError, AttributeError):
@@ -128,7 +137,13 @@ def _pyc_entry(module: ModuleType) -> Optional[Entry]:
     )
     if data[:16] != header:
         return None  # not the one Python validates against this source (or hash-based): left to the ordinary import
-    return file, getattr(spec, "submodule_search_locations", None) is not None, found.st_mtime_ns, found.st_size, data[16:]
+    try:
+        code = marshal.loads(data[16:])
+    except (EOFError, ValueError, TypeError):
+        return None
+    if type(code) is not CodeType:
+        return None
+    return file, getattr(spec, "submodule_search_locations", None) is not None, found.st_mtime_ns, found.st_size, code
 
 
 @contextlib.contextmanager
@@ -152,7 +167,19 @@ def cached_module_code(path: Path | None = None, folders: Sequence[str] = _FOLDE
         if name not in before and str(getattr(sys.modules[name], "__file__", "")).startswith(tuple(folders))
     ]
     fresh = {name: _pyc_entry(sys.modules[name]) for name in loaded if name not in finder.served}
-    if not any(fresh.values()):
+    as_bytes = [name for name, entry in finder.served.items() if type(entry[4]) is not CodeType]  # an older file's
+    if not any(fresh.values()) and not as_bytes:
         return  # every module served, or none of the others has a .pyc to keep: the file stays as it is
+    for name in as_bytes:
+        fresh[name] = _code_entry(finder.served.pop(name))
     entries = {name: entry for name in loaded if (entry := finder.served.get(name) or fresh.get(name)) is not None}
     store(path, marshal.dumps((importlib.util.MAGIC_NUMBER, entries)))
+
+
+def _code_entry(entry: Entry) -> Optional[Entry]:
+    """An entry whose code is a .pyc's bytes, with its code object instead (None when the bytes hold none)."""
+    try:
+        code = marshal.loads(entry[4])
+    except (EOFError, ValueError, TypeError):
+        return None
+    return (*entry[:4], code) if type(code) is CodeType else None

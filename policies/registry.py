@@ -22,6 +22,7 @@ from policies.autoscaling import (
     no_scale_to_zero,
     one_autoscaler,
     replica_spread,
+    scrape_and_scaler_reach,
     throughput_signal,
 )
 from policies.crd import validation_rules, validation_rules_unevaluated
@@ -63,6 +64,7 @@ from policies.k8s_generic import (
     api_version_served,
     arch_image_selected,
     capabilities_allow_list,
+    chat_ui_reaches_backend,
     claim_in_run,
     container_can_start,
     defined_once,
@@ -308,6 +310,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     probe_tolerates_slow_answer.POLICY,
     probe_acts_in_time.POLICY,
     webui_data_lasts.POLICY,
+    chat_ui_reaches_backend.POLICY,
     exec_tools_in_image.POLICY,
     entrypoint_args_fit.POLICY,
     claim_in_run.POLICY,
@@ -347,6 +350,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     network_policy_reach.POLICY,
     network_policy_reach.NAMESPACE_LABEL_POLICY,
     egress_allows_dns.POLICY,
+    scrape_and_scaler_reach.POLICY,
     network_policy_selects_pods.POLICY,
     ingress_controller_admitted.POLICY,
     memory_emptydir_size_limit.POLICY,

@@ -212,6 +212,10 @@ class _UnknownValue(Exception):
 
 def _cel_value(value: Any) -> Any:
     """The value as the API server hands it to CEL: nulls dropped, whole numbers as integers."""
+    if type(value) is str:
+        return value  # (a plain string, before the ABC checks below; PlainNumber is a subclass)
+    if type(value) is dict:
+        return {str(k): _cel_value(v) for k, v in value.items() if v is not None}
     if isinstance(value, Unknown):
         raise _UnknownValue
     if isinstance(value, PlainNumber):
@@ -240,7 +244,7 @@ def _nodes(obj: Any, path: tuple[str, ...], where: str = "") -> Iterator[tuple[s
         if isinstance(obj, Mapping):
             for key, item in obj.items():
                 yield from _nodes(item, rest, f"{where}[{key!r}]")
-    elif isinstance(obj, Mapping) and obj.get(head) is not None:
+    elif (type(obj) is dict or isinstance(obj, Mapping)) and obj.get(head) is not None:
         yield from _nodes(obj[head], rest, f"{where}.{head}" if where else head)
 
 

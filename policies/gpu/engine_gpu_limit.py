@@ -17,8 +17,9 @@ a CPU build) or where the pod targets GPU nodes by a node label, a GPU toleratio
 node's default runtime decides whether it sees one). Silent where something supplies the device: another vendor's
 device resource on a build for it (vLLM's CUDA image given only amd.com/gpu, an Intel, Gaudi, Neuron or TPU
 resource blocks: _wrong_build, set 26 mo11om/LuminaLocal), HAMi's or MIG resources, a DRA claim or KServe's managed DRA annotation, a CPU build, a
-RuntimeClass of NVIDIA's runtime (NVIDIA_VISIBLE_DEVICES=all from the image then reaches every GPU of the node, a
-deliberate choice on unified-memory boards: set 14 Angel-FulFilment-Services/Angel-Intelligence), a Container
+RuntimeClass of NVIDIA's runtime on a pod sent to GPU nodes (NVIDIA_VISIBLE_DEVICES=all from the image then reaches
+every GPU of the node, a deliberate choice on unified-memory boards: set 14 Angel-FulFilment-Services/Angel-Intelligence;
+NVIDIA's RuntimeClass with nothing that sends the pod to GPU nodes is advice, ``_runtime_only``: fresh set 54), a Container
 LimitRange of the pod's namespace among the files read that defaults a device resource (LimitRanger fills it in:
 policies/reading/limit_ranges.py), a ServingRuntime
 that supplies the model's resources, and an engine whose ranks Ray places on other pods (--distributed-executor-
@@ -30,7 +31,9 @@ custom app: policies/reading/serve_apps.py) on a Ray cluster where no group give
 advice (``_judge_cpu_capable``), unless it mounts device nodes from the host (a Jetson's /dev/nvgpu: spent set 43
 kcirtapfromspace/gemma4, trap G13). An engine the table marks ``needs_gpu`` (NIM, TensorRT-LLM: they serve only on an
 NVIDIA GPU) with no GPU limit is advice, and blocks where its image is one of the row's ``gpu_only_images`` in a core
-workload that shows no sign of GPU nodes (``_judge_gpu_engine``): a new GPU-only engine is a row of the table.
+workload that shows no sign of GPU nodes (``_judge_gpu_engine``): a new GPU-only engine is a row of the table. A
+``gpu_or_cpu`` engine whose image is one of its row's ``cuda_images`` (TGI's CUDA image) with no GPU at all is advice:
+it falls back to a slow CPU path the publisher ships another image for (``_cuda_image_without_gpu``).
 """
 
 from __future__ import annotations
@@ -101,11 +104,31 @@ def _device_elsewhere(resource: Resource, server: VllmServer, env: dict[str, str
         return True
     if _target_cpu(env) and not cuda_build(server.container.get("image")):
         return True  # a build of the files' own, asked for the CPU: judged as a CPU build
-    runtime = server.podspec.get("runtimeClassName")
-    if isinstance(runtime, str) and "nvidia" in runtime.lower():
-        return True
+    if _nvidia_runtime(server.podspec) and _gpu_node_hint(server.podspec, env) is not None:
+        return True  # NVIDIA's runtime on nodes picked for their GPU: sharing them is deliberate (set 14, trap G13)
     ray_executor = server.args.get("distributed-executor-backend") == "ray"
     return ray_executor and (is_ray(resource.type) or kuberay_created_pod(resource))
+
+
+def _nvidia_runtime(podspec: dict) -> str | None:
+    """The pod's runtimeClassName when it names NVIDIA's runtime (the GPU Operator's `nvidia`), else None."""
+    runtime = podspec.get("runtimeClassName")
+    return runtime if isinstance(runtime, str) and "nvidia" in runtime.lower() else None
+
+
+def _runtime_only(podspec: dict, env: dict[str, str]) -> str | None:
+    """The hint for a pod that reaches a GPU only through NVIDIA's RuntimeClass, with nothing that sends it to GPU
+    nodes (no GPU node label, no GPU toleration, no NVIDIA_VISIBLE_DEVICES of its own): the runtime hands the container
+    every GPU of the node it lands on (the image's NVIDIA_VISIBLE_DEVICES=all), but the scheduler counts none and may
+    place it on any node (fresh set 54: mshahzeb/k8s-llm-stack vllm.yaml and tgi.yaml, labelled G13 advisory)."""
+    runtime = _nvidia_runtime(podspec)
+    if runtime is None or _gpu_node_hint(podspec, env) is not None:
+        return None
+    return (
+        f"it reaches a GPU only through runtimeClassName {runtime} (the image's NVIDIA_VISIBLE_DEVICES=all), with "
+        f"nothing that sends it to GPU nodes: the scheduler counts no GPU for it and may place it on a node without one "
+        f"(or without that runtime); on a GPU node it shares devices other pods were given"
+    )
 
 
 def _target_cpu(env: dict[str, str]) -> bool:
@@ -210,7 +233,7 @@ def _judge(resource: Resource, server: VllmServer) -> list[str]:
     if _device_elsewhere(resource, server, env):
         return []
     image = container.get("image")
-    hint = _gpu_node_hint(server.podspec, env)
+    hint = _gpu_node_hint(server.podspec, env) or _runtime_only(server.podspec, env)
     device = server.args.get("device")
     early = (parse_release(vllm_release(str(image))) or (1, 0)) < (0, 6)
     cpu_flag = (
@@ -229,7 +252,9 @@ def _judge(resource: Resource, server: VllmServer) -> list[str]:
             f"the scheduler may place it on a node without a GPU, where {_no_gpu_exit(str(image))}{cpu_flag}, or on a "
             f"GPU node where it uses devices nobody allocated to it; {fix}"
         ]
-    if hint is not None:
+    if hint is not None and _nvidia_runtime(server.podspec):
+        why = hint
+    elif hint is not None:
         why = f"{hint}, but the scheduler counts no GPU for it: it sees one only where the node's default runtime exposes every device, and then shares GPUs other pods hold"
     else:
         why = 'the image\'s build is not known from its name (a CPU build needs no GPU); a CUDA build exits on a node without a GPU ("Failed to infer device type")'
@@ -306,7 +331,7 @@ def _judge_cpu_capable(resource: Resource, server: EngineServer) -> list[str]:
     if hint is None and isinstance(runtime, str) and "nvidia" in runtime.lower():
         hint = f"it runs under runtimeClassName {runtime} (the image sets NVIDIA_VISIBLE_DEVICES=all, so it sees every GPU of the node)"
     if hint is None:
-        return []
+        return _cuda_image_without_gpu(server)
     name = server.row.display if server.row else server.engine
     return [
         unproven(
@@ -320,6 +345,32 @@ def _judge_cpu_capable(resource: Resource, server: EngineServer) -> list[str]:
 
 # Tag words of builds for another platform than NVIDIA's GPUs (a CPU or ROCm build of an engine that has one).
 _OTHER_PLATFORM_TAGS = (*_NOT_CUDA_TAGS, "gaudi", "xeon", "musa", "npu", "ascend")
+
+
+def _cuda_image_without_gpu(server: EngineServer) -> list[str]:
+    """Advice for a ``gpu_or_cpu`` engine whose image is one of its row's ``cuda_images`` (TGI's CUDA image) in a pod
+    with no GPU and no sign of one: the engine finds no CUDA device and falls back to its CPU path (TGI: SYSTEM cpu, no
+    flash attention, transformers' CausalLM; huggingface/text-generation-inference v3.3.7
+    server/text_generation_server/utils/import_utils.py L48-71, models/__init__.py L185), which the publisher ships
+    other images for (-intel-cpu). Fresh set 54: grandiv/fragrance-palette-scalable k8s/tgi.yaml, TGI 2.4.0 with no GPU
+    (labelled G13 advisory). Silent on a tag naming another platform, and where the row names no CUDA image (Ollama's
+    one image serves CPU and GPU alike)."""
+    row, image = server.row, server.container.get("image")
+    if row is None or not row.cuda_images or not isinstance(image, str):
+        return []
+    tag = (image_tag(image) or "").lower()
+    if any(t in tag for t in _OTHER_PLATFORM_TAGS) or not any(m in image.lower() for m in row.cuda_images):
+        return []
+    if not _runs_the_server(server.container, row.commands, row.modules):
+        return []
+    return [
+        unproven(
+            f"{server.label}: image {image} is {row.display}'s CUDA build, with no {GPU_RESOURCE} limit and nothing "
+            f"that gives the pod a GPU: it finds no CUDA device and falls back to its CPU path (no flash attention, far "
+            f"slower), which the publisher ships a CPU image for; set resources.limits {GPU_RESOURCE}: 1 with the GPU "
+            f"pool's toleration and node selection, or use the CPU image"
+        )
+    ]
 
 
 def _gpu_only_image(image: object, row: Engine, container: dict) -> bool:
@@ -388,13 +439,14 @@ def _judge_gpu_engine(resource: Resource, server: EngineServer) -> list[str]:
         or _limit_range_device(resource)
     ):
         return []
-    runtime, image = server.podspec.get("runtimeClassName"), container.get("image")
-    if isinstance(runtime, str) and "nvidia" in runtime.lower():
-        return []
+    image, env = container.get("image"), env_values(container)
+    runtime_only = _runtime_only(server.podspec, env)
+    if _nvidia_runtime(server.podspec) and runtime_only is None:
+        return []  # NVIDIA's runtime on nodes picked for their GPU
     tag = (image_tag(str(image)) or "").lower() if isinstance(image, str) else ""
     if any(t in tag for t in _OTHER_PLATFORM_TAGS):
         return []  # a build for another platform (a CPU or ROCm tag) needs no NVIDIA GPU
-    hint = _gpu_node_hint(server.podspec, env_values(container))
+    hint = _gpu_node_hint(server.podspec, env) or runtime_only
     fix = f"set resources.limits {GPU_RESOURCE} to the GPUs the model needs, with the GPU pool's toleration and node selection"
     serving = _runs_the_server(container, row.commands, row.modules)
     if _gpu_only_image(image, row, container) and hint is None and not is_custom_type(resource.type) and serving:
@@ -404,7 +456,9 @@ def _judge_gpu_engine(resource: Resource, server: EngineServer) -> list[str]:
             f"without a GPU, where it cannot start (or on a GPU node, using a device nobody allocated to it); {fix}"
         ]
     why = (
-        f"{hint}, but the scheduler counts no GPU for it: it sees one only where the node's default runtime exposes "
+        runtime_only
+        if runtime_only is not None
+        else f"{hint}, but the scheduler counts no GPU for it: it sees one only where the node's default runtime exposes "
         f"every device, and then shares GPUs other pods hold"
         if hint is not None
         else "on a node without a GPU it cannot start (unless this build or the operator that runs it supplies a device)"

@@ -26,7 +26,8 @@ at all. A ReadWriteOncePod claim (one pod, whatever the node) and several replic
 An HPA (spec.maxReplicas) or KEDA ScaledObject (spec.maxReplicaCount, default 100) of the run that takes a one-replica
 Deployment above one replica is the same single-attach conflict for the replicas it adds: on another node they wait on
 the Multi-Attach error while the first keeps serving, so it is advice, with Recreate too (spent set 23
-farrukhmustafa/fintech-function-calling-llm kubernetes/triton-inference-deployment.yaml).
+farrukhmustafa/fintech-function-calling-llm kubernetes/triton-inference-deployment.yaml); the autoscaler carries the
+same advice (``_check_autoscaler``).
 """
 
 from __future__ import annotations
@@ -130,7 +131,61 @@ def _one_node(podspec: dict) -> bool:
     return pinned_node(podspec) is not None
 
 
+def _single_attach_claims(deployment: Resource) -> list[tuple[str, list[str]]]:
+    """(claim, access modes) of each single-attach claim of the run the Deployment's pods mount writable, where a
+    second replica on another node would wait on the attach (not a node-local volume, not a pod pinned to one node)."""
+    podspec = as_dict(get(deployment.props, "spec", "template", "spec"))
+    claims, found = _claims(deployment), []
+    for volume in as_list(podspec.get("volumes")):
+        name = get(volume, "persistentVolumeClaim", "claimName")
+        if not isinstance(name, str) or name not in claims:
+            continue
+        modes = [m for m in as_list(get(claims[name], "spec", "accessModes")) if isinstance(m, str)]
+        if not modes or any(m not in SINGLE_ATTACH for m in modes):
+            continue
+        pod_bound = "ReadWriteOncePod" in modes
+        if get(volume, "persistentVolumeClaim", "readOnly") is True and not pod_bound:
+            continue
+        if not pod_bound and (_one_node(podspec) or _node_local(claims[name])):
+            continue
+        found.append((name, modes))
+    return found
+
+
+def _check_autoscaler(resource: Resource) -> list[str]:
+    """Advice on an HPA or ScaledObject that scales a Deployment of the run above one replica while its pods mount a
+    single-attach claim of the run: the finding the Deployment carries (``_scaled_message``), put on the object that
+    adds the replicas too, where a reader of the autoscaler looks (fresh set 54: rupalimits/LLM-Inference-Platform-for-
+    Real-Time-and-Batch-Workloads k8s/inference-service.yaml, HPA inference-hpa to 4 replicas over the ReadWriteOnce
+    claim hf-cache-pvc, labelled S30 advisory on the HPA)."""
+    hpa = resource.type in HPA_TYPES
+    target = as_dict(get(resource.props, "spec", "scaleTargetRef"))
+    ceiling = as_int(get(resource.props, "spec", "maxReplicas" if hpa else "maxReplicaCount")) or (0 if hpa else 100)
+    if target.get("kind", "Deployment") != "Deployment" or ceiling <= 1:
+        return []
+    namespace = get(resource.props, "metadata", "namespace")
+    for other in viewed_resources() or ():
+        if other.type != DEPLOYMENT_TYPE or metadata_name(other.props) != target.get("name"):
+            continue
+        if get(other.props, "metadata", "namespace") != namespace:
+            continue
+        claims = _single_attach_claims(other)
+        if claims:
+            name, modes = claims[0]
+            return [
+                unproven(
+                    f"spec: scales Deployment {target.get('name')} up to {ceiling} replicas, whose pods all mount "
+                    f"PersistentVolumeClaim {name} ({'/'.join(modes)}, single-attach): a replica placed on another "
+                    f"node waits in ContainerCreating on a Multi-Attach error, so scale-out adds no capacity; use a "
+                    f"ReadWriteMany volume, a StatefulSet with volumeClaimTemplates, or keep maxReplicas at 1"
+                )
+            ]
+    return []
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
+    if resource.type in (*HPA_TYPES, SCALED_OBJECT_TYPE):
+        return _check_autoscaler(resource)
     if resource.type != DEPLOYMENT_TYPE:
         return _check_llama_stack(resource) if resource.type == LLAMA_STACK_TYPE else _check_kserve(resource, config)
     spec = as_dict(get(resource.props, "spec"))
@@ -385,7 +440,7 @@ POLICY = Policy(
         "Deployment holding a ReadWriteOnce model cache; for several replicas use a StatefulSet with volumeClaimTemplates "
         "or a ReadWriteMany / ReadOnlyMany volume."
     ),
-    resource_types=(DEPLOYMENT_TYPE, ISVC_TYPE, *LLMISVC_TYPES, LLAMA_STACK_TYPE),
+    resource_types=(DEPLOYMENT_TYPE, ISVC_TYPE, *LLMISVC_TYPES, LLAMA_STACK_TYPE, *HPA_TYPES, SCALED_OBJECT_TYPE),
     config_schema={
         "kserveDefaultDeploymentMode": kserve_default_mode_setting(
             "The deployment mode of an InferenceService without the serving.kserve.io/deploymentMode annotation (the "

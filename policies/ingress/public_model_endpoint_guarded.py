@@ -7,7 +7,7 @@ how far each reaches, its TLS and what authenticates callers; each fact is cited
 The finding blocks only when the files prove all of it: the edge is public (an external GKE class, Envoy Gateway's or
 Istio's default LoadBalancer), a model is behind it in the set (a model server's Service, an InferencePool, an AI
 Gateway backend, or an LLM router in front of models: vLLM's production-stack router, LiteLLM's proxy, vLLM's
-semantic-router, AIBrix's gateway plugins, policies/reading/model_backends.py ROUTERS), and neither TLS nor any
+semantic-router, AIBrix's gateway plugins, components/serving_apps.toml), and neither TLS nor any
 authentication is there (a router's own keys are in its configuration, so an edge to a router alone is advice). Everything else that may be a public model
 without TLS or without auth is advice: a controller's Service outside the files (nginx, Traefik, no class), a backend
 in another file, or one of the two guards present. An edge whose backends are all known non-models (a UI, Grafana)

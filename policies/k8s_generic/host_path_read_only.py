@@ -16,6 +16,10 @@ ownership with Kubelet" (https://kubernetes.io/docs/concepts/storage/volumes/#ho
 fsGroup does not apply to hostPath volumes, so a runAsUser other than 0 cannot write there (set 12: g-rabah/namla-
 usecases- nim-deployment.yaml at 3f71b9a, a NIM cache as user 1000). Advice: the directory may already exist on the
 node with other owners.
+
+A model read from a hostPath of type ``DirectoryOrCreate`` that every mount of the pod reads only, in a pod no node
+pinning holds, is advice too (``_created_empty_elsewhere``): on another node the kubelet creates the directory empty,
+the mount succeeds and the server finds no model.
 """
 
 from __future__ import annotations
@@ -124,8 +128,72 @@ def _weights_on_some_node(resource: Resource) -> list[str]:
     return messages
 
 
+_MODEL_FILES = (".gguf", ".ggml", ".safetensors", ".bin", ".pt", ".pth", ".onnx", ".engine", ".plan")
+
+
+def _model_references(container: dict, at: str) -> list[str]:
+    """Paths under ``at`` the container names as its model: the value of a flag or variable whose name says model, or a
+    file with a model file's extension (``--model /models/Qwen3-4B-Q4_K_M.gguf``, ``MODEL_PATH=/models/llama``)."""
+    words = [w for key in ("command", "args") for w in as_list(container.get(key)) if isinstance(w, str)]
+    pairs: list[tuple[str, object]] = list(zip([""] + words, words))
+    pairs += [(str(name_of(e) or ""), as_dict(e).get("value")) for e in as_list(container.get("env"))]
+    found = []
+    for key, value in pairs:
+        if not isinstance(value, str):
+            continue
+        for path in (value, value.split("=", 1)[-1]):
+            if path.startswith(at + "/") and ("model" in key.lower() or path.lower().endswith(_MODEL_FILES)):
+                found.append(path)
+                break
+    return found
+
+
+def _created_empty_elsewhere(resource: Resource) -> list[str]:
+    """Advice for a pod that reads its model from a hostPath of type DirectoryOrCreate that nothing in the pod writes
+    (every mount of it readOnly) while the pod is not pinned to one node: on a node without the directory the kubelet
+    creates it empty ("an empty directory will be created there as needed",
+    https://kubernetes.io/docs/concepts/storage/volumes/#hostpath-volume-types), the mount succeeds and the server
+    finds no model (fresh set 55: anasgrt/llm-platform-poc deploy/base/02-qwen3-server.yaml, /vagrant/prebuilt-models
+    read-only at /models, --model /models/Qwen3-4B-Q4_K_M.gguf, no node pinning). Silent on a DaemonSet, a pinned pod, a
+    directory some container of the pod mounts writable (a cache it fills), and a path no container names as its
+    model."""
+    if split_type(resource.type)[1] == "DaemonSet":
+        return []
+    messages: list[str] = []
+    for path, podspec in pod_specs(resource):
+        if pinned_node(podspec) is not None:
+            continue
+        created = {
+            name_of(v): as_dict(as_dict(v).get("hostPath")).get("path")
+            for v in as_list(podspec.get("volumes"))
+            if name_of(v) and as_dict(as_dict(v).get("hostPath")).get("type") == "DirectoryOrCreate"
+        }
+        if not created:
+            continue
+        pod = containers(podspec, init=True, model=True)
+        mounts = [(c, as_dict(m)) for c in pod for m in as_list(c.get("volumeMounts"))]
+        written = {name_of(m) for _, m in mounts if m.get("readOnly") is not True}
+        for container, mount in mounts:
+            name, at = name_of(mount), str(mount.get("mountPath") or "").rstrip("/")
+            if name not in created or name in written or not at:
+                continue
+            models = _model_references(container, at)
+            if not models:
+                continue
+            messages.append(
+                unproven(
+                    f"{container_label(path, container)}: reads its model {models[0]} from hostPath {created[name]} "
+                    f"(type DirectoryOrCreate, mounted read-only at {at}) and nothing pins the pod to the node that "
+                    f"holds the files: on any other node the kubelet creates the directory empty, the mount succeeds "
+                    f"and the server finds no model; pin the pod to that node (or use type Directory so the mount "
+                    f"fails visibly), or put the weights on a PVC, in the image or a download"
+                )
+            )
+    return messages
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
-    messages = _weights_on_some_node(resource)
+    messages = _weights_on_some_node(resource) + _created_empty_elsewhere(resource)
     for path, podspec in pod_specs(resource):
         messages.extend(_created_as_root(path, podspec))
         messages.extend(_unnamed(path, podspec))

@@ -25,6 +25,9 @@ hosts, NO_PROXY) is not read, nor a URL naming a Service that selects the contai
 host the pod resolves itself (spec.hostAliases, its hostname and subdomain), nor the API server's own Service
 ``kubernetes`` of namespace default; ``<pod>.<headless Service>`` is a pod's DNS name in the pod's namespace. A
 finding blocks only in a variable named as an upstream (*_URL, *_ENDPOINT, *_HOST, *_ADDR, *_SERVER, *API_BASE...).
+A namespace holding KServe InferenceServices is judged with the Services KServe names after them (``<name>``,
+``<name>-predictor``, ...: run_objects.KSERVE_SERVICE_MAKERS), advice only there (Knative's revision Services are not
+named; fresh set 54 questcollector/llmops-manifests gradio.yaml, a URL to an InferenceService of another namespace).
 """
 
 from __future__ import annotations
@@ -35,7 +38,15 @@ from typing import Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, containers, get, pod_specs, split_type
-from policies.reading.run_objects import SERVICE_MAKERS, Names, by_namespace, hidden_namespaces, services_by_namespace, templated
+from policies.reading.run_objects import (
+    KSERVE_SERVICE_MAKERS,
+    SERVICE_MAKERS,
+    Names,
+    by_namespace,
+    hidden_namespaces,
+    services_by_namespace,
+    templated,
+)
 from policies.reading.serving import namespace_of, selector_matches, template_labels
 from policies.reading.urls import COMPARED as _COMPARED
 from policies.reading.urls import urls as _urls
@@ -159,10 +170,12 @@ def _name_finding(where: str, url: str, name: str, namespace: str, names: Names)
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    services = services_by_namespace(resources)
+    makers = {**SERVICE_MAKERS, **KSERVE_SERVICE_MAKERS}
+    services = services_by_namespace(resources, makers)
     if not services:
         return []
-    hidden = hidden_namespaces(resources, spared=tuple(SERVICE_MAKERS))
+    hidden = hidden_namespaces(resources, spared=tuple(makers))
+    kserve = {namespace_of(r, "default") for r in resources if split_type(r.type) in KSERVE_SERVICE_MAKERS}
     namespaces = {namespace_of(r, "default") for r in resources if isinstance(r.props, dict)}
     namespaces |= {str(get(r.props, "metadata", "name")) for r in resources if split_type(r.type) == ("", "Namespace")}
     configmaps = by_namespace(resources, "", "ConfigMap")
@@ -198,7 +211,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     port = as_int(port_text) or _DEFAULT_PORTS.get(scheme)
                     found = _finding(where, url, target, services[target[1]], indexed[target[1]], port)
                     if found:
-                        findings.append((workload.name, found if _UPSTREAM.search(variable) else unproven(found)))
+                        sure = _UPSTREAM.search(variable) and target[1] not in kserve
+                        findings.append((workload.name, found if sure else unproven(found)))
     return findings
 
 

@@ -10,7 +10,9 @@ route is ``http://localhost:8000/v1`` and llm-proxy/litellm-proxy.yaml runs only
 
 Advice: a mesh or operator may inject a container the files do not show. Judged only where a workload of the files
 mounts the ConfigMap (the pod whose localhost it is); silent where a container of that pod is a model server or
-declares the port, and for a host that holds a variable.
+declares the port, and for a host that holds a variable. A chat UI's backend URL (components/chat_uis.toml: Open
+WebUI's OLLAMA_BASE_URL(S), OPENAI_API_BASE_URL(S), resolved as its release resolves them) on the pod's localhost is
+read the same way (``_ui_local_backends``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from urllib.parse import urlsplit
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, get, pod_specs, split_type
+from policies.reading.chat_ui_backends import bundled, ui_app, ui_backends
 from policies.reading.litellm import CONFIG_MAP_TYPE, litellm_configs
 from policies.reading.serving import model_servers, namespace_of
 
@@ -64,8 +67,58 @@ def _serves(resource: Resource, podspec: dict, port: int) -> bool:
     return any(as_dict(p).get("containerPort") == port for c in containers for p in as_list(as_dict(c).get("ports")))
 
 
+def _ui_local_backends(resource: Resource) -> list[tuple[str, str]]:
+    """Advice for a chat UI (components/chat_uis.toml: Open WebUI) whose backend URL, as its release resolves its
+    variables, is the pod's own localhost while no container of the pod is a model server or declares that port, and
+    the image runs no model server inside (Open WebUI's :ollama tags). Fresh set 54: mshahzeb/k8s-llm-stack
+    open-webui.yaml, OLLAMA_BASE_URLS=http://localhost:30434 (a NodePort opens on node addresses, not on pod loopback),
+    labelled G61 blocking; advice here as the rule is (a sidecar the files do not show may listen there)."""
+    if resource.template or resource.patch or split_type(resource.type) == ("", "Service"):
+        return []
+    found: list[tuple[str, str]] = []
+    for path, podspec in pod_specs(resource):
+        for container in as_list(podspec.get("containers")):
+            app = ui_app(as_dict(container))
+            if app is None:
+                continue
+            for resolved in ui_backends(as_dict(container), app):
+                for variable, url in resolved.urls:
+                    local = _loopback(url)
+                    if local is None or _serves(resource, podspec, local):
+                        continue
+                    bundle = resolved.backend.bundle_url
+                    if bundle and (url == bundle or (bundled(as_dict(container), app) and _loopback(bundle) == local)):
+                        continue  # the image's own bundled server (USE_OLLAMA_DOCKER, the :ollama tags)
+                    found.append(
+                        (
+                            resource.name,
+                            unproven(
+                                f"{path}: container {as_dict(container).get('name')}: {variable}={url} sends "
+                                f"{app.display}'s {resolved.backend.name} requests to the pod's own address, where no "
+                                f"container is a model server or declares port {local} (a NodePort or hostPort opens on "
+                                f"the node's addresses, not on the pod's loopback): every model call fails with a "
+                                f"connection error; use the model server's Service, "
+                                f"http://SERVICE.NAMESPACE.svc.cluster.local:PORT"
+                            ),
+                        )
+                    )
+    return found
+
+
+def _loopback(url: str) -> int | None:
+    """The port of a URL on the pod's own address, or None."""
+    try:
+        parts = urlsplit(url if "://" in url else f"http://{url}")
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return None
+    if host not in _LOOPBACK:
+        return None
+    return port or (443 if parts.scheme == "https" else 80)
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    findings: list[tuple[str, str]] = []
+    findings: list[tuple[str, str]] = [f for r in resources for f in _ui_local_backends(r)]
     for config_map in resources:
         if config_map.template or config_map.patch:
             continue
@@ -87,9 +140,9 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 
 POLICY = Policy(
     name="proxy-backend-in-pod",
-    description="A LiteLLM proxy route to localhost reaches a model server in the proxy's own pod: a route whose "
-    "api_base is localhost or 127.0.0.1 in a pod with no model server and no container declaring that port fails "
-    "every request (advice).",
+    description="A LiteLLM proxy route, or a chat UI's backend URL (Open WebUI), to localhost reaches a model server in "
+    "its own pod: a route whose api_base (or backend URL) is localhost or 127.0.0.1 in a pod with no model server and no "
+    "container declaring that port fails every request (advice).",
     catalog="G61",
     severity="high",
     enforcement="advisory",

@@ -1,7 +1,7 @@
 """G69 reference-resolves: an object's reference by name to another object resolves among the objects of its run.
 
 An autoscaler's ``scaleTargetRef``, a KServe predictor's ``runtime``, a Karpenter NodePool's ``nodeClassRef``, a
-route's ``parentRefs``, a KEDA trigger's ``authenticationRef``, a pod's ServiceAccount, PriorityClass, RuntimeClass and
+route's ``parentRefs``, a KEDA trigger's ``authenticationRef``, an Istio policy's ``targetRefs``, a pod's ServiceAccount, PriorityClass, RuntimeClass and
 ConfigMap (volume, projected source, ``configMapKeyRef``, ``envFrom``) each name an object the controller, admission
 or the kubelet looks up; without it the autoscaler never scales (FailedGetScale), the InferenceService never becomes
 ready, the NodePool launches no node, the route is served by no Gateway, the pod is refused or never starts. One table of references
@@ -29,7 +29,7 @@ POLICY = Policy(
     name="reference-resolves",
     description=(
         "An autoscaler's scaleTargetRef, a KServe runtime, a NodePool's nodeClassRef, a route's parentRefs, a KEDA "
-        "authenticationRef and a pod's ServiceAccount, PriorityClass, RuntimeClass and ConfigMaps name an object the "
+        "authenticationRef, an Istio policy's targetRefs and a pod's ServiceAccount, PriorityClass, RuntimeClass and ConfigMaps name an object the "
         "run defines, where the run defines objects of that kind there (advice: it may come from elsewhere)."
     ),
     catalog="G69",

@@ -17,17 +17,21 @@ track or another app's name: those pods may come from another pipeline step; col
 where no workload there carries the selector's keys (the intended pods may be defined elsewhere). Silent where
 something the files do not show may add the labels: an operator's custom resource in the namespace (its controller labels the pods it creates), a Helm template
 or Kustomize patch or base, an unrendered value, or a selector on a label a controller adds itself (pod-template-hash,
-statefulset.kubernetes.io/pod-name, job-name, ...).
+statefulset.kubernetes.io/pod-name, job-name, ...). A Service that names no namespace while the workload of its directory
+whose pods it selects names one is advice (``_namespace_left_out``: applied without -n it lands in default, away from
+its pods), unless a kustomization beside it may set one namespace for both.
 """
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from typing import Mapping, Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, get, split_type
+from policies.reading.kustomize import KUSTOMIZATION_FILES
 from policies.reading.operator_pod_labels import ANY, is_operator_pod_owner, operator_pod_labels
 from policies.reading.run_objects import hides_pods, pod_label_sets
 from policies.reading.run_objects import unrendered as _unknown
@@ -124,6 +128,38 @@ _VARIANT_WORD = re.compile(
 )
 
 
+def _namespace_left_out(service: Resource, selector: Mapping, others: list[Resource]) -> list[tuple[str, str]]:
+    """Advice for a Service that names no namespace while the workload of its directory whose pods it selects names
+    one: `kubectl apply -f` puts the Service in the client's namespace (default unless -n or the context says
+    otherwise), where it selects no pod, while the pods run in the workload's namespace. Advice: `kubectl apply -n` or
+    a kustomization's namespace the files do not show may put both together (fresh set 55: egel/k8s-ollama
+    ollama-all.yaml, Service ollama-service-node-port beside Deployment ollama in namespace ollama)."""
+    if get(service.props, "metadata", "namespace") is not None:
+        return []
+    where = _where(service)
+    if where and any(os.path.isfile(os.path.join(where, k)) for k in KUSTOMIZATION_FILES):
+        return []  # a kustomization's namespace may set both
+    for workload in others:
+        namespace = get(workload.props, "metadata", "namespace")
+        if _where(workload) != where or not isinstance(namespace, str) or not namespace or _unknown(namespace):
+            continue
+        if any(_matches(selector, labels) for labels in _labels(workload)):
+            wanted = ", ".join(f"{k}={v}" for k, v in selector.items())
+            kind, name = get(workload.props, "kind"), get(workload.props, "metadata", "name")
+            return [
+                (
+                    service.name,
+                    unproven(
+                        f"metadata.namespace is left out while {kind}/{name} of the same directory, whose pods carry "
+                        f"{wanted}, runs in namespace {namespace}: applied without -n the Service lands in the client's "
+                        f"namespace (default), selects no pod there and has no endpoints; set metadata.namespace: "
+                        f"{namespace}"
+                    ),
+                )
+            ]
+    return []
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings: list[tuple[str, str]] = []
     services = [r for r in resources if split_type(r.type) == _SERVICE and isinstance(r.props, dict)]
@@ -141,6 +177,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             continue
         here = [r for r in in_namespace if _where(r) == _where(service)]
         if not here:
+            findings += _namespace_left_out(service, selector, others)
             continue  # no workload of this directory runs there: the pods may be another repository's
         intended = [(r, labels) for r in here for labels in _labels(r) if set(selector) <= set(labels) and labels]
         wanted = ", ".join(f"{k}={v}" for k, v in selector.items())

@@ -12,6 +12,7 @@ from policies.framework import Policy, Resource, unproven
 from policies.k8s_generic.serving_resource_requests import RUNTIME_ALONE
 from policies.kube import get, split_type, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
+from policies.reading.gateway_apps import app_containers
 from policies.reading.kserve_runtime import effective_resources, unclaimed_runtime_resources
 from policies.reading.limit_ranges import namespace_default
 from policies.reading.lws_groups import presumed_servers, weighed_presumed
@@ -34,6 +35,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             )
             found.append(weighed_presumed(s, unproven(f"{message}{RUNTIME_ALONE}") if alone else message))
     found.extend(_kubeai_profile(resource))
+    found.extend(_unlimited_apps(resource))
     server = operator_server(resource)
     if server is not None and server.memory_limit is None:
         found.append(
@@ -42,6 +44,22 @@ def _check(resource: Resource, config: dict) -> list[str]:
             f"pods pay for it; set it"
         )
     return found
+
+
+def _unlimited_apps(resource: Resource) -> list[str]:
+    """Advice on a serving-path app (an LLM proxy or router, components/serving_apps.toml) with no memory limit: a
+    proxy's memory grows with the requests and streams it holds, and with no limit a leak is paid by the node's other
+    pods (spent set 53 danielpenchev98/vllm-k8s, a LiteLLM proxy with no resources at all)."""
+    return [
+        unproven(
+            f"{proxy.label}: no resources.limits.memory on this {proxy.app.display}, which every model request goes "
+            f"through; the memory of the requests and streams it holds is then unbounded and the node's other pods pay "
+            f"for a leak; set a memory limit"
+        )
+        for proxy in app_containers(resource)
+        if get(proxy.container, "resources", "limits", "memory") is None
+        and namespace_default(resource, "limits", "memory") is None
+    ]
 
 
 # KubeAI's Model names its pod's resources by a profile, ``spec.resourceProfile: <name>:<multiple>``: the controller

@@ -16,6 +16,10 @@ port: httpGet, tcpSocket, or an exec curl of localhost:PORT) counts: the pod is 
 it holds the pod out of the Service until the server answers (policies/reading/pod_probes.py; spent set 39
 arunudaiyar/openweb-ollama-k8s ollama-deploy.yaml, a curl sidecar probing Ollama's :11434).
 
+A serving-path app in front of model servers (an LLM proxy or router: components/serving_apps.toml, LiteLLM's proxy
+first) with no readinessProbe is advice too: every request goes through it, and it takes requests before it has read
+its configuration (LiteLLM: /health/readiness answers once the proxy is ready, its database connection included).
+
 A readinessProbe that runs only every few minutes (``periodSeconds`` above maxReadinessPeriodSeconds, default 60)
 answers late both ways: the kubelet marks the pod Ready only at a probe run, so a server that finished loading just
 after one waits up to a whole period more before the Service sends it anything (every scale-out and restart that
@@ -34,6 +38,7 @@ from typing import Any, Optional
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, is_custom_type, split_type
 from policies.operator_defaults import supplied
+from policies.reading.gateway_apps import app_containers
 from policies.reading.pod_probes import server_ports, sidecar_probe
 from policies.reading.serving import ModelServer, engine_command_line, engine_row, model_servers, takes_requests
 
@@ -145,7 +150,32 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 continue  # another container's readinessProbe on the server's port gates the pod (set 39 trap)
             probe = f"probe GET {row.readiness} (port {row.port} unless moved)" if row else "probe its health endpoint"
             messages.append(weighed_presumed(server, _no_readiness(server.label, server.engine, server.container, probe)))
+    messages.extend(_unready_apps(resource))
     return messages
+
+
+def _unready_apps(resource: Resource) -> list[str]:
+    """Advice on a serving-path app (a LiteLLM proxy, a router: components/serving_apps.toml) with no readinessProbe:
+    every client request goes through it, and without one the Service sends requests as soon as its container runs,
+    before it has read its configuration or reached its database, and keeps sending them after it fails (spent sets 53
+    danielpenchev98/vllm-k8s and 54 explicitworkload/llamacpp-oai, LiteLLM proxies with no probe at all)."""
+    found: list[str] = []
+    for proxy in app_containers(resource):
+        if isinstance(proxy.container.get("readinessProbe"), dict):
+            continue
+        ports = server_ports(proxy.container, proxy.app.port or None)
+        if sidecar_probe(proxy.podspec, proxy.container, "readinessProbe", ports):
+            continue
+        app = proxy.app
+        where = f" (port {app.port} unless moved)" if app.port else ""
+        probe = f"probe GET {app.readiness}{where}" if app.readiness else "probe its health endpoint"
+        found.append(
+            unproven(
+                f"{proxy.label}: no readinessProbe on this {app.display}, which every model request goes through, so it "
+                f"receives requests before it has loaded its configuration and after it fails; {probe}"
+            )
+        )
+    return found
 
 
 # Longest readinessProbe period before advice (the setting's default; a caller of the check function alone gets it).

@@ -5,6 +5,9 @@ them. A GPU container that requests only `nvidia.com/gpu` lets the node fill wit
 until tokenisation, detokenisation and weight loading starve for CPU and memory. (A limit
 without a request counts: Kubernetes then defaults the request to the limit.) A server that
 requests memory but not CPU is advice: CPU is compressible, so it is slowed, not killed.
+
+A serving-path app in front of the model servers (an LLM proxy or router, components/serving_apps.toml) with no CPU or
+memory request is advice too: every request goes through it.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 from policies.framework import Policy, Resource, unproven
 from policies.kube import get, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
+from policies.reading.gateway_apps import app_containers
 from policies.reading.hpa_requests import unrequested
 from policies.reading.kserve_runtime import effective_resources, unclaimed_runtime_resources
 from policies.reading.limit_ranges import namespace_default
@@ -54,6 +58,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 messages.append(unproven(f"{message}{RUNTIME_ALONE}"))
             else:
                 messages.append(weighed_presumed(server, unproven(message + _CPU_ONLY) if missing == ["cpu"] else message))
+    messages.extend(_unrequested_apps(resource))
     operator = operator_server(resource)
     if operator is not None and operator.unrequested:
         fields = " and ".join(f for _, f in operator.unrequested)
@@ -63,6 +68,36 @@ def _check(resource: Resource, config: dict) -> list[str]:
             f"scheduler packs it as if it needed none; request what the engine uses besides the GPU"
         )
     return messages
+
+
+def _unrequested_apps(resource: Resource) -> list[str]:
+    """A serving-path app (an LLM proxy or router, components/serving_apps.toml) that requests no CPU or memory: every
+    model request goes through it, and a BestEffort pod is the first the kubelet evicts under node pressure (spent set
+    53 danielpenchev98/vllm-k8s, a LiteLLM proxy with no resources at all)."""
+    found: list[str] = []
+    for proxy in app_containers(resource):
+        missing = [
+            r
+            for r in ("cpu", "memory")
+            if get(proxy.container, "resources", "requests", r) is None
+            and get(proxy.container, "resources", "limits", r) is None
+            and namespace_default(resource, "requests", r) is None
+            and namespace_default(resource, "limits", r) is None
+        ]
+        if missing:
+            found.append(
+                unproven(
+                    f"{proxy.label}: no {' or '.join(missing)} request on this {proxy.app.display}, which every model "
+                    f"request goes through, so the scheduler packs it as if it needed none"
+                    + (
+                        ", and with no memory request it is among the first pods the kubelet evicts under node pressure"
+                        if "memory" in missing
+                        else ""
+                    )
+                    + "; request what it uses"
+                )
+            )
+    return found
 
 
 POLICY = Policy(

@@ -9,9 +9,12 @@ both, Karpenter prefers spot over on-demand (nodepools.md:276). The readings:
   capacity-type``) requirement admits ``spot``, and which a GPU model server of the files lands on: it names the pool
   (``karpenter.sh/nodepool``) or names no pool while this is the only GPU NodePool of the files (spent set 11
   walidshaari/sample-aws-eks-auto-mode nodepools/gpu-nodepool.yaml, set 9 hustshawn/deepseek-on-eks-demo nodepool.yaml);
-- a GPU model server that selects or prefers spot nodes: ``cloud.google.com/gke-spot: "true"``,
-  ``cloud.google.com/gke-provisioning: spot``, ``kubernetes.azure.com/scalesetpriority: spot``, or a capacity-type
-  key above with ``spot`` (set 11 jkwong888/gke-llm-serve deployment.yaml: preferred gke-spot);
+- a GPU model server that selects or prefers spot nodes by a label of the table ``SPOT_LABELS`` (every cloud's, each
+  cited: ``cloud.google.com/gke-spot: "true"``, ``cloud.google.com/gke-preemptible: "true"``,
+  ``cloud.google.com/gke-provisioning: spot``, ``kubernetes.azure.com/scalesetpriority: spot``, EKS managed node
+  groups' ``eks.amazonaws.com/capacityType: SPOT``, or a capacity-type key above with ``spot``; set 11
+  jkwong888/gke-llm-serve deployment.yaml: preferred gke-spot); a GPU count left to envsubst (``${GPU_COUNT}``) still
+  makes a GPU server (fresh set 53 felipemoz/vllm-on-azure);
 - a GPU model server that tolerates a spot taint by its key: GKE's ``cloud.google.com/gke-spot=true:NoSchedule``
   (https://cloud.google.com/kubernetes-engine/docs/concepts/spot-vms "Use node taints and tolerations") or AKS's
   ``kubernetes.azure.com/scalesetpriority=spot:NoSchedule``, which AKS puts on every spot pool
@@ -35,17 +38,41 @@ from typing import Optional
 
 from policies.framework import Policy, Resource
 from policies.karpenter.multi_node_expiry import NODEPOOL_LABEL, _targets
-from policies.kube import as_dict, as_list, get, name_of, pod_specs, requests_gpu, split_type
+from policies.kube import (
+    GPU_RESOURCE,
+    as_dict,
+    as_list,
+    containers,
+    get,
+    name_of,
+    pod_specs,
+    requests_gpu,
+    resource_value,
+    split_type,
+)
 from policies.reading.gpu_pools import label_pools
 from policies.reading.nodepools import NODEPOOL_TYPES, is_gpu_nodepool
+from policies.reading.run_objects import unrendered
 from policies.reading.serving import model_servers
 
 CAPACITY_KEYS = ("karpenter.sh/capacity-type", "eks.amazonaws.com/capacity-type")
-# Node labels whose value "spot" (or "true" for GKE's gke-spot) puts a pod on spot capacity.
+# Spot capacity on every cloud, as data: the node label each provider puts on its spot (or preemptible) nodes, and the
+# value (compared in lower case) that means spot.
 SPOT_LABELS = {
+    # GKE Spot VMs (https://cloud.google.com/kubernetes-engine/docs/how-to/spot-vms: cloud.google.com/gke-spot=true) and
+    # the older preemptible VMs (https://cloud.google.com/kubernetes-engine/docs/how-to/preemptible-vms:
+    # cloud.google.com/gke-preemptible=true, reclaimed 30 s after notice, at most 24 h), GKE's provisioning label
     "cloud.google.com/gke-spot": "true",
+    "cloud.google.com/gke-preemptible": "true",
     "cloud.google.com/gke-provisioning": "spot",
+    # AKS spot node pools (https://learn.microsoft.com/azure/aks/spot-node-pool: kubernetes.azure.com/scalesetpriority=spot)
     "kubernetes.azure.com/scalesetpriority": "spot",
+    # EKS managed node groups of capacity type SPOT (https://docs.aws.amazon.com/eks/latest/userguide/
+    # managed-node-groups.html: "Amazon EKS adds the following Kubernetes label to all nodes in your managed node group
+    # that specifies the capacity type: eks.amazonaws.com/capacityType: SPOT", read in the code index's stored copy)
+    "eks.amazonaws.com/capacityType": "spot",
+    # Karpenter (https://karpenter.sh/docs/concepts/scheduling/#well-known-labels: karpenter.sh/capacity-type=spot) and
+    # EKS Auto Mode (eks.amazonaws.com/capacity-type)
     **{key: "spot" for key in CAPACITY_KEYS},
 }
 _WHY = (
@@ -90,7 +117,11 @@ def _selects_spot(podspec: dict) -> Optional[str]:
 
 
 # Taints spot nodes carry, by key, and the value that means spot.
-SPOT_TAINTS = {"cloud.google.com/gke-spot": "true", "kubernetes.azure.com/scalesetpriority": "spot"}
+SPOT_TAINTS = {
+    "cloud.google.com/gke-spot": "true",
+    "cloud.google.com/gke-preemptible": "true",  # the taint GKE's preemptible-vms page has pools carry
+    "kubernetes.azure.com/scalesetpriority": "spot",
+}
 COMPUTE_CLASS_LABEL = "cloud.google.com/compute-class"
 
 
@@ -201,9 +232,22 @@ def _flex_start(resources: list[Resource]) -> list[tuple[str, str]]:
     ]
 
 
+def _asks_gpu(podspec: dict) -> bool:
+    """True when a container asks for a GPU, also by an unrendered count (``nvidia.com/gpu: "${GPU_COUNT}"``, fresh
+    set 53 felipemoz/vllm-on-azure k8s/vllm-deployment.yaml: envsubst fills it in)."""
+    if requests_gpu(podspec):
+        return True
+    return any(
+        unrendered(v)
+        for c in containers(podspec)
+        for section in ("limits", "requests")
+        if (v := resource_value(c, section, GPU_RESOURCE)) is not None
+    )
+
+
 def _gpu_servers(resources: list[Resource]) -> list[tuple[Resource, str, dict]]:
     """(resource, path, podspec) of every GPU pod spec of a workload with a model server."""
-    return [(r, path, p) for r in resources if model_servers(r) for path, p in pod_specs(r) if requests_gpu(p)]
+    return [(r, path, p) for r in resources if model_servers(r) for path, p in pod_specs(r) if _asks_gpu(p)]
 
 
 def _lands_on(podspec: dict, pool: Resource, only_gpu_pool: bool) -> bool:

@@ -88,7 +88,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
 
 POLICY = Policy(
     name="engine-env-known",
-    description="A variable under an engine's own prefix (OLLAMA_...) is one some release of the engine reads "
+    description="A variable under an engine's own prefix (OLLAMA_..., LLAMA_ARG_...) is one some release of the engine reads "
     "(components/engine_env.toml [settings]); any other is silently ignored.",
     catalog="G74",
     severity="medium",

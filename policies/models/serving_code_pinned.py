@@ -21,10 +21,21 @@ serving-start-installs' (advisory): still minutes of every cold start and a depe
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from components.loading import LoadError, load_yaml
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_list, container_label, containers, get, pod_specs, requests_gpu, split_type
+from policies.kube import (
+    WORKLOAD_TYPES,
+    as_list,
+    container_label,
+    containers,
+    get,
+    memoized,
+    pod_specs,
+    requests_gpu,
+    split_type,
+)
 from policies.reading.installs import Install, command_installs, runtime_env_installs, runtime_env_urls, runtime_envs
 from policies.reading.serving import SERVE_CONFIG, model_servers, serve_config
 
@@ -81,11 +92,21 @@ _RUNTIMES = (("serving.kserve.io", "ServingRuntime"), ("serving.kserve.io", "Clu
 
 
 def start_installs(resource: Resource) -> list[Install]:
-    """Every package a serving pod of this resource installs at start: command lines of its serving (or GPU) pods,
+    """Every package a serving pod of this resource installs at start: command lines of all its pods (init containers too),
     and the runtime_env lists of a RayService's serveConfigV2 or a RayJob's runtimeEnvYAML."""
+    return list(memoized(resource, "start_installs", _start_installs))
+
+
+def _start_installs(resource: Resource) -> list[Install]:
     found: list[Install] = []
-    for path, _podspec, container in _serving_containers(resource):
-        found += command_installs(_script(container), container_label(path, container))
+    for path, podspec in pod_specs(resource):
+        # Any pod installs at its start, not only a model server's: a proxy, a UI or a gateway in front of the model
+        # (spent sets 53 felipemoz/vllm-on-azure gateway init container, 54 questcollector gradio), and a download Job,
+        # which installs at every run and retry (set 53 danielpenchev98/vllm-k8s model-download job).
+        runs = _runs_to_completion(resource, podspec)
+        for container in containers(podspec, init=True):
+            label = container_label(path, container)
+            found += [replace(i, completes=runs) for i in command_installs(_script(container), label)]
     for where, env in ray_runtime_envs(resource):
         found += runtime_env_installs(env, where)
     return found
@@ -108,6 +129,11 @@ def ray_runtime_envs(resource: Resource) -> list[tuple[str, dict]]:
             if isinstance(env, dict):
                 found.append((where, env))
     return found
+
+
+def _runs_to_completion(resource: Resource, podspec: dict) -> bool:
+    """A pod that runs to completion (a Job's, a CronJob's, restartPolicy Never/OnFailure): it installs at each run."""
+    return podspec.get("restartPolicy") in ("Never", "OnFailure") or split_type(resource.type)[1] in ("Job", "CronJob")
 
 
 def _serving_containers(resource: Resource) -> list[tuple[str, dict, dict]]:
@@ -150,7 +176,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
                     f"{where}.{key}: Ray downloads {url} (the moving {match.group(1)!r} reference) when the application "
                     f"starts: each restart may run code nobody reviewed; pin a commit or tag in the URL"
                 )
-    unpinned = [i for i in start_installs(resource) if i.bare]
+    # A pod that runs to completion installs once per run: serving-start-installs advises (session 24 review F7).
+    unpinned = [i for i in start_installs(resource) if i.bare and not i.completes]
     for install in unpinned:
         messages.append(
             f"{install.where}: installs {install.requirement} with no pinned version at every start, so each restart may "

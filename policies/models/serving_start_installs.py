@@ -6,9 +6,18 @@ the packages before the server can load the model: minutes on a GPU node that is
 that fails when the index or its mirror is unreachable or rate-limits. Ray builds a runtime_env's pip list into a
 fresh virtualenv per job or application (https://docs.ray.io/en/latest/ray-core/handling-dependencies.html). Advisory:
 how long the install takes depends on the packages and the node's cache.
+
+Any pod is read, not only a model server's: a proxy, UI or gateway in front of the model (an init container's
+``pip install --target=/deps aiohttp>=3.9.0``, a ``bash -c`` that installs gradio before the app) waits on the index at
+each start as well. A pod that runs to completion (a Job: a model download, a fine-tuning run) installs at each run and
+each retry, bare names included (serving-code-pinned reads bare names only in pods that serve, session 24 review F7).
+Spent sets 53 (danielpenchev98/vllm-k8s model-download Job, felipemoz/vllm-on-azure gateway init container) and 54
+(questcollector/llmops-manifests gradio Pod).
 """
 
 from __future__ import annotations
+
+import re
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, container_label
@@ -31,15 +40,32 @@ def _piped(resource: Resource) -> list[str]:
     return found
 
 
+def _bare(requirement: str) -> bool:
+    return not pinned(requirement) and not re.search(r"[<>=!~]", requirement)
+
+
+def _ranged(requirement: str) -> bool:
+    return not pinned(requirement) and not _bare(requirement)
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     by_place: dict[str, list[str]] = {}
+    runs: set[str] = set()
     for install in start_installs(resource):
-        if not install.bare:  # bare names are serving-code-pinned's (mandatory)
+        # Bare names are serving-code-pinned's, except in a pod that runs to completion (a Job installs once per run).
+        if not install.bare or install.completes:
             by_place.setdefault(install.where, []).append(install.requirement)
+            if install.completes:
+                runs.add(install.where)
     return [
-        f"{where}: installs {', '.join(reqs)} at every start: each cold start waits for the downloads and fails when "
-        f"the package index is unreachable"
-        + ("; a range still takes the newest release inside it" if any(not pinned(r) for r in reqs) else "")
+        f"{where}: installs {', '.join(reqs)} at every "
+        + (
+            "run (each retry too): each run waits for the downloads and fails when the package index is unreachable"
+            if where in runs
+            else "start: each cold start waits for the downloads and fails when the package index is unreachable"
+        )
+        + ("; a range still takes the newest release inside it" if any(_ranged(r) for r in reqs) else "")
+        + ("; an unpinned name takes whatever the index holds at that run" if any(_bare(r) for r in reqs) else "")
         + "; bake them into the image"
         for where, reqs in by_place.items()
     ] + _piped(resource)

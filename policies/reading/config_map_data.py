@@ -49,7 +49,10 @@ def names_config_maps(container: Any) -> bool:
     for source in as_list(get(container, "envFrom")):
         if isinstance(get(source, "configMapRef"), Mapping):
             return True
-    return any(isinstance(get(item, "valueFrom", "configMapKeyRef"), Mapping) for item in as_list(get(container, "env")))
+    return any(
+        (ref := get(item, "valueFrom", "configMapKeyRef")) is not None and isinstance(ref, Mapping)
+        for item in as_list(get(container, "env"))
+    )
 
 
 def _maps_of(view: Any) -> list[tuple[tuple[Any, str], dict[str, str]]]:

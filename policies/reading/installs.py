@@ -43,6 +43,7 @@ class Install:
     where: str
     requirement: str
     pinned: bool
+    completes: bool = False  # the pod runs to completion (a Job): it installs at each run, not each server start
 
     @property
     def bare(self) -> bool:

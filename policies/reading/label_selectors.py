@@ -37,7 +37,7 @@ def selector_matches(selector: Any, labels: Mapping[str, Any], *, plain: bool = 
     missing selector selects nothing here: a PDB or Service selecting every pod is no
     evidence that a particular app is covered.
     """
-    if not isinstance(selector, Mapping) or not selector:
+    if not (type(selector) is dict or isinstance(selector, Mapping)) or not selector:
         return False
     match_labels = selector if plain else as_dict(selector.get("matchLabels"))
     expressions = [] if plain else as_list(selector.get("matchExpressions"))

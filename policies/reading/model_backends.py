@@ -36,7 +36,7 @@ def server_has_key(container: Mapping) -> bool:
     if any("--api-key" in t and (re.match(r"--api-keys?(=|$)", t) or re.search(r"\s--api-keys?[= ]", t)) for t in argv):
         return True
     for item in as_list(container.get("env")):
-        if isinstance(item, Mapping) and name_of(item) in SERVER_KEY_ENV:
+        if (type(item) is dict or isinstance(item, Mapping)) and name_of(item) in SERVER_KEY_ENV:
             if get(item, "valueFrom") or (isinstance(item.get("value"), str) and item["value"].strip()):
                 return True
     return False
@@ -82,33 +82,14 @@ def selected_services(resources: list) -> dict[str, list[str]]:
     return out
 
 
-# LLM routers: they take the OpenAI API and forward it to model servers, so an edge in front of one publishes the
-# models behind it (G32). Recognised by image repository or command; each is a real upstream component:
-# vLLM's production-stack router (image lmcache/lmstack-router, module vllm_router: vllm-project/production-stack
-# src/vllm_router), the Rust vllm-router (vllm-project/router, binary vllm-router), LiteLLM's proxy
-# (ghcr.io/berriai/litellm, command litellm: BerriAI/litellm deploy/kubernetes), vLLM's semantic-router
-# (ghcr.io/vllm-project/semantic-router) and AIBrix's gateway plugins (aibrix/gateway-plugins).
-ROUTERS = (
-    (
-        "vLLM production-stack router",
-        re.compile(r"lmstack-router|(^|/)vllm[-_]router([:@]|$)"),
-        re.compile(r"^vllm[-_]router(\.|$)"),
-    ),
-    ("LiteLLM proxy", re.compile(r"(^|/)litellm([-_a-z]*)?([:@]|$)"), re.compile(r"^litellm$")),
-    ("vLLM semantic-router", re.compile(r"semantic-router"), re.compile(r"^semantic-router$")),
-    ("AIBrix gateway plugins", re.compile(r"aibrix/gateway-plugins"), re.compile(r"^gateway-plugins$")),
-)
-
-
 def router_kind(container: Mapping) -> str | None:
-    """Which LLM router a container runs (ROUTERS), or None."""
-    image = str(container.get("image") or "")
-    repository = image.split("@")[0].rsplit(":", 1)[0] if ":" in image.split("/")[-1] else image.split("@")[0]
-    words = [t.rsplit("/", 1)[-1] for t in container_argv(container)[:3]]
-    for name, by_image, by_word in ROUTERS:
-        if by_image.search(repository.lower()) or any(by_word.match(w) for w in words):
-            return name
-    return None
+    """Which LLM router a container runs, or None: the serving-path apps of components/serving_apps.toml (LiteLLM's
+    proxy, vLLM's production-stack router and semantic-router, AIBrix's gateway plugins), which take the OpenAI API
+    and forward it to model servers, so an edge in front of one publishes the models behind it (G32)."""
+    from policies.reading.gateway_apps import app_of
+
+    app = app_of(container)
+    return app.display if app is not None else None
 
 
 ROUTER_KEY_ENV = ("LITELLM_MASTER_KEY",)  # LiteLLM's proxy asks every caller for a key once its master key is set

@@ -282,6 +282,27 @@ ROWS: tuple[Row, ...] = (
         namespace="namespace",
         fails="the route attaches to no Gateway and its requests are not served",
     ),
+    # Istio: a policy attached by targetRefs (a Gateway, a Service, a ServiceEntry of its namespace: istio/api 1.29.6
+    # type/v1beta1/selector.proto:111-132 PolicyTargetReference, kind and name required, the local namespace when none
+    # is given; security/v1beta1/authorization_policy.proto:285-307) applies to the objects it names and to nothing
+    # else: naming one that does not exist leaves the traffic it was written for unrestricted (fresh set 55:
+    # linsun/gen-al-demo policy/authz-host-ollama.yaml names ServiceEntry host-ollama, the files' is external-ollama).
+    Row(
+        family="G69",
+        what="policy targetRef",
+        sources=(
+            ("security.istio.io", "AuthorizationPolicy"),
+            ("security.istio.io", "RequestAuthentication"),
+            ("telemetry.istio.io", "Telemetry"),
+            ("extensions.istio.io", "WasmPlugin"),
+        ),
+        at=("spec.targetRefs[]", "spec.targetRef"),
+        name="name",
+        kind="kind",
+        group="group",
+        namespace="namespace",
+        fails="the policy attaches to nothing, so the traffic it was written to allow, deny or authenticate is not governed by it",
+    ),
     # KEDA: a trigger's authenticationRef names a TriggerAuthentication of the ScaledObject's namespace (kind
     # TriggerAuthentication by default); without it the scaler fails and the ScaledObject is not ready.
     Row(
@@ -309,7 +330,7 @@ def _walk(node: Any, path: str, where: str = "") -> Iterator[tuple[str, Mapping]
         return
     head, _, rest = path.partition(".")
     key = head.removesuffix("[]")
-    value = node.get(key) if isinstance(node, Mapping) else None
+    value = node.get(key) if type(node) is dict or isinstance(node, Mapping) else None
     at = f"{where}.{key}" if where else key
     if head.endswith("[]"):
         for i, item in enumerate(as_list(value)):

@@ -128,21 +128,39 @@ def binds(pv: Mapping, claim: Mapping) -> bool:
 # ray.io/enable-serve-service: "true", raycluster_controller.go:870-871): counted as defined, and these kinds are not
 # read as hiding others (pass SERVICE_MAKERS as hidden_namespaces' ``spared``).
 _SERVE_ANNOTATION = "ray.io/enable-serve-service"
+# KServe names the Services of an InferenceService after it: ``<name>`` (the top-level host, PredictorServiceName in
+# some releases), ``<name>-predictor`` / ``-transformer`` / ``-explainer``, their ``-default`` and ``-canary`` forms and
+# ``-predictor-worker`` (kserve/kserve pkg/constants/constants.go, the code index's stored versions: PredictorServiceName,
+# DefaultPredictorServiceName, CanaryPredictorServiceName, PredictorWorkerServiceName, and the transformer and explainer
+# twins); Knative adds ``-private`` to the predictor's in Serverless mode.
+_KSERVE_SERVICES = tuple(
+    f"-{component}{form}"
+    for component in ("predictor", "transformer", "explainer")
+    for form in ("", "-default", "-canary", "-private")
+)
 SERVICE_MAKERS = {
     ("ray.io", "RayCluster"): ("-head-svc",),
     ("ray.io", "RayService"): ("-head-svc", "-serve-svc"),
     ("ray.io", "RayJob"): ("-head-svc",),
 }
+# Read only by G63 (in-cluster-url-resolves), which then judges a namespace holding InferenceServices but only advises
+# there (Knative's revision Services, <name>-predictor-00001, are not named here); the route rules keep such a
+# namespace hidden.
+KSERVE_SERVICE_MAKERS = {("serving.kserve.io", "InferenceService"): ("", *_KSERVE_SERVICES, "-predictor-worker")}
 
 
-def services_by_namespace(resources: list[Resource]) -> dict[str, dict[str, Optional[Resource]]]:
-    """namespace -> Service name -> its one definition (None for a controller's Service, or one defined twice)."""
+def services_by_namespace(
+    resources: list[Resource], makers: Optional[dict[tuple[str, str], tuple[str, ...]]] = None
+) -> dict[str, dict[str, Optional[Resource]]]:
+    """namespace -> Service name -> its one definition (None for a controller's Service, or one defined twice);
+    ``makers``: the custom kinds whose Services are counted (default SERVICE_MAKERS)."""
+    makers = SERVICE_MAKERS if makers is None else makers
     found: dict[str, dict[str, Optional[Resource]]] = {}
     for namespace, named in by_namespace(resources, "", "Service").items():
         for name, objects in named.items():
             found.setdefault(namespace, {})[name] = objects[0] if len(objects) == 1 else None
     for r in resources:
-        suffixes = SERVICE_MAKERS.get(split_type(r.type))
+        suffixes = makers.get(split_type(r.type))
         owner = get(r.props, "metadata", "name") if suffixes and isinstance(r.props, dict) else None
         if isinstance(owner, str) and suffixes:
             made = [f"{owner}{suffix}" for suffix in suffixes]

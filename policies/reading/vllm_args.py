@@ -136,7 +136,7 @@ def _literal_env(container: Mapping) -> dict[str, str]:
             env.update({f"{prefix}{k}": v for k, v in data.items()})
     items = container.get("env")
     for item in items if isinstance(items, list) else []:
-        if not isinstance(item, Mapping) or not isinstance(item.get("name"), str):
+        if not (type(item) is dict or isinstance(item, Mapping)) or not isinstance(item.get("name"), str):
             continue
         if isinstance(item.get("value"), str):
             env[item["name"]] = item["value"]
@@ -217,7 +217,7 @@ _READ = ("command", "args", "env", "image", "resources")
 
 
 def _per_container(container: Mapping, key: str, compute: Callable[[Mapping], _T]) -> _T:
-    fields = tuple(container.get(name) for name in _READ) if isinstance(container, Mapping) else None
+    fields = tuple(container.get(name) for name in _READ) if type(container) is dict or isinstance(container, Mapping) else None
     if fields is None:
         return compute(container)
     read, value = memoized(container, key, lambda c: (fields, compute(c)))

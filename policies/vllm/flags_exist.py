@@ -1,4 +1,17 @@
-"""S38: every option passed to vLLM's own argument parser exists in the vLLM release the image runs.
+"""S38: every option passed to an engine's own argument parser exists in the engine release the image runs.
+
+Engine-generic: an engine row of components/serving_engines.toml with an ``options`` table (its ``file``, the images
+whose tag names the release, ``release_tag`` and ``args_tags``) is checked here, and the table's ``syntax`` says how
+its parser reads an argument (components.engine_options.CliOptions): argparse for vLLM and SGLang (below); clap for
+TGI's text-generation-launcher and TEI's text-embeddings-router (``--k v`` and ``--k=v``, no prefix, no ``_`` for
+``-``: launcher/src/main.rs and router/src/main.rs, ``Args::parse``, exit 2 "unexpected argument"); llama.cpp's own
+parser for llama-server (b8914 common/arg.cpp:427-487 common_params_parse_ex: ``_`` read as ``-`` in a ``--``
+argument, then the whole argument looked up: no prefix and no ``--k=v`` form, "error: invalid argument"); glibc's
+getopt_long for Triton's tritonserver (``--k v``, ``--k=v``, a unique prefix; an unknown option exits 1 after the usage,
+v2.71.0 src/main.cc:475-480). Those four tables are read from each release tag's source by
+tools/read_source_options.py; args alone reach the parser on the
+publisher's images whose ENTRYPOINT hands them on (``args_tags``: TGI's tgi-entrypoint.sh, TEI's entrypoint.sh,
+llama.cpp's server images). A table loads only when a container of its engine is seen (``cli_options``, cached).
 
 vLLM's server parser is argparse (``FlexibleArgumentParser`` from 0.5.1, 0.33.0 ``vllm/utils/argparse_utils.py``; a
 plain ``argparse.ArgumentParser`` before, 0.4.3 ``vllm/entrypoints/openai/cli_args.py:25``, parsed with a strict
@@ -39,12 +52,14 @@ preset adds ``--shutdown-timeout`` only where its image has it, :152-156).
 
 from __future__ import annotations
 
+import difflib
 import posixpath
 import re
 from dataclasses import dataclass
 from typing import Optional
 
-from components.engine_options import CliOptions, cli_options, moving_release, tagged_release, version_key
+from components.engine_options import CliOptions, cli_options, moving_release, tag_matches, tagged_release, version_key
+from components.images import is_published
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, Unproven, unproven
 from policies.kube import split_type
@@ -58,14 +73,13 @@ from policies.reading.vllm_args import (
     command_tokens,
     expand_env,
     is_shell_operator,
-    program_word,
-    serve_model_tag,
     vllm_command_line,
     vllm_servers,
 )
 from policies.vllm.hint_literals import PARSER_DROPPED, hint_only
 from policies.vllm.option_choices import reasoning_parser_refused
 from policies.vllm.serve_command import serve_missing
+from policies.vllm.serve_model_tag_release import model_tag_finding, serve_written, shown_image, tag_regime
 from policies.vllm.stray_positional import stray_after_command, stray_positional
 
 
@@ -78,6 +92,19 @@ def options_written(tokens: list[str]) -> list[str]:
             break
         if token.startswith("--") and len(token) > 2 and "$" not in token.split("=", 1)[0]:
             found.append(token.split("=", 1)[0])
+    return found
+
+
+def joined_values(tokens: list[str]) -> list[str]:
+    """The ``--option=value`` tokens among ``tokens``, in order, up to a shell operator or ``--``; those whose option
+    holds a variable are left out."""
+    found = []
+    for token in tokens:
+        if token == "--" or is_shell_operator(token):
+            break
+        name, eq, _ = token.partition("=")
+        if eq and name.startswith("--") and len(name) > 2 and "$" not in name and " " not in name:
+            found.append(token)
     return found
 
 
@@ -117,10 +144,6 @@ def engine_release(engine: EngineConfig) -> Optional[str]:
     return tagged_release(engine.image, row.options.images)
 
 
-def _shown(image: object) -> str:
-    return image if isinstance(image, str) and image else "(none)"
-
-
 def _servers(resource: Resource) -> list[_Server]:
     """The command lines of every engine of the resource whose row lists its options (vLLM's, SGLang's)."""
     found = []
@@ -134,7 +157,7 @@ def _servers(resource: Resource) -> list[_Server]:
             # The preset runs `vllm serve`: the user's args only, and a module named there is only an argument.
             args = server.container.get("args")
             tokens = expand_env([a for a in args if isinstance(a, str)], server.container) if isinstance(args, list) else []
-            found.append(_Server(server.label, _shown(server.container.get("image")), vllm, tokens, None))
+            found.append(_Server(server.label, shown_image(server.container.get("image")), vllm, tokens, None))
             continue
         argv = command_tokens(server.container)[0]
         module = _module_run(argv, vllm)
@@ -148,22 +171,23 @@ def _servers(resource: Resource) -> list[_Server]:
         # the container installs itself.
         installed = installs_engine(argv, vllm.name) or image_rewritten(resource.retagged, server.container.get("image"))
         provided = module is not None and installs_provider(argv, module)
-        found.append(_Server(server.label, _shown(server.container.get("image")), vllm, line, module, installed, provided))
+        found.append(_Server(server.label, shown_image(server.container.get("image")), vllm, line, module, installed, provided))
     for other in table_servers(resource):
         row = other.row
         if row is None or row.options is None:
             continue
-        argv = command_tokens(other.container)[0]
+        argv, script = command_tokens(other.container)
         module = _module_run(argv, row)
         if module is None and not any(_runs(argv, words) for words in row.commands):
-            continue  # the image's own entrypoint or script: what reaches the parser is not shown
+            if not _args_reach_parser(other.container, row, script):
+                continue  # the image's own entrypoint or script: what reaches the parser is not shown
         line = engine_command_line(other.container, row) or []
         if module and not cli_options(row.options.file).releases_shipping(module):
             line = []  # another program's module (Dynamo's dynamo.sglang) parses its own options first
         found.append(
             _Server(
                 other.label,
-                _shown(other.container.get("image")),
+                shown_image(other.container.get("image")),
                 row,
                 line,
                 module,
@@ -172,6 +196,17 @@ def _servers(resource: Resource) -> list[_Server]:
             )
         )
     return found
+
+
+def _args_reach_parser(container: dict, row: Engine, script: bool) -> bool:
+    """True when the container gives args alone (no command) to one of the engine's own images whose ENTRYPOINT hands
+    them to the server's parser (the options table's ``args_tags``: TGI's tgi-entrypoint.sh, llama.cpp's server
+    images)."""
+    assert row.options is not None
+    image = container.get("image")
+    if container.get("command") or script or not isinstance(image, str) or not row.options.args_tags:
+        return False
+    return is_published(image, row.options.images) and tag_matches(image, row.options.args_tags)
 
 
 def _runs(argv: list[str], words: tuple[str, ...]) -> bool:
@@ -187,7 +222,9 @@ def _release(server: _Server) -> tuple[CliOptions, Optional[str], tuple[str, ...
     installs the engine itself) and the releases read that bound it (CliOptions.neighbours)."""
     assert server.row.options is not None
     table = cli_options(server.row.options.file)
-    release = None if server.installed else tagged_release(server.image, server.row.options.images)
+    release = (
+        None if server.installed else tagged_release(server.image, server.row.options.images, server.row.options.release_tag)
+    )
     return table, release, table.neighbours(release) if release else ()
 
 
@@ -195,7 +232,12 @@ def _moving(server: _Server) -> bool:
     """True when the image is the engine's own with no tag or a tag its publisher moves (``vllm/vllm-openai:latest``)
     and the container does not install the engine itself: it runs the newest release, which the table read last."""
     assert server.row.options is not None
-    return not server.installed and moving_release(server.image, server.row.options.images, server.row.moving_tags)
+    if server.installed:
+        return False
+    table, release, _ = _release(server)
+    return moving_release(server.image, server.row.options.images, server.row.moving_tags) or (
+        release is not None and table.open_series(release)
+    )
 
 
 def _finding(option: str, server: _Server) -> Optional[str]:
@@ -277,11 +319,50 @@ def _at_release(
     where = f"{name} has it in {table.span(having)}" if having else f"no {name} release from {first} to {last} has it"
     longer = any(table.abbreviated(option, bound) for bound in bounds)
     abbrev = ", and its parser takes no abbreviation of a longer option (allow_abbrev=False)" if longer else ""
+    if not table.dotted:  # a table read from the engine's source (clap, llama.cpp): no prefix at all; name the closest
+        abbrev = ", and its parser reads no prefix of a longer option" if longer else ""
+        where += _closest(option, table, bounds[-1])
     message = (
         f"{option} is not an option of {which} ({where}){abbrev}; {name}'s argument parser exits on an unrecognized "
         "argument, so the server never starts"
     )
     return unproven(message) if moving else message
+
+
+def _closest(option: str, table: CliOptions, release: str) -> str:
+    """ "; did you mean --max-input-length?" where ``release`` has an option spelled close to ``option`` (a typo, or
+    clap's kebab case for an underscore), else ""."""
+    index = table.releases.index(release)
+    name = table.name_of(option)
+    known = [o for o in table.options if o.startswith("--") and index in table.options[o]]
+    close = difflib.get_close_matches(name.replace("_", "-"), known, n=1, cutoff=0.8)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
+def _equals_refused(token: str, server: _Server) -> Optional[str]:
+    """``--name=value`` to a parser that looks the whole argument up (llama.cpp's, the table's ``syntax`` equals
+    false: b8914 common/arg.cpp:480-487): the argument is no option, "error: invalid argument". Mandatory where the
+    image names a release read (or bracketed by two) and the name itself is an option there; advice where it names none
+    (every release read refuses the form) or the tag moves."""
+    table, release, bounds = _release(server)
+    option, _, value = token.partition("=")
+    name, image = server.row.display, server.image
+    if not table.releases_having(option):
+        return None  # no release has the name at all: the unknown-option finding says so
+    credential = re.search(r"token|key|secret|password", option, re.IGNORECASE)
+    shown = value if re.fullmatch(r"[\w.:/-]{0,40}", value) and not credential else "<value>"
+    written = f"{option}={shown}"
+    why = (
+        f"{name}'s parser turns _ into - and looks the whole argument up among its options (no --option=value form), "
+        f"so {written} is no option and it exits with 'error: invalid argument: {written}' before serving"
+    )
+    fix = f"write {option} and {shown} as two arguments"
+    moving = not bounds and _moving(server)
+    if bounds and not moving:
+        return f"{written}: in {name} {release} (image {image}) {why}; {fix}"
+    first, last = table.releases[0], table.releases[-1]
+    where = "runs the newest today (the tag moves)" if moving else "names none of them"
+    return unproven(f"{written}: in every {name} release read ({first} to {last}) {why}, and image {image} {where}; {fix}")
 
 
 def explicit_values(tokens: list[str]) -> list[tuple[str, str]]:
@@ -327,6 +408,28 @@ def _value_refused(option: str, value: str, server: _Server) -> Optional[str]:
             f"and image {image} names none of them; if its {name} is one of them, {refused}; {fix}"
         )
     return None
+
+
+def _spaced_refused(token: str, server: _Server) -> Optional[str]:
+    """An option and its value in one argument to a parser that reads no positional argument in its place (clap's, TGI
+    and TEI: "unexpected argument"; llama.cpp's: "invalid argument"): no release has an option of that name, so the
+    server exits. Mandatory where the image names a release read whose parser has the option (the table's syntax
+    holds at every release read); advice elsewhere."""
+    table, release, bounds = _release(server)
+    option, _, value = token.partition(" ")
+    if not table.releases_having(option):
+        return None
+    shown = "<value>" if re.search(r"token|key|secret|password", option, re.IGNORECASE) else value.strip()
+    name, image = server.row.display, server.image
+    why = (
+        f"'{option} {shown}' is one argument (the option and its value in one list item), and {name}'s parser takes it "
+        f"whole for the name of an option it does not have, so it exits before serving; write {option} and its value as "
+        f"two items{f', or {option}={shown}' if table.equals else ''}"
+    )
+    moving = not bounds and _moving(server)
+    if bounds and not moving:
+        return f"{why} ({name} {release}, the release of image {image})"
+    return unproven(f"{why} (every {name} release read parses so; image {image} names none of them for sure)")
 
 
 def _one_argument(token: str, name: str) -> str:
@@ -378,133 +481,12 @@ def _module_finding(server: _Server) -> Optional[str]:
     return None
 
 
-# `vllm serve TAG ... --model M`, by release (read in the PyPI wheels; review 28 #6): 0.5.2 to 0.5.4 `serve()` has no
-# check and sets args.model = args.model_tag, so the tag wins (0.5.3 vllm/scripts.py:24-28); from 0.5.5 to 0.8.2 the
-# serve command raises ValueError when --model differs from its default (0.5.5 vllm/scripts.py:27-32, 0.6.6
-# vllm/scripts.py:33-37, 0.8.2 vllm/entrypoints/cli/serve.py:23-28); 0.8.3 to 0.11.0 FlexibleArgumentParser.parse_args
-# raises it on a bare `--model` token (0.8.3 vllm/utils.py:1244-1252, 0.11.0 vllm/utils/__init__.py:1856-1864) and
-# `--model=M` passes, the tag then winning (serve.py: args.model = args.model_tag); from 0.11.1 parse_args moves
-# --model's value to the front ("Move <model> to the front", 0.11.1 vllm/utils/argparse_utils.py:196-228, 0.33.0
-# :324-353), so the tag becomes a second positional of `model_tag` (nargs="?") and argparse exits with "unrecognized
-# arguments: TAG".
-_MOVES_MODEL = (0, 11, 1)
-_PARSE_REFUSES = (0, 8, 3)
-_CMD_REFUSES_UP_TO = (0, 8, 2)
-_CMD_REFUSES_FROM = (0, 5, 5)
-_SERVE_FROM = (0, 5, 2)
-
-
-def _tag_regime(server: VllmServer) -> tuple[Optional[str], str]:
-    """How the image's vLLM treats a positional tag with --model: "unrecognized", "refused", "tag-wins", or None
-    when the image names no release read (or the container installs vLLM itself, or the release has no `serve`);
-    and the release."""
-    row = engine_row("vllm")
-    image = _shown(server.container.get("image"))
-    if row is None or row.options is None or installs_engine(command_tokens(server.container)[0], "vllm"):
-        return None, ""
-    release = tagged_release(image, row.options.images)
-    table = cli_options(row.options.file)
-    if release is None or version_key(release) > version_key(table.releases[-1]):
-        return None, ""
-    line = vllm_command_line(server.container) or []
-    key = version_key(release)
-    if key >= _MOVES_MODEL:
-        return "unrecognized", release
-    if key >= _PARSE_REFUSES:
-        return ("refused" if "--model" in line else "tag-wins"), release
-    if key >= _CMD_REFUSES_FROM:
-        return "refused", release
-    return ("tag-wins" if key >= _SERVE_FROM else None), release
-
-
-def _serve_written(container: dict) -> bool:
-    """True when the command line itself runs ``vllm serve`` (not args alone to the image's own entrypoint)."""
-    argv = command_tokens(container)[0]
-    return any(posixpath.basename(t) == "vllm" and argv[i + 1 : i + 2] == ["serve"] for i, t in enumerate(argv))
-
-
-def _model_tag_finding(server: VllmServer) -> Optional[str]:
-    """Args alone to the image's entrypoint are advice: the vllm/vllm-openai image's ENTRYPOINT was
-    ``python3 -m vllm.entrypoints.openai.api_server`` for years (vllm-project/vllm#22072, 2025-08: `serve` as args is
-    "unrecognized" by api_server.py; #32292, 2026-01: a positional model given to the image is ignored) and is
-    ``vllm serve`` in recent images (serving_engines.toml), and which release changed it was not read here; the
-    api_server parser ignores a positional model_tag."""
-    found = _model_tag_message(server)
-    if found is None or isinstance(found, Unproven) or _serve_written(server.container):
-        return found
-    return unproven(
-        f"{found} (where the image's entrypoint is `vllm serve`; an older image's python -m "
-        "vllm.entrypoints.openai.api_server ignores the positional argument)"
-    )
-
-
-def _model_tag_message(server: VllmServer) -> Optional[str]:
-    """``vllm serve TAG ... --model M``: what happens depends on the release (see _MOVES_MODEL above): mandatory where
-    the image's release is read and refuses the line; advice where the release is not known. A tag that is an engine's
-    own module or command word (``vllm serve vllm.entrypoints.openai.api_server``) is no model, so the line fails at
-    every release. (G46 container-can-start leaves this case to S38: policies/k8s_generic/container_can_start.py.)"""
-    tag = serve_model_tag(server.container)
-    model = server.args.get("model")
-    image = _shown(server.container.get("image"))
-    if tag is None:
-        # `vllm serve --model M` alone: refused before 0.11.1 (a bare --model token, or any --model up to 0.8.0).
-        if not model or not _serve_written(server.container) or _tag_regime(server)[0] != "refused":
-            return None
-        release = _tag_regime(server)[1]
-        why = (
-            "its `vllm serve` refuses --model (ServeSubcommand.cmd ValueError, 0.8.2 vllm/entrypoints/cli/serve.py:23-28; "
-            "up to 0.8.0 argparse exits first: 'the following arguments are required: model_tag', 0.8.0 "
-            "vllm/entrypoints/cli/serve.py:45-47)"
-            if version_key(release) <= _CMD_REFUSES_UP_TO
-            else "FlexibleArgumentParser.parse_args raises ValueError 'With `vllm serve`, you should provide the model "
-            "as a positional argument ...' on a bare --model (0.8.3 vllm/utils.py:1244-1252, to 0.11.0)"
-        )
-        return (
-            f"vllm serve ... --model {model}: in vLLM {release} (image {image}) {why}, so the server never starts; "
-            f"write `vllm serve {model}` (from 0.11.1 --model is moved to the front and accepted)"
-        )
-    regime, release = _tag_regime(server) if model else (None, "")
-    fix = "name the model once (`vllm serve MODEL`)"
-    if regime == "unrecognized":
-        return (
-            f"vllm serve {tag} ... --model {model}: vLLM {release} (image {image}) moves --model's value to the front of "
-            f"the line (vllm/utils/argparse_utils.py FlexibleArgumentParser.parse_args, from 0.11.1), so {tag} becomes a "
-            f"second positional argument and argparse exits with 'unrecognized arguments: {tag}' before serving; {fix}"
-        )
-    if regime == "refused":
-        return (
-            f"vllm serve {tag} ... --model {model}: vLLM {release} (image {image}) refuses --model with `vllm serve` "
-            "(ValueError 'With `vllm serve`, you should provide the model as a positional argument ...', raised by "
-            f"FlexibleArgumentParser.parse_args or ServeSubcommand.cmd before 0.11.1), so the server never starts; {fix}"
-        )
-    if program_word(tag):
-        given = f" (with --model {model}, vLLM 0.11.1 and later exit with 'unrecognized arguments: {tag}')" if model else ""
-        return (
-            f"vllm serve {tag}: the positional argument is vLLM's model tag (vllm/entrypoints/cli/serve.py: args.model = "
-            f"args.model_tag), and {tag} is a program to run, not a model, so vLLM looks up a model of that name and exits "
-            f"before serving{given}; drop it and name the model once (`vllm serve MODEL` or --model)"
-        )
-    if regime == "tag-wins" and model != tag:
-        return unproven(
-            f"vllm serve {tag} ... --model={model}: in vLLM {release} (image {image}) the positional model tag wins over "
-            f"--model= (vllm/entrypoints/cli/serve.py: args.model = args.model_tag), so the server loads {tag}, not "
-            f"{model}; {fix}"
-        )
-    if regime is None and model:
-        return unproven(
-            f"vllm serve {tag} ... --model {model}: image {image} names no vLLM release read; from 0.11.1 vLLM's parser "
-            f"moves --model's value to the front and exits with 'unrecognized arguments: {tag}', and earlier releases "
-            f"refuse --model with `vllm serve` (ValueError) or, given --model=, serve the tag; {fix}"
-        )
-    return None
-
-
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     allowed = {f"--{str(o).lstrip('-')}" for o in config.get("allowedOptions", [])}
     findings: list[tuple[str, str]] = []
     for r in resources:
-        tags = [(s.label, _model_tag_finding(s)) for s in vllm_servers(r) if not s.runtime_merged and not _preset_args(r, s)]
-        tags += [(s.label, stray_positional(s, _tag_regime(s), _serve_written(s.container))) for s in vllm_servers(r)]
+        tags = [(s.label, model_tag_finding(s)) for s in vllm_servers(r) if not s.runtime_merged and not _preset_args(r, s)]
+        tags += [(s.label, stray_positional(s, tag_regime(s), serve_written(s.container))) for s in vllm_servers(r)]
         tags += [(s.label, stray_after_command(s, _preset_args(r, s))) for s in vllm_servers(r) if not s.runtime_merged]
         tags += [(s.label, serve_missing(s, installs_engine(command_tokens(s.container)[0], "vllm"))) for s in vllm_servers(r)]
         findings.extend(
@@ -512,9 +494,13 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         )
         for server in _servers(r):
             messages = [_module_finding(server)] if server.module else []
+            table = cli_options(server.row.options.file) if server.row.options is not None else None
+            if table is not None and not table.equals:
+                messages += [_equals_refused(token, server) for token in dict.fromkeys(joined_values(server.tokens))]
             for option in dict.fromkeys(options_written(server.tokens)):
                 if " " in option:
-                    messages.append(_one_argument(option, server.row.display))
+                    spaced = table is not None and not table.dotted
+                    messages.append(_spaced_refused(option, server) if spaced else _one_argument(option, server.row.display))
                     continue  # not an option name at all: the release table does not apply
                 found = None if option.replace("_", "-") in allowed else _finding(option, server)
                 if found is not None:
@@ -534,8 +520,10 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 
 POLICY = Policy(
     name="engine-options-exist",
-    description="Every option passed to an engine's argument parser (vLLM, SGLang) exists in the engine release the "
-    "image runs (argparse exits on an unknown option), a vLLM flag that takes no value is not given one "
+    description="Every option passed to an engine's argument parser (vLLM, SGLang, TGI, TEI, llama.cpp's server, "
+    "Triton's tritonserver) exists "
+    "in the engine release the image runs (argparse and clap exit on an unknown option, llama.cpp on an unknown "
+    "argument, `--ctx-size=4096` included: its parser has no --option=value form), a vLLM flag that takes no value is not given one "
     "(--enforce-eager=true), a --reasoning-parser name is one the release registers, and the entry module it starts "
     "exists; vLLM's demo server "
     "(python -m vllm.entrypoints.api_server, not for production) is advised against; `vllm serve`'s positional "
@@ -567,7 +555,12 @@ POLICY = Policy(
         "every vLLM release from 0.4.0 to 0.34.0 (patch and post releases included; 0.21.0's only wheel carries the "
         "manylinux_2_24 platform tag, 0.20.1's and 0.20.2's manylinux_2_35), read from the wheels (tools/"
         "read_engine_options.py), with the releases whose parser keeps allow_abbrev (all of them) and the names only a "
-        "configuration class field gives; components/sglang_cli_flags.json SGLang's (the engine table's options). "
-        "An image with a moving tag (latest) is judged, as advice, at the newest release read."
+        "configuration class field gives; components/sglang_cli_flags.json SGLang's (the engine table's options); "
+        "components/tgi_cli_flags.json, tei_cli_flags.json and llama_cpp_cli_flags.json TGI's (v1.0.0 to v3.3.7), TEI's "
+        "(v0.2.0 to v1.9.3), llama-server's (17 build tags b3753 to b8914) and triton_cli_flags.json tritonserver's "
+        "(NGC 22.01 to 26.07, server v2.18.0 to v2.71.0) from their source at each tag "
+        "(tools/read_source_options.py), with how each parser reads an argument. "
+        "An image with a moving tag (latest, or a series tag such as 3.3 while its series is the newest) is judged, "
+        "as advice, at the newest release read."
     ),
 )

@@ -46,7 +46,7 @@ def stray_word(line: list[str]) -> Optional[tuple[str, str]]:
 
 
 def stray_positional(server: VllmServer, regime: tuple[Optional[str], str], serve_written: bool) -> Optional[str]:
-    """S38's finding on a stray word after --model's value; ``regime`` is flags_exist._tag_regime's (the image's
+    """S38's finding on a stray word after --model's value; ``regime`` is serve_model_tag_release.tag_regime's (the image's
     release and how its parser treats a positional with --model), ``serve_written`` whether the line runs
     ``vllm serve`` itself."""
     if server.runtime_merged or serve_model_tag(server.container) is not None:

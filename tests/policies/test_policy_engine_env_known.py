@@ -102,3 +102,37 @@ def test_careful_forms_stay_silent():
 def test_a_bad_settings_row_names_its_field(row, field):
     with pytest.raises(EngineEnvError, match=rf"\[settings\.ollama\]\.{field}"):
         engine_env_of({"settings": {"ollama": row}})
+
+
+# llama.cpp's LLAMA_ARG_ variables (components/engine_env.toml [settings.llama-cpp], written by
+# tools/read_source_options.py --env from common/arg.cpp set_env at 17 build tags and the history of common/ and
+# tools/server/): the server image's own entrypoint (/app/llama-server, .devops/cuda.Dockerfile b8914 L97) reads them.
+LLAMA = {
+    "name": "llama",
+    "image": "ghcr.io/ggml-org/llama.cpp:server-cuda-b6080",
+    "ports": [{"containerPort": 8080}],
+    "env": [
+        {"name": "LLAMA_ARG_MODEL", "value": "/models/m.gguf"},
+        {"name": "LLAMA_ARG_CTX_SIZE", "value": "4096"},
+        {"name": "LLAMA_ARG_NO_MMAP", "value": "1"},
+    ],
+}
+
+
+def test_a_llama_arg_name_no_build_reads_is_advice():
+    container = copy.deepcopy(LLAMA)
+    container["env"].append({"name": "LLAMA_ARG_GPU_LAYERS", "value": "99"})
+    ((level, message),) = found_by([_deployment(container)], G74)
+    assert level == "advisory"
+    assert "env LLAMA_ARG_GPU_LAYERS is no setting llama.cpp server reads" in message
+    assert "the closest variable it reads is LLAMA_ARG_N_GPU_LAYERS" in message
+
+
+def test_llama_arg_names_a_build_reads_stay_silent():
+    container = copy.deepcopy(LLAMA)
+    container["env"] += [
+        {"name": "LLAMA_ARG_N_GPU_LAYERS", "value": "99"},
+        {"name": "LLAMA_ARG_HOST", "value": "0.0.0.0"},
+        {"name": "LLAMA_ARG_FLASH_ATTN", "value": "on"},
+    ]
+    assert found_by([_deployment(container)], G74) == []

@@ -124,9 +124,11 @@ def test_the_size_written_counts_the_ranks():
             ),
             {},
         ),
-        # ... NVIDIA's RuntimeClass on a shared unified-memory board (set 14 Angel-FulFilment-Services/Angel-Intelligence
-        # k8s/vllm-deployment.yaml at 04f4b28e07e2af6000f0ff5e8c05cce5c5331c30, a trap of row 13) ...
-        (lambda c: None, {"runtimeClassName": "nvidia"}),
+        # ... NVIDIA's RuntimeClass on nodes picked for their GPU, a shared unified-memory board (set 14
+        # Angel-FulFilment-Services/Angel-Intelligence k8s/vllm-deployment.yaml at
+        # 04f4b28e07e2af6000f0ff5e8c05cce5c5331c30, a trap of row 13: nodeSelector nvidia.com/gpu.product AGX-Thor) ...
+        (lambda c: None, {"runtimeClassName": "nvidia", "nodeSelector": {"nvidia.com/gpu.product": "AGX-Thor"}}),
+        (lambda c: None, {"runtimeClassName": "nvidia", "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists"}]}),
         # ... and a GPU request without a limit, which gpu-request-equals-limit reports.
         (lambda c: c["resources"]["requests"].update({"nvidia.com/gpu": "1"}), {}),
     ],
@@ -337,3 +339,59 @@ def test_vllm_target_device_cpu_through_a_configmap_is_read_the_same():
     }
     ((enforcement, _),) = found_by([deployment(container), config], POLICY)
     assert enforcement == "advisory"
+
+
+# Fresh set 54 (labelled G13 advisory): mshahzeb/k8s-llm-stack vllm.yaml and tgi.yaml, a GPU reached only through
+# runtimeClassName nvidia (the images' NVIDIA_VISIBLE_DEVICES=all), nothing that sends the pod to GPU nodes, no
+# nvidia.com/gpu; grandiv/fragrance-palette-scalable k8s/tgi.yaml, TGI 2.4.0's CUDA image with no GPU at all (TGI falls
+# back to its CPU path: huggingface/text-generation-inference v3.3.7 server/text_generation_server/utils/import_utils.py
+# L48-71, models/__init__.py L185).
+MSHAHZEB_VLLM = {
+    "name": "vllm",
+    "image": "vllm/vllm-openai:latest",
+    "args": ["--model", "HuggingFaceTB/SmolLM2-135M-Instruct", "--dtype", "half", "--gpu-memory-utilization", "0.25"],
+    "resources": {"requests": {"memory": "12Gi"}, "limits": {"memory": "16Gi"}},
+}
+MSHAHZEB_TGI = {
+    "name": "tgi",
+    "image": "ghcr.io/huggingface/text-generation-inference:latest",
+    "args": ["--model-id", "HuggingFaceTB/SmolLM2-135M-Instruct", "--cuda-memory-fraction", "0.5"],
+    "resources": {"requests": {"memory": "4Gi"}, "limits": {"memory": "8Gi"}},
+    "ports": [{"name": "http", "containerPort": 80}],
+}
+GRANDIV_TGI = {
+    "name": "tgi",
+    "image": "ghcr.io/huggingface/text-generation-inference:2.4.0",
+    "ports": [{"containerPort": 80}],
+    "env": [{"name": "MODEL_ID", "value": "meta-llama/Llama-3.2-1B"}, {"name": "MAX_TOTAL_TOKENS", "value": "4096"}],
+    "resources": {"requests": {"memory": "4Gi", "cpu": "1000m"}, "limits": {"memory": "8Gi", "cpu": "2000m"}},
+}
+
+
+@pytest.mark.parametrize("container", [MSHAHZEB_VLLM, MSHAHZEB_TGI])
+def test_a_gpu_reached_only_through_nvidias_runtime_is_advice(container):
+    ((level, message),) = found_by([deployment(container, runtimeClassName="nvidia")], POLICY)
+    assert level == "advisory" and "runtimeClassName nvidia" in message
+
+
+def test_a_nim_reached_only_through_nvidias_runtime_is_advice():
+    nim = {"name": "nim", "image": "nvcr.io/nim/meta/llama-3.1-8b-instruct:1.3.3", "ports": [{"containerPort": 8000}]}
+    ((level, message),) = found_by([deployment(nim, runtimeClassName="nvidia")], POLICY)
+    assert level == "advisory" and "runtimeClassName nvidia" in message
+    gpu_nodes = {"nodeSelector": {"nvidia.com/gpu.present": "true"}}
+    assert found_by([deployment(nim, runtimeClassName="nvidia", **gpu_nodes)], POLICY) == []
+
+
+def test_tgis_cuda_image_with_no_gpu_is_advice():
+    ((level, message),) = found_by([deployment(GRANDIV_TGI)], POLICY)
+    assert level == "advisory" and "TGI's CUDA build" in message and "CPU path" in message
+
+
+def test_tgi_careful_forms_stay_silent():
+    held = copy.deepcopy(GRANDIV_TGI)
+    held["resources"]["limits"]["nvidia.com/gpu"] = "1"
+    assert found_by([deployment(held)], POLICY) == []
+    cpu = dict(GRANDIV_TGI, image="ghcr.io/huggingface/text-generation-inference:3.3.7-intel-cpu")
+    assert found_by([deployment(cpu)], POLICY) == []
+    # Ollama's one image serves CPU and GPU alike: with no sign of a GPU it stays silent.
+    assert found_by([deployment(HEISSANJAY)], POLICY) == []

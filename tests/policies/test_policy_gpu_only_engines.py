@@ -107,6 +107,10 @@ def test_a_nim_holding_a_gpu_or_another_device_source_is_silent():
     assert found_by([CAREFUL], G13) == []
     runtime = copy.deepcopy(EMBEDDING)
     runtime["spec"]["template"]["spec"]["runtimeClassName"] = "nvidia"
+    # NVIDIA's runtime alone hands over the node's GPUs but sends the pod to no GPU node: advice (fresh set 54) ...
+    assert [level for level, _ in found_by([runtime], G13)] == ["advisory"]
+    # ... and with the pod sent to GPU nodes, a deliberate sharing: silent.
+    runtime["spec"]["template"]["spec"]["nodeSelector"] = {"nvidia.com/gpu.present": "true"}
     assert found_by([runtime], G13) == []
     requested = copy.deepcopy(EMBEDDING)
     _container(requested)["resources"] = {"requests": {"nvidia.com/gpu": 1}}  # gpu-request-equals-limit's finding

@@ -139,14 +139,23 @@ def test_careful_forms_stay_silent():
         assert found_by(other, POLICY) == [], value
     # Nothing to compare with: the run defines no Service in the namespace.
     assert found_by(SUNIL[:1], POLICY) == []
-    # Another operator's custom resource there may make the Service (a KServe InferenceService makes <name>-predictor).
+    # Another operator's custom resource there may make the Service (a Knative Service makes <name> and its revisions').
+    knative = {
+        "apiVersion": "serving.knative.dev/v1",
+        "kind": "Service",
+        "metadata": {"name": "llm", "namespace": "ray"},
+        "spec": {"template": {"spec": {"containers": [{"image": "vllm/vllm-openai:v0.10.1"}]}}},
+    }
+    assert found_by([*SUNIL, knative], POLICY) == []
+    # A KServe InferenceService's Services are named after it (<name>, <name>-predictor, ...): the namespace is judged,
+    # as advice only (Knative's revision Services are not named).
     isvc = {
         "apiVersion": "serving.kserve.io/v1beta1",
         "kind": "InferenceService",
         "metadata": {"name": "llm", "namespace": "ray"},
         "spec": {"predictor": {"model": {"modelFormat": {"name": "huggingface"}}}},
     }
-    assert found_by([*SUNIL, isvc], POLICY) == []
+    assert [level for level, _ in found_by([*SUNIL, isvc], POLICY)] == ["advisory"]
     # A headless Service: DNS gives the pods, whose ports are not the Service's.
     headless = copy.deepcopy(WEBUI)
     headless[1]["spec"]["ports"] = [{"port": 80}]
@@ -248,3 +257,38 @@ def test_a_statefulset_pod_name_under_its_headless_service_is_a_pod_not_a_namesp
     # Not headless: no pod records, so <first>.<second> is still read as Service ollama-0 in namespace ollama.
     [(level, message)] = found_by([client, _service("ollama", "ollama", 11434)], POLICY)
     assert level == "advisory" and "names Service ollama-0 in namespace ollama" in message
+
+
+# Fresh set 54 (labelled G63 advisory): questcollector/llmops-manifests gradio/gradio.yaml, INFERENCE_SERVICE
+# http://luckyvicky.admin-profile.svc.cluster.local while namespace admin-profile holds InferenceService newjeans (whose
+# Services KServe names newjeans, newjeans-predictor, ...; kserve/kserve pkg/constants/constants.go) and luckyvicky-vllm
+# lives in pjt-test. A namespace with an InferenceService was read as hiding Services and never judged.
+def _isvc(name: str, namespace: str) -> dict:
+    return {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"predictor": {"model": {"modelFormat": {"name": "huggingface"}, "storageUri": "pvc://models/llama"}}},
+    }
+
+
+def test_a_url_to_an_inference_service_the_namespace_lacks_is_advice():
+    gradio = _deployment(
+        "gradio", "admin-profile", [{"name": "INFERENCE_SERVICE", "value": "http://luckyvicky.admin-profile.svc.cluster.local"}]
+    )
+    objs = [
+        gradio,
+        _service("gradio", "admin-profile", 80),
+        _isvc("newjeans", "admin-profile"),
+        _isvc("luckyvicky-vllm", "pjt-test"),
+    ]
+    [(level, message)] = found_by(objs, POLICY)
+    assert level == "advisory" and "names Service luckyvicky in namespace admin-profile" in message
+    # The InferenceService's own host, its predictor Service, and a URL into a namespace the files show nothing of.
+    for url in (
+        "http://newjeans.admin-profile.svc.cluster.local",
+        "http://newjeans-predictor.admin-profile.svc.cluster.local/v1/models/newjeans:predict",
+        "http://luckyvicky.elsewhere.svc.cluster.local",
+    ):
+        client = _deployment("gradio", "admin-profile", [{"name": "INFERENCE_SERVICE", "value": url}])
+        assert found_by([client, *objs[1:]], POLICY) == []

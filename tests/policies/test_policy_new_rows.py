@@ -534,7 +534,14 @@ def test_session_24_review_forms_of_installs_and_clones():
             }
         },
     }
-    assert found([job], "serving-code-pinned") == [] and found([job], "serving-start-installs") == []
+    # Session 46: a Job installs at each run (and retry): advice from serving-start-installs, never serving-code-pinned.
+    assert found([job], "serving-code-pinned") == []
+    ((level, message),) = found([job], "serving-start-installs")
+    assert level == "advisory" and message == (
+        "container train: installs peft, trl at every run (each retry too): each run waits for the "
+        "downloads and fails when the package index is unreachable; an unpinned name takes whatever the index holds at "
+        "that run; bake them into the image"
+    )
     server = copy.deepcopy(job)
     server["kind"], server["apiVersion"] = "Deployment", "apps/v1"
     server["spec"] = {"replicas": 1, "selector": {}, "template": {"spec": dict(job["spec"]["template"]["spec"])}}

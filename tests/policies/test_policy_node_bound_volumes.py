@@ -142,6 +142,9 @@ def _triton_with_claim() -> dict:
 
 
 def test_an_autoscaler_adding_replicas_on_a_single_attach_claim_is_advice():
+    # The Deployment carries the advice, and (fresh set 54: rupalimits/LLM-Inference-Platform-for-Real-Time-and-Batch-
+    # Workloads k8s/inference-service.yaml, HPA inference-hpa to 4 over the ReadWriteOnce claim hf-cache-pvc, labelled S30
+    # advisory on the HPA) so does the autoscaler that adds the replicas.
     assert found_by([_triton_with_claim(), CLAIM, HPA], S30) == [
         (
             "advisory",
@@ -149,8 +152,23 @@ def test_an_autoscaler_adding_replicas_on_a_single_attach_claim_is_advice():
             "(single-attach) and HorizontalPodAutoscaler triton-hpa adds replicas up to 3: a replica placed on another "
             "node waits in ContainerCreating on a Multi-Attach error, so scale-out adds no capacity; use a "
             "ReadWriteMany volume, a StatefulSet with volumeClaimTemplates, or keep the autoscaler at one replica",
-        )
+        ),
+        (
+            "advisory",
+            "spec: scales Deployment triton-inference-server up to 3 replicas, whose pods all mount PersistentVolumeClaim "
+            "triton-model-repository (ReadWriteOnce, single-attach): a replica placed on another node waits in "
+            "ContainerCreating on a Multi-Attach error, so scale-out adds no capacity; use a ReadWriteMany volume, a "
+            "StatefulSet with volumeClaimTemplates, or keep maxReplicas at 1",
+        ),
     ]
+    # A KEDA ScaledObject (maxReplicaCount defaults to 100) carries it too.
+    scaled = {
+        "apiVersion": "keda.sh/v1alpha1",
+        "kind": "ScaledObject",
+        "metadata": {"name": "triton-scaler", "namespace": "triton"},
+        "spec": {"scaleTargetRef": {"name": "triton-inference-server"}, "triggers": []},
+    }
+    assert any("up to 100 replicas" in m for _, m in found_by([_triton_with_claim(), CLAIM, scaled], S30))
 
 
 def test_one_replica_at_most_or_a_shared_claim_is_silent():

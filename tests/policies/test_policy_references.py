@@ -566,3 +566,50 @@ def _check_folder(path) -> list:
     from policies.registry import evaluate
 
     return evaluate(load_resources(manifest_files([str(path)])))
+
+
+# Fresh set 55 (labelled G69 advisory): linsun/gen-al-demo policy/authz-host-ollama.yaml, an Istio AuthorizationPolicy
+# whose targetRefs names ServiceEntry host-ollama while policy/se-ollama.yaml defines external-ollama in istio-egress.
+# A second form: a RequestAuthentication whose targetRef (singular) names a Service its namespace lacks.
+def _service_entry(name: str) -> dict:
+    return {
+        "apiVersion": "networking.istio.io/v1",
+        "kind": "ServiceEntry",
+        "metadata": {"name": name, "namespace": "istio-egress"},
+        "spec": {"hosts": ["host.docker.internal"], "ports": [{"number": 11434, "name": "http", "protocol": "HTTP"}]},
+    }
+
+
+AUTHZ = {
+    "apiVersion": "security.istio.io/v1",
+    "kind": "AuthorizationPolicy",
+    "metadata": {"name": "openai", "namespace": "istio-egress"},
+    "spec": {
+        "targetRefs": [{"kind": "ServiceEntry", "group": "networking.istio.io", "name": "host-ollama"}],
+        "action": "ALLOW",
+        "rules": [{"from": [{"source": {"namespaces": ["default"]}}]}],
+    },
+}
+
+
+def test_an_istio_policy_attached_to_an_object_the_run_lacks_is_advice():
+    [(level, message)] = found_by([AUTHZ, _service_entry("external-ollama")], REFS)
+    assert level == "advisory" and "names ServiceEntry host-ollama" in message and "external-ollama" in message
+    jwt = {
+        "apiVersion": "security.istio.io/v1",
+        "kind": "RequestAuthentication",
+        "metadata": {"name": "jwt", "namespace": "llm"},
+        "spec": {"targetRef": {"kind": "Service", "name": "vllm-gateway"}, "jwtRules": [{"issuer": "https://id"}]},
+    }
+    [(level, message)] = found_by([jwt, _service("vllm", "llm", {"port": 8000})], REFS)
+    assert level == "advisory" and "names Service vllm-gateway" in message
+
+
+def test_istio_policies_attached_to_what_the_run_defines_or_does_not_show_stay_silent():
+    assert found_by([AUTHZ, _service_entry("host-ollama")], REFS) == []
+    # No ServiceEntry of that namespace in the files: the target may be defined elsewhere.
+    assert found_by([AUTHZ], REFS) == []
+    # A selector policy names no object.
+    by_selector = copy.deepcopy(AUTHZ)
+    by_selector["spec"] = {"selector": {"matchLabels": {"app": "ollama"}}, "action": "ALLOW", "rules": [{}]}
+    assert found_by([by_selector, _service_entry("external-ollama")], REFS) == []

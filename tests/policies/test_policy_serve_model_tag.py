@@ -1,4 +1,4 @@
-"""`vllm serve TAG ... --model X`, by release (read in the PyPI wheels; policies/vllm/flags_exist.py _MOVES_MODEL):
+"""`vllm serve TAG ... --model X`, by release (read in the PyPI wheels; policies/vllm/serve_model_tag_release.py _MOVES_MODEL):
 refused before 0.11.1 (ValueError) except at 0.5.2-0.5.4 and --model= at 0.8.3-0.11.0 (the tag wins), "unrecognized arguments" from
 0.11.1; checked by S38 engine-options-exist, the tag read by served_model."""
 

@@ -191,3 +191,54 @@ def test_a_template_value_of_a_kuberay_fixed_key_may_be_the_pods():
     cluster = _ray_service({"ray.io/group": "frontend"}, kind="RayCluster")
     assert _g56(_in("k8s", cluster, _lb({"ray.io/group": "frontend"}))) == []
     assert [lv for lv, _ in _g56(_in("k8s", cluster, _lb({"ray.io/group": "frontnd", "app": "x"})))] == ["advisory"]
+
+
+# Fresh set 55 (labelled G56 blocking; advice here: `kubectl apply -n` may put both together): egel/k8s-ollama
+# ollama-all.yaml at the labelled commit, Service ollama-service-node-port with no namespace beside Deployment ollama in
+# namespace ollama, selecting name=ollama.
+_OLLAMA = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "ollama", "namespace": "ollama"},
+    "spec": {
+        "selector": {"matchLabels": {"name": "ollama"}},
+        "template": {
+            "metadata": {"labels": {"name": "ollama"}},
+            "spec": {"containers": [{"name": "ollama", "image": "ollama/ollama:latest", "ports": [{"containerPort": 11434}]}]},
+        },
+    },
+}
+_OLLAMA_NODEPORT = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "ollama-service-node-port"},
+    "spec": {"type": "NodePort", "selector": {"name": "ollama"}, "ports": [{"port": 11434, "targetPort": 11434}]},
+}
+
+
+def test_a_service_without_the_namespace_its_workload_names_is_advice():
+    ((level, message),) = _g56(_in("k8s", _OLLAMA, _OLLAMA_NODEPORT))
+    assert level == "advisory" and "runs in namespace ollama" in message and "set metadata.namespace: ollama" in message
+    # The same shape in another app: a StatefulSet in namespace llm, a ClusterIP Service on app.kubernetes.io/name.
+    sts = copy.deepcopy(_OLLAMA)
+    sts["kind"], sts["metadata"] = "StatefulSet", {"name": "vllm", "namespace": "llm"}
+    sts["spec"]["selector"]["matchLabels"] = sts["spec"]["template"]["metadata"]["labels"] = {"app.kubernetes.io/name": "vllm"}
+    svc = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "vllm"},
+        "spec": {"selector": {"app.kubernetes.io/name": "vllm"}, "ports": [{"port": 8000}]},
+    }
+    assert [level for level, _ in _g56(_in("deploy", sts, svc))] == ["advisory"]
+
+
+def test_namespaces_that_agree_or_are_both_left_out_stay_silent(tmp_path):
+    named = copy.deepcopy(_OLLAMA_NODEPORT)
+    named["metadata"]["namespace"] = "ollama"
+    assert _g56(_in("k8s", _OLLAMA, named)) == []
+    bare = copy.deepcopy(_OLLAMA)
+    del bare["metadata"]["namespace"]
+    assert _g56(_in("k8s", bare, _OLLAMA_NODEPORT)) == []
+    # A kustomization beside them may set one namespace for both.
+    (tmp_path / "kustomization.yaml").write_text("namespace: ollama\nresources: [a.yaml]\n")
+    assert _g56(_in(str(tmp_path), _OLLAMA, _OLLAMA_NODEPORT)) == []

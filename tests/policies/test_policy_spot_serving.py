@@ -116,3 +116,32 @@ def test_flex_start_for_a_model_server_is_advice():
     ((level, message),) = _found(_server({"cloud.google.com/gke-flex-start": "true"}))
     assert level == "advisory" and "puts this model server on GKE flex-start capacity" in message
     assert _found(_server({"cloud.google.com/gke-flex-start": "false"})) == []
+
+
+def test_spot_labels_of_every_cloud_are_advice():
+    # EKS managed node groups (eks.amazonaws.com/capacityType: SPOT, upper case as EKS writes it), GKE preemptible VMs.
+    ((_, message),) = _found(_server({"eks.amazonaws.com/capacityType": "SPOT"}))
+    assert "capacityType: SPOT" in message
+    ((_, message),) = _found(_server({"cloud.google.com/gke-preemptible": "true"}))
+    assert "gke-preemptible: true" in message
+    # ... and their on-demand values stay silent.
+    assert _found(_server({"eks.amazonaws.com/capacityType": "ON_DEMAND"})) == []
+
+
+# Fresh set 53 (labelled S50 advisory): felipemoz/vllm-on-azure k8s/vllm-deployment.yaml tolerates AKS's spot taint
+# kubernetes.azure.com/scalesetpriority=spot:NoSchedule, its GPU count an envsubst placeholder (${VLLM_GPU_COUNT}).
+def test_an_aks_spot_toleration_on_a_server_whose_gpu_count_is_a_placeholder_is_advice():
+    server = _server({"hardware": "gpu"})
+    spec = server.props["spec"]["template"]["spec"]
+    spec["tolerations"] = [
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+        {"key": "kubernetes.azure.com/scalesetpriority", "operator": "Equal", "value": "spot", "effect": "NoSchedule"},
+    ]
+    for container in spec["containers"]:
+        container["resources"] = {"limits": {"nvidia.com/gpu": "${VLLM_GPU_COUNT}"}}
+    ((level, message),) = _found(server)
+    assert level == "advisory" and "tolerations[1] kubernetes.azure.com/scalesetpriority" in message
+    # The same server with no GPU key at all is not a GPU server.
+    for container in spec["containers"]:
+        container["resources"] = {"limits": {"cpu": "2"}}
+    assert _found(server) == []

@@ -2,7 +2,7 @@
 
 Silent form: qstonkr/axiomedge k8s/tei/deployment.yaml at 15b568870efee4154c87047c5982177f04fa69c9 (spent set 43,
 trap S28): TEI 1.5 (text-embeddings-inference:cpu-1.5) with ``HUGGING_FACE_HUB_TOKEN: ""``. TEI reads its token only
-from --hf-api-token / HF_API_TOKEN before v1.7.0 (router/src/main.rs L109-112 at v1.5.0, lib.rs L76-78 with_token),
+from --hf-api-token / HF_API_TOKEN before v1.6.1 (router/src/main.rs L109-112 at v1.5.0, lib.rs L76-78 with_token),
 so the empty variable is inert, and BAAI/bge-m3 is public.
 
 Advisory form: HackLoading/Ai_Development_Platform k8s/vllm-deployment.yaml at 5a0aa4b94aee65de5ba3b6587f249aa11c4e9fec
@@ -84,7 +84,7 @@ def _with(obj: dict, *, image: str | None = None, env: str | None = None, model:
 
 def test_a_variable_the_engine_never_reads_is_silent():
     assert found_by([TEI], S28) == []
-    # HF_TOKEN arrived in TEI 1.7.0: at 1.5 it is inert too.
+    # HF_TOKEN arrived in TEI 1.6.1 (router/src/main.rs L115-117): at 1.5 it is inert too.
     assert found_by([_with(TEI, env="HF_TOKEN")], S28) == []
 
 

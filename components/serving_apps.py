@@ -1,0 +1,88 @@
+"""Serving-path apps as data: the rows of serving_apps.toml (LLM proxies, routers and gateways in front of model
+servers) as frozen records.
+
+A row says how the app is recognised (image markers, repository names, command words, modules), the port and
+readiness endpoint it serves when nothing moves them, and where each fact was read. A row with an unknown or missing
+field, a wrong type, or no ``recognise`` source fails the load naming the row and the field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .parse_cache import read_toml
+
+TABLE = Path(__file__).with_name("serving_apps.toml")
+_LISTS = ("images", "names", "commands", "modules")
+_FIELDS = ("display", *_LISTS, "port", "readiness", "sources")
+_SOURCES = ("recognise", "endpoints")
+
+
+@dataclass(frozen=True)
+class App:
+    """One serving-path app (a row of serving_apps.toml)."""
+
+    name: str
+    display: str
+    images: tuple[str, ...]
+    names: tuple[str, ...]
+    commands: tuple[str, ...]
+    modules: tuple[str, ...]
+    port: int
+    readiness: str
+    sources: tuple[tuple[str, str], ...]
+
+
+def _row(name: str, row: Any) -> App:
+    where = f"{TABLE.name} [apps.{name}]"
+    if not isinstance(row, dict):
+        raise ValueError(f"{where}: not a table")
+    unknown = sorted(set(row) - set(_FIELDS))
+    missing = sorted(set(_FIELDS) - set(row))
+    if unknown or missing:
+        raise ValueError(f"{where}: unknown fields {unknown}, missing fields {missing}")
+    for field in _LISTS:
+        value = row[field]
+        if not isinstance(value, list) or not all(isinstance(v, str) and v and v == v.lower() for v in value):
+            raise ValueError(f"{where}: {field} must be a list of lower-case strings")
+    if not isinstance(row["display"], str) or not row["display"]:
+        raise ValueError(f"{where}: display must be a string")
+    if not isinstance(row["port"], int) or isinstance(row["port"], bool) or not 0 <= row["port"] < 65536:
+        raise ValueError(f"{where}: port must be a port number (0: not established)")
+    if not isinstance(row["readiness"], str) or (row["readiness"] and not row["readiness"].startswith("/")):
+        raise ValueError(f"{where}: readiness must be an HTTP path or empty")
+    sources = row["sources"]
+    if (
+        not isinstance(sources, dict)
+        or set(sources) - set(_SOURCES)
+        or not all(isinstance(v, str) and v for v in sources.values())
+    ):
+        raise ValueError(f"{where}: sources must map {list(_SOURCES)} to text")
+    if "recognise" not in sources or ((row["port"] or row["readiness"]) and "endpoints" not in sources):
+        raise ValueError(f"{where}: sources.recognise (and sources.endpoints with a port or readiness) required")
+    if not any(row[f] for f in _LISTS):
+        raise ValueError(f"{where}: nothing recognises the app")
+    return App(
+        name=name,
+        display=row["display"],
+        images=tuple(row["images"]),
+        names=tuple(row["names"]),
+        commands=tuple(row["commands"]),
+        modules=tuple(row["modules"]),
+        port=row["port"],
+        readiness=row["readiness"],
+        sources=tuple(sorted(sources.items())),
+    )
+
+
+def load(path: Path = TABLE) -> tuple[App, ...]:
+    """The apps of the table at ``path``."""
+    apps = read_toml(path).get("apps")
+    if not isinstance(apps, dict):
+        raise ValueError(f"{path.name}: no [apps] table")
+    return tuple(_row(name, row) for name, row in apps.items())
+
+
+APPS = load()

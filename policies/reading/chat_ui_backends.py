@@ -1,0 +1,190 @@
+"""Where a chat front end (Open WebUI) sends its model requests, as its release resolves its settings.
+
+The apps and their settings are data (components/chat_uis.toml, each fact cited at a release). For a container that
+runs one of them, ``ui_backends`` reads, per kind of backend, the URLs the app ends up with: the container's env over
+the image's own (Open WebUI's image sets OLLAMA_BASE_URL=/ollama and ENV=prod), the plural variable before the
+singular one, a legacy variable only while the singular one is empty, the relative value the image sets resolved as
+the app resolves it in production (``/ollama`` -> http://host.docker.internal:11434 unless K8S_FLAG or
+USE_OLLAMA_DOCKER say otherwise), and the default URL (api.openai.com) counted only with a key. A value the files do not
+show (valueFrom, envFrom, a template) makes the backend unknown, never wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Optional
+
+import components
+from components.images import image_tag
+from components.parse_cache import read_toml
+from policies.kube import as_dict, as_list, name_of
+
+TABLE = Path(components.__file__).resolve().with_name("chat_uis.toml")  # installed as llm_serving too
+
+
+@dataclass(frozen=True)
+class Backend:
+    """One kind of backend of an app row (components/chat_uis.toml [[apps.NAME.backends]])."""
+
+    name: str
+    urls: str
+    url: str
+    legacy: str
+    legacy_suffix: str
+    enable: str
+    keys: tuple[str, ...]
+    default: str
+    needs_key: bool
+    relative: str
+    relative_url: str
+    flag: str
+    flag_url: str
+    bundle_flag: str
+    bundle_url: str
+
+
+@dataclass(frozen=True)
+class App:
+    key: str
+    display: str
+    images: tuple[str, ...]
+    bundled_tags: tuple[str, ...]
+    separator: str
+    image_env: tuple[tuple[str, str], ...]
+    backends: tuple[Backend, ...]
+
+
+@cache
+def apps() -> tuple[App, ...]:
+    """The rows of components/chat_uis.toml, read once."""
+    out = []
+    for key, row in read_toml(TABLE)["apps"].items():
+        backends = tuple(
+            Backend(**{**{k: v for k, v in b.items() if k != "keys"}, "keys": tuple(b.get("keys", ()))}) for b in row["backends"]
+        )
+        out.append(
+            App(
+                key=key,
+                display=row["display"],
+                images=tuple(i.lower() for i in row["images"]),
+                bundled_tags=tuple(t.lower() for t in row.get("bundled_tags", ())),
+                separator=row["list_separator"],
+                image_env=tuple((str(k), str(v)) for k, v in row.get("image_env", {}).items()),
+                backends=backends,
+            )
+        )
+    return tuple(out)
+
+
+def ui_app(container: Mapping) -> Optional[App]:
+    """The app row whose image the container runs (its own entrypoint: no command), or None."""
+    image = container.get("image")
+    if not isinstance(image, str) or as_list(container.get("command")):
+        return None
+    lowered = image.lower()
+    return next((a for a in apps() if any(m in lowered for m in a.images)), None)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What one kind of backend resolves to: ``urls`` (with the variable each came from), or ``unknown`` when a value
+    the files do not show may set it; ``off`` when the app's switch turns it off; ``notes`` say how it was read."""
+
+    backend: Backend
+    urls: tuple[tuple[str, str], ...]
+    unknown: bool
+    off: bool
+    notes: tuple[str, ...]
+
+
+def _env(container: Mapping) -> tuple[dict[str, Optional[str]], bool]:
+    """The container's variables (a literal string, or None for a value the files do not show) and whether
+    an envFrom may set any other."""
+    env: dict[str, Optional[str]] = {}
+    for item in (as_dict(e) for e in as_list(container.get("env"))):
+        name = name_of(item)
+        if not isinstance(name, str):
+            continue
+        value = item.get("value")
+        if "valueFrom" in item:
+            env[name] = None
+        elif isinstance(value, str):
+            env[name] = None if ("{{" in value or "${" in value or "$(" in value) else value
+        else:
+            env[name] = ""
+    return env, bool(as_list(container.get("envFrom")))
+
+
+def bundled(container: Mapping, app: App) -> bool:
+    """True when the container's image tag says the image also runs the model server inside (Open WebUI's :ollama)."""
+    tag = (image_tag(str(container.get("image"))) or "").lower()
+    return any(t in tag for t in app.bundled_tags)
+
+
+def ui_backends(container: Mapping, app: App) -> list[Resolved]:
+    """Each kind of backend the app resolves for this container (module docstring)."""
+    own, env_from = _env(container)
+    env: dict[str, Optional[str]] = {**dict(app.image_env), **own}
+
+    def value(name: str) -> Optional[str]:
+        """The variable's value: a string, None (unknown), or "" (unset)."""
+        if not name:
+            return ""
+        if name in env:
+            return env[name]
+        return None if env_from else ""
+
+    in_image = bundled(container, app)
+    out = []
+    for b in app.backends:
+        notes: list[str] = []
+        enabled = value(b.enable)
+        if isinstance(enabled, str) and enabled.strip().lower() == "false":
+            out.append(Resolved(b, (), False, True, ()))
+            continue
+        plural, single = value(b.urls), value(b.url)
+        if plural is None or single is None:
+            out.append(Resolved(b, (), True, False, ()))
+            continue
+        if plural:
+            urls = [(b.urls, u.strip()) for u in plural.split(app.separator) if u.strip()]
+            out.append(Resolved(b, tuple(urls), False, False, ()))
+            continue
+        source, url = b.url, single
+        if not url and b.legacy:
+            legacy = value(b.legacy)
+            if legacy is None:
+                out.append(Resolved(b, (), True, False, ()))
+                continue
+            if legacy:
+                source, url = b.legacy, legacy.removesuffix(b.legacy_suffix) if b.legacy_suffix else legacy
+        elif url and b.legacy and isinstance(own.get(b.legacy), str) and own.get(b.legacy) and b.url not in own:
+            notes.append(
+                f"{b.legacy} is set, but {app.display} reads it only while {b.url} is empty, and its image sets {b.url}={url}"
+            )
+        if url and url == b.relative and b.relative_url and value("ENV") == "prod":
+            flag, bundle = value(b.flag), value(b.bundle_flag)
+            if flag is None or bundle is None:
+                out.append(Resolved(b, (), True, False, tuple(notes)))
+                continue
+            if flag:
+                url = b.flag_url
+            elif (isinstance(bundle, str) and bundle.lower() == "true") or in_image:
+                url = b.bundle_url
+            else:
+                url = b.relative_url
+            notes.append(f"{b.url}={b.relative} (the image's) resolves in production to {url}")
+        if not url and b.default:
+            keys = [value(k) for k in b.keys]
+            if any(k is None for k in keys):
+                out.append(Resolved(b, (), True, False, tuple(notes)))
+                continue
+            if b.needs_key and not any(keys):
+                out.append(Resolved(b, (), False, False, tuple(notes)))  # the default URL without a key serves nothing
+                continue
+            url = b.default
+        out.append(Resolved(b, ((source, url),) if url else (), False, False, tuple(notes)))
+    return out
