@@ -50,6 +50,11 @@ class Match:
     why_not: str  # when not proven: what the reference leaves open
 
 
+def release(text: str) -> Optional[tuple[int, ...]]:
+    """(major, minor, patch) of a release tag ("0.5.7", "v0.32.15", "0.3.12-rocm"), or None for a name (latest)."""
+    return _version(text)
+
+
 def _version(text: str) -> Optional[tuple[int, ...]]:
     match = re.match(r"^v?(\d+)\.(\d+)(?:\.(\d+))?", text)
     return tuple(int(g or 0) for g in match.groups()) if match else None
@@ -112,6 +117,20 @@ def contents(image: object) -> Optional[Match]:
     return None
 
 
+@cache
+def provides() -> dict[str, tuple[str, ...]]:
+    """The table's [provides]: for each program it records, the package names (or prefixes ending in ".") whose
+    install puts it on PATH."""
+    return {str(k): tuple(str(p) for p in v) for k, v in read_toml(TABLE).get("provides", {}).items()}
+
+
+def provided_by(program: str, package: str) -> bool:
+    """True when installing ``package`` puts ``program`` on PATH, as far as the table's [provides] says (a program it
+    does not list is provided by the package of its own name)."""
+    names = provides().get(program, (program,))
+    return any(package == n or n.endswith(".") and package.startswith(n) for n in names)
+
+
 @dataclass(frozen=True)
 class ServerRoutes:
     """One [[server]] row: how a model server is recognised, where it listens, and the health routes it answers."""
@@ -124,7 +143,10 @@ class ServerRoutes:
     port: int
     port_flag: str
     port_env: str
+    port_env_wins: bool  # the variable overrides the flag (llama-cpp-python's __main__: int(os.getenv("PORT", ...)))
     health_routes: frozenset[str]
+    first: tuple[int, ...]
+    last: tuple[int, ...]
     source: str
 
 
@@ -141,7 +163,10 @@ def servers() -> tuple[ServerRoutes, ...]:
             port=int(row["port"]),
             port_flag=str(row.get("port_flag", "")),
             port_env=str(row.get("port_env", "")),
+            port_env_wins=bool(row.get("port_env_wins", False)),
             health_routes=frozenset(row.get("health_routes", ())),
+            first=_version(str(row.get("first", ""))) or (0,),
+            last=_version(str(row.get("last", ""))) or (0,),
             source=str(row["source"]),
         )
         for row in read_toml(TABLE).get("server", [])

@@ -433,6 +433,25 @@ def container_label(path: str, container: Mapping) -> str:
     return label if path in PRIMARY_POD_PATHS else f"{path} {label}"
 
 
+def decimal(value: Any, digits: int = 18) -> int | None:
+    """An int from an int (not a bool) or from text of at most ``digits`` ASCII decimal digits; None otherwise.
+    ``str.isdigit()`` is no guard for ``int()``: it is true for "²" and for text longer than Python's int-string limit
+    (4300 digits), both of which ``int()`` refuses with ValueError."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and 0 < len(value) <= digits and value.isascii() and value.isdecimal():
+        return int(value)
+    return None
+
+
+def port_number(value: Any) -> int | None:
+    """A TCP port (1-65535) from an int or its decimal text; None for anything else (a name, a variable, "²", 70000)."""
+    number = decimal(value, 5)
+    return number if number is not None and 0 < number < 65536 else None
+
+
 def as_float(value: Any) -> float | None:
     """A number from an int, float or numeric string; None for anything else (bools too)."""
     if isinstance(value, bool):

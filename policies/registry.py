@@ -22,6 +22,7 @@ from policies.autoscaling import (
     no_scale_to_zero,
     one_autoscaler,
     replica_spread,
+    scrape_and_scaler_reach,
     throughput_signal,
 )
 from policies.crd import validation_rules, validation_rules_unevaluated
@@ -349,6 +350,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     network_policy_reach.POLICY,
     network_policy_reach.NAMESPACE_LABEL_POLICY,
     egress_allows_dns.POLICY,
+    scrape_and_scaler_reach.POLICY,
     network_policy_selects_pods.POLICY,
     ingress_controller_admitted.POLICY,
     memory_emptydir_size_limit.POLICY,

@@ -2,14 +2,15 @@
 (run by hand, never by the product or the tests).
 
     python tools/read_image_contents.py show /work/.mirror/ollama+ollama/repo v0.32.15 Dockerfile
-    python tools/read_image_contents.py check /work/.mirror/ollama+ollama/repo ollama
+    python tools/read_image_contents.py check /work/.mirror/ollama+ollama/repo ollama [--all-tags]
 
 ``show`` prints, for the image a Dockerfile builds at a tag (its last stage, or ``--target``), the chain of stages it
 is built FROM (down to the external base image), its ENTRYPOINT, CMD, WORKDIR and USER, and every package a RUN of
-that chain installs (apt-get/apt install, apk add, yum/dnf install, pip install), each with its line.
+that chain installs (apt-get/apt install, apk add, yum/dnf install, pip install; a version pin stripped) or copies onto a
+standard PATH directory (COPY/ADD), each with its line.
 
 ``check`` reads the rows of components/image_contents.toml whose ``mirror`` names the repository given, and for every
-tag of the row's ``checked_tags`` that the mirror holds, compares what the Dockerfile says with the row: its
+tag of the row's ``checked_tags`` that the mirror holds (with ``--all-tags``, every release tag from ``first`` to ``last``), compares what the Dockerfile says with the row: its
 ENTRYPOINT and CMD, its base image (one of the row's ``bases``), and that no package of the chain provides a program
 the row says the image lacks (``programs``: false). It prints each mismatch and exits 1 on any. The base image's own
 contents are the ``[[base]]`` rows of the table (what the base publisher's image ships), not read here.
@@ -30,13 +31,10 @@ from pathlib import Path
 
 TABLE = Path(__file__).resolve().parents[1] / "components" / "image_contents.toml"
 
-# Packages that put a program on PATH, by the program the table records.
-PROVIDES = {
-    "curl": ("curl",),
-    "wget": ("wget", "busybox"),
-    "python3": ("python3", "python3-minimal", "python3-pip", "python3.", "python-is-python3", "python3-venv"),
-    "python": ("python-is-python3", "python", "python2", "python-minimal"),
-}
+# Packages that put a program on PATH, by the program the table records: the table's own [provides] (G79 reads it too).
+PROVIDES = {k: tuple(v) for k, v in tomllib.loads(TABLE.read_text()).get("provides", {}).items()}
+# The directories of a standard PATH: a COPY into one of them adds a program.
+PATH_DIRS = ("/usr/local/sbin/", "/usr/local/bin/", "/usr/sbin/", "/usr/bin/", "/sbin/", "/bin/")
 _INSTALL = re.compile(r"\b(?:apt-get|apt|yum|dnf|microdnf)\s+(?:-\S+\s+)*install\b|\bapk\s+(?:-\S+\s+)*add\b")
 
 
@@ -137,8 +135,26 @@ def _packages(run: str) -> list[str]:
             words = shlex.split(command[match.end() :], posix=True)
         except ValueError:
             words = command[match.end() :].split()
-        packages += [w for w in words if not w.startswith("-") and "=" not in w.split(".")[0]]
-    return packages
+        # `curl=7.81.0-1ubuntu1.15` (apt), `x==1.0` (pip): the package is the name before the pin.
+        packages += [w.split("==", 1)[0].split("=", 1)[0] for w in words if not w.startswith("-") and not w.startswith("=")]
+    return [p for p in packages if p]
+
+
+def _copied(rest: str) -> list[str]:
+    """The programs a COPY/ADD puts on a standard PATH directory: the destination's base name (a file destination), or
+    each source's base name (a directory destination ending in /)."""
+    try:
+        words = [w for w in (json.loads(rest) if rest.startswith("[") else shlex.split(rest)) if not str(w).startswith("--")]
+    except ValueError:
+        return []
+    if len(words) < 2:
+        return []
+    *sources, dest = (str(w) for w in words)
+    if dest.endswith("/") and dest.startswith(PATH_DIRS):
+        return [s.rstrip("/").rsplit("/", 1)[-1] for s in sources]
+    if dest.rsplit("/", 1)[0] + "/" in PATH_DIRS:
+        return [dest.rsplit("/", 1)[-1]]
+    return []
 
 
 def read(text: str, target: str = "") -> dict:
@@ -156,6 +172,8 @@ def read(text: str, target: str = "") -> dict:
                 facts[keyword.lower()] = (line, rest)
             elif keyword == "RUN":
                 facts["packages"] += [(line, p) for p in _packages(rest)]
+            elif keyword in ("COPY", "ADD"):
+                facts["packages"] += [(line, p) for p in _copied(rest)]
     return facts
 
 
@@ -166,14 +184,30 @@ def _show(git_dir: str, tag: str, path: str, target: str = "") -> dict:
     return read(text, target)
 
 
-def check(git_dir: str, repo: str) -> int:
-    """Compare every row of the table read from ``repo`` with the mirror; the count of mismatches."""
+def _release_tags(git_dir: str, row: dict) -> list[str]:
+    """Every release tag of the mirror (no -rc) from the row's ``first`` to its ``last``."""
+
+    def version(tag: str) -> tuple[int, ...] | None:
+        match = re.fullmatch(r"v?(\d+)\.(\d+)\.(\d+)", tag)
+        return tuple(int(g) for g in match.groups()) if match else None
+
+    first, last = version(str(row["first"])), version(str(row["last"]))
+    tags = subprocess.run(["git", "--git-dir", git_dir, "tag"], check=True, capture_output=True, text=True).stdout.split()
+    found = [
+        (v, t) for t in tags if (v := version(t)) is not None and first is not None and last is not None and first <= v <= last
+    ]
+    return [t for _, t in sorted(found)]
+
+
+def check(git_dir: str, repo: str, all_tags: bool = False) -> int:
+    """Compare every row of the table read from ``repo`` with the mirror (at its ``checked_tags``, or with
+    ``all_tags`` at every release tag from ``first`` to ``last``); the count of mismatches."""
     table = tomllib.loads(TABLE.read_text())
     problems = 0
     for row in table.get("image", []):
         if row.get("mirror") != repo:
             continue
-        for tag in row.get("checked_tags", []):
+        for tag in _release_tags(git_dir, row) if all_tags else row.get("checked_tags", []):
             try:
                 facts = _show(git_dir, tag, row["dockerfile"], row.get("target", ""))
             except subprocess.CalledProcessError:
@@ -191,7 +225,10 @@ def check(git_dir: str, repo: str) -> int:
             absent = {p: v for b in table.get("base", []) if b["image"] in row.get("bases", []) for p, v in b["programs"].items()}
             for program, present in {**absent, **row.get("programs", {})}.items():
                 if present is False:
-                    hits = [(n, p) for n, p in facts["packages"] if p.startswith(PROVIDES.get(program, (program,)))]
+                    names = PROVIDES.get(program, (program,))
+                    hits = [
+                        (n, p) for n, p in facts["packages"] if any(p == m or m.endswith(".") and p.startswith(m) for m in names)
+                    ]
                     if hits:
                         print(f"{where}: {program} listed absent but installed at {hits}")
                         problems += 1
@@ -203,8 +240,8 @@ def main(argv: list[str]) -> int:
         target = argv[4] if len(argv) > 4 else ""
         print(json.dumps(_show(argv[1], argv[2], argv[3], target), indent=1))
         return 0
-    if len(argv) == 3 and argv[0] == "check":
-        problems = check(argv[1], argv[2])
+    if len(argv) in (3, 4) and argv[0] == "check" and argv[3:] in ([], ["--all-tags"]):
+        problems = check(argv[1], argv[2], all_tags=argv[3:] == ["--all-tags"])
         print(f"{problems} mismatch(es)")
         return 1 if problems else 0
     print(__doc__)

@@ -270,7 +270,12 @@ def llama_options(text: str) -> dict[str, dict]:
 
 # --- Triton's tritonserver (getopt_long) -----------------------------------------------------------------------------
 
-_TRITON_OPTION = re.compile(r'\{\s*OPTION_[A-Z0-9_]+,\s*"([a-z0-9][a-z0-9-]*)",\s*Option::Arg(None|Str|Int|Bool|Float)')
+# The third field is the argument's kind (Option::ArgStr ...) or, for an option whose value has a form of its own, a
+# literal describing it ("<string>,<string>=<string>": --backend-config, --cuda-memory-pool-byte-size, --host-policy,
+# --metrics-config ..., v2.49.0 src/command_line_parser.cc:839); such an option takes a value (getopt required_argument).
+_TRITON_OPTION = re.compile(
+    r'\{\s*OPTION_[A-Z0-9_]+,\s*"([a-z0-9][a-z0-9-]*)",\s*(?:Option::Arg(None|Str|Int|Bool|Float)|"[^"]*")'
+)
 _CONTAINER = re.compile(
     r"TRITON_VERSION_MAP = \{\s*[\"'](\d+\.\d+\.\d+)[\"']:\s*\(\s*[\"'](\d\d\.\d\d)[\"']"
     r'|"release_version":\s*"(\d+\.\d+\.\d+)(?:dev)?",\s*"triton_container_version":\s*"(\d\d\.\d\d)(?:dev)?"'
@@ -278,7 +283,7 @@ _CONTAINER = re.compile(
 
 
 def triton_options(text: str) -> dict[str, dict]:
-    """{"--name": {"env": "", "no_value": ArgNone}} of the ``{OPTION_X, "name", Option::ArgY, ...}`` entries of
+    """{"--name": {"env": "", "no_value": ArgNone}} of the ``{OPTION_X, "name", Option::ArgY | "<format>", ...}`` entries of
     tritonserver's option tables (src/command_line_parser.cc from v2.37; src/main.cc and src/servers/main.cc before);
     raises ValueError where the file has none."""
     found = {f"--{name}": {"env": "", "no_value": kind == "None"} for name, kind in _TRITON_OPTION.findall(text)}

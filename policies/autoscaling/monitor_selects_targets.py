@@ -19,7 +19,10 @@ scraped twice and a ``sum()`` (a KEDA or adapter query) doubles (set 38 Ting-YuC
 k8s/deployments/vllm-deployment.yaml ServiceMonitor/vllm-metrics over vllm-service and vllm-headless). Advice.
 
 Judged only where the run holds the Service (or pod template) the monitor was written for: one in a selected
-namespace with a port of the name an endpoint scrapes. Advice: the cluster may hold another Service that matches.
+namespace with a port of the name an endpoint scrapes, or a Service whose own ``spec.selector`` the monitor's selector
+repeats and that names no port at all (the pod labels copied into the monitor: spent set 53 szevy/k8s-llm-serving k8s/servicemonitor.yaml selects
+app=llm-service on port http, and Service/llm-service selects app=llm-service pods but carries no labels and an unnamed
+port). Advice: the cluster may hold another Service that matches.
 Silent where the run holds no such object (the monitor's target is defined elsewhere: another repository, a chart
 installed beside), where an operator's custom resource, a Helm template or a Kustomize patch in those namespaces may
 create or label the targets, and for a selector or name the files leave unrendered.
@@ -129,6 +132,20 @@ def _message(monitor: Resource, selector: dict, nearest: tuple[Resource, dict, s
     )
 
 
+def _copied_message(selector: dict, target: tuple[Resource, dict, set[str]], ports: set[str], namespaces: set[str]) -> str:
+    """The monitor repeats a Service's pod selector, but the Service carries neither those labels nor the port name."""
+    service, labels, names = target
+    wanted = ", ".join(f"{k}={v}" for k, v in as_dict(selector.get("matchLabels")).items()) or "its expressions"
+    return (
+        f"spec.selector {wanted} with endpoints on port {', '.join(sorted(ports))} matches no Service of the files read "
+        f"in namespace {', '.join(sorted(namespaces))}; Service/{get(service.props, 'metadata', 'name')}, whose "
+        f"spec.selector is what the monitor repeats, carries {_shown(labels)} and names "
+        f"{', '.join(sorted(names)) if names else 'no port'}: a ServiceMonitor keeps only Services whose own "
+        f"metadata.labels match and only their ports of the endpoint's name, so Prometheus discovers no target and the "
+        f"server's metrics never arrive; label the Service and name its port"
+    )
+
+
 def _port_message(monitor: Resource, ports: set[str], matched: list[tuple[Resource, dict, set[str]]]) -> str:
     """The selector finds its targets, but none names the port the endpoints scrape (the endpoint's ``port`` is a port
     name: promcfg.go:2086-2097 keeps only the endpoints of that Service port name; :1522-1578 the container port
@@ -234,9 +251,19 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 findings.append((monitor.name, unproven(twin)))
             continue
         written_for = [t for t in targets if t[2] & ports]
+        own = lambda t: as_dict(get(t[0].props, "spec", "selector"))  # noqa: E731
+        if not written_for and reader is _service_targets:
+            # A Service whose pod selector is the monitor's selector, copied: the one it was written for, though it
+            # has neither the labels nor the port name (spent set 53 szevy/k8s-llm-serving k8s/servicemonitor.yaml).
+            copied = [t for t in targets if own(t) and selector_matches(selector, {str(k): str(v) for k, v in own(t).items()})]
+            # Only a Service with no named port: one naming another port may not be the one the monitor was
+            # written for (the metrics Service may be elsewhere), while an unnamed port is never selectable by name.
+            copied = [t for t in copied if not t[2]]
+            if copied:
+                findings.append((monitor.name, unproven(_copied_message(selector, copied[0], ports, namespaces))))
+            continue
         if not written_for:
             continue  # the run holds no object with the scraped port: the target is defined elsewhere
-        own = lambda t: as_dict(get(t[0].props, "spec", "selector"))  # noqa: E731
         nearest = max(
             written_for,
             key=lambda t: (

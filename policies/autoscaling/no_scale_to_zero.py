@@ -253,15 +253,66 @@ def _weighed(resource: Resource, found: list[str]) -> list[str]:
     relevance = llm_scaler(resource, list(view), target)
     if relevance is None:
         return []
-    if relevance == "" and target is not None and _answers_no_request(target, view):
+    if relevance == "" and target is not None and _scaled_on_queue(resource) and _answers_no_request(target, view):
         return [unproven(f"{m} ({_QUEUE_WORKER})") for m in found]
     return found if relevance == "" else [unproven(f"{m} ({relevance})") for m in found]
 
 
+# KEDA trigger types whose metric is the backlog of a queue, stream or job queue (kedacore/keda v2.20.2
+# pkg/scaling/scalers_builder.go buildScaler, L126-279: each `case` is a trigger type). A worker scaled only on these
+# pulls its work; prometheus, metrics-api, cpu and the other metric scalers may be request traffic, and an
+# HTTPScaledObject routes HTTP requests through KEDA's interceptor to the target's Service: both serve requests.
+_QUEUE_TRIGGERS = frozenset(
+    {
+        "activemq",
+        "apache-kafka",
+        "artemis-queue",
+        "aws-dynamodb-streams",
+        "aws-kinesis-stream",
+        "aws-sqs-queue",
+        "azure-eventhub",
+        "azure-pipelines",
+        "azure-queue",
+        "azure-servicebus",
+        "beanstalkd",
+        "forgejo-runner",
+        "gcp-cloudtasks",
+        "gcp-pubsub",
+        "github-runner",
+        "ibmmq",
+        "kafka",
+        "liiklus",
+        "nats-jetstream",
+        "nsq",
+        "pulsar",
+        "rabbitmq",
+        "redis",
+        "redis-cluster",
+        "redis-cluster-streams",
+        "redis-sentinel",
+        "redis-sentinel-streams",
+        "redis-streams",
+        "solace-direct-messaging",
+        "solace-event-queue",
+        "temporal",
+    }
+)
+
+
+def _scaled_on_queue(scaler: Resource) -> bool:
+    """True for a KEDA ScaledObject whose every trigger is a queue or stream scaler (_QUEUE_TRIGGERS). Never for an
+    HTTPScaledObject (it scales on the HTTP requests it routes), an HPA, or a ScaledObject with a metric trigger such as
+    prometheus on a request rate: a GPU target scaled on request traffic serves requests, whatever its manifest shows."""
+    if scaler.type != SCALED_OBJECT_TYPE:
+        return False
+    kinds = [get(t, "type") for t in as_list(get(scaler.props, "spec", "triggers"))]
+    return bool(kinds) and all(isinstance(k, str) and k.strip().lower() in _QUEUE_TRIGGERS for k in kinds)
+
+
 _QUEUE_WORKER = (
-    "its target holds GPUs but answers no request: no container port, no network probe, no engine the engine table "
-    "knows and no Service of the files selecting its pods, so it reads its work from a queue, where a cold start after "
-    "an idle spell delays a job instead of failing a request"
+    "it scales only on a queue's backlog and its target holds GPUs but answers no request: no container port, no "
+    "network probe, no engine the engine table knows and no Service of the files selecting its pods, so it reads its "
+    "work from the queue, where a cold start after an idle spell delays a job instead of failing a request"
 )
 _CORE_TARGETS = ("Deployment", "StatefulSet", "ReplicaSet")
 
@@ -283,7 +334,11 @@ def _answers_no_request(target: Workload, view: Iterable[Resource]) -> bool:
                 if any(k in as_dict(get(container, probe)) for k in ("httpGet", "tcpSocket", "grpc")):
                     return False
     for other in view:
-        if split_type(other.type) != ("", "Service") or namespace_of(other) != target.namespace:
+        if split_type(other.type) != ("", "Service"):
+            continue
+        # A namespace left out on either side (kustomize's `namespace:`, `kubectl apply -n`) may be the other's.
+        space = namespace_of(other)
+        if space is not None and target.namespace is not None and space != target.namespace:
             continue
         selector = as_dict(get(other.props, "spec", "selector"))
         if selector and all(target.pod_labels.get(k) == v for k, v in selector.items()):
@@ -353,7 +408,8 @@ POLICY = Policy(
         "(serving.kserve.io/stop) is advice (it may be parked on purpose); an HPA, ScaledObject or HTTPScaledObject "
         "counts where its target is a GPU workload of the files or it reads a model server's series, and is advice "
         "where the target is elsewhere and only its names suggest a model server, or where the GPU target answers no "
-        "request (no container port, network probe, known engine or Service: a queue worker); a Knative min-scale annotation of 0 "
+        "request (no container port, network probe, known engine or Service) and a KEDA ScaledObject scales it only on "
+        "queue or stream triggers (a queue worker; never an HTTPScaledObject or a request-rate metric); a Knative min-scale annotation of 0 "
         "on a model server's Knative Service counts, and on a Serverless InferenceService is advice (KServe writes "
         "min-scale from minReplicas); a model server's Knative Service with no min-scale (the cluster's default, 0 as "
         "Knative ships it) and an initial-scale of 0 are advice; so is a RayService model deployment whose Ray Serve "

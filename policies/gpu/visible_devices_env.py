@@ -46,6 +46,7 @@ from policies.kube import (
     as_list,
     container_label,
     containers,
+    decimal,
     get,
     gpu_count,
     name_of,
@@ -144,7 +145,7 @@ def _cuda_message(label: str, value: str, claimed: int, privileged: bool, why_no
             "the server exits (a replacement node has other UUIDs); drop the variable, or use index 0"
         )
         return unproven(f"{text} ({why_not})") if why_not else unproven(text) if privileged else text
-    if not all(i.isdigit() for i in items) or privileged:
+    if not all(decimal(i) is not None for i in items) or privileged:
         return None
     if int(items[0]) >= claimed:
         return (unproven if why_not.startswith("an envFrom") else str)(

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from policies.framework import Policy, Resource
-from policies.kube import as_dict, as_list, get, name_of, pod_specs, split_type
+from policies.kube import as_dict, as_list, decimal, get, name_of, pod_specs, port_number, split_type
 from policies.reading.serving import is_serving_app, model_servers, namespace_of, pod_labels, selector_matches
 
 RAY_KINDS = ("RayCluster", "RayService")
@@ -88,17 +88,18 @@ def _port_key(value: Any) -> Any:
     if isinstance(value, (int, float)) and float(value).is_integer():
         return int(value)
     text = str(value)
-    return int(text) if text.isdigit() else text
+    number = decimal(text)
+    return number if number is not None else text
 
 
 def _api_port(container: Mapping) -> int:
     argv = [str(t) for key in ("command", "args") for t in as_list(container.get(key))]
     tokens = [t for a in argv for t in a.split()]
     for i, t in enumerate(tokens):
-        if t == "--port" and i + 1 < len(tokens) and tokens[i + 1].isdigit():
-            return int(tokens[i + 1])
-        if t.startswith("--port=") and t[7:].isdigit():
-            return int(t[7:])
+        if t == "--port" and i + 1 < len(tokens) and port_number(tokens[i + 1]) is not None:
+            return port_number(tokens[i + 1]) or DEFAULT_API_PORT
+        if t.startswith("--port=") and port_number(t[7:]) is not None:
+            return port_number(t[7:]) or DEFAULT_API_PORT
     return DEFAULT_API_PORT
 
 

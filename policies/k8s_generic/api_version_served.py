@@ -32,7 +32,7 @@ from typing import Optional
 from policies.crd.schema import resource_types as crd_types
 from policies.crd.schema import schemas_by_type
 from policies.framework import Policy, Resource, unproven
-from policies.kube import as_dict, get, split_type
+from policies.kube import as_dict, decimal, get, split_type
 
 DEFAULT_KUBERNETES = "1.33"
 GUIDE = "Kubernetes deprecation guide"
@@ -108,7 +108,7 @@ DEPRECATED: tuple[Row, ...] = (
 
 def _minor(version: str) -> tuple[int, ...]:
     """(major, minor) of "1.14", "v1.14.1"."""
-    return tuple(int(p) for p in version.strip().lstrip("vV").split(".")[:2] if p.isdigit())
+    return tuple(n for p in version.strip().lstrip("vV").split(".")[:2] if (n := decimal(p)) is not None)
 
 
 def _row(rows: tuple[Row, ...], resource: Resource) -> Optional[Row]:

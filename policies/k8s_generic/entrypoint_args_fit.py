@@ -8,17 +8,25 @@
   model tag (vllm/entrypoints/cli/serve.py model_tag nargs="?") and MODEL is a second positional word, which argparse
   refuses ("unrecognized arguments", exit 2); under the older entrypoint the parser takes no positional word at all
   and exits the same way. Mandatory when a positional word follows the repeated subcommand (it fails under either
-  entrypoint); advice for ``["serve", "--model", M]`` (``serve`` becomes the model name under ``vllm serve``, an
-  unrecognized word under the api_server). The whole engine command repeated (``args: ["vllm", "serve", ...]``) is
+  entrypoint), and for ``["serve", "--model", M]``: FlexibleArgumentParser.parse_args moves the ``--model`` value to
+  the front (``serve M serve``) and argparse refuses the second positional ``serve`` (vllm/utils/argparse_utils.py
+  @00da11e3); advice for ``serve`` before options only. The same for ``command: [vllm, serve]`` with ``args:
+  [serve, ...]``, and for args written as one string beginning with ``serve`` (one argument, read as the model's
+  name). Not on KubeRay resources: KubeRay runs ``ray start ... && <command> <args>`` under ``/bin/bash -c``
+  (ray-project/kuberay ray-operator/controllers/ray/common/pod.go BuildPod at 00ac1468), so args there may be Ray
+  Serve's own ``serve run``. The whole engine command repeated (``args: ["vllm", "serve", ...]``) is
   G46 container-can-start's. Any engine row whose ``entrypoint`` ends with a subcommand is read the same way.
 * **A health probe on a path the server has no route for.** An httpGet readiness, liveness or startup probe on the
   server's own port whose path names a health check (``/health``, ``/healthz``, ``/api/health``, ``/ready``...) that
   the server does not answer gets 404, a failure, every period: a readinessProbe keeps the pod out of its Service
   for good, a liveness or startup probe restarts it in a loop. The routes are data (components/image_contents.toml
   [[server]], complete for health-check paths over the releases read): Ollama answers none but ``/`` (and its API
-  paths), llama-cpp-python's server none at all. Silent where the probe's port is not the server's (a sidecar may
-  serve it), where the probe names a host, and on servers the table has no row for (their engine rows' probes are
-  G4's and S16's).
+  paths), llama-cpp-python's server none at all. Silent where the probe's port is not the server's, or is one another
+  container of the pod declares (a sidecar such as an auth proxy may answer it), where the server's port is not
+  settled by the files (a variable from a Secret or from an envFrom source the files do not hold), where the probe
+  names a host, and on servers the table has no row for (their engine rows' probes are G4's and S16's). Advice where
+  the image is the server's publisher's at a reference no release read covers (latest, untagged, newer than the
+  row's ``last``, another flavour, a mirror path): a later release may add the route.
 """
 
 from __future__ import annotations
@@ -28,10 +36,23 @@ import re
 from collections.abc import Mapping
 from typing import Optional
 
-from components.image_contents import ServerRoutes, contents, servers
-from components.images import is_published
+from components.image_contents import ServerRoutes, contents, release, servers
+from components.images import image_tag, is_published
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, pod_specs
+from policies.kube import (
+    WORKLOAD_TYPES,
+    as_dict,
+    as_list,
+    container_label,
+    containers,
+    get,
+    is_ray,
+    name_of,
+    pod_specs,
+    port_number,
+)
+from policies.reading.config_map_data import config_maps
+from policies.reading.container_env import env_values
 from policies.reading.serving import engine_table
 from policies.reading.vllm_args import command_tokens, expand_env
 
@@ -47,26 +68,51 @@ _OUTCOMES = {
 
 def _repeated_subcommand(label: str, container: Mapping) -> list[str]:
     raw = container.get("image")
-    if container.get("command") or not isinstance(raw, str):
+    if not isinstance(raw, str):
         return []
+    command = [t for t in as_list(container.get("command")) if isinstance(t, str)]
     args = expand_env([t for t in as_list(container.get("args")) if isinstance(t, str)], container)
     if not args:
         return []
     for engine in engine_table():
         words = engine.entrypoint.split()
-        if len(words) < 2 or args[0] != words[-1] or not is_published(raw, engine.entrypoint_images):
+        if len(words) < 2:
             continue
-        positional = len(args) > 1 and not args[1].startswith("-") and "$" not in args[1]
-        older = " (older releases: `python3 -m vllm.entrypoints.openai.api_server`)" if engine.name == "vllm" else ""
+        if command:
+            # command replaces the ENTRYPOINT: only `command: [vllm, serve]` then `args: [serve, ...]` repeats it.
+            if [posixpath.basename(command[0]), *command[1:]] != words:
+                continue
+            runs = f"its command is `{' '.join(command)}`"
+        elif is_published(raw, engine.entrypoint_images):
+            older = " (older releases: `python3 -m vllm.entrypoints.openai.api_server`)" if engine.name == "vllm" else ""
+            runs = f"the {engine.display} image {raw} already runs `{engine.entrypoint}` as its ENTRYPOINT{older}"
+        else:
+            continue
+        first = args[0].split()
+        if len(args) == 1 and len(first) > 1 and first[0] == words[-1]:
+            return [
+                f"{label}: args is the one string {args[0]!r}, but {runs}, so the process is `{engine.entrypoint}` with "
+                f"that whole string as a single argument: it is read as the model's name, which names no model, so the "
+                f"server exits and the container restarts in a loop; write args as a list of words without "
+                f"{words[-1]!r} ([MODEL, --port, ...])"
+            ]
+        if args[0] != words[-1]:
+            continue
         text = (
-            f"{label}: args begin with {args[0]!r}, but the {engine.display} image {raw} already runs "
-            f"`{engine.entrypoint}` as its ENTRYPOINT{older}, so the process is `{engine.entrypoint} {' '.join(args[:2])} ...`"
+            f"{label}: args begin with {args[0]!r}, but {runs}, so the process is `{engine.entrypoint} {' '.join(args[:2])} ...`"
         )
-        if positional:
+        if len(args) > 1 and not args[1].startswith("-") and "$" not in args[1]:
             return [
                 f"{text}: {args[0]!r} is read as the model and {args[1]!r} as a second positional argument, which the "
                 f"parser refuses (unrecognized arguments, exit 2), so the container restarts in a loop; drop "
                 f"{args[0]!r} from args and give the model as the first argument"
+            ]
+        if any(re.match(r"^--model(=|$)", a) for a in args[1:]):
+            return [
+                f"{text}: vLLM's parser moves the --model value to the front of `{words[-1]}`'s arguments, so "
+                f"{args[0]!r} becomes a second positional argument after the model, which argparse refuses "
+                f"(unrecognized arguments: {args[0]}, exit 2; the older entrypoint refuses {args[0]!r} the same way), so "
+                f"the container restarts in a loop; drop {args[0]!r} from args"
             ]
         return [
             unproven(
@@ -77,31 +123,52 @@ def _repeated_subcommand(label: str, container: Mapping) -> list[str]:
     return []
 
 
-def _env(container: Mapping, name: str) -> Optional[str]:
-    for item in as_list(container.get("env")):
-        if isinstance(item, dict) and item.get("name") == name:
-            value = item.get("value")
-            return value if isinstance(value, str) else None
-    return None
+_UNSET = object()
+_UVICORN_PORT = 8000
 
 
-def _runs(server: ServerRoutes, container: Mapping, tokens: list[str]) -> bool:
-    """True when the container runs ``server``: its image with its own entrypoint, or its command or module."""
-    if server.image_family and not container.get("command"):
-        match = contents(container.get("image"))
-        if match is not None and match.row.family == server.image_family:
-            return True
+def _env_setting(container: Mapping, name: str) -> object:
+    """The value of variable ``name`` in the container (a string), None when the files do not settle it (a Secret, a
+    field, an envFrom source the files do not hold), or _UNSET when the container surely does not set it."""
+    values = env_values(container)
+    if name in values:
+        return values[name]
+    if any(isinstance(e, dict) and e.get("name") == name for e in as_list(container.get("env"))):
+        return None  # from a Secret, a field or a ConfigMap outside the files
+    maps = config_maps(container) if as_list(container.get("envFrom")) else {}
+    for source in as_list(container.get("envFrom")):
+        source = as_dict(source)
+        ref = get(source, "configMapRef")
+        if source.get("secretRef") or not isinstance(ref, dict) or name_of(ref) not in maps:
+            return None  # a Secret, or a ConfigMap the files do not hold, may set it
+    return _UNSET
+
+
+def _runs(server: ServerRoutes, container: Mapping, tokens: list[str]) -> Optional[bool]:
+    """None when the container does not run ``server``; else whether the image reference proves the server's routes:
+    False where the image is the server's publisher's at a tag no Dockerfile read covers (latest, untagged, a newer
+    release, a mirror path), True otherwise."""
+    match = contents(container.get("image")) if server.image_family else None
+    if match is not None and match.row.family != server.image_family:
+        match = None
+    proven = match is None or (match.proven and (release(image_tag(str(container.get("image"))) or "") or (0,)) <= server.last)
+    if match is not None and not container.get("command"):
+        return proven
     names = [posixpath.basename(t) for t in tokens]
     for words in server.commands:
         for i in range(len(names) - len(words) + 1):
             if tuple(names[i : i + len(words)]) == words:
-                return True
+                return proven
     # `python -m llama_cpp.server`, `uvicorn --factory llama_cpp.server.app:create_app`
-    return any(t == m or t.startswith((m + ".app:", m + ":")) for t in tokens for m in server.modules)
+    if any(t == m or t.startswith((m + ".app:", m + ":")) for t in tokens for m in server.modules):
+        return proven
+    return None
 
 
 def _port(server: ServerRoutes, container: Mapping, tokens: list[str]) -> Optional[int]:
     """The port the server listens on, or None where the manifest does not settle it."""
+    flag: Optional[int] = None
+    flagged = False
     if server.port_flag:
         for i, token in enumerate(tokens):
             value = None
@@ -110,31 +177,43 @@ def _port(server: ServerRoutes, container: Mapping, tokens: list[str]) -> Option
             elif token.startswith(server.port_flag + "="):
                 value = token.split("=", 1)[1]
             if value is not None:
-                return int(value) if value.isdigit() else None
-    if server.port_env and any(isinstance(e, dict) and e.get("name") == server.port_env for e in as_list(container.get("env"))):
-        value = _env(container, server.port_env)
-        if value is None:
-            return None  # from a ConfigMap or Secret
-        tail = value.rsplit(":", 1)[-1] if ":" in value else ("" if server.port_env == "OLLAMA_HOST" else value)
-        if not tail:
-            return server.port
-        return int(tail) if tail.isdigit() else None
-    return server.port
+                flag, flagged = port_number(value), True
+    uvicorn = any(posixpath.basename(t) == "uvicorn" for t in tokens)
+    if uvicorn and server.modules:
+        # Under `uvicorn MODULE:create_app` the server's own PORT is not read; uvicorn's --port or its own settings are.
+        if flagged:
+            return flag
+        # uvicorn: --port, else UVICORN_PORT, else 8000 (https://www.uvicorn.org/settings, encode/uvicorn docs/settings.md).
+        unsettled = container.get("envFrom") or any(
+            isinstance(e, dict) and str(e.get("name", "")).startswith("UVICORN_") for e in as_list(container.get("env"))
+        )
+        return None if unsettled else _UVICORN_PORT
+    setting = _env_setting(container, server.port_env) if server.port_env else _UNSET
+    if flagged and not (server.port_env_wins and setting is not _UNSET):
+        return flag
+    if setting is _UNSET:
+        return server.port
+    if not isinstance(setting, str):
+        return None
+    value = setting.strip()
+    if server.port_env == "OLLAMA_HOST":
+        value = value.split("://", 1)[-1].split("/", 1)[0]
+        tail = value.rsplit(":", 1)[-1] if ":" in value else ""
+    else:
+        tail = value
+    return server.port if not tail else port_number(tail)
 
 
 def _probe_port(container: Mapping, probe: Mapping) -> Optional[int]:
     port = as_dict(probe.get("httpGet")).get("port")
-    if isinstance(port, str) and not port.isdigit():
+    if isinstance(port, str) and port_number(port) is None:
         named = [p for p in as_list(container.get("ports")) if isinstance(p, dict) and p.get("name") == port]
         port = named[0].get("containerPort") if len(named) == 1 else None
-    if isinstance(port, bool):
-        return None
-    if isinstance(port, int):
-        return port
-    return int(port) if isinstance(port, str) and port.isdigit() else None
+    return port_number(port)
 
 
-def _unanswered_probes(label: str, container: Mapping) -> list[str]:
+def _unanswered_probes(label: str, container: Mapping, others: set[int]) -> list[str]:
+    """``others``: the ports other containers of the pod declare (a sidecar such as an auth proxy may answer there)."""
     found: list[str] = []
     probes = [(name, as_dict(container.get(name))) for name in _PROBES]
     probes = [(name, p) for name, p in probes if isinstance(as_dict(p.get("httpGet")).get("path"), str)]
@@ -142,35 +221,49 @@ def _unanswered_probes(label: str, container: Mapping) -> list[str]:
         return found
     tokens, _ = command_tokens(container)
     for server in servers():
-        if not _runs(server, container, tokens):
+        proven = _runs(server, container, tokens)
+        if proven is None:
             continue
         port = _port(server, container, tokens)
         engine = next((e for e in engine_table() if e.name == server.engine), None)
         answered = server.health_routes | ({engine.health, engine.readiness} if engine else set())
         for name, probe in probes:
-            get = as_dict(probe.get("httpGet"))
-            path = str(get.get("path")).split("?", 1)[0].rstrip("/") or "/"
-            if get.get("host") or port is None or _probe_port(container, probe) != port:
+            get_ = as_dict(probe.get("httpGet"))
+            path = str(get_.get("path")).split("?", 1)[0].rstrip("/") or "/"
+            if get_.get("host") or port is None or port in others or _probe_port(container, probe) != port:
                 continue
             if not _HEALTH_WORD.search(path.lower()) or path in answered or "$" in path or "{" in path:
                 continue
-            found.append(
+            text = (
                 f"{label}: {name} GETs {path} on port {port}, a route the {server.family} server does not have "
                 f"(components/image_contents.toml [[server]] {server.family}: its health checks are "
                 f"{', '.join(sorted(answered)) or 'none'}), so every probe gets 404 and {_OUTCOMES[name]}; probe a path "
                 f"it answers" + (f" ({engine.readiness})" if engine else " (/v1/models) or use tcpSocket")
             )
+            doubt = f"the image {container.get('image')} is no release the table read, which may add the route"
+            found.append(text if proven else unproven(f"{text} ({doubt})"))
         break
     return found
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     messages: list[str] = []
+    ray = is_ray(resource.type)
     for path, podspec in pod_specs(resource):
         for container in containers(podspec):
             label = container_label(path, container)
-            messages.extend(_repeated_subcommand(label, container))
-            messages.extend(_unanswered_probes(label, container))
+            if not ray:
+                # KubeRay runs `ray start ... && <command> <args>` under /bin/bash -c (ray-project/kuberay
+                # ray-operator/controllers/ray/common/pod.go BuildPod at 00ac1468): args there are no image's ENTRYPOINT's.
+                messages.extend(_repeated_subcommand(label, container))
+            ports = {
+                p
+                for other in containers(podspec)
+                if other is not container
+                for item in as_list(other.get("ports"))
+                if (p := port_number(as_dict(item).get("containerPort"))) is not None
+            }
+            messages.extend(_unanswered_probes(label, container, ports))
     return messages
 
 

@@ -25,6 +25,7 @@ from policies.kube import (
     as_quantity,
     container_label,
     containers,
+    decimal,
     fmt_number,
     pod_specs,
     read_generically,
@@ -45,7 +46,7 @@ def offload_asked(server: Any) -> str:
     all), else ""."""
     value = server.args.get("gpu-layers") if server.row is not None and "gpu-layers" in server.row.flags else None
     layers = str(value).strip().lower() if value is not None else ""
-    return layers if layers.isdigit() and int(layers) > 0 or layers in _ALL_LAYERS else ""
+    return layers if (decimal(layers) or 0) > 0 or layers in _ALL_LAYERS else ""
 
 
 def _offloads_without_gpu(resource: Resource) -> list[str]:

@@ -7,6 +7,10 @@ A model server's image is also held to the moving tags its engine publishes (com
 moving_tags, each row citing where: SGLang's nightly `dev`, llama.cpp's `server-cuda` rebuilt from master), for
 whichever engine of the table the container runs. A tag none of whose parts names a version, a date or a commit
 (``sglang:glm5-hopper``, ``sglang:kimi-k3``) is a build label its owner can push again: advice, on model servers.
+
+Images are read wherever the files name them: containers, an operator's image fields (policies/reading/field_images.py:
+a NIMCache's ``modelPuller`` too), and a Kustomization's ``images`` entries, whose ``newTag`` kustomize writes into the
+build's containers (an overlay's ``newTag: main``).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Optional
 from components.images import image_tag, is_digest
 from components.serving_engines import ENGINES, Engine
 from policies.framework import UNKNOWN, Policy, Resource, unproven
-from policies.kube import container_label, containers, pod_specs, workload_types
+from policies.kube import as_dict, as_list, container_label, containers, get, pod_specs, split_type, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
 from policies.reading.field_images import field_images
 from policies.reading.placeholders import placeholder_in, placeholder_tag_only, written_images
@@ -137,9 +141,37 @@ def _images(resource: Resource) -> list[tuple[str, object, str, tuple[str, ...],
     return found
 
 
+_KUSTOMIZATION = ("kustomize.config.k8s.io", "Kustomization")
+
+
+def _kustomized_tags(resource: Resource, disallowed: set[str], prefixes: tuple[str, ...]) -> list[str]:
+    """A Kustomization's ``images`` entry that sets a moving ``newTag`` (an overlay's ``newTag: main``): kustomize
+    writes that tag into every container image of the build named ``name`` (kubernetes-sigs/kustomize
+    api/types/image.go Image{Name, NewName, NewTag, Digest}: "NewTag is the value used to replace the original tag";
+    a ``digest`` wins over it), so the overlay runs whatever was pushed last under the tag (spent set 55
+    anasgrt/llm-platform-poc deploy/overlays/prod/kustomization.yaml, newTag main for three images)."""
+    found: list[str] = []
+    for i, entry in enumerate(as_list(get(resource.props, "images"))):
+        entry = as_dict(entry)
+        name, tag = entry.get("newName") or entry.get("name"), entry.get("newTag")
+        if entry.get("digest") or not isinstance(tag, (str, int, float)) or isinstance(tag, bool):
+            continue
+        tag = str(tag)
+        if _PLACEHOLDER.search(tag) or not (_mutable(tag, disallowed, prefixes) or _moving_part(tag)):
+            continue
+        found.append(
+            f"images[{i}] {name}: newTag {tag} is a tag that moves to each new build, and kustomize writes it into every "
+            f"container image named {entry.get('name')} of the build, so replicas and rollbacks run whatever was pushed "
+            f"last; set newTag to a version or a commit, or pin digest: sha256:..."
+        )
+    return found
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     disallowed = {str(t).lower() for t in config["disallowedTags"]}
     prefixes = tuple(str(p).lower() for p in config["disallowedTagPrefixes"] if str(p))
+    if split_type(resource.type) == _KUSTOMIZATION:
+        return _kustomized_tags(resource, disallowed, prefixes)
     messages: list[str] = []
     for label, image, engine, moving, pull, serves in _images(resource):
         if not isinstance(image, str) or is_digest(image):

@@ -68,7 +68,8 @@ SPOT_LABELS = {
     # AKS spot node pools (https://learn.microsoft.com/azure/aks/spot-node-pool: kubernetes.azure.com/scalesetpriority=spot)
     "kubernetes.azure.com/scalesetpriority": "spot",
     # EKS managed node groups of capacity type SPOT (https://docs.aws.amazon.com/eks/latest/userguide/
-    # managed-node-groups.html: eks.amazonaws.com/capacityType=SPOT)
+    # managed-node-groups.html: "Amazon EKS adds the following Kubernetes label to all nodes in your managed node group
+    # that specifies the capacity type: eks.amazonaws.com/capacityType: SPOT", read in the code index's stored copy)
     "eks.amazonaws.com/capacityType": "spot",
     # Karpenter (https://karpenter.sh/docs/concepts/scheduling/#well-known-labels: karpenter.sh/capacity-type=spot) and
     # EKS Auto Mode (eks.amazonaws.com/capacity-type)

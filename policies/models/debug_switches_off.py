@@ -66,7 +66,7 @@ import re
 from collections.abc import Callable
 
 from policies.framework import Policy, Resource, Unproven, unproven
-from policies.kube import as_dict, as_int, as_list, get, is_custom_type, pod_specs, split_type
+from policies.kube import as_dict, as_int, as_list, decimal, get, is_custom_type, pod_specs, split_type
 from policies.reading.engines import env_values, table_servers
 from policies.reading.serving import ModelServer, engine_configs, engine_table, model_servers, pod_labels, serve_config
 from policies.reading.vllm_args import command_tokens, vllm_servers
@@ -80,7 +80,8 @@ def _is_one(value: str) -> bool:
 
 def _non_zero(value: str) -> bool:
     text = value.strip()
-    return text.lstrip("-").isdigit() and int(text) != 0
+    number = decimal(text[1:] if text.startswith("-") else text)
+    return number is not None and number != 0
 
 
 # variable -> (is it on, what it costs a serving pod)

@@ -39,7 +39,7 @@ import posixpath
 import re
 from typing import Optional
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_list, container_label, containers, pod_specs
 from policies.reading.downloaders import CALL_ROWS, ROWS
 from policies.reading.serving import model_servers
@@ -266,6 +266,69 @@ def _swallowed_downloads(resource: Resource, streamed: set[int]) -> list[str]:
     return messages
 
 
+def _wait_checked(rest: list[tuple[list[str], str]]) -> bool:
+    """True when a later ``wait`` has its status looked at: ``if wait ...``/``if ! wait``, or ``wait ... ||``/``&&``."""
+    for command, op in rest:
+        words = [w for w in command if w != "!"]
+        if "wait" in words[:3] and (words[:1] in (["if"], ["while"], ["until"]) or op in ("&&", "||")):
+            return True
+    return False
+
+
+def _unchecked_serving_pull(container: dict) -> Optional[tuple[str, bool]]:
+    """(the pull, True) of a model server's script that pulls beside the server in the background (``ollama pull
+    llama3.2 &``: set -e never sees its status, only a checked ``wait`` does) with nothing later checking the model
+    (``ollama list``/``ollama show``, a file test) or reading ``$?``."""
+    tokens, script = command_tokens(container)
+    if not script or any("$?" in t for t in tokens):
+        return None
+    raw = _script_commands(tokens)
+    commands = [(_unwrapped(c), op) for c, op in raw]
+    for i, (command, op) in enumerate(commands):
+        if not _download_form(command):
+            continue
+        if _checks_later(commands[i + 1 :]) or op in ("&&", "||", "|"):
+            return None
+        if op == "&":
+            return None if _wait_checked(raw[i + 1 :]) else (_shown(command), True)
+        # A pull in the foreground of the server's script: the server keeps running whatever its status, and the
+        # earlier form of this rule reads such a script as no signal (tests/policies/test_policy_swallowed_downloads.py
+        # careful form); only a pull whose status the script throws away (backgrounded, never waited on) is reported.
+        return None
+    return None
+
+
+def _serving_pulls(resource: Resource) -> list[str]:
+    """Advice for a model server whose own script pulls its model beside the server and lets a failed pull pass: the
+    server keeps running with no model, and every request for it fails (spent set 55 MardiantoS/chat-ai-k8s-ollama
+    k8s/backend/ollama-deployment.yaml: `ollama pull llama3.2 &`, a loop while the PID lives, then "Model download
+    completed!" whatever the pull's status)."""
+    from policies.reading.ollama_pulls import pulls_while_serving
+
+    messages: list[str] = []
+    for server in model_servers(resource):
+        if not pulls_while_serving(server.container, server.podspec):
+            continue
+        unchecked = _unchecked_serving_pull(server.container)
+        if unchecked is None:
+            continue
+        pull, background = unchecked
+        how = (
+            "in the background, and nothing collects its exit status (a checked `wait $pid`)"
+            if background
+            else "with no set -e and no && or || after it, and the script runs on"
+        )
+        messages.append(
+            unproven(
+                f"{server.label}: the script runs `{pull}` beside the server {how}, and nothing later checks the model "
+                f"(ollama show, ollama list): a failed pull leaves the server running with no model, and every request "
+                f"for it fails; check the pull (`ollama pull MODEL || exit 1`, `wait $pid || exit 1`) so the container "
+                f"restarts, or pull in an init container"
+            )
+        )
+    return messages
+
+
 def _finishing_containers(resource: Resource) -> list[tuple[str, dict]]:
     """(pod path, container) for each container that must run to completion before the model is served: an init
     container (not a restartPolicy: Always sidecar), or any container of a pod that runs to completion."""
@@ -327,7 +390,7 @@ def _tests_existence(tokens: list[str]) -> bool:
 def _check(resource: Resource, config: dict) -> list[str]:
     serves = bool(model_servers(resource))
     streamed, pulled = _streamed_pulls(resource)
-    messages = streamed + _swallowed_downloads(resource, pulled)
+    messages = streamed + _swallowed_downloads(resource, pulled) + _serving_pulls(resource)
     for path, podspec in pod_specs(resource):
         for container in containers(podspec, init=True):
             tokens, _ = command_tokens(container)

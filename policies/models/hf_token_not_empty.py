@@ -87,6 +87,22 @@ def token_placeholder(value: object) -> Optional[str]:
     return placeholder_in(text, ("stringData", "token"))
 
 
+# A whole value that is one variable for a rendering step (envsubst, a CI template): ${HF_TOKEN}, $HF_TOKEN. In a
+# Secret nothing expands it (the kubelet expands $(VAR) only in a container's command, args and env values:
+# https://kubernetes.io/docs/tasks/inject-data-application/define-interdependent-environment-variables/), so a Secret
+# applied as written holds the text itself (spent set 53 felipemoz/vllm-on-azure k8s/hf-secret.yaml stringData token
+# "${HF_TOKEN}").
+_RENDER_VARIABLE = re.compile(
+    r"^\$(?:\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}]*)?\}|\([A-Za-z_][A-Za-z0-9_]*\)|[A-Za-z_][A-Za-z0-9_]*)$"
+)
+
+
+def _unrendered(value: object) -> Optional[str]:
+    """The value when it is one rendering variable (``${HF_TOKEN}``), else None."""
+    text = value.strip() if isinstance(value, str) else ""
+    return text if _RENDER_VARIABLE.match(text) else None
+
+
 def _secret_token(namespace: Optional[str], secret: Any, key: Any) -> Optional[tuple[str]]:
     """``("",)`` when the Secret of the files holds an empty value under the key, ``(placeholder,)`` when it holds a
     fill-in, else None (no such Secret read, or a value that may be real)."""
@@ -297,6 +313,18 @@ def _check_secret(resource: Resource, config: dict) -> list[str]:
     for key, value in sorted(values.items()):
         named = key in TOKEN_VARIABLES or (key.lower() in _TOKEN_KEYS and _HF_NAME.search(name) is not None)
         filler = token_placeholder(value)
+        variable = None if filler else _unrendered(value)
+        if variable and (named or _CREDENTIAL_KEY.search(key)):
+            messages.append(
+                unproven(
+                    f"key {key} holds {variable!r}, a variable for a rendering step (envsubst): nothing in Kubernetes "
+                    f"expands it in a Secret, so applied as written the Secret holds that text and a pod that reads it "
+                    f"sends it as the credential, which "
+                    + ("the Hub answers with 401 (even for a public model)" if named else "the service refuses")
+                    + "; render the file before applying it (envsubst < file | kubectl apply -f -) or create the Secret "
+                    "out of band (kubectl create secret generic ... --from-literal)"
+                )
+            )
         if filler and not named and _CREDENTIAL_KEY.search(key):
             messages.append(
                 unproven(

@@ -22,7 +22,7 @@ from typing import Optional
 
 from components.images import names_image
 from components.serving_engines import ENGINES, Engine
-from policies.kube import as_dict, as_list, as_quantity, name_of
+from policies.kube import as_dict, as_list, as_quantity, name_of, port_number
 
 # Images that take an engine's flags without being that engine (llm-d's CPU-only vLLM simulator).
 _NOT_ENGINES = ("llm-d-inference-sim",)
@@ -113,7 +113,7 @@ def _declared_ports(container: Mapping) -> set[int]:
     for field in ("livenessProbe", "readinessProbe", "startupProbe"):
         probe = as_dict(container.get(field))
         ports += [as_dict(probe.get(kind)).get("port") for kind in ("httpGet", "tcpSocket", "grpc")]
-    return {int(p) for p in ports if isinstance(p, int) or (isinstance(p, str) and p.isdigit())}
+    return {n for p in ports if (n := port_number(p)) is not None}
 
 
 # Images of other programs (proxies, gateways, web UIs): a container of one named after the engine is not the engine.

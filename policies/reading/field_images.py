@@ -9,7 +9,8 @@ image rules (G1 image-tag-pinned, G46 container-can-start) say of a container's 
 the field's meaning is read from its name, not from a reader of the kind.
 
 Read only in custom resources no reader knows (a known kind's image fields are its reader's), under a key named
-``image`` or ending in ``Image`` (``loaderImage``), whose value is a string, or a mapping of ``repository`` and a
+``image`` or ending in ``Image`` (``loaderImage``) or ``Puller`` (a NIMCache's ``modelPuller``, the NIM image that
+downloads the model), whose value is a string, or a mapping of ``repository`` and a
 ``tag`` (joined as Helm charts join them). A string beside a ``tag``, ``version`` or ``repository`` key is one part of
 a reference the operator assembles (NVIDIA GPU Operator ClusterPolicy ``driver.{repository,image,version}``): not
 read. Pod templates and container lists are the pod rules' and are skipped; so are metadata and status.
@@ -31,7 +32,15 @@ _MAX_NODES = 5_000
 
 
 def _image_key(key: object) -> bool:
-    return isinstance(key, str) and (key == "image" or (key.endswith("Image") and key[:1].islower()))
+    return isinstance(key, str) and (
+        key == "image" or (key.endswith("Image") and key[:1].islower()) or key.endswith(_IMAGE_SUFFIXES)
+    )
+
+
+# Keys named for the program an operator runs from an image, not for the image (k8s-nim-operator v3.1.2
+# api/apps/v1alpha1/nimcache_types.go NGCSource.ModelPuller "the container image that can pull the model", and
+# HFSource's; spent set 54 Dineshk1205/nvidiaRAG nim-caches.yaml, three modelPuller images at :latest).
+_IMAGE_SUFFIXES = ("Puller",)
 
 
 def _joined(value: dict) -> Any:

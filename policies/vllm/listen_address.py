@@ -27,7 +27,7 @@ from typing import Any, Optional
 from components.images import names_image
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
-from policies.kube import as_dict, as_list, get, is_custom_type, metadata_name, name_of, split_type
+from policies.kube import as_dict, as_list, get, is_custom_type, metadata_name, name_of, port_number, split_type
 from policies.reading.engine_flags import rebuilt_image
 from policies.reading.engines import table_args
 from policies.reading.route_path import service_selectors
@@ -60,8 +60,7 @@ def _host_port(value: str) -> tuple[str, Optional[int]]:
         host, _, tail = text.partition(":")
     else:
         host, tail = text, ""
-    if tail.isdigit():
-        port = int(tail)
+    port = port_number(tail)
     return host, port
 
 
@@ -105,7 +104,7 @@ def _bind(server: ModelServer, row: Engine) -> Optional[tuple[str, str, int, boo
     host, port = _host_port(value) if isinstance(value, str) else ("", None)
     raw_port = args.get("port")
     if raw_port is not None:
-        port = int(raw_port) if str(raw_port).isdigit() else None
+        port = port_number(str(raw_port))
         if port is None:
             return None  # a variable
     port = port or row.port
@@ -134,7 +133,7 @@ def _named_port(container: Mapping, port: Any) -> Optional[int]:
     if isinstance(port, str) and not port.isdigit():
         named = [p for p in as_list(container.get("ports")) if isinstance(p, dict) and p.get("name") == port]
         port = named[0].get("containerPort") if named else None
-    return int(port) if isinstance(port, (int, str)) and not isinstance(port, bool) and str(port).isdigit() else None
+    return port_number(port)
 
 
 def _probes_on(container: Mapping, port: int) -> list[str]:
@@ -250,9 +249,8 @@ def _listens_on(server: ModelServer, row: Engine) -> Optional[set[int]]:
         raw = _host_port(args["host"])[1]
     if raw is None and row.env.get("port"):
         return None  # the image's own environment may set it
-    if raw is not None and not str(raw).isdigit():
-        return None
-    return {int(raw) if raw is not None else row.port}
+    number = port_number(str(raw)) if raw is not None else row.port
+    return {number} if number is not None else None
 
 
 def _env_names(server: ModelServer) -> set[str]:
@@ -292,7 +290,7 @@ def _unserved_ports(service: Resource, workloads: list[Resource]) -> list[str]:
                             f"port {entry.get('port')} targets the named port {target}, which no container of {get(resource.props, 'kind')}/{get(resource.props, 'metadata', 'name')} declares, so the Service has no endpoint on it"
                         )
                     continue
-                number = int(target) if isinstance(target, int) or (isinstance(target, str) and target.isdigit()) else None
+                number = port_number(target)
                 if known and number is not None and number not in listening:
                     shown = ", ".join(str(p) for p in sorted(listening))
                     names = " and ".join(sorted({r.display for _, r in rows if r is not None}))

@@ -19,7 +19,7 @@ from typing import Optional
 
 from components.images import image_repository, vllm_release
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, is_custom_type, split_type
+from policies.kube import WORKLOAD_TYPES, decimal, is_custom_type, split_type
 from policies.reading.container_env import env_values, outside_env_sources
 from policies.reading.serving import engine_row
 from policies.reading.vllm_args import positional_tokens, served_model, vllm_command_line, vllm_servers
@@ -34,7 +34,7 @@ _MODEL_VARIABLES = ("MODEL", "MODEL_ID", "MODEL_NAME", "MODEL_PATH", "HF_MODEL_I
 
 
 def _release_key(release: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in release.split(".") if x.isdigit())
+    return tuple(n for x in release.split(".") if (n := decimal(x)) is not None)
 
 
 def _default(release: Optional[str]) -> str:

@@ -121,6 +121,10 @@ EXPECTED = {
     # ...and its "--log-requests" (line 62) is an option of no vLLM wheel from 0.6.0 to 0.34.0 (the releases have
     # --enable-log-requests / --disable-log-requests): advice, as :latest names no release (S38).
     ("examples__online_serving__prometheus_grafana__k8s-monitoring__vllm-deployment.yaml", "engine-options-exist"),
+    # ...and its args begin with "serve" on vllm/vllm-openai:latest, whose ENTRYPOINT is already `vllm serve`: the
+    # process is `vllm serve serve Qwen/Qwen3-235B-A22B ...`, which argparse refuses (G80, mandatory; review46a
+    # confirmed: vllm-project/vllm#37133 shows that exact error).
+    ("examples__online_serving__prometheus_grafana__k8s-monitoring__vllm-deployment.yaml", "entrypoint-args-fit"),
     # ...and (issue 21, GPU sized from nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3) Qwen3-235B-A22B's ~470 GB of bf16
     # weights over TP 4 need ~117 GB per 80 GB H100: it cannot start.
     ("examples__online_serving__prometheus_grafana__k8s-monitoring__vllm-deployment.yaml", "vllm-max-model-len-fits-kv-cache"),

@@ -91,4 +91,8 @@ def test_a_fill_in_under_any_credential_key_is_advice():
 def test_a_real_looking_value_or_a_key_that_names_no_credential_is_silent():
     assert found_by([_secret("ngc-secret", **{"api-key": "nvapi-3f9a0c1d2e"})], S28_SECRET) == []
     assert found_by([_secret("cfg", MODEL_NAME="REPLACE_WITH_MODEL")], S28_SECRET) == []
-    assert found_by([_secret("s", NGC_API_KEY="${NGC_API_KEY}")], S28_SECRET) == []
+    # A whole ${VAR} under a credential's key is a rendering step's variable: advice since session 46 (held-out set
+    # 53 labelled felipemoz/vllm-on-azure k8s/hf-secret.yaml stringData token "${HF_TOKEN}" S27/S28 advisory: applied
+    # without envsubst the server sends the text as its token), never a block.
+    [(level, message)] = found_by([_secret("s", NGC_API_KEY="${NGC_API_KEY}")], S28_SECRET)
+    assert level == "advisory" and "rendering step" in message

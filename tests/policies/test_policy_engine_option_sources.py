@@ -347,3 +347,42 @@ def test_a_triton_option_newer_than_the_container_blocks():
     assert found_by([triton("nvcr.io/nvidia/tritonserver:26.05-py3", args)], FLAGS) == []
     # a rebuild under another name, or the SDK image, names no release read: silent, some release has it
     assert found_by([triton("registry.example.com/ml/tritonserver:24.08", args)], FLAGS) == []
+
+
+def test_triton_options_whose_value_has_a_form_of_their_own_stay_silent():
+    # review46c: tritonserver declares --backend-config, --cuda-memory-pool-byte-size, --host-policy, --metrics-config,
+    # --rate-limit-resource ... with a literal describing their value ("<string>,<string>=<string>") where others have
+    # Option::ArgStr (triton-inference-server/server v2.49.0 src/command_line_parser.cc:839, v2.18.0
+    # src/servers/main.cc): the reader skipped them, and S38 blocked the commonest careful Triton command lines
+    # (KServe's kserve-tritonserver runtime form: args [tritonserver, --model-store=/mnt/models, ...]).
+    careful = [
+        "--model-store=/mnt/models",
+        "--grpc-port=9000",
+        "--http-port=8080",
+        "--allow-grpc=true",
+        "--allow-http=true",
+        "--backend-config=python,shm-default-byte-size=16777216",
+        "--cuda-memory-pool-byte-size=0:268435456",
+        "--host-policy=numa0,numa-node=0",
+        "--rate-limit-resource=R1:10",
+    ]
+    for tag in ("22.01-py3", "23.05-py3", "24.08-trtllm-python-py3", "26.07-py3"):
+        assert found_by([triton(f"nvcr.io/nvidia/tritonserver:{tag}", careful)], FLAGS) == [], tag
+    table, newer = cli_options("triton_cli_flags.json"), ["--metrics-config=summary_latencies=true"]
+    assert table.releases_with("--metrics-config")[0] != table.releases[0]
+    # an option whose value has a form of its own still blocks where the container's server lacks it
+    ((level, message),) = found_by([triton("nvcr.io/nvidia/tritonserver:22.01-py3", [*TRITON_ARGS, *newer])], FLAGS)
+    assert level == "mandatory" and "--metrics-config is not an option of Triton Inference Server 22.01" in message
+
+
+def test_triton_reader_takes_a_literal_value_form():
+    from tools.read_source_options import triton_options
+
+    text = (
+        '{OPTION_HELP, "help", Option::ArgNone, "Print usage"},\n'
+        '{OPTION_BACKEND_CONFIG, "backend-config", "<string>,<string>=<string>",\n "Specify a backend-specific setting"},'
+    )
+    assert triton_options(text) == {
+        "--help": {"env": "", "no_value": True},
+        "--backend-config": {"env": "", "no_value": False},
+    }

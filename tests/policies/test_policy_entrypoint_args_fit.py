@@ -71,9 +71,50 @@ def test_serve_repeated_before_a_model_blocks():
     assert [lv for lv, _ in found_by([_deployment(mirrored)], POLICY)] == ["mandatory"]
 
 
-def test_serve_before_options_only_is_advice():
-    found = found_by([_deployment(_vllm("serve", "--model", "Qwen/Qwen2.5-7B-Instruct"))], POLICY)
+def test_serve_before_model_flag_blocks_and_before_options_only_is_advice():
+    """review46a #8: FlexibleArgumentParser.parse_args (vllm/utils/argparse_utils.py @00da11e3) moves the --model value
+    to the front, `serve M serve`, and argparse refuses the second positional word."""
+    for model in (["--model", "Qwen/Qwen2.5-7B-Instruct"], ["--model=Qwen/Qwen2.5-7B-Instruct"]):
+        ((level, message),) = found_by([_deployment(_vllm("serve", *model, "--port", "8001"))], POLICY)
+        assert level == "mandatory" and "unrecognized arguments: serve" in message
+    found = found_by([_deployment(_vllm("serve", "--config", "/etc/vllm/config.yaml"))], POLICY)
     assert [lv for lv, _ in found] == ["advisory"]
+
+
+def test_serve_repeated_after_a_command_or_in_one_string_blocks():
+    """review46a #10."""
+    repeated = {**_vllm("serve", "Qwen/Qwen2.5-7B-Instruct", "--port", "8000"), "command": ["vllm", "serve"]}
+    ((level, message),) = found_by([_deployment(repeated)], POLICY)
+    assert level == "mandatory" and "`vllm serve serve Qwen/Qwen2.5-7B-Instruct ...`" in message
+    ((level, message),) = found_by([_deployment(_vllm("serve Qwen/Qwen2.5-7B-Instruct --port 8002"))], POLICY)
+    assert level == "mandatory" and "one string" in message
+
+
+def test_kuberay_args_are_not_the_image_entrypoints():
+    """review46a #3: KubeRay runs `ray start ... && <command> <args>` (ray-project/kuberay
+    ray-operator/controllers/ray/common/pod.go BuildPod at 00ac1468): `serve run` is Ray Serve's CLI there."""
+    ray = {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCluster",
+        "metadata": {"name": "llm"},
+        "spec": {
+            "headGroupSpec": {
+                "rayStartParams": {"dashboard-host": "0.0.0.0"},
+                "template": {
+                    "spec": {
+                        "containers": [
+                            {
+                                "name": "ray-head",
+                                "image": "vllm/vllm-openai:v0.10.1",
+                                "args": ["serve", "run", "/config/serve.yaml"],
+                            }
+                        ]
+                    }
+                },
+            }
+        },
+    }
+    assert found_by([ray], POLICY) == []
 
 
 def test_careful_vllm_args_stay_silent():
@@ -95,12 +136,19 @@ def test_a_health_probe_on_a_server_without_that_route_blocks():
     )
     ollama = {
         "name": "ollama",
-        "image": "ollama/ollama:latest",
+        "image": "ollama/ollama:0.5.7",
         "ports": [{"containerPort": 11434}],
         "livenessProbe": _get("/api/health", 11434),
     }
     ((level, message),) = found_by([_deployment(ollama)], POLICY)
     assert level == "mandatory" and "livenessProbe GETs /api/health on port 11434" in message and "restarts" in message
+
+
+def test_an_image_no_release_read_covers_is_advice():
+    """review46a #9: latest, untagged, a newer release or a mirror path may hold routes the table did not read."""
+    for image in ("ollama/ollama:latest", "ollama/ollama", "ollama/ollama:0.40.0", "registry.local/mirror/ollama/ollama:0.5.7"):
+        ollama = {"name": "ollama", "image": image, "ports": [{"containerPort": 11434}], "readinessProbe": _get("/health", 11434)}
+        assert [lv for lv, _ in found_by([_deployment(ollama)], POLICY)] == ["advisory"], image
 
 
 def test_careful_probes_stay_silent():
@@ -128,6 +176,63 @@ def test_the_port_moved_by_ollama_host_is_followed():
         "readinessProbe": _get("/healthz", 8080),
     }
     assert [lv for lv, _ in found_by([_deployment(moved)], POLICY)] == ["mandatory"]
+
+
+def test_an_unsettled_port_or_a_sidecar_on_it_stays_silent():
+    """review46a #5: OLLAMA_HOST from an envFrom source, and an auth proxy sidecar that owns the probed port."""
+    config_map = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "ollama-env"},
+        "data": {"OLLAMA_HOST": "127.0.0.1:11435"},
+    }
+    ollama = {
+        "name": "ollama",
+        "image": "ollama/ollama:0.5.7",
+        "envFrom": [{"configMapRef": {"name": "ollama-env"}}],
+        "readinessProbe": _get("/healthz", 11434),
+    }
+    proxy = {"name": "auth-proxy", "image": "quay.io/oauth2-proxy/oauth2-proxy:v7.6.0", "ports": [{"containerPort": 11434}]}
+    assert found_by([config_map, _deployment(ollama, proxy)], POLICY) == []
+    assert found_by([_deployment(ollama)], POLICY) == []  # the ConfigMap is not in the files: the port is unknown
+    # The ConfigMap in the files moves the port to 11435; with no sidecar, a probe there blocks.
+    moved = {**ollama, "readinessProbe": _get("/healthz", 11435)}
+    assert [lv for lv, _ in found_by([config_map, _deployment(moved)], POLICY)] == ["mandatory"]
+    # A ConfigMap of the files that leaves OLLAMA_HOST out settles the default port.
+    other = {**config_map, "data": {"OLLAMA_KEEP_ALIVE": "5m"}}
+    assert [lv for lv, _ in found_by([other, _deployment(ollama)], POLICY)] == ["mandatory"]
+
+
+def test_llama_cpp_python_port_precedence():
+    """review46a #12: `python -m llama_cpp.server` reads PORT over --port (llama_cpp/server/__main__.py v0.3.35 L93);
+    under uvicorn PORT is not read."""
+    env_wins = {**LLAMA_CPP_PYTHON, "env": [{"name": "PORT", "value": "9000"}], "readinessProbe": _get("/health", 9000)}
+    assert [lv for lv, _ in found_by([_deployment(env_wins)], POLICY)] == ["mandatory"]
+    flag_loses = {**env_wins, "readinessProbe": _get("/health", 8080)}
+    assert found_by([_deployment(flag_loses)], POLICY) == []
+    uvicorn = {
+        "name": "llama",
+        "image": "python:3.11-slim",
+        "command": ["uvicorn", "--factory", "llama_cpp.server.app:create_app", "--host", "0.0.0.0"],
+        "env": [{"name": "PORT", "value": "9000"}],
+        "readinessProbe": _get("/health", 8000),
+    }
+    assert [lv for lv, _ in found_by([_deployment(uvicorn)], POLICY)] == ["mandatory"]
+    assert found_by([_deployment({**uvicorn, "readinessProbe": _get("/health", 9000)})], POLICY) == []
+
+
+def test_odd_port_values_do_not_raise():
+    """review46a #4: "²".isdigit() is true but int() refuses it; so does a port of more than 4300 digits."""
+    for extra in (
+        {"command": ["python", "-m", "llama_cpp.server", "--port=²"]},
+        {"command": ["python", "-m", "llama_cpp.server"], "env": [{"name": "PORT", "value": "¹"}]},
+        {"command": ["python", "-m", "llama_cpp.server", "--port", "9" * 5000]},
+        {"image": "ollama/ollama:0.5.7", "command": None, "env": [{"name": "OLLAMA_HOST", "value": "0.0.0.0:" + "9" * 5000}]},
+    ):
+        container = {"name": "a", "image": "python:3", "readinessProbe": _get("/health", 8000), **extra}
+        if container["command"] is None:
+            del container["command"]
+        assert found_by([_deployment(container)], POLICY) == [], extra
 
 
 def test_bad_input_does_not_raise():

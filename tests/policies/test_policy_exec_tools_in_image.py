@@ -114,7 +114,7 @@ def test_careful_forms_stay_silent():
     careful = [
         _ollama(readinessProbe=_exec("ollama", "list"), livenessProbe=_exec("/bin/ollama", "--version")),
         _ollama(readinessProbe={"httpGet": {"path": "/", "port": 11434}}, livenessProbe={"tcpSocket": {"port": 11434}}),
-        _ollama(readinessProbe=_exec("sh", "-c", "command -v curl && curl -f http://localhost:11434/")),
+        _ollama(readinessProbe=_exec("sh", "-c", "if command -v curl; then curl -f http://localhost:11434/; fi")),
         _ollama(readinessProbe=_exec("sh", "-c", "curl -f http://localhost:11434/ || ollama list")),
         _ollama(readinessProbe=_exec("bash", "-c", "echo > /dev/tcp/127.0.0.1/11434")),
         _ollama(readinessProbe=_exec("sh", "-c", "$CHECK http://localhost:11434/")),
@@ -137,3 +137,84 @@ def test_bad_input_does_not_raise():
         _ollama(readinessProbe=_exec("sh", "-c", "curl 'unbalanced")),
     ):
         found_by([_deployment(container)], POLICY)
+
+
+# review46a #1: the pod installs the program before its probe or hook runs it (a compose file of ollama/ollama:latest
+# runs `apt-get update && apt-get install -y curl && ollama serve` with a curl healthcheck; code index id 38084579064).
+INSTALLS_CURL = _ollama(
+    "ollama/ollama:0.5.7",
+    command=["/bin/sh", "-c"],
+    args=["apt-get update && apt-get install -y curl && exec ollama serve"],
+    readinessProbe=_exec("curl", "-sf", "http://localhost:11434/api/tags"),
+    lifecycle={
+        "postStart": {
+            "exec": {
+                "command": [
+                    "/bin/sh",
+                    "-c",
+                    "apt-get update && apt-get install -y curl=7.81.0-1ubuntu1.15 && curl -s http://localhost:11434/api/pull -d x",
+                ]
+            }
+        }
+    },
+)
+# review46a #2: an init container copies a static curl into an emptyDir the probe runs it from (an init container
+# running `cp /usr/bin/curl /tools/curl` for a container that lacks curl: code index id 53962619837).
+MOUNTED_CURL = {
+    **_ollama(
+        "ollama/ollama:0.5.7",
+        volumeMounts=[{"name": "tools", "mountPath": "/tools"}],
+        livenessProbe=_exec("/tools/curl", "-sf", "http://localhost:11434/api/tags"),
+    )
+}
+
+
+def test_a_program_the_pod_adds_stays_silent():
+    careful = [
+        INSTALLS_CURL,
+        MOUNTED_CURL,
+        _ollama("ollama/ollama:0.5.7", readinessProbe=_exec("./curl", "-sf", "http://localhost:11434/")),
+        _ollama(
+            "ollama/ollama:0.5.7",
+            env=[{"name": "PATH", "value": "/tools:/usr/bin:/bin"}],
+            readinessProbe=_exec("curl", "-sf", "http://localhost:11434/"),
+        ),
+        _ollama(
+            "ollama/ollama:0.5.7",
+            volumeMounts=[{"name": "bin", "mountPath": "/usr/local/bin"}],
+            readinessProbe=_exec("curl", "-sf", "http://localhost:11434/"),
+        ),
+    ]
+    for container in careful:
+        assert found_by([_deployment(container)], POLICY) == [], container
+
+
+def test_the_same_forms_without_what_the_pod_adds_block():
+    # Installing another package, or a path on the image's PATH, adds nothing.
+    other = _ollama(
+        "ollama/ollama:0.5.7",
+        command=["/bin/sh", "-c"],
+        args=["apt-get update && apt-get install -y jq && exec ollama serve"],
+        readinessProbe=_exec("curl", "-sf", "http://localhost:11434/api/tags"),
+    )
+    assert [lv for lv, _ in found_by([_deployment(other)], POLICY)] == ["mandatory"]
+    on_path = _ollama("ollama/ollama:0.5.7", livenessProbe=_exec("/usr/bin/curl", "-sf", "http://localhost:11434/"))
+    assert [lv for lv, _ in found_by([_deployment(on_path)], POLICY)] == ["mandatory"]
+
+
+def test_a_guard_or_an_exit_fallback_still_fails_without_the_program():
+    """review46a #11: with curl absent, `command -v curl && curl` and `curl ... || exit 1` exit non-zero every period."""
+    for script in (
+        "curl -sf http://localhost:11434/ || exit 1",
+        "command -v curl >/dev/null && curl -sf http://localhost:11434/",
+        "command -v curl && curl -f http://localhost:11434/",
+    ):
+        found = found_by([_deployment(_ollama("ollama/ollama:0.5.7", readinessProbe=_exec("/bin/sh", "-c", script)))], POLICY)
+        assert [lv for lv, _ in found] == ["mandatory"], script
+        assert "readinessProbe runs `curl`" in found[0][1]
+
+
+def test_a_script_in_args_under_sh_c_is_read():
+    container = _ollama("ollama/ollama:0.5.7", command=["/bin/sh", "-c"], args=["python3 /warm.py && exec ollama serve"])
+    ((level, message),) = found_by([_deployment(container)], POLICY)
+    assert level == "advisory" and "command runs `python3`" in message

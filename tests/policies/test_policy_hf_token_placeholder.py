@@ -79,8 +79,11 @@ def test_a_real_looking_or_rendered_token_and_other_secrets_stay_silent():
     real = _secret("hf-token", None, token="hf_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bD1fH3")
     rendered = _secret("hf-token", None, token="${HF_TOKEN}")
     other = _secret("db-credentials", None, token="changeme", password="REPLACE_ME")
-    for objs in ([real], [rendered], [other]):
+    for objs in ([real], [other]):
         assert found_by(objs, SECRET) == [], objs
+    # Session 46 (spent set 53 felipemoz/vllm-on-azure k8s/hf-secret.yaml): nothing expands ${HF_TOKEN} in a Secret,
+    # so the Secret itself gets advice (render it before applying); the workload reading it stays silent.
+    assert [level for level, _ in found_by([rendered], SECRET)] == ["advisory"]
     reader = _vllm("m", None, [_ref("HF_TOKEN", "hf-token", "token")])
     assert found_by([real, reader], WORKLOAD) == []
     assert found_by([rendered, reader], WORKLOAD) == []

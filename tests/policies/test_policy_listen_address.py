@@ -232,3 +232,30 @@ def test_each_lws_template_meets_the_services_that_select_its_pods():
     # Without a leader template the worker template makes the leader too (worker-index 0).
     index0 = every_pod | {"leaderworkerset.sigs.k8s.io/worker-index": "0"}
     assert blocked([lws([], leader=False), lws_service(index0)]) == [worker]
+
+
+def test_odd_host_ports_do_not_raise():
+    """review46a #4: an OLLAMA_HOST port of 5000 digits (int() refuses more than 4300) or "²" (isdigit but not int)."""
+    for value in ("0.0.0.0:" + "9" * 5000, "0.0.0.0:²", "[::]:99999"):
+        deployment = {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "x", "namespace": "n"},
+            "spec": {
+                "selector": {"matchLabels": {"app": "x"}},
+                "template": {
+                    "metadata": {"labels": {"app": "x"}},
+                    "spec": {
+                        "containers": [
+                            {
+                                "name": "a",
+                                "image": "ollama/ollama:0.5.7",
+                                "env": [{"name": "OLLAMA_HOST", "value": value}],
+                                "readinessProbe": {"httpGet": {"path": "/", "port": 11434}},
+                            }
+                        ]
+                    },
+                },
+            },
+        }
+        assert not [m for _, m in found_by([deployment], POLICY) if "could not be checked" in m], value

@@ -510,7 +510,7 @@ def test_s5_scale_to_zero_blocks_only_a_model_server_the_files_show():
     """A floor of 0 on KEDA's own sample (nothing says model server) or on a CPU Deployment of the files is no
     finding; named for a model server with the target elsewhere (DrOSAlchemist/keda-scale-zero-gpu-inference
     k8s/vllm-keda-scaledobject.yaml, set 6: target vllm) it is advice; on a GPU Deployment of the files that serves on a
-    port it blocks (one with no port, probe or Service may be a queue worker: advice)."""
+    port it blocks (one with no port, probe or Service, scaled only on queue triggers, is a queue worker: advice)."""
     assert found_by([KEDA_SAMPLE], S5) == [] and found_by([KEDA_SAMPLE, CPU_DEPLOYMENT], S5) == []
     named = copy.deepcopy(KEDA_SAMPLE)
     named["metadata"]["name"], named["spec"]["scaleTargetRef"]["name"] = "vllm-autoscaler", "vllm"
@@ -518,8 +518,12 @@ def test_s5_scale_to_zero_blocks_only_a_model_server_the_files_show():
     assert advice[0] == "advisory" and advice[1].endswith("names a model server (vllm))")
     gpu = copy.deepcopy(CPU_DEPLOYMENT)
     gpu["spec"]["template"]["spec"]["containers"][0]["resources"] = {"limits": {"nvidia.com/gpu": "1"}}
-    # A GPU container that answers no request (no port, no probe, no Service) may be a queue worker: advice.
-    assert [level for level, _ in found_by([KEDA_SAMPLE, gpu], S5)] == ["advisory"]
+    # A GPU container that answers no request (no port, no probe, no Service), scaled only on a queue, is a queue
+    # worker: advice. KEDA's sample trigger is no queue scaler, so the same target under it still blocks (review46a #6).
+    assert [level for level, _ in found_by([KEDA_SAMPLE, gpu], S5)] == ["mandatory"]
+    queued = copy.deepcopy(KEDA_SAMPLE)
+    queued["spec"]["triggers"] = [{"type": "rabbitmq", "metadata": {"queueName": "jobs", "value": "5"}}]
+    assert [level for level, _ in found_by([queued, gpu], S5)] == ["advisory"]
     gpu["spec"]["template"]["spec"]["containers"][0]["ports"] = [{"containerPort": 80}]
     assert [level for level, _ in found_by([KEDA_SAMPLE, gpu], S5)] == ["mandatory"]
 

@@ -85,3 +85,57 @@ def test_a_known_engine_without_a_port_still_blocks():
     del container["command"]
     container["args"] = ["--model", "Qwen/Qwen2.5-7B-Instruct"]
     assert _levels([vllm, SCALER]) == ["mandatory"]
+
+
+def test_a_target_scaled_on_request_traffic_blocks():
+    """review46a #6: an HTTPScaledObject routes HTTP requests to the target; a prometheus trigger on a request rate
+    scales on requests: neither is a queue worker, whatever the Deployment declares."""
+    http = {
+        "apiVersion": "http.keda.sh/v1alpha1",
+        "kind": "HTTPScaledObject",
+        "metadata": {"name": "whisper-worker", "namespace": "asr"},
+        "spec": {
+            "hosts": ["asr.example.com"],
+            "scaleTargetRef": {
+                "name": "whisper-worker",
+                "kind": "Deployment",
+                "apiVersion": "apps/v1",
+                "service": "asr",
+                "port": 8080,
+            },
+            "replicas": {"min": 0, "max": 3},
+        },
+    }
+    assert _levels([WORKER, http]) == ["mandatory"]
+    prometheus = copy.deepcopy(SCALER)
+    prometheus["spec"]["triggers"] = [
+        {
+            "type": "prometheus",
+            "metadata": {"serverAddress": "http://prom:9090", "query": "sum(rate(http_requests_total[1m]))", "threshold": "5"},
+        }
+    ]
+    assert _levels([WORKER, prometheus]) == ["mandatory"]
+    mixed = copy.deepcopy(SCALER)
+    mixed["spec"]["triggers"] = [*SCALER["spec"]["triggers"], prometheus["spec"]["triggers"][0]]
+    assert _levels([WORKER, mixed]) == ["mandatory"]
+    # Queue and stream triggers only: advice.
+    streams = copy.deepcopy(SCALER)
+    streams["spec"]["triggers"] = [{"type": "aws-sqs-queue", "metadata": {"queueURL": "q"}}, {"type": "kafka", "metadata": {}}]
+    assert _levels([WORKER, streams]) == ["advisory"]
+
+
+def test_a_service_with_no_namespace_may_select_it():
+    """review46a #7: kustomize's `namespace:` or `kubectl apply -n` sets the namespace a Service leaves out."""
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "whisper"},
+        "spec": {"selector": {"app": "whisper-worker"}, "ports": [{"port": 80}]},
+    }
+    assert _levels([WORKER, SCALER, service]) == ["mandatory"]
+    worker = copy.deepcopy(WORKER)
+    del worker["metadata"]["namespace"]
+    scaler = copy.deepcopy(SCALER)
+    del scaler["metadata"]["namespace"]
+    placed = {**service, "metadata": {"name": "whisper", "namespace": "asr"}}
+    assert _levels([worker, scaler, placed]) == ["mandatory"]

@@ -1,0 +1,266 @@
+"""G82 scrape-and-scaler-reach: the metric an autoscaler scales a model server on can be read where it is asked for.
+
+(a) A KEDA ``prometheus`` trigger asks ``<serverAddress>/api/v1/query?query=...`` (kedacore/keda v2.20.2
+pkg/scalers/prometheus_scaler.go:207) and fails on any status outside 2xx ("prometheus query api returned error",
+:246-250) or a body that is not the query API's JSON (:259). A serverAddress whose path ends in ``/metrics`` (a
+server's own exposition page: ``/metrics/api/v1/query`` is no page), or that names a Service of the run selecting a
+model server's pods rather than Prometheus (vLLM, SGLang and the rest serve no ``/api/v1/query``), never answers: the
+scaler errors on every poll, the ScaledObject's HPA gets no value and the server never scales. Mandatory.
+
+(b) A model server's pods isolated for Ingress by NetworkPolicies of the run (policies/reading/network_policies.py)
+none of whose ingress rules admits the port Prometheus scrapes (the port of a PodMonitor's podMetricsEndpoints, a
+ServiceMonitor's endpoints through the Service's targetPort, or the ``prometheus.io/port`` annotation): every scrape is
+dropped, the series disappear. Mandatory when an HPA or ScaledObject targeting the workload scales on a model-server
+series (the engine table's families, policies/reading/promql.py): it gets no value and never scales; advice when no
+autoscaler reads it (dashboards and alerts go blind) or the scaler's metric is not proven to be this server's, and
+when a Cilium or Calico policy in the files may admit the scrape. A rule that admits the port from any peer is
+enough to stay silent (whether that peer is Prometheus is not read).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Optional
+from urllib.parse import urlsplit
+
+from policies.autoscaling.scalers import (
+    SERVICE_MONITOR_GROUP_KIND,
+    Workload,
+    hpa_metrics,
+    monitored_by,
+    scale_target,
+    scalers,
+    triggers,
+    workloads,
+)
+from policies.framework import Policy, Resource, unproven
+from policies.kube import as_dict, as_int, as_list, containers, get, metadata_name, pod_specs, split_type
+from policies.reading.network_policies import applying, network_policies, other_engine, ports_admit, rules
+from policies.reading.promql import server_series
+from policies.reading.serving import model_servers, namespace_of, selector_matches
+
+_KEDA = "keda.sh"
+_SCRAPE_PORT = "prometheus.io/port"
+
+
+def _declared(resource: Resource) -> dict[int, Optional[str]]:
+    """The container ports of a workload's pods: number -> name."""
+    found: dict[int, Optional[str]] = {}
+    for _, podspec in pod_specs(resource):
+        for c in containers(podspec):
+            for p in (as_dict(x) for x in as_list(c.get("ports"))):
+                number = as_int(p.get("containerPort"))
+                if number is not None:
+                    found[number] = p.get("name") if isinstance(p.get("name"), str) else None
+    return found
+
+
+def _pod_port(value: Any, declared: Mapping[int, Optional[str]]) -> Optional[tuple[int, Optional[str]]]:
+    """(number, name) of a pod port given by number or by name, or None when a name no container declares."""
+    number = as_int(value)
+    if number is not None:
+        return number, declared.get(number)
+    if isinstance(value, str):
+        return next(((n, name) for n, name in declared.items() if name == value), None)
+    return None
+
+
+def _services(resources: list[Resource]) -> list[Resource]:
+    return [r for r in resources if split_type(r.type) == ("", "Service") and isinstance(r.props, dict)]
+
+
+def _scraped_ports(workload: Workload, resources: list[Resource]) -> list[tuple[int, Optional[str], str]]:
+    """(pod port, its name, what scrapes it) for the workload's pods."""
+    declared = _declared(workload.resource)
+    found: list[tuple[int, Optional[str], str]] = []
+    for monitor in monitored_by(workload, resources):
+        where = f"{split_type(monitor.type)[1]} {metadata_name(monitor.props)}"
+        if split_type(monitor.type) != SERVICE_MONITOR_GROUP_KIND:
+            for ep in (as_dict(e) for e in as_list(get(monitor.props, "spec", "podMetricsEndpoints"))):
+                value = ep.get("portNumber") or ep.get("port") or ep.get("targetPort")
+                if (port := _pod_port(value, declared)) is not None:
+                    found.append((*port, where))
+            continue
+        selector = get(monitor.props, "spec", "selector")
+        for service in _services(resources):
+            svc_selector = as_dict(get(service.props, "spec", "selector"))
+            if (
+                not svc_selector
+                or namespace_of(service) not in (None, workload.namespace)
+                or not selector_matches({"matchLabels": svc_selector}, workload.pod_labels)
+                or not selector_matches(selector, as_dict(get(service.props, "metadata", "labels")))
+            ):
+                continue
+            ports = [as_dict(p) for p in as_list(get(service.props, "spec", "ports"))]
+            for ep in (as_dict(e) for e in as_list(get(monitor.props, "spec", "endpoints"))):
+                if ep.get("targetPort") is not None:
+                    value = ep.get("targetPort")
+                else:
+                    sp = next((p for p in ports if ep.get("port") is not None and p.get("name") == ep.get("port")), None)
+                    value = None if sp is None else sp.get("targetPort", sp.get("port"))
+                if value is not None and (port := _pod_port(value, declared)) is not None:
+                    found.append((*port, where))
+    annotations = as_dict(get(workload.resource.props, "spec", "template", "metadata", "annotations"))
+    if str(annotations.get("prometheus.io/scrape", "")).lower() == "true" and _SCRAPE_PORT in annotations:
+        if (port := _pod_port(annotations[_SCRAPE_PORT], declared)) is not None:
+            found.append((*port, f"the annotation {_SCRAPE_PORT}"))
+    return found
+
+
+def _scaled_on(workload: Workload, resources: list[Resource], every: list[Workload]) -> tuple[Optional[str], bool]:
+    """(the autoscaler that scales the workload on a metric Prometheus serves, whether it reads a model-server series)."""
+    found: tuple[Optional[str], bool] = (None, False)
+    for scaler in scalers(resources):
+        if scale_target(scaler, every) is not workload:
+            continue
+        names = [m.name for m in hpa_metrics(scaler) if m.type in ("Pods", "Object", "External") and m.name]
+        for _, trigger in triggers(scaler):
+            if trigger.get("type") == "prometheus":
+                meta = as_dict(trigger.get("metadata"))
+                names += [str(meta.get("query") or meta.get("metricName") or "prometheus")]
+        if not names:
+            continue
+        label = f"{split_type(scaler.type)[1]} {metadata_name(scaler.props)}"
+        text = " ".join(names)
+        if server_series(text) or "vllm:" in text.lower():
+            return label, True
+        found = (found[0] or label, False)
+    return found
+
+
+def _ingress_findings(resources: list[Resource]) -> list[tuple[str, str]]:
+    policies = network_policies(resources)
+    if not policies:
+        return []
+    every = workloads(resources)
+    others = other_engine(resources)
+    findings: list[tuple[str, str]] = []
+    reported: set[str] = set()
+    for workload in every:
+        if not model_servers(workload.resource):
+            continue
+        isolating = applying(policies, workload.namespace or "default", [workload.pod_labels], "Ingress")
+        if not isolating:
+            continue
+        union = rules(isolating, "ingress")
+        for number, name, source in _scraped_ports(workload, resources):
+            names = (name,) if name else ()
+            if any(ports_admit(rule, number, names, "TCP") is not False for _, _, rule in union):
+                continue
+            blocker = next((p for p in isolating if not as_list(get(p.props, "spec", "ingress"))), isolating[0])
+            if blocker.name in reported:
+                break
+            reported.add(blocker.name)
+            scaler, proven = _scaled_on(workload, resources, every)
+            port = f"{number}" + (f" ({name})" if name else "")
+            message = (
+                f"selects the pods of {workload.kind}/{workload.name} for Ingress, and no ingress rule of the policies "
+                f"selecting them admits port {port}, which {source} scrapes: every scrape is dropped and the server's "
+                "series disappear"
+            )
+            if scaler is None:
+                message = unproven(f"{message}, so dashboards and alerts go blind; admit the port from Prometheus's namespace")
+            else:
+                message = (
+                    f"{message}, so {scaler}, which scales it on them, gets no value and never scales; admit port "
+                    f"{number} from Prometheus's namespace (kubernetes.io/metadata.name) and pods"
+                )
+                if not proven:
+                    message = unproven(f"{message} (its metric may come from another exporter)")
+                elif others:
+                    message = unproven(f"{message} (another kind of network policy in the files may admit it)")
+            findings.append((blocker.name, message))
+            break
+    return findings
+
+
+def _service_of(host: str, namespace: str, services: list[Resource]) -> Optional[Resource]:
+    """The Service of the files a host name resolves to in the cluster (name, name.ns, name.ns.svc[.cluster.local])."""
+    labels = host.lower().split(".")
+    if len(labels) == 1:
+        name, ns = labels[0], namespace
+    elif len(labels) == 2 or (len(labels) >= 3 and labels[2] == "svc"):
+        name, ns = labels[0], labels[1]
+    else:
+        return None
+    return next((s for s in services if metadata_name(s.props) == name and namespace_of(s, "default") == ns), None)
+
+
+def _server_behind(service: Resource, resources: list[Resource]) -> Optional[str]:
+    """The model-server workload a Service selects (not a Prometheus), named, or None."""
+    selector = as_dict(get(service.props, "spec", "selector"))
+    if not selector:
+        return None
+    ns = namespace_of(service, "default")
+    for workload in workloads(resources):
+        if (workload.namespace or "default") != ns or not selector_matches({"matchLabels": selector}, workload.pod_labels):
+            continue
+        images = " ".join(str(c.get("image") or "") for _, s in pod_specs(workload.resource) for c in containers(s))
+        if "prometheus" in images.lower() or "thanos" in images.lower():
+            return None
+        if model_servers(workload.resource):
+            return f"{workload.kind}/{workload.name}"
+    return None
+
+
+def _keda_findings(resources: list[Resource]) -> list[tuple[str, str]]:
+    findings: list[tuple[str, str]] = []
+    services: Optional[list[Resource]] = None
+    for scaled in resources:
+        group, kind = split_type(scaled.type)
+        if group != _KEDA or kind not in ("ScaledObject", "ScaledJob") or not isinstance(scaled.props, dict):
+            continue
+        for i, trigger in enumerate(as_dict(t) for t in as_list(get(scaled.props, "spec", "triggers"))):
+            address = as_dict(trigger.get("metadata")).get("serverAddress")
+            if trigger.get("type") != "prometheus" or not isinstance(address, str) or "://" not in address:
+                continue
+            try:
+                parts = urlsplit(address.strip())
+                host = parts.hostname or ""
+            except ValueError:
+                continue
+            asked = f"{address.strip().rstrip('/')}/api/v1/query"
+            where = f"spec.triggers[{i}] (prometheus) serverAddress {address.strip()}"
+            if parts.path.rstrip("/").endswith("/metrics"):
+                why = "a metrics exposition page, not Prometheus's query API"
+            else:
+                services = _services(resources) if services is None else services
+                service = _service_of(host, namespace_of(scaled, "default"), services) if host else None
+                behind = _server_behind(service, resources) if service is not None else None
+                if behind is None:
+                    continue
+                why = f"Service {metadata_name(service.props) if service else host}, whose pods are the model server {behind}, not Prometheus"
+            findings.append(
+                (
+                    scaled.name,
+                    f"{where} is {why}: KEDA's prometheus scaler asks {asked}?query=... and fails on any answer that is "
+                    "not the query API's (kedacore/keda v2.20.2 pkg/scalers/prometheus_scaler.go:207, :246-250), so the "
+                    "trigger has no value and the workload never scales; point it at Prometheus's Service (e.g. "
+                    "http://prometheus-operated.monitoring.svc:9090), with no /metrics",
+                )
+            )
+    return findings
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    return _keda_findings(resources) + _ingress_findings(resources)
+
+
+POLICY = Policy(
+    name="scrape-and-scaler-reach",
+    description="An autoscaler's metric can be read where it is asked for: a KEDA prometheus trigger's serverAddress "
+    "is Prometheus (not a model server's Service or a /metrics page), and the NetworkPolicies isolating a model "
+    "server for Ingress admit the port Prometheus scrapes.",
+    catalog="G82",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps="Point serverAddress at Prometheus's Service (its query API), and add an ingress rule admitting "
+    "the metrics port from Prometheus's namespace and pods to the model server's NetworkPolicy.",
+    config_schema={},
+    check_stack=_check,
+    rationale=(
+        "KEDA's prometheus scaler queries <serverAddress>/api/v1/query (kedacore/keda v2.20.2 "
+        "pkg/scalers/prometheus_scaler.go:207); a pod isolated for Ingress admits only what some rule allows "
+        "(https://kubernetes.io/docs/concepts/services-networking/network-policies/), Prometheus's scrapes included."
+    ),
+)
