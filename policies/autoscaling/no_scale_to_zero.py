@@ -40,6 +40,7 @@ from policies.kube import (
     viewed_resources,
 )
 from policies.operators import OPERATOR_TYPES, operator_server
+from policies.reading.label_selectors import selector_matches
 from policies.reading.scalers_ext import KUBEAI_MODEL, SCALER_TYPES, ray_serve_zero_floors, replica_floor
 from policies.reading.serving import GPU_SERVER, model_servers
 
@@ -340,8 +341,7 @@ def _answers_no_request(target: Workload, view: Iterable[Resource]) -> bool:
         space = namespace_of(other)
         if space is not None and target.namespace is not None and space != target.namespace:
             continue
-        selector = as_dict(get(other.props, "spec", "selector"))
-        if selector and all(target.pod_labels.get(k) == v for k, v in selector.items()):
+        if selector_matches(get(other.props, "spec", "selector"), target.pod_labels, plain=True):
             return False
     return True
 
