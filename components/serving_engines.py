@@ -60,6 +60,7 @@ SOURCE_GROUPS = (
     "devices",
     "switches",
     "backends",
+    "cpus",
 )
 # The address a server binds when its host setting is unset: every address of the pod, or loopback only.
 LISTENS = ("all", "loopback")
@@ -126,6 +127,8 @@ _OPTIONAL: dict[str, type] = {
     "judged_backends": list,
     "load_floor_seconds": int,
     "default_models": dict,
+    "cpu_processes": int,
+    "cpu_worker_per_gpu_from": int,
 }
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
 # Optional fields of [engines.NAME.downloads]: "hub", the setting spellings (flags, or "env:VAR") that always name a
@@ -255,6 +258,13 @@ class Engine:
     load_floor_seconds: int = -1
     # (first release, model) pairs in release order: the model the server loads when its command line names none
     default_models: tuple[tuple[str, str], ...] = ()
+    # busy processes of one server (vLLM: API server, engine core), GPU count from which each GPU adds a worker (G9)
+    cpu_processes: int = 0
+    cpu_worker_per_gpu_from: int = 0
+
+    def min_cpus(self, gpus: int) -> int:
+        """The CPUs the server's always-busy processes need with ``gpus`` GPUs (0: not established)."""
+        return self.cpu_processes and self.cpu_processes + (gpus if gpus >= (self.cpu_worker_per_gpu_from or gpus + 1) else 0)
 
     def spelling(self, setting: str) -> str:
         """How messages name a setting for this engine: ``--tp-size``, or ``env NIM_MAX_MODEL_LEN``."""
@@ -408,6 +418,8 @@ def _check_sources(where: str, row: dict, sources: Any) -> None:
         stated.add("devices")
     if "image_backends" in row or "judged_backends" in row:
         stated.add("backends")
+    if "cpu_processes" in row or "cpu_worker_per_gpu_from" in row:
+        stated.add("cpus")
     if any(k in row for k in ("debug_flags", "lenient_readiness", "lazy_start", "start_models", "live_before_ready")):
         stated.add("switches")
     if "listens" in row:
@@ -499,6 +511,8 @@ def _row(name: str, row: Any) -> Engine:
         judged_backends=tuple(row.get("judged_backends", ())),
         load_floor_seconds=row.get("load_floor_seconds", -1),
         default_models=_default_models(where, row.get("default_models", {})),
+        cpu_processes=row.get("cpu_processes", 0),
+        cpu_worker_per_gpu_from=row.get("cpu_worker_per_gpu_from", 0),
     )
 
 
