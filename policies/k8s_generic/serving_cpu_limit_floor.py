@@ -3,8 +3,8 @@
 The catalogue's G9 row does not ask model servers for a CPU limit (docs/policy-catalogue.md: CPU throttling hurts
 tokenisation and time to first token). What it can prove is a limit below the engine's floor: vLLM V1 runs its API
 server (HTTP, tokenisation, detokenisation, streaming) and its engine core, whose scheduler is a busy loop, as two
-processes, and from two GPUs one worker process per GPU besides (components/serving_engines.toml ``cpu_processes``,
-``cpu_worker_per_gpu_from``, with their sources: vLLM's "CPU Resources for GPU Deployments", at least 2 + N processes
+processes, and from two GPUs one worker process per GPU besides (components/serving_engines.toml ``[engines.vllm.cpus]``
+read by components/engine_cpus.py, with its source: vLLM's "CPU Resources for GPU Deployments", at least 2 + N processes
 and 2 + N physical cores; vllm/config/parallel.py, one GPU runs inside the engine core). A container whose
 ``resources.limits.cpu`` is below that count gets less CPU time per CFS period than its busy processes use: the
 kernel throttles it every period and every token waits (https://kubernetes.io/docs/concepts/configuration/
@@ -20,6 +20,7 @@ backend sizes its own threads); Ray pods (Ray's own processes share them) and a 
 
 from __future__ import annotations
 
+from components.engine_cpus import CPUS
 from components.quantities import parse_quantity
 from policies.framework import Policy, Resource
 from policies.kube import as_int, get, gpu_count, is_ray, workload_types
@@ -42,8 +43,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
         return []
     found = []
     for server in model_servers(resource):
-        row = engine_row(server.engine)
-        if row is None or not row.cpu_processes:
+        row, cpus_row = engine_row(server.engine), CPUS.get(server.engine)
+        if row is None or cpus_row is None:
             continue
         limit = gpu_count(server.container) or 0
         if limit < 1:
@@ -60,9 +61,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
         except ValueError:
             continue  # not a quantity (a template's placeholder): G45 and S26 read it
         gpus = _gpus(resource, server.container, limit)
-        floor = row.min_cpus(gpus)
+        floor = cpus_row.min_cpus(gpus)
         if 0 < cpus < floor:
-            workers = f" and {gpus} GPU worker processes" if gpus >= row.cpu_worker_per_gpu_from else ""
+            workers = f" and {gpus} GPU worker processes" if gpus >= cpus_row.worker_per_gpu_from else ""
             found.append(
                 f"{server.label}: resources.limits.cpu {raw}{merged} is below the {floor} CPUs this {row.display} "
                 f"server's own processes keep busy with {gpus} GPU{'s' if gpus > 1 else ''} (its API server and its "

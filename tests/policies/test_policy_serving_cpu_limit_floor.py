@@ -1,6 +1,6 @@
 """G9 serving-cpu-limit-floor: a model server's CPU limit below the processes its engine keeps busy (vLLM: its API
-server and engine core, and from two GPUs a worker per GPU; components/serving_engines.toml cpu_processes and
-cpu_worker_per_gpu_from, read from vllm-project/vllm@10056c17168807fb2f1081374ad79a3520b09bcf
+server and engine core, and from two GPUs a worker per GPU; components/serving_engines.toml [engines.vllm.cpus],
+read from vllm-project/vllm@10056c17168807fb2f1081374ad79a3520b09bcf
 docs/configuration/optimization.md "CPU Resources for GPU Deployments" and
 @840e7972c6ab74061696e81e17d8a74db2aefd7e vllm/config/parallel.py, world size 1 -> the "uni" executor)."""
 
@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import copy
 
+import pytest
 from policy_fixtures import found_by
 
-from components.serving_engines import ENGINES
+from components import engine_cpus
 
 POLICY = "serving-cpu-limit-floor"
 
@@ -110,7 +111,16 @@ def test_no_gpu_or_a_tensor_parallel_size_beyond_the_pods_gpus():
 
 
 def test_the_floor_is_a_fact_of_the_engine_table():
-    vllm = next(e for e in ENGINES if e.name == "vllm")
-    assert (vllm.min_cpus(1), vllm.min_cpus(2), vllm.min_cpus(8)) == (2, 4, 10)
-    assert "CPU Resources for GPU Deployments" in vllm.sources["cpus"]
-    assert all(e.min_cpus(1) == 0 for e in ENGINES if e.name != "vllm")
+    assert [engine_cpus.min_cpus("vllm", n) for n in (1, 2, 8)] == [2, 4, 10]
+    assert "CPU Resources for GPU Deployments" in engine_cpus.CPUS["vllm"].source
+    assert engine_cpus.min_cpus("sglang", 1) == 0  # not established: no advice
+
+
+def test_a_bad_cpus_table_fails_the_load_naming_it(tmp_path):
+    path = tmp_path / "serving_engines.toml"
+    path.write_text('[engines.x.cpus]\nprocesses = 0\nworker_per_gpu_from = 2\nsource = "s"\n')
+    with pytest.raises(ValueError, match=r"\[engines.x.cpus\].processes"):
+        engine_cpus.load(path)
+    path.write_text("[engines.x.cpus]\nprocesses = 2\n")
+    with pytest.raises(ValueError, match="must hold exactly"):
+        engine_cpus.load(path)
