@@ -39,6 +39,8 @@ class ImageContents:
     # volume mounted at one of them, or above it, hides them and the container cannot start (G46)
     workdir: str = ""
     needs: tuple[str, ...] = ()
+    # words of a tag one of which the row requires (LocalAI's aio images run their own ENTRYPOINT): empty for any tag
+    flavours_in: frozenset[str] = frozenset()
 
     def program(self, name: str) -> Optional[bool]:
         """True/False when the table says whether ``name`` is on the image's PATH; None when it does not say."""
@@ -88,6 +90,7 @@ def rows() -> tuple[ImageContents, ...]:
                 source=str(row["source"]),
                 workdir=str(row.get("workdir", "")),
                 needs=tuple(str(n) for n in row.get("needs", ())),
+                flavours_in=frozenset(row.get("flavours_in", ())),
             )
         )
     return tuple(out)
@@ -111,6 +114,8 @@ def contents(image: object) -> Optional[Match]:
         tag = image_tag(reference) or ""
         version = _version(tag)
         words = set(re.split(r"[-_.]", tag))
+        if row.flavours_in and not words & row.flavours_in:
+            continue
         if mirrored:
             return Match(row, False, f"{repository} is a mirror or rebuild path, which may hold another build")
         if version is None:

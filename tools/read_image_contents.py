@@ -53,7 +53,7 @@ class Stage:
 
 
 def instructions(text: str) -> list[tuple[int, str, str]]:
-    """(first line, KEYWORD, rest) of each instruction, continuation lines joined, comments and heredoc bodies dropped."""
+    """(first line, KEYWORD, rest) of each instruction, continuation lines joined, comments dropped, a RUN heredoc body joined to its RUN."""
     out: list[tuple[int, str, str]] = []
     lines = text.splitlines()
     i = 0
@@ -77,7 +77,9 @@ def instructions(text: str) -> list[tuple[int, str, str]]:
                 body.append(lines[i])
                 i += 1
             i += 1
-            joined += " ; " + " ; ".join(body)
+            # the body's own continuation lines joined, so `apt-get install -y \` and the packages on the next line are one
+            # command (LocalAI v2.19.0 Dockerfile L109-111: wget for BUILD_TYPE=vulkan)
+            joined += " ; " + " ; ".join(re.sub(r"\\\s*\n", " ", "\n".join(body)).splitlines())
         keyword, _, rest = joined.partition(" ")
         out.append((start, keyword.upper(), rest.strip()))
     return out
@@ -219,7 +221,7 @@ def check(git_dir: str, repo: str, all_tags: bool = False) -> int:
                 if key in row and facts.get(key, (0, None))[1] != row[key]:
                     print(f"{where}: {key} {facts.get(key)} != {row[key]}")
                     problems += 1
-            if not any(facts["base"].startswith(b) for b in row.get("bases", [])):
+            if "bases" in row and not any(facts["base"].startswith(b) for b in row["bases"]):
                 print(f"{where}: base {facts['base']!r} is none of {row.get('bases')}")
                 problems += 1
             absent = {p: v for b in table.get("base", []) if b["image"] in row.get("bases", []) for p, v in b["programs"].items()}

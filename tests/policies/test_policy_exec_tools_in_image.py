@@ -218,3 +218,46 @@ def test_a_script_in_args_under_sh_c_is_read():
     container = _ollama("ollama/ollama:0.5.7", command=["/bin/sh", "-c"], args=["python3 /warm.py && exec ollama serve"])
     ((level, message),) = found_by([_deployment(container)], POLICY)
     assert level == "advisory" and "command runs `python3`" in message
+
+
+def test_localai_flavours_are_not_judged_for_wget_or_python():
+    # review47a item 1 (/tmp/review47a/g79-vulkan-wget.yaml): the vulkan flavour installs wget (mudler/LocalAI v2.19.0
+    # Dockerfile L106-119, a RUN heredoc on BUILD_TYPE=vulkan), the sycl and hipblas flavours build FROM other bases
+    # (.github/workflows/image.yml v2.19.0 L148-232) and Python comes with IMAGE_TYPE=extras only: the localai row
+    # records no base and no program but curl (requirements-core, every flavour).
+    local_ai = {
+        "name": "local-ai",
+        "image": "localai/localai:v2.19.0-vulkan-ffmpeg-core",
+        "args": ["phi-2"],
+        "ports": [{"containerPort": 8080}],
+        "readinessProbe": _exec("wget", "-qO-", "http://localhost:8080/readyz"),
+    }
+    assert found_by([_deployment(local_ai)], POLICY) == []
+    for image in ("localai/localai:v2.19.0-ffmpeg-core", "localai/localai:v2.19.0", "localai/localai:v2.14.0-sycl-f16-core"):
+        match = contents(image)
+        assert match is not None and match.row.family == "localai"
+        assert {p: match.row.program(p) for p in ("wget", "python3", "python", "curl")} == {
+            "wget": None,
+            "python3": None,
+            "python": None,
+            "curl": True,
+        }
+
+
+def test_the_reader_joins_a_heredoc_bodys_continuation_lines():
+    # review47a item 1: tools/read_image_contents.py read `RUN <<EOT` bodies line by line, so the packages on the line
+    # after `apt-get install -y \` were lost (mudler/LocalAI v2.19.0 Dockerfile L107-119, wget on BUILD_TYPE=vulkan).
+    from tools.read_image_contents import read
+
+    dockerfile = (
+        "FROM ubuntu:22.04\n"
+        "RUN <<EOT bash\n"
+        '    if [ "${BUILD_TYPE}" = "vulkan" ]; then\n'
+        "        apt-get install -y  --no-install-recommends \\\n"
+        "            software-properties-common pciutils wget gpg-agent && \\\n"
+        "        apt-get clean\n"
+        "    fi\n"
+        "EOT\n"
+        'ENTRYPOINT ["/build/entrypoint.sh"]\n'
+    )
+    assert "wget" in [p for _, p in read(dockerfile)["packages"]]
