@@ -7,9 +7,13 @@ When the folder holds the program the image's own
 ENTRYPOINT runs (components/image_contents.toml ``needs``: LocalAI v2.14.0-v3.0.0 runs /build/entrypoint.sh, which
 executes /build/local-ai), the runtime finds no such file and the container exits at once (CrashLoopBackOff).
 
-Blocking where the reference proves the image's release (components.image_contents.contents); advice on a mirror or
-rebuild path with a release tag the row covers; silent on a tag naming no release or one outside the row (a moving
-tag may follow a release that runs from elsewhere). Silent where the container sets its own ``command`` (the image's
+Blocking where the reference proves the image's release (components.image_contents.contents) and the volume is
+provably empty or foreign (emptyDir, configMap, secret, projected, downwardAPI); advice for a claim, hostPath, NFS,
+CSI or any other volume that may already hold the folder (a pre-populated or cloned claim, a source checkout with
+LocalAI's REBUILD=true: `-v $(abspath ./):/build`, mudler/LocalAI v2.19.0 Makefile L521), and on a mirror or
+rebuild path with a release tag the row covers; silent when another container of the pod (an init container
+seeding the volume from the image's own /build, a sidecar) mounts the volume writable, on a tag naming no release
+or one outside the row (a moving tag may follow a release that runs from elsewhere). Silent where the container sets its own ``command`` (the image's
 ENTRYPOINT no longer runs), for a subPath mount (one file beside the image's), and for mounts beside or below the
 needed paths (LocalAI's /build/models).
 """
@@ -22,9 +26,11 @@ from collections.abc import Mapping
 from components.image_contents import ImageContents, contents, release
 from components.images import image_tag
 from policies.framework import unproven
-from policies.kube import as_dict, as_list, name_of
+from policies.kube import as_dict, as_list, containers, name_of
 
 _KINDS = ("configMap", "secret", "emptyDir", "persistentVolumeClaim", "hostPath", "projected", "nfs", "csi", "ephemeral")
+# Volumes that start empty or hold only what the API server puts there: never the image's program.
+_FOREIGN = frozenset({"configMap", "secret", "emptyDir", "projected", "downwardAPI"})
 
 
 def _under(path: str, folder: str) -> bool:
@@ -55,13 +61,27 @@ def hidden_program(label: str, podspec: Mapping, container: Mapping) -> list[str
         hidden = [need for need in match.row.needs if _under(need, at)]
         if not hidden:
             continue
-        kind = next((k for k in _KINDS if k in volumes.get(name, {})), "volume")
+        if any(_writes(c, name) for c in containers(podspec, init=True) if c is not container):
+            continue  # another container of the pod fills the volume (an init container copying the image's /build)
+        volume = volumes.get(name, {})
+        kind = next((k for k in (*_KINDS, "downwardAPI") if k in volume), "volume")
         row = match.row
+        workdir = f" (WORKDIR {row.workdir})" if row.workdir else ""
         text = (
             f"{label}: the {kind} {name} mounted at {posixpath.normpath(at)} hides {', '.join(hidden)} of the "
-            f"{row.family} image, which its ENTRYPOINT {' '.join(row.entrypoint)} runs (WORKDIR {row.workdir or '/'}): "
+            f"{row.family} image, which its ENTRYPOINT {' '.join(row.entrypoint)} runs{workdir}: "
             f"the mount shows only the volume's files there, so the runtime finds no program and the container exits "
             f"at start; mount the volume at another folder, or mount one file with subPath"
         )
-        found.append(text if match.proven else unproven(f"{text} ({match.why_not})"))
+        if not match.proven:
+            found.append(unproven(f"{text} ({match.why_not})"))
+        elif kind not in _FOREIGN:
+            found.append(unproven(f"{text} (unless the {kind} already holds the image's folder: the files do not show it)"))
+        else:
+            found.append(text)
     return found
+
+
+def _writes(container: Mapping, volume: object) -> bool:
+    """True when ``container`` mounts ``volume`` writable (it may fill it)."""
+    return any(name_of(m) == volume and not as_dict(m).get("readOnly") for m in as_list(container.get("volumeMounts")))

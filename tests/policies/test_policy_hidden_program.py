@@ -46,10 +46,51 @@ def _hidden(objs):
     return [(level, m) for level, m in found_by(objs, G46) if "hides" in m]
 
 
-def test_a_claim_over_the_program_folder_of_a_released_image_blocks():
-    ((level, message),) = _hidden([_localai()])
+def test_an_empty_dir_over_the_program_folder_of_a_released_image_blocks():
+    ((level, message),) = _hidden([_localai(volume={"emptyDir": {}})])
     assert level == "mandatory"
+    assert "emptyDir models-volume mounted at /build hides /build/entrypoint.sh, /build/local-ai" in message
+    assert "(WORKDIR /build)" in message
+
+
+def test_a_claim_over_the_program_folder_is_advice():
+    # review47a item 2: a claim may already hold the folder (pre-populated, a dataSource clone, a source checkout run
+    # with REBUILD=true as LocalAI's own `-v $(abspath ./):/build`, mudler/LocalAI v2.19.0 Makefile L521).
+    ((level, message),) = _hidden([_localai()])
+    assert level == "advisory"
     assert "persistentVolumeClaim models-volume mounted at /build hides /build/entrypoint.sh, /build/local-ai" in message
+    assert "unless the persistentVolumeClaim already holds the image's folder" in message
+    ((level, _),) = _hidden([_localai(volume={"hostPath": {"path": "/src/LocalAI"}})])
+    assert level == "advisory"
+
+
+def test_a_volume_an_init_container_seeds_from_the_image_is_silent():
+    # review47a item 2 (/tmp/review47a/g46-init-copy.yaml): an init container of the same image copies /build into the
+    # volume, which the server then mounts at /build.
+    seeded = _localai(image="localai/localai:v2.19.0-ffmpeg-core", env=[{"name": "REBUILD", "value": "true"}])
+    seeded["spec"]["template"]["spec"]["initContainers"] = [
+        {
+            "name": "seed-build",
+            "image": "localai/localai:v2.19.0-ffmpeg-core",
+            "command": ["/bin/sh", "-c", "cp -a /build/. /seed/"],
+            "volumeMounts": [{"name": "models-volume", "mountPath": "/seed"}],
+        }
+    ]
+    assert _hidden([seeded]) == []
+    seeded["spec"]["template"]["spec"]["volumes"] = [{"name": "models-volume", "emptyDir": {}}]
+    assert _hidden([seeded]) == []
+
+
+def test_an_aio_image_needs_its_own_entrypoint_folder():
+    # review47a item 9 (/tmp/review47a/g46-aio.yaml): the AIO images run ENTRYPOINT /aio/entrypoint.sh
+    # (mudler/LocalAI v2.19.0 Dockerfile.aio L7-8), which execs /build/entrypoint.sh (aio/entrypoint.sh L138).
+    aio = _localai(image="localai/localai:v2.19.0-aio-cpu", at="/aio", volume={"configMap": {"name": "aio-profiles"}})
+    ((level, message),) = _hidden([aio])
+    assert level == "mandatory"
+    assert "configMap models-volume mounted at /aio hides /aio/entrypoint.sh of the localai-aio image" in message
+    assert "ENTRYPOINT /aio/entrypoint.sh runs:" in message
+    ((_, message),) = _hidden([_localai(image="localai/localai:v2.19.0-aio-gpu-nvidia-cuda-12", volume={"emptyDir": {}})])
+    assert "hides /build/entrypoint.sh, /build/local-ai of the localai-aio image" in message
 
 
 def test_a_config_map_as_a_whole_directory_blocks_too():
@@ -59,7 +100,8 @@ def test_a_config_map_as_a_whole_directory_blocks_too():
 
 
 def test_a_mirror_of_a_covered_release_is_advice():
-    ((level, message),) = _hidden([_localai(image="registry.example.com/localai/localai:v2.19.0-cublas-cuda12")])
+    mirror = "registry.example.com/localai/localai:v2.19.0-cublas-cuda12"
+    ((level, message),) = _hidden([_localai(image=mirror, volume={"emptyDir": {}})])
     assert level == "advisory" and "is a mirror or rebuild path" in message
 
 
