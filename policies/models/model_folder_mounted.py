@@ -8,14 +8,20 @@ them in ``$HOME/.ollama/models`` (ollama/ollama v0.32.15 envconfig/config.go L11
 folder per release (components/serving_engines.toml ``model_dirs``, ``model_dir_in_workdir``) and what moves it (the
 ``download-dir`` setting, the ``downloads`` env: LOCALAI_MODELS_PATH, MODELS_PATH, OLLAMA_MODELS).
 
-A persistent volume (a claim, a StatefulSet's claim template, hostPath, NFS, CSI, a generic ephemeral volume) mounted
+A persistent volume (a claim, a StatefulSet's claim template, hostPath, NFS, CSI) mounted
 in such a server's container at a model-named path (the mount's folder, the volume's or the claim's name says
 ``model``) that neither holds nor lies inside the folder the server reads, and that nothing in the container names
 (no argument, variable or script word under it), is a volume the server never reads: the models put there are not
 found, and what the server installs or pulls lands in its own folder on the container's layer, gone at the next
 start (a LocalAI v3 image given the v2 images' /build/models). Advice: the files cannot show what the volume holds.
 
-Silent for an image that is not the publisher's (a rebuild may move its WORKDIR), a tag that names no release and
+Silent too when a lasting volume is already mounted at or above the folder the server reads (the common Ollama form:
+a claim at /root/.ollama plus a "models" claim of files a hook feeds to ``ollama create``). A home-relative folder
+follows a literal HOME (envconfig Models(): os.UserHomeDir, ollama/ollama v0.32.15 L119-124); a working directory
+moves LocalAI's folder only under the container's own command (the image's entrypoint.sh L4 `cd /build` or `cd /`).
+Words in the command line, lifecycle hooks, exec probes and literal env values name a mount.
+
+Silent for an image that is not the publisher's (or a digest with no release tag) (a rebuild may move its WORKDIR), a tag that names no release and
 is not one of the publisher's moving tags, a folder moved by something the files do not show (valueFrom, an envFrom
 source outside them), a server running as another user than root under a home-relative folder, and a volume mounted
 at the folder, above it, or inside it.
@@ -34,8 +40,9 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, get, name_of, split_type
 from policies.reading.engines import cache_dirs, path_under, table_servers
 
-# Volume sources whose files outlive the pod: what a user mounts to keep models.
-_LASTING = ("persistentVolumeClaim", "hostPath", "nfs", "csi", "ephemeral", "iscsi", "cephfs", "glusterfs", "azureFile")
+# Volume sources whose files outlive the pod: what a user mounts to keep models (a generic ephemeral volume is deleted
+# with its pod: not one of them).
+_LASTING = ("persistentVolumeClaim", "hostPath", "nfs", "csi", "iscsi", "cephfs", "glusterfs", "azureFile")
 
 
 def _release_folder(row: Engine, image: str) -> Optional[tuple[str, str]]:
@@ -46,6 +53,9 @@ def _release_folder(row: Engine, image: str) -> Optional[tuple[str, str]]:
     release = image_release(image, row)
     if release is None:
         name = image.split("@", 1)[0]
+        if "@" in image and ":" not in name.rsplit("/", 1)[-1]:
+            return None  # a digest alone: one fixed build of a release the files do not name
+
         tag = name.rsplit(":", 1)[1].lower() if ":" in name.rsplit("/", 1)[-1] else "latest"
         # Exactly a moving tag: LocalAI's old flavour tags (master-cublas-cuda12) stopped moving when v3.1.0 renamed
         # them (docs/content/docs/features/GPU-acceleration.md L75, v3.0.0 against v3.1.0), still on WORKDIR /build.
@@ -64,14 +74,40 @@ def _run_as(podspec: Mapping, container: Mapping) -> Optional[int]:
 def _claim_templates(resource: Resource) -> set[str]:
     if split_type(resource.type)[1] != "StatefulSet":
         return set()
-    return {n for t in as_list(get(resource.props, "spec", "volumeClaimTemplates")) if (n := get(t, "metadata", "name"))}
+    return {
+        n
+        for t in as_list(get(resource.props, "spec", "volumeClaimTemplates"))
+        if isinstance(n := get(t, "metadata", "name"), str)
+    }
 
 
 def _words(container: Mapping) -> list[str]:
-    """Every word of the container's command line and every literal env value."""
+    """Every word of the container's command line, of its lifecycle hooks and exec probes (a postStart `ollama create
+    -f /gguf-models/Modelfile`), and every literal env value."""
     words = [str(w) for key in ("command", "args") for w in as_list(container.get(key))]
+    for hook in ("postStart", "preStop"):
+        words += [str(w) for w in as_list(get(container, "lifecycle", hook, "exec", "command"))]
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        words += [str(w) for w in as_list(get(container, probe, "exec", "command"))]
     words += [str(e["value"]) for e in (as_dict(e) for e in as_list(container.get("env"))) if "value" in e]
     return words
+
+
+def _home(container: Mapping) -> Optional[str]:
+    """The container's HOME: "" when it does not set it, None when it sets it from a source the files do not show."""
+    for env in (as_dict(e) for e in as_list(container.get("env"))):
+        if env.get("name") == "HOME":
+            value = env.get("value")
+            return value if isinstance(value, str) and value.startswith("/") else None
+    return ""
+
+
+def _lasting(volumes: Mapping, templates: set[str], name: object) -> Optional[str]:
+    """The kind of the lasting volume ``name`` (a claim template's "persistentVolumeClaim"), or None."""
+    volume = volumes.get(name)
+    if volume is None:
+        return "persistentVolumeClaim" if name in templates else None
+    return next((k for k in _LASTING if k in volume), None)
 
 
 def _named(words: list[str], at: str) -> bool:
@@ -101,29 +137,46 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if not moved:
             continue  # a variable that moves it comes from somewhere the files do not show
         workdir = server.container.get("workingDir")
+        home = _home(server.container)
         if moved != row.downloads.dirs:
             folder, why = moved[0], "where its settings move it"
-        elif row.model_dir_in_workdir and isinstance(workdir, str) and workdir.startswith("/"):
+        elif (
+            row.model_dir_in_workdir and server.container.get("command") and isinstance(workdir, str) and workdir.startswith("/")
+        ):
+            # Only under the container's own command: the image's entrypoint script changes directory first (LocalAI
+            # entrypoint.sh L4 `cd /build` at v2.14.0-v3.0.0, `cd /` at v3.1.0-v4.9.0), so a workingDir moves nothing.
             folder = posixpath.join(workdir, row.model_dir_in_workdir)
             why = f"its working directory {workdir} joined with {row.model_dir_in_workdir}"
+        elif folder.startswith("/root/") and home:
+            folder = posixpath.join(home, folder[len("/root/") :])
+            why = f"its HOME {home} joined with {folder[len(home) :].lstrip('/')}"
         else:
             why = f"the folder its image reads at release {release} when nothing moves it"
-        if not folder.startswith("/"):
-            continue
+        if not folder.startswith("/") or (home is None and folder.startswith("/root/")):
+            continue  # HOME set from a source the files do not show
         user = _run_as(server.podspec, server.container)
         if folder.startswith("/root/") and user not in (None, 0):
             continue  # a home-relative folder of another user
         volumes = {name_of(v): as_dict(v) for v in as_list(server.podspec.get("volumes")) if name_of(v)}
         templates = _claim_templates(resource)
         words = _words(server.container)
-        for mount in (as_dict(m) for m in as_list(server.container.get("volumeMounts"))):
+        mounts = [as_dict(m) for m in as_list(server.container.get("volumeMounts"))]
+        if any(
+            isinstance(m.get("mountPath"), str)
+            and not m.get("subPath")
+            and path_under(folder, m["mountPath"])
+            and _lasting(volumes, templates, name_of(m))
+            for m in mounts
+        ):
+            continue  # the server's own folder is kept on a lasting volume: another model mount is fed to it
+        for mount in mounts:
             name, at = name_of(mount), mount.get("mountPath")
             if not isinstance(name, str) or not isinstance(at, str) or not at.startswith("/") or mount.get("subPath"):
                 continue
             at = posixpath.normpath(at)
             volume = volumes.get(name)
-            kind = next((k for k in _LASTING if volume is not None and k in volume), None)
-            if kind is None and (volume is not None or name not in templates):
+            kind = _lasting(volumes, templates, name)
+            if kind is None:
                 continue
             claim = get(volume, "persistentVolumeClaim", "claimName") if volume is not None else name
             named = " ".join(str(x) for x in (posixpath.basename(at), name, claim) if x).lower()

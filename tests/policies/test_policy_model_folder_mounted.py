@@ -112,7 +112,9 @@ def test_careful_forms_stay_silent():
     moved = _localai()
     moved["spec"]["template"]["spec"]["containers"][0]["args"] = ["--models-path", "/build/models", "phi-2"]
     assert found_by([moved], S40) == []
-    assert found_by([_localai(workingDir="/build")], S40) == []
+    # A workingDir moves the folder only under the container's own command (the image's entrypoint.sh cds first).
+    own = _localai(workingDir="/build", command=["/local-ai"])
+    assert found_by([own], S40) == []
     # Mounted at the folder, above it, or an unknown tag or a rebuilt image.
     assert found_by([_localai(at="/models")], S40) == []
     assert found_by([_localai(image="localai/localai:my-build")], S40) == []
@@ -133,3 +135,85 @@ def test_careful_forms_stay_silent():
     named = _localai()
     named["spec"]["template"]["spec"]["containers"][0]["args"] = ["--config-file=/build/models/models.yaml"]
     assert found_by([named], S40) == []
+
+
+def _ollama_deployment(env=None, mounts=None, claims=None, **extra):
+    """review47a's /tmp/review47a/s40-ollama-home.yaml forms: an Ollama Deployment with claims of its own."""
+    container = {
+        "name": "ollama",
+        "image": "ollama/ollama:0.6.2",
+        "ports": [{"containerPort": 11434}],
+        "env": env or [],
+        "volumeMounts": [{"name": n, "mountPath": at} for n, at in mounts],
+        **extra,
+    }
+    volumes = [{"name": n, "persistentVolumeClaim": {"claimName": n}} for n, _ in mounts]
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "ollama"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "ollama"}},
+            "template": {"metadata": {"labels": {"app": "ollama"}}, "spec": {"containers": [container], "volumes": volumes}},
+        },
+    }
+
+
+def test_a_working_dir_under_the_images_entrypoint_moves_nothing():
+    # review47a item 3 (/tmp/review47a/s40-workingdir.yaml): LocalAI's entrypoint.sh runs `cd /` (v3.1.0 and v4.9.0
+    # L4) before `exec ./local-ai`, so a v3.5.0 pod with workingDir /build still reads /models.
+    ((_, message),) = found_by([_localai(workingDir="/build")], S40)
+    assert "reads its models from /models (the folder its image reads at release 3.5.0" in message
+    # and workingDir /app with the claim at /models is no finding (the folder is /models).
+    assert found_by([_localai(workingDir="/app", at="/models")], S40) == []
+    # Under its own command the working directory is the base path: /app/models.
+    ((_, message),) = found_by([_localai(workingDir="/app", at="/models", command=["/local-ai"])], S40)
+    assert "reads its models from /app/models (its working directory /app joined with models)" in message
+
+
+def test_a_literal_home_moves_ollamas_folder():
+    # review47a item 4 (/tmp/review47a/s40-ollama-home.yaml #0): HOME=/data and the claim at /data/.ollama (envconfig
+    # Models(): os.UserHomeDir, ollama/ollama v0.32.15 L119-124).
+    home = [{"name": "HOME", "value": "/data"}]
+    assert found_by([_ollama_deployment(home, [("ollama-models", "/data/.ollama")])], S40) == []
+    ((_, message),) = found_by([_ollama_deployment(home, [("ollama-models", "/models")])], S40)
+    assert "reads its models from /data/.ollama/models (its HOME /data joined with .ollama/models)" in message
+    # HOME from a source the files do not show: silent.
+    secret = [{"name": "HOME", "valueFrom": {"configMapKeyRef": {"name": "cfg", "key": "home"}}}]
+    assert found_by([_ollama_deployment(secret, [("ollama-models", "/models")])], S40) == []
+
+
+def test_a_model_mount_beside_a_kept_server_folder_or_named_by_a_hook_is_silent():
+    # review47a item 4 (/tmp/review47a/s40-ollama-home.yaml #1): a claim at /root/.ollama keeps what the server pulls,
+    # and a second "gguf-models" claim holds files fed to `ollama create` by a postStart hook.
+    kept = _ollama_deployment(mounts=[("ollama-data", "/root/.ollama"), ("gguf-models", "/gguf-models")])
+    assert found_by([kept], S40) == []
+    hook = {"postStart": {"exec": {"command": ["/bin/sh", "-c", "sleep 5 && ollama create m -f /gguf-models/Modelfile"]}}}
+    assert found_by([_ollama_deployment(mounts=[("gguf-models", "/gguf-models")], lifecycle=hook)], S40) == []
+    assert len(found_by([_ollama_deployment(mounts=[("gguf-models", "/gguf-models")])], S40)) == 1
+
+
+def test_a_claim_template_with_an_odd_name_does_not_crash():
+    # review47a item 6 (/tmp/review47a/s40-crash.yaml): metadata.name a list.
+    odd = _ollama()
+    odd["spec"]["volumeClaimTemplates"][0]["metadata"]["name"] = ["models"]
+    assert found_by([odd], S40) == []
+    assert not [m for _, m in found_by([odd], "container-can-start") if "internal" in m]
+
+
+def test_release_ranges_and_digests():
+    # review47a item 7 (/tmp/review47a/s40-ollama-010.yaml): v0.1.0 ran as the user ollama (Dockerfile L23-29), so
+    # /root/.ollama is not its folder: no release row, silent.
+    assert found_by([_ollama(at="/home/ollama/.ollama", image="ollama/ollama:0.1.0")], S40) == []
+    assert len(found_by([_ollama(image="ollama/ollama:0.1.1")], S40)) == 1
+    # review47a item 8 (/tmp/review47a/s40-digest.yaml): a digest alone is a fixed build of a release not named.
+    digest = "localai/localai@sha256:" + "a" * 64
+    assert found_by([_localai(image=digest)], S40) == []
+    assert len(found_by([_localai(image="localai/localai:v3.5.0@sha256:" + "a" * 64)], S40)) == 1
+
+
+def test_a_generic_ephemeral_volume_is_not_lasting():
+    # review47a item 11: a generic ephemeral volume is deleted with its pod.
+    eph = _localai()
+    eph["spec"]["template"]["spec"]["volumes"] = [{"name": "models-volume", "ephemeral": {"volumeClaimTemplate": {}}}]
+    assert found_by([eph], S40) == []
