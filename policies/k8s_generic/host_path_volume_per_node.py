@@ -19,10 +19,11 @@ Two forms, both advice (the cluster may have one node, or the files may be on ev
 
 And since session 47, one workload alone on such a volume (labellers label it: the pod may start on another node after
 a drain, an eviction or a node loss, and find that node's own directory empty, the models it pulled there gone):
-advice on the PersistentVolume, and on the workload when it runs a model server or asks for GPUs (spent set 34
+advice on the PersistentVolume and on the workload, when that workload runs a model server or asks for GPUs (one
+database or web UI alone on such a volume is not judged: its data, not the models) (spent set 34
 kimduquan/JavaEE OpenUP/Ollama/ollama.yaml@3b870ee2: one Ollama replica on a hostPath PV, held silent until then).
 
-Silent: a PV with nodeAffinity (the scheduler keeps the claim's pods on the node that holds the path), a local PV
+Silent: a PV of a device path (/dev/dri, /dev/infiniband: each node's own on purpose), a PV with nodeAffinity (the scheduler keeps the claim's pods on the node that holds the path), a local PV
 (spec.local), pods pinned to one node (nodeName, a kubernetes.io/hostname selector or required affinity:
 policies.reading.placement.pinned_node), a DaemonSet (every node on purpose).
 
@@ -33,6 +34,7 @@ the claim's access modes among the PV's, enough capacity, the claim's selector (
 
 from __future__ import annotations
 
+import posixpath
 from typing import Any, Iterator, Optional
 
 from policies.framework import Policy, Resource, unproven
@@ -56,6 +58,8 @@ from policies.reading.placement import pinned_node
 from policies.reading.run_objects import binds
 
 PV_TYPE = "kubernetes:core/v1:PersistentVolume"
+# Host paths that are the node's own devices and kernel state: a pod reads its node's on purpose.
+_NODE_OWN = ("/dev/", "/sys/", "/proc/")
 
 
 def _kind(resource: Resource) -> str:
@@ -68,6 +72,8 @@ def _host_path_pv(pv: dict) -> Optional[str]:
     path = get(spec, "hostPath", "path")
     if "nodeAffinity" in spec or not isinstance(path, str):
         return None
+    if posixpath.normpath(path).startswith(_NODE_OWN):
+        return None  # each node's own devices or kernel state on purpose (/dev/dri, /dev/infiniband), not files kept
     return path
 
 
@@ -82,15 +88,17 @@ def _class(obj: dict, unset: Optional[str]) -> Optional[str]:
 
 def _matches(pv: dict, claim: dict) -> bool:
     """True when the volume controller may bind this claim (no volumeName) to this PV (no claimRef) by matching:
-    the same storage class (a PV with none is class ""; a claim with none is read as meaning the PV its files wrote
-    for it, where no default class intervenes), the claim's access modes among the PV's, a capacity at least the
-    request where both parse, and the claim's selector matching the PV's labels
-    (https://kubernetes.io/docs/concepts/storage/persistent-volumes/#binding; pkg/controller/volume/persistentvolume
-    findMatchingVolume). The files show what was meant; the cluster's default class may still intervene (advice)."""
+    the same storage class (kubernetes/component-helpers storage/volume/pv_helpers.go FindMatchingVolume compares
+    GetPersistentVolumeClass(volume) with GetPersistentVolumeClaimClass(claim), an unset class being "" on both sides;
+    a claim with none where a default StorageClass exists is given that class by admission, which matches a PV of no
+    class even less), the same volumeMode (Filesystem unless set), the claim's access modes among the PV's, a capacity
+    at least the request where both parse, and the claim's selector matching the PV's labels
+    (https://kubernetes.io/docs/concepts/storage/persistent-volumes/#binding)."""
     if get(claim, "spec", "volumeName") is not None or get(pv, "spec", "claimRef") is not None:
         return False
-    wanted = _class(claim, None)
-    if wanted is not None and wanted != _class(pv, ""):
+    if _class(claim, "") != _class(pv, ""):
+        return False
+    if (get(claim, "spec", "volumeMode") or "Filesystem") != (get(pv, "spec", "volumeMode") or "Filesystem"):
         return False
     modes = {m for m in as_list(get(pv, "spec", "accessModes")) if isinstance(m, str)}
     if not {m for m in as_list(get(claim, "spec", "accessModes")) if isinstance(m, str)} <= modes:
@@ -112,6 +120,11 @@ def _claim_of(pv: dict) -> list[tuple[Optional[str], str]]:
         if name and (binds(pv, claim.props) or _matches(pv, claim.props)):
             found.append((get(claim.props, "metadata", "namespace"), name))
     return found
+
+
+def _bound_by_name(pv: dict, claim: str) -> bool:
+    """True when the files name the binding of ``claim`` to this PV (volumeName or claimRef), not only a match."""
+    return any(metadata_name(c.props) == claim and binds(pv, c.props) for c in _objects("PersistentVolumeClaim"))
 
 
 def _mounts(resource: Resource, claims: list[tuple[Optional[str], str]]) -> Iterator[tuple[str, dict, str]]:
@@ -142,13 +155,13 @@ def _spread(resource: Resource) -> Optional[str]:
     return None
 
 
-def _pvs_of(resource: Resource) -> list[tuple[str, str, list[tuple[Optional[str], str]]]]:
-    """(PV name, host path, bound claims) of every unpinned hostPath PV of the run."""
+def _pvs_of(resource: Resource) -> list[tuple[dict, str, list[tuple[Optional[str], str]]]]:
+    """(PV, host path, bound claims) of every unpinned hostPath PV of the run."""
     found = []
     for pv in _objects("PersistentVolume"):
         path = _host_path_pv(pv.props)
         if path is not None and (claims := _claim_of(pv.props)):
-            found.append((metadata_name(pv.props) or "?", path, claims))
+            found.append((pv.props, path, claims))
     return found
 
 
@@ -160,11 +173,14 @@ def _on_workload(resource: Resource) -> list[str]:
     if why is None and not serving(resource):
         return []
     messages: list[str] = []
-    for pv, host, claims in _pvs_of(resource):
+    for props, host, claims in _pvs_of(resource):
+        pv = metadata_name(props) or "?"
         for path, podspec, claim in _mounts(resource, claims):
             if pinned_node(podspec) is not None:
                 continue
-            bound = f"{path}.volumes: PersistentVolumeClaim {claim} is bound to PersistentVolume {pv}, hostPath {host} with no nodeAffinity"
+            # Several claims may match one PV; the controller binds one of them: "may bind" unless the files name it.
+            verb = "is bound to" if _bound_by_name(props, claim) else "matches (the controller may bind it to)"
+            bound = f"{path}.volumes: PersistentVolumeClaim {claim} {verb} PersistentVolume {pv}, hostPath {host} with no nodeAffinity"
             if why is None:
                 messages.append(
                     unproven(
@@ -193,15 +209,19 @@ def _on_volume(resource: Resource) -> list[str]:
     if not claims:
         return []
     users: list[tuple[str, Any]] = []
+    servers = False
     for workload in viewed_resources() or ():
         if workload.type not in WORKLOAD_TYPES or _kind(workload) == "DaemonSet":
             continue
         for _path, podspec, _claim in _mounts(workload, claims):
             users.append((f"{_kind(workload)} {metadata_name(workload.props)}", pinned_node(podspec)))
+            servers = servers or serving(workload)
     names = sorted({name for name, _ in users})
     nodes = {node for _, node in users}
     if not names or (len(nodes) == 1 and None not in nodes):
         return []
+    if len(names) == 1 and not servers:
+        return []  # one pod of no model server (a database, a web UI): its data, not the models, is G31's one-user case
     listed = ", ".join(f"{ns}/{name}" if ns else name for ns, name in claims)
     if len(names) == 1:
         return [

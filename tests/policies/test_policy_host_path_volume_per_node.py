@@ -136,8 +136,24 @@ def test_a_claim_matched_by_storage_class_binds_without_a_volume_name():
         ], (pv_class, claim_class)
 
 
+def test_a_claim_matched_without_a_volume_name_may_bind():
+    # Several claims may match one PV and the controller binds one of them: "may bind", not "is bound".
+    ((_, name, message), _) = _found(_deployment(), *_by_class("manual", "manual"))
+    assert name == "Deployment/llama-server"
+    assert "PersistentVolumeClaim models-pvc matches (the controller may bind it to) PersistentVolume models-pv" in message
+
+
+def test_a_claim_with_no_class_does_not_match_a_pv_of_a_class():
+    # review47a item 5 (/tmp/review47a/g31-class-unset.yaml): an unset claim class is "" for the controller
+    # (component-helpers storage/volume/pv_helpers.go FindMatchingVolume), or the default class admission sets; either
+    # way it never binds a PV of class manual: the claim is provisioned dynamically, not on the hostPath.
+    assert _found(_deployment(), *_by_class("manual", None)) == []
+    assert _found(_deployment(1), *_by_class("manual", None)) == []
+
+
 def test_a_claim_the_controller_would_not_match_is_not_joined():
     assert _found(_deployment(), *_by_class("manual", "fast-ssd")) == []
+    assert _found(_deployment(), *_by_class("manual", "manual", volumeMode="Block")) == []
     assert _found(_deployment(), *_by_class(None, "standard")) == []
     assert _found(_deployment(), *_by_class("manual", "manual", accessModes=["ReadWriteMany"])) == []
     assert _found(_deployment(), *_by_class("manual", "manual", resources={"requests": {"storage": "500Gi"}})) == []
@@ -150,10 +166,11 @@ def test_a_claim_the_controller_would_not_match_is_not_joined():
 
 
 def test_careful_forms_stay_silent():
-    # One pod that is no model server (a busybox), alone on the volume: advice on the PV only.
+    # One pod that is no model server (a busybox, a database, a web UI), alone on the volume: its data, not models;
+    # the one-user advice is for model servers, on the PV as on the workload (review47a item 10).
     busybox = _deployment(1)
     busybox["spec"]["template"]["spec"] = _pod("busybox:1.36")
-    assert [name for _, name, _ in _found(busybox, _claim(), _pv())] == ["PersistentVolume/models-pv"]
+    assert _found(busybox, _claim(), _pv()) == []
     # One model server pinned to the node that holds the path; the PV pinned there too.
     pinned = _deployment(1)
     pinned["spec"]["template"]["spec"]["nodeSelector"] = {"kubernetes.io/hostname": "gpu-1"}
@@ -203,3 +220,16 @@ def test_read_only_device_paths_of_a_serving_pod_stay_silent():
     server["spec"]["template"]["spec"] = pod
     assert [f for f in found_by([server], "host-path-read-only")] == []
     assert [f for f in found_by([server], "host-path-volume-per-node")] == []
+    # The same device paths on hostPath PVs (no nodeAffinity) bound to claims the pod mounts read-only: G31 joins a
+    # claim to its PV, so this form reaches the rule (review47a item 10: the test above has no PV).
+    pvs, claims = [], []
+    for name, path in (("dri", "/dev/dri"), ("ib", "/dev/infiniband")):
+        pv = _pv()
+        pv["metadata"]["name"] = f"{name}-pv"
+        pv["spec"]["hostPath"] = {"path": path}
+        claim = _claim(f"{name}-pv")
+        claim["metadata"]["name"] = f"{name}-pvc"
+        pvs.append(pv)
+        claims.append(claim)
+    pod["volumes"] = [{"name": n, "persistentVolumeClaim": {"claimName": f"{n}-pvc", "readOnly": True}} for n in ("dri", "ib")]
+    assert _found(server, *claims, *pvs) == []
