@@ -60,6 +60,7 @@ SOURCE_GROUPS = (
     "devices",
     "switches",
     "backends",
+    "shm",
 )
 # The address a server binds when its host setting is unset: every address of the pod, or loopback only.
 LISTENS = ("all", "loopback")
@@ -126,6 +127,10 @@ _OPTIONAL: dict[str, type] = {
     "judged_backends": list,
     "load_floor_seconds": int,
     "default_models": dict,
+    "shm_fails": bool,
+    "shm_size": str,
+    "ranks_unset": str,
+    "multiprocess": list,
 }
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
 # Optional fields of [engines.NAME.downloads]: "hub", the setting spellings (flags, or "env:VAR") that always name a
@@ -255,6 +260,18 @@ class Engine:
     load_floor_seconds: int = -1
     # (first release, model) pairs in release order: the model the server loads when its command line names none
     default_models: tuple[tuple[str, str], ...] = ()
+    # true when several ranks of the engine fail to start on the container runtime's 64Mi /dev/shm (S4 blocks where the
+    # ranks are on the command line and nothing bigger is mounted there)
+    shm_fails: bool = False
+    # the /dev/shm the engine's publisher asks for when it runs several ranks ("1Gi"; "" none stated): S4 advises on a
+    # smaller sizeLimit
+    shm_size: str = ""
+    # "gpus" when the engine, its tensor-parallel setting unset, runs one rank per GPU it sees (TGI shards over every
+    # visible GPU); "" when unset means one rank
+    ranks_unset: str = ""
+    # (flag, value) settings with which the server runs its workers as processes of their own whatever its parallel
+    # sizes (vLLM --distributed-executor-backend mp): they share tensors through /dev/shm
+    multiprocess: tuple[tuple[str, str], ...] = ()
 
     def spelling(self, setting: str) -> str:
         """How messages name a setting for this engine: ``--tp-size``, or ``env NIM_MAX_MODEL_LEN``."""
@@ -410,6 +427,17 @@ def _check_sources(where: str, row: dict, sources: Any) -> None:
         stated.add("backends")
     if any(k in row for k in ("debug_flags", "lenient_readiness", "lazy_start", "start_models", "live_before_ready")):
         stated.add("switches")
+    if any(k in row for k in ("shm_fails", "shm_size", "ranks_unset", "multiprocess")):
+        stated.add("shm")
+        if row.get("ranks_unset", "gpus") != "gpus":
+            raise EngineTableError(f'{where}.ranks_unset: {row["ranks_unset"]!r} is not "gpus"')
+        if "shm_size" in row:
+            from .quantities import parse_quantity
+
+            try:
+                parse_quantity(row["shm_size"])
+            except ValueError:
+                raise EngineTableError(f"{where}.shm_size: {row['shm_size']!r} is not a quantity") from None
     if "listens" in row:
         stated.add("listens")
         if row["listens"] not in LISTENS:
@@ -499,6 +527,10 @@ def _row(name: str, row: Any) -> Engine:
         judged_backends=tuple(row.get("judged_backends", ())),
         load_floor_seconds=row.get("load_floor_seconds", -1),
         default_models=_default_models(where, row.get("default_models", {})),
+        shm_fails=row.get("shm_fails", False),
+        shm_size=row.get("shm_size", ""),
+        ranks_unset=row.get("ranks_unset", ""),
+        multiprocess=_settings_with_values(where, "multiprocess", row.get("multiprocess", [])),
     )
 
 
