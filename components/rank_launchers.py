@@ -11,7 +11,14 @@ from typing import Any
 from .parse_cache import read_toml
 
 TABLE = Path(__file__).with_name("rank_launchers.toml")
-_FIELDS = {"display": str, "commands": list, "count": list, "all_gpus": list, "unset": (int, str), "source": str}
+_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "display": str,
+    "commands": list,
+    "count": list,
+    "all_gpus": list,
+    "unset": (int, str),
+    "source": str,
+}
 
 
 @dataclass(frozen=True)

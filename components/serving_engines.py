@@ -99,6 +99,7 @@ _FIELDS: dict[str, type | tuple[type, ...]] = {
     "settings": dict,
     "sources": dict,
 }
+_SHM_FIELDS: dict[str, type] = {"shm_fails": bool, "shm_size": str, "ranks_unset": str, "multiprocess": list}
 # Fields a row may leave out, with their meaning when absent: no env-prefix recognition, downloads not described.
 _OPTIONAL: dict[str, type] = {
     "env_prefixes": list,
@@ -127,10 +128,7 @@ _OPTIONAL: dict[str, type] = {
     "judged_backends": list,
     "load_floor_seconds": int,
     "default_models": dict,
-    "shm_fails": bool,
-    "shm_size": str,
-    "ranks_unset": str,
-    "multiprocess": list,
+    **_SHM_FIELDS,
 }
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
 # Optional fields of [engines.NAME.downloads]: "hub", the setting spellings (flags, or "env:VAR") that always name a
@@ -260,17 +258,9 @@ class Engine:
     load_floor_seconds: int = -1
     # (first release, model) pairs in release order: the model the server loads when its command line names none
     default_models: tuple[tuple[str, str], ...] = ()
-    # true when several ranks of the engine fail to start on the container runtime's 64Mi /dev/shm (S4 blocks where the
-    # ranks are on the command line and nothing bigger is mounted there)
-    shm_fails: bool = False
-    # the /dev/shm the engine's publisher asks for when it runs several ranks ("1Gi"; "" none stated): S4 advises on a
-    # smaller sizeLimit
+    shm_fails: bool = False  # the /dev/shm facts (these four): serving_engines.toml's header says what they mean
     shm_size: str = ""
-    # "gpus" when the engine, its tensor-parallel setting unset, runs one rank per GPU it sees (TGI shards over every
-    # visible GPU); "" when unset means one rank
     ranks_unset: str = ""
-    # (flag, value) settings with which the server runs its workers as processes of their own whatever its parallel
-    # sizes (vLLM --distributed-executor-backend mp): they share tensors through /dev/shm
     multiprocess: tuple[tuple[str, str], ...] = ()
 
     def spelling(self, setting: str) -> str:
@@ -427,17 +417,10 @@ def _check_sources(where: str, row: dict, sources: Any) -> None:
         stated.add("backends")
     if any(k in row for k in ("debug_flags", "lenient_readiness", "lazy_start", "start_models", "live_before_ready")):
         stated.add("switches")
-    if any(k in row for k in ("shm_fails", "shm_size", "ranks_unset", "multiprocess")):
+    if any(k in row for k in _SHM_FIELDS):
         stated.add("shm")
-        if row.get("ranks_unset", "gpus") != "gpus":
-            raise EngineTableError(f'{where}.ranks_unset: {row["ranks_unset"]!r} is not "gpus"')
-        if "shm_size" in row:
-            from .quantities import parse_quantity
-
-            try:
-                parse_quantity(row["shm_size"])
-            except ValueError:
-                raise EngineTableError(f"{where}.shm_size: {row['shm_size']!r} is not a quantity") from None
+        if row.get("ranks_unset", "gpus") != "gpus" or not re.fullmatch(r"\d+(\.\d+)?([KMGTPE]i?)?", str(row.get("shm_size", 0))):
+            raise EngineTableError(f'{where}: ranks_unset must be "gpus" and shm_size a quantity ("1Gi")')
     if "listens" in row:
         stated.add("listens")
         if row["listens"] not in LISTENS:

@@ -42,7 +42,10 @@ def _check(resource: Resource, config: dict) -> list[str]:
 
 POLICY = Policy(
     name="memory-emptydir-size-limit",
-    description="An emptyDir with medium Memory (typically /dev/shm) must set sizeLimit.",
+    description=(
+        "An emptyDir with medium Memory must set sizeLimit (the /dev/shm of a multi-process GPU server is S4's, "
+        "tensor-parallel-requires-dshm)."
+    ),
     catalog="G36",
     severity="medium",
     enforcement="advisory",
