@@ -25,7 +25,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
             empty_dir = as_dict(as_dict(volume).get("emptyDir"))
             if empty_dir.get("medium") != "Memory" or empty_dir.get("sizeLimit") is not None:
                 continue
-            if (path, as_dict(volume).get("name")) in owned:
+            name = as_dict(volume).get("name")
+            if isinstance(name, str) and (path, name) in owned:
                 continue
             where = f"{path}.volumes {as_dict(volume).get('name')}: emptyDir medium Memory has no sizeLimit"
             if bounded:
