@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from components.quantities import parse_quantity
+from components.engine_shm import engine_shm
 from components.rank_launchers import LAUNCHERS
 from components.serving_engines import Engine
 from policies.kube import (
@@ -142,12 +142,13 @@ def _need(
     gpus = gpu_count(container) or 0
     if server is not None:
         row, args = server
-        size = parse_quantity(row.shm_size) if row.shm_size else None
-        size_text = f"the {row.shm_size} {row.display}'s publisher asks for with several ranks" if size else ""
+        facts = engine_shm(row.name)
+        size = facts.size_bytes
+        size_text = f"the {facts.size} {row.display}'s publisher asks for with several ranks" if size else ""
         ranks = _engine_ranks(row, args, gpus)
         if ranks is not None:
-            return ShmNeed(path, podspec, container, ranks, True, row.shm_fails, size, size_text)
-        for flag, value in row.multiprocess:
+            return ShmNeed(path, podspec, container, ranks, True, facts.fails, size, size_text)
+        for flag, value in facts.multiprocess:
             if str(args.get(flag, "")).lower() == value:
                 why = f"runs its workers as processes of their own ({row.spelling(flag)} {value})"
                 return ShmNeed(path, podspec, container, why, True, False, size, size_text)
@@ -173,7 +174,7 @@ def _engine_ranks(row: Engine, args: Mapping[str, str | None], gpus: int) -> str
     dp = as_int(local) if local is not None else 1
     if tp is None or pp is None or dp is None or dp < 1:
         return None
-    if "tensor-parallel-size" not in args and row.ranks_unset == "gpus" and gpus > 1:
+    if "tensor-parallel-size" not in args and engine_shm(row.name).ranks_unset == "gpus" and gpus > 1:
         return f"runs {gpus * pp} {row.display} shards ({row.spelling('tensor-parallel-size')} unset: one per GPU)"
     if tp * pp * dp <= 1:
         return None

@@ -11,8 +11,9 @@ import copy
 import pytest
 import yaml
 
+from components.engine_shm import SHM
+from components.engine_shm import load as load_shm
 from components.rank_launchers import LAUNCHERS, load_launchers
-from components.serving_engines import EngineTableError, engine_named, engines_of
 from tests.conftest import shared_path
 from tests.policies.policy_fixtures import found_by
 
@@ -326,9 +327,9 @@ def test_kuberay_cpu_worker_and_an_operator_mounted_shm_are_silent():
 def test_the_tables_state_their_sources():
     assert all(row.source.strip() for row in LAUNCHERS)
     assert {row.name for row in LAUNCHERS} >= {"torchrun", "deepspeed", "mpirun", "triton-trtllm"}
-    tgi, vllm = engine_named("tgi"), engine_named("vllm")
-    assert tgi is not None and tgi.shm_size == "1Gi" and tgi.ranks_unset == "gpus" and "shm" in tgi.sources
-    assert vllm is not None and vllm.shm_fails and "shm" in vllm.sources
+    tgi, vllm = SHM["tgi"], SHM["vllm"]
+    assert tgi.size == "1Gi" and tgi.ranks_unset == "gpus" and "v3.3.7" in tgi.source
+    assert vllm.fails and ("distributed-executor-backend", "mp") in vllm.multiprocess and "#1710" in vllm.source
 
 
 def test_bad_table_rows_are_refused_by_name(tmp_path):
@@ -336,15 +337,10 @@ def test_bad_table_rows_are_refused_by_name(tmp_path):
     bad.write_text('[launchers.x]\ndisplay = "x"\ncommands = ["x"]\ncount = ["n"]\nall_gpus = []\nunset = "all"\nsource = "s"\n')
     with pytest.raises(ValueError, match=r"launchers.x\]\.unset"):
         load_launchers(bad)
-    import tomllib
-
-    from components.serving_engines import TABLE
-
-    data = tomllib.loads(TABLE.read_text())
-    data["engines"]["tgi"]["shm_size"] = "lots"
-    with pytest.raises(EngineTableError, match="shm_size"):
-        engines_of(data)
-    data["engines"]["tgi"]["shm_size"] = "1Gi"
-    del data["engines"]["tgi"]["sources"]["shm"]
-    with pytest.raises(EngineTableError, match="shm"):
-        engines_of(data)
+    table = tmp_path / "engines.toml"
+    table.write_text('[engines.tgi.shm]\nsize = "lots"\nsource = "s"\n')
+    with pytest.raises(ValueError, match=r"tgi.shm\]\.size"):
+        load_shm(table)
+    table.write_text('[engines.tgi.shm]\nsize = "1Gi"\n')
+    with pytest.raises(ValueError, match="source required"):
+        load_shm(table)
