@@ -73,7 +73,10 @@ def _may_hold(text: str) -> bool:
 
 
 def _code(key: str, value: str) -> bool:
-    return key.lower().endswith(_CODE) or value.lstrip().startswith("#!")
+    """A key whose value is no configuration a program reads as values: code, or documentation (a key starting with
+    ``_``: Knative's ``_example`` block, knative/pkg package configmap ``ExampleKey = "_example"``, "a given example
+    configuration in a ConfigMap")."""
+    return key.startswith("_") or key.lower().endswith(_CODE) or value.lstrip().startswith("#!")
 
 
 def _lines(value: str, key: str = "") -> Iterator[tuple[str, str]]:

@@ -210,6 +210,8 @@ def test_careful_config_map_forms_stay_silent():
             ),
             "OPENAI_API_BASE": "http://vllm.llm.svc.cluster.local:8000/v1",
             "TEMPLATE": "<s>[INST] {prompt} [/INST]",
+            # Knative's documentation block (traefik/traefik integration/fixtures/knative config-certmanager).
+            "_example": "issuerRef: |\n  kind: ClusterIssuer\n  name: your-company-issuer\n",
         }
     )
     assert messages([quiet]) == []
