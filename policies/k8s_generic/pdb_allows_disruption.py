@@ -2,9 +2,9 @@
 
 `maxUnavailable: 0`, `maxUnavailable: "0%"` or `minAvailable: "100%"` block every eviction:
 Karpenter can never consolidate or replace the GPU node, AMI patches never land, and
-`kubectl drain` hangs. The same goes for a `minAvailable` at or above the replicas of the
-workload it selects, when that workload is in the same set of resources (and no HPA of the set keeps more replicas
-than that floor: its minReplicas is the workload's replica count then).
+`kubectl drain` hangs. A `minAvailable` at or above the replicas of the workload it selects is the catalogue's G20
+row ("PDB minAvailable vs replicas / HPA min"): pdb-below-replicas (policies/k8s_generic/pdb_below_replicas.py) joins
+it across the run's files. The pods of KubeRay groups are read here (policies/k8s_generic/pdb_ray_groups.py).
 
 One engine over several nodes is the exception the pack itself recommends (kuberay-cluster-pdb: "maxUnavailable: 0
 for a multi-node engine", and karpenter-multi-node-pool-never-expires keeps its nodes): any eviction stops the whole
@@ -16,60 +16,12 @@ RayJob or a LeaderWorkerSet of the set, or one selecting by the labels KubeRay (
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
-from policies.k8s_generic.pdb_autoscaler_floor import absent_target_floor
 from policies.k8s_generic.pdb_ray_groups import ray_pdb_findings
 from policies.kube import as_dict, as_int, as_list, get, split_type
 from policies.reading.serving import namespace_of, pod_labels, selector_matches
 
 PDB_TYPES = ("kubernetes:policy/v1:PodDisruptionBudget", "kubernetes:policy/v1beta1:PodDisruptionBudget")
-_WHY = "no voluntary eviction is ever allowed, so GPU nodes cannot be drained, consolidated or patched"
-
-
-# Kinds whose replicas default to 1 when unset (kubernetes pkg/apis/apps/v1/defaults.go SetDefaults_Deployment,
-# SetDefaults_StatefulSet, SetDefaults_ReplicaSet: ``*obj.Spec.Replicas = 1``).
-_DEFAULT_ONE = frozenset({"Deployment", "StatefulSet", "ReplicaSet"})
-# Kinds whose pods a PDB may select (a workload of the files read is looked for among them).
-_POD_KINDS = _DEFAULT_ONE | {"DaemonSet", "Job", "Pod", "LeaderWorkerSet", "RayCluster", "RayService", "InferenceService"}
-
-
-def _replicas(workload: Resource) -> int | None:
-    kind = split_type(workload.type)[1]
-    if kind == "InferenceService":
-        return as_int(get(workload.props, "spec", "predictor", "minReplicas"))
-    replicas = get(workload.props, "spec", "replicas")
-    if replicas is None and kind in _DEFAULT_ONE and get(workload.props, "spec", "template") is not None:
-        return 1
-    return as_int(replicas)
-
-
-def _selects_nothing_read(pdb: Resource, resources: list[Resource]) -> bool:
-    """True when no workload of the files read, in the PDB's namespace, has pods the PDB's selector matches."""
-    selector = get(pdb.props, "spec", "selector")
-    for workload in resources:
-        if split_type(workload.type)[1] not in _POD_KINDS or namespace_of(workload) != namespace_of(pdb):
-            continue
-        if any(selector_matches(selector, labels) for labels in pod_labels(workload)):
-            return False
-    return True
-
-
-def _floor_of_unseen(pdb: Resource, resources: list[Resource], wanted: int | None) -> list[tuple[str, str]]:
-    """A minAvailable of 1 over pods no workload of the files read holds (set 41 jolyonbrown/inference-platform
-    k8s/base/pdb.yaml, whose single-replica Deployment sits in another file of the kustomization): advice, since one
-    replica, the default, makes it block every eviction."""
-    if wanted != 1 or not _selects_nothing_read(pdb, resources) or absent_target_floor(pdb, wanted, resources):
-        return []  # a ScaledObject's floor over the unread workload: pdb-below-autoscaler-floor (G20) says it sharper
-    name = get(pdb.props, "metadata", "name")
-    return [
-        (
-            pdb.name,
-            unproven(
-                f"PodDisruptionBudget {name}: minAvailable 1 over pods no workload of the files read holds; if that "
-                f"workload runs one replica (the default when replicas is unset), {_WHY}; use maxUnavailable: 1, or "
-                f"run two or more replicas"
-            ),
-        )
-    ]
+WHY = "no voluntary eviction is ever allowed, so GPU nodes cannot be drained, consolidated or patched"
 
 
 _GROUP_KINDS = {("ray.io", "RayCluster"), ("ray.io", "RayService"), ("ray.io", "RayJob")}
@@ -80,7 +32,7 @@ _MULTI_NODE = (
 )
 
 
-def _multi_node(pdb: Resource, resources: list[Resource]) -> bool:
+def multi_node(pdb: Resource, resources: list[Resource]) -> bool:
     """True when the PDB selects the pods of an engine spread over several nodes (module docstring)."""
     selector = get(pdb.props, "spec", "selector")
     keys = [str(k) for k in as_dict(get(selector, "matchLabels"))]
@@ -98,31 +50,6 @@ def _multi_node(pdb: Resource, resources: list[Resource]) -> bool:
     return False
 
 
-def _hpa_floor(workload: Resource, resources: list[Resource]) -> int | None:
-    """The highest minReplicas of an HPA of the set that scales the workload (it sets the replicas), or None."""
-    kind, name = split_type(workload.type)[1], get(workload.props, "metadata", "name")
-    floors = [
-        as_int(get(r.props, "spec", "minReplicas")) or 1
-        for r in resources
-        if split_type(r.type) == ("autoscaling", "HorizontalPodAutoscaler")
-        and get(r.props, "spec", "scaleTargetRef", "name") == name
-        and get(r.props, "spec", "scaleTargetRef", "kind") == kind
-        and namespace_of(r) == namespace_of(workload)
-    ]
-    # A KEDA ScaledObject's minReplicaCount is the floor of the HPA it creates (kind Deployment when unset; a floor of
-    # 0, KEDA's default, scales to zero, where no pod is left to evict: not a floor here).
-    floors += [
-        as_int(get(r.props, "spec", "minReplicaCount")) or 0
-        for r in resources
-        if split_type(r.type)[1] == "ScaledObject"
-        and get(r.props, "spec", "scaleTargetRef", "name") == name
-        and (get(r.props, "spec", "scaleTargetRef", "kind") or "Deployment") == kind
-        and namespace_of(r) == namespace_of(workload)
-    ]
-    floors = [f for f in floors if f > 0]
-    return max(floors) if floors else None
-
-
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings: list[tuple[str, str]] = []
     for pdb in (r for r in resources if r.type in PDB_TYPES):
@@ -131,32 +58,13 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         max_unavailable, min_available = spec.get("maxUnavailable"), spec.get("minAvailable")
         zero = None
         if max_unavailable in (0, 0.0, "0", "0%"):
-            zero = f"PodDisruptionBudget {name}: maxUnavailable {max_unavailable}: {_WHY}"
+            zero = f"PodDisruptionBudget {name}: maxUnavailable {max_unavailable}: {WHY}"
         elif min_available == "100%":
-            zero = f"PodDisruptionBudget {name}: minAvailable 100%: {_WHY}"
+            zero = f"PodDisruptionBudget {name}: minAvailable 100%: {WHY}"
         if zero is not None:
-            findings.append((pdb.name, unproven(zero + _MULTI_NODE) if _multi_node(pdb, resources) else zero))
+            findings.append((pdb.name, unproven(zero + _MULTI_NODE) if multi_node(pdb, resources) else zero))
         if zero is None:
-            ray = ray_pdb_findings(pdb, resources, as_int(min_available))
-            findings.extend((pdb.name, m) for m in ray)
-            # Pods of a Ray group are KubeRay's (pdb_ray_groups reads those); others may be in files not read.
-            unseen = not ray and not _multi_node(pdb, resources)
-            findings.extend(_floor_of_unseen(pdb, resources, as_int(min_available)) if unseen else [])
-        if zero is None and (wanted := as_int(min_available)) is not None:
-            for workload in resources:
-                replicas = _replicas(workload)
-                if replicas is None or workload is pdb or namespace_of(workload) != namespace_of(pdb):
-                    continue
-                replicas = _hpa_floor(workload, resources) or replicas
-                if any(selector_matches(spec.get("selector"), labels) for labels in pod_labels(workload)) and wanted >= replicas:
-                    kind = split_type(workload.type)[1]
-                    findings.append(
-                        (
-                            pdb.name,
-                            f"PodDisruptionBudget {name}: minAvailable {wanted} is not below the "
-                            f"{replicas} replicas of {kind} {get(workload.props, 'metadata', 'name')}: {_WHY}",
-                        )
-                    )
+            findings.extend((pdb.name, m) for m in ray_pdb_findings(pdb, resources, as_int(min_available)))
     return findings
 
 

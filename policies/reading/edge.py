@@ -52,6 +52,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from components.edge_timeouts import default_seconds
 from policies.kube import annotations_of, as_dict, as_float, as_list, get, split_type
 from policies.reading.route_path import INGRESS_TYPES, duration_seconds
 
@@ -60,15 +61,17 @@ __all__ = ["INGRESS_TYPES"]  # re-exported: the Ingress types every edge reader 
 CLASS_ANNOTATION = "kubernetes.io/ingress.class"
 GCE_EXTERNAL = ("gce", "gce-regional-external")
 GCE_CLASSES = (*GCE_EXTERNAL, "gce-internal")
-GCE_BACKEND_TIMEOUT_DEFAULT = 30  # Compute API BackendService.timeoutSec default
+GCE_BACKEND_TIMEOUT_DEFAULT = default_seconds("gke-backend")  # Compute API BackendService.timeoutSec default
 BACKEND_CONFIG_KEYS = ("cloud.google.com/backend-config", "beta.cloud.google.com/backend-config")
 NGINX = "nginx.ingress.kubernetes.io"
-NGINX_READ_DEFAULT = 60  # ingress-nginx ConfigMap proxy-read-timeout default
+NGINX_READ_DEFAULT = default_seconds("ingress-nginx")  # ingress-nginx ConfigMap proxy-read-timeout default
 NGINX_INC_KEYS = ("nginx.org/", "nginx.com/")  # NGINX Inc.'s controller's annotation prefixes
 NGINX_INC_CONTROLLER = "nginx.org/ingress-controller"
 INGRESS_NGINX_CONTROLLER = "k8s.io/ingress-nginx"
 NGINX_INC_READ = "nginx.org/proxy-read-timeout"
-NGINX_INC_READ_DEFAULT = 60  # nginxinc/kubernetes-ingress v4.0.1 internal/configs/config_params.go:211 "60s"
+NGINX_INC_READ_DEFAULT = default_seconds(
+    "nginx-inc"
+)  # nginxinc/kubernetes-ingress v4.0.1 internal/configs/config_params.go:211 "60s"
 
 
 def ingress_class(resource: Any) -> Optional[str]:
@@ -154,7 +157,7 @@ def nginx_read_seconds(resource: Any) -> tuple[float, bool]:
 
 
 KONG_READ_TIMEOUT = "konghq.com/read-timeout"
-KONG_READ_DEFAULT_MS = 60000
+KONG_READ_DEFAULT_MS = default_seconds("kong") * 1000
 
 
 def is_kong_ingress(resource: Any) -> bool:

@@ -30,13 +30,14 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from components.aws_ids import sources_too_wide
+from components.edge_timeouts import default_seconds
 from policies.kube import as_dict, as_list, get, split_type
 from policies.reading.route_path import duration_seconds
 
 TRAEFIK_GROUPS = ("traefik.io", "traefik.containo.us")
 CONTOUR_PROXY = ("projectcontour.io", "HTTPProxy")
 TRAEFIK_AUTH = ("forwardAuth", "basicAuth", "digestAuth")
-CONTOUR_RESPONSE_DEFAULT = 15.0
+CONTOUR_RESPONSE_DEFAULT = float(default_seconds("contour"))
 _INFINITY = re.compile(r"^infinit[ye]$")
 
 

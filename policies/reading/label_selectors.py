@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from policies.kube import as_dict, as_list
+from policies.kube import as_dict, as_list, get
 
 
 def selector_equalities(selector: Any) -> dict[str, str]:
@@ -59,3 +59,11 @@ def selector_matches(selector: Any, labels: Mapping[str, Any], *, plain: bool = 
         if op == "DoesNotExist" and present:
             return False
     return True
+
+
+def namespaces_meet(first: Mapping[str, Any], second: Mapping[str, Any]) -> bool:
+    """Whether two objects (their manifests) may share a namespace, as a selector's join across files needs: the same
+    metadata.namespace, or either names none (it lands where `kubectl apply -n` or its kustomization puts it, which the
+    files do not say)."""
+    a, b = get(first, "metadata", "namespace"), get(second, "metadata", "namespace")
+    return not (isinstance(a, str) and a) or not (isinstance(b, str) and b) or a == b

@@ -89,3 +89,12 @@ def mounted_script_files(podspec: Mapping, container: Mapping) -> dict[str, str]
     if not maps:
         return {}
     return {path: text for path, text in _mounted_files(podspec, container, maps).items() if _names(argv, path)}
+
+
+def mounted_config_files(podspec: Mapping, container: Mapping) -> dict[str, str]:
+    """Path in the container -> text, of every ConfigMap key of the files read that ``container`` mounts as a file,
+    named on its command line or not (a server's configuration file, read from a path the program knows)."""
+    if not any(isinstance(as_dict(as_dict(v).get("configMap")).get("name"), str) for v in as_list(podspec.get("volumes"))):
+        return {}
+    maps = config_maps(podspec)
+    return _mounted_files(podspec, container, maps) if maps else {}

@@ -14,13 +14,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from components.edge_timeouts import default_seconds
 from policies.kube import annotations_of, as_dict, as_float, as_int, as_list, get, memoized, split_type
 
 ALB = "alb.ingress.kubernetes.io"
-ALB_IDLE_DEFAULT = 60  # ELBv2 idle_timeout.timeout_seconds default
+ALB_IDLE_DEFAULT = default_seconds("alb")  # ELBv2 idle_timeout.timeout_seconds default (components/edge_timeouts.toml)
 DEREGISTRATION_DEFAULT = 300  # ELBv2 deregistration_delay.timeout_seconds default
-ENVOY_ROUTE_DEFAULT = 15  # Envoy RouteAction.timeout; Envoy Gateway's HTTPRequestTimeout
-KSERVE_HTTPROUTE_DEFAULT = 60  # KServe's HTTPRoute DefaultTimeout (kserve/kserve v0.20.0)
+ENVOY_ROUTE_DEFAULT = default_seconds("envoy-route")  # Envoy RouteAction.timeout; Envoy Gateway's HTTPRequestTimeout
+KSERVE_HTTPROUTE_DEFAULT = default_seconds("kserve-httproute")  # KServe's HTTPRoute DefaultTimeout (kserve/kserve v0.20.0)
 ENVOY_UPSTREAM_IDLE_DEFAULT = 3600  # Envoy connection idle_timeout (DestinationRule unset)
 VLLM_KEEP_ALIVE_DEFAULT = 5  # VLLM_HTTP_TIMEOUT_KEEP_ALIVE
 KEEP_ALIVE_ENV = "VLLM_HTTP_TIMEOUT_KEEP_ALIVE"

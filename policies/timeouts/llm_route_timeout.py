@@ -15,17 +15,26 @@ timeout is proven by the Ingress alone, whether a model sits behind it is not.
 A LiteLLM proxy's configuration in a ConfigMap (policies/reading/litellm.py) is a router in front of LLMs: its
 router_settings.timeout, litellm_settings.request_timeout or a model's litellm_params.timeout at or below the minimum
 is reported the same way.
+The edges' defaults are rows of components/edge_timeouts.toml, each with its source. A Service of a proxy in front of a
+model (an LLM gateway app of components/serving_apps.toml; an nginx whose mounted configuration sends to a model's
+Service, policies/reading/nginx_conf.py) is a route to an LLM like the model's own; and an OpenShift Route or an
+Ingress whose timeout is below the proxy_read_timeout of the nginx proxy behind it is reported whatever its value: the
+outer layer cuts what the inner one was set to allow (advisory: streams may be short).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+from components.edge_timeouts import default_seconds
 from policies.framework import Policy, Resource
 from policies.kube import as_dict, as_list, get, metadata_name, split_type
 from policies.reading import edge, litellm
 from policies.reading import edge_proxies as proxies
 from policies.reading import route_path as path
+from policies.reading.gateway_apps import app_containers
+from policies.reading.nginx_conf import NginxProxy, nginx_proxies
 from policies.reading.serving import model_servers
 from policies.reading.vllm_args import vllm_servers
 
@@ -45,6 +54,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     for w in resources:
         if vllm_servers(w) or model_servers(w):
             llm |= path.workload_services(w, selectors)
+    fronts = _model_proxies(resources, selectors, llm)
+    llm |= {service for service, proxy in fronts.items() if proxy.model}
     # Every Service name the set defines (or a controller derives from a workload): a backend outside it is unknown.
     known = set(edge.services_by_name(resources)) | llm
     context = (edge.services_by_name(resources), edge.backend_configs(resources), edge.ingress_class_controllers(resources))
@@ -72,7 +83,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         elif r.type in path.HTTPROUTE_TYPES:
             findings += _httproute(r, minimum, llm, known, gke)
         elif r.type in path.INGRESS_TYPES:
-            findings += _ingress(r, minimum, llm, known, context)
+            findings += _ingress(r, minimum, llm, known, context, fronts)
         elif split_type(r.type) == ("aigateway.envoyproxy.io", "AIGatewayRoute"):
             findings += _ai_gateway_route(r, minimum)
         elif split_type(r.type) == ("http.keda.sh", "HTTPScaledObject"):
@@ -82,10 +93,53 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         elif proxies.is_contour_proxy(r):
             findings += _contour(r, minimum, llm, known)
         elif split_type(r.type) == ("route.openshift.io", "Route"):
-            findings += _openshift_route(r, minimum, llm, known)
+            findings += _openshift_route(r, minimum, llm, known, fronts)
         elif r.type == litellm.CONFIG_MAP_TYPE:
             findings += _litellm(r, minimum)
     return findings
+
+
+@dataclass(frozen=True)
+class ModelProxy:
+    """A Service of a proxy in front of model servers: what it is, and how long it waits for the model (an nginx
+    proxy_read_timeout its configuration sets; None where nothing in the files says)."""
+
+    what: str
+    waits: NginxProxy | None
+    model: bool  # whether a model server is known to stand behind it
+
+
+def _model_proxies(resources: list[Resource], selectors: dict, llm: set[str]) -> dict[str, ModelProxy]:
+    """Service name -> the proxy behind it, for the Services of a proxy in front of a model: a serving-path app (an LLM
+    proxy, router or gateway of components/serving_apps.toml) or an nginx whose mounted configuration sends to a
+    model's Service (policies/reading/nginx_conf.py). An edge in front of one serves a model as much as an edge in
+    front of the model's own Service. An nginx proxy that sets proxy_read_timeout to any backend is kept too (its
+    wait is an inner timeout an edge in front must not undercut)."""
+    found: dict[str, ModelProxy] = {}
+    for w in resources:
+        if w.type == litellm.CONFIG_MAP_TYPE or split_type(w.type) == ("", "Service"):
+            continue
+        apps = app_containers(w)
+        proxies_ = nginx_proxies(w) if not apps else []
+        if not apps and not proxies_:
+            continue
+        name = metadata_name(w.props)
+        for service in path.workload_services(w, selectors) - llm:
+            if apps:
+                found[service] = ModelProxy(f"{apps[0].app.display} {name}", None, True)
+                continue
+            for proxy in proxies_:
+                models = sorted(set(proxy.services) & llm)
+                if models or proxy.explicit:
+                    to = f" to an LLM ({', '.join(models)})" if models else ""
+                    found[service] = ModelProxy(f"nginx proxy {name}{to}", proxy, bool(models))
+    return found
+
+
+def _inner(service: str, fronts: dict[str, ModelProxy]) -> float | None:
+    """The longest wait an nginx proxy behind `service` sets for its backend (proxy_read_timeout), None if none is set."""
+    proxy = fronts.get(service)
+    return proxy.waits.read_timeout if proxy is not None and proxy.waits is not None and proxy.waits.explicit else None
 
 
 # LiteLLM's proxy (policies/reading/litellm.py): router_settings.timeout is the Router's per-call timeout and
@@ -119,7 +173,7 @@ def _litellm(r: Resource, minimum: float) -> list[tuple[str, str]]:
 # the IngressController sets ROUTER_DEFAULT_SERVER_TIMEOUT; a Route's haproxy.router.openshift.io/timeout overrides it
 # for that backend (openshift/router 4b401a86dccc657a8a5254c2794a312241f40e87
 # images/router/haproxy/conf/haproxy-config.template:167 and :688-689). HAProxy reads a bare number as milliseconds.
-OPENSHIFT_ROUTER_DEFAULT = 30.0
+OPENSHIFT_ROUTER_DEFAULT = float(default_seconds("openshift-router"))
 OPENSHIFT_TIMEOUT = "haproxy.router.openshift.io/timeout"
 _HAPROXY_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 
@@ -129,27 +183,45 @@ def _haproxy_seconds(value: object) -> float | None:
     return float(match.group(1)) * _HAPROXY_UNITS[match.group(2) or "ms"] if match else None
 
 
-def _openshift_route(r: Resource, minimum: float, llm: set[str], known: set[str]) -> list[tuple[str, str]]:
-    """An OpenShift Route to a model (or a Service the set does not hold) whose router timeout, set by its annotation
-    or left at the router's 30 s, is at or below `minimum`."""
+def _openshift_route(
+    r: Resource, minimum: float, llm: set[str], known: set[str], fronts: dict[str, ModelProxy]
+) -> list[tuple[str, str]]:
+    """An OpenShift Route to a model (or a Service the set does not hold, or a proxy in front of a model) whose router
+    timeout, set by its annotation or left at the router's 30 s, is at or below `minimum`; or below the
+    proxy_read_timeout of the nginx proxy it sends to (the outer layer cuts what the inner one allows)."""
     service = get(r.props, "spec", "to", "name")
-    if not isinstance(service, str) or (service not in llm and service in known):
+    if not isinstance(service, str):
+        return []
+    inner = _inner(service, fronts)
+    if service not in llm and service in known and inner is None:
         return []
     raw = get(r.props, "metadata", "annotations", OPENSHIFT_TIMEOUT)
     seconds = _haproxy_seconds(raw) if raw is not None else None
     if raw is not None and seconds is None:
         return []  # a value the manifest does not give (a template) or HAProxy would refuse: not judged here
-    cut = _cut(seconds, OPENSHIFT_ROUTER_DEFAULT, minimum, "the OpenShift router's 30s, unless its IngressController moves it")
-    if cut is None:
+    default_name = "the OpenShift router's 30s, unless its IngressController moves it"
+    outer = OPENSHIFT_ROUTER_DEFAULT if seconds is None else seconds
+    cut = _cut(seconds, OPENSHIFT_ROUTER_DEFAULT, minimum, default_name)
+    if cut is None and (inner is None or inner <= outer):
         return []
+    state = f" (unset: {default_name})" if seconds is None else ""
     return [
         (
             r.name,
-            f"Route {metadata_name(r.props)}: router timeout {path.fmt(cut[0])}{cut[1]} {_where(service, llm)} cuts a "
-            f"request that sends no byte for that long (a long prefill, a non-streamed reply) with 504; set the "
-            f"annotation {OPENSHIFT_TIMEOUT} above the longest request",
+            f"Route {metadata_name(r.props)}: router timeout {path.fmt(outer)}{state} {_where(service, llm, fronts)} cuts a "
+            f"request that sends no byte for that long (a long prefill, a non-streamed reply) with 504"
+            f"{_undercut(service, fronts, outer)}; set the annotation {OPENSHIFT_TIMEOUT} above the longest request",
         )
     ]
+
+
+def _undercut(service: str, fronts: dict[str, ModelProxy], outer: float) -> str:
+    """ ", before the proxy behind it, which waits N s (proxy_read_timeout)" when an nginx proxy behind the edge waits
+    longer than the edge does; "" otherwise."""
+    inner = _inner(service, fronts)
+    if inner is None or inner <= outer:
+        return ""
+    return f", before the {fronts[service].what} behind it, which waits {path.fmt(inner)} (proxy_read_timeout)"
 
 
 def _contour(r: Resource, minimum: float, llm: set[str], known: set[str]) -> list[tuple[str, str]]:
@@ -246,8 +318,12 @@ def _cut(set_to: float | None, default: float, minimum: float, default_name: str
     return seconds, (f" (unset: {default_name})" if set_to is None else "")
 
 
-def _where(service: str, llm: set[str]) -> str:
-    """How a message names the backend: a model of the set, or a Service the set does not hold."""
+def _where(service: str, llm: set[str], fronts: dict[str, ModelProxy] | None = None) -> str:
+    """How a message names the backend: a model of the set, a proxy in front of one, or a Service the set does not
+    hold."""
+    proxy = (fronts or {}).get(service)
+    if proxy is not None:
+        return f"in front of Service {service} ({proxy.what})"
     if service in llm:
         return f"in front of an LLM ({service})"
     return f"in front of Service {service}, which this set does not hold (if it serves a model),"
@@ -274,36 +350,43 @@ def _edge_of(ingress: Resource, service: str, port: object, context: tuple) -> t
     return None
 
 
-def _ingress(ing: Resource, minimum: float, llm: set[str], known: set[str], context: tuple) -> list[tuple[str, str]]:
-    """Findings for one Ingress: an edge left at or below `minimum` in front of a model, or in front of a backend this
-    set does not hold (said as such: whether it serves a model is not known here)."""
+def _ingress(
+    ing: Resource, minimum: float, llm: set[str], known: set[str], context: tuple, fronts: dict[str, ModelProxy]
+) -> list[tuple[str, str]]:
+    """Findings for one Ingress: an edge left at or below `minimum` in front of a model (or a proxy in front of one),
+    or in front of a backend this set does not hold (said as such: whether it serves a model is not known here); or an
+    edge that cuts sooner than the nginx proxy behind it waits (proxy_read_timeout)."""
     backends = edge.ingress_backend_ports(ing)
     names = {n for n, _ in backends}
     unknown = not names & known
     findings = []
     for service, port in backends:
-        if service not in llm and not unknown:
+        inner = _inner(service, fronts)
+        if service not in llm and not unknown and inner is None:
             continue
         found = _edge_of(ing, service, port, context)
-        if found is None or found[1].seconds > minimum:
+        if found is None or (found[1].seconds > minimum and (inner is None or inner <= found[1].seconds)):
             continue
         what, timeout = found
         state = "" if timeout.explicit else f" ({timeout.how})"
         # The ALB's message keeps its original form (no Service named) for a model's backend.
-        where = "in front of an LLM" if service in llm and what.startswith("ALB") else _where(service, llm)
+        if service in llm and what.startswith("ALB") and service not in fronts:
+            where = "in front of an LLM"
+        else:
+            where = _where(service, llm, fronts)
         t = path.fmt(timeout.seconds)
         if what.startswith("GKE"):
             cut = f"cuts every response that takes longer than {t} in all (a streamed generation included)"
         else:  # the ALB's idle timeout, nginx's proxy_read_timeout and Kong's read_timeout count the time between two bytes
             cut = f"cuts a request that sends no byte for {t} (a long prefill, a non-streamed reply)"
         value = t[:-1] if what.startswith("ALB") else t
-        findings.append((ing.name, f"{what} {value}{state} {where} {cut}"))
+        findings.append((ing.name, f"{what} {value}{state} {where} {cut}{_undercut(service, fronts, timeout.seconds)}"))
     return sorted(set(findings))
 
 
 # Envoy AI Gateway's default request timeout of an AIGatewayRoute rule (envoyproxy/ai-gateway v1.1.0
 # api/v1alpha1/ai_gateway_route_helper.go:15-17, GetTimeoutsOrDefault :36-50): 60 s instead of Envoy Gateway's 15 s.
-AI_GATEWAY_DEFAULT = 60.0
+AI_GATEWAY_DEFAULT = float(default_seconds("envoy-ai-gateway"))
 
 
 def _ai_gateway_route(r: Resource, minimum: float) -> list[tuple[str, str]]:

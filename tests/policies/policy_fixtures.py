@@ -296,6 +296,7 @@ RAISED = {
         "capabilities-allow-list",
         "no-bare-pods",
         "pdb-allows-disruption",
+        "pdb-below-replicas",
         "kuberay-serving-priority",
         "karpenter-multi-node-pool-never-expires",
         "gpu-pod-ephemeral-storage",

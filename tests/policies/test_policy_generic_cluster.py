@@ -26,6 +26,7 @@ from policies.k8s_generic import (
     no_load_balancer_service,
     no_privileged,
     pdb_allows_disruption,
+    pdb_below_replicas,
     pdb_unhealthy_pod_eviction,
     serving_app_pdb,
     serving_app_service,
@@ -80,6 +81,7 @@ ALL = (
     serving_app_pdb,
     serving_app_service,
     pdb_allows_disruption,
+    pdb_below_replicas,
     pdb_unhealthy_pod_eviction,
     serving_priority_class,
     serving_topology_spread,
@@ -176,7 +178,7 @@ def test_pdb_min_available_at_the_replica_count():
     pdb = pdb_props()
     pdb["spec"].pop("maxUnavailable")
     pdb["spec"]["minAvailable"] = 2.0
-    assert found(pdb_allows_disruption, stack(pdb=pdb)) == [
+    assert found(pdb_below_replicas, stack(pdb=pdb)) == [
         (
             "chat-8b",
             "PodDisruptionBudget chat-8b: minAvailable 2 is not below the 2 replicas of InferenceService "

@@ -1,11 +1,11 @@
-"""G19 pdb-allows-disruption: a minAvailable 1 over a workload the files read do not hold, a Deployment whose replicas
+"""G20 pdb-below-replicas (G19 pdb-allows-disruption until session 47): a minAvailable 1 over a workload the files read do not hold, a Deployment whose replicas
 are unset (1 by default), and a KEDA ScaledObject's minReplicaCount as the floor."""
 
 from __future__ import annotations
 
 from policy_fixtures import found_by
 
-POLICY = "pdb-allows-disruption"
+POLICY = "pdb-below-replicas"
 
 
 def _pdb(budget: dict, app: str = "vllm") -> dict:
@@ -71,7 +71,8 @@ def test_careful_budgets_stay_silent():
 def test_a_keda_floor_over_a_workload_not_read_is_g20():
     # ShivSingh96/litellm-gateway-demo keda/scaledobject.yaml (spent set 44, labelled G20): a ScaledObject
     # litellm-gateway with minReplicaCount 1 over Deployment litellm (not in the file) and, beside it, a PDB minAvailable 1
-    # over app=litellm. The KEDA floor is the proof G19's guess lacks: G20 reports it, G19 steps aside.
+    # over app=litellm. The KEDA floor is the proof the unseen-workload guess lacks: pdb-below-autoscaler-floor reports it,
+    # pdb-below-replicas steps aside.
     scaled = _scaled_object(1, app="litellm")
     scaled["metadata"]["name"] = "litellm-gateway"
     objs = [scaled, _pdb({"minAvailable": 1}, app="litellm")]
@@ -103,3 +104,36 @@ def test_a_keda_floor_is_read_through_a_match_expressions_selector():
     assert [lv for lv, _ in found_by([scaled, pdb], "pdb-below-autoscaler-floor")] == ["advisory"]
     pdb["spec"]["selector"]["matchExpressions"][0]["values"].append("redis")
     assert found_by([scaled, pdb], "pdb-below-autoscaler-floor") == []
+
+
+def test_the_budget_is_g20_and_joined_across_an_omitted_namespace():
+    # The catalogue's G20 row ("PDB minAvailable vs replicas / HPA min") is this comparison; labellers of spent sets 18,
+    # 23 and 41 chose G20 for it while G19 reported it. A PDB in its own file that names namespace inference, beside a
+    # Deployment file that names none (kubectl apply -n, or a kustomization, gives it one), is the same pair; so is the
+    # reverse.
+    bare = _deployment(1)
+    del bare["metadata"]["namespace"]
+    ((level, message),) = found_by([_pdb({"minAvailable": 1}), bare], POLICY)
+    assert level == "advisory" and "not below the 1 replicas of Deployment vllm" in message
+    budget = _pdb({"minAvailable": 1})
+    del budget["metadata"]["namespace"]
+    assert len(found_by([budget, _deployment(None)], POLICY)) == 1
+    assert found_by([_pdb({"minAvailable": 1}), _deployment(1)], "pdb-allows-disruption") == []  # G19: zero budgets only
+
+
+def test_careful_budgets_over_a_workload_read_stay_silent():
+    # minAvailable 1 over 2 replicas; maxUnavailable 1 over 1; a percentage (50% of 2 rounds up to 1: one eviction
+    # allowed); another namespace named on both sides.
+    assert found_by([_pdb({"minAvailable": 1}), _deployment(2)], POLICY) == []
+    assert found_by([_pdb({"maxUnavailable": 1}), _deployment(1)], POLICY) == []
+    assert found_by([_pdb({"minAvailable": "50%"}), _deployment(2)], POLICY) == []
+    other = _deployment(1)
+    other["metadata"]["namespace"] = "batch"
+    assert found_by([_pdb({"minAvailable": 1}), other], POLICY) == [
+        (
+            "advisory",
+            "PodDisruptionBudget vllm-pdb: minAvailable 1 over pods no workload of the files read holds; if that "
+            "workload runs one replica (the default when replicas is unset), no voluntary eviction is ever allowed, so "
+            "GPU nodes cannot be drained, consolidated or patched; use maxUnavailable: 1, or run two or more replicas",
+        )
+    ]

@@ -118,8 +118,8 @@ def test_min_available_is_judged_against_the_hpa_floor():
         },
     }
     budget = _pdb({"app": "vllm"}, minAvailable=1)
-    assert [e for e, _ in found_by([two, budget], "pdb-allows-disruption")] == ["mandatory"]
-    assert found_by([two, budget, hpa], "pdb-allows-disruption") == []  # the HPA keeps two replicas
+    assert [e for e, _ in found_by([two, budget], "pdb-below-replicas")] == ["mandatory"]
+    assert found_by([two, budget, hpa], "pdb-below-replicas") == []  # the HPA keeps two replicas
 
 
 def _qwen(*args: str, image: str = "vllm/vllm-openai:v0.10.1") -> dict:

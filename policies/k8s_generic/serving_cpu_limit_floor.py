@@ -1,0 +1,99 @@
+"""G9 (CPU limits), adapted to model servers: a CPU limit must not be below what the engine's own processes keep busy.
+
+The catalogue's G9 row does not ask model servers for a CPU limit (docs/policy-catalogue.md: CPU throttling hurts
+tokenisation and time to first token). What it can prove is a limit below the engine's floor: vLLM V1 runs its API
+server (HTTP, tokenisation, detokenisation, streaming) and its engine core, whose scheduler is a busy loop, as two
+processes, and from two GPUs one worker process per GPU besides (components/serving_engines.toml ``[engines.vllm.cpus]``
+read by components/engine_cpus.py, with its source: vLLM's "CPU Resources for GPU Deployments", at least 2 + N processes
+and 2 + N physical cores; vllm/config/parallel.py, one GPU runs inside the engine core). A container whose
+``resources.limits.cpu`` is below that count gets less CPU time per CFS period than its busy processes use: the
+kernel throttles it every period and every token waits (https://kubernetes.io/docs/concepts/configuration/
+manage-resources-containers/#how-pods-with-resource-limits-are-run: the limit is a hard ceiling enforced by
+throttling).
+
+Advice: the engine still serves, slower. The GPUs per server are its tensor x pipeline parallel size, no more than the
+container's GPU limit (a multi-node engine's pod holds its share); an unreadable size counts one GPU (the lowest
+floor). Silent: no CPU limit; a limit at or above the floor (4 CPUs on one GPU); a container with no GPU (vLLM's CPU
+backend sizes its own threads); Ray pods (Ray's own processes share them) and a worker module without the API server
+(Dynamo's dynamo.vllm).
+"""
+
+from __future__ import annotations
+
+from components.engine_cpus import CPUS
+from components.quantities import parse_quantity
+from policies.framework import Policy, Resource
+from policies.kube import as_int, get, gpu_count, is_ray, workload_types
+from policies.operators import OPERATOR_TYPES
+from policies.reading.kserve_runtime import effective_resources
+from policies.reading.serving import container_argv, engine_row, model_servers
+from policies.reading.vllm_args import vllm_servers
+
+
+def _gpus(resource: Resource, container: dict, limit: int) -> int:
+    """The GPUs one server drives: tensor x pipeline parallel size where readable (vLLM's parser), within the
+    container's GPU limit; 1 otherwise."""
+    args = next((s.args for s in vllm_servers(resource) if s.container is container), {})
+    size = (as_int(args.get("tensor-parallel-size")) or 1) * (as_int(args.get("pipeline-parallel-size")) or 1)
+    return max(1, min(size, limit))
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    if is_ray(resource.type):
+        return []
+    found = []
+    for server in model_servers(resource):
+        row, cpus_row = engine_row(server.engine), CPUS.get(server.engine)
+        if row is None or cpus_row is None:
+            continue
+        limit = gpu_count(server.container) or 0
+        if limit < 1:
+            continue  # no GPU: a CPU backend sizes its threads to what it gets
+        argv = " ".join(container_argv(server.container))
+        if any(module in argv for module in row.worker_modules):
+            continue  # a worker behind another program's frontend: no API server process of its own
+        resources, merged = effective_resources(resource, server.path, server.container)
+        raw = get(resources, "limits", "cpu") if resources is not None else None
+        if raw is None:
+            continue
+        try:
+            cpus = parse_quantity(raw)
+        except ValueError:
+            continue  # not a quantity (a template's placeholder): G45 and S26 read it
+        gpus = _gpus(resource, server.container, limit)
+        floor = cpus_row.min_cpus(gpus)
+        if 0 < cpus < floor:
+            workers = f" and {gpus} GPU worker processes" if gpus >= cpus_row.worker_per_gpu_from else ""
+            found.append(
+                f"{server.label}: resources.limits.cpu {raw}{merged} is below the {floor} CPUs this {row.display} "
+                f"server's own processes keep busy with {gpus} GPU{'s' if gpus > 1 else ''} (its API server and its "
+                f"engine core's busy loop{workers}; {row.display}'s docs ask 2 + N physical cores): the kernel throttles "
+                f"the container every period and time to first token grows; raise the limit to {floor} or more, or set "
+                f"only a request"
+            )
+    return found
+
+
+POLICY = Policy(
+    name="serving-cpu-limit-floor",
+    description=(
+        "A model server's CPU limit must not be below the CPUs its engine's own processes keep busy (vLLM: its API "
+        "server and engine core, and a worker per GPU from two GPUs); no CPU limit is fine."
+    ),
+    catalog="G9",
+    severity="medium",
+    # Advisory: the server still serves, throttled.
+    enforcement="advisory",
+    remediation_steps=(
+        "Raise resources.limits.cpu to the engine's floor or more (vLLM: 2 + N physical cores for N GPUs), or drop the "
+        "CPU limit and keep a CPU request."
+    ),
+    resource_types=workload_types(*OPERATOR_TYPES),
+    check_resource=_check,
+    rationale=(
+        'vLLM\'s "CPU Resources for GPU Deployments" (docs/configuration/optimization.md): at least 2 + N processes '
+        "compete for CPU time and fewer cores than processes degrade throughput and latency; a CPU limit is enforced "
+        "by CFS throttling (https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/). "
+        "Catalogue row 9 (Polaris cpuLimitsMissing, Checkov CKV_K8S_11), adapted: no limit is not asked for."
+    ),
+)

@@ -1,0 +1,117 @@
+"""An nginx (or OpenResty) reverse proxy in front of a model server: where its configuration sends requests and how
+long it waits for the backend.
+
+The configuration is read from the ConfigMap keys the container mounts as files (policies/reading/mounted_scripts.py
+mounted_config_files; only ConfigMaps among the files read). Of it: every ``proxy_pass`` target (a host, or an
+``upstream`` block's ``server`` hosts; a target holding a variable is not resolved) and every ``proxy_read_timeout``
+(nginx time syntax, policies/reading/edge.py nginx_time_seconds). nginx waits ``proxy_read_timeout`` between two reads
+from the backend, inherited from the enclosing block, else 60 s (nginx/nginx release-1.31.4
+src/http/modules/ngx_http_proxy_module.c:3734-3735; components/edge_timeouts.toml row ``nginx``). The longest value
+the file sets is what the proxy allows its slowest route: an edge in front of the proxy that cuts sooner contradicts it.
+
+A host names a Service of the run when it is a bare name or ``<service>.<namespace>[.svc[.cluster.local]]``; its first
+label is the Service's name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from components.edge_timeouts import default_seconds
+from policies.kube import container_label, containers, memoized, pod_specs
+from policies.reading.edge import nginx_time_seconds
+from policies.reading.mounted_scripts import mounted_config_files
+
+NGINX_READ_DEFAULT = float(default_seconds("nginx"))
+_PROGRAMS = frozenset({"nginx", "openresty"})
+_COMMENT = re.compile(r"#[^\n]*")
+_UPSTREAM = re.compile(r"\bupstream\s+([\w.-]+)\s*\{([^}]*)\}")
+_SERVER = re.compile(r"(?:^|[;{\s])server\s+([^\s;]+)")
+_PROXY_PASS = re.compile(r"(?:^|[;{\s])proxy_pass\s+([^\s;]+)\s*;")
+_READ_TIMEOUT = re.compile(r"(?:^|[;{\s])proxy_read_timeout\s+([^\s;]+)\s*;")
+
+
+@dataclass(frozen=True)
+class NginxProxy:
+    """One nginx container's proxy: its label, the Service names it sends to, and the longest proxy_read_timeout its
+    configuration sets (explicit) or nginx's default."""
+
+    label: str
+    services: tuple[str, ...]
+    read_timeout: float
+    explicit: bool
+
+
+def _is_nginx(container: Mapping) -> bool:
+    image = container.get("image")
+    if not isinstance(image, str):
+        return False
+    name = image.lower().split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
+    return bool(set(re.split(r"[-_.]+", name)) & _PROGRAMS)
+
+
+def _service(host: str) -> str | None:
+    """The Service a proxy target's host names (its first label), None for an address, a variable or an outside name."""
+    host = host.strip().lower()
+    if not host or "$" in host or re.fullmatch(r"[\d.]+|\[.*\]", host) or host in ("localhost", "unix"):
+        return None
+    labels = host.split(".")
+    if len(labels) == 1 or (len(labels) >= 3 and labels[2] == "svc") or len(labels) == 2:
+        return labels[0] if re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", labels[0]) else None
+    return None
+
+
+def _host(target: str) -> str:
+    """The host of a proxy_pass URL or an upstream server (scheme, port and path dropped)."""
+    rest = target.split("://", 1)[-1]
+    return re.split(r"[:/]", rest, maxsplit=1)[0]
+
+
+def read_config(text: str) -> tuple[tuple[str, ...], tuple[float, ...]]:
+    """(Service names of the proxy_pass targets, the proxy_read_timeout values in seconds) of one configuration text."""
+    text = _COMMENT.sub("", text)
+    upstreams = {m.group(1): [_host(s) for s in _SERVER.findall(m.group(2))] for m in _UPSTREAM.finditer(text)}
+    services: list[str] = []
+    for target in _PROXY_PASS.findall(text):
+        host = _host(target)
+        for h in upstreams.get(host, [host]):
+            name = _service(h)
+            if name is not None and name not in services:
+                services.append(name)
+    timeouts = tuple(t for v in _READ_TIMEOUT.findall(text) if (t := nginx_time_seconds(v)) is not None)
+    return tuple(services), timeouts
+
+
+def nginx_proxies(resource: Any) -> list[NginxProxy]:
+    """The nginx/OpenResty containers of a workload whose mounted configuration proxies somewhere (module docstring)."""
+    return list(memoized(resource, "nginx_proxies", _nginx_proxies))
+
+
+def _nginx_proxies(resource: Any) -> list[NginxProxy]:
+    found = []
+    for path, podspec in pod_specs(resource):
+        for container in containers(podspec):
+            if not _is_nginx(container):
+                continue
+            texts = [t for t in mounted_config_files(podspec, container).values() if "proxy_pass" in t]
+            if not texts:
+                continue
+            services: list[str] = []
+            timeouts: list[float] = []
+            for text in texts:
+                names, values = read_config(text)
+                services += [n for n in names if n not in services]
+                timeouts += values
+            explicit = bool(timeouts)
+            found.append(
+                NginxProxy(
+                    container_label(path, container),
+                    tuple(services),
+                    max(timeouts) if explicit else NGINX_READ_DEFAULT,
+                    explicit,
+                )
+            )
+    return found

@@ -1,0 +1,126 @@
+"""G9 serving-cpu-limit-floor: a model server's CPU limit below the processes its engine keeps busy (vLLM: its API
+server and engine core, and from two GPUs a worker per GPU; components/serving_engines.toml [engines.vllm.cpus],
+read from vllm-project/vllm@10056c17168807fb2f1081374ad79a3520b09bcf
+docs/configuration/optimization.md "CPU Resources for GPU Deployments" and
+@840e7972c6ab74061696e81e17d8a74db2aefd7e vllm/config/parallel.py, world size 1 -> the "uni" executor)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from policy_fixtures import found_by
+
+from components import engine_cpus
+
+POLICY = "serving-cpu-limit-floor"
+
+
+def _vllm(limits: dict | None, args: list[str] | None = None, gpus: int = 1) -> dict:
+    resources: dict = {"requests": {"cpu": "1", "memory": "16Gi", "nvidia.com/gpu": gpus}}
+    resources["limits"] = {"nvidia.com/gpu": gpus, **(limits or {})}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "vllm"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "vllm"}},
+            "template": {
+                "metadata": {"labels": {"app": "vllm"}},
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "vllm",
+                            "image": "vllm/vllm-openai:v0.10.1",
+                            "args": ["--model", "Qwen/Qwen2.5-7B-Instruct", *(args or [])],
+                            "resources": resources,
+                        }
+                    ]
+                },
+            },
+        },
+    }
+
+
+# GoogleCloudPlatform/kubernetes-engine-samples ai-ml/gke-model-armor/preparing-the-model/vllm-gemma-deployment.yaml
+# at 2b5036514162a489145c5e5570bc320efbcb37bf (corpus manifests-v2 row 11; the upstream file is not valid YAML, so
+# its list items are re-indented here): `python3 -m vllm.entrypoints.api_server --tensor-parallel-size=2` on 2 L4s
+# with limits.cpu "2": 1 API server + 1 engine core + 2 GPU workers keep 4 processes busy.
+GEMMA = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "vllm-gemma-deployment"},
+    "spec": {
+        "replicas": 1,
+        "selector": {"matchLabels": {"app": "gemma-server"}},
+        "template": {
+            "metadata": {"labels": {"app": "gemma-server"}},
+            "spec": {
+                "containers": [
+                    {
+                        "name": "inference-server",
+                        "image": "us-docker.pkg.dev/vertex-ai/vertex-vision-model-garden-dockers/pytorch-vllm-serve:20250801_0916_RC01",
+                        "resources": {
+                            "requests": {"cpu": "2", "memory": "25Gi", "ephemeral-storage": "25Gi", "nvidia.com/gpu": 2},
+                            "limits": {"cpu": "2", "memory": "25Gi", "ephemeral-storage": "25Gi", "nvidia.com/gpu": 2},
+                        },
+                        "command": ["python3", "-m", "vllm.entrypoints.api_server"],
+                        "args": ["--model=/models/gemma-7b", "--tensor-parallel-size=2"],
+                    }
+                ]
+            },
+        },
+    },
+}
+
+
+def test_a_one_cpu_limit_on_a_one_gpu_vllm_server_is_advice():
+    ((level, message),) = found_by([_vllm({"cpu": 1})], POLICY)
+    assert level == "advisory"
+    assert message.startswith("container vllm: resources.limits.cpu 1 is below the 2 CPUs this vLLM server's own processes")
+    assert "1500m" in found_by([_vllm({"cpu": "1500m"})], POLICY)[0][1]
+
+
+def test_the_real_form_two_cpus_for_two_gpu_workers():
+    ((level, message),) = found_by([GEMMA], POLICY)
+    assert level == "advisory" and "is below the 4 CPUs" in message and "and 2 GPU worker processes" in message
+
+
+def test_careful_limits_stay_silent():
+    # No CPU limit; 4 CPUs on one GPU; 2 CPUs on one GPU (the two processes); 4 CPUs for TP 2; the GEMMA form with
+    # its tensor parallel size removed (one GPU used of the two) and cpu 2.
+    assert found_by([_vllm(None)], POLICY) == []
+    assert found_by([_vllm({"cpu": "4"})], POLICY) == []
+    assert found_by([_vllm({"cpu": "2"})], POLICY) == []
+    assert found_by([_vllm({"cpu": "4"}, ["--tensor-parallel-size", "2"], gpus=2)], POLICY) == []
+    one = copy.deepcopy(GEMMA)
+    one["spec"]["template"]["spec"]["containers"][0]["args"] = ["--model=/models/gemma-7b"]
+    assert found_by([one], POLICY) == []
+
+
+def test_no_gpu_or_a_tensor_parallel_size_beyond_the_pods_gpus():
+    # A container with no GPU (vLLM's CPU backend sizes its threads itself) is not judged; a multi-node TP 16 whose pod
+    # holds 8 GPUs counts the pod's 8 workers: 10 CPUs.
+    cpu_only = _vllm({"cpu": "1"})
+    resources = cpu_only["spec"]["template"]["spec"]["containers"][0]["resources"]
+    del resources["limits"]["nvidia.com/gpu"], resources["requests"]["nvidia.com/gpu"]
+    assert found_by([cpu_only], POLICY) == []
+    ((_, message),) = found_by([_vllm({"cpu": "8"}, ["--tensor-parallel-size", "16"], gpus=8)], POLICY)
+    assert "is below the 10 CPUs" in message
+
+
+def test_the_floor_is_a_fact_of_the_engine_table():
+    assert [engine_cpus.min_cpus("vllm", n) for n in (1, 2, 8)] == [2, 4, 10]
+    assert "CPU Resources for GPU Deployments" in engine_cpus.CPUS["vllm"].source
+    assert engine_cpus.min_cpus("sglang", 1) == 0  # not established: no advice
+
+
+def test_a_bad_cpus_table_fails_the_load_naming_it(tmp_path):
+    path = tmp_path / "serving_engines.toml"
+    path.write_text('[engines.x.cpus]\nprocesses = 0\nworker_per_gpu_from = 2\nsource = "s"\n')
+    with pytest.raises(ValueError, match=r"\[engines.x.cpus\].processes"):
+        engine_cpus.load(path)
+    path.write_text("[engines.x.cpus]\nprocesses = 2\n")
+    with pytest.raises(ValueError, match="must hold exactly"):
+        engine_cpus.load(path)
