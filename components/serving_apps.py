@@ -1,5 +1,6 @@
 """Serving-path apps as data: the rows of serving_apps.toml (LLM proxies, routers and gateways in front of model
-servers) as frozen records.
+servers) as frozen records, and the table's config consumers (programs that read a mounted configuration file, with
+the variable forms they expand) as CONSUMERS.
 
 A row says how the app is recognised (image markers, repository names, command words, modules), the port and
 readiness endpoint it serves when nothing moves them, and where each fact was read. A row with an unknown or missing
@@ -85,4 +86,78 @@ def load(path: Path = TABLE) -> tuple[App, ...]:
     return tuple(_row(name, row) for name, row in apps.items())
 
 
+_CONSUMER_LISTS = ("images", "names", "not_names", "expands", "template_dirs", "template_suffixes", "template_env")
+_CONSUMER_FIELDS = ("display", *_CONSUMER_LISTS, "own_variables", "own_prefixes", "sources")
+_CONSUMER_SOURCES = ("expansion", "templates", "variables")
+
+
+@dataclass(frozen=True)
+class Consumer:
+    """One config consumer (a [consumers.NAME] row of serving_apps.toml)."""
+
+    name: str
+    display: str
+    images: tuple[str, ...]
+    names: tuple[str, ...]
+    not_names: tuple[str, ...]
+    expands: tuple[str, ...]
+    template_dirs: tuple[str, ...]
+    template_suffixes: tuple[str, ...]
+    template_env: tuple[str, ...]
+    own_variables: frozenset[str]
+    own_prefixes: tuple[str, ...]
+    sources: tuple[tuple[str, str], ...]
+
+
+def _consumer(name: str, row: Any) -> Consumer:
+    where = f"{TABLE.name} [consumers.{name}]"
+    if not isinstance(row, dict):
+        raise ValueError(f"{where}: not a table")
+    unknown = sorted(set(row) - set(_CONSUMER_FIELDS))
+    missing = sorted(set(_CONSUMER_FIELDS) - set(row))
+    if unknown or missing:
+        raise ValueError(f"{where}: unknown fields {unknown}, missing fields {missing}")
+    for field in (*_CONSUMER_LISTS, "own_variables", "own_prefixes"):
+        value = row[field]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ValueError(f"{where}: {field} must be a list of strings")
+    if len(row["template_env"]) != 2:
+        raise ValueError(f"{where}: template_env names the folder's and the suffix's variables (\"\" for none)")
+    if not isinstance(row["display"], str) or not row["display"] or not (row["images"] or row["names"]):
+        raise ValueError(f"{where}: display and images or names are required")
+    sources = row["sources"]
+    if (
+        not isinstance(sources, dict)
+        or set(sources) - set(_CONSUMER_SOURCES)
+        or not all(isinstance(v, str) and v for v in sources.values())
+        or "expansion" not in sources
+        or (row["template_dirs"] and "templates" not in sources)
+        or ((row["own_variables"] or row["own_prefixes"]) and "variables" not in sources)
+    ):
+        raise ValueError(f"{where}: sources must give expansion (and templates, variables where those are set)")
+    return Consumer(
+        name=name,
+        display=row["display"],
+        images=tuple(row["images"]),
+        names=tuple(row["names"]),
+        not_names=tuple(row["not_names"]),
+        expands=tuple(row["expands"]),
+        template_dirs=tuple(row["template_dirs"]),
+        template_suffixes=tuple(row["template_suffixes"]),
+        template_env=tuple(row["template_env"]),
+        own_variables=frozenset(v.lower() for v in row["own_variables"]),
+        own_prefixes=tuple(p.lower() for p in row["own_prefixes"]),
+        sources=tuple(sorted(sources.items())),
+    )
+
+
+def load_consumers(path: Path = TABLE) -> tuple[Consumer, ...]:
+    """The config consumers of the table at ``path``."""
+    rows = read_toml(path).get("consumers")
+    if not isinstance(rows, dict):
+        raise ValueError(f"{path.name}: no [consumers] table")
+    return tuple(_consumer(name, row) for name, row in rows.items())
+
+
 APPS = load()
+CONSUMERS = load_consumers()

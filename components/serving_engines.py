@@ -129,6 +129,7 @@ _OPTIONAL: dict[str, type] = {
     "model_dirs": dict,
     "model_dir_in_workdir": str,
     "cpus": dict,  # read by components/engine_cpus.py
+    "shm": dict,  # read by components/engine_shm.py
 }
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
 # Optional fields of [engines.NAME.downloads]: "hub", the setting spellings (flags, or "env:VAR") that always name a

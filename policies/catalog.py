@@ -40,7 +40,7 @@ _ENTRIES = (
     Entry("S", 1, "GPU memory utilization within a band"),
     Entry("S", 2, "max-model-len fits the KV cache"),
     Entry("S", 3, "tensor parallel size matches the GPU limit"),
-    Entry("S", 4, "tensor parallel has a memory /dev/shm"),
+    Entry("S", 4, "a multi-process GPU server (tensor/pipeline parallel, torchrun, Ray workers) has a bounded memory /dev/shm"),
     Entry("S", 5, "no scale to zero for LLM servers"),
     Entry("S", 6, "no CPU/memory-only autoscaling of GPU workloads"),
     Entry("S", 7, "custom autoscaling, alerting or analysis metric is served (as the engine exports it)"),

@@ -10,20 +10,28 @@ not checked rather than assuming it passed. Advisory: such files are normal in a
 
 A Kubernetes object whose fields still hold placeholders meant for envsubst, sed or Terraform (``${PROJECT_ID}``,
 ``$HF_TOKEN``, ``YOUR_BUCKET_NAME``, ``<image>``) is reported the same way, naming the field and the placeholder
-(policies/reading/placeholders.py): the file is not deployable as is.
+(policies/reading/placeholders.py): the file is not deployable as is. A ConfigMap's data is read by
+policies/reading/config_placeholders.py: the fill-ins any program would take literally (``YOUR_...``, ``[API_Key]``,
+``http://svc.<llm-namespace>.svc``), and ``${NAME}`` where the program that reads the file expands none
+(components/serving_apps.toml ``[consumers]``: LiteLLM expands only ``os.environ/NAME``; nginx reads no environment,
+its image renders only /etc/nginx/templates/*.template).
 """
 
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.input.unreadable import UNREADABLE_TYPE, message
+from policies.reading.config_placeholders import CONFIG_MAP_TYPE, config_map_findings, mounts_by_config_map
 from policies.reading.placeholders import placeholder_findings
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    findings = []
+    findings: list[tuple[str, str]] = []
+    mounts = mounts_by_config_map(resources) if any(r.type == CONFIG_MAP_TYPE for r in resources) else {}
     for resource in resources:
-        if resource.type == UNREADABLE_TYPE:
+        if resource.type == CONFIG_MAP_TYPE:
+            findings.extend((resource.name, m) for m in config_map_findings(resource, mounts))
+        elif resource.type == UNREADABLE_TYPE:
             if resource.props.get("kind") in ("template", "not-kubernetes", "template-read"):
                 findings.append((resource.name, message(resource.props)))
         else:

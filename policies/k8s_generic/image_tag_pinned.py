@@ -7,6 +7,8 @@ A model server's image is also held to the moving tags its engine publishes (com
 moving_tags, each row citing where: SGLang's nightly `dev`, llama.cpp's `server-cuda` rebuilt from master), for
 whichever engine of the table the container runs. A tag none of whose parts names a version, a date or a commit
 (``sglang:glm5-hopper``, ``sglang:kimi-k3``) is a build label its owner can push again: advice, on model servers.
+On any container, a tag with no number in it (``aihpi-provider``, ``rocm``) pulled with ``imagePullPolicy: Always``
+is the newest build of a line at each pod start: advice (``v1``, ``cuda12``, ``0.6.3``, digests stay silent).
 
 Images are read wherever the files name them: containers, an operator's image fields (policies/reading/field_images.py:
 a NIMCache's ``modelPuller`` too), and a Kustomization's ``images`` entries, whose ``newTag`` kustomize writes into the
@@ -202,6 +204,20 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 unproven(
                     f"{label}: image {image} with imagePullPolicy Never and a tag naming no version is whatever "
                     f"image of that name each node holds (built or loaded there); {_FIX} and push it to a registry"
+                )
+            )
+        elif pull == "Always" and not any(ch.isdigit() for ch in tag) and not _PLACEHOLDER.search(tag):
+            # A tag with no number in it (aihpi-provider, rocm, gpu) names a line of builds, not one: with Always each
+            # new pod pulls whatever was pushed under it last (imagePullPolicy "Always: every time the kubelet launches
+            # a container, the kubelet queries the container image registry to resolve the name to an image digest",
+            # kubernetes.io/docs/concepts/containers/images/#image-pull-policy). Spent set aihpi/litellm-k8s
+            # base/litellm/deployment.yaml (ghcr.io/aihpi/tool-litellm:aihpi-provider, Always). Advice: one push may
+            # be all it ever gets. A tag with a number (v1, cuda12, 0.6.3) may be a release line's name: not judged.
+            messages.append(
+                unproven(
+                    f"{label}: image {image} uses {tag}, a tag with no version number in it, and imagePullPolicy Always "
+                    f"pulls it again at each pod start, so replicas and rollbacks run whatever was pushed under it last; "
+                    f"{_FIX}"
                 )
             )
         elif serves and _build_label(tag):

@@ -31,6 +31,16 @@ says ``"stream": false`` (ollama/ollama v0.32.15 server/routes.go:1133-1160, Pul
 then ``streamResponse`` unless ``req.Stream`` is false). So a curl to ``/api/pull`` without ``"stream": false`` exits 0
 on a failed pull even with ``-f`` and ``set -e``, and the Job or init container succeeds without the model (spent set
 35 Laszlo-Lazuer/deployable-offline-local-llm k8s/ollama.yaml@2f451df0, Job ollama-pull-model, label filed NONE).
+
+Every pod form that runs such a script is read (kube.pod_specs: Deployments, Jobs, LWS, Ray groups, KServe, operator
+CRs): init containers and pods that run to completion; a container's ``lifecycle.postStart`` exec hook (the kubelet
+kills the container when the hook fails, so its exit status is the signal; a hook that swallows a failed pull leaves
+the server running without the model); and a long-running container that serves no model (a puller beside the server)
+whose script ends by blocking (``sleep infinity``, ``tail -f``, ``wait``), so a swallowed failure is never retried (a
+``while``/``until`` loop that repeats the download is not judged). A swallowed Ollama pull that only ``sleep N`` waits
+for the server before is told so (a server slower than N fails it: "could not connect"), and a model server's own
+script that pulls in the foreground after only ``sleep N`` and then keeps serving (``ollama serve & sleep 3; ollama
+pull mistral; wait``) with no set -e is reported too.
 """
 
 from __future__ import annotations
@@ -40,7 +50,7 @@ import re
 from typing import Optional
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_list, container_label, containers, pod_specs
+from policies.kube import WORKLOAD_TYPES, as_list, container_label, containers, get, pod_specs
 from policies.reading.downloaders import CALL_ROWS, ROWS
 from policies.reading.serving import model_servers
 from policies.reading.vllm_args import command_tokens, is_shell_operator
@@ -242,26 +252,28 @@ def _swallowed_downloads(resource: Resource, streamed: set[int]) -> list[str]:
     """Advice for each init container, or container of a pod that runs to completion, whose script swallows a
     download's failure (module docstring); a container ``_streamed_pulls`` reports is left to it."""
     messages = []
-    for path, container in _finishing_containers(resource):
+    for path, container, leaves in _finishing_containers(resource):
         if id(container) in streamed:
             continue
         swallowed = _swallowed(container)
         if swallowed is None:
             continue
+        if leaves == _KEEPS_RUNNING and _repeated(container):
+            continue  # a loop that runs the download again (a sync loop) is no one-shot pull
         download, fallback = swallowed
         if fallback:
             messages.append(
                 f"{container_label(path, container)}: the script answers a failed `{download}` with "
                 f"`|| {fallback}`, which succeeds (set -e does not stop a command before ||), and nothing "
-                "later checks the model: the container succeeds without it and the server starts with no "
-                "model; end the fallback with `exit 1` (`|| { echo ...; exit 1; }`)"
+                f"later checks the model: "
+                f"{'the container succeeds without it and the server starts with no model' if leaves == _SUCCEEDS else leaves}"
+                "; end the fallback with `exit 1` (`|| { echo ...; exit 1; }`)"
             )
             continue
         messages.append(
             f"{container_label(path, container)}: the script runs on after `{download}` with no set -e "
-            "and no && or || after it, so a failed download still ends with the last command's status (0): "
-            "the container succeeds without the model; add `set -e` (or `sh -ec`), or `|| exit 1` after "
-            "the download"
+            f"and no && or || after it, so a failed download still ends with the last command's status (0): "
+            f"{leaves}{_only_slept(container)}; add `set -e` (or `sh -ec`), or `|| exit 1` after the download"
         )
     return messages
 
@@ -278,7 +290,8 @@ def _wait_checked(rest: list[tuple[list[str], str]]) -> bool:
 def _unchecked_serving_pull(container: dict) -> Optional[tuple[str, bool]]:
     """(the pull, True) of a model server's script that pulls beside the server in the background (``ollama pull
     llama3.2 &``: set -e never sees its status, only a checked ``wait`` does) with nothing later checking the model
-    (``ollama list``/``ollama show``, a file test) or reading ``$?``."""
+    (``ollama list``/``ollama show``, a file test) or reading ``$?``; (the pull, False) of one in the foreground after
+    only ``sleep`` waited for the server, with no set -e, in a script that then keeps serving."""
     tokens, script = command_tokens(container)
     if not script or any("$?" in t for t in tokens):
         return None
@@ -293,9 +306,39 @@ def _unchecked_serving_pull(container: dict) -> Optional[tuple[str, bool]]:
             return None if _wait_checked(raw[i + 1 :]) else (_shown(command), True)
         # A pull in the foreground of the server's script: the server keeps running whatever its status, and the
         # earlier form of this rule reads such a script as no signal (tests/policies/test_policy_swallowed_downloads.py
-        # careful form); only a pull whose status the script throws away (backgrounded, never waited on) is reported.
+        # careful form). Reported only when `sleep N` is all that waits for the server before it and the script then
+        # keeps serving (``ollama serve & sleep 3; ollama pull mistral; wait``): a server slower than N fails the pull
+        # ("could not connect"), and with no set -e the script runs on to `wait`, serving no model.
+        if not _errexit(container, tokens) and _sleep_only_wait(commands[:i]) and _keeps_running(tokens):
+            return _shown(command), False
         return None
     return None
+
+
+def _sleep_only_wait(before: list[tuple[list[str], str]]) -> bool:
+    """True when the commands before a pull wait for the server only by sleeping: a ``sleep`` and no polling loop
+    (``until``/``while``) or readiness call (``ollama list``, ``curl``)."""
+    words = [c[0] for c, _ in before if c]
+    if "sleep" not in words:
+        return False
+    return not any(w in ("until", "while", "curl", "wget") for w in words) and not any(
+        c[:2] == ["ollama", "list"] for c, _ in before
+    )
+
+
+def _only_slept(container: dict) -> str:
+    """A note for a swallowed Ollama pull that only `sleep N` waits for the server before, or ""."""
+    tokens, script = command_tokens(container)
+    if not script:
+        return ""
+    commands = [(_unwrapped(c), op) for c, op in _script_commands(tokens)]
+    for i, (command, _) in enumerate(commands):
+        words = _wrapped(command)
+        if words[:2] == ["ollama", "pull"] or (words[:1] == ["curl"] and any(_OLLAMA_PULL_API.search(w) for w in words)):
+            if _sleep_only_wait(commands[:i]):
+                return ", and `sleep` is all that waits for the server before the pull, so a slow start fails it too"
+            return ""
+    return ""
 
 
 def _serving_pulls(resource: Resource) -> list[str]:
@@ -316,7 +359,8 @@ def _serving_pulls(resource: Resource) -> list[str]:
         how = (
             "in the background, and nothing collects its exit status (a checked `wait $pid`)"
             if background
-            else "with no set -e and no && or || after it, and the script runs on"
+            else "after only `sleep` waited for the server (a slower start fails it), with no set -e and no && or || "
+            "after it, and the script runs on"
         )
         messages.append(
             unproven(
@@ -329,18 +373,87 @@ def _serving_pulls(resource: Resource) -> list[str]:
     return messages
 
 
-def _finishing_containers(resource: Resource) -> list[tuple[str, dict]]:
-    """(pod path, container) for each container that must run to completion before the model is served: an init
-    container (not a restartPolicy: Always sidecar), or any container of a pod that runs to completion."""
+_SUCCEEDS = "the container succeeds without the model"
+_HOOK_SUCCEEDS = "the hook succeeds and the container runs on without the model"
+_KEEPS_RUNNING = "the container keeps running (its script blocks at the end) and nothing pulls the model again"
+
+
+def _hook(container: dict) -> Optional[dict]:
+    """A container's postStart exec hook as a container of its own (its command, the container's environment): the
+    kubelet runs it beside the container's start and kills the container when it fails ("If a PostStart hook fails, it
+    kills the Container", kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/), so its exit status is the
+    signal, as an init container's is."""
+    command = get(container, "lifecycle", "postStart", "exec", "command")
+    if not isinstance(command, list) or not command:
+        return None
+    hook = {"name": f"{container.get('name')} lifecycle.postStart", "command": command}
+    hook.update({k: container[k] for k in ("env", "envFrom") if k in container})
+    return hook
+
+
+def _finishing_containers(resource: Resource) -> list[tuple[str, dict, str]]:
+    """(pod path, container, what a swallowed failure leaves) for each script whose exit status is the only signal of
+    its download: an init container (not a restartPolicy: Always sidecar), any container of a pod that runs to
+    completion, a postStart hook of any container, and a long-running container that serves no model (a puller
+    beside the server) whose script blocks at its end (``sleep infinity``, ``tail -f``, ``wait``)."""
+    servers = {id(s.container) for s in model_servers(resource)}
     found = []
     for path, podspec in pod_specs(resource):
         completes = podspec.get("restartPolicy") in ("Never", "OnFailure")
         for key in ("initContainers", "containers"):
             for container in (c for c in as_list(podspec.get(key)) if isinstance(c, dict)):
-                if key == "containers" and not completes or container.get("restartPolicy") == "Always":
-                    continue
-                found.append((path, container))
+                if (hook := _hook(container)) is not None:
+                    found.append((path, hook, _HOOK_SUCCEEDS))
+                sidecar = key == "containers" and not completes or container.get("restartPolicy") == "Always"
+                if not sidecar:
+                    found.append((path, container, _SUCCEEDS))
+                elif id(container) not in servers and _may_download(container) and _keeps_running(command_tokens(container)[0]):
+                    found.append((path, container, _KEEPS_RUNNING))
     return found
+
+
+_DOWNLOAD_HINTS = ("pull", "download", "curl", "wget", "http")
+
+
+def _may_download(container: dict) -> bool:
+    """False when a container's written command line holds none of the words every download form holds: its tokens
+    (command_tokens) are then not worked out for the puller reading (most long-running containers)."""
+    text = " ".join(str(t) for key in ("command", "args") for t in as_list(container.get(key))).lower()
+    return any(hint in text for hint in _DOWNLOAD_HINTS)
+
+
+def _keeps_running(tokens: list[str]) -> bool:
+    """True when a script ends by blocking: ``sleep infinity`` (or a day or more), ``tail -f``, a final ``wait``, or a
+    ``while true`` loop."""
+    for i, token in enumerate(tokens):
+        following = tokens[i + 1 : i + 3]
+        if token == "sleep" and following and (following[0] in ("infinity", "inf") or _LONG_SLEEP.match(following[0])):
+            return True
+        if token == "tail" and "-f" in following or token == "while" and following[:1] in (["true"], [":"]):
+            return True
+    last = [t for t in tokens if t and not is_shell_operator(t)][-1:]
+    return last == ["wait"]
+
+
+def _repeated(container: dict) -> bool:
+    """True when a download of the container's script sits inside a ``while``/``until`` loop's body (a loop that runs
+    it again, not a readiness poll before it)."""
+    tokens, script = command_tokens(container)
+    if not script:
+        return False
+    depth = 0
+    for command, _ in _script_commands(tokens):
+        word = command[0] if command else ""
+        if word in ("while", "until"):
+            depth += 1
+        elif word == "done":
+            depth = max(depth - 1, 0)
+        elif depth and (_download_form(_unwrapped(command)) or any(_OLLAMA_PULL_API.search(t) for t in command)):
+            return True
+    return False
+
+
+_LONG_SLEEP = re.compile(r"^(?:\d{5,}|\d+[dh])$")
 
 
 _STREAM_OFF = re.compile(r"[\"']?stream[\"']?\s*:\s*false", re.IGNORECASE)
@@ -361,16 +474,16 @@ def _streamed_pulls(resource: Resource) -> tuple[list[str], set[int]]:
     """Advice for each init container, or container of a pod that runs to completion, that pulls through a streamed
     /api/pull (module docstring), and the ids of those containers."""
     messages, seen = [], set()
-    for path, container in _finishing_containers(resource):
+    for path, container, leaves in _finishing_containers(resource):
         tokens, _ = command_tokens(container)
         urls = [u for args, _ in _curl_runs(tokens) if (u := _streamed_pull(args))]
-        if not urls:
+        if not urls or leaves == _KEEPS_RUNNING and _repeated(container):
             continue
         seen.add(id(container))
         messages.append(
             f"{container_label(path, container)}: curl {urls[0]} streams the pull's progress with HTTP 200 and "
             'reports a failed pull in the body ({"error": ...}), so curl exits 0 even with -f and set -e, '
-            'and the container succeeds without the model; send {"stream": false} (Ollama then answers an '
+            f'and {leaves}; send {{"stream": false}} (Ollama then answers an '
             "error status) with curl -f, or check the model afterwards (/api/show, ollama list)"
         )
     return messages, seen

@@ -1,18 +1,38 @@
-"""S4: a vLLM pod with more than one GPU rank needs a bounded, memory-backed /dev/shm.
+"""S4: a multi-process GPU server (tensor/pipeline parallel, torchrun, Ray workers) has a bounded memory /dev/shm.
 
-NCCL and vLLM's multiprocess workers exchange data through /dev/shm; the container runtime
-gives 64Mi, and NCCL then fails with "Error while creating shared memory segment
-/dev/shm/nccl-..." (vllm-project/vllm#1710). The fix is an emptyDir with medium Memory and a
-sizeLimit, mounted at /dev/shm. `hostIPC: true` is the common wrong fix: it shares the node's
-IPC namespace (no-host-namespaces reports it, for every pod). Memory-backed emptyDir pages count against the container's
-memory limit, so the sizeLimit must fit inside it. A single-rank server of any engine that mounts a memory /dev/shm
-sized above its memory limit gets the same message as advice: whether it fills /dev/shm that far depends on its load.
+Which pods (policies/reading/shm.py shm_needs, the same for every engine of the engine table and every pod template the
+pack reads): a container whose engine runs several ranks (tensor x pipeline x local data parallel above 1 in its row's
+own spellings; TGI's shards over every GPU when --num-shard is unset; vLLM's --distributed-executor-backend mp|ray), a
+launcher of several processes (components/rank_launchers.toml: torchrun --nproc-per-node, deepspeed, mpirun -np,
+Triton's launch_triton_server.py --world_size), a GPU pod of a multi-pod LeaderWorkerSet or leader/worker group, and a
+Ray pod with GPUs (Ray's object store lives in /dev/shm: KubeRay v1.7.0 ray-operator/controllers/ray/common/pod.go:855-858
+mounts a memory emptyDir there "for the object store to avoid performance degradation", sized to the Ray container's
+memory by makeEmptyDirVolume :1574-1592, when the container mounts none).
 
-KubeRay pods (`ray.io` RayCluster, RayService, RayJob) differ: when the Ray container mounts
-nothing at /dev/shm, the operator mounts a memory emptyDir there sized to the container's memory
-limit (KubeRay v1.7.0 ray-operator/controllers/ray/common/pod.go, addEmptyDir /
-makeEmptyDirVolume), so no mount is fine. A /dev/shm a Ray pod mounts itself must be bounded
-the same way as anywhere else, whatever the pod runs (Ray's object store lives there too).
+What it reports:
+- nothing at /dev/shm: NCCL and the engine's workers get the runtime's 64Mi ("Error while creating shared memory segment
+  /dev/shm/nccl-...", vllm-project/vllm#1710). Blocking only where the ranks are on the command line of an engine whose
+  row says several ranks fail on 64Mi (shm_fails); elsewhere advice (TGI's README says NCCL "might fall back" to host
+  memory, a presumed rank count is not proven);
+- a memory emptyDir at /dev/shm with no sizeLimit when some container of the pod has no memory limit: unbounded and
+  uncounted, it grows into the node's RAM (advice);
+- a sizeLimit below the /dev/shm the engine's publisher asks for (engine row shm_size: TGI 1Gi), or above the
+  container's memory limit (advice);
+- a /dev/shm that is no memory emptyDir, or names no volume of the pod.
+
+Silent: a memory emptyDir with a sizeLimit that fits; hostIPC: true (the pod's containers then use the node's IPC
+namespace and the node's /dev/shm instead of a 64Mi tmpfs of their own: containerd/containerd@56e5564d
+internal/cri/server/podsandbox/sandbox_run_linux.go, sandbox /dev/shm = the host's under NamespaceMode_NODE, the code
+index's stored version; hostIPC itself is no-host-namespaces'); a single rank; a CPU-only Ray pod; a Ray GPU container
+that mounts nothing (KubeRay mounts one); and a memory emptyDir with no sizeLimit in a pod whose every container has a
+memory limit: "the maximum usage on memory medium EmptyDir would be the minimum value between the SizeLimit specified
+here and the sum of memory limits of all containers in a pod" (k8s.io/api core/v1 EmptyDirVolumeSource.sizeLimit, as
+kubernetes-sigs/lws v0.10.0 config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml:7106 embeds it), so it is
+bounded and counted against the pod, and the worst it does is the OOM kill any memory use under a limit risks (no
+second message for it: a bounded /dev/shm is what this row asks for). With a memory request only, as KubeRay's own
+sample gives its 8-GPU worker (ray-project/kuberay@59d663ae ray-operator/config/samples/
+ray-service.high-throughput-gemma4.yaml:101-121), S4 advises. The same /dev/shm volume is not reported again by
+memory-emptydir-size-limit (G36), which keeps every other memory emptyDir and the /dev/shm of single-process pods.
 """
 
 from __future__ import annotations
@@ -31,16 +51,17 @@ from policies.kube import (
     resource_value,
 )
 from policies.operator_defaults import supplied
-from policies.reading.engines import sglang_servers
 from policies.reading.kserve_runtime import merged_predictor, runtime_container
 from policies.reading.serving import model_servers
-from policies.reading.shm import needs_shm, ranks_shown, shm_volume_name
-from policies.reading.vllm_args import is_vllm_container, parallel_size
+from policies.reading.shm import ShmNeed, memory_limited, needs_shm, ranks_shown, shm_needs, shm_volume_name
+from policies.reading.vllm_args import is_vllm_container
 
 _FIX = "mount an emptyDir {medium: Memory, sizeLimit: ...} at /dev/shm"
 
 
-def _check_container(podspec: dict, label: str, container: dict, why: str) -> list[str]:
+def _check_container(podspec: dict, label: str, container: dict, why: str, need: ShmNeed | None = None) -> list[str]:
+    """The /dev/shm of a container that needs one (``need``; None for the KServe predictor's merged vLLM, judged as
+    before), or, with ``why`` empty, a /dev/shm a container mounts without needing it (only what it mounts is read)."""
     volume_name = shm_volume_name(container)
     if volume_name is None:
         return [
@@ -54,18 +75,37 @@ def _check_container(podspec: dict, label: str, container: dict, why: str) -> li
     empty_dir = volume.get("emptyDir")
     if not isinstance(empty_dir, dict) or empty_dir.get("medium") != "Memory":
         return [f"{label}: /dev/shm is volume {volume_name}, which is not an emptyDir with medium Memory; {_FIX}"]
-    return _over_limit(label, container, volume_name, empty_dir)
+    if need is not None and empty_dir.get("sizeLimit") is None and not memory_limited(podspec):
+        return [
+            unproven(
+                f"{label}: {need.why}; its /dev/shm, the memory emptyDir {volume_name}, has no sizeLimit and not every "
+                f"container of the pod has a memory limit, so shared memory is bounded by nothing but the node's RAM "
+                f"and is not counted against the pod: set a sizeLimit"
+                + (f" (at least {need.size_text})" if need.size_text else "")
+            )
+        ]
+    return _over_limit(label, container, volume_name, empty_dir) + _below_need(label, volume_name, empty_dir, need)
+
+
+def _below_need(label: str, volume_name: str, empty_dir: dict, need: ShmNeed | None) -> list[str]:
+    """Advice on a sizeLimit below the /dev/shm the engine's publisher asks for (engine row shm_size)."""
+    size = as_quantity(empty_dir.get("sizeLimit"))
+    if need is None or need.size is None or size is None or size >= need.size:
+        return []
+    return [
+        unproven(
+            f"{label}: {need.why}, but its /dev/shm emptyDir {volume_name} sizeLimit {empty_dir.get('sizeLimit')} is "
+            f"below {need.size_text}; NCCL falls back to host shared memory when the GPUs have no peer-to-peer path"
+        )
+    ]
 
 
 def _over_limit(label: str, container: dict, volume_name: str, empty_dir: dict) -> list[str]:
     """A /dev/shm memory emptyDir whose sizeLimit exceeds the container's memory limit (or is no quantity)."""
     size_raw = empty_dir.get("sizeLimit")
     if size_raw is None:
-        # Unbounded is not broken: "the maximum usage on memory medium EmptyDir would be the minimum value between
-        # the SizeLimit specified here and the sum of memory limits of all containers in a pod" (core/v1
-        # EmptyDirVolumeSource.sizeLimit, k8s.io/api; KEP-1967 sizable memory-backed volumes), which is what KubeRay
-        # renders on purpose (module docstring); NCCL gets its shared memory either way. The missing bound is
-        # memory-emptydir-size-limit's (G36: spent set 13 labelled it there, and S4 a trap, on andrewaddo/gke-vllm-hdml).
+        # Bounded by the pod's memory limits where every container sets one (module docstring); unbounded otherwise,
+        # which _check_container reports for a container that needs /dev/shm, and G36 for any other.
         return []
     size = as_quantity(size_raw)
     if size is None:
@@ -86,46 +126,34 @@ def _over_limit(label: str, container: dict, volume_name: str, empty_dir: dict) 
     return []
 
 
-def _check_ray(resource: Resource) -> list[str]:
-    """Every Ray pod: its own /dev/shm mounts are checked; the Ray container mounting none gets KubeRay's
-    (policies/operator_defaults.py), unless rayStartParams moves the object store (plasma-directory)."""
+def _check_need(resource: Resource, need: ShmNeed) -> list[str]:
+    """One container that needs /dev/shm: blocking only where an engine that fails on 64Mi shows its ranks on its
+    command line and nothing (or a volume the pod lacks) is at /dev/shm; every other finding is advice."""
+    if shm_volume_name(need.container) is None and supplied(resource, need.path, need.podspec, need.container, "shm"):
+        return []  # the operator mounts one (KubeRay: sized to the container's memory)
+    found = _check_container(need.podspec, need.label, need.container, need.why, need)
+    if need.fails:
+        return found
+    return [m if m.endswith("which the pod spec does not define") else unproven(m) for m in found]
+
+
+def _mounted(resource: Resource, judged: set[int]) -> list[str]:
+    """A Ray container that mounts its own /dev/shm without needing one (a CPU head): what it mounts is read."""
+    if not is_ray(resource.type):
+        return []
     messages = []
     for path, podspec in pod_specs(resource):
         for container in containers(podspec):
-            if shm_volume_name(container) is not None:
+            if id(container) not in judged and shm_volume_name(container) is not None:
                 messages.extend(_check_container(podspec, container_label(path, container), container, ""))
-            elif not supplied(resource, path, podspec, container, "shm") and (why := needs_shm(container, False)):
-                messages.extend(_check_container(podspec, container_label(path, container), container, why))
     return messages
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    if is_ray(resource.type):
-        return _check_ray(resource)
-    image_entrypoint = True
-    messages: list[str] = []
-    needy: list[tuple[dict, str]] = []
-    for path, podspec in pod_specs(resource):
-        for container in containers(podspec):
-            if is_vllm_container(container):
-                why = needs_shm(container, image_entrypoint)
-                if why is not None:
-                    needy.append((container, why))
-                    found = _check_container(podspec, container_label(path, container), container, why)
-                    shown = ranks_shown(container, image_entrypoint)
-                    messages.extend(found if shown else [unproven(m) for m in found])
-    # SGLang's tensor-parallel ranks talk over NCCL through /dev/shm the same way.
-    for server in sglang_servers(resource):
-        tp = parallel_size(server.args, "tensor-parallel-size") or 1
-        if tp > 1:
-            needy.append((server.container, ""))
-            messages.extend(
-                _check_container(
-                    server.podspec, server.label, server.container, f"runs SGLang with tensor parallel {tp} (--tp-size)"
-                )
-            )
-    judged = {id(container) for container, _ in needy}
-    return messages + _kserve_predictor(resource) + _single_rank_shm(resource, judged)
+    needs = shm_needs(resource)
+    messages = [m for need in needs for m in _check_need(resource, need)]
+    judged = {id(need.container) for need in needs}
+    return messages + _mounted(resource, judged) + _kserve_predictor(resource) + _single_rank_shm(resource, judged)
 
 
 def _kserve_predictor(resource: Resource) -> list[str]:
@@ -167,25 +195,27 @@ def _single_rank_shm(resource: Resource, judged: set[int]) -> list[str]:
 POLICY = Policy(
     name="tensor-parallel-requires-dshm",
     description=(
-        "A vLLM container with more than one GPU rank must mount a memory-backed, size-limited "
-        "emptyDir at /dev/shm, not rely on hostIPC; any model server's own memory /dev/shm must fit its memory limit "
-        "(advice for a single rank)."
+        "A multi-process GPU server (tensor/pipeline parallel ranks of any engine, torchrun/deepspeed/mpirun workers, "
+        "a multi-pod LeaderWorkerSet, a Ray GPU pod) must mount a bounded memory emptyDir at /dev/shm (or share the "
+        "node's with hostIPC); any model server's own memory /dev/shm must fit its memory limit (advice)."
     ),
     catalog="S4",
     severity="high",
     enforcement="mandatory",
     remediation_steps=(
         "Add a volume `{name: dshm, emptyDir: {medium: Memory, sizeLimit: <size>}}` to the pod spec and "
-        "mount it at /dev/shm in the vLLM container; keep sizeLimit below the container's memory limit "
-        "(it counts against it) and remove hostIPC: true. On KubeRay pods either mount nothing at /dev/shm "
-        "(the operator mounts one sized to the memory limit) or give your own a sizeLimit."
+        "mount it at /dev/shm in the server container; keep sizeLimit at or above what the engine asks for (TGI: 1Gi) "
+        "and below the container's memory limit (it counts against it), or give every container a memory limit. "
+        "On KubeRay pods either mount nothing at /dev/shm (the operator mounts one sized to the memory limit) or give "
+        "your own a sizeLimit."
     ),
     config_schema={},
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
     operator_fills="a /dev/shm volume",
     rationale=(
-        "NCCL and vLLM's worker processes exchange tensors through /dev/shm; container runtimes give 64 MiB and NCCL "
+        "NCCL and the worker processes of a multi-process server exchange tensors through /dev/shm, and Ray keeps its "
+        "object store there; container runtimes give 64 MiB and NCCL "
         'fails with "Error while creating shared memory segment" (https://github.com/vllm-project/vllm/issues/1710). '
         "Memory-backed emptyDir pages count against the container's memory limit "
         "(https://kubernetes.io/docs/concepts/storage/volumes/#emptydir), so the size must fit inside it. KubeRay "

@@ -681,3 +681,35 @@ def test_ray_careful_forms_stay_silent():
     # The model's files on the pinned nodes' own disks: the pin follows the data.
     data = [{"name": "models", "hostPath": {"path": "/mnt/models"}}]
     assert found_by([_fleet("main", "seventh-node", data)], "model-server-not-pinned-to-one-node") == []
+
+
+# G1 image-tag-pinned: a tag with no version number, pulled Always ----------------------------------------------------
+
+
+def _always(image: str, pull: str | None = "Always") -> dict:
+    # aihpi/litellm-k8s base/litellm/deployment.yaml at e8ed2fb (cut down): a LiteLLM proxy from
+    # ghcr.io/aihpi/tool-litellm:aihpi-provider with imagePullPolicy Always.
+    container: dict = {"name": "litellm", "image": image, "args": ["--config", "/app/config.yaml", "--port", "4000"]}
+    if pull:
+        container["imagePullPolicy"] = pull
+    return deployment("litellm", {"containers": [container]})
+
+
+def test_a_tag_with_no_version_pulled_always_is_advice():
+    found = found_by([_always("ghcr.io/aihpi/tool-litellm:aihpi-provider")], "image-tag-pinned")
+    assert found == [
+        (
+            "advisory",
+            "container litellm: image ghcr.io/aihpi/tool-litellm:aihpi-provider uses aihpi-provider, a tag with no version "
+            "number in it, and imagePullPolicy Always pulls it again at each pod start, so replicas and rollbacks run "
+            "whatever was pushed under it last; pin a version tag (ideally a digest, image@sha256:...)",
+        )
+    ]
+    assert [level for level, _ in found_by([_always("ollama/ollama:rocm")], "image-tag-pinned")] == ["advisory"]
+
+
+def test_a_numbered_tag_a_digest_or_no_always_stays_silent():
+    for image in ("acme/tool:v1", "acme/tool:cuda12", "acme/tool:0.6.3", "acme/tool@sha256:" + "a" * 64):
+        assert found_by([_always(image)], "image-tag-pinned") == [], image
+    assert found_by([_always("ghcr.io/aihpi/tool-litellm:aihpi-provider", "IfNotPresent")], "image-tag-pinned") == []
+    assert found_by([_always("ghcr.io/aihpi/tool-litellm:aihpi-provider", None)], "image-tag-pinned") == []

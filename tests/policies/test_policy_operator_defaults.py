@@ -102,7 +102,7 @@ def test_kuberay_supplies_shm_unless_the_object_store_moves():
     moved = copy.deepcopy(_RAY)
     moved["spec"]["workerGroupSpecs"][0]["rayStartParams"]["plasma-directory"] = "/tmp/plasma"
     [message] = messages(DSHM, _r(moved))
-    assert message.startswith("spec.workerGroupSpecs[0].template.spec container ray-worker: has 8 GPUs")
+    assert message.startswith("spec.workerGroupSpecs[0].template.spec container ray-worker: is a Ray pod with GPUs")
     assert "nothing is mounted at /dev/shm" in message
 
 

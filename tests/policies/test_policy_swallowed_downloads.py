@@ -45,7 +45,8 @@ def test_a_job_that_swallows_a_failed_pull():
     assert message == (
         "container ollama-pull: the script runs on after `curl http://ollama-service:11434/api/pull` with no set -e and "
         "no && or || after it, so a failed download still ends with the last command's status (0): the container "
-        "succeeds without the model; add `set -e` (or `sh -ec`), or `|| exit 1` after the download"
+        "succeeds without the model, and `sleep` is all that waits for the server before the pull, so a slow start "
+        "fails it too; add `set -e` (or `sh -ec`), or `|| exit 1` after the download"
     )
 
 
@@ -162,3 +163,102 @@ def test_careful_fallbacks_stay_silent():
         'until ollama list | grep -q "zephyr:latest"; do\n  sleep 2\ndone\nkill $OLLAMA_PID\n'
     )
     assert found_by([_ollama(checked)], "model-download-fails-loudly") == []
+
+
+# Session 47: every pod form that runs a pull script -------------------------------------------------------------------
+# Constructed forms (no named third-party file at hand): the shapes public Ollama manifests write, a postStart hook
+# `sleep 20; for model in $PRELOAD_MODELS; do ollama pull $model; done` (egel/k8s-ollama ollama-all.yaml, commented out
+# there), a server script `ollama serve & sleep 3; ollama pull mistral; wait`, and a puller beside the server.
+
+
+def _server(script: str | None = None, hook: str | None = None, sidecar: str | None = None) -> dict:
+    server: dict = {"name": "ollama", "image": "ollama/ollama:0.5.7", "ports": [{"containerPort": 11434}]}
+    if script:
+        server.update(command=["/bin/sh", "-c"], args=[script])
+    if hook:
+        server["lifecycle"] = {"postStart": {"exec": {"command": ["/bin/sh", "-c", hook]}}}
+    pod: dict = {"containers": [server]}
+    if sidecar:
+        pod["containers"].append({"name": "puller", "image": "ollama/ollama:0.5.7", "command": ["/bin/sh", "-c", sidecar]})
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "ollama"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "ollama"}},
+            "template": {"metadata": {"labels": {"app": "ollama"}}, "spec": pod},
+        },
+    }
+
+
+def _found(doc: dict) -> list[tuple[str, str]]:
+    return found_by([doc], "model-download-fails-loudly")
+
+
+def test_a_post_start_hook_that_swallows_a_failed_pull():
+    hook = "sleep 20; for model in llama3.2 nomic-embed-text; do echo $model; ollama pull $model; done; echo ready"
+    [(level, message)] = _found(_server(hook=hook))
+    assert level == "advisory"
+    assert message == (
+        "container ollama lifecycle.postStart: the script runs on after `ollama pull` with no set -e and no && or || "
+        "after it, so a failed download still ends with the last command's status (0): the hook succeeds and the "
+        "container runs on without the model, and `sleep` is all that waits for the server before the pull, so a slow "
+        "start fails it too; add `set -e` (or `sh -ec`), or `|| exit 1` after the download"
+    )
+    streamed = 'sleep 5; curl -s http://localhost:11434/api/pull -d \'{"name": "llama3.2"}\''
+    assert [m.split(":")[0] for _, m in _found(_server(hook=streamed))] == ["container ollama lifecycle.postStart"]
+
+
+def test_a_puller_beside_the_server_that_swallows_a_failed_pull_and_sleeps():
+    pull = 'curl -f http://localhost:11434/api/pull -d \'{"name": "llama3.2", "stream": false}\''
+    doc = _server(sidecar=f"sleep 10; {pull}; echo done; sleep infinity")
+    doc["spec"]["template"]["spec"]["containers"][1]["image"] = "curlimages/curl:8.10.1"
+    [(level, message)] = _found(doc)
+    assert level == "advisory"
+    assert message.startswith("container puller: the script runs on after `curl http://localhost:11434/api/pull`")
+    assert "the container keeps running (its script blocks at the end) and nothing pulls the model again" in message
+
+
+def test_a_server_script_that_pulls_after_only_sleeping():
+    [(level, message)] = _found(_server(script="ollama serve &\nsleep 3\nollama pull mistral\nwait\n"))
+    assert level == "advisory"
+    assert message.startswith(
+        "container ollama: the script runs `ollama pull` beside the server after only `sleep` waited for the server (a "
+        "slower start fails it), with no set -e and no && or || after it, and the script runs on"
+    )
+
+
+def test_a_puller_beside_the_server_that_streams_the_pull_and_sleeps():
+    # hacrex/AI-Infra-Ollama-K8s deployment.yaml at ef538db85acd6e456aea55840eaaf4c27f100c25 (cut down): container
+    # load-model (curlimages/curl) polls /api/tags, posts to /api/pull with --fail and no "stream": false, echoes and
+    # sleeps forever: a failed pull arrives in the streamed body with HTTP 200, and the puller never tries again.
+    script = (
+        "until curl --fail --silent http://localhost:11434/api/tags >/dev/null; do\n  sleep 5\ndone\n"
+        "curl --fail --show-error -X POST http://localhost:11434/api/pull \\\n  -H 'Content-Type: application/json' "
+        '\\\n  -d \'{"name":"llama3.2"}\'\necho "Model pull completed."\nsleep infinity\n'
+    )
+    doc = _server(sidecar=script)
+    doc["spec"]["template"]["spec"]["containers"][1].update(name="load-model", image="curlimages/curl")
+    [(level, message)] = _found(doc)
+    assert level == "advisory"
+    assert message.startswith("container load-model: curl http://localhost:11434/api/pull streams the pull's progress")
+    assert "the container keeps running (its script blocks at the end) and nothing pulls the model again" in message
+
+
+def test_careful_hooks_sidecars_and_server_scripts_stay_silent():
+    assert _found(_server(hook="set -e; sleep 20; ollama pull llama3.2; echo ready")) == []
+    assert _found(_server(hook="sleep 20; ollama pull llama3.2")) == []  # the pull is the hook's status
+    # A puller that exits after the pull is restarted (restartPolicy Always), and a loop that pulls again is a sync.
+    pull = 'curl -f http://localhost:11434/api/pull -d \'{"name": "llama3.2", "stream": false}\''
+    for script in (f"sleep 10; {pull}; echo done", f"while true; do {pull}; sleep 3600; done", f"set -e; {pull}; sleep infinity"):
+        doc = _server(sidecar=script)
+        doc["spec"]["template"]["spec"]["containers"][1]["image"] = "curlimages/curl:8.10.1"
+        assert _found(doc) == [], script
+    streamed = _server(sidecar='while true; do curl http://localhost:11434/api/pull -d \'{"name": "m"}\'; sleep 600; done')
+    streamed["spec"]["template"]["spec"]["containers"][1]["image"] = "curlimages/curl:8.10.1"
+    assert _found(streamed) == []
+    # The server polls before pulling, or stops on a failed pull.
+    polled = "ollama serve &\nuntil ollama list >/dev/null 2>&1; do sleep 1; done\nollama pull mistral\nwait\n"
+    assert _found(_server(script=polled)) == []
+    assert _found(_server(script="set -e\nollama serve &\nsleep 3\nollama pull mistral\nwait\n")) == []
+    assert _found(_server(script="ollama serve &\nsleep 3\nollama pull mistral || exit 1\nwait\n")) == []

@@ -68,15 +68,14 @@ def test_a_gpu_count_without_ranks_is_advice_and_shown_ranks_block():
     assert [v.enforcement for v in evaluate([isvc(ranks)]) if v.policy == POLICY.name] == ["mandatory"]
 
 
-def test_host_ipc_is_no_substitute():
-    # hostIPC itself is no-host-namespaces' finding; here the missing /dev/shm still is one.
+def test_host_ipc_shares_the_nodes_shm_and_is_silent():
+    """hostIPC: true gives the pod the node's IPC namespace and /dev/shm (containerd's CRI binds the host's /dev/shm
+    under NamespaceMode_NODE, sandbox_run_linux.go): the MPS form, with no comment saying why, stays silent here;
+    hostIPC itself is no-host-namespaces' finding."""
     props = tp2_props()
     vllm_container(props).pop("volumeMounts")
     props["spec"]["predictor"]["hostIPC"] = True
-    assert messages(POLICY, isvc(props)) == [
-        f"{LABEL}: {TP2} but nothing is mounted at /dev/shm, where NCCL runs out of the runtime's 64Mi "
-        f"(vllm-project/vllm#1710); {FIX}"
-    ]
+    assert messages(POLICY, isvc(props)) == []
 
 
 def test_mount_of_undefined_volume():
@@ -93,13 +92,29 @@ def test_disk_backed_emptydir():
     ]
 
 
-def test_missing_size_limit_is_left_to_memory_emptydir_size_limit():
-    # The /dev/shm is there and memory-backed (S4's concern); its missing bound is G36's (spent set 13,
-    # andrewaddo/gke-vllm-hdml: S4 a trap, G36 the label).
+def test_missing_size_limit_without_memory_limits_is_s4_advice_and_not_g36():
+    """S4 owns the /dev/shm of a multi-process server: unbounded and uncounted (some container has no memory limit) is
+    its advice, and G36 leaves that volume alone (one problem, one id)."""
     props = tp2_props()
     props["spec"]["predictor"]["volumes"][0]["emptyDir"].pop("sizeLimit")
+    for container in props["spec"]["predictor"]["containers"]:
+        container["resources"]["limits"].pop("memory", None)
+    found = evaluate([isvc(props)])
+    assert [(v.enforcement, v.message.split(";")[0]) for v in found if v.policy == POLICY.name] == [
+        ("advisory", f"{LABEL}: {TP2}")
+    ]
+    assert "has no sizeLimit and not every container of the pod has a memory limit" in messages(POLICY, isvc(props))[0]
+    assert messages(SIZE_LIMIT, isvc(props)) == []
+
+
+def test_missing_size_limit_under_memory_limits_is_silent():
+    """Every container with a memory limit bounds a memory emptyDir and counts it against the pod (k8s.io/api
+    EmptyDirVolumeSource.sizeLimit): the careful form, silent in S4 and, being S4's volume, in G36."""
+    props = tp2_props()
+    props["spec"]["predictor"]["volumes"][0]["emptyDir"].pop("sizeLimit")
+    assert all(c["resources"]["limits"].get("memory") for c in props["spec"]["predictor"]["containers"])
     assert messages(POLICY, isvc(props)) == []
-    assert [m.split(":")[0] for m in messages(SIZE_LIMIT, isvc(props))] == ["spec.predictor.volumes dshm"]
+    assert messages(SIZE_LIMIT, isvc(props)) == []
 
 
 def test_size_limit_above_memory_limit():
@@ -168,8 +183,34 @@ def test_ray_pod_with_a_bounded_memory_shm_passes():
     assert messages(POLICY, resource(RAY_CLUSTER_TYPE, ray_props({"emptyDir": {"medium": "Memory", "sizeLimit": "64Gi"}}))) == []
 
 
-def test_ray_pod_mounting_its_own_shm_without_size_limit_is_left_to_memory_emptydir_size_limit():
+def test_ray_gpu_pod_own_shm_without_size_limit_is_bounded_by_its_memory_limit():
+    """The Ray GPU worker's memory emptyDir has no sizeLimit but its container a memory limit: bounded and counted,
+    silent in S4, and G36 leaves S4's volume alone."""
     cluster = resource(RAY_CLUSTER_TYPE, ray_props({"emptyDir": {"medium": "Memory"}}))
+    assert messages(POLICY, cluster) == []
+    assert messages(SIZE_LIMIT, cluster) == []
+
+
+def test_ray_gpu_pod_own_shm_unbounded_and_uncounted_is_s4_advice():
+    """KubeRay's own sample writes this form (ray-project/kuberay@59d663ae ray-operator/config/samples/
+    ray-service.high-throughput-gemma4.yaml:101-121: an 8-GPU worker, a memory request and no limit, a memory emptyDir
+    at /dev/shm without sizeLimit): Ray's object store and NCCL grow into the node's RAM uncounted. S4 advice, once."""
+    props = ray_props({"emptyDir": {"medium": "Memory"}})
+    worker = props["spec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]
+    worker["resources"] = {"limits": {"nvidia.com/gpu": "8"}, "requests": {"nvidia.com/gpu": "8", "memory": "512Gi"}}
+    cluster = resource(RAY_CLUSTER_TYPE, props)
+    found = [(v.enforcement, v.message) for v in evaluate([cluster]) if v.policy in (POLICY.name, SIZE_LIMIT.name)]
+    assert len(found) == 1 and found[0][0] == "advisory"
+    assert "is a Ray pod with GPUs" in found[0][1] and "has no sizeLimit" in found[0][1]
+
+
+def test_cpu_only_ray_pod_shm_is_g36s_not_s4s():
+    """A CPU-only Ray worker runs no GPU ranks: S4 stays silent and its unbounded memory emptyDir stays G36's."""
+    props = ray_props({"emptyDir": {"medium": "Memory"}})
+    worker = props["spec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]
+    worker["resources"] = {"requests": {"cpu": "4"}}
+    props["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["args"] = ["ray start --head"]
+    cluster = resource(RAY_CLUSTER_TYPE, props)
     assert messages(POLICY, cluster) == []
     assert len(messages(SIZE_LIMIT, cluster)) == 1
 
