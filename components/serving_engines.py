@@ -114,6 +114,7 @@ _OPTIONAL: dict[str, type] = {
     "lenient_readiness": list,
     "lazy_start": list,
     "start_models": str,
+    "start_loads": list,
     "live_before_ready": bool,
     "image_words": list,
     "entrypoint": str,
@@ -226,6 +227,11 @@ class Engine:
     # (flag, value) settings with which the server loads no model at start, unless `start_models` names some
     lazy_start: tuple[tuple[str, str], ...] = ()
     start_models: str = ""
+    # settings with which an engine that otherwise listens with no model loaded (loads_before_serving false) downloads
+    # or loads models before it listens (LocalAI's LOCALAI_PRELOAD_MODELS): flags (flag_name spellings, "model" for the
+    # row's model setting, positional included) and environment variables; any one set makes S16 judge its start
+    start_load_flags: tuple[str, ...] = ()
+    start_load_env: tuple[str, ...] = ()
     # true when the liveness endpoint answers while the models are not ready (Triton's /v2/health/live), so a
     # readinessProbe on it does not wait for them
     live_before_ready: bool = False
@@ -408,7 +414,9 @@ def _check_sources(where: str, row: dict, sources: Any) -> None:
         stated.add("devices")
     if "image_backends" in row or "judged_backends" in row:
         stated.add("backends")
-    if any(k in row for k in ("debug_flags", "lenient_readiness", "lazy_start", "start_models", "live_before_ready")):
+    if any(
+        k in row for k in ("debug_flags", "lenient_readiness", "lazy_start", "start_models", "start_loads", "live_before_ready")
+    ):
         stated.add("switches")
     if "listens" in row:
         stated.add("listens")
@@ -487,6 +495,8 @@ def _row(name: str, row: Any) -> Engine:
         lenient_readiness=_settings_with_values(where, "lenient_readiness", row.get("lenient_readiness", [])),
         lazy_start=_settings_with_values(where, "lazy_start", row.get("lazy_start", [])),
         start_models=flag_name(row.get("start_models", "")),
+        start_load_flags=tuple(flag_name(x) for x in _start_loads(where, row) if not x.startswith(ENV_PREFIX)),
+        start_load_env=tuple(x[len(ENV_PREFIX) :] for x in _start_loads(where, row) if x.startswith(ENV_PREFIX)),
         live_before_ready=row.get("live_before_ready", False),
         image_words=tuple(w.lower() for w in row.get("image_words", ())),
         entrypoint=row.get("entrypoint", ""),
@@ -500,6 +510,18 @@ def _row(name: str, row: Any) -> Engine:
         load_floor_seconds=row.get("load_floor_seconds", -1),
         default_models=_default_models(where, row.get("default_models", {})),
     )
+
+
+def _start_loads(where: str, row: dict) -> list[str]:
+    """A row's ``start_loads``: non-empty strings (flags, or env:NAME), refused by name otherwise; only on a row whose
+    server otherwise loads no model before it listens (for the others every start loads)."""
+    items = row.get("start_loads", [])
+    if items and row["loads_before_serving"]:
+        raise EngineTableError(f"{where}.start_loads: only for a row with loads_before_serving = false")
+    for item in items:
+        if not isinstance(item, str) or not item.strip() or item.strip() == ENV_PREFIX:
+            raise EngineTableError(f"{where}.start_loads: {item!r} is not a flag or env:NAME")
+    return [i.strip() for i in items]
 
 
 def _default_models(where: str, table: dict) -> tuple[tuple[str, str], ...]:
