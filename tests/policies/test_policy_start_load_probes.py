@@ -115,3 +115,79 @@ def test_ollama_with_a_short_liveness_stays_silent() -> None:
         },
     )
     assert found_by([ollama], S16) == []
+
+
+# A KServe ServingRuntime running llama-server with no readiness or startup probe (fresh-set form): KServe gives the
+# kserve-container a TCP readinessProbe (policies/operator_defaults.py, kserve v0.20.0 deployment_reconciler.go
+# setDefaultPodSpec), which passes while llama-server loads and answers 503 on /health (engine row
+# listens_while_loading).
+RUNTIME = {
+    "apiVersion": "serving.kserve.io/v1alpha1",
+    "kind": "ServingRuntime",
+    "metadata": {"name": "llama-cpp"},
+    "spec": {
+        "supportedModelFormats": [{"name": "gguf", "version": "1", "autoSelect": True}],
+        "containers": [
+            {
+                "name": "kserve-container",
+                "image": "ghcr.io/ggml-org/llama.cpp:server-cuda",
+                "args": ["--model", "/mnt/models/model.gguf", "--host", "0.0.0.0", "--port", "8080", "-ngl", "99"],
+                "ports": [{"containerPort": 8080, "protocol": "TCP"}],
+                "resources": {"limits": {"nvidia.com/gpu": 1}},
+            }
+        ],
+    },
+}
+ISVC = {
+    "apiVersion": "serving.kserve.io/v1beta1",
+    "kind": "InferenceService",
+    "metadata": {"name": "llama"},
+    "spec": {
+        "predictor": {
+            "model": {
+                "modelFormat": {"name": "gguf"},
+                "runtime": "llama-cpp",
+                "storageUri": "hf://bartowski/Llama-3.2-1B-Instruct-GGUF",
+            }
+        }
+    },
+}
+
+
+def _runtime_server(runtime: dict) -> dict:
+    return runtime["spec"]["containers"][0]
+
+
+def test_serving_runtime_llama_server_ready_by_kserve_tcp_probe_is_advice() -> None:
+    found = found_by([RUNTIME, ISVC], G4)
+    assert [e for e, _ in found] == ["advisory"]
+    assert found[0][1].startswith("container kserve-container: no readinessProbe on this llama.cpp server container")
+    assert "KServe gives it a TCP one" in found[0][1] and "probe GET /health (port 8080 unless moved)" in found[0][1]
+    assert [e for e, _ in found_by([RUNTIME, ISVC], S16)] == ["advisory"]  # no startupProbe, read on the runtime
+
+
+def test_cluster_serving_runtime_and_custom_predictor_too() -> None:
+    cluster = copy.deepcopy(RUNTIME)
+    cluster["kind"] = "ClusterServingRuntime"
+    assert len(found_by([cluster], G4)) == 1
+    custom = copy.deepcopy(ISVC)
+    custom["spec"]["predictor"] = {"containers": [copy.deepcopy(_runtime_server(RUNTIME))]}
+    assert len(found_by([custom], G4)) == 1
+
+
+def test_serving_runtime_with_its_own_readiness_or_startup_probe_stays_silent() -> None:
+    ready = copy.deepcopy(RUNTIME)
+    _runtime_server(ready)["readinessProbe"] = _get("/health", 8080, periodSeconds=10)
+    assert found_by([ready], G4) == []
+    started = copy.deepcopy(RUNTIME)
+    _runtime_server(started)["startupProbe"] = _get("/health", 8080, periodSeconds=10, failureThreshold=90)
+    assert found_by([started], G4) == []
+
+
+def test_serving_runtime_of_an_engine_that_listens_only_when_loaded_stays_silent() -> None:
+    vllm = copy.deepcopy(RUNTIME)
+    server = _runtime_server(vllm)
+    server["image"] = "vllm/vllm-openai:v0.8.5"
+    server["command"] = ["python3", "-m", "vllm.entrypoints.openai.api_server"]
+    server["args"] = ["--model", "/mnt/models", "--port", "8080"]
+    assert found_by([vllm], G4) == []
