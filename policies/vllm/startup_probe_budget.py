@@ -91,6 +91,17 @@ def _budget(probe: dict) -> int:
     return delay + failures * period
 
 
+def _restart_at(probe: dict) -> int:
+    """When a failing livenessProbe restarts the container, seconds after its start: the kubelet's worker probes at
+    once and then on every tick of periodSeconds (kubernetes/kubernetes pkg/kubelet/prober/worker.go at
+    00421113e1c655426f1954d9865726f491265bcd run() :175 ``for w.doProbe(ctx)`` before the first wait, doProbe :272
+    skipping the initial delay), and acts on the failureThreshold-th failure in a row, so the restart comes at
+    initialDelaySeconds + (failureThreshold - 1) x periodSeconds, one period before the budget the fields add up to
+    (a fresh-set form: initialDelaySeconds 300 + 10 x 30 s restarts at 570 s, under the 600 s minimum)."""
+    delay, failures, period = (_probe_field(probe, k) for k in ("initialDelaySeconds", "failureThreshold", "periodSeconds"))
+    return delay + max(failures - 1, 0) * period
+
+
 _Server = tuple[dict, str, str, bool, str, Optional[str]]
 
 
@@ -242,8 +253,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 # window no model server's load and compile fits (LOAD_FLOOR_SECONDS, Kubernetes' default 30 s among
                 # them) proves it.
                 window = _budget(liveness)
-                if window >= minimum and not _unknown_field(liveness):
-                    continue  # its first failure comes after the whole budget: nothing is killed mid-load (set 39 trap)
+                if _restart_at(liveness) >= minimum and not _unknown_field(liveness):
+                    continue  # its restart comes after the whole budget: nothing is killed mid-load (set 39 trap)
                 messages.append(
                     said(message)
                     if window < floors.get(id(container), LOAD_FLOOR_SECONDS) and not _unknown_field(liveness)

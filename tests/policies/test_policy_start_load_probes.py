@@ -191,3 +191,32 @@ def test_serving_runtime_of_an_engine_that_listens_only_when_loaded_stays_silent
     server["command"] = ["python3", "-m", "vllm.entrypoints.openai.api_server"]
     server["args"] = ["--model", "/mnt/models", "--port", "8080"]
     assert found_by([vllm], G4) == []
+
+
+# vLLM with no startupProbe and a livenessProbe at 300 s, 10 x 30 s, a model of unknown size (fresh-set form): the
+# kubelet restarts on the 10th failure in a row, at 300 + 9 x 30 = 570 s (kubernetes/kubernetes
+# pkg/kubelet/prober/worker.go at 00421113e1c6 run() :175 probes before its first wait), under the 600 s minimum: advice.
+def _vllm(liveness: dict) -> dict:
+    return _deployment(
+        "vllm",
+        {
+            "name": "vllm",
+            "image": "vllm/vllm-openai:v0.8.5",
+            "args": ["--model", "acme/private-chat", "--port", "8000"],
+            "ports": [{"containerPort": 8000}],
+            "resources": {"limits": {"nvidia.com/gpu": 1}},
+            "livenessProbe": liveness,
+            "readinessProbe": _get("/health", 8000, periodSeconds=10),
+        },
+    )
+
+
+def test_vllm_liveness_restarting_one_period_before_the_minimum_is_advice() -> None:
+    found = found_by([_vllm(_get("/health", 8000, initialDelaySeconds=300, periodSeconds=30, failureThreshold=10))], S16)
+    assert [e for e, _ in found] == ["advisory"]
+    assert "livenessProbe without a startupProbe restarts the pod while vLLM is still loading the model" in found[0][1]
+
+
+def test_vllm_liveness_restarting_after_the_minimum_stays_silent() -> None:
+    # spent set 39's trap: aliceco01/llm-inference-stack, liveness at 600 s with 10 x 30 s (restart at 870 s)
+    assert found_by([_vllm(_get("/health", 8000, initialDelaySeconds=600, periodSeconds=30, failureThreshold=10))], S16) == []
