@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from .capacity.startup import BY_NAME
 from .engine_option_rows import Fork, Options, options_row
@@ -114,6 +114,7 @@ _OPTIONAL: dict[str, type] = {
     "lenient_readiness": list,
     "lazy_start": list,
     "start_models": str,
+    "start_loads": list,
     "live_before_ready": bool,
     "image_words": list,
     "entrypoint": str,
@@ -230,6 +231,11 @@ class Engine:
     # (flag, value) settings with which the server loads no model at start, unless `start_models` names some
     lazy_start: tuple[tuple[str, str], ...] = ()
     start_models: str = ""
+    # settings with which an engine that otherwise listens with no model loaded (loads_before_serving false) downloads
+    # or loads models before it listens (LocalAI's LOCALAI_PRELOAD_MODELS): flags (flag_name spellings, "model" for the
+    # row's model setting, positional included) and environment variables; any one set makes S16 judge its start
+    start_load_flags: tuple[str, ...] = ()
+    start_load_env: tuple[str, ...] = ()
     # true when the liveness endpoint answers while the models are not ready (Triton's /v2/health/live), so a
     # readinessProbe on it does not wait for them
     live_before_ready: bool = False
@@ -372,22 +378,6 @@ def _check_flag_sets(where: str, sets: list) -> None:
             raise EngineTableError(f'{where}[{i}]: a non-empty list of flag names ("gpu-memory-utilization")')
 
 
-def check_flag_sets_exclusive(engines: tuple[Engine, ...], accepts: Callable[[str, str], bool]) -> None:
-    """Every flag set of a row names at least one flag that no other row's option table accepts (``accepts(file,
-    flag)``), so a flag-based match cannot take another engine's server for this one; else EngineTableError naming
-    the row, the set and the engine that shares it."""
-    for engine in engines:
-        for flags in engine.flag_sets:
-            for other in engines:
-                if other is engine or other.options is None:
-                    continue
-                if all(accepts(other.options.file, flag) for flag in flags):
-                    raise EngineTableError(
-                        f"serving_engines.toml [engines.{engine.name}].flag_sets: {list(flags)} are all options of "
-                        f"{other.display} too ({other.options.file}); a flag set must name a flag only this engine has"
-                    )
-
-
 def _downloads(table: dict | None) -> Downloads | None:
     if table is None:
         return None
@@ -417,7 +407,9 @@ def _check_sources(where: str, row: dict, sources: Any) -> None:
         stated.add("devices")
     if "image_backends" in row or "judged_backends" in row:
         stated.add("backends")
-    if any(k in row for k in ("debug_flags", "lenient_readiness", "lazy_start", "start_models", "live_before_ready")):
+    if any(
+        k in row for k in ("debug_flags", "lenient_readiness", "lazy_start", "start_models", "start_loads", "live_before_ready")
+    ):
         stated.add("switches")
     if "listens" in row:
         stated.add("listens")
@@ -496,6 +488,8 @@ def _row(name: str, row: Any) -> Engine:
         lenient_readiness=_settings_with_values(where, "lenient_readiness", row.get("lenient_readiness", [])),
         lazy_start=_settings_with_values(where, "lazy_start", row.get("lazy_start", [])),
         start_models=flag_name(row.get("start_models", "")),
+        start_load_flags=tuple(flag_name(x) for x in _start_loads(where, row) if not x.startswith(ENV_PREFIX)),
+        start_load_env=tuple(x[len(ENV_PREFIX) :] for x in _start_loads(where, row) if x.startswith(ENV_PREFIX)),
         live_before_ready=row.get("live_before_ready", False),
         image_words=tuple(w.lower() for w in row.get("image_words", ())),
         entrypoint=row.get("entrypoint", ""),
@@ -511,6 +505,18 @@ def _row(name: str, row: Any) -> Engine:
         model_dirs=_by_release(where, "model_dirs", row.get("model_dirs", {}), '"/absolute/folder"'),
         model_dir_in_workdir=row.get("model_dir_in_workdir", ""),
     )
+
+
+def _start_loads(where: str, row: dict) -> list[str]:
+    """A row's ``start_loads``: non-empty strings (flags, or env:NAME), refused by name otherwise; only on a row whose
+    server otherwise loads no model before it listens (for the others every start loads)."""
+    items = row.get("start_loads", [])
+    if items and row["loads_before_serving"]:
+        raise EngineTableError(f"{where}.start_loads: only for a row with loads_before_serving = false")
+    for item in items:
+        if not isinstance(item, str) or not item.strip() or item.strip() == ENV_PREFIX:
+            raise EngineTableError(f"{where}.start_loads: {item!r} is not a flag or env:NAME")
+    return [i.strip() for i in items]
 
 
 def _by_release(where: str, field: str, table: dict, shape: str) -> tuple[tuple[str, str], ...]:
@@ -569,9 +575,6 @@ def engines_of(data: dict) -> tuple[Engine, ...]:
 
 
 ENGINES: tuple[Engine, ...] = read_engines()
-# check_flag_sets_exclusive(ENGINES, ...) holds for the committed table (tests/policies/test_policy_engine_flags.py);
-# it is not run on import, which would read every engine's option table (0.3 MB of JSON) on each check of a file that
-# names no engine.
 
 
 def engine_named(name: str, engines: tuple[Engine, ...] = ENGINES) -> Engine | None:
@@ -588,7 +591,6 @@ __all__ = [
     "Fork",
     "Options",
     "SETTINGS",
-    "check_flag_sets_exclusive",
     "engine_named",
     "flag_name",
     "engines_of",

@@ -31,6 +31,9 @@ class Supplied:
     # "named" (a container of one of ``names``; a KServe predictor ``model`` counts as the name KServe gives it)
     source: str
     names: frozenset[str] = frozenset()
+    # true when the readinessProbe it supplies is a TCP check of the container's port (KServe, Knative): it passes as
+    # soon as the server listens, so a server that listens while it loads its model is Ready before it can answer
+    tcp_readiness: bool = False
 
 
 ROWS: tuple[Supplied, ...] = (
@@ -51,6 +54,7 @@ ROWS: tuple[Supplied, ...] = (
         "serving",
         "knative/serving pkg/apis/serving/v1/revision_defaults.go at 0217cb33 applyProbes: the serving container (the "
         "only one, or the one declaring ports) gets a TCP readinessProbe when it has none",
+        tcp_readiness=True,
     ),
     Supplied(
         "KServe",
@@ -74,6 +78,7 @@ ROWS: tuple[Supplied, ...] = (
         "kserve-container (components/predictor.go:432 MergeServingRuntimeAndInferenceServiceSpecs; "
         "pkg/apis/serving/v1beta1/predictor_custom.go:69-71)",
         frozenset({"kserve-container", "transformer-container"}),
+        tcp_readiness=True,
     ),
 )
 
@@ -131,4 +136,12 @@ def supplied(resource: Any, path: str, podspec: Mapping, container: Mapping, fie
     return f"{row.operator} ({row.source})"
 
 
-__all__ = ["ROWS", "Supplied", "supplied"]
+def tcp_readiness_supplied(resource: Any, path: str, podspec: Mapping, container: Mapping) -> Optional[str]:
+    """The operator (with its source) that gives this container a TCP readinessProbe because it has none, or None."""
+    row = _row(resource)
+    if row is None or not row.tcp_readiness or isinstance(container.get("readinessProbe"), dict):
+        return None
+    return supplied(resource, path, podspec, container, "readinessProbe")
+
+
+__all__ = ["ROWS", "Supplied", "supplied", "tcp_readiness_supplied"]

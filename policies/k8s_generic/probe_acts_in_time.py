@@ -17,6 +17,16 @@ opposite mistake to G49's hair trigger is a probe so lax that it no longer does 
 * a readinessProbe whose ``failureThreshold x periodSeconds`` is an hour or more: a server that stops answering
   keeps receiving requests for that long (topsail's readiness: failureThreshold 10000 x 30 s).
 
+Every budget counts ``timeoutSeconds`` (default 1): the kubelet runs one worker per probe and container, and the
+worker runs each probe to its end before it waits for the next tick of a ``time.Ticker`` of ``periodSeconds``
+(kubernetes/kubernetes pkg/kubelet/prober/worker.go at 00421113e1c655426f1954d9865726f491265bcd, the stored copy:
+run() :146-188, the ticker :157, ``for w.doProbe(ctx)`` then the wait for a tick :175-186; doProbe :201 calls
+prober.probe synchronously, :290; a Go ticker drops the ticks a slow receiver misses), so against a server that accepts the connection and then hangs (a wedged engine) each failed attempt takes
+``max(periodSeconds, timeoutSeconds)``. A ``timeoutSeconds`` above ``periodSeconds`` is thus a budget longer than it
+reads, and from a quarter of an hour on it is advice too (fresh sets: a vLLM readinessProbe with timeoutSeconds 600
+and periodSeconds 10 keeps a wedged server in its Service about 30 min; a LeaderWorkerSet leader's with
+timeoutSeconds 720 and periodSeconds 15 about 36 min).
+
 Advice: nothing fails at apply time, and how long a model takes to load, or how often a server hangs, is not in the
 files. Judged on the containers that run a model server or hold an accelerator; startup probes are S16's (a long
 startup budget is what they are for).
@@ -25,6 +35,7 @@ startup budget is what they are for).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_quantity, container_label, containers, get, pod_specs
@@ -38,6 +49,9 @@ _READINESS_PERIOD_SECONDS = 300
 # Kubernetes' probe defaults (core/v1 Probe).
 _DEFAULT_PERIOD = 10
 _DEFAULT_FAILURES = 3
+_DEFAULT_TIMEOUT = 1
+# A budget a timeoutSeconds above periodSeconds stretches (it reads shorter than it is) is advice from a quarter hour on.
+_STRETCHED_BUDGET_SECONDS = 900
 
 
 def _holds_device(container: Mapping) -> bool:
@@ -55,24 +69,44 @@ def _span(seconds: int) -> str:
     return f"about {round(seconds / 60)} min"
 
 
+def _timing(probe: Mapping) -> tuple[int, int, int]:
+    """(periodSeconds, failureThreshold, timeoutSeconds) of a probe, Kubernetes' defaults in place of unset ones."""
+    return (
+        as_int(probe.get("periodSeconds")) or _DEFAULT_PERIOD,
+        as_int(probe.get("failureThreshold")) or _DEFAULT_FAILURES,
+        as_int(probe.get("timeoutSeconds")) or _DEFAULT_TIMEOUT,
+    )
+
+
+def _lax(period: int, failures: int, timeout: int) -> Optional[tuple[str, int]]:
+    """(how the budget reads in a message, its seconds) when a liveness or readiness budget is too long to act on a
+    hung server, else None: each failed attempt on a server that hangs takes max(periodSeconds, timeoutSeconds)."""
+    budget = failures * max(period, timeout)
+    if timeout > period and budget >= _STRETCHED_BUDGET_SECONDS:
+        return (
+            f"failureThreshold {failures} x timeoutSeconds {timeout} (timeoutSeconds above periodSeconds {period}: the "
+            f"kubelet runs one probe at a time, so each check of a server that hangs waits the whole timeout)",
+            budget,
+        )
+    if budget >= _BUDGET_OFF_SECONDS:
+        return f"failureThreshold {failures} x periodSeconds {period}", budget
+    return None
+
+
 def _findings(label: str, container: Mapping) -> list[str]:
     messages: list[str] = []
     liveness = as_dict(container.get("livenessProbe"))
-    if liveness:
-        period = as_int(liveness.get("periodSeconds")) or _DEFAULT_PERIOD
-        failures = as_int(liveness.get("failureThreshold")) or _DEFAULT_FAILURES
-        if failures * period >= _BUDGET_OFF_SECONDS:
-            messages.append(
-                f"{label}: livenessProbe failureThreshold {failures} x periodSeconds {period} restarts a server that "
-                f"has stopped answering only after {failures * period}s ({_span(failures * period)}), so the probe is "
-                f"effectively off and a hung model server keeps its GPU and its pod that long; keep the liveness budget "
-                f"to minutes (e.g. failureThreshold 3-5 x periodSeconds 10-30) and leave the long model load to a "
-                f"startupProbe"
-            )
+    if liveness and (lax := _lax(*_timing(liveness))):
+        what, budget = lax
+        messages.append(
+            f"{label}: livenessProbe {what} restarts a server that has stopped answering only after {budget}s "
+            f"({_span(budget)}), so the probe is effectively off and a hung model server keeps its GPU and its pod "
+            f"that long; keep the liveness budget to minutes (e.g. failureThreshold 3-5 x periodSeconds 10-30, "
+            f"timeoutSeconds at most periodSeconds) and leave the long model load to a startupProbe"
+        )
     readiness = as_dict(container.get("readinessProbe"))
     if readiness:
-        period = as_int(readiness.get("periodSeconds")) or _DEFAULT_PERIOD
-        failures = as_int(readiness.get("failureThreshold")) or _DEFAULT_FAILURES
+        period, failures, timeout = _timing(readiness)
         if period >= _READINESS_PERIOD_SECONDS:
             first = as_int(readiness.get("initialDelaySeconds")) or 0
             messages.append(
@@ -81,12 +115,12 @@ def _findings(label: str, container: Mapping) -> list[str]:
                 f"after every start the pod stays out of its Service that long after the model is up; probe every "
                 f"5-10 s (a startupProbe covers the load)"
             )
-        elif failures * period >= _BUDGET_OFF_SECONDS:
+        elif lax := _lax(period, failures, timeout):
+            what, budget = lax
             messages.append(
-                f"{label}: readinessProbe failureThreshold {failures} x periodSeconds {period} takes a server that "
-                f"has stopped answering out of its Service only after {failures * period}s "
-                f"({_span(failures * period)}), so requests keep reaching it that long; keep failureThreshold to a "
-                f"few periods"
+                f"{label}: readinessProbe {what} takes a server that has stopped answering out of its Service only "
+                f"after {budget}s ({_span(budget)}), so requests keep reaching it that long; keep failureThreshold to a "
+                f"few periods and timeoutSeconds to seconds (at most periodSeconds)"
             )
     return messages
 
@@ -105,7 +139,8 @@ POLICY = Policy(
     name="probe-acts-in-time",
     description=(
         "A model server's livenessProbe restarts a hung server within minutes, not hours, and its readinessProbe "
-        "runs often enough (periodSeconds under 300) to mark a loaded server Ready soon after it is (advice)."
+        "runs often enough (periodSeconds under 300) to mark a loaded server Ready soon after it is; each budget counts "
+        "timeoutSeconds, since a check of a hung server waits the whole timeout (advice)."
     ),
     catalog="G76",
     severity="medium",

@@ -16,6 +16,12 @@ port: httpGet, tcpSocket, or an exec curl of localhost:PORT) counts: the pod is 
 it holds the pod out of the Service until the server answers (policies/reading/pod_probes.py; spent set 39
 arunudaiyar/openweb-ollama-k8s ollama-deploy.yaml, a curl sidecar probing Ollama's :11434).
 
+Where an operator fills a missing readinessProbe in (policies/operator_defaults.py) with a TCP check of the port
+(KServe's kserve-container, Knative's serving container) and the engine listens while it loads its model (the engine
+row's ``listens_while_loading``: llama.cpp's llama-server answers 503 on /health meanwhile) with no startupProbe to
+hold Ready back, the supplied probe passes before the model is loaded: advice (a fresh-set form of session 47, a KServe
+ServingRuntime running llama-server with no readiness or startup probe).
+
 A serving-path app in front of model servers (an LLM proxy or router: components/serving_apps.toml, LiteLLM's proxy
 first) with no readinessProbe is advice too: every request goes through it, and it takes requests before it has read
 its configuration (LiteLLM: /health/readiness answers once the proxy is ready, its database connection included).
@@ -37,7 +43,7 @@ from typing import Any, Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, is_custom_type, split_type
-from policies.operator_defaults import supplied
+from policies.operator_defaults import supplied, tcp_readiness_supplied
 from policies.reading.gateway_apps import app_containers
 from policies.reading.pod_probes import server_ports, sidecar_probe
 from policies.reading.serving import ModelServer, engine_command_line, engine_row, model_servers, takes_requests
@@ -134,7 +140,11 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if not takes_requests(resource, server.path, server.container):
             continue  # a rank of an engine its group's leader fronts (LeaderWorkerSet worker, vLLM --headless)
         if supplied(resource, server.path, server.podspec, server.container, "readinessProbe"):
-            continue  # the operator gives the pod one (KubeRay, Knative: policies/operator_defaults.py)
+            # the operator gives the pod one (KubeRay, Knative: policies/operator_defaults.py); a TCP one passes while a
+            # server that listens during its load answers "loading" (llama.cpp under a ServingRuntime)
+            if early_tcp := _supplied_tcp_early(resource, server):
+                messages.append(early_tcp)
+            continue
         if wrong := _wrong_port(resource, server):
             messages.append(wrong)
         elif early := _ready_before_pull(server):
@@ -152,6 +162,26 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.append(weighed_presumed(server, _no_readiness(server.label, server.engine, server.container, probe)))
     messages.extend(_unready_apps(resource))
     return messages
+
+
+def _supplied_tcp_early(resource: Any, server: ModelServer) -> Optional[str]:
+    """Advice where an operator gives a server with no readinessProbe a TCP one (KServe's kserve-container, Knative's
+    serving container) and the server listens while it loads its model (the engine row's listens_while_loading:
+    llama.cpp's llama-server answers 503 on /health meanwhile): the pod is Ready, and takes requests, before the model
+    is loaded. A fresh-set form: a KServe ServingRuntime running llama-server with no readiness or startup probe."""
+    row = engine_row(server.engine)
+    if row is None or not row.listens_while_loading or isinstance(server.container.get("startupProbe"), dict):
+        return None  # a startupProbe holds Ready back until it succeeds (its own budget is S16's)
+    operator = tcp_readiness_supplied(resource, server.path, server.podspec, server.container)
+    if operator is None:
+        return None
+    who = operator.split(" (", 1)[0]
+    return unproven(
+        f"{server.label}: no readinessProbe on this {row.display} container, so {who} gives it a TCP one on its port, "
+        f"which passes as soon as the server listens; {row.display} listens while it loads the model and answers "
+        f"{row.readiness} with a failure code until it is loaded, so the pod is Ready and receives requests it "
+        f"cannot answer during every load; probe GET {row.readiness} (port {row.port} unless moved)"
+    )
 
 
 def _unready_apps(resource: Resource) -> list[str]:

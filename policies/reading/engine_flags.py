@@ -3,7 +3,7 @@
 whatever the image is called: a private registry's copy of vllm/vllm-openai, llm-d's image (its entrypoint is vLLM's
 server), an in-house ``llm-serving:gpu``.
 
-The table guarantees each set names a flag no other engine's option table has (serving_engines.check_flag_sets_exclusive,
+The table guarantees each set names a flag no other engine's option table has (engine_flag_sets.check_flag_sets_exclusive,
 at import); here a flag match also gives way to every row that recognises the container by its image or its env prefix,
 so an engine's own image, run with flags it shares with vLLM, stays that engine's.
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from policies.reading.container_env import env_values
 from policies.reading.engines import EngineServer
 
 
@@ -30,3 +31,23 @@ def lenient_readiness(server: EngineServer) -> Optional[str]:
     """The setting with which the server's readiness endpoint answers ready before its models are loaded (its row's
     ``lenient_readiness``, e.g. Triton's --strict-readiness=false), else None."""
     return _set_to(server, server.row.lenient_readiness) if server.row else None
+
+
+def loads_at_start(server: EngineServer) -> Optional[str]:
+    """The setting with which a server that otherwise listens with no model loaded downloads or loads models before it
+    listens (its row's ``start_loads``: LocalAI's LOCALAI_PRELOAD_MODELS, its positional model URLs), as messages name
+    it; else None. An empty value sets nothing."""
+    row = server.row
+    if row is None:
+        return None
+    for flag in row.start_load_flags:
+        if flag == "model" and server.model:
+            return f"the model {server.model}"
+        if flag != "model" and str(server.args.get(flag) or "").strip():
+            return f"--{flag}"
+    if row.start_load_env:
+        env = env_values(server.container)
+        for name in row.start_load_env:
+            if str(env.get(name) or "").strip():
+                return f"env {name}"
+    return None

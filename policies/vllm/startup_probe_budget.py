@@ -1,7 +1,11 @@
 """S16: a model server needs a startupProbe long enough for model download, load and compile.
 
 Every engine of the engine table (components/serving_engines.toml) whose row says it answers no health
-request until the weights are loaded (vLLM, SGLang, TGI, Triton, TensorRT-LLM, NIM, llama.cpp) is held to it. A GPU
+request until the weights are loaded (vLLM, SGLang, TGI, Triton, TensorRT-LLM, NIM, llama.cpp) is held to it, and an
+engine that listens with no model loaded (LocalAI) where a setting of its row's ``start_loads`` makes it fetch models
+before it listens (mudler/LocalAI v4.9.0 core/cli/run.go L756 application.New(), L810 appHTTP.Start; New() applies
+LOCALAI_PRELOAD_MODELS at core/application/startup.go L464-468): a livenessProbe whose window no fetch fits then
+restarts it before it ever listens. Ollama listens at once and pulls on demand: never held to it. A GPU
 model server no row names (engine "GPU model": TensorRT-LLM behind a custom server.py) is held to it only where it
 has a livenessProbe (which kills a long load) or a short startupProbe, and advisory: how it loads is unknown.
 
@@ -34,7 +38,7 @@ from policies.kube import (
     get,
     pod_specs,
 )
-from policies.reading.engine_switches import loads_no_model_at_start
+from policies.reading.engine_switches import loads_at_start, loads_no_model_at_start
 from policies.reading.engines import table_servers
 from policies.reading.pod_probes import server_ports, sidecar_probe
 from policies.reading.serving import GPU_SERVER, engine_row, model_servers, takes_requests
@@ -87,6 +91,17 @@ def _budget(probe: dict) -> int:
     return delay + failures * period
 
 
+def _restart_at(probe: dict) -> int:
+    """When a failing livenessProbe restarts the container, seconds after its start: the kubelet's worker probes at
+    once and then on every tick of periodSeconds (kubernetes/kubernetes pkg/kubelet/prober/worker.go at
+    00421113e1c655426f1954d9865726f491265bcd run() :175 ``for w.doProbe(ctx)`` before the first wait, doProbe :272
+    skipping the initial delay), and acts on the failureThreshold-th failure in a row, so the restart comes at
+    initialDelaySeconds + (failureThreshold - 1) x periodSeconds, one period before the budget the fields add up to
+    (a fresh-set form: initialDelaySeconds 300 + 10 x 30 s restarts at 570 s, under the 600 s minimum)."""
+    delay, failures, period = (_probe_field(probe, k) for k in ("initialDelaySeconds", "failureThreshold", "periodSeconds"))
+    return delay + max(failures - 1, 0) * period
+
+
 _Server = tuple[dict, str, str, bool, str, Optional[str]]
 
 
@@ -109,13 +124,23 @@ def _servers(resource: Resource) -> tuple[list[_Server], list[_Server]]:
     ]
     # Every engine of the table that answers no health request until the weights are loaded (loads_before_serving,
     # components/serving_engines.toml).
-    servers += [
-        (s.container, s.label, s.row.display, takes_requests(resource, s.path, s.container), s.row.readiness, s.model)
-        for s in table_servers(resource)
-        # Not one that starts with no model loaded (Triton's --model-control-mode=explicit without --load-model): its
-        # models load later through its API, after the probes pass.
-        if s.row is not None and s.row.loads_before_serving and loads_no_model_at_start(s) is None
-    ]
+    for s in table_servers(resource):
+        if s.row is None:
+            continue
+        if s.row.loads_before_serving:
+            # Not one that starts with no model loaded (Triton's --model-control-mode=explicit without --load-model):
+            # its models load later through its API, after the probes pass.
+            if loads_no_model_at_start(s) is not None:
+                continue
+            engine = s.row.display
+        elif preload := loads_at_start(s):
+            # An engine that listens with no model loaded unless told to fetch some first (the row's start_loads:
+            # LocalAI's LOCALAI_PRELOAD_MODELS, mudler/LocalAI v4.9.0 core/cli/run.go L756-810: the server listens only
+            # after application.New() has applied the preloads).
+            engine = f"{s.row.display} (with {preload} it fetches models before it listens)"
+        else:
+            continue  # it listens at once and loads on demand (Ollama, LocalAI with nothing to preload)
+        servers.append((s.container, s.label, engine, takes_requests(resource, s.path, s.container), s.row.readiness, s.model))
     # A GPU model server no engine row names (GPU_SERVER: a custom server.py, an in-house server): how it loads is
     # unknown, so what is said of it rests on the assumption that it loads a model before serving (unproven: advisory).
     unknown: list[_Server] = [
@@ -228,8 +253,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 # window no model server's load and compile fits (LOAD_FLOOR_SECONDS, Kubernetes' default 30 s among
                 # them) proves it.
                 window = _budget(liveness)
-                if window >= minimum and not _unknown_field(liveness):
-                    continue  # its first failure comes after the whole budget: nothing is killed mid-load (set 39 trap)
+                if _restart_at(liveness) >= minimum and not _unknown_field(liveness):
+                    continue  # its restart comes after the whole budget: nothing is killed mid-load (set 39 trap)
                 messages.append(
                     said(message)
                     if window < floors.get(id(container), LOAD_FLOOR_SECONDS) and not _unknown_field(liveness)

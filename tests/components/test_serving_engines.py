@@ -248,3 +248,22 @@ def test_switches_load_as_flag_value_pairs_and_need_their_source():
         load_engines(switched)
     with pytest.raises(EngineTableError, match=r"\[engines.toy\].lazy_start: 'control-mode' is not FLAG=VALUE"):
         load_engines(sourced.replace('"control-mode=explicit"', '"control-mode"'))
+
+
+def test_start_loads_are_read_for_an_engine_that_listens_first() -> None:
+    """start_loads (LocalAI's LOCALAI_PRELOAD_MODELS): flags and env:NAME, stated with switches, and only on a row whose
+    server otherwise loads no model before it listens."""
+    lazy = ROW.replace("loads_before_serving = true", "loads_before_serving = false").replace(
+        'moving_tags = ["nightly"]', 'moving_tags = ["nightly"]\nstart_loads = ["model", "--preload_models", "env:PRELOAD"]'
+    )
+    sourced = lazy.replace(
+        'tags = "toy v1 RELEASING.md L2"\n', 'tags = "toy v1 RELEASING.md L2"\nswitches = "toy v1 cli.py L30-40"\n'
+    )
+    (toy,) = load_engines(sourced)
+    assert (toy.start_load_flags, toy.start_load_env) == (("model", "preload-models"), ("PRELOAD",))
+    with pytest.raises(EngineTableError, match=r"sources.switches: every fact needs its source"):
+        load_engines(lazy)
+    with pytest.raises(EngineTableError, match=r"start_loads: only for a row with loads_before_serving = false"):
+        load_engines(sourced.replace("loads_before_serving = false", "loads_before_serving = true"))
+    with pytest.raises(EngineTableError, match=r"start_loads: 'env:' is not a flag or env:NAME"):
+        load_engines(sourced.replace('"env:PRELOAD"', '"env:"'))

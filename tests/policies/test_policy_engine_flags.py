@@ -9,7 +9,8 @@ import pytest
 from policy_fixtures import RAISED
 from policy_fixtures import found_by as _pack_found_by
 
-from components.serving_engines import ENGINES, EngineTableError, check_flag_sets_exclusive, engine_named
+from components.engine_flag_sets import check_flag_sets_exclusive
+from components.serving_engines import ENGINES, EngineTableError, engine_named
 from policies.reading.serving import model_server_engine
 
 

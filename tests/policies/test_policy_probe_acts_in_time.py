@@ -174,3 +174,53 @@ def test_non_serving_pod_with_lax_liveness_stays_silent() -> None:
         },
     }
     assert found_by([kibitzer], G76) == []
+
+
+# Fresh-set forms (session 47 brief): a timeoutSeconds above periodSeconds. The kubelet runs one probe at a time
+# (kubernetes/kubernetes pkg/kubelet/prober/worker.go at 00421113e1c6 run() :146-188, doProbe :201), so each check of a
+# server that accepts the connection and hangs takes max(periodSeconds, timeoutSeconds).
+def _timed_guide(probe: str, **timing: int) -> dict:
+    guide = _vllm_guide()
+    guide["spec"]["containers"][0][probe] = _http(8000, **timing)
+    return guide
+
+
+def test_readiness_timeout_above_period_keeps_a_wedged_server_ready_half_an_hour() -> None:
+    found = found_by([_timed_guide("readinessProbe", periodSeconds=10, timeoutSeconds=600)], G76)
+    assert [e for e, _ in found] == ["advisory"]
+    assert "readinessProbe failureThreshold 3 x timeoutSeconds 600 (timeoutSeconds above periodSeconds 10" in found[0][1]
+    assert "out of its Service only after 1800s (about 30 min)" in found[0][1]
+
+
+def test_leader_readiness_timeout_on_a_leader_worker_set() -> None:
+    lws = {
+        "apiVersion": "leaderworkerset.x-k8s.io/v1",
+        "kind": "LeaderWorkerSet",
+        "metadata": {"name": "vllm"},
+        "spec": {
+            "leaderWorkerTemplate": {
+                "size": 2,
+                "leaderTemplate": {"spec": {"containers": [copy.deepcopy(SCOUT["spec"]["containers"][0])]}},
+                "workerTemplate": {"spec": {"containers": [{"name": "w", "image": "vllm/vllm-openai:v0.12.0"}]}},
+            }
+        },
+    }
+    leader = lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]["containers"][0]
+    leader["readinessProbe"] = {"tcpSocket": {"port": 8000}, "periodSeconds": 15, "timeoutSeconds": 720}
+    found = found_by([lws], G76)
+    assert len(found) == 1 and "leaderTemplate.spec container vllm-server: readinessProbe failureThreshold 3 x " in found[0][1]
+    assert "timeoutSeconds 720" in found[0][1] and "2160s (about 36 min)" in found[0][1]
+
+
+def test_liveness_timeout_above_period_counts_too() -> None:
+    found = found_by([_timed_guide("livenessProbe", periodSeconds=10, timeoutSeconds=300, failureThreshold=5)], G76)
+    assert len(found) == 1 and found[0][1].startswith(
+        "container vllm-server: livenessProbe failureThreshold 5 x timeoutSeconds 300"
+    )
+
+
+def test_short_timeouts_stay_silent() -> None:
+    assert found_by([_timed_guide("readinessProbe", periodSeconds=10, timeoutSeconds=5)], G76) == []
+    # a slow /health under load: a minute's timeout, three minutes in all
+    assert found_by([_timed_guide("readinessProbe", periodSeconds=10, timeoutSeconds=60)], G76) == []
+    assert found_by([_timed_guide("livenessProbe", periodSeconds=30, timeoutSeconds=60, failureThreshold=5)], G76) == []
