@@ -1,0 +1,106 @@
+"""Write the ``[settings.ENGINE]`` tables of components/engine_env.toml (G74 engine-env-known): every variable under the
+engine's own prefix some release reads, with the first and the last release read that names it, read from the
+engine's source at each release tag of a git mirror brought here by the tool library's ``fetch`` (run by hand, never by
+the product or the tests).
+
+    python tools/read_engine_env.py ollama /work/.mirror/ollama+ollama/repo [--check]
+    python tools/read_source_options.py llama-cpp /work/.mirror/CrazyForks+llama.cpp/repo --env [--check]
+
+Ollama: every release tag ``vX.Y.Z`` (release candidates and CI tags left out), each quoted string ``"OLLAMA_..."`` of
+the Go sources at the tag (``git grep -ho`` over ``*.go``), test-harness names (``OLLAMA_TEST_*``) left out: the
+server's settings (envconfig/config.go), its client's and its build's, a superset, so that no name a release reads is
+reported. llama.cpp's table is written by tools/read_source_options.py ``--env`` through :func:`settings_text`.
+
+A name's span is (first, last): the oldest and the newest release read whose sources name it (a gap between them is
+read as named: generous). ``--check`` writes nothing and exits 1 unless the table is what the mirror gives.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV_TABLE = ROOT / "components" / "engine_env.toml"
+
+
+def _git(mirror: str, *args: str) -> str:
+    done = subprocess.run(["git", "--git-dir", mirror, *args], check=True, capture_output=True)
+    return done.stdout.decode("utf-8", "replace")
+
+
+def _key(release: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in re.findall(r"\d+", release))
+
+
+def spans(present: dict[str, set[str]], releases: list[str]) -> dict[str, tuple[str, str]]:
+    """{name: (first, last)} over ``releases`` (oldest first) of the names each release's set holds."""
+    out: dict[str, tuple[str, str]] = {}
+    for release in releases:
+        for name in present.get(release, ()):
+            first = out.get(name, (release, release))[0]
+            out[name] = (first, release)
+    return out
+
+
+def settings_text(
+    engine: str, prefix: str, releases: list[str], named: dict[str, tuple[str, str]], images: list[str], tag: str, source: str
+) -> str:
+    """The ``[settings.ENGINE]`` table of components/engine_env.toml."""
+    rows = ", ".join(f"{n} = [{json.dumps(f)}, {json.dumps(la)}]" for n, (f, la) in sorted(named.items()))
+    return (
+        f'[settings.{engine}]\nprefix = "{prefix}"\nimages = {json.dumps(images)}\nrelease_tag = {json.dumps(tag)}\n'
+        f"releases = {json.dumps(releases)}\nnames = {{ {rows} }}\nsource = {json.dumps(source)}\n"
+    )
+
+
+def write_settings(engine: str, text: str) -> None:
+    """Replace (or append) the ``[settings.ENGINE]`` table of components/engine_env.toml with ``text``."""
+    current = ENV_TABLE.read_text()
+    header = f"[settings.{engine}]\n"
+    if header in current:
+        start = current.index(header)
+        end = current.find("\n[", start + len(header))
+        current = current[:start] + text + (current[end:] if end >= 0 else "")
+    else:
+        current = current.rstrip("\n") + "\n\n" + text
+    ENV_TABLE.write_text(current)
+
+
+def check_or_write(engine: str, text: str, count: int) -> None:
+    if "--check" in sys.argv:
+        same = text in ENV_TABLE.read_text()
+        print(f"engine_env.toml [settings.{engine}]: {'the same as' if same else 'differs from'} what the mirror gives")
+        sys.exit(0 if same else 1)
+    write_settings(engine, text)
+    print(f"wrote [settings.{engine}] of {ENV_TABLE}: {count} names")
+
+
+def ollama(mirror: str) -> tuple[str, int]:
+    tags = sorted((t for t in _git(mirror, "tag").split() if re.fullmatch(r"v\d+\.\d+\.\d+", t)), key=_key)
+    present: dict[str, set[str]] = {}
+    for tag in tags:
+        found = re.findall(r'"(OLLAMA_[A-Z0-9_]+)"', _git(mirror, "grep", "-ho", r'"OLLAMA_[A-Z0-9_]*"', tag, "--", "*.go"))
+        present[tag[1:]] = {n for n in found if not n.startswith("OLLAMA_TEST_") and not n.endswith("_")}
+    releases = [t[1:] for t in tags]
+    newest = f"{tags[-1]} {_git(mirror, 'rev-parse', f'refs/tags/{tags[-1]}^{{commit}}').strip()}"
+    source = (
+        f"tools/read_engine_env.py ollama: ollama/ollama, every release tag {tags[0]} to {newest} ({len(tags)} tags, release "
+        'candidates and CI tags left out): every quoted string "OLLAMA_..." of the Go sources at the tag (git grep -ho over '
+        "*.go), test-harness names (OLLAMA_TEST_*) left out; first and last release naming each; the server's settings are "
+        "envconfig/config.go (v0.32.15 L303 and L318 OLLAMA_GPU_OVERHEAD), OLLAMA_PORT only in v0.0.x (v0.0.1 cmd/cmd.go:161), "
+        "no release has OLLAMA_GPU_MEMORY; image tags 0.5.4 and 0.5.4-rocm name the release (docs/docker.mdx)"
+    )
+    named = spans(present, releases)
+    tag = r"v?(\d+\.\d+\.\d+)(?:-rocm)?"
+    return settings_text("ollama", "OLLAMA_", releases, named, ["ollama/ollama"], tag, source), len(named)
+
+
+if __name__ == "__main__":
+    engine, mirror = sys.argv[1], sys.argv[2]
+    if engine != "ollama":
+        sys.exit(f"{engine}: llama-cpp is written by tools/read_source_options.py --env; only ollama here")
+    check_or_write(engine, *ollama(mirror))
