@@ -22,11 +22,12 @@ from .parse_cache import read_toml
 from .serving_engines import ENGINES, Engine
 
 TABLE = Path(__file__).with_name("engine_env.toml")
-_TABLES = ("tokens", "homes", "settings")
+_TABLES = ("tokens", "homes", "settings", "foreign")
 _FIELDS = {
     "tokens": ("releases", "source"),
     "homes": ("images", "since", "users", "source"),
     "settings": ("prefix", "images", "release_tag", "releases", "names", "source"),
+    "foreign": ("names", "source"),
 }
 _RELEASE = re.compile(r"\d+(?:\.\d+)*")
 # A release in an image tag: cpu-1.5, 86-1.7.2, v0.10.1, 3.3.7 (a flavour before it, a build suffix after it).
@@ -186,6 +187,27 @@ def _settings(engine: str, row: Any) -> EnvSettings:
     return EnvSettings(engine, prefix, tuple(i.lower() for i in images), tag, tuple(releases), spans, row["source"])
 
 
+@dataclass(frozen=True)
+class Foreign:
+    """Variables another engine of the tables reads (name -> that engine's id) that this engine's sources never name:
+    set on this engine's container, the setting meant is silently ignored."""
+
+    engine: str
+    names: dict[str, str]
+    source: str
+
+
+def _foreign(engine: str, row: Any, engines: frozenset[str]) -> Foreign:
+    where = _checked("foreign", engine, row)
+    names = row.get("names")
+    if not isinstance(names, dict) or not names:
+        raise EngineEnvError(f'{where}.names: a table {{NAME = "ENGINE"}} of another engine\'s variables')
+    for name, other in names.items():
+        if not re.fullmatch(r"[A-Z][A-Z0-9_]*", name) or other not in engines or other == engine:
+            raise EngineEnvError(f"{where}.names: {name} = {other!r} is not a variable = another engine's id")
+    return Foreign(engine, dict(names), row["source"])
+
+
 def _tokens(engine: str, row: Any) -> Tokens:
     where = _checked("tokens", engine, row)
     releases = row.get("releases")
@@ -213,6 +235,9 @@ def engine_env_of(data: dict, engines: tuple[Engine, ...] = ENGINES) -> dict[str
         stray = sorted(set(rows) - names)
         if stray:
             raise EngineEnvError(f"engine_env.toml [{table}.{stray[0]}]: no engine of that id in serving_engines.toml")
+        if table == "foreign":
+            out[table] = {engine: _foreign(engine, row, frozenset(names)) for engine, row in rows.items()}
+            continue
         read = {"tokens": _tokens, "homes": _homes, "settings": _settings}[table]
         out[table] = {engine: read(engine, row) for engine, row in rows.items()}
     return out
@@ -222,6 +247,7 @@ _ENV = engine_env_of(read_toml(TABLE))
 TOKENS: dict[str, Tokens] = _ENV["tokens"]
 HOMES: dict[str, Homes] = _ENV["homes"]
 ENV_SETTINGS: dict[str, EnvSettings] = _ENV["settings"]
+FOREIGN: dict[str, Foreign] = _ENV["foreign"]
 
 
 def image_release(image: Any, row: Engine) -> Optional[str]:
@@ -259,6 +285,8 @@ def home_of(row: Optional[Engine], image: Any, uid: int) -> Optional[str]:
 __all__ = [
     "ENV_SETTINGS",
     "EnvSettings",
+    "FOREIGN",
+    "Foreign",
     "HOMES",
     "EngineEnvError",
     "Homes",

@@ -99,8 +99,110 @@ def ollama(mirror: str) -> tuple[str, int]:
     return settings_text("ollama", "OLLAMA_", releases, named, ["ollama/ollama"], tag, source), len(named)
 
 
+def _release_tags(mirror: str) -> list[str]:
+    return sorted((t for t in _git(mirror, "tag").split() if re.fullmatch(r"v\d+\.\d+\.\d+", t)), key=_key)
+
+
+def _grep(mirror: str, pattern: str, tag: str, *paths: str) -> str:
+    try:
+        return _git(mirror, "grep", "-hoE", pattern, tag, "--", *paths)
+    except subprocess.CalledProcessError:  # no match at the tag
+        return ""
+
+
+def localai_env(mirror: str) -> set[str]:
+    """Every variable a LocalAI release's command line reads: kong's ``env:"LOCALAI_X,X"`` tags (v2.x on) and urfave/cli's
+    ``EnvVars: []string{"X"}`` (v1.x), at every release tag."""
+    names: set[str] = set()
+    for tag in _release_tags(mirror):
+        text = _grep(mirror, r'env:"[A-Z0-9_,]+"|EnvVars: *\[\]string\{[^}]*\}', tag, "*.go")
+        for group in re.findall(r'env:"([A-Z0-9_,]+)"|EnvVars: *\[\]string\{([^}]*)\}', text):
+            names |= set(re.findall(r"[A-Z][A-Z0-9_]+", group[0] or group[1]))
+    return names
+
+
+_QUOTED = r'"[A-Z][A-Z0-9_]{2,}"'
+# engine -> (source paths whose quoted upper-case strings are the names it may read, tags read)
+_JUDGED = {"ollama": ("*.go",), "llama-cpp": ("*.c", "*.cpp", "*.h", "*.hpp")}
+
+
+def quoted(mirror: str, engine: str, tags: list[str]) -> set[str]:
+    """Every quoted upper-case string of the engine's sources at the tags (a superset of the variables it reads)."""
+    out: set[str] = set()
+    for tag in tags:
+        out |= {q.strip('"') for q in _grep(mirror, _QUOTED, tag, *_JUDGED[engine]).split()}
+    return out
+
+
+def foreign(localai: str, ollama_mirror: str, llama_mirror: str) -> dict[str, str]:
+    """The ``[foreign.ENGINE]`` tables: for Ollama and llama.cpp, the variables exactly one other engine of the tables
+    reads (LocalAI's command line at every release, TGI's and TEI's clap env, Ollama's OLLAMA_ and llama.cpp's
+    LLAMA_ARG_ names) that the engine's own sources never quote at any release read."""
+    import tomllib
+
+    sys.path.insert(0, str(ROOT))
+    env = tomllib.loads(ENV_TABLE.read_text())
+    readers: dict[str, set[str]] = {}
+    sources = {"localai": localai_env(localai)}
+    for engine in ("tgi", "tei", "llama-cpp"):
+        sources[engine] = set(json.loads((ROOT / "components" / f"{engine.replace('-', '_')}_cli_flags.json").read_text())["env"])
+    for engine, row in env["settings"].items():
+        sources[engine] = sources.get(engine, set()) | set(row["names"])
+    for engine, names in sources.items():
+        for name in names:
+            readers.setdefault(name, set()).add(engine)
+    own_tags = {
+        "ollama": _release_tags(ollama_mirror),
+        "llama-cpp": [
+            t.split()[0]
+            for t in json.loads((ROOT / "components" / "llama_cpp_cli_flags.json").read_text())["provenance"]["tags"].values()
+        ],
+    }
+    mirrors = {"ollama": ollama_mirror, "llama-cpp": llama_mirror}
+    texts = {}
+    for engine in _JUDGED:
+        own = quoted(mirrors[engine], engine, own_tags[engine]) | sources.get(engine, set())
+        own |= {n for row in env["tokens"].get(engine, {}).get("releases", {}).values() for n in row}
+        prefix = env["settings"][engine]["prefix"]
+        names = {
+            n: sorted(r)[0]
+            for n, r in readers.items()
+            if len(r) == 1 and engine not in r and n not in own and not n.startswith(prefix)
+        }
+        tags = own_tags[engine]
+        source = (
+            f"tools/read_engine_env.py foreign: variables exactly one other engine reads (mudler/LocalAI kong env tags and "
+            f"urfave/cli EnvVars at every release tag to v4.9.0; tgi/tei_cli_flags.json env; [settings] names) that "
+            f"{engine}'s sources ({', '.join(_JUDGED[engine])}) never quote at {tags[0]} to {tags[-1]} ({len(tags)} tags), "
+            "nor its [settings], [tokens] or option table names"
+        )
+        rows = ", ".join(f"{n} = {json.dumps(e)}" for n, e in sorted(names.items()))
+        texts[engine] = f"[foreign.{engine}]\nnames = {{ {rows} }}\nsource = {json.dumps(source)}\n"
+    return texts
+
+
 if __name__ == "__main__":
-    engine, mirror = sys.argv[1], sys.argv[2]
+    engine = sys.argv[1]
+    if engine == "foreign":
+        # python tools/read_engine_env.py foreign LOCALAI_MIRROR OLLAMA_MIRROR LLAMA_CPP_MIRROR
+        for judged, text in foreign(sys.argv[2], sys.argv[3], sys.argv[4]).items():
+            header = f"[foreign.{judged}]\n"
+            current = ENV_TABLE.read_text()
+            if "--check" in sys.argv:
+                if text not in current:
+                    print(f"engine_env.toml {header.strip()}: differs from what the mirrors give")
+                    sys.exit(1)
+                continue
+            if header in current:
+                start = current.index(header)
+                end = current.find("\n[", start + len(header))
+                current = current[:start] + text + (current[end:] if end >= 0 else "")
+            else:
+                current = current.rstrip("\n") + "\n\n" + text
+            ENV_TABLE.write_text(current)
+            print(f"wrote {header.strip()}: {text.split(' names = ', 1)[-1].count(' = ')} names")
+        sys.exit(0)
+    mirror = sys.argv[2]
     if engine != "ollama":
-        sys.exit(f"{engine}: llama-cpp is written by tools/read_source_options.py --env; only ollama here")
+        sys.exit(f"{engine}: llama-cpp is written by tools/read_source_options.py --env; only ollama and foreign here")
     check_or_write(engine, *ollama(mirror))

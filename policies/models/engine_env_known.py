@@ -1,4 +1,4 @@
-"""G74: a variable under an engine's own prefix is one the image's release of the engine reads.
+"""G74: a variable set for an engine (its own prefix, or another engine's setting) is one the image's release reads.
 
 An engine reads its settings from the environment under its own prefix (Ollama: OLLAMA_HOST, OLLAMA_MODELS,
 OLLAMA_GPU_OVERHEAD, ... in envconfig/config.go). A variable with the prefix that no release reads is silently
@@ -17,6 +17,11 @@ Judged only where the engine's own binary reads the container's environment: the
 entrypoint, or a command that runs the engine's server command itself (``ollama serve``), and the variable is named
 nowhere else in the container (a shell command, an argument or a hook that reads ``$OLLAMA_PULL_MODELS`` makes it a
 script's). Advice: the message names the closest name the engine reads.
+
+A variable of the container's own ``env`` that is a setting of ANOTHER engine of the tables and that no release of this
+engine's sources names (``[foreign.ENGINE]``, written by tools/read_engine_env.py foreign: LocalAI's command-line
+variables at every release, TGI's and TEI's option env, the [settings] names) is the same advice: ``PRELOAD_MODELS``
+on ``ollama/ollama`` (LocalAI reads it, mudler/LocalAI v4.9.0 core/cli/run.go; Ollama has no such setting).
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import json
 import posixpath
 from typing import Any
 
-from components.engine_env import ENV_SETTINGS, EnvSettings
+from components.engine_env import ENV_SETTINGS, FOREIGN, EnvSettings
 from components.engine_options import moving_release, tagged_release
 from components.images import image_tag, is_published, names_image
 from policies.framework import Policy, Resource
@@ -85,6 +90,17 @@ def _unknown(server: EngineServer) -> list[tuple[str, list[str], str]]:
     return [(name, _close_matches(name, read), at) for name in candidates if name not in read]
 
 
+def _foreign(server: EngineServer) -> list[tuple[str, str]]:
+    """(variable, the other engine that reads it) for each variable of the container's own ``env`` list (a shared
+    ConfigMap's keys are not the author's choice for this container) that another engine of the tables reads and this
+    engine's sources never name (components/engine_env.toml [foreign.ENGINE])."""
+    foreign = FOREIGN.get(server.engine)
+    if foreign is None or not _binary_reads_env(server):
+        return []
+    names = {n for n in (as_dict(e).get("name") for e in as_list(server.container.get("env"))) if isinstance(n, str)}
+    return [(n, foreign.names[n]) for n in sorted(names) if n in foreign.names and not _named_elsewhere(server.container, n)]
+
+
 def _close_matches(name: str, known: Any) -> list[str]:
     """The known name ``name`` most likely misspells (difflib, imported here: a run whose files set no unknown variable
     never loads it, ~0.6 ms of `policies check`)."""
@@ -111,14 +127,30 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 f"is silently ignored and the setting meant never applies{hint}; use the engine's own name for it, or "
                 "drop the variable"
             )
+        for name, other in _foreign(server):
+            display = server.row.display if server.row else server.engine
+            theirs = _display(other)
+            messages.append(
+                f"{server.label}: {display} given {theirs}'s {name}: env {name} is a setting of {theirs}, and no "
+                f"release of {display} read names it (components/engine_env.toml [foreign.{server.engine}]), so the value "
+                f"is silently ignored and the setting meant never applies; use {display}'s own setting for it, or drop "
+                "the variable"
+            )
     return messages
+
+
+def _display(engine: str) -> str:
+    from components.serving_engines import ENGINES
+
+    return next((e.display for e in ENGINES if e.name == engine), engine)
 
 
 POLICY = Policy(
     name="engine-env-known",
     description="A variable under an engine's own prefix (OLLAMA_..., LLAMA_ARG_...) is one the image's release of the "
     "engine reads (components/engine_env.toml [settings], per release: the tag's release, the newest for latest or no "
-    "tag, any release read for another tag); any other is silently ignored.",
+    "tag, any release read for another tag), and no other engine's setting (PRELOAD_MODELS, LocalAI's, on Ollama: "
+    "[foreign]) is set in its env; any other is silently ignored.",
     catalog="G74",
     severity="medium",
     enforcement="advisory",

@@ -190,3 +190,43 @@ def test_llama_builds_between_read_tags_are_judged_by_both():
     assert "env LLAMA_ARG_CACHE_RAM is no setting llama.cpp server b6080 (the image's tag) reads" in message
     container["image"] = "ghcr.io/ggml-org/llama.cpp:server-cuda-b6500"
     assert found_by([_deployment(container)], G74) == []
+
+
+# Another engine's setting on this engine's container (components/engine_env.toml [foreign.ENGINE], written by
+# tools/read_engine_env.py foreign): LocalAI reads PRELOAD_MODELS (mudler/LocalAI v4.9.0 core/cli/run.go, kong env
+# LOCALAI_PRELOAD_MODELS,PRELOAD_MODELS); no release of Ollama's Go sources names it.
+def test_another_engines_setting_is_advice():
+    container = {
+        "name": "ollama",
+        "image": "ollama/ollama:latest",
+        "env": [{"name": "PRELOAD_MODELS", "value": "llama3.2"}, {"name": "OLLAMA_KEEP_ALIVE", "value": "24h"}],
+    }
+    ((level, message),) = found_by([_deployment(container)], G74)
+    assert level == "advisory"
+    assert message.startswith(
+        "container ollama: Ollama given LocalAI's PRELOAD_MODELS: env PRELOAD_MODELS is a setting of LocalAI, and no "
+        "release of Ollama read names it (components/engine_env.toml [foreign.ollama])"
+    )
+    llama = copy.deepcopy(LLAMA)
+    llama["env"].append({"name": "NUM_SHARD", "value": "2"})
+    ((_, message),) = found_by([_deployment(llama)], G74)
+    assert (
+        message.startswith("container llama: llama.cpp server given ") and "'s NUM_SHARD: env NUM_SHARD is a setting" in message
+    )
+
+
+def test_another_engines_setting_careful_forms_stay_silent():
+    # a script that reads it, a name the engine's own sources name (HF_TOKEN on llama.cpp), a ConfigMap's keys
+    scripted = {
+        "name": "ollama",
+        "image": "ollama/ollama:latest",
+        "command": ["/bin/sh", "-c"],
+        "args": ["ollama serve & sleep 5; ollama pull $PRELOAD_MODELS; wait"],
+        "env": [{"name": "PRELOAD_MODELS", "value": "llama3.2"}],
+    }
+    assert found_by([_deployment(scripted)], G74) == []
+    llama = copy.deepcopy(LLAMA)
+    llama["env"].append({"name": "HF_TOKEN", "value": "x"})
+    assert found_by([_deployment(llama)], G74) == []
+    localai = {"name": "local-ai", "image": "localai/localai:latest", "env": [{"name": "PRELOAD_MODELS", "value": "x"}]}
+    assert found_by([_deployment(localai)], G74) == []
