@@ -1,4 +1,5 @@
-"""What serving engines read from their environment: the tables of engine_env.toml as frozen records.
+"""What serving engines read from their environment: the tables of engine_env.toml (and of engine_env_names.json,
+which holds [settings] and [foreign]) as frozen records.
 
 ``[homes.ENGINE]`` names the HOME of non-root users in the engine's publisher images (uid 1000 is /home/ubuntu in
 ollama/ollama since it is built FROM ubuntu:24.04). ``[settings.ENGINE]`` names every variable under the engine's
@@ -12,6 +13,7 @@ without its source fails the import naming the table, the engine and the field.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +24,8 @@ from .parse_cache import read_toml
 from .serving_engines import ENGINES, Engine
 
 TABLE = Path(__file__).with_name("engine_env.toml")
+# The [settings] and [foreign] tables: ~1,000 names, JSON (parsed in C; written by tools/read_engine_env.py).
+NAMES = Path(__file__).with_name("engine_env_names.json")
 _TABLES = ("tokens", "homes", "settings", "foreign")
 _FIELDS = {
     "tokens": ("releases", "source"),
@@ -243,7 +247,7 @@ def engine_env_of(data: dict, engines: tuple[Engine, ...] = ENGINES) -> dict[str
     return out
 
 
-_ENV = engine_env_of(read_toml(TABLE))
+_ENV = engine_env_of({**read_toml(TABLE), **json.loads(NAMES.read_text(encoding="utf-8"))})
 TOKENS: dict[str, Tokens] = _ENV["tokens"]
 HOMES: dict[str, Homes] = _ENV["homes"]
 ENV_SETTINGS: dict[str, EnvSettings] = _ENV["settings"]

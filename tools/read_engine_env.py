@@ -1,10 +1,12 @@
-"""Write the ``[settings.ENGINE]`` tables of components/engine_env.toml (G74 engine-env-known): every variable under the
+"""Write the ``settings.ENGINE`` and ``foreign.ENGINE`` rows of components/engine_env_names.json (G74 engine-env-known;
+loaded with components/engine_env.toml, JSON because tomllib's pure-Python parse of ~1,000 names costs every run): every variable under the
 engine's own prefix some release reads, with the first and the last release read that names it, read from the
 engine's source at each release tag of a git mirror brought here by the tool library's ``fetch`` (run by hand, never by
 the product or the tests).
 
     python tools/read_engine_env.py ollama /work/.mirror/ollama+ollama/repo [--check]
     python tools/read_source_options.py llama-cpp /work/.mirror/CrazyForks+llama.cpp/repo --env [--check]
+    python tools/read_engine_env.py foreign LOCALAI_MIRROR OLLAMA_MIRROR LLAMA_CPP_MIRROR [--check]
 
 Ollama: every release tag ``vX.Y.Z`` (release candidates and CI tags left out), each quoted string ``"OLLAMA_..."`` of
 the Go sources at the tag (``git grep -ho`` over ``*.go``), test-harness names (``OLLAMA_TEST_*``) left out: the
@@ -24,7 +26,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ENV_TABLE = ROOT / "components" / "engine_env.toml"
+NAMES_TABLE = ROOT / "components" / "engine_env_names.json"
 
 
 def _git(mirror: str, *args: str) -> str:
@@ -48,35 +50,33 @@ def spans(present: dict[str, set[str]], releases: list[str]) -> dict[str, tuple[
 
 def settings_text(
     engine: str, prefix: str, releases: list[str], named: dict[str, tuple[str, str]], images: list[str], tag: str, source: str
-) -> str:
-    """The ``[settings.ENGINE]`` table of components/engine_env.toml."""
-    rows = ", ".join(f"{n} = [{json.dumps(f)}, {json.dumps(la)}]" for n, (f, la) in sorted(named.items()))
-    return (
-        f'[settings.{engine}]\nprefix = "{prefix}"\nimages = {json.dumps(images)}\nrelease_tag = {json.dumps(tag)}\n'
-        f"releases = {json.dumps(releases)}\nnames = {{ {rows} }}\nsource = {json.dumps(source)}\n"
-    )
+) -> dict:
+    """The ``settings.ENGINE`` row of components/engine_env_names.json."""
+    names = {n: [f, la] for n, (f, la) in sorted(named.items())}
+    return {"prefix": prefix, "images": images, "release_tag": tag, "releases": releases, "names": names, "source": source}
 
 
-def write_settings(engine: str, text: str) -> None:
-    """Replace (or append) the ``[settings.ENGINE]`` table of components/engine_env.toml with ``text``."""
-    current = ENV_TABLE.read_text()
-    header = f"[settings.{engine}]\n"
-    if header in current:
-        start = current.index(header)
-        end = current.find("\n[", start + len(header))
-        current = current[:start] + text + (current[end:] if end >= 0 else "")
-    else:
-        current = current.rstrip("\n") + "\n\n" + text
-    ENV_TABLE.write_text(current)
+def write_row(table: str, engine: str, row: dict) -> None:
+    """Replace (or add) the ``TABLE.ENGINE`` row of components/engine_env_names.json."""
+    data = json.loads(NAMES_TABLE.read_text()) if NAMES_TABLE.exists() else {}
+    data.setdefault(table, {})[engine] = row
+    NAMES_TABLE.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
-def check_or_write(engine: str, text: str, count: int) -> None:
+def same_row(table: str, engine: str, row: dict) -> bool:
+    data = json.loads(NAMES_TABLE.read_text()) if NAMES_TABLE.exists() else {}
+    return data.get(table, {}).get(engine) == row
+
+
+def check_or_write(engine: str, row: dict, count: int, table: str = "settings") -> None:
     if "--check" in sys.argv:
-        same = text in ENV_TABLE.read_text()
-        print(f"engine_env.toml [settings.{engine}]: {'the same as' if same else 'differs from'} what the mirror gives")
-        sys.exit(0 if same else 1)
-    write_settings(engine, text)
-    print(f"wrote [settings.{engine}] of {ENV_TABLE}: {count} names")
+        same = same_row(table, engine, row)
+        print(f"engine_env_names.json {table}.{engine}: {'the same as' if same else 'differs from'} what the mirror gives")
+        if not same:
+            sys.exit(1)
+        return
+    write_row(table, engine, row)
+    print(f"wrote {table}.{engine} of {NAMES_TABLE}: {count} names")
 
 
 def ollama(mirror: str) -> tuple[str, int]:
@@ -134,14 +134,14 @@ def quoted(mirror: str, engine: str, tags: list[str]) -> set[str]:
     return out
 
 
-def foreign(localai: str, ollama_mirror: str, llama_mirror: str) -> dict[str, str]:
+def foreign(localai: str, ollama_mirror: str, llama_mirror: str) -> dict[str, dict]:
     """The ``[foreign.ENGINE]`` tables: for Ollama and llama.cpp, the variables exactly one other engine of the tables
     reads (LocalAI's command line at every release, TGI's and TEI's clap env, Ollama's OLLAMA_ and llama.cpp's
     LLAMA_ARG_ names) that the engine's own sources never quote at any release read."""
     import tomllib
 
-    sys.path.insert(0, str(ROOT))
-    env = tomllib.loads(ENV_TABLE.read_text())
+    env = tomllib.loads((ROOT / "components" / "engine_env.toml").read_text())
+    env.update(json.loads(NAMES_TABLE.read_text()))
     readers: dict[str, set[str]] = {}
     sources = {"localai": localai_env(localai)}
     for engine in ("tgi", "tei", "llama-cpp"):
@@ -176,8 +176,7 @@ def foreign(localai: str, ollama_mirror: str, llama_mirror: str) -> dict[str, st
             f"{engine}'s sources ({', '.join(_JUDGED[engine])}) never quote at {tags[0]} to {tags[-1]} ({len(tags)} tags), "
             "nor its [settings], [tokens] or option table names"
         )
-        rows = ", ".join(f"{n} = {json.dumps(e)}" for n, e in sorted(names.items()))
-        texts[engine] = f"[foreign.{engine}]\nnames = {{ {rows} }}\nsource = {json.dumps(source)}\n"
+        texts[engine] = {"names": dict(sorted(names.items())), "source": source}
     return texts
 
 
@@ -185,22 +184,8 @@ if __name__ == "__main__":
     engine = sys.argv[1]
     if engine == "foreign":
         # python tools/read_engine_env.py foreign LOCALAI_MIRROR OLLAMA_MIRROR LLAMA_CPP_MIRROR
-        for judged, text in foreign(sys.argv[2], sys.argv[3], sys.argv[4]).items():
-            header = f"[foreign.{judged}]\n"
-            current = ENV_TABLE.read_text()
-            if "--check" in sys.argv:
-                if text not in current:
-                    print(f"engine_env.toml {header.strip()}: differs from what the mirrors give")
-                    sys.exit(1)
-                continue
-            if header in current:
-                start = current.index(header)
-                end = current.find("\n[", start + len(header))
-                current = current[:start] + text + (current[end:] if end >= 0 else "")
-            else:
-                current = current.rstrip("\n") + "\n\n" + text
-            ENV_TABLE.write_text(current)
-            print(f"wrote {header.strip()}: {text.split(' names = ', 1)[-1].count(' = ')} names")
+        for judged, row in foreign(sys.argv[2], sys.argv[3], sys.argv[4]).items():
+            check_or_write(judged, row, len(row["names"]), "foreign")
         sys.exit(0)
     mirror = sys.argv[2]
     if engine != "ollama":

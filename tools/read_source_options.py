@@ -9,7 +9,7 @@ vLLM's and SGLang's wheels; run by hand, never by the product or the tests).
     python tools/read_source_options.py llama-cpp /work/.mirror/CrazyForks+llama.cpp/repo --env
     python tools/read_source_options.py triton /work/.mirror/triton-inference-server+server/repo --write
 
-``--env`` writes components/engine_env.toml ``[settings.llama-cpp]`` (G74 engine-env-known): the table's LLAMA_ARG_
+``--env`` writes components/engine_env_names.json ``settings.llama-cpp`` (G74 engine-env-known): the table's LLAMA_ARG_
 variables and every LLAMA_ARG_ name in the history of llama.cpp's common/, tools/server/ and examples/server/ up to the
 newest tag read.
 
@@ -389,7 +389,7 @@ def env_history(mirror: str, engine: str, newest: str) -> set[str]:
 
 
 def env_names(table: dict, prefix: str) -> list[str]:
-    """The variables under ``prefix`` some release of the table reads (components/engine_env.toml [settings])."""
+    """The variables under ``prefix`` some release of the table reads (components/engine_env_names.json settings)."""
     return sorted(name for name in table["env"] if name.startswith(prefix))
 
 
@@ -426,8 +426,8 @@ def env_spans(mirror: str, engine: str, table: dict, history: set[str]) -> dict[
     return named
 
 
-def env_settings_text(engine: str, named: dict[str, tuple[str, str]], table: dict) -> str:
-    """The ``[settings.ENGINE]`` table of components/engine_env.toml for ``named`` ({name: (first, last)})."""
+def env_settings_text(engine: str, named: dict[str, tuple[str, str]], table: dict) -> dict:
+    """The ``settings.ENGINE`` row of components/engine_env_names.json for ``named`` ({name: (first, last)})."""
     prefix = ENV_PREFIXES[engine][0]
     releases = table["releases"]
     newest = table["provenance"]["tags"][releases[-1]]
@@ -450,7 +450,7 @@ if __name__ == "__main__":
     out = COMPONENTS / f"{engine.replace('-', '_')}_cli_flags.json"
     data = read(engine, mirror)
     if "--env" in sys.argv:
-        # components/engine_env.toml [settings.ENGINE]: the table's names under the prefix and the history's
+        # components/engine_env_names.json settings.ENGINE: the table's names under the prefix and the history's
         newest_tag = data["provenance"]["tags"][data["releases"][-1]].split()[0]
         history = set(env_names(data, ENV_PREFIXES[engine][0])) | env_history(mirror, engine, newest_tag)
         named = env_spans(mirror, engine, data, history)

@@ -3,7 +3,7 @@
 An engine reads its settings from the environment under its own prefix (Ollama: OLLAMA_HOST, OLLAMA_MODELS,
 OLLAMA_GPU_OVERHEAD, ... in envconfig/config.go). A variable with the prefix that no release reads is silently
 ignored: the setting the author meant (a VRAM cap, a keep-alive) never applies and nothing in the logs says so.
-components/engine_env.toml ``[settings.ENGINE]`` lists every name under the prefix some release of the engine reads (a
+components/engine_env_names.json ``settings.ENGINE`` lists every name under the prefix some release of the engine reads (a
 superset, collected from every release tag's sources) with the first and the last release read that names it, so the
 name is judged at the image's release: the release its tag names on the publisher's image (``ollama/ollama:0.5.4``,
 ``ghcr.io/ggml-org/llama.cpp:server-cuda-b6080``, a build between two read tags judged by both), the newest release
@@ -93,7 +93,7 @@ def _unknown(server: EngineServer) -> list[tuple[str, list[str], str]]:
 def _foreign(server: EngineServer) -> list[tuple[str, str]]:
     """(variable, the other engine that reads it) for each variable of the container's own ``env`` list (a shared
     ConfigMap's keys are not the author's choice for this container) that another engine of the tables reads and this
-    engine's sources never name (components/engine_env.toml [foreign.ENGINE])."""
+    engine's sources never name (components/engine_env_names.json foreign.ENGINE)."""
     foreign = FOREIGN.get(server.engine)
     if foreign is None or not _binary_reads_env(server):
         return []
@@ -123,7 +123,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 read = span[0] if span[0] == span[1] else f"{span[0]} to {span[1]}"
                 why = f"is no setting {display} {at} reads (only its releases {read} read it"
             messages.append(
-                f"{server.label}: env {name} {why}: components/engine_env.toml [settings.{server.engine}]), so the value "
+                f"{server.label}: env {name} {why}: components/engine_env_names.json settings.{server.engine}), so the value "
                 f"is silently ignored and the setting meant never applies{hint}; use the engine's own name for it, or "
                 "drop the variable"
             )
@@ -132,7 +132,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             theirs = _display(other)
             messages.append(
                 f"{server.label}: {display} given {theirs}'s {name}: env {name} is a setting of {theirs}, and no "
-                f"release of {display} read names it (components/engine_env.toml [foreign.{server.engine}]), so the value "
+                f"release of {display} read names it (components/engine_env_names.json foreign.{server.engine}), so the value "
                 f"is silently ignored and the setting meant never applies; use {display}'s own setting for it, or drop "
                 "the variable"
             )
@@ -148,7 +148,7 @@ def _display(engine: str) -> str:
 POLICY = Policy(
     name="engine-env-known",
     description="A variable under an engine's own prefix (OLLAMA_..., LLAMA_ARG_...) is one the image's release of the "
-    "engine reads (components/engine_env.toml [settings], per release: the tag's release, the newest for latest or no "
+    "engine reads (components/engine_env_names.json settings, per release: the tag's release, the newest for latest or no "
     "tag, any release read for another tag), and no other engine's setting (PRELOAD_MODELS, LocalAI's, on Ollama: "
     "[foreign]) is set in its env; any other is silently ignored.",
     catalog="G74",

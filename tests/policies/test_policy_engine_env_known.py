@@ -1,5 +1,5 @@
 """G74 engine-env-known: a variable under an engine's own prefix is one the image's release of the engine reads
-(components/engine_env.toml [settings]).
+(components/engine_env_names.json settings).
 
 Firing form: kcirtapfromspace/gemma4 apps/ollama/deployment.yaml at 938e1b558169874898eab5021388ce2ed8b63f88 (spent
 set 43, label filed none): a Jetson rebuild of Ollama run as ``ollama serve`` with ``OLLAMA_GPU_MEMORY: 5GiB``; no
@@ -54,7 +54,7 @@ def test_a_name_no_release_reads_is_advice_naming_the_closest():
         (
             "advisory",
             "container ollama: env OLLAMA_GPU_MEMORY is no setting Ollama reads (no release of it reads a variable of "
-            "that name: components/engine_env.toml [settings.ollama]), so the value is silently ignored and the setting "
+            "that name: components/engine_env_names.json settings.ollama), so the value is silently ignored and the setting "
             "meant never applies; the closest variable it reads is OLLAMA_GPU_OVERHEAD; use the engine's own name for "
             "it, or drop the variable",
         )
@@ -111,7 +111,7 @@ def test_a_bad_settings_row_names_its_field(row, field):
         engine_env_of({"settings": {"ollama": row}})
 
 
-# llama.cpp's LLAMA_ARG_ variables (components/engine_env.toml [settings.llama-cpp], written by
+# llama.cpp's LLAMA_ARG_ variables (components/engine_env_names.json settings.llama-cpp, written by
 # tools/read_source_options.py --env from common/arg.cpp set_env at 17 build tags and the history of common/ and
 # tools/server/): the server image's own entrypoint (/app/llama-server, .devops/cuda.Dockerfile b8914 L97) reads them.
 LLAMA = {
@@ -145,7 +145,7 @@ def test_llama_arg_names_a_build_reads_stay_silent():
     assert found_by([_deployment(container)], G74) == []
 
 
-# Names per release (components/engine_env.toml [settings.ollama] names = {NAME = [FIRST, LAST]}, written by
+# Names per release (components/engine_env_names.json settings.ollama names = {NAME = [FIRST, LAST]}, written by
 # tools/read_engine_env.py ollama over every release tag v0.0.1 to v0.32.15): OLLAMA_PORT is read by v0.0.1 to v0.0.19
 # only (ollama/ollama v0.0.1 cmd/cmd.go:161 os.Getenv("OLLAMA_PORT"); later releases read the port from OLLAMA_HOST).
 def test_a_name_only_old_releases_read_is_advice_at_the_images_release():
@@ -192,7 +192,7 @@ def test_llama_builds_between_read_tags_are_judged_by_both():
     assert found_by([_deployment(container)], G74) == []
 
 
-# Another engine's setting on this engine's container (components/engine_env.toml [foreign.ENGINE], written by
+# Another engine's setting on this engine's container (components/engine_env_names.json foreign.ENGINE, written by
 # tools/read_engine_env.py foreign): LocalAI reads PRELOAD_MODELS (mudler/LocalAI v4.9.0 core/cli/run.go, kong env
 # LOCALAI_PRELOAD_MODELS,PRELOAD_MODELS); no release of Ollama's Go sources names it.
 def test_another_engines_setting_is_advice():
@@ -205,7 +205,7 @@ def test_another_engines_setting_is_advice():
     assert level == "advisory"
     assert message.startswith(
         "container ollama: Ollama given LocalAI's PRELOAD_MODELS: env PRELOAD_MODELS is a setting of LocalAI, and no "
-        "release of Ollama read names it (components/engine_env.toml [foreign.ollama])"
+        "release of Ollama read names it (components/engine_env_names.json foreign.ollama)"
     )
     llama = copy.deepcopy(LLAMA)
     llama["env"].append({"name": "NUM_SHARD", "value": "2"})
