@@ -35,6 +35,10 @@ class ImageContents:
     cmd: tuple[str, ...]
     programs: dict[str, bool]
     source: str
+    # the final stage's WORKDIR ("" not read), and the folders (or files) the image's own ENTRYPOINT/CMD runs from: a
+    # volume mounted at one of them, or above it, hides them and the container cannot start (G46)
+    workdir: str = ""
+    needs: tuple[str, ...] = ()
 
     def program(self, name: str) -> Optional[bool]:
         """True/False when the table says whether ``name`` is on the image's PATH; None when it does not say."""
@@ -82,6 +86,8 @@ def rows() -> tuple[ImageContents, ...]:
                 cmd=tuple(row.get("cmd", ())),
                 programs=programs,
                 source=str(row["source"]),
+                workdir=str(row.get("workdir", "")),
+                needs=tuple(str(n) for n in row.get("needs", ())),
             )
         )
     return tuple(out)

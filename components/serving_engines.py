@@ -126,6 +126,8 @@ _OPTIONAL: dict[str, type] = {
     "judged_backends": list,
     "load_floor_seconds": int,
     "default_models": dict,
+    "model_dirs": dict,
+    "model_dir_in_workdir": str,
 }
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
 # Optional fields of [engines.NAME.downloads]: "hub", the setting spellings (flags, or "env:VAR") that always name a
@@ -255,6 +257,11 @@ class Engine:
     load_floor_seconds: int = -1
     # (first release, model) pairs in release order: the model the server loads when its command line names none
     default_models: tuple[tuple[str, str], ...] = ()
+    # (first release, folder) pairs in release order: the folder the publisher's images (``images``) read the models
+    # from when nothing moves it (the ``download-dir`` setting, the ``downloads`` env); and, where that folder is
+    # relative to the working directory, the relative path (a container's ``workingDir`` then moves it too)
+    model_dirs: tuple[tuple[str, str], ...] = ()
+    model_dir_in_workdir: str = ""
 
     def spelling(self, setting: str) -> str:
         """How messages name a setting for this engine: ``--tp-size``, or ``env NIM_MAX_MODEL_LEN``."""
@@ -400,7 +407,7 @@ def _check_sources(where: str, row: dict, sources: Any) -> None:
         stated.add("startup")
     if row["moving_tags"]:
         stated.add("tags")
-    if "downloads" in row:
+    if "downloads" in row or "model_dirs" in row or "model_dir_in_workdir" in row:
         stated.add("downloads")
     if "options" in row:
         stated.add("options")
@@ -498,18 +505,21 @@ def _row(name: str, row: Any) -> Engine:
         image_backends=tuple((str(k).lower(), tuple(v)) for k, v in sorted(row.get("image_backends", {}).items())),
         judged_backends=tuple(row.get("judged_backends", ())),
         load_floor_seconds=row.get("load_floor_seconds", -1),
-        default_models=_default_models(where, row.get("default_models", {})),
+        default_models=_by_release(where, "default_models", row.get("default_models", {}), '"org/model"'),
+        model_dirs=_by_release(where, "model_dirs", row.get("model_dirs", {}), '"/absolute/folder"'),
+        model_dir_in_workdir=row.get("model_dir_in_workdir", ""),
     )
 
 
-def _default_models(where: str, table: dict) -> tuple[tuple[str, str], ...]:
-    """``{"0.4.0" = "facebook/opt-125m", ...}`` as (release, model) pairs in release order; a key that is no release
-    or a value that is no model name is refused by name."""
+def _by_release(where: str, field: str, table: dict, shape: str) -> tuple[tuple[str, str], ...]:
+    """``{"0.4.0" = "facebook/opt-125m", ...}`` (default_models) or ``{"3.1.0" = "/models"}`` (model_dirs, a folder) as
+    (release, value) pairs in release order; a key that is no release or a value of another shape is refused by name."""
     pairs = []
-    for release, model in table.items():
-        if not re.fullmatch(r"\d+(\.\d+)*", str(release)) or not isinstance(model, str) or not model.strip():
-            raise EngineTableError(f'{where}.default_models: {release!r} = {model!r} is not RELEASE = "org/model"')
-        pairs.append((str(release), model.strip()))
+    for release, value in table.items():
+        folder = field != "model_dirs" or (isinstance(value, str) and value.startswith("/"))
+        if not re.fullmatch(r"\d+(\.\d+)*", str(release)) or not isinstance(value, str) or not value.strip() or not folder:
+            raise EngineTableError(f"{where}.{field}: {release!r} = {value!r} is not RELEASE = {shape}")
+        pairs.append((str(release), value.strip()))
     return tuple(sorted(pairs, key=lambda p: tuple(int(x) for x in p[0].split("."))))
 
 

@@ -215,7 +215,7 @@ def check(git_dir: str, repo: str, all_tags: bool = False) -> int:
                 problems += 1
                 continue
             where = f"{row['family']} {tag} {row['dockerfile']}"
-            for key in ("entrypoint", "cmd"):
+            for key in ("entrypoint", "cmd", "workdir"):
                 if key in row and facts.get(key, (0, None))[1] != row[key]:
                     print(f"{where}: {key} {facts.get(key)} != {row[key]}")
                     problems += 1

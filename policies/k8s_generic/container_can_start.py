@@ -39,6 +39,9 @@ The API server stores these templates, and the pod is scheduled, but the contain
   the files do not show, advice;
 * **a bare word on tritonserver's command line** (``model_name=google/gemma-7b``): its getopt_long parser refuses
   whatever word is left over ("Unexpected argument", ``_triton_messages``);
+* **a volume mounted over the folder the image's own ENTRYPOINT runs from** (policies/reading/hidden_folders.py,
+  components/image_contents.toml ``needs``: LocalAI v2.14.0-v3.0.0 /build/entrypoint.sh and /build/local-ai): the
+  mount shows only the volume's files there and the runtime finds no program;
 * **an Ollama model the pod pulls that its CPU server cannot hold**: the weights the tag names exceed the server
   container's memory limit in a pod with no GPU (policies/reading/ollama_weights.py: proven on ollama/ollama v0.2.0 to
   v0.24.x, which load CPU models with mmap off; advice on other tags).
@@ -55,6 +58,7 @@ from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_list, as_quantity, container_label, containers, fmt_number, get, pod_specs
 from policies.reading.field_images import field_images
+from policies.reading.hidden_folders import hidden_program
 from policies.reading.image_first_release import never_built
 from policies.reading.image_reference import image_reference_error
 from policies.reading.inline_python import compile_failure, may_be_python2, newer_grammar, python_texts
@@ -366,6 +370,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.extend(_vllm_messages(label, container))
             messages.extend(_triton_messages(label, container))
             messages.extend(_python_messages(label, podspec, container))
+            messages.extend(hidden_program(label, podspec, container))
         messages.extend(oversized_pulls(path, podspec))
     for field, image in field_images(resource):
         # An image field an operator copies into its pods (Kaito presetOptions.image): read by its name alone, so a
@@ -381,7 +386,8 @@ POLICY = Policy(
         "Every container can start: its image reference parses, a command is not a relative path to a system "
         "binary, a memory limit is not a unit-less handful of bytes, a vLLM command line names a real command, tritonserver is given no bare argument, a command does not begin "
         "with an option, args do not repeat the command the image's ENTRYPOINT already runs, the Python it runs from "
-        "text the files hold (python -c, a heredoc, a mounted script) compiles, and a CPU "
+        "text the files hold (python -c, a heredoc, a mounted script) compiles, no volume hides the folder the image's "
+        "ENTRYPOINT runs from, and a CPU "
         "Ollama server's memory limit holds the weights of the model its pod pulls."
     ),
     catalog="G46",
@@ -392,7 +398,8 @@ POLICY = Policy(
         "<...>/${...}); write commands as absolute paths (/bin/sh); give memory quantities a unit (64Gi, 512Mi); run "
         "`vllm serve MODEL [options]`; give tritonserver only options (--name=value); pass a server's options as args, not "
         "command, and leave out of args the command its image's ENTRYPOINT runs; give a CPU Ollama server a memory limit above the weights of the model it "
-        "pulls, or pull a smaller one; fix the syntax error in inline Python (run `python3 -m py_compile` on it)."
+        "pulls, or pull a smaller one; fix the syntax error in inline Python (run `python3 -m py_compile` on it); mount volumes beside the image's program "
+        "folder (or one file with subPath)."
     ),
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,

@@ -17,11 +17,18 @@ Two forms, both advice (the cluster may have one node, or the files may be on ev
   k8s/common/model-storage.yaml: PersistentVolume model-pv, hostPath /data/models, a Job that only *prefers* GPU
   nodes; label G31 on PersistentVolume/model-pv).
 
-Silent: a PV with nodeAffinity (pinned to the node that holds the path), pods pinned to one node (nodeName, a
-kubernetes.io/hostname selector or required affinity: policies.reading.placement.pinned_node), a DaemonSet (every
-node on purpose), one single-replica workload.
+And since session 47, one workload alone on such a volume (labellers label it: the pod may start on another node after
+a drain, an eviction or a node loss, and find that node's own directory empty, the models it pulled there gone):
+advice on the PersistentVolume, and on the workload when it runs a model server or asks for GPUs (spent set 34
+kimduquan/JavaEE OpenUP/Ollama/ollama.yaml@3b870ee2: one Ollama replica on a hostPath PV, held silent until then).
 
-The claim is bound by the claim's spec.volumeName or the PV's spec.claimRef (name, and namespace where given).
+Silent: a PV with nodeAffinity (the scheduler keeps the claim's pods on the node that holds the path), a local PV
+(spec.local), pods pinned to one node (nodeName, a kubernetes.io/hostname selector or required affinity:
+policies.reading.placement.pinned_node), a DaemonSet (every node on purpose).
+
+The claim is bound by the claim's spec.volumeName or the PV's spec.claimRef (name, and namespace where given), or,
+where neither names the binding, as the volume controller matches a claim to a volume: the same storageClassName,
+the claim's access modes among the PV's, enough capacity, the claim's selector (``_matches``).
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from policies.kube import (
     as_dict,
     as_int,
     as_list,
+    as_quantity,
     get,
     metadata_name,
     pod_specs,
@@ -42,6 +50,8 @@ from policies.kube import (
     viewed_resources,
     workload_types,
 )
+from policies.reading.label_selectors import selector_matches
+from policies.reading.node_agents import serving
 from policies.reading.placement import pinned_node
 from policies.reading.run_objects import binds
 
@@ -65,12 +75,41 @@ def _objects(kind: str) -> list[Resource]:
     return [r for r in viewed_resources() or () if split_type(r.type) == ("", kind)]
 
 
+def _class(obj: dict, unset: Optional[str]) -> Optional[str]:
+    value = get(obj, "spec", "storageClassName")
+    return value if isinstance(value, str) else unset
+
+
+def _matches(pv: dict, claim: dict) -> bool:
+    """True when the volume controller may bind this claim (no volumeName) to this PV (no claimRef) by matching:
+    the same storage class (a PV with none is class ""; a claim with none is read as meaning the PV its files wrote
+    for it, where no default class intervenes), the claim's access modes among the PV's, a capacity at least the
+    request where both parse, and the claim's selector matching the PV's labels
+    (https://kubernetes.io/docs/concepts/storage/persistent-volumes/#binding; pkg/controller/volume/persistentvolume
+    findMatchingVolume). The files show what was meant; the cluster's default class may still intervene (advice)."""
+    if get(claim, "spec", "volumeName") is not None or get(pv, "spec", "claimRef") is not None:
+        return False
+    wanted = _class(claim, None)
+    if wanted is not None and wanted != _class(pv, ""):
+        return False
+    modes = {m for m in as_list(get(pv, "spec", "accessModes")) if isinstance(m, str)}
+    if not {m for m in as_list(get(claim, "spec", "accessModes")) if isinstance(m, str)} <= modes:
+        return False
+    size = as_quantity(get(pv, "spec", "capacity", "storage"))
+    request = as_quantity(get(claim, "spec", "resources", "requests", "storage"))
+    if size is not None and request is not None and size < request:
+        return False
+    selector = get(claim, "spec", "selector")
+    return selector is None or selector_matches(selector, as_dict(get(pv, "metadata", "labels")))
+
+
 def _claim_of(pv: dict) -> list[tuple[Optional[str], str]]:
-    """(namespace, name) of the claims of the run bound to this PV."""
+    """(namespace, name) of the claims of the run bound to this PV: by the claim's volumeName or the PV's claimRef
+    (run_objects.binds), or by the controller's matching (``_matches``) when nothing names the binding."""
     found = []
     for claim in _objects("PersistentVolumeClaim"):
         name = metadata_name(claim.props)
-        if name and binds(pv, claim.props):
+        if name and (binds(pv, claim.props) or _matches(pv, claim.props)):
             found.append((get(claim.props, "metadata", "namespace"), name))
     return found
 
@@ -114,17 +153,32 @@ def _pvs_of(resource: Resource) -> list[tuple[str, str, list[tuple[Optional[str]
 
 
 def _on_workload(resource: Resource) -> list[str]:
-    if _kind(resource) == "DaemonSet" or (why := _spread(resource)) is None:
+    if _kind(resource) == "DaemonSet":
+        return []
+    why = _spread(resource)
+    # One pod of a model server (or a GPU pod) on such a volume: advice that its files stay behind on a reschedule.
+    if why is None and not serving(resource):
         return []
     messages: list[str] = []
     for pv, host, claims in _pvs_of(resource):
         for path, podspec, claim in _mounts(resource, claims):
             if pinned_node(podspec) is not None:
                 continue
+            bound = f"{path}.volumes: PersistentVolumeClaim {claim} is bound to PersistentVolume {pv}, hostPath {host} with no nodeAffinity"
+            if why is None:
+                messages.append(
+                    unproven(
+                        f"{bound}, and nothing pins this model server's pod to one node: when it is rescheduled (a "
+                        f"drain, an eviction, a node lost) it may start on a node whose own {host} is empty, and the "
+                        f"models pulled or copied there are not found (a new download, or a server with no model); "
+                        f"give the PV nodeAffinity (a local PV) so the scheduler keeps the pod on that node, or use "
+                        f"storage that follows the pod"
+                    )
+                )
+                continue
             messages.append(
                 unproven(
-                    f"{path}.volumes: PersistentVolumeClaim {claim} is bound to PersistentVolume {pv}, hostPath "
-                    f"{host} with no nodeAffinity, and {why}: every node has its own {host}, so a pod on a node "
+                    f"{bound}, and {why}: every node has its own {host}, so a pod on a node "
                     f"that does not hold the files finds the directory empty (the model is missing, or each replica "
                     f"downloads its own copy); give the PV nodeAffinity (a local PV) and pin the pods to that node, "
                     f"or use shared storage (ReadWriteMany)"
@@ -146,9 +200,19 @@ def _on_volume(resource: Resource) -> list[str]:
             users.append((f"{_kind(workload)} {metadata_name(workload.props)}", pinned_node(podspec)))
     names = sorted({name for name, _ in users})
     nodes = {node for _, node in users}
-    if len(names) < 2 or (len(nodes) == 1 and None not in nodes):
+    if not names or (len(nodes) == 1 and None not in nodes):
         return []
     listed = ", ".join(f"{ns}/{name}" if ns else name for ns, name in claims)
+    if len(names) == 1:
+        return [
+            unproven(
+                f"spec.hostPath {host} has no nodeAffinity and its claim {listed} is mounted by {names[0]}, which "
+                f"nothing pins to one node: when its pod is rescheduled (a drain, an eviction, a node lost) it may "
+                f"start on another node, whose own {host} is empty, and what it pulled or wrote there (the models) "
+                f"is not found; give the PV nodeAffinity to the node that holds the path (a local PV), or use storage "
+                f"that follows the pod"
+            )
+        ]
     return [
         unproven(
             f"spec.hostPath {host} has no nodeAffinity and its claim {listed} is mounted by {', '.join(names)}, which "
