@@ -1,8 +1,11 @@
-"""What serving engines read from their environment: the tables of engine_env.toml as frozen records.
+"""What serving engines read from their environment: the tables of engine_env.toml (and of engine_env_names.json,
+which holds [settings] and [foreign]) as frozen records.
 
 ``[homes.ENGINE]`` names the HOME of non-root users in the engine's publisher images (uid 1000 is /home/ubuntu in
 ollama/ollama since it is built FROM ubuntu:24.04). ``[settings.ENGINE]`` names every variable under the engine's
-own prefix some release reads (OLLAMA_GPU_OVERHEAD, never OLLAMA_GPU_MEMORY). ``[tokens.ENGINE]`` names, per release, the variables an engine reads its model-download token from (TEI 1.5 reads
+own prefix some release reads, with the first and last release read naming it (OLLAMA_GPU_OVERHEAD from 0.3.10 on,
+never OLLAMA_GPU_MEMORY; OLLAMA_PORT in 0.0.x only). ``[tokens.ENGINE]`` names, per release, the variables an
+engine reads its model-download token from (TEI 1.5 reads
 HF_API_TOKEN only, vLLM HF_TOKEN and HUGGING_FACE_HUB_TOKEN through huggingface_hub). ENGINE is an id of
 serving_engines.toml. A table, engine or field the loader does not know, a release that is no version, or a row
 without its source fails the import naming the table, the engine and the field.
@@ -10,6 +13,7 @@ without its source fails the import naming the table, the engine and the field.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,11 +24,14 @@ from .parse_cache import read_toml
 from .serving_engines import ENGINES, Engine
 
 TABLE = Path(__file__).with_name("engine_env.toml")
-_TABLES = ("tokens", "homes", "settings")
+# The [settings] and [foreign] tables: ~1,000 names, JSON (parsed in C; written by tools/read_engine_env.py).
+NAMES = Path(__file__).with_name("engine_env_names.json")
+_TABLES = ("tokens", "homes", "settings", "foreign")
 _FIELDS = {
     "tokens": ("releases", "source"),
     "homes": ("images", "since", "users", "source"),
-    "settings": ("prefix", "names", "source"),
+    "settings": ("prefix", "images", "release_tag", "releases", "names", "source"),
+    "foreign": ("names", "source"),
 }
 _RELEASE = re.compile(r"\d+(?:\.\d+)*")
 # A release in an image tag: cpu-1.5, 86-1.7.2, v0.10.1, 3.3.7 (a flavour before it, a build suffix after it).
@@ -107,24 +114,102 @@ def _homes(engine: str, row: Any) -> Homes:
     return Homes(engine, tuple(i.lower() for i in images), since, tuple(pairs), row["source"])
 
 
+def _order(release: str) -> tuple[int, ...]:
+    """A release of one engine's table as numbers for ordering: 0.5.4 -> (0, 5, 4), llama.cpp's b6080 -> (6080,)."""
+    return tuple(int(n) for n in re.findall(r"\d+", release))
+
+
 @dataclass(frozen=True)
 class EnvSettings:
-    """The variables under an engine's own prefix that some release of it reads."""
+    """The variables under an engine's own prefix that its releases read, each with the first and the last release
+    read that names it (``spans``), and which images' tags name the release (``images``, ``release_tag``)."""
 
     engine: str
     prefix: str
-    names: frozenset[str]
+    images: tuple[str, ...]
+    release_tag: str
+    releases: tuple[str, ...]
+    spans: dict[str, tuple[str, str]]
     source: str
+
+    @property
+    def names(self) -> frozenset[str]:
+        """Every name some release read names."""
+        return frozenset(self.spans)
+
+    @property
+    def newest(self) -> str:
+        return self.releases[-1]
+
+    def read_at(self, release: str) -> Optional[frozenset[str]]:
+        """The names a build of ``release`` may read: those whose span meets the releases read that bound it (a build
+        between two read tags may read a name either names); None when ``release`` is outside the releases read (older
+        than the first, newer than the newest: the table does not say)."""
+        key = _order(release)
+        below = [r for r in self.releases if _order(r) <= key]
+        above = [r for r in self.releases if _order(r) >= key]
+        if not below or not above:
+            return None
+        low, high = _order(below[-1]), _order(above[0])
+        return frozenset(n for n, (first, last) in self.spans.items() if _order(first) <= high and _order(last) >= low)
 
 
 def _settings(engine: str, row: Any) -> EnvSettings:
     where = _checked("settings", engine, row)
-    prefix, names = row.get("prefix"), row.get("names")
+    prefix, names, releases = row.get("prefix"), row.get("names"), row.get("releases")
+    images, tag = row.get("images"), row.get("release_tag")
     if not isinstance(prefix, str) or not re.fullmatch(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_", prefix):
         raise EngineEnvError(f"{where}.prefix: {prefix!r} is not a variable prefix (OLLAMA_, LLAMA_ARG_)")
-    if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.startswith(prefix) for n in names):
-        raise EngineEnvError(f"{where}.names: a non-empty list of variable names that start with {prefix}")
-    return EnvSettings(engine, prefix, frozenset(names), row["source"])
+    if not isinstance(images, list) or not images or not all(isinstance(i, str) and i.strip() for i in images):
+        raise EngineEnvError(f"{where}.images: a non-empty list of the publisher's repositories (ollama/ollama)")
+    try:
+        compiled = re.compile(tag) if isinstance(tag, str) and tag else None
+    except re.error:
+        compiled = None
+    if compiled is None or compiled.groups < 1:
+        raise EngineEnvError(f"{where}.release_tag: a regular expression whose first group is the release")
+    if (
+        not isinstance(releases, list)
+        or not releases
+        or not all(isinstance(r, str) and re.fullmatch(r"[a-z]?\d+(?:\.\d+)*", r) for r in releases)
+        or [_order(r) for r in releases] != sorted({_order(r) for r in releases})
+    ):
+        raise EngineEnvError(f"{where}.releases: the releases read, oldest first, each once (0.5.4, b6080)")
+    if not isinstance(names, dict) or not names:
+        raise EngineEnvError(f'{where}.names: a table {{NAME = ["FIRST", "LAST"]}} of names that start with {prefix}')
+    spans: dict[str, tuple[str, str]] = {}
+    for name, span in names.items():
+        if (
+            not name.startswith(prefix)
+            or not isinstance(span, list)
+            or len(span) != 2
+            or not all(r in releases for r in span)
+            or releases.index(span[0]) > releases.index(span[1])
+        ):
+            raise EngineEnvError(f"{where}.names: {name} = {span!r} is not a name under {prefix} = [first, last] of releases")
+        spans[name] = (span[0], span[1])
+    return EnvSettings(engine, prefix, tuple(i.lower() for i in images), tag, tuple(releases), spans, row["source"])
+
+
+@dataclass(frozen=True)
+class Foreign:
+    """Variables another engine of the tables reads (name -> that engine's id) that this engine's sources never name:
+    set on this engine's container, the setting meant is silently ignored."""
+
+    engine: str
+    names: dict[str, str]
+    source: str
+
+
+def _foreign(engine: str, row: Any, engines: frozenset[str]) -> Foreign:
+    where = _checked("foreign", engine, row)
+    names = row.get("names")
+    if not isinstance(names, dict) or not names:
+        raise EngineEnvError(f'{where}.names: a table {{NAME = "ENGINE"}} of another engine\'s variables')
+    for name, other in names.items():
+        if not re.fullmatch(r"[A-Z][A-Z0-9_]*", name) or other not in engines or other == engine:
+            raise EngineEnvError(f"{where}.names: {name} = {other!r} is not a variable = another engine's id")
+    return Foreign(engine, dict(names), row["source"])
 
 
 def _tokens(engine: str, row: Any) -> Tokens:
@@ -154,15 +239,19 @@ def engine_env_of(data: dict, engines: tuple[Engine, ...] = ENGINES) -> dict[str
         stray = sorted(set(rows) - names)
         if stray:
             raise EngineEnvError(f"engine_env.toml [{table}.{stray[0]}]: no engine of that id in serving_engines.toml")
+        if table == "foreign":
+            out[table] = {engine: _foreign(engine, row, frozenset(names)) for engine, row in rows.items()}
+            continue
         read = {"tokens": _tokens, "homes": _homes, "settings": _settings}[table]
         out[table] = {engine: read(engine, row) for engine, row in rows.items()}
     return out
 
 
-_ENV = engine_env_of(read_toml(TABLE))
+_ENV = engine_env_of({**read_toml(TABLE), **json.loads(NAMES.read_text(encoding="utf-8"))})
 TOKENS: dict[str, Tokens] = _ENV["tokens"]
 HOMES: dict[str, Homes] = _ENV["homes"]
 ENV_SETTINGS: dict[str, EnvSettings] = _ENV["settings"]
+FOREIGN: dict[str, Foreign] = _ENV["foreign"]
 
 
 def image_release(image: Any, row: Engine) -> Optional[str]:
@@ -200,6 +289,8 @@ def home_of(row: Optional[Engine], image: Any, uid: int) -> Optional[str]:
 __all__ = [
     "ENV_SETTINGS",
     "EnvSettings",
+    "FOREIGN",
+    "Foreign",
     "HOMES",
     "EngineEnvError",
     "Homes",

@@ -169,7 +169,7 @@ _ENTRIES = (
     Entry("G", 71, "a ReadWriteMany claim names a class that provisions volumes many nodes mount"),
     Entry("G", 72, "a model server downloads a model that exists (a Hub id by its family's naming; an Ollama name and size)"),
     Entry("G", 73, "a Ray Serve application's import_path names a module the cluster can import"),
-    Entry("G", 74, "a variable under an engine's own prefix (OLLAMA_...) is one some release of the engine reads"),
+    Entry("G", 74, "a variable set for an engine (OLLAMA_..., another engine's setting) is one the image's release reads"),
     Entry("G", 75, "a NetworkPolicy's ports name the pods' port, not a Service port forwarded to another"),
     Entry("G", 76, "a model server's liveness and readiness probes act within minutes, not hours"),
     Entry("G", 77, "an Ollama server keeps the models it serves loaded (keep-alive not zero, room for the models pulled)"),

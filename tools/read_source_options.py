@@ -9,7 +9,7 @@ vLLM's and SGLang's wheels; run by hand, never by the product or the tests).
     python tools/read_source_options.py llama-cpp /work/.mirror/CrazyForks+llama.cpp/repo --env
     python tools/read_source_options.py triton /work/.mirror/triton-inference-server+server/repo --write
 
-``--env`` writes components/engine_env.toml ``[settings.llama-cpp]`` (G74 engine-env-known): the table's LLAMA_ARG_
+``--env`` writes components/engine_env_names.json ``settings.llama-cpp`` (G74 engine-env-known): the table's LLAMA_ARG_
 variables and every LLAMA_ARG_ name in the history of llama.cpp's common/, tools/server/ and examples/server/ up to the
 newest tag read.
 
@@ -61,6 +61,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from components.engine_options import version_key  # noqa: E402
+from tools import read_engine_env  # noqa: E402
 from tools.read_engine_options import _spans  # noqa: E402
 
 COMPONENTS = ROOT / "components"
@@ -388,15 +389,45 @@ def env_history(mirror: str, engine: str, newest: str) -> set[str]:
 
 
 def env_names(table: dict, prefix: str) -> list[str]:
-    """The variables under ``prefix`` some release of the table reads (components/engine_env.toml [settings])."""
+    """The variables under ``prefix`` some release of the table reads (components/engine_env_names.json settings)."""
     return sorted(name for name in table["env"] if name.startswith(prefix))
 
 
-ENV_TABLE = COMPONENTS / "engine_env.toml"
+def _indices(span: str) -> list[int]:
+    """The release indices of a table span ("0-5,7-16")."""
+    out: list[int] = []
+    for part in span.split(","):
+        first, _, last = part.partition("-")
+        out += list(range(int(first), int(last or first) + 1))
+    return out
 
 
-def env_settings_text(engine: str, names: list[str], table: dict) -> str:
-    """The ``[settings.ENGINE]`` table of components/engine_env.toml for ``names``."""
+def env_spans(mirror: str, engine: str, table: dict, history: set[str]) -> dict[str, tuple[str, str]]:
+    """{name: (first, last)}: the releases read that name each variable, in the parser's set_env (the table's env) or
+    anywhere in the source folders at the tag (``git grep``); a name of the history between two read tags that no tag
+    read names spans every release read (it may be read by a build between any two)."""
+    prefix, folders = ENV_PREFIXES[engine]
+    releases = table["releases"]
+    present: dict[str, set[str]] = {r: set() for r in releases}
+    for name in env_names(table, prefix):
+        for i in _indices(table["env"][name]):
+            present[releases[i]].add(name)
+    sources = [f"{folder}/*.{ext}" for folder in folders for ext in ("cpp", "h", "hpp")]
+    for release in releases:
+        tag = table["provenance"]["tags"][release].split()[0]
+        try:
+            text = _git(mirror, "grep", "-ho", "-E", re.escape(prefix) + "[A-Z0-9_]+", f"refs/tags/{tag}", "--", *sources)
+        except subprocess.CalledProcessError:  # no match at the tag
+            text = ""
+        present[release] |= {n for n in text.split() if not n.endswith("_") and n in history}
+    named = read_engine_env.spans(present, releases)
+    for name in history - set(named):
+        named[name] = (releases[0], releases[-1])
+    return named
+
+
+def env_settings_text(engine: str, named: dict[str, tuple[str, str]], table: dict) -> dict:
+    """The ``settings.ENGINE`` row of components/engine_env_names.json for ``named`` ({name: (first, last)})."""
     prefix = ENV_PREFIXES[engine][0]
     releases = table["releases"]
     newest = table["provenance"]["tags"][releases[-1]]
@@ -404,25 +435,13 @@ def env_settings_text(engine: str, names: list[str], table: dict) -> str:
         f"tools/read_source_options.py {engine} --env: the set_env names of {table['provenance']['file']} at the "
         f"{len(releases)} tags of {engine.replace('-', '_')}_cli_flags.json ({releases[0]} to {releases[-1]}; LLAMA_ARG_NO_ "
         f"of a negated option, common/arg.cpp get_value_from_env), with every {prefix} name of {', '.join(ENV_PREFIXES[engine][1])} "
-        f"in the history up to {newest} of the mirror ({table['provenance']['repository']} tags)"
+        f"in the history up to {newest} of the mirror ({table['provenance']['repository']} tags); first and last tag read "
+        "naming each (set_env or the folders at the tag), a history name no tag read names spanning every tag; the server "
+        "images' tags (server-cuda-b6080) name the build"
     )
-    quoted = ", ".join(json.dumps(n) for n in names)
-    return f'[settings.{engine}]\nprefix = "{prefix}"\nnames = [{quoted}]\nsource = {json.dumps(source)}\n'
-
-
-def write_env_settings(engine: str, text: str) -> None:
-    """Replace (or append) the ``[settings.ENGINE]`` table of components/engine_env.toml with ``text``."""
-    current = ENV_TABLE.read_text()
-    header = f"[settings.{engine}]\n"
-    if header in current:
-        start = current.index(header)
-        end = current.find("\n[", start + len(header))
-        current = current[:start] + text + (current[end + 1 :] if end >= 0 else "")
-        if end >= 0:
-            current = current[: start + len(text)] + "\n" + current[start + len(text) :]
-    else:
-        current = current.rstrip("\n") + "\n\n" + text
-    ENV_TABLE.write_text(current)
+    images = ["ggml-org/llama.cpp", "ggerganov/llama.cpp"]
+    tag = "server(?:-[a-z0-9]+)*-(b\\d+)"
+    return read_engine_env.settings_text(engine, prefix, releases, named, images, tag, source)
 
 
 if __name__ == "__main__":
@@ -431,17 +450,11 @@ if __name__ == "__main__":
     out = COMPONENTS / f"{engine.replace('-', '_')}_cli_flags.json"
     data = read(engine, mirror)
     if "--env" in sys.argv:
-        # components/engine_env.toml [settings.ENGINE]: the table's names under the prefix and the history's
+        # components/engine_env_names.json settings.ENGINE: the table's names under the prefix and the history's
         newest_tag = data["provenance"]["tags"][data["releases"][-1]].split()[0]
-        names = sorted(set(env_names(data, ENV_PREFIXES[engine][0])) | env_history(mirror, engine, newest_tag))
-        settings = env_settings_text(engine, names, data)
-        current = ENV_TABLE.read_text()
-        if check:
-            same = settings in current
-            print(f"engine_env.toml [settings.{engine}]: {'the same as' if same else 'differs from'} what the mirror gives")
-            sys.exit(0 if same else 1)
-        write_env_settings(engine, settings)
-        print(f"wrote [settings.{engine}] of {ENV_TABLE}: {len(names)} names")
+        history = set(env_names(data, ENV_PREFIXES[engine][0])) | env_history(mirror, engine, newest_tag)
+        named = env_spans(mirror, engine, data, history)
+        read_engine_env.check_or_write(engine, env_settings_text(engine, named, data), len(named))
         sys.exit(0)
     text = json.dumps(data, indent=0, sort_keys=True) + "\n"
     if check:

@@ -1,5 +1,12 @@
 """S36: no debug-only switch left on in a model server.
 
+The environment switches are data: components/debug_switches.toml (each row its values, level, the engines whose own
+code reads it, the releases that do, and its source); generic rows apply to every model server, a program's own rows
+(Ollama's OLLAMA_DEBUG, LocalAI's DEBUG from v1.1.0: mudler/LocalAI v4.9.0 core/cli/context/context.go:4) to that
+engine's servers at a release that reads them. A switch the server's shell script sets (``export NCCL_DEBUG=INFO;
+ray start ...``, ``NCCL_DEBUG=INFO vllm serve ...``) counts as set. ``TORCH_DISTRIBUTED_DEBUG`` DETAIL or INFO is
+advice (PyTorch: DETAIL "should only be used when debugging issues").
+
 Each variable below is documented by its owner as a debugging aid; left in a serving pod it costs every request
 (or opens endpoints nobody meant to serve), and the manifest alone shows it: the literal value is there.
 
@@ -63,8 +70,13 @@ reported.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+from typing import Optional
 
+from components.debug_switches import ENV_SWITCHES
+from components.engine_env import image_release
+from components.serving_engines import ENGINES
 from policies.framework import Policy, Resource, Unproven, unproven
 from policies.kube import as_dict, as_int, as_list, decimal, get, is_custom_type, pod_specs, split_type
 from policies.reading.engines import env_values, table_servers
@@ -84,39 +96,55 @@ def _non_zero(value: str) -> bool:
     return number is not None and number != 0
 
 
-# variable -> (is it on, what it costs a serving pod)
-SWITCHES: dict[str, tuple[Callable[[str], bool], str]] = {
-    "CUDA_LAUNCH_BLOCKING": (
-        _is_one,
-        "makes every CUDA kernel launch synchronous (CUDA: for debugging only), so the GPU idles between kernels",
-    ),
-    "PYTORCH_NO_CUDA_MEMORY_CACHING": (
-        _is_one,
-        "turns PyTorch's caching allocator off (a debugging aid), so every allocation calls cudaMalloc/cudaFree",
-    ),
-    "VLLM_TRACE_FUNCTION": (
-        _non_zero,
-        "makes vLLM record every Python function call to a file (vLLM: for debugging hangs or crashes only)",
-    ),
-}
-
-
 def _verbose(value: str) -> bool:
     return value.strip().lower() in ("debug", "trace")
 
 
-def _nccl_verbose(value: str) -> bool:
-    return value.strip().upper() in ("INFO", "TRACE")
+_BY_NAME = {e.name: e for e in ENGINES}
 
 
-# variable -> (is it on, what it costs): logging switches, reported as advice (see the module docstring).
-LOGGING: dict[str, tuple[Callable[[str], bool], str]] = {
-    "NCCL_DEBUG": (_nccl_verbose, "makes NCCL log every communicator's setup (a debugging aid)"),
-    "VLLM_LOGGING_LEVEL": (_verbose, "turns vLLM's debug logging on"),
-    "LOG_LEVEL": (_verbose, "turns the server's debug logging on"),
-    "RUST_LOG": (_verbose, "turns the server's debug logging on"),
-    "TORCH_SHOW_CPP_STACKTRACES": (_is_one, "makes PyTorch print C++ stack traces on errors (a debugging aid)"),
-}
+def _table(blocks: bool, engine: str = "", image: object = None) -> dict[str, tuple[Callable[[str], bool], str]]:
+    """variable -> (is it on, what it costs) of components/debug_switches.toml's rows of one level: the generic rows
+    (CUDA, PyTorch, NCCL, any server's LOG_LEVEL) and, for ``engine``, its own rows its image's release reads (the
+    tag's release; a moving or unknown tag counts as read)."""
+    row = _BY_NAME.get(engine)
+    release = image_release(image, row) if row is not None and image is not None else None
+    return _rows(blocks, engine, release)
+
+
+@lru_cache(maxsize=256)
+def _rows(blocks: bool, engine: str, release: Optional[str]) -> dict[str, tuple[Callable[[str], bool], str]]:
+    return {
+        s.name: (s.switched_on, s.cost)
+        for s in ENV_SWITCHES
+        if s.blocks == blocks and (not s.programs or (engine in s.programs and s.read_at(release)))
+    }
+
+
+# variable -> (is it on, what it costs a serving pod): the generic rows of components/debug_switches.toml. SWITCHES
+# block; LOGGING's only log more and are advice (see the module docstring).
+SWITCHES = _table(True)
+LOGGING = _table(False)
+
+
+@lru_cache(maxsize=64)
+def _assignment(name: str) -> re.Pattern[str]:
+    """``[export] NAME=VALUE`` in a shell script, the value bare or quoted (compiled once per switch name)."""
+    return re.compile(r"(?:^|[\s;&|(])(?:export\s+)?" + re.escape(name) + r"""=("[^"]*"|'[^']*'|[^\s;&|)]*)""")
+
+
+def _script_values(container: dict, names: Iterable[str]) -> dict[str, str]:
+    """The switches a container's command or args set in its shell script (``export NCCL_DEBUG=INFO; ray start ...``,
+    ``NCCL_DEBUG=INFO vllm serve ...``): the script runs the server with them, whatever ``env`` says."""
+    text = "\n".join(str(w) for w in [*as_list(container.get("command")), *as_list(container.get("args"))])
+    found = {}
+    for name in names:
+        if f"{name}=" in text:
+            values = _assignment(name).findall(text)
+            if values:
+                found[name] = values[-1].strip("\"'")
+    return found
+
 
 # Any other <component>_LOG_LEVEL / _LOGGING_LEVEL variable at debug or trace (SGLANG_LOG_LEVEL, UVICORN_LOG_LEVEL, an
 # app's RAY_SERVE_LOGGING_LEVEL): the same advice as the named ones.
@@ -126,13 +154,15 @@ _LEVEL_NAME = re.compile(r"(?:^|_)LOG(?:GING)?_LEVEL$")
 _RAY_PROFILING = "RAY_SERVE_ENABLE_MEMORY_PROFILING"
 
 
-def _logging_on(values: dict[str, str], allowed: set[str]) -> list[tuple[str, str]]:
-    """(name=value, cost) of the logging switches a set of variables turns on: LOGGING's, then any other level name."""
-    found = _switched_on(values, LOGGING, allowed)
+def _logging_on(values: dict[str, str], allowed: set[str], logging: Optional[dict] = None) -> list[tuple[str, str]]:
+    """(name=value, cost) of the logging switches a set of variables turns on: the table's (LOGGING, or a server's own
+    ``logging``), then any other level name."""
+    table = LOGGING if logging is None else logging
+    found = _switched_on(values, table, allowed)
     found += [
         (f"{name}={value}", "turns debug logging on")
         for name, value in sorted(values.items())
-        if name not in LOGGING and name not in allowed and _LEVEL_NAME.search(name) and _verbose(value)
+        if name not in table and name not in allowed and _LEVEL_NAME.search(name) and _verbose(value)
     ]
     return found
 
@@ -367,11 +397,14 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings: list = []
     for r in resources:
         for server in model_servers(r):
+            image = server.container.get("image")
+            switches, logging = _table(True, server.engine, image), _table(False, server.engine, image)
             values = env_values(server.container)
-            for setting, cost in _switched_on(values, SWITCHES, allowed):
+            values.update(_script_values(server.container, [*switches, *logging]))
+            for setting, cost in _switched_on(values, switches, allowed):
                 findings.append((r.name, f"{server.label}: env {setting} {cost}; remove it from the serving pod"))
             findings.extend((r.name, m) for m in _dev_mode(r, server, values, allowed))
-            for setting, cost in _logging_on(values, allowed):
+            for setting, cost in _logging_on(values, allowed, logging):
                 message = f"{server.label}: env {setting} {cost}, left on in a serving pod; remove it"
                 findings.append((r.name, unproven(message)))
             findings.extend((r.name, m) for m in _log_level_flags(server))
@@ -389,7 +422,8 @@ POLICY = Policy(
     description="A model server carries no debug-only switch: CUDA_LAUNCH_BLOCKING=1, PYTORCH_NO_CUDA_MEMORY_CACHING=1 "
     "or VLLM_TRACE_FUNCTION, nor VLLM_SERVER_DEV_MODE's development endpoints (blocking, advice where sleep mode or "
     "AIBrix drives them), nor SGLang's fallback kernels (--disable-cuda-graph, triton/torch_native attention, pytorch "
-    "sampling), nor debug logging left on: NCCL_DEBUG=INFO/TRACE, VLLM_LOGGING_LEVEL, "
+    "sampling), nor debug logging left on (components/debug_switches.toml): NCCL_DEBUG=INFO/TRACE, "
+    "TORCH_DISTRIBUTED_DEBUG, VLLM_LOGGING_LEVEL, OLLAMA_DEBUG, LocalAI's DEBUG, "
     "LOG_LEVEL, RUST_LOG or any other *_LOG_LEVEL at debug/trace, TORCH_SHOW_CPP_STACKTRACES, a RayService's Serve "
     "logging_config at DEBUG or RAY_SERVE_ENABLE_MEMORY_PROFILING, nor a benchmark context length below 2048 "
     "tokens, nor vLLM's --trust-request-chat-template, nor an engine's verbose-logging flag "

@@ -1,10 +1,15 @@
-"""G74: a variable under an engine's own prefix is one the engine reads.
+"""G74: a variable set for an engine (its own prefix, or another engine's setting) is one the image's release reads.
 
 An engine reads its settings from the environment under its own prefix (Ollama: OLLAMA_HOST, OLLAMA_MODELS,
 OLLAMA_GPU_OVERHEAD, ... in envconfig/config.go). A variable with the prefix that no release reads is silently
 ignored: the setting the author meant (a VRAM cap, a keep-alive) never applies and nothing in the logs says so.
-components/engine_env.toml ``[settings.ENGINE]`` lists every name under the prefix some release of the engine reads (a
-superset, collected from every release tag's sources), so a name outside it is read by none. Spent set 43,
+components/engine_env_names.json ``settings.ENGINE`` lists every name under the prefix some release of the engine reads (a
+superset, collected from every release tag's sources) with the first and the last release read that names it, so the
+name is judged at the image's release: the release its tag names on the publisher's image (``ollama/ollama:0.5.4``,
+``ghcr.io/ggml-org/llama.cpp:server-cuda-b6080``, a build between two read tags judged by both), the newest release
+read for an untagged image or a tag the publisher moves (``latest``, ``rocm``: serving_engines.toml ``moving_tags``),
+and every release read (the union) for any other tag or a rebuild. ``OLLAMA_PORT`` is read only by Ollama v0.0.1 to
+v0.0.19 (v0.0.1 cmd/cmd.go:161), so ``ollama/ollama:latest`` ignores it. Spent set 43,
 kcirtapfromspace/gemma4 apps/ollama/deployment.yaml@938e1b5 (label filed none): ``OLLAMA_GPU_MEMORY: 5GiB`` meant to
 cap an 8 GB Jetson; Ollama knows OLLAMA_GPU_OVERHEAD (reserved VRAM per GPU, bytes).
 
@@ -12,6 +17,11 @@ Judged only where the engine's own binary reads the container's environment: the
 entrypoint, or a command that runs the engine's server command itself (``ollama serve``), and the variable is named
 nowhere else in the container (a shell command, an argument or a hook that reads ``$OLLAMA_PULL_MODELS`` makes it a
 script's). Advice: the message names the closest name the engine reads.
+
+A variable of the container's own ``env`` that is a setting of ANOTHER engine of the tables and that no release of this
+engine's sources names (``[foreign.ENGINE]``, written by tools/read_engine_env.py foreign: LocalAI's command-line
+variables at every release, TGI's and TEI's option env, the [settings] names) is the same advice: ``PRELOAD_MODELS``
+on ``ollama/ollama`` (LocalAI reads it, mudler/LocalAI v4.9.0 core/cli/run.go; Ollama has no such setting).
 """
 
 from __future__ import annotations
@@ -20,8 +30,9 @@ import json
 import posixpath
 from typing import Any
 
-from components.engine_env import ENV_SETTINGS
-from components.images import names_image
+from components.engine_env import ENV_SETTINGS, FOREIGN, EnvSettings
+from components.engine_options import moving_release, tagged_release
+from components.images import image_tag, is_published, names_image
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list
 from policies.reading.engines import EngineServer, env_values, table_servers
@@ -50,18 +61,44 @@ def _named_elsewhere(container: dict, name: str) -> bool:
     return name in json.dumps(rest, default=str)
 
 
-def _unknown(server: EngineServer) -> list[tuple[str, list[str]]]:
-    """(variable, closest known names) for each variable under the engine's prefix that no release reads."""
+def _judged_at(server: EngineServer, settings: EnvSettings) -> tuple[frozenset[str], str]:
+    """(the names the image's release reads, how that release was read: "" for the union of every release read)."""
+    image = str(server.container.get("image") or "")
+    if server.row is None or not is_published(image, settings.images):
+        return settings.names, ""
+    if moving_release(image, settings.images, server.row.moving_tags):
+        tag = image_tag(image)
+        how = f"the tag {tag} follows the newest release" if tag else "an untagged image is the newest release"
+        return settings.read_at(settings.newest) or settings.names, f"{settings.newest} ({how})"
+    release = tagged_release(image, settings.images, settings.release_tag)
+    read = settings.read_at(release) if release else None
+    return (read, f"{release} (the image's tag)") if read is not None else (settings.names, "")
+
+
+def _unknown(server: EngineServer) -> list[tuple[str, list[str], str]]:
+    """(variable, closest names read, the release it was judged at) for each variable under the engine's prefix that
+    the image's release does not read ("" when no release read reads it)."""
     settings = ENV_SETTINGS.get(server.engine)
     if settings is None or not _binary_reads_env(server):
         return []
     names = {n for n in (as_dict(e).get("name") for e in as_list(server.container.get("env"))) if isinstance(n, str)}
     names |= set(env_values(server.container))
-    found = []
-    for name in sorted(names):
-        if name.startswith(settings.prefix) and name not in settings.names and not _named_elsewhere(server.container, name):
-            found.append((name, _close_matches(name, settings.names)))
-    return found
+    candidates = [n for n in sorted(names) if n.startswith(settings.prefix) and not _named_elsewhere(server.container, n)]
+    if not candidates:
+        return []
+    read, at = _judged_at(server, settings)
+    return [(name, _close_matches(name, read), at) for name in candidates if name not in read]
+
+
+def _foreign(server: EngineServer) -> list[tuple[str, str]]:
+    """(variable, the other engine that reads it) for each variable of the container's own ``env`` list (a shared
+    ConfigMap's keys are not the author's choice for this container) that another engine of the tables reads and this
+    engine's sources never name (components/engine_env_names.json foreign.ENGINE)."""
+    foreign = FOREIGN.get(server.engine)
+    if foreign is None or not _binary_reads_env(server):
+        return []
+    names = {n for n in (as_dict(e).get("name") for e in as_list(server.container.get("env"))) if isinstance(n, str)}
+    return [(n, foreign.names[n]) for n in sorted(names) if n in foreign.names and not _named_elsewhere(server.container, n)]
 
 
 def _close_matches(name: str, known: Any) -> list[str]:
@@ -75,21 +112,45 @@ def _close_matches(name: str, known: Any) -> list[str]:
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
     for server in table_servers(resource):
-        for name, closest in _unknown(server):
+        for name, closest, at in _unknown(server):
+            settings = ENV_SETTINGS[server.engine]
             display = server.row.display if server.row else server.engine
             hint = f"; the closest variable it reads is {closest[0]}" if closest else ""
+            span = settings.spans.get(name)
+            if span is None:
+                why = f"is no setting {display} reads (no release of it reads a variable of that name"
+            else:
+                read = span[0] if span[0] == span[1] else f"{span[0]} to {span[1]}"
+                why = f"is no setting {display} {at} reads (only its releases {read} read it"
             messages.append(
-                f"{server.label}: env {name} is no setting {display} reads (no release of it reads a variable of that "
-                f"name: components/engine_env.toml [settings.{server.engine}]), so the value is silently ignored and "
-                f"the setting meant never applies{hint}; use the engine's own name for it, or drop the variable"
+                f"{server.label}: env {name} {why}: components/engine_env_names.json settings.{server.engine}), so the value "
+                f"is silently ignored and the setting meant never applies{hint}; use the engine's own name for it, or "
+                "drop the variable"
+            )
+        for name, other in _foreign(server):
+            display = server.row.display if server.row else server.engine
+            theirs = _display(other)
+            messages.append(
+                f"{server.label}: {display} given {theirs}'s {name}: env {name} is a setting of {theirs}, and no "
+                f"release of {display} read names it (components/engine_env_names.json foreign.{server.engine}), so the value "
+                f"is silently ignored and the setting meant never applies; use {display}'s own setting for it, or drop "
+                "the variable"
             )
     return messages
 
 
+def _display(engine: str) -> str:
+    from components.serving_engines import ENGINES
+
+    return next((e.display for e in ENGINES if e.name == engine), engine)
+
+
 POLICY = Policy(
     name="engine-env-known",
-    description="A variable under an engine's own prefix (OLLAMA_..., LLAMA_ARG_...) is one some release of the engine reads "
-    "(components/engine_env.toml [settings]); any other is silently ignored.",
+    description="A variable under an engine's own prefix (OLLAMA_..., LLAMA_ARG_...) is one the image's release of the "
+    "engine reads (components/engine_env_names.json settings, per release: the tag's release, the newest for latest or no "
+    "tag, any release read for another tag), and no other engine's setting (PRELOAD_MODELS, LocalAI's, on Ollama: "
+    "[foreign]) is set in its env; any other is silently ignored.",
     catalog="G74",
     severity="medium",
     enforcement="advisory",
