@@ -92,6 +92,8 @@ from policies.vllm.hint_literals import PARSER_DROPPED, hint_only
 from policies.vllm.option_choices import reasoning_parser_refused
 from policies.vllm.option_values import (
     Judged,
+    additional_args,
+    all_strings,
     empty_name,
     explicit_values,
     missing_values,
@@ -180,11 +182,14 @@ def _servers(resource: Resource) -> list[_Server]:
         if server.runtime_merged:
             continue  # KServe's Hugging Face server: parse_known_args ignores what it does not know
         if _preset_args(resource, server):
-            # The preset runs `vllm serve`: the user's args only, and a module named there is only an argument.
+            # The preset runs `vllm serve`: the user's args only, and a module named there is only an argument; before
+            # them the words of VLLM_ADDITIONAL_ARGS, which the preset's eval splits (kserve v0.20.0
+            # config/llmisvcconfig/config-llm-template.yaml:166-177).
             args = server.container.get("args")
             tokens = expand_env([a for a in args if isinstance(a, str)], server.container) if isinstance(args, list) else []
+            tokens = additional_args(server.container) + tokens
             image = shown_image(server.container.get("image"))
-            found.append(_Server(server.label, image, vllm, tokens, None, strings=_strings(server.container)))
+            found.append(_Server(server.label, image, vllm, tokens, None, strings=all_strings(server.container)))
             continue
         argv = command_tokens(server.container)[0]
         module = _module_run(argv, vllm)
@@ -199,7 +204,7 @@ def _servers(resource: Resource) -> list[_Server]:
         installed = installs_engine(argv, vllm.name) or image_rewritten(resource.retagged, server.container.get("image"))
         provided = module is not None and installs_provider(argv, module)
         image = shown_image(server.container.get("image"))
-        strings = _strings(server.container)
+        strings = all_strings(server.container)
         found.append(_Server(server.label, image, vllm, line, module, installed, provided, strings=strings))
     for other in table_servers(resource):
         row = other.row
@@ -222,18 +227,11 @@ def _servers(resource: Resource) -> list[_Server]:
                 module,
                 installs_engine(argv, row.name) or image_rewritten(resource.retagged, other.container.get("image")),
                 module is not None and installs_provider(argv, module),
-                strings=_strings(other.container),
+                strings=all_strings(other.container),
             )
         )
     found.extend(_kserve_servers(resource))
     return found
-
-
-def _strings(container: dict) -> bool:
-    """True when every item of the container's command and args (where they are lists) is a string."""
-    return all(
-        all(isinstance(a, str) for a in v) for v in (container.get("command"), container.get("args")) if isinstance(v, list)
-    )
 
 
 # KServe replaces the runtime image's tag with the predictor's runtimeVersion, unless the image is pinned by digest
@@ -276,7 +274,7 @@ def _kserve_servers(resource: Resource) -> list[_Server]:
         label = f"{server.label} (InferenceService predictor with {runtime.label} merged in, as KServe does)"
         image = shown_image(container.get("image"))
         installed = installs_engine(argv, row.name)
-        found.append(_Server(label, image, row, line, None, installed, own_from=start, strings=_strings(container)))
+        found.append(_Server(label, image, row, line, None, installed, own_from=start, strings=all_strings(container)))
     return found
 
 
@@ -525,7 +523,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     fix = "remove it or use the spelling of the image's release"
                     messages.append(unproven(f"{found}; {fix}") if isinstance(found, Unproven) else f"{found}; {fix}")
             if table is not None:
-                judged = Judged(*_release(server), server.row.name, server.row.display, server.image)
+                judged = Judged(*_release(server), server.row.name, server.row.display, server.image, _moving(server))
                 messages += [value_refused(o, v, judged) for o, v in explicit_values(own) if o.replace("_", "-") not in allowed]
                 # from the runtime's last argument: an option of it left without a value by the predictor's first
                 pairs = missing_values(server.tokens[max(server.own_from - 1, 0) :]) if server.strings else []

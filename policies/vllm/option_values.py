@@ -7,11 +7,13 @@ as it reads the next argument (``syntax.hyphen_values``)."""
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
 from typing import Optional
 
 from components.engine_options import CliOptions
 from policies.framework import unproven
+from policies.reading.container_env import env_values
 from policies.reading.vllm_args import is_shell_operator
 
 
@@ -19,7 +21,8 @@ from policies.reading.vllm_args import is_shell_operator
 class Judged:
     """What the value rules need of one engine command line: the engine's option table, the release the image's tag
     names (None where none) and the read releases that bound it (empty where none), the engine's row name and display
-    name, and the image as shown."""
+    name, the image as shown, and whether its tag moves (``latest``: it runs the newest release read, judged as advice).
+    """
 
     table: CliOptions
     release: Optional[str]
@@ -27,6 +30,7 @@ class Judged:
     engine: str
     name: str
     image: str
+    moving: bool = False
 
 
 def empty_name(tokens: list[str], server: Judged) -> Optional[str]:
@@ -130,8 +134,8 @@ def value_refused(option: str, value: str, server: Judged) -> Optional[str]:
 
 # What each kind of parser does with a value option that has no value after it (the table's ``values``).
 _NO_VALUE_LEFT = {
-    "argparse": "argparse exits with 'argument {option}: expected one argument' (it takes an argument starting with '-' "
-    "for the next option, CPython Lib/argparse.py consume_optional)",
+    "argparse": "argparse exits with 'argument {option}: expected one argument' (or 'at least one' for a list; it takes "
+    "an argument starting with '-' for the next option, CPython Lib/argparse.py consume_optional)",
     "clap": "clap exits with \"a value is required for '{option}' but none was supplied\"",
     "llama": "its parser throws 'expected value for argument' (b8914 common/arg.cpp:469-472)",
     "getopt": "getopt_long reports \"option '{option}' requires an argument\" and tritonserver exits",
@@ -165,6 +169,14 @@ def value_missing(option: str, after: Optional[str], server: Judged) -> Optional
         if all(table.takes_value(option, bound) for bound in bounds):
             return f"{what}, but {wanted} takes a value in {name} {release} (image {image}): {parser}, so the server never starts; {fix}"
         return None
+    if server.moving:
+        newest = table.releases[-1]
+        if table.takes_value(option, newest):
+            return unproven(
+                f"{what}, but {wanted} takes a value in {name} {newest}, the newest release read, which image {image} runs "
+                f"today (the tag moves): {parser}, so the server never starts; {fix}"
+            )
+        return None
     having = table.releases_with(option)
     if having and all(table.takes_value(option, r) for r in having):
         return unproven(
@@ -191,4 +203,21 @@ def one_argument(token: str, name: str) -> str:
         f"holding a space as a positional one, never as {option}, so the setting is not applied (the parser then "
         f"exits on an unrecognized argument, takes the text for the model, or drops it silently); write it as two "
         f"items, or as {option}={value.strip()}"
+    )
+
+
+def additional_args(container: dict) -> list[str]:
+    """The words of an LLMInferenceService container's VLLM_ADDITIONAL_ARGS as the preset's eval splits them (a value
+    the files give: literal or a ConfigMap of the run); [] where unset, unknown, or not split whole."""
+    value = env_values(container).get("VLLM_ADDITIONAL_ARGS")
+    try:
+        return shlex.split(value) if isinstance(value, str) and "$" not in value and "`" not in value else []
+    except ValueError:
+        return []
+
+
+def all_strings(container: dict) -> bool:
+    """True when every item of the container's command and args (where they are lists) is a string."""
+    return all(
+        all(isinstance(a, str) for a in v) for v in (container.get("command"), container.get("args")) if isinstance(v, list)
     )
