@@ -3,7 +3,8 @@
 An engine row of components/serving_engines.toml may name an options file (``[engines.NAME.options]``): a JSON file
 beside this module, written by tools/read_engine_options.py from the engine's PyPI wheels (``releases`` oldest first;
 ``options`` and ``modules`` map a name to the index ranges of the releases having it, "0-16,33-34"; ``flags``, where
-present, the options that take no value, the same way; ``abbrev``, where present, the releases whose parser keeps
+present, the options that take no value, the same way; ``values``, where present, the options that must be followed by
+a value; ``abbrev``, where present, the releases whose parser keeps
 argparse's ``allow_abbrev``; ``provenance`` the wheels read). The reading is generous (its docstring says how), so a
 name missing here is one no release read accepts. Options are looked up the way argparse reads them:
 ``--max_model_len`` as ``--max-model-len`` (vLLM's FlexibleArgumentParser), ``--x.key`` as ``--x`` (vLLM's JSON
@@ -89,6 +90,13 @@ class CliOptions:
     equals: bool = True
     underscores: bool = True
     dotted: bool = True
+    # the options that must be followed by a value (one or more: argparse nargs None, an int or "+"; clap's one-value
+    # fields; llama.cpp's handlers taking a value; getopt's required_argument), by release, read conservatively by the
+    # tools; empty where the table was not read for them
+    needs_value: Mapping[str, frozenset[int]] = field(default_factory=dict)
+    # the parser takes the argument after a value option as its value even when it starts with '-' (llama.cpp's,
+    # getopt_long's); argparse and clap take it for the next option, so the value option is left without one
+    hyphen_values: bool = False
 
     def name_of(self, option: str) -> str:
         """The name the parser looks up for an option as written: vLLM's ``--max_model_len=4`` -> ``--max-model-len``,
@@ -146,6 +154,16 @@ class CliOptions:
         """True when ``option`` (as written, ``--enforce_eager``) is, in ``release``, an option that takes no value,
         so ``--option=value`` makes argparse exit ("ignored explicit argument")."""
         return release in self.releases and self.releases.index(release) in self.no_value.get(self.name_of(option), ())
+
+    def takes_value(self, option: str, release: str) -> bool:
+        """True when ``option`` (as written, ``--tool_call_parser``; a unique prefix as the option it abbreviates) is, in
+        ``release``, an option that must be followed by a value."""
+        if release not in self.releases:
+            return False
+        name = self.name_of(option)
+        if self.accepts(option, release) == "prefix":
+            name = self.declared_prefixes(option, release)[0]
+        return self.releases.index(release) in self.needs_value.get(name, ())
 
     def releases_shipping(self, module: str) -> list[str]:
         """The releases read whose wheel has the module ``module`` (``vllm.entrypoints.api_server``)."""
@@ -251,10 +269,12 @@ def cli_options(file: str = "vllm_cli_flags.json") -> CliOptions:
         syntax.get("equals", True),
         syntax.get("underscores", True),
         syntax.get("dotted", True),
+        _Indexes(data.get("values", {})),
+        syntax.get("hyphen_values", False),
     )
 
 
-_TABLES = ("options", "modules", "flags", "fields", "env")
+_TABLES = ("options", "modules", "flags", "fields", "env", "values")
 
 
 def _packed(data: Any) -> Any:

@@ -74,7 +74,7 @@ _ENTRIES = (
     Entry("S", 35, "NodePool limits admit its GPU instance types"),
     Entry("S", 36, "no debug-only switch or benchmark setting in a model server"),
     Entry("S", 37, "a gated Hugging Face model has a way to a token"),
-    Entry("S", 38, "engine options exist in the image's release"),
+    Entry("S", 38, "engine command line parses at the image's release: names and values"),
     Entry("S", 39, "a multi-node engine is started as the engine starts one"),
     Entry("S", 40, "a server reads a model path something fills (its loader's folder; not a volume that starts empty)"),
     Entry("S", 41, "service links spare the engine's own variables"),

@@ -29,7 +29,9 @@ a configuration class's field (``fields``; ``field_only_options``), which the pa
 
 For vLLM it also lists, per release, the options that take no value (``flags``: store_true and the like,
 BooleanOptionalAction, a bool field's generated flag; read conservatively, see ``no_value_options``), so S38 can name
-``--enforce-eager=true``, which argparse refuses, from the table alone.
+``--enforce-eager=true``, which argparse refuses, from the table alone; and the options that must be followed by a
+value (``values``: one value or more, ``value_options``), so S38 can name ``--tool-call-parser --enforce-eager`` and a
+value option last on the line, which argparse refuses with "expected one argument".
 
 It also lists the entry modules each release ships (``python -m`` of a module the wheel lacks exits with "No module
 named"): vLLM's under ``vllm.entrypoints``, SGLang's ``sglang.launch_server`` and its siblings.
@@ -246,6 +248,159 @@ def no_value_options(wheel: str) -> set[str]:
     return found
 
 
+# argparse actions that store what follows the option (one value each time, unless ``nargs`` says otherwise).
+VALUE_ACTIONS = {"store", "append", "extend"}
+# Annotation words that may make get_kwargs give a field no value or an optional one: bool (BooleanOptionalAction, or
+# nargs="?" for bool | str | None: 0.34.0 vllm/engine/arg_utils.py:377-385).
+_MAYBE_FLAG = re.compile(r"\bbool\b|\bAny\b|\bobject\b")
+
+
+def _value_kind(call: ast.Call) -> str:
+    """How one ``add_argument`` call takes its value, for ``value_options``: "one" (at least one value must follow:
+    no ``action`` or a storing one, no ``nargs`` or an int >= 1 or "+"), "field:NAME" (``**X["NAME"]``, a dataclass
+    field's generated kwargs, with nothing else that changes the arity), or "other" (no value, an optional one, a
+    custom action, or kwargs not read)."""
+    splat = None
+    for keyword in call.keywords:
+        value = keyword.value
+        if keyword.arg is None:
+            if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) and isinstance(value.slice.value, str):
+                if splat is not None:
+                    return "other"
+                splat = value.slice.value
+                continue
+            return "other"  # **kwargs of a dict not read
+        if keyword.arg == "action" and not (isinstance(value, ast.Constant) and value.value in VALUE_ACTIONS):
+            return "other"
+        if keyword.arg == "nargs" and not (
+            isinstance(value, ast.Constant) and (value.value == "+" or (type(value.value) is int and value.value >= 1))
+        ):
+            return "other"
+    if splat is not None:
+        return "other" if any(k.arg in ("action", "nargs") for k in call.keywords) else f"field:{splat}"
+    return "one"
+
+
+def _arity_changed(tree: ast.AST) -> set[str]:
+    """Field names whose generated kwargs the source may change in arity after get_kwargs: ``x["f"]["action"|"nargs"|
+    "const"] = ...``, ``del x["f"][...]``, ``x["f"].update(...)``, ``x["f"].pop(...)``, ``y_kwargs["f"] = ...``."""
+    found = set()
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, (ast.Assign, ast.Delete)):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("update", "pop", "setdefault")
+        ):
+            targets = [node.func.value]
+        for target in targets:
+            key = target.slice.value if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) else None
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Subscript):
+                inner = target.value
+                if isinstance(inner.slice, ast.Constant) and isinstance(inner.slice.value, str):
+                    if key in ("action", "nargs", "const") or isinstance(node, ast.Delete):
+                        found.add(inner.slice.value)
+            elif isinstance(target, ast.Subscript) and isinstance(key, str) and isinstance(target.value, ast.Name):
+                if target.value.id.endswith("_kwargs"):
+                    found.add(key)  # a field's whole kwargs replaced (``model_kwargs["x"] = ...``)
+    return found
+
+
+def _aliases(tree: ast.Module) -> dict[str, str]:
+    """Module-level type aliases (``BlockSize = Literal[...]``, ``X: TypeAlias = ...``, ``type X = ...``) as text."""
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            found[node.targets[0].id] = ast.unparse(node.value)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            found[node.target.id] = ast.unparse(node.value)
+        elif type(node).__name__ == "TypeAlias":  # Python 3.12's ``type X = ...``
+            found[node.name.id] = ast.unparse(node.value)  # type: ignore[attr-defined]
+    return found
+
+
+def _may_be_flag(annotation: str, aliases: dict[str, set[str]], seen: frozenset[str] = frozenset()) -> bool:
+    """True when a field's annotation, with the package's type aliases expanded (every definition of a name), may hold
+    bool (or Any/object, which may): get_kwargs may then give it no value or an optional one."""
+    if _MAYBE_FLAG.search(annotation):
+        return True
+    for word in set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", annotation)) - seen:
+        if any(_may_be_flag(text, aliases, seen | {word}) for text in aliases.get(word, ())):
+            return True
+    return False
+
+
+def value_options(wheel: str) -> set[str]:
+    """The long options of one vLLM wheel that must be followed by a value (argparse exits with "expected one
+    argument" when the next argument is an option, or none is left), read conservatively: every ``add_argument`` of
+    the name in the package takes one value or more (``_value_kind``), a ``**x["field"]`` resolved by the field's
+    annotation where the release generates kwargs from types (get_kwargs: a field whose annotation, its aliases
+    expanded, holds no bool is given a type and, for a collection, nargs "+" or a tuple's length: 0.34.0
+    vllm/engine/arg_utils.py:323-440) and nothing changes that field's action or nargs afterwards; an option with no
+    literal ``add_argument`` is taken from an entry-point args class's field the same way (FrontendArgs' loop, 0.34.0
+    vllm/entrypoints/common/cli_args.py:271-285). Anything else is left out: a name never listed is never judged."""
+    package, field_files, entry_folder = ENGINES["vllm"]
+    archive = zipfile.ZipFile(wheel)
+    sites: dict[str, set[str]] = {}
+    fields: dict[str, set[str]] = {}
+    entry_fields: set[str] = set()
+    aliases: dict[str, set[str]] = {}
+    changed: set[str] = set()
+    generator = False
+    for name in archive.namelist():
+        if not (name.startswith(package) and name.endswith(".py")):
+            continue
+        data = archive.read(name)
+        generator = generator or (name.endswith("arg_utils.py") and _BOOL_GENERATOR.search(data) is not None)
+        is_fields = field_files.match(name) is not None
+        if not is_fields and b"add_argument" not in data:
+            continue
+        try:
+            tree = ast.parse(data)
+        except SyntaxError:
+            continue
+        changed |= _arity_changed(tree)
+        for alias, text in _aliases(tree).items():
+            aliases.setdefault(alias, set()).add(text)
+        for node in ast.walk(tree):
+            if is_fields and isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                        fields.setdefault(item.target.id, set()).add(ast.unparse(item.annotation))
+                        if name.startswith(entry_folder):
+                            entry_fields.add(item.target.id)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
+                kind = _value_kind(node)
+                for arg in node.args:
+                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and OPTION.match(arg.value):
+                        sites.setdefault(arg.value, set()).add(kind)
+
+    def field_takes_value(field: str) -> bool:
+        texts = fields.get(field, set())
+        return generator and bool(texts) and field not in changed and not any(_may_be_flag(t, aliases) for t in texts)
+
+    found = {
+        option
+        for option, kinds in sites.items()
+        if all(k == "one" or (k.startswith("field:") and field_takes_value(k[6:])) for k in kinds)
+    }
+    # where the release generates kwargs from types, an args class's loop may declare the option too (FrontendArgs):
+    # its field must then take a value; before, every option is declared by a literal (no loop to read)
+    for field in entry_fields if generator else ():
+        option = "--" + field.replace("_", "-")
+        if not OPTION.match(option):
+            continue
+        if field_takes_value(field) and (option in found or option not in sites):
+            found.add(option)
+        else:
+            found.discard(option)
+    return found
+
+
 def pairs_enable_disable(archive: zipfile.ZipFile) -> bool:
     """True when the release's parser pairs ``--enable-x`` with ``--disable-x`` (0.33.0 ``vllm/utils/argparse_utils.py``
     ``EnableDisableAction``, registered as the parser's ``BooleanOptionalAction``; ``--no-enable-x`` stays accepted)."""
@@ -290,12 +445,13 @@ def table(
     abbrev: dict[str, bool] | None = None,
     sources: dict[str, tuple[str, set[str]]] | None = None,
     fields: dict[str, set[str]] | None = None,
+    values: dict[str, set[str]] | None = None,
 ) -> dict:
-    """{"releases": [...], "options": {name: "i-j,k"}, "modules": {...}, "flags": {...}, "fields": {...}, "abbrev":
+    """{"releases": [...], "options": {name: "i-j,k"}, "modules": {...}, "flags": {...}, "fields": {...}, "values": {...}, "abbrev":
     "i-j", "provenance": {...}}: each option and entry-point module with the index ranges of the releases having it
     (``found``/``entry_modules``: release -> its names); where ``flags`` (release -> its options taking no value) or
     ``fields`` (release -> its names only a class field gives, ``field_only_options``) is given, those names the same
-    way; where ``abbrev`` is given (release -> its parser keeps allow_abbrev) the ranges of the releases keeping it;
+    way, and ``values`` (release -> its options that must be followed by a value, ``value_options``); where ``abbrev`` is given (release -> its parser keeps allow_abbrev) the ranges of the releases keeping it;
     where ``sources`` is given (release -> its wheel's file name and the parser files read, ``parser_files``) the
     provenance: each wheel, and each parser file with the releases it was read in."""
     releases = sorted(found, key=version_key)
@@ -304,6 +460,8 @@ def table(
         out["flags"] = _spans(releases, {r: flags.get(r, set()) for r in releases})
     if fields is not None:
         out["fields"] = _spans(releases, {r: fields.get(r, set()) for r in releases})
+    if values is not None:
+        out["values"] = _spans(releases, {r: values.get(r, set()) for r in releases})
     if abbrev is not None:
         out["abbrev"] = _spans(releases, {r: {""} if abbrev.get(r, True) else set() for r in releases}).get("", "")
     if sources is not None:
@@ -332,6 +490,7 @@ def merged(
     abbrev: dict[str, bool] | None = None,
     sources: dict[str, tuple[str, set[str]]] | None = None,
     fields: dict[str, set[str]] | None = None,
+    values: dict[str, set[str]] | None = None,
 ) -> dict:
     """The written table ``existing`` with the releases of ``found``/``entry_modules`` (and ``flags``, ``abbrev``,
     ``sources``) added (or read again), so one wheel can be added without downloading every other release's."""
@@ -354,7 +513,10 @@ def merged(
     fields_by = None
     if fields is not None or "fields" in existing:
         fields_by = {**_releases_of(existing.get("fields", {}), releases), **(fields or {})}
-    return table(options_by, modules_by, flags_by, abbrev_by, sources_by, fields_by)
+    values_by = None
+    if values is not None or "values" in existing:
+        values_by = {**_releases_of(existing.get("values", {}), releases), **(values or {})}
+    return table(options_by, modules_by, flags_by, abbrev_by, sources_by, fields_by, values_by)
 
 
 PROVENANCE = (
@@ -408,14 +570,15 @@ def keeps_abbrev(wheel: str, engine: str = "vllm") -> bool:
 
 def _read(wheels: list[str], engine: str) -> tuple:
     """What --write records of each wheel: options, entry modules, flags (vLLM), allow_abbrev, provenance, the names
-    only a class field gives (vLLM)."""
+    only a class field gives (vLLM), the options that must be followed by a value (vLLM)."""
     found = {_version(w): options(w, engine) for w in wheels}
     entry = {_version(w): modules(w, engine) for w in wheels}
     flags = {_version(w): no_value_options(w) for w in wheels} if engine == "vllm" else None
     abbrev = {_version(w): keeps_abbrev(w, engine) for w in wheels}
     sources = {_version(w): (Path(w).name, parser_files(w, engine)) for w in wheels}
     fields = {_version(w): field_only_options(w, engine) for w in wheels} if engine == "vllm" else None
-    return found, entry, flags, abbrev, sources, fields
+    values = {_version(w): value_options(w) for w in wheels} if engine == "vllm" else None
+    return found, entry, flags, abbrev, sources, fields, values
 
 
 if __name__ == "__main__":

@@ -119,7 +119,9 @@ def release_name(tag: str) -> str:
 
 def _top_level(text: str) -> list[str]:
     """``text`` split at commas outside quotes, parentheses and brackets."""
-    parts, depth, quote, current = [], 0, "", []
+    parts: list[str] = []
+    depth, quote = 0, ""
+    current: list[str] = []
     for ch in text:
         if quote:
             if ch == quote:
@@ -144,17 +146,31 @@ _FIELD = re.compile(r"^\s*(?:pub\s+)?([a-z_][a-z0-9_]*)\s*:\s*(.+?),?\s*$")
 _ATTRIBUTE = re.compile(r"#\[(?:clap|arg)\((.*)\)\]\s*$", re.DOTALL)
 
 
+# A field type clap's derive gives exactly one value per occurrence: a plain type or Option<T> (not Vec, not
+# Option<Option<T>> or Option<Vec<T>>, whose values may be missing), and no attribute that changes the arity or lets a
+# value start with '-' (the last six).
+_ONE_VALUE_TYPE = re.compile(r"(?:Option<\s*)?(?!bool\b|Vec\b|Option\b)[A-Za-z_][A-Za-z0-9_:]*\s*>?")
+_ARITY_ITEMS = (
+    "num_args", "action", "default_missing_value", "require_equals", "min_values", "max_values", "takes_value",
+    "multiple", "number_of_values", "allow_hyphen_values", "allow_negative_numbers", "last", "raw", "trailing_var_arg",
+)  # fmt: skip
+
+
 def clap_options(text: str) -> dict[str, dict]:
-    """{"--name": {"env": VAR or "", "no_value": bool}} of the ``#[derive(Parser)]`` struct ``Args`` (see the module
-    docstring); raises ValueError where the struct cannot be read whole (a ``flatten`` or ``subcommand`` field)."""
+    """{"--name": {"env": VAR or "", "no_value": bool, "value": bool}} of the ``#[derive(Parser)]`` struct ``Args`` (see
+    the module docstring; ``value``: one value must follow, ``_ONE_VALUE_TYPE``); raises ValueError where the struct
+    cannot be read whole (a ``flatten`` or ``subcommand`` field)."""
     at = re.search(r"#\[derive\(Parser[^\]]*\)\]\s*(?:#\[[^\n]*\]\s*)*(?:pub\s+)?struct Args\s*\{", text)
     if at is None:
         raise ValueError("no #[derive(Parser)] struct Args")
     head = text[text.rfind("#[derive(Parser", 0, at.end()) : at.end()]
     body = text[at.end() : text.index("\n}", at.end())]
-    found: dict[str, dict] = {"--help": {"env": "", "no_value": True}, "-h": {"env": "", "no_value": True}}
+    flag = {"env": "", "no_value": True, "value": False}
+    found: dict[str, dict] = {"--help": flag, "-h": flag}
     if re.search(r"#\[(?:clap|command)\([^\]]*\bversion\b", head):
-        found.update({"--version": {"env": "", "no_value": True}, "-V": {"env": "", "no_value": True}})
+        found.update({"--version": flag, "-V": flag})
+    hyphens = any(word in head for word in _ARITY_ITEMS[-5:])  # the command lets a value start with '-'
+
     pending: list[str] = []
     attribute: list[str] = []
     for line in body.split("\n"):
@@ -196,8 +212,13 @@ def clap_options(text: str) -> dict[str, dict]:
             elif key == "env":
                 env = value or name.upper()
         no_value = kind == "bool" and not any(i.startswith(("action", "value_parser", "num_args")) for i in items)
+        one_value = (
+            not hyphens
+            and _ONE_VALUE_TYPE.fullmatch(kind) is not None
+            and not any(i.partition("=")[0].strip() in _ARITY_ITEMS for i in items)
+        )
         for spelling in spellings:
-            found[spelling] = {"env": env if spelling.startswith("--") else "", "no_value": no_value}
+            found[spelling] = {"env": env if spelling.startswith("--") else "", "no_value": no_value, "value": one_value}
     return found
 
 
@@ -237,13 +258,23 @@ _OPENING = re.compile(r"add_opt\(\s*(?:common_arg|llama_arg)\(\s*\{([^{}]*)\}\s*
 _SERVER_EXAMPLES = {"LLAMA_EXAMPLE_SERVER", "LLAMA_EXAMPLE_COMMON"}
 
 
+# The handler's parameters after ``common_params & params``: none (handler_void), ``bool`` (handler_bool: a --x/--no-x
+# pair), or a value (``const std::string &``, ``int``; two for handler_str_str), which the parse loop reads from the
+# next argument, "expected value for argument" where none is left (b8914 common/arg.cpp:469-472, b3753 :209).
+_HANDLER = re.compile(r"\[[^\]]*\]\s*\(\s*(?:common|gpt)_params\s*&\s*\w*\s*(\)|,\s*([^)]*)\))")
+_VALUE_PARAMETER = re.compile(r"(?:const\s+)?(?:std::string|int|float)\b.*")
+
+
 def llama_options(text: str) -> dict[str, dict]:
-    """{"--name": {"env": VAR or "", "no_value": False}} of the options llama-server's parser declares (see the module
-    docstring); raises ValueError where the parse loop is not the one described there."""
+    """{"--name": {"env": VAR or "", "no_value": False, "value": bool}} of the options llama-server's parser declares
+    (see the module docstring; ``value``: the handler takes a value, ``_HANDLER``); raises ValueError where the parse
+    loop is not the one described there."""
     code = _strip_comments(text)
     loop = re.search(r"arg_to_options\.find\(arg\)\s*==\s*arg_to_options\.end\(\)", code)
     if loop is None or "std::replace(arg.begin(), arg.end(), '_', '-')" not in code:
         raise ValueError("the parse loop is not an exact lookup after '_' -> '-'")
+    if 'throw std::invalid_argument("expected value for argument")' not in code:
+        raise ValueError("the parse loop does not refuse a value option with no argument after it")
     negated_env = '"LLAMA_ARG_NO_"' in code
     found: dict[str, dict] = {}
     starts = [m.start() for m in re.finditer(r"\badd_opt\(", code)] + [len(code)]
@@ -262,10 +293,15 @@ def llama_options(text: str) -> dict[str, dict]:
             continue
         env_match = re.search(r'\.set_env\(\s*"([A-Z0-9_]+)"', chunk)
         env = env_match.group(1) if env_match else ""
+        handler = _HANDLER.search(chunk)
+        params = handler.group(2) if handler is not None else None
+        value = params is not None and _VALUE_PARAMETER.fullmatch(params.strip()) is not None
         for spelling in args + negative:
-            found[spelling] = {"env": env if spelling.startswith("--") else "", "no_value": False}
+            value_too = found.get(spelling, {}).get("value", value)  # declared twice: a value only if both take one
+            found[spelling] = {"env": env if spelling.startswith("--") else "", "no_value": False, "value": value and value_too}
         if env and negative and negated_env:
-            found.setdefault("env:" + env.replace("LLAMA_ARG_", "LLAMA_ARG_NO_", 1), {"env": "", "no_value": False})
+            negated = "env:" + env.replace("LLAMA_ARG_", "LLAMA_ARG_NO_", 1)
+            found.setdefault(negated, {"env": "", "no_value": False, "value": False})
     return found
 
 
@@ -284,10 +320,16 @@ _CONTAINER = re.compile(
 
 
 def triton_options(text: str) -> dict[str, dict]:
-    """{"--name": {"env": "", "no_value": ArgNone}} of the ``{OPTION_X, "name", Option::ArgY | "<format>", ...}`` entries of
+    """{"--name": {"env": "", "no_value": ArgNone, "value": not ArgNone}} of the ``{OPTION_X, "name", Option::ArgY | "<format>", ...}`` entries of
     tritonserver's option tables (src/command_line_parser.cc from v2.37; src/main.cc and src/servers/main.cc before);
     raises ValueError where the file has none."""
-    found = {f"--{name}": {"env": "", "no_value": kind == "None"} for name, kind in _TRITON_OPTION.findall(text)}
+    found: dict[str, dict] = {}
+    for name, kind in _TRITON_OPTION.findall(text):
+        # getopt_long required_argument for every kind but ArgNone (v2.71.0 src/command_line_parser.cc:307): a value
+        # must follow, or getopt returns '?' and the parse throws (:1335-1338); a name declared twice both ways is neither
+        known = found.get(f"--{name}")
+        same = known is None or known["no_value"] == (kind == "None")
+        found[f"--{name}"] = {"env": "", "no_value": kind == "None" and same, "value": kind != "None" and same}
     if not found:
         raise ValueError('no {OPTION_X, "name", Option::ArgY} entries')
     return found
@@ -314,12 +356,15 @@ def triton_sources(mirror: str, tag: str) -> tuple[str, str]:
 # --- the table ------------------------------------------------------------------------------------------------------
 
 SYNTAX = {
-    # clap: --name value and --name=value, no '_' -> '-', no JSON keys
-    "clap": {"equals": True, "underscores": False, "dotted": False},
-    # llama.cpp: the whole argument looked up ('_' -> '-' first): no --name=value form
-    "llama-cpp": {"equals": False, "underscores": True, "dotted": False},
-    # glibc getopt_long: --name value and --name=value, a unique prefix of a long option, no '_' -> '-'
-    "getopt": {"equals": True, "underscores": False, "dotted": False},
+    # clap: --name value and --name=value, no '_' -> '-', no JSON keys; a value never starts with '-' (no
+    # allow_hyphen_values), so an option after a value option leaves it without one
+    "clap": {"equals": True, "underscores": False, "dotted": False, "hyphen_values": False},
+    # llama.cpp: the whole argument looked up ('_' -> '-' first): no --name=value form; a value option takes the next
+    # argument whatever it is (b8914 common/arg.cpp:507)
+    "llama-cpp": {"equals": False, "underscores": True, "dotted": False, "hyphen_values": True},
+    # glibc getopt_long: --name value and --name=value, a unique prefix of a long option, no '_' -> '-'; a
+    # required_argument takes the next argument whatever it is
+    "getopt": {"equals": True, "underscores": False, "dotted": False, "hyphen_values": True},
 }
 
 PROVENANCE = (
@@ -335,6 +380,7 @@ def read(engine: str, mirror: str) -> dict:
     source = ENGINES[engine]
     options: dict[str, set[str]] = {}
     flags: dict[str, set[str]] = {}
+    values: dict[str, set[str]] = {}
     env: dict[str, set[str]] = {}
     abbrev: dict[str, set[str]] = {}
     tags: dict[str, str] = {}
@@ -349,6 +395,7 @@ def read(engine: str, mirror: str) -> dict:
             found = clap_options(text) if source.parser == "clap" else llama_options(text)
         options[release] = {o for o in found if not o.startswith("env:")}
         flags[release] = {o for o, facts in found.items() if facts["no_value"]}
+        values[release] = {o for o, facts in found.items() if facts["value"] and not o.startswith("env:")}
         env[release] = {facts["env"] for facts in found.values() if facts["env"]} | {
             o[len("env:") :] for o in found if o.startswith("env:")
         }
@@ -361,6 +408,7 @@ def read(engine: str, mirror: str) -> dict:
         "options": _spans(releases, options),
         "modules": {},
         "flags": _spans(releases, flags),
+        "values": _spans(releases, values),
         "env": _spans(releases, env),
         "abbrev": _spans(releases, abbrev).get("", ""),
         "syntax": SYNTAX[source.parser],

@@ -77,13 +77,33 @@ def _supports(spec: dict, fmt: str, explicit: bool) -> bool:
     return False
 
 
-def predictor_runtime(isvc: Any) -> Runtime | None:
+# The predictor kinds written before ``model`` that KServe's defaulting webhook turns into a ``model`` of that format
+# (kserve v0.20.0 pkg/apis/serving/v1beta1/inference_service_defaults.go assignTritonRuntime: ``triton`` becomes
+# ``model`` with modelFormat triton, its ``args`` and ``runtimeVersion`` kept), so a runtime is chosen and merged as for
+# ``model``. Read only where a caller asks (``legacy``).
+LEGACY_PREDICTORS = ("triton",)
+
+
+def predictor_model(predictor: dict, legacy: bool = False) -> dict:
+    """The predictor's ``model``, or (``legacy``) a ``triton`` predictor as the ``model`` KServe makes of it."""
+    model = as_dict(predictor.get("model"))
+    if model or not legacy:
+        return model
+    for kind in LEGACY_PREDICTORS:
+        spec = as_dict(predictor.get(kind))
+        if spec:
+            return {**spec, "modelFormat": {"name": kind}}
+    return {}
+
+
+def predictor_runtime(isvc: Any, legacy: bool = False) -> Runtime | None:
     """The ServingRuntime or ClusterServingRuntime among the checked objects that KServe would merge into
-    the InferenceService's predictor model; None when it is not among them (or nothing shows the cluster)."""
+    the InferenceService's predictor model (``legacy``: a ``triton`` predictor's too); None when it is not among them
+    (or nothing shows the cluster)."""
     view = viewed_resources()
     if view is None or split_type(isvc.type) != ("serving.kserve.io", "InferenceService"):
         return None
-    model = as_dict(get(isvc.props, "spec", "predictor", "model"))
+    model = predictor_model(as_dict(get(isvc.props, "spec", "predictor")), legacy)
     if not model:
         return None
     runtimes = memoized(view, "kserve_runtimes", _runtimes)
@@ -168,24 +188,25 @@ def _by_key(base: list, own: list, key: str) -> list:
     return [e for e in base if not (isinstance(e, dict) and isinstance(e.get(key), str) and e[key] in mine)] + list(own)
 
 
-def merged_predictor(isvc: Any) -> tuple[dict, dict, Runtime] | None:
+def merged_predictor(isvc: Any, legacy: bool = False) -> tuple[dict, dict, Runtime] | None:
     """(pod spec, container, runtime) of an InferenceService's predictor as KServe renders it from the ServingRuntime
     among the checked objects: the runtime's kserve-container under the ``model`` (the model's fields win, args
     concatenated runtime first, resources, env and volumeMounts merged by key), and the runtime's volumes under the
     predictor's (kserve v0.20.0 pkg/controller/v1beta1/inferenceservice/utils/utils.go:253-263 MergeRuntimeContainers,
-    :267-296 MergePodSpec, :485-520). None when no such runtime is among the objects checked."""
-    runtime = predictor_runtime(isvc)
+    :267-296 MergePodSpec, :485-520). None when no such runtime is among the objects checked. ``legacy``: a ``triton``
+    predictor is read as the ``model`` KServe makes of it (``predictor_model``)."""
+    runtime = predictor_runtime(isvc, legacy)
     if runtime is None:
         return None
     predictor = as_dict(get(isvc.props, "spec", "predictor"))
-    model = as_dict(predictor.get("model"))
+    model = predictor_model(predictor, legacy)
     base = runtime_container(runtime)
     container = {**base, **model, "name": KSERVE_CONTAINER}
     container["args"] = [*as_list(base.get("args")), *as_list(model.get("args"))]
     container["resources"] = merged_resources(runtime, model)
     for field, key in (("env", "name"), ("volumeMounts", "mountPath")):
         container[field] = _by_key(as_list(base.get(field)), as_list(model.get(field)), key)
-    podspec = {k: v for k, v in predictor.items() if k != "model"}
+    podspec = {k: v for k, v in predictor.items() if k != "model" and not (legacy and k in LEGACY_PREDICTORS)}
     podspec["volumes"] = _by_key(as_list(runtime.spec.get("volumes")), as_list(predictor.get("volumes")), "name")
     podspec["containers"] = [container]
     return podspec, container, runtime

@@ -41,6 +41,17 @@ What is checked, and how sure it is:
 - an option that takes no value written with one (``--enforce-eager=true``: argparse exits with "ignored explicit
   argument"), as the same table records per release (``flags``): mandatory at a read release tag, advice where the
   image names no release and every release read that has the option has it take no value;
+- for every parser (the tables' ``values`` and ``flags``, read per release by the tools): an option that takes a value
+  with none after it, the last argument or, for argparse and clap (which take an argument starting with '-' for the
+  next option), followed by another option (``--tool-call-parser --enable-auto-tool-choice``); llama.cpp and
+  getopt_long take the next argument whatever it is, so only the last counts there; a flag given a value (clap:
+  "unexpected value", getopt_long: "doesn't allow an argument"); ``--=x``, an option with no name. Mandatory at a read
+  release where every release bounding it reads the option so, advice where the image names none. A negative number
+  (``--seed -1``), ``--k=v``, ``--`` and a value holding a variable stay silent;
+- a KServe InferenceService's predictor args (``model``, or ``triton``, which KServe's webhook turns into a model of
+  format triton: kserve v0.20.0 pkg/apis/serving/v1beta1/inference_service_defaults.go:323-335) are read appended to
+  its ServingRuntime's among the objects checked, at the predictor's ``runtimeVersion`` where set; only the predictor's
+  own args are judged there;
 - silent where some release has it and the image's release is unknown, and for KServe's Hugging Face server (its
   ``--backend vllm`` takes vLLM's options with ``parse_known_args``, which ignores unknown ones: kserve v0.20.0
   python/huggingfaceserver/huggingfaceserver/__main__.py:213).
@@ -66,6 +77,7 @@ from policies.kube import split_type
 from policies.llmisvc_presets import PRESET_COMMAND
 from policies.reading.engines import table_servers
 from policies.reading.installs import installs_engine, installs_provider
+from policies.reading.kserve_runtime import merged_predictor, predictor_model
 from policies.reading.kustomize import image_rewritten
 from policies.reading.serving import EngineConfig, engine_command_line, engine_row
 from policies.reading.vllm_args import (
@@ -78,6 +90,17 @@ from policies.reading.vllm_args import (
 )
 from policies.vllm.hint_literals import PARSER_DROPPED, hint_only
 from policies.vllm.option_choices import reasoning_parser_refused
+from policies.vllm.option_values import (
+    Judged,
+    additional_args,
+    all_strings,
+    empty_name,
+    explicit_values,
+    missing_values,
+    one_argument,
+    value_missing,
+    value_refused,
+)
 from policies.vllm.serve_command import serve_missing
 from policies.vllm.serve_model_tag_release import model_tag_finding, serve_written, shown_image, tag_regime
 from policies.vllm.stray_positional import stray_after_command, stray_positional
@@ -90,8 +113,9 @@ def options_written(tokens: list[str]) -> list[str]:
     for token in tokens:
         if token == "--" or is_shell_operator(token):
             break
-        if token.startswith("--") and len(token) > 2 and "$" not in token.split("=", 1)[0]:
-            found.append(token.split("=", 1)[0])
+        name = token.split("=", 1)[0]
+        if token.startswith("--") and len(token) > 2 and "$" not in name and name != "--":
+            found.append(name)  # ``--=x`` names no option: _empty_name says so
     return found
 
 
@@ -125,6 +149,10 @@ class _Server:
     module: Optional[str]
     installed: bool = False  # the container installs the engine itself before serving: the image's release is not it
     provided: bool = False  # it installs what may provide ``module`` (Dynamo's ai-dynamo for dynamo.sglang)
+    own_from: int = 0  # the tokens from here on are the resource's own (a KServe predictor's args after its runtime's)
+    # every item of the container's command and args is a string: where one is not (the API server refuses it), the
+    # tokens read leave it out, so which argument follows which is not known
+    strings: bool = True
 
 
 def _module_run(tokens: list[str], row: Engine) -> Optional[str]:
@@ -154,10 +182,14 @@ def _servers(resource: Resource) -> list[_Server]:
         if server.runtime_merged:
             continue  # KServe's Hugging Face server: parse_known_args ignores what it does not know
         if _preset_args(resource, server):
-            # The preset runs `vllm serve`: the user's args only, and a module named there is only an argument.
+            # The preset runs `vllm serve`: the user's args only, and a module named there is only an argument; before
+            # them the words of VLLM_ADDITIONAL_ARGS, which the preset's eval splits (kserve v0.20.0
+            # config/llmisvcconfig/config-llm-template.yaml:166-177).
             args = server.container.get("args")
             tokens = expand_env([a for a in args if isinstance(a, str)], server.container) if isinstance(args, list) else []
-            found.append(_Server(server.label, shown_image(server.container.get("image")), vllm, tokens, None))
+            tokens = additional_args(server.container) + tokens
+            image = shown_image(server.container.get("image"))
+            found.append(_Server(server.label, image, vllm, tokens, None, strings=all_strings(server.container)))
             continue
         argv = command_tokens(server.container)[0]
         module = _module_run(argv, vllm)
@@ -171,7 +203,9 @@ def _servers(resource: Resource) -> list[_Server]:
         # the container installs itself.
         installed = installs_engine(argv, vllm.name) or image_rewritten(resource.retagged, server.container.get("image"))
         provided = module is not None and installs_provider(argv, module)
-        found.append(_Server(server.label, shown_image(server.container.get("image")), vllm, line, module, installed, provided))
+        image = shown_image(server.container.get("image"))
+        strings = all_strings(server.container)
+        found.append(_Server(server.label, image, vllm, line, module, installed, provided, strings=strings))
     for other in table_servers(resource):
         row = other.row
         if row is None or row.options is None:
@@ -193,8 +227,54 @@ def _servers(resource: Resource) -> list[_Server]:
                 module,
                 installs_engine(argv, row.name) or image_rewritten(resource.retagged, other.container.get("image")),
                 module is not None and installs_provider(argv, module),
+                strings=all_strings(other.container),
             )
         )
+    found.extend(_kserve_servers(resource))
+    return found
+
+
+# KServe replaces the runtime image's tag with the predictor's runtimeVersion, unless the image is pinned by digest
+# (kserve v0.20.0 pkg/controller/v1beta1/inferenceservice/utils/utils.go:339-355 UpdateImageTag).
+_IMAGE_TAG = re.compile(r":[\w.\-]*$")
+
+
+def _kserve_servers(resource: Resource) -> list[_Server]:
+    """An InferenceService's predictor (``model``, or ``triton`` as KServe's webhook turns it into one) run by an engine
+    of the table other than vLLM, merged with its ServingRuntime among the objects checked: KServe appends the
+    predictor's args to the runtime's (kserve v0.20.0 utils.go:253-263 MergeRuntimeContainers) and the image's tag
+    becomes ``runtimeVersion``. Only the predictor's own args are judged here (``own_from``); the runtime's are the
+    runtime's findings."""
+    if split_type(resource.type) != ("serving.kserve.io", "InferenceService"):
+        return []
+    merged = merged_predictor(resource, legacy=True)
+    if merged is None:
+        return []
+    _, container, runtime = merged
+    predictor = resource.props.get("spec", {}).get("predictor", {}) if isinstance(resource.props.get("spec"), dict) else {}
+    model = predictor_model(predictor if isinstance(predictor, dict) else {}, legacy=True)
+    own = [a for a in model.get("args", []) if isinstance(a, str)] if isinstance(model.get("args"), list) else []
+    version, image = model.get("runtimeVersion"), container.get("image")
+    if isinstance(version, str) and version and isinstance(image, str) and "@sha256:" not in image:
+        container = {**container, "image": _IMAGE_TAG.sub("", image) + ":" + version}
+    found = []
+    # the merged container seen as a pod of its own, for the readers of pod templates
+    pod = Resource("kubernetes:apps/v1:Deployment", resource.name, {"spec": {"template": {"spec": {"containers": [container]}}}})
+    for server in table_servers(pod):
+        row = server.row
+        if row is None or row.options is None or not own:
+            continue
+        argv, script = command_tokens(container)
+        if not any(_runs(argv, words) for words in row.commands) and not _args_reach_parser(container, row, script):
+            continue
+        line = engine_command_line(container, row) or []
+        start = len(line) - len(own)
+        if start < 0 or line[start:] != expand_env(own, container):
+            continue  # the predictor's args are not the end of the engine's command line as read
+        label = f"{server.label} (InferenceService predictor with {runtime.label} merged in, as KServe does)"
+        image = shown_image(container.get("image"))
+        installed = installs_engine(argv, row.name)
+        found.append(_Server(label, image, row, line, None, installed, own_from=start, strings=all_strings(container)))
     return found
 
 
@@ -365,51 +445,6 @@ def _equals_refused(token: str, server: _Server) -> Optional[str]:
     return unproven(f"{written}: in every {name} release read ({first} to {last}) {why}, and image {image} {where}; {fix}")
 
 
-def explicit_values(tokens: list[str]) -> list[tuple[str, str]]:
-    """(option, value) of each ``--option=value`` token, in order, up to a shell operator or ``--``; those holding a
-    variable are left out (decided at run time)."""
-    found = []
-    for token in tokens:
-        if token == "--" or is_shell_operator(token):
-            break
-        name, eq, value = token.partition("=")
-        if eq and name.startswith("--") and len(name) > 2 and "$" not in token:
-            found.append((name, value))
-    return found
-
-
-# Values a finding may echo: boolean-looking words. Anything else is shown as <value> (G47 keeps refused Secret
-# values out of messages the same way).
-_BOOLEAN_WORDS = frozenset({"true", "false", "1", "0", "yes", "no", "on", "off", "t", "f", "y", "n", ""})
-
-
-def _value_refused(option: str, value: str, server: _Server) -> Optional[str]:
-    """``--flag=value`` for a flag that takes no value: argparse exits with "ignored explicit argument" (CPython
-    Lib/argparse.py consume_optional: an explicit argument to an action of nargs 0 raises ArgumentError) and vLLM's
-    FlexibleArgumentParser passes ``--key=value`` through unchanged (0.33.0 vllm/utils/argparse_utils.py:386-391).
-    Mandatory where the image names a release read whose parser has the flag take no value; advice where the image
-    names none and every release read that has the flag has it take no value."""
-    table, release, bounds = _release(server)
-    if not table.no_value:
-        return None
-    name, image = server.row.display, server.image
-    bare = "--" + option.lstrip("-").replace("_", "-")
-    shown = value if value.lower() in _BOOLEAN_WORDS else "<value>"  # never print what may be a pasted credential
-    fix = f"write {bare} alone (or its --no- form, where the release has one) instead of {option}={shown}"
-    refused = f"argparse exits with \"ignored explicit argument '{shown}'\" and the server never starts"
-    if bounds:
-        if all(table.takes_no_value(option, bound) for bound in bounds):
-            return f"{option}={shown}: {bare} takes no value in {name} {release} (image {image}), so {refused}; {fix}"
-        return None
-    having = table.releases_with(option)
-    if having and all(table.takes_no_value(option, r) for r in having):
-        return unproven(
-            f"{option}={shown}: {bare} takes no value in every {name} release read that has it ({table.span(having)}), "
-            f"and image {image} names none of them; if its {name} is one of them, {refused}; {fix}"
-        )
-    return None
-
-
 def _spaced_refused(token: str, server: _Server) -> Optional[str]:
     """An option and its value in one argument to a parser that reads no positional argument in its place (clap's, TGI
     and TEI: "unexpected argument"; llama.cpp's: "invalid argument"): no release has an option of that name, so the
@@ -430,26 +465,6 @@ def _spaced_refused(token: str, server: _Server) -> Optional[str]:
     if bounds and not moving:
         return f"{why} ({name} {release}, the release of image {image})"
     return unproven(f"{why} (every {name} release read parses so; image {image} names none of them for sure)")
-
-
-def _one_argument(token: str, name: str) -> str:
-    """An option and its value in one argument ("--quantization bitsandbytes" as one list item): argparse takes an
-    argument holding a space for a positional one (Python 3.11 argparse.py _parse_optional: "if it contains a space,
-    it was meant to be a positional"), so the option is never applied. What follows depends on the parser (vLLM 0.33.0
-    make_arg_parser has an optional ``model_tag`` positional, vllm/entrypoints/common/cli_args.py:438-443, which only
-    ``vllm serve`` reads, vllm/entrypoints/cli/serve.py:56-57): an exit, the text taken for the model, or the option
-    silently dropped, as kubernetes-sigs/inference-perf's quantization demo ran unquantized. Advice: the manifest shows
-    the option is lost, not that the server fails."""
-    option, _, value = token.partition(" ")
-    if re.search(r"token|key|secret|password", option, re.IGNORECASE):
-        value = "<value>"  # a credential flag's value is never printed
-        token = f"{option} {value}"
-    return unproven(
-        f"'{token}' is one argument (the option and its value in one list item): {name}'s argparse reads an argument "
-        f"holding a space as a positional one, never as {option}, so the setting is not applied (the parser then "
-        f"exits on an unrecognized argument, takes the text for the model, or drops it silently); write it as two "
-        f"items, or as {option}={value.strip()}"
-    )
 
 
 _DEMO = "vllm.entrypoints.api_server"
@@ -495,21 +510,26 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         for server in _servers(r):
             messages = [_module_finding(server)] if server.module else []
             table = cli_options(server.row.options.file) if server.row.options is not None else None
+            own = server.tokens[server.own_from :]  # a KServe predictor's args (its runtime's are the runtime's)
             if table is not None and not table.equals:
-                messages += [_equals_refused(token, server) for token in dict.fromkeys(joined_values(server.tokens))]
-            for option in dict.fromkeys(options_written(server.tokens)):
+                messages += [_equals_refused(token, server) for token in dict.fromkeys(joined_values(own))]
+            for option in dict.fromkeys(options_written(own)):
                 if " " in option:
                     spaced = table is not None and not table.dotted
-                    messages.append(_spaced_refused(option, server) if spaced else _one_argument(option, server.row.display))
+                    messages.append(_spaced_refused(option, server) if spaced else one_argument(option, server.row.display))
                     continue  # not an option name at all: the release table does not apply
                 found = None if option.replace("_", "-") in allowed else _finding(option, server)
                 if found is not None:
                     fix = "remove it or use the spelling of the image's release"
                     messages.append(unproven(f"{found}; {fix}") if isinstance(found, Unproven) else f"{found}; {fix}")
+            if table is not None:
+                judged = Judged(*_release(server), server.row.name, server.row.display, server.image, _moving(server))
+                messages += [value_refused(o, v, judged) for o, v in explicit_values(own) if o.replace("_", "-") not in allowed]
+                # from the runtime's last argument: an option of it left without a value by the predictor's first
+                pairs = missing_values(server.tokens[max(server.own_from - 1, 0) :]) if server.strings else []
+                messages += [value_missing(o, after, judged) for o, after in pairs if o.replace("_", "-") not in allowed]
+                messages.append(empty_name(own, judged))
             if server.row.name == "vllm":
-                messages += [
-                    _value_refused(o, v, server) for o, v in explicit_values(server.tokens) if o.replace("_", "-") not in allowed
-                ]
                 messages.append(reasoning_parser_refused(server.tokens, _release(server)[1], server.image))
             for message in messages:
                 if message is not None:
@@ -523,8 +543,10 @@ POLICY = Policy(
     description="Every option passed to an engine's argument parser (vLLM, SGLang, TGI, TEI, llama.cpp's server, "
     "Triton's tritonserver) exists "
     "in the engine release the image runs (argparse and clap exit on an unknown option, llama.cpp on an unknown "
-    "argument, `--ctx-size=4096` included: its parser has no --option=value form), a vLLM flag that takes no value is not given one "
-    "(--enforce-eager=true), a --reasoning-parser name is one the release registers, and the entry module it starts "
+    "argument, `--ctx-size=4096` included: its parser has no --option=value form), a flag that takes no value is not given one "
+    "(--enforce-eager=true, TGI's --trust-remote-code=true), an option that takes a value has one after it (not the last "
+    "argument, nor, for argparse and clap, followed by another option: --tool-call-parser --enable-auto-tool-choice), "
+    "a KServe predictor's args are read after its ServingRuntime's, a --reasoning-parser name is one the release registers, and the entry module it starts "
     "exists; vLLM's demo server "
     "(python -m vllm.entrypoints.api_server, not for production) is advised against; `vllm serve`'s positional "
     "model tag must be a model, not a module or command word, and is not given with --model (0.11.1+ exits with "

@@ -130,7 +130,7 @@ def test_the_tool_writes_spans_the_loader_reads_back():
     for name in ("vllm_cli_flags.json", "sglang_cli_flags.json"):
         written = json.loads((ROOT / "components" / name).read_text())
         assert {"releases", "options", "modules"} <= set(written)
-        assert set(written) <= {"releases", "options", "modules", "flags", "fields", "abbrev", "provenance"}
+        assert set(written) <= {"releases", "options", "modules", "flags", "fields", "values", "abbrev", "provenance"}
     flagged = tool.table({"0.9.0": {"--a"}, "0.10.0": {"--a"}}, {"0.9.0": set(), "0.10.0": set()}, {"0.10.0": {"--a"}})
     assert flagged["flags"] == {"--a": "1"}
 
@@ -222,3 +222,100 @@ def test_the_kept_form_of_a_table_reads_as_the_parsed_file(file: str) -> None:
         assert list(parsed) == list(kept) and len(parsed) == len(kept)
         for name in [*list(data[key])[::5], "--no-such-option", "", "~", 3]:
             assert (name in parsed) == (name in kept) and parsed.get(name) == kept.get(name)  # type: ignore[arg-type]
+
+
+_VALUE_ARG_UTILS = """
+import argparse
+from dataclasses import dataclass
+from typing import Literal, Union
+
+BlockSize = Literal[8, 16]
+Mode = Union[bool, str]
+
+def get_kwargs(cls):
+    for name in names:
+        if contains_type(type_hints, bool):
+            kwargs[name]["action"] = argparse.BooleanOptionalAction
+
+@dataclass
+class EngineArgs:
+    max_model_len: int | None = None
+    served_model_name: list[str] | None = None
+    hf_token: bool | str | None = None
+    block_size: BlockSize = 16
+    mode: Mode = "a"
+    lora: list[str] | None = None
+    enforce_eager: bool = False
+
+    @staticmethod
+    def add_cli_args(parser):
+        model_kwargs = get_kwargs(EngineArgs)
+        model_kwargs["lora"]["action"] = LoRAAction
+        for name in ("max_model_len", "served_model_name", "hf_token", "block_size", "mode", "lora", "enforce_eager"):
+            pass
+        parser.add_argument("--max-model-len", **model_kwargs["max_model_len"])
+        parser.add_argument("--served-model-name", **model_kwargs["served_model_name"])
+        parser.add_argument("--hf-token", **model_kwargs["hf_token"])
+        parser.add_argument("--block-size", **model_kwargs["block_size"])
+        parser.add_argument("--mode", **model_kwargs["mode"])
+        parser.add_argument("--lora", **model_kwargs["lora"])
+        parser.add_argument("--enforce-eager", **model_kwargs["enforce_eager"])
+        parser.add_argument("--port", type=int, default=8000)
+        parser.add_argument("--opt", type=str, nargs="?", const="x")
+        parser.add_argument("--many", nargs="+")
+        parser.add_argument("--both", type=int)
+        parser.add_argument("--custom", action=Custom)
+        parser.add_argument("--splat", **other)
+"""
+_VALUE_FRONTEND = """
+from dataclasses import dataclass
+
+@dataclass
+class FrontendArgs:
+    tool_call_parser: str | None = None
+    enable_auto_tool_choice: bool = False
+
+    @classmethod
+    def add_cli_args(cls, parser):
+        for key, value in get_kwargs(cls).items():
+            parser.add_argument(f"--{key.replace('_', '-')}", **value)
+"""
+_VALUE_BENCH = """
+def add(parser):
+    parser.add_argument("--both", action="store_true")
+"""
+
+
+def test_value_options_read_each_parser_entry_conservatively(tmp_path):
+    # session 47: the options that must be followed by a value (argparse exits with "expected one argument" when the
+    # next argument is an option, or none is left), per wheel, for S38.
+    spec = importlib.util.spec_from_file_location("read_engine_options", ROOT / "tools" / "read_engine_options.py")
+    assert spec and spec.loader
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    wheel = tmp_path / "vllm-0.99.0-cp38-abi3-manylinux_2_28_x86_64.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("vllm/engine/arg_utils.py", _VALUE_ARG_UTILS)
+        archive.writestr("vllm/entrypoints/openai/cli_args.py", _VALUE_FRONTEND)
+        archive.writestr("vllm/benchmarks/serve.py", _VALUE_BENCH)
+    found = tool.value_options(str(wheel))
+    # a field of no bool type (its aliases expanded), a literal with a type, nargs "+", an entry args class's field
+    # declared by its loop; not a bool or bool|str field (an alias holding bool too), a field whose action the source
+    # changes, nargs "?", a custom action, a dict of kwargs not read, a name another parser entry gives no value
+    assert found == {"--max-model-len", "--served-model-name", "--block-size", "--port", "--many", "--tool-call-parser"}
+    # where the release generates no kwargs from types, a field's splat is not read
+    older = tmp_path / "vllm-0.98.0-cp38-abi3-manylinux_2_28_x86_64.whl"
+    with zipfile.ZipFile(older, "w") as archive:
+        archive.writestr("vllm/engine/arg_utils.py", _VALUE_ARG_UTILS.replace("argparse.BooleanOptionalAction", "x"))
+        archive.writestr("vllm/entrypoints/openai/cli_args.py", _VALUE_FRONTEND)
+    assert tool.value_options(str(older)) == {"--port", "--many", "--both"}
+
+
+def test_the_table_records_options_taking_a_value_per_release():
+    table = cli_options()
+    assert table.takes_value("--tool-call-parser", "0.10.1") and table.takes_value("--tool_call_parser", "0.34.0")
+    assert table.takes_value("--max-model-len", "0.33.0") and table.takes_value("--served-model-name", "0.6.0")
+    assert table.takes_value("--tool-call", "0.6.0") == (table.accepts("--tool-call", "0.6.0") == "prefix")
+    for flag in ("--enforce-eager", "--enable-prefix-caching", "--enable-auto-tool-choice", "--trust-remote-code"):
+        assert not any(table.takes_value(flag, r) for r in table.releases), flag
+    assert not table.takes_value("--hf-token", "0.34.0")  # bool | str | None: nargs "?"

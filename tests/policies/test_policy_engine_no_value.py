@@ -9,7 +9,7 @@ from __future__ import annotations
 from policy_fixtures import found_by
 
 from components.engine_options import cli_options
-from policies.vllm.flags_exist import explicit_values
+from policies.vllm.option_values import explicit_values
 
 FLAGS = "engine-options-exist"
 

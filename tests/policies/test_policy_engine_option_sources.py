@@ -230,7 +230,7 @@ def test_source_tables_record_tag_and_commit_per_release():
         for release, tag in tags.items():
             written, commit = tag.split()
             assert written.lstrip("v") == release and len(commit) == 40
-        assert set(data["syntax"]) == {"equals", "underscores", "dotted"}
+        assert set(data["syntax"]) == {"equals", "underscores", "dotted", "hyphen_values"}
 
 
 # The readers on text written here (no upstream code): the forms the module docstring describes.
@@ -261,6 +261,7 @@ static bool parse(int argc, char ** argv) {
         std::replace(arg.begin(), arg.end(), '_', '-');
     }
     if (arg_to_options.find(arg) == arg_to_options.end()) { throw 1; }
+    if (i+1 >= argc) { throw std::invalid_argument("expected value for argument"); }
 }
 void init() {
     add_opt(common_arg(
@@ -299,14 +300,26 @@ def test_clap_reader():
     }
     assert found["--model-id"]["env"] == "MODEL_ID" and found["--port"]["env"] == "LISTEN_PORT"
     assert found["--json-output"]["no_value"] and not found["--port"]["no_value"]
+    # one value must follow a plain or Option<T> field; a bool takes none
+    assert found["--model-id"]["value"] and found["--port"]["value"] and found["--hf-token"]["value"]
+    assert not found["--json-output"]["value"] and not found["--help"]["value"]
+    # Vec<T>, Option<Option<T>>, num_args: the number of values is not one, so the field is left out
+    for kind in ("Vec<String>", "Option<Option<String>>", "Option<Vec<usize>>"):
+        assert not clap_options(CLAP.replace("hf_token: Option<String>", f"hf_token: {kind}"))["--hf-token"]["value"]
+    assert not clap_options(CLAP.replace("alias = ", "num_args = 0..=1, alias = "))["--hf-token"]["value"]
 
 
 def test_llama_reader():
     found = llama_options(ARG_CPP)
     assert set(found) == {"-c", "--ctx-size", "--webui", "--no-webui"}
     assert found["--ctx-size"]["env"] == "LLAMA_ARG_CTX_SIZE"
+    # a handler taking an int or a string takes the next argument; a bool handler (a --x/--no-x pair) takes none
+    assert found["-c"]["value"] and found["--ctx-size"]["value"]
+    assert not found["--webui"]["value"] and not found["--no-webui"]["value"]
     with pytest.raises(ValueError):
         llama_options(ARG_CPP.replace("arg_to_options.find(arg)", "lookup(arg)"))
+    with pytest.raises(ValueError):  # a parse loop that does not refuse a value option left without its value
+        llama_options(ARG_CPP.replace('"expected value for argument"', '"x"'))
 
 
 def test_llama_arg_settings_cover_every_variable_the_table_read():
@@ -331,6 +344,8 @@ TRITON_ARGS = ["--model-repository=/models", "--strict-model-config=false", "--l
 def test_a_misspelt_triton_option_blocks_at_a_release_tag():
     args = [*TRITON_ARGS, "--model-control=explicit"]  # a prefix of --model-control-mode: getopt_long takes it
     assert found_by([triton("nvcr.io/nvidia/tritonserver:24.08-py3", args)], FLAGS) == []
+    # review46c item 7: the case above is a unique prefix only while the release has one --model-control-* option
+    assert cli_options("triton_cli_flags.json").declared_prefixes("--model-control", "24.08") == ["--model-control-mode"]
     args = [*TRITON_ARGS, "--strict-readyness=false"]
     ((level, message),) = found_by([triton("nvcr.io/nvidia/tritonserver:24.08-trtllm-python-py3", args)], FLAGS)
     assert level == "mandatory"
@@ -383,6 +398,142 @@ def test_triton_reader_takes_a_literal_value_form():
         '{OPTION_BACKEND_CONFIG, "backend-config", "<string>,<string>=<string>",\n "Specify a backend-specific setting"},'
     )
     assert triton_options(text) == {
-        "--help": {"env": "", "no_value": True},
-        "--backend-config": {"env": "", "no_value": False},
+        "--help": {"env": "", "no_value": True, "value": False},
+        "--backend-config": {"env": "", "no_value": False, "value": True},
     }
+
+
+# Arity (session 47): an option that takes a value with none after it. The tables' ``values`` are read per release
+# by tools/read_source_options.py (clap: a plain or Option<T> field; llama.cpp: a handler taking a string or a number,
+# b8914 common/arg.cpp:469-472 "expected value for argument"; Triton: every kind but Option::ArgNone is getopt's
+# required_argument, v2.71.0 src/command_line_parser.cc:307, and '?' throws, :1335-1338).
+
+
+def test_a_tgi_value_option_followed_by_an_option_blocks():
+    # TGI_ARGS (the code index's stored file 51851684366) with --max-input-tokens' value dropped: clap 4 (TGI
+    # launcher/Cargo.toml clap 4.4.5 at v2.4.1) takes --max-total-tokens for the next option
+    args = ["--model-id", "meta-llama/Llama-3.1-8B-Instruct", "--max-input-tokens", "--max-total-tokens", "8192"]
+    ((level, message),) = found_by([deployment("ghcr.io/huggingface/text-generation-inference:2.4.1", args)], FLAGS)
+    assert level == "mandatory"
+    assert message == (
+        "container server: --max-input-tokens is followed by the option --max-total-tokens, but --max-input-tokens "
+        "takes a value in Hugging Face TGI 2.4.1 (image ghcr.io/huggingface/text-generation-inference:2.4.1): clap exits "
+        "with \"a value is required for '--max-input-tokens' but none was supplied\", so the server never starts; give "
+        "--max-input-tokens its value (or remove it)"
+    )
+    # last on the line, and on a tag that names no release read (a rebuild): advice
+    args = [*TGI_ARGS, "--quantize"]
+    ((level, message),) = found_by([deployment("ghcr.io/huggingface/text-generation-inference:2.4.1", args)], FLAGS)
+    assert level == "mandatory" and "--quantize is the last argument" in message
+    ((level, _),) = found_by([deployment("registry.example.com/tgi:custom", args, command=["text-generation-launcher"])], FLAGS)
+    assert level == "advisory"
+
+
+def test_a_clap_flag_given_a_value_blocks():
+    # review46c item 2: TGI's --trust-remote-code and TEI's --auto-truncate are bool fields (clap SetTrue): clap 4
+    # refuses a value, "unexpected value 'true' for '--trust-remote-code' found; no more were expected", exit 2
+    args = [*TGI_ARGS, "--trust-remote-code=true"]
+    ((level, message),) = found_by([deployment("ghcr.io/huggingface/text-generation-inference:2.4.1", args)], FLAGS)
+    assert level == "mandatory"
+    assert "--trust-remote-code takes no value in Hugging Face TGI 2.4.1" in message
+    assert "clap exits with \"unexpected value 'true' for '--trust-remote-code' found" in message
+    args = ["--model-id", "BAAI/bge-large-en-v1.5", "--auto-truncate=true"]
+    ((level, message),) = found_by([deployment("ghcr.io/huggingface/text-embeddings-inference:1.5", args)], FLAGS)
+    assert "--auto-truncate takes no value" in message
+
+
+def test_a_llama_cpp_value_option_last_blocks():
+    # llama.cpp takes the next argument as the value whatever it is (-c --port only misreads); last, none is left
+    args = ["-m", "/models/m.gguf", "--host", "0.0.0.0", "-c"]
+    ((level, message),) = found_by([deployment("ghcr.io/ggml-org/llama.cpp:server-cuda-b4500", args)], FLAGS)
+    assert level == "mandatory"
+    assert "-c is the last argument, but -c takes a value in llama.cpp server b4500" in message
+    assert "'expected value for argument'" in message
+
+
+def test_a_triton_value_option_last_blocks():
+    args = ["--model-repository=/models", "--log-verbose"]
+    ((level, message),) = found_by([triton("nvcr.io/nvidia/tritonserver:24.08-py3", args)], FLAGS)
+    assert level == "mandatory"
+    assert "--log-verbose is the last argument" in message and "requires an argument" in message
+
+
+def test_careful_value_forms_stay_silent():
+    forms = [
+        # clap: --k=v, a negative number (clap would refuse it, but it is left to other rules), an option after "--"
+        deployment("ghcr.io/huggingface/text-generation-inference:2.4.1", [*TGI_ARGS, "--trust-remote-code", "--", "-x"]),
+        # llama.cpp and getopt take the next argument as the value whatever it is
+        deployment("ghcr.io/ggml-org/llama.cpp:server-cuda-b4500", ["-m", "/m.gguf", "--alias", "-x", "--port", "8080"]),
+        triton("nvcr.io/nvidia/tritonserver:24.08-py3", ["--model-repository", "--strict-model-config=false", "--log-verbose=1"]),
+        # --flash-attn took no value before b6427 and takes one from it: a build between two read ones is judged by both
+        deployment("ghcr.io/ggml-org/llama.cpp:server-cuda-b6200", ["-m", "/m.gguf", "--flash-attn"]),
+        # a value decided at run time
+        deployment("ghcr.io/huggingface/text-generation-inference:2.4.1", ["--model-id", "$(MODEL_ID)", "--port", "80"]),
+    ]
+    for form in forms:
+        assert found_by([form], FLAGS) == [], form
+
+
+def test_an_empty_option_name_says_so():
+    # review46c item 4: `--=x` is no option of any parser; the message no longer names an option "--"
+    ((level, message),) = found_by([deployment("ghcr.io/ggml-org/llama.cpp:server-b4488", ["-m", "/m.gguf", "--=x"])], FLAGS)
+    assert level == "mandatory"
+    assert "'--=...' is an option with an empty name" in message and "-- is not an option" not in message
+
+
+KSERVE_TRITON_RUNTIME = {
+    # kserve v0.20.0 config/runtimes/kserve-tritonserver.yaml (its args form), at a pinned NGC container
+    "apiVersion": "serving.kserve.io/v1alpha1",
+    "kind": "ClusterServingRuntime",
+    "metadata": {"name": "kserve-tritonserver"},
+    "spec": {
+        "supportedModelFormats": [{"name": "triton", "version": "2", "autoSelect": True}],
+        "protocolVersions": ["v2", "grpc-v2"],
+        "containers": [
+            {
+                "name": "kserve-container",
+                "image": "nvcr.io/nvidia/tritonserver:23.05-py3",
+                "args": ["tritonserver", "--model-store=/mnt/models", "--grpc-port=9000", "--http-port=8080"],
+            }
+        ],
+    },
+}
+
+
+def isvc(predictor: dict) -> dict:
+    return {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "triton-isvc"},
+        "spec": {"predictor": predictor},
+    }
+
+
+def test_kserve_predictor_args_join_the_runtime_command_line():
+    # review46c item 3: KServe appends a predictor's args to its ServingRuntime's (kserve v0.20.0
+    # pkg/controller/v1beta1/inferenceservice/utils/utils.go:253-263) and turns a `triton` predictor into a model of
+    # format triton (pkg/apis/serving/v1beta1/inference_service_defaults.go:323-335); runtimeVersion replaces the tag
+    # (utils.go:339-355). The kserve docs' torchscript example's `triton` predictor, with --log-verbose misspelt.
+    legacy = isvc({"triton": {"storageUri": "gs://kfserving-examples/models/torchscript", "args": ["--log-verbosity=1"]}})
+    ((level, message),) = found_by([KSERVE_TRITON_RUNTIME, legacy], FLAGS)
+    assert level == "mandatory"
+    assert "--log-verbosity is not an option of Triton Inference Server 23.05" in message
+    assert "ClusterServingRuntime/kserve-tritonserver merged in" in message
+    model = isvc({"model": {"modelFormat": {"name": "triton"}, "runtimeVersion": "21.09-py3", "args": ["--log-verbose"]}})
+    ((level, message),) = found_by([KSERVE_TRITON_RUNTIME, model], FLAGS)
+    assert "--log-verbose is the last argument" in message
+    assert level == "advisory"  # 21.09 is before the first release read: no release named
+    careful = isvc({"triton": {"runtimeVersion": "24.08-py3", "args": ["--log-verbose=1", "--strict-model-config=false"]}})
+    assert found_by([KSERVE_TRITON_RUNTIME, careful], FLAGS) == []
+    # the runtime's own misspelling is the runtime's finding, once
+    runtime = json.loads(json.dumps(KSERVE_TRITON_RUNTIME))
+    runtime["spec"]["containers"][0]["args"].append("--bogus-x=1")
+    found = found_by([runtime, careful], FLAGS)
+    assert len(found) == 1 and "--bogus-x" in found[0][1] and "merged in" not in found[0][1]
+
+
+def test_old_llama_cpp_b1_tags_are_read():
+    # review46c item 6: ggerganov/llama.cpp's old server--b1-<commit> tags run the server on args too
+    args = ["-m", "/m.gguf", "--typo-x"]
+    ((level, message),) = found_by([deployment("ghcr.io/ggerganov/llama.cpp:server-cuda--b1-2b1f616", args)], FLAGS)
+    assert level == "advisory" and "--typo-x is an option of no llama.cpp server release" in message
