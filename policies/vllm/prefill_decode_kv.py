@@ -42,11 +42,12 @@ def _main(podspec: dict) -> Optional[dict]:
 
 
 def _unseen(container: dict) -> bool:
-    """True when an env the files cannot read may carry the flags (VLLM_ADDITIONAL_ARGS from valueFrom, envFrom)."""
+    """True when an env the files cannot read may carry the flags: VLLM_ADDITIONAL_ARGS from valueFrom, or with a
+    placeholder the controller renders (``{{ ChildName ... }}``, read as unknown), or an envFrom."""
     if container.get("envFrom"):
         return True
     return any(
-        isinstance(e, dict) and e.get("name") == "VLLM_ADDITIONAL_ARGS" and e.get("value") is None
+        isinstance(e, dict) and e.get("name") == "VLLM_ADDITIONAL_ARGS" and not isinstance(e.get("value"), str)
         for e in as_list(container.get("env"))
     )
 
