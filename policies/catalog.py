@@ -96,6 +96,8 @@ _ENTRIES = (
     Entry("S", 57, "an Ollama server's model store outlives the pod, or the pod pulls its models"),
     Entry("S", 58, "a KEDA trigger gives the metadata its scaler requires"),
     Entry("S", 59, "a client of a server loading LoRA adapters asks for an adapter by name"),
+    Entry("S", 60, "a KV-cache-aware scheduler gets the KV events it scores by"),
+    Entry("S", 61, "prefill and decode of one model agree on KV transfer"),
     Entry("S", 62, "a chat front end's settings leave it a model backend the cluster resolves"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),

@@ -21,7 +21,10 @@ charts/kserve-runtime-configs/files/llmisvcconfigs/resources.yaml). They are fac
 text: the container ``main`` runs ``exec vllm serve /mnt/models --port 8000`` (plus
 ``--tensor-parallel-size`` from ``spec.parallelism.tensor`` and the user's args) from a bash script
 (config-llm-template.yaml:166-178), kept here as the command line it starts; probes, preStop, grace
-period and /dev/shm are as the files set them. Nothing here reads the reference folder at run time.
+period, /dev/shm and the main container's securityContext are as the files set them. The script's eval line passes
+``${VLLM_ADDITIONAL_ARGS}`` and then ``$@`` (:176-177): the preset's ``--`` is the last word of its command (:179,
+bash's $0), so a user's ``args`` are appended to the script's flags, never replacing them; a user's ``command``
+replaces the whole script (a list with no merge key). Nothing here reads the reference folder at run time.
 """
 
 from __future__ import annotations
@@ -37,7 +40,26 @@ IMAGE = "ghcr.io/llm-d/llm-d-cuda:v0.8.0"  # config-llm-template.yaml:10 (every 
 PRESET_COMMAND = ["vllm", "serve", "/mnt/models"]
 
 
-def _main(port: int, worker: bool = False) -> dict:
+def _security_context(data_parallel: bool) -> dict:
+    """The main container's securityContext (config-llm-template.yaml:187-196, the same in the decode and prefill
+    presets): no privilege escalation, ``runAsNonRoot: true`` with no ``runAsUser`` (the kubelet then needs an image
+    that runs as a non-root user), ALL capabilities dropped, RuntimeDefault seccomp. The data-parallel presets add
+    IPC_LOCK, SYS_RAWIO and NET_RAW for RDMA (config-llm-worker-data-parallel.yaml:218-231 and :500-513;
+    config-llm-prefill-worker-data-parallel.yaml:219-232, :501-514; config-llm-decode-worker-data-parallel.yaml:279+).
+    A user's ``securityContext`` merges over it field by field (a map), its ``capabilities.add`` list replacing."""
+    capabilities: dict[str, list[str]] = {"drop": ["ALL"]}
+    if data_parallel:
+        capabilities = {"add": ["IPC_LOCK", "SYS_RAWIO", "NET_RAW"], **capabilities}
+    return {
+        "allowPrivilegeEscalation": False,
+        "readOnlyRootFilesystem": False,
+        "runAsNonRoot": True,
+        "capabilities": capabilities,
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
+
+
+def _main(port: int, worker: bool = False, data_parallel: bool = False) -> dict:
     """The ``main`` container every preset defines (config-llm-template.yaml:9-240; decode: port 8001). The
     data-parallel presets' worker pods have no probes and run ``vllm serve ... --headless``, an engine with no API
     server (config-llm-worker-data-parallel.yaml:290-533, ``--headless`` at :481; the prefill worker
@@ -61,6 +83,7 @@ def _main(port: int, worker: bool = False) -> dict:
             {"name": "VLLM_LOGGING_LEVEL", "value": "INFO"},
             {"name": "HF_HUB_CACHE", "value": "/models"},
         ],
+        "securityContext": _security_context(data_parallel),  # :187-196
         "lifecycle": {"preStop": {"exec": {"command": ["/bin/sleep", "15"]}}},  # :197-202
         **({} if worker else probe_fields),
         "volumeMounts": [
@@ -76,7 +99,7 @@ def _pod(port: int, shm: str, worker: bool = False) -> dict:
     """A preset pod: the main container, grace period 60 s (:240) and its volumes (:241-253; dshm 1Gi, 8Gi in the
     data-parallel presets, config-llm-worker-data-parallel.yaml:280-283)."""
     return {
-        "containers": [_main(port, worker)],
+        "containers": [_main(port, worker, data_parallel=shm == "8Gi")],  # the data-parallel presets: 8Gi
         "terminationGracePeriodSeconds": 60,
         "volumes": [
             {"name": "home", "emptyDir": {}},
@@ -204,6 +227,17 @@ def shutdown_passed(container: dict) -> bool:
     return tuple(int(part) for part in release.split(".")[:2]) >= (0, 18)
 
 
+# The command lines the presets' main containers run (their scripts, as _main keeps them).
+_SCRIPTS = frozenset(
+    tuple(c["command"]) for pods in PRESETS.values() for pod in pods.values() for c in pod["containers"] if c["name"] == "main"
+)
+
+
+def _script(command: Any) -> bool:
+    """Whether a merged main container's command is still a preset's script (no one replaced it)."""
+    return isinstance(command, list) and tuple(command) in _SCRIPTS
+
+
 def _has_worker(spec: dict, path: str) -> bool:
     """Whether the pod at ``path`` belongs to a data-parallel preset (its owner has a worker)."""
     owner = spec.get("prefill") if path.startswith("prefill.") else spec
@@ -227,6 +261,26 @@ def _evaluated(args: Any) -> Any:
         return shlex.split(" ".join(args).replace("\\\n", " "))
     except ValueError:  # unbalanced quotes: the shell would refuse the line too; keep what was written
         return args
+
+
+def additional_args(container: dict) -> list[str]:
+    """The words of the main container's VLLM_ADDITIONAL_ARGS as the preset's script passes them to vLLM: the script
+    runs ``eval "exec vllm serve ... ${VLLM_ADDITIONAL_ARGS} $@"`` (config-llm-template.yaml:166-177, the variable at
+    :176, after the preset's own flags and before the user's args), so the shell splits the value into words, its
+    quotes grouping (a quoted ``--kv-transfer-config '{...}'`` is one flag and its JSON). Only a literal ``value``
+    is read: a ``valueFrom`` is not known from the files; an unbalanced quote gives nothing (the shell refuses the
+    line too)."""
+    env = container.get("env")
+    for entry in env if isinstance(env, list) else []:
+        if isinstance(entry, dict) and entry.get("name") == "VLLM_ADDITIONAL_ARGS":
+            value = entry.get("value")
+            if not isinstance(value, str):
+                return []
+            try:
+                return shlex.split(value.replace("\\\n", " "))
+            except ValueError:
+                return []
+    return []
 
 
 def llmisvc_pod_specs(spec: dict, base_specs: list[dict] | None = None) -> list[tuple[str, dict]]:
@@ -275,13 +329,15 @@ def llmisvc_pod_specs(spec: dict, base_specs: list[dict] | None = None) -> list[
                     value = _at(parallelism, key) if isinstance(parallelism, dict) else None
                     extra += [flag, str(int(value)) if isinstance(value, (int, float)) and not isinstance(value, bool) else "1"]
             for container in pod["containers"] if isinstance(pod.get("containers"), list) else []:
-                if isinstance(container, dict) and container.get("name") == "main" and isinstance(container.get("command"), list):
-                    if container["command"][:3] == PRESET_COMMAND:
-                        container["args"] = _evaluated(container.get("args"))
+                if isinstance(container, dict) and container.get("name") == "main" and _script(container.get("command")):
+                    # The preset's script still runs: it passes its flags, VLLM_ADDITIONAL_ARGS and the user's args.
+                    # A command of the user's or a base's replaces the script (a plain list, no merge key), flags and
+                    # all: the container runs what it says.
+                    container["args"] = _evaluated(container.get("args"))
                     passed = extra if shutdown_passed(container) else extra[2:]
-                    container["command"] = [*container["command"], *passed]
+                    container["command"] = [*container["command"], *passed, *additional_args(container)]
         found.append((f"spec.{path}", pod))
     return found
 
 
-__all__ = ["IMAGE", "KSERVE_TAG", "PRESETS", "llmisvc_pod_specs", "presets_for", "strategic_merge"]
+__all__ = ["IMAGE", "additional_args", "KSERVE_TAG", "PRESETS", "llmisvc_pod_specs", "presets_for", "strategic_merge"]

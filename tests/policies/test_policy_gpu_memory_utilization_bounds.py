@@ -113,3 +113,35 @@ def test_config_band_override():
     assert messages(POLICY, with_utilization("0.9"), config={"min": 0.92, "max": 0.95}) == [
         f"container kserve-container: --gpu-memory-utilization=0.9 is below the minimum 0.92; {LOW}"
     ]
+
+
+def test_above_the_band_without_cuda_graphs_is_advice(tmp_path):
+    """KServe v0.20.0's dp-ep P/D sample (kserve/kserve@v0.20.0 docs/samples/llmisvc/dp-ep/deepseek-r1-gpu-rdma-roce/
+    llm-inference-service-dp-ep-deepseek-r1-pd-gpu-p-deepep-ht-d-pplx.yaml) passes, through VLLM_ADDITIONAL_ARGS,
+    --gpu-memory-utilization 0.99 with --enforce-eager: no CUDA graphs, so the rest of the GPU is unproven, advice."""
+    import yaml
+
+    from policies.check import resources_of
+    from policies.manifests import read_manifests
+    from policies.registry import evaluate
+
+    def found(extra: str) -> list[str]:
+        svc = {
+            "apiVersion": "serving.kserve.io/v1alpha1",
+            "kind": "LLMInferenceService",
+            "metadata": {"name": "deepseek-r1-0528-pd"},
+            "spec": {
+                "model": {"uri": "hf://deepseek-ai/DeepSeek-R1-0528", "name": "deepseek-ai/DeepSeek-R1-0528"},
+                "template": {"containers": [{"name": "main", "env": [{"name": "VLLM_ADDITIONAL_ARGS", "value": extra}]}]},
+            },
+        }
+        path = tmp_path / "svc.yaml"
+        path.write_text(yaml.safe_dump(svc))
+        return [
+            v.enforcement
+            for v in evaluate(resources_of(read_manifests([str(path)])))
+            if v.policy == "vllm-gpu-memory-utilization-bounds"
+        ]
+
+    assert found("--gpu-memory-utilization 0.99 --max-model-len 4096 --enforce-eager") == ["advisory"]
+    assert found("--gpu-memory-utilization 0.99 --max-model-len 4096") == ["mandatory"]

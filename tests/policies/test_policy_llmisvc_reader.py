@@ -179,3 +179,89 @@ def test_a_worker_that_fronts_itself_still_needs_probes(tmp_path):
     found = {(p, m.split(":")[0]) for p, _, m in _violations(tmp_path, svc)}
     assert ("serving-readiness-probe", "spec.worker container main") in found
     assert ("llm-startup-probe-budget", "spec.worker container main") in found
+
+
+# --- The derived pod as the controller renders it (session 47): the script's positional args, VLLM_ADDITIONAL_ARGS,
+# a replaced command, the preset's securityContext. kserve/kserve v0.20.0 config/llmisvcconfig/config-llm-template.yaml.
+
+
+def _main_of(svc: dict, path: str = "spec.template") -> dict:
+    return dict(llmisvc_pod_specs(svc["spec"]))[path]["containers"][0]
+
+
+def test_args_are_appended_to_the_script_not_replacing_its_flags(tmp_path):
+    """The preset's `--` is the fourth word of its COMMAND (config-llm-template.yaml:16-19 and :179; bash -c takes it as
+    $0), and the preset has no args: a user's `args: [--tensor-parallel-size, "2"]` is set whole (strategic merge,
+    config_merge.go:779-827) and reaches vLLM as the script's "$@" (:177), after --served-model-name and --port
+    (:166-168). Nothing of the preset is lost, so nothing blocks."""
+    svc = _careful()
+    main = svc["spec"]["template"]["containers"][0]
+    main["args"] = ["--tensor-parallel-size", "2"]
+    for key in ("limits", "requests"):
+        main["resources"][key]["nvidia.com/gpu"] = "2"
+    derived = _main_of(svc)
+    assert derived["command"][:5] == ["vllm", "serve", "/mnt/models", "--port", "8000"]
+    assert derived["args"] == ["--tensor-parallel-size", "2"]
+    assert [v for v in _violations(tmp_path, svc) if v[1] == "mandatory"] == []
+
+
+def test_vllm_additional_args_reach_the_derived_command_line(tmp_path):
+    """`${VLLM_ADDITIONAL_ARGS}` is in the script's eval line (config-llm-template.yaml:176): its words are vLLM's
+    flags. KServe v0.20.0's own sample (docs/samples/llmisvc/dp-ep/deepseek-r1-gpu-rdma-roce/
+    llm-inference-service-dp-ep-deepseek-r1-gpu-naive.yaml) sets --gpu-memory-utilization and --max-model-len there,
+    so S1 and S2 stay silent; a quoted JSON value stays one word, as the shell's eval keeps it."""
+    svc = _careful()
+    svc["spec"]["template"]["containers"][0]["env"] = [
+        {
+            "name": "VLLM_ADDITIONAL_ARGS",
+            "value": '--gpu-memory-utilization 0.95 --max-model-len 8192 --kv_transfer_config \'{"kv_connector":"NixlConnector"}\'',
+        }
+    ]
+    command = _main_of(svc)["command"]
+    assert command[-6:] == [
+        "--gpu-memory-utilization",
+        "0.95",
+        "--max-model-len",
+        "8192",
+        "--kv_transfer_config",
+        '{"kv_connector":"NixlConnector"}',
+    ]
+    found = {v[0] for v in _violations(tmp_path, svc)}
+    assert not found & {"vllm-gpu-memory-utilization-explicit", "vllm-max-model-len-explicit"}
+    svc["spec"]["template"]["containers"][0]["env"] = [
+        {"name": "VLLM_ADDITIONAL_ARGS", "valueFrom": {"configMapKeyRef": {"name": "x", "key": "y"}}}
+    ]
+    assert "--max-model-len" not in _main_of(svc)["command"]  # a valueFrom is not known from the files
+
+
+def test_a_command_of_the_users_replaces_the_script():
+    """Container.command is a list with no merge key: the user's replaces the preset's script, whose flags
+    (--shutdown-timeout, VLLM_ADDITIONAL_ARGS) then never reach vLLM."""
+    svc = _careful()
+    main = svc["spec"]["template"]["containers"][0]
+    main["command"] = ["vllm", "serve", "/mnt/models", "--port", "8080"]
+    main["env"] = [{"name": "VLLM_ADDITIONAL_ARGS", "value": "--max-model-len 8192"}]
+    assert _main_of(svc)["command"] == ["vllm", "serve", "/mnt/models", "--port", "8080"]
+
+
+def _g28(tmp_path, svc: dict) -> list[tuple[str, str]]:
+    return [(e, m) for p, e, m in _violations(tmp_path, svc) if p == "run-as-non-root-image-user"]
+
+
+def test_the_presets_run_as_non_root_meets_a_root_image(tmp_path):
+    """The preset's main container sets runAsNonRoot: true and no runAsUser (config-llm-template.yaml:187-196). A
+    spec.template that swaps in vllm/vllm-openai (root: components/image_users.toml) gets a pod the kubelet refuses
+    (G28, advice as for any pod: a platform that assigns UIDs fills runAsUser). The preset's own llm-d image is not
+    listed as root, so the careful form is silent."""
+    assert _g28(tmp_path, _careful()) == []
+    svc = _careful()
+    svc["spec"]["template"]["containers"][0]["image"] = "vllm/vllm-openai:v0.10.1"
+    [(enforcement, message)] = _g28(tmp_path, svc)
+    assert enforcement == "advisory" and message.startswith("spec.template container main: runAsNonRoot: true without runAsUser")
+    # The pod-level field does not override the container's (core/v1 SecurityContext): still refused.
+    svc["spec"]["template"]["securityContext"] = {"runAsNonRoot": False}
+    assert len(_g28(tmp_path, svc)) == 1
+    # The container's own runAsNonRoot: false merges over the preset's true (a map, field by field): silent.
+    svc["spec"]["template"]["containers"][0]["securityContext"] = {"runAsNonRoot": False}
+    assert _g28(tmp_path, svc) == []
+    assert _main_of(svc)["securityContext"]["capabilities"] == {"drop": ["ALL"]}  # the rest of the preset's stays
