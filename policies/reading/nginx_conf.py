@@ -28,7 +28,7 @@ from policies.reading.mounted_scripts import mounted_config_files
 NGINX_READ_DEFAULT = float(default_seconds("nginx"))
 _PROGRAMS = frozenset({"nginx", "openresty"})
 _COMMENT = re.compile(r"#[^\n]*")
-_UPSTREAM = re.compile(r"\bupstream\s+([\w.-]+)\s*\{([^}]*)\}")
+_UPSTREAM_HEAD = re.compile(r"\bupstream\s+([\w.-]+)\s*\{")
 _SERVER = re.compile(r"(?:^|[;{\s])server\s+([^\s;]+)")
 _PROXY_PASS = re.compile(r"(?:^|[;{\s])proxy_pass\s+([^\s;]+)\s*;")
 _READ_TIMEOUT = re.compile(r"(?:^|[;{\s])proxy_read_timeout\s+([^\s;]+)\s*;")
@@ -70,10 +70,24 @@ def _host(target: str) -> str:
     return re.split(r"[:/]", rest, maxsplit=1)[0]
 
 
+def _upstreams(text: str) -> dict[str, list[str]]:
+    """Each ``upstream NAME { ... }`` block's server hosts. The block's end is searched forward from its head, and the
+    reading stops at the first head with no closing brace, so an unclosed file costs one pass, not one per head."""
+    found: dict[str, list[str]] = {}
+    pos = 0
+    while (m := _UPSTREAM_HEAD.search(text, pos)) is not None:
+        end = text.find("}", m.end())
+        if end < 0:
+            break
+        found[m.group(1)] = [_host(s) for s in _SERVER.findall(text, m.end(), end)]
+        pos = end + 1
+    return found
+
+
 def read_config(text: str) -> tuple[tuple[str, ...], tuple[float, ...]]:
     """(Service names of the proxy_pass targets, the proxy_read_timeout values in seconds) of one configuration text."""
     text = _COMMENT.sub("", text)
-    upstreams = {m.group(1): [_host(s) for s in _SERVER.findall(m.group(2))] for m in _UPSTREAM.finditer(text)}
+    upstreams = _upstreams(text)
     services: list[str] = []
     for target in _PROXY_PASS.findall(text):
         host = _host(target)

@@ -177,6 +177,15 @@ def test_the_nginx_reader():
     assert read_config("location / { proxy_pass http://10.0.0.7:8000; proxy_read_timeout 1m30s; }") == ((), (90.0,))
 
 
+def test_upstream_blocks_are_read_to_their_own_brace_and_an_unclosed_one_ends_the_reading():
+    closed = "upstream llm { server vllm.models.svc:8000; } location / { proxy_pass http://llm; }"
+    assert read_config(closed) == (("vllm",), ())
+    # review47b item 1: every unclosed head used to rescan the rest of the text (79 s for 20,000 of them); now the
+    # first unclosed head ends the block reading, and what came before it still counts.
+    unclosed = closed + " upstream other {" * 20_000 + " location /x { proxy_read_timeout 600s; }"
+    assert read_config(unclosed) == (("vllm",), (600.0,))
+
+
 def test_edge_defaults_are_data_with_their_sources():
     rows = edge_timeouts.EDGES
     assert rows["openshift-router"].seconds == 30 and "haproxy-config.template:167" in rows["openshift-router"].source
