@@ -51,7 +51,9 @@ What is checked, and how sure it is:
 - a KServe InferenceService's predictor args (``model``, or ``triton``, which KServe's webhook turns into a model of
   format triton: kserve v0.20.0 pkg/apis/serving/v1beta1/inference_service_defaults.go:323-335) are read appended to
   its ServingRuntime's among the objects checked, at the predictor's ``runtimeVersion`` where set; only the predictor's
-  own args are judged there;
+  own args are judged there; a ServingRuntime's (or ClusterServingRuntime's) value option that is the last item of its
+  container is advice only, since KServe appends each InferenceService's args after it (utils.go:253-263), while one
+  followed by another option there stays mandatory (appending cannot give it its value);
 - silent where some release has it and the image's release is unknown, and for KServe's Hugging Face server (its
   ``--backend vllm`` takes vLLM's options with ``parse_known_args``, which ignores unknown ones: kserve v0.20.0
   python/huggingfaceserver/huggingfaceserver/__main__.py:213).
@@ -153,6 +155,9 @@ class _Server:
     # every item of the container's command and args is a string: where one is not (the API server refuses it), the
     # tokens read leave it out, so which argument follows which is not known
     strings: bool = True
+    # the last item of a KServe ServingRuntime container's command and args, after which KServe appends each
+    # InferenceService's args (kserve v0.20.0 utils.go:253-263): an option there may get its value from them
+    appended_after: Optional[str] = None
 
 
 def _module_run(tokens: list[str], row: Engine) -> Optional[str]:
@@ -170,6 +175,22 @@ def engine_release(engine: EngineConfig) -> Optional[str]:
     if installs_engine(command_tokens(engine.server.container)[0], row.name):
         return None
     return tagged_release(engine.image, row.options.images)
+
+
+_RUNTIME_KINDS = frozenset({"ServingRuntime", "ClusterServingRuntime"})
+
+
+def _runtime_tail(resource: Resource, container: dict) -> Optional[str]:
+    """The last item of a ServingRuntime's (or ClusterServingRuntime's) container args, or of its command where it
+    has no args: KServe appends an InferenceService's args after it (kserve v0.20.0 utils.go:253-263
+    MergeRuntimeContainers). None for another resource."""
+    if split_type(resource.type)[1] not in _RUNTIME_KINDS:
+        return None
+    for key in ("args", "command"):
+        items = container.get(key)
+        if isinstance(items, list) and items:
+            return items[-1] if isinstance(items[-1], str) else None
+    return None
 
 
 def _servers(resource: Resource) -> list[_Server]:
@@ -205,7 +226,8 @@ def _servers(resource: Resource) -> list[_Server]:
         provided = module is not None and installs_provider(argv, module)
         image = shown_image(server.container.get("image"))
         strings = all_strings(server.container)
-        found.append(_Server(server.label, image, vllm, line, module, installed, provided, strings=strings))
+        tail = _runtime_tail(resource, server.container)
+        found.append(_Server(server.label, image, vllm, line, module, installed, provided, strings=strings, appended_after=tail))
     for other in table_servers(resource):
         row = other.row
         if row is None or row.options is None:
@@ -228,6 +250,7 @@ def _servers(resource: Resource) -> list[_Server]:
                 installs_engine(argv, row.name) or image_rewritten(resource.retagged, other.container.get("image")),
                 module is not None and installs_provider(argv, module),
                 strings=all_strings(other.container),
+                appended_after=_runtime_tail(resource, other.container),
             )
         )
     found.extend(_kserve_servers(resource))
@@ -527,7 +550,14 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 messages += [value_refused(o, v, judged) for o, v in explicit_values(own) if o.replace("_", "-") not in allowed]
                 # from the runtime's last argument: an option of it left without a value by the predictor's first
                 pairs = missing_values(server.tokens[max(server.own_from - 1, 0) :]) if server.strings else []
-                messages += [value_missing(o, after, judged) for o, after in pairs if o.replace("_", "-") not in allowed]
+                tail = server.appended_after
+                messages += [
+                    value_missing(
+                        o, after, judged, appended=after is None and o == tail and bool(server.tokens) and server.tokens[-1] == o
+                    )
+                    for o, after in pairs
+                    if o.replace("_", "-") not in allowed
+                ]
                 messages.append(empty_name(own, judged))
             if server.row.name == "vllm":
                 messages.append(reasoning_parser_refused(server.tokens, _release(server)[1], server.image))
