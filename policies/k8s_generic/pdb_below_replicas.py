@@ -50,7 +50,7 @@ def _selected(pdb: Resource, resources: list[Resource], kinds: frozenset[str] | 
     """The workloads (of `kinds`, None: any) of the run whose pods the PDB's selector matches, in a namespace it may
     share."""
     selector = get(pdb.props, "spec", "selector")
-    return [
+    met = [
         w
         for w in resources
         if (kinds is None or split_type(w.type)[1] in kinds)
@@ -58,6 +58,11 @@ def _selected(pdb: Resource, resources: list[Resource], kinds: frozenset[str] | 
         and namespaces_meet(w.props, pdb.props)
         and any(selector_matches(selector, labels) for labels in pod_labels(w))
     ]
+    # A workload in the PDB's own named namespace is the one it guards; one that names no namespace (another
+    # environment's folder, review47b item 3) joins only when none does.
+    own = get(pdb.props, "metadata", "namespace")
+    exact = [w for w in met if isinstance(own, str) and own and get(w.props, "metadata", "namespace") == own]
+    return exact or met
 
 
 def _floor_of_unseen(pdb: Resource, resources: list[Resource], wanted: int | None) -> list[tuple[str, str]]:

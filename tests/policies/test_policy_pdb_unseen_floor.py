@@ -137,3 +137,15 @@ def test_careful_budgets_over_a_workload_read_stay_silent():
             "GPU nodes cannot be drained, consolidated or patched; use maxUnavailable: 1, or run two or more replicas",
         )
     ]
+
+
+def test_a_workload_in_the_pdbs_own_namespace_is_the_one_it_guards():
+    # review47b item 3: prod's PDB (namespace inference, minAvailable 2) beside prod's Deployment (3 replicas), and
+    # another environment's Deployment with the same labels that names no namespace (1 replica): the budget guards
+    # its own namespace's workload and allows one eviction there, so nothing is reported.
+    bare = _deployment(1)
+    del bare["metadata"]["namespace"]
+    assert found_by([_pdb({"minAvailable": 2}), _deployment(3), bare], POLICY) == []
+    # With no workload in its namespace the omitted-namespace join still stands.
+    ((level, _),) = found_by([_pdb({"minAvailable": 2}), bare], POLICY)
+    assert level == "advisory"
