@@ -15,7 +15,9 @@ as ``$@`` (kserve v0.20.0 config/llmisvcconfig/config-llm-template.yaml:166-179,
 v0.16.0 and v0.17.0 name the command in ``command:`` and take the user's args the same way). ``vllm serve``'s only
 positional is the model tag, already given, so argparse exits with "unrecognized arguments" at every release (set 42:
 johnahull/llmd-gke pattern1/manifests/llmisvc-pattern1-tpu.yaml@b810339). Advice where the preset's
-VLLM_ADDITIONAL_ARGS, set in the container's env, may end with an option the word is the value of.
+VLLM_ADDITIONAL_ARGS, set in the container's env, may end with an option the word is the value of; silent where its
+words, as the preset's eval splits them (policies.vllm.option_values.additional_args, the same words S38's value
+rules read before the args), do end with one (``--max-model-len`` then args ``[8192]``: review47c item 3).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Optional
 from policies.framework import unproven
 from policies.kube import as_list
 from policies.reading.vllm_args import VllmServer, is_shell_operator, serve_model_tag, vllm_command_line
+from policies.vllm.option_values import additional_args
 
 _PROGRAM_WORDS = ("python", "python3", "vllm", "bash", "sh", "/bin/sh", "/bin/bash", "exec")
 
@@ -101,6 +104,9 @@ def stray_after_command(server: VllmServer, preset: bool) -> Optional[str]:
         f"pass only vLLM options in args"
     )
     env = server.container.get("env")
+    extra = additional_args(server.container) if preset else []
+    if extra and extra[-1].startswith("-") and not extra[-1].lstrip("-")[:1].isdigit() and "=" not in extra[-1]:
+        return None  # the preset's words come first: VLLM_ADDITIONAL_ARGS ending with an option takes args[0] as its value
     if preset and any(isinstance(e, dict) and e.get("name") == "VLLM_ADDITIONAL_ARGS" for e in as_list(env)):
         return unproven(f"{message} (VLLM_ADDITIONAL_ARGS, placed before them, may end with an option they are the value of)")
     return message

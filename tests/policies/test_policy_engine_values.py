@@ -175,3 +175,11 @@ def test_a_serving_runtime_ending_with_a_value_option_is_advice():
     # an option followed by another option in the runtime itself stays mandatory
     objects = _runtime_and_isvc(tgi, ["--model-id", "--port", "8080"], [], "tgi")
     assert [level for level, m in found_by(objects, FLAGS) if "takes a value" in m] == ["mandatory"]
+
+
+def test_an_llmisvc_arg_that_is_the_value_of_the_additional_args_last_option_is_no_stray_positional():
+    # review47c item 3 (/tmp/review47c/l-04-value-last-in-addl.yaml): VLLM_ADDITIONAL_ARGS="--max-model-len" and args
+    # ["8192"] make `... --max-model-len 8192` on the preset's line, which is valid.
+    assert not [f for f in found_by([_llmisvc("--max-model-len", ["8192"])], FLAGS) if "positional" in f[1]]
+    stray = [f for f in found_by([_llmisvc("--max-model-len 4096", ["8192"])], FLAGS) if "positional" in f[1]]
+    assert [level for level, _ in stray] == ["advisory"]
