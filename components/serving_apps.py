@@ -36,14 +36,19 @@ class App:
     sources: tuple[tuple[str, str], ...]
 
 
-def _row(name: str, row: Any) -> App:
-    where = f"{TABLE.name} [apps.{name}]"
+def _fields_checked(where: str, row: Any, fields: Any) -> None:
+    """Refuse a row that is not a table or whose fields are not exactly `fields`, naming the row."""
     if not isinstance(row, dict):
         raise ValueError(f"{where}: not a table")
-    unknown = sorted(set(row) - set(_FIELDS))
-    missing = sorted(set(_FIELDS) - set(row))
+    unknown = sorted(set(row) - set(fields))
+    missing = sorted(set(fields) - set(row))
     if unknown or missing:
         raise ValueError(f"{where}: unknown fields {unknown}, missing fields {missing}")
+
+
+def _row(name: str, row: Any) -> App:
+    where = f"{TABLE.name} [apps.{name}]"
+    _fields_checked(where, row, _FIELDS)
     for field in _LISTS:
         value = row[field]
         if not isinstance(value, list) or not all(isinstance(v, str) and v and v == v.lower() for v in value):
@@ -111,12 +116,7 @@ class Consumer:
 
 def _consumer(name: str, row: Any) -> Consumer:
     where = f"{TABLE.name} [consumers.{name}]"
-    if not isinstance(row, dict):
-        raise ValueError(f"{where}: not a table")
-    unknown = sorted(set(row) - set(_CONSUMER_FIELDS))
-    missing = sorted(set(_CONSUMER_FIELDS) - set(row))
-    if unknown or missing:
-        raise ValueError(f"{where}: unknown fields {unknown}, missing fields {missing}")
+    _fields_checked(where, row, _CONSUMER_FIELDS)
     for field in (*_CONSUMER_LISTS, "own_variables", "own_prefixes"):
         value = row[field]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

@@ -40,6 +40,14 @@ def _replicas(workload: Resource) -> int | None:
     kind = split_type(workload.type)[1]
     if kind == "InferenceService":
         return as_int(get(workload.props, "spec", "predictor", "minReplicas"))
+    if kind == "LeaderWorkerSet":
+        # replicas counts groups of leaderWorkerTemplate.size pods (both default 1; LWS api/leaderworkerset/v1
+        # leaderworkerset_types.go): a PDB over its pods weighs pods, not groups (review47b item 4).
+        groups = get(workload.props, "spec", "replicas")
+        size = get(workload.props, "spec", "leaderWorkerTemplate", "size")
+        g = 1 if groups is None else as_int(groups)
+        n = 1 if size is None else as_int(size)
+        return None if g is None or n is None else g * n
     replicas = get(workload.props, "spec", "replicas")
     if replicas is None and kind in _DEFAULT_ONE and get(workload.props, "spec", "template") is not None:
         return 1
@@ -50,7 +58,7 @@ def _selected(pdb: Resource, resources: list[Resource], kinds: frozenset[str] | 
     """The workloads (of `kinds`, None: any) of the run whose pods the PDB's selector matches, in a namespace it may
     share."""
     selector = get(pdb.props, "spec", "selector")
-    return [
+    met = [
         w
         for w in resources
         if (kinds is None or split_type(w.type)[1] in kinds)
@@ -58,6 +66,11 @@ def _selected(pdb: Resource, resources: list[Resource], kinds: frozenset[str] | 
         and namespaces_meet(w.props, pdb.props)
         and any(selector_matches(selector, labels) for labels in pod_labels(w))
     ]
+    # A workload in the PDB's own named namespace is the one it guards; one that names no namespace (another
+    # environment's folder, review47b item 3) joins only when none does.
+    own = get(pdb.props, "metadata", "namespace")
+    exact = [w for w in met if isinstance(own, str) and own and get(w.props, "metadata", "namespace") == own]
+    return exact or met
 
 
 def _floor_of_unseen(pdb: Resource, resources: list[Resource], wanted: int | None) -> list[tuple[str, str]]:
@@ -110,8 +123,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         name = get(pdb.props, "metadata", "name")
         for workload in _selected(pdb, resources, None):
             replicas = _replicas(workload)
-            if replicas is None:
-                continue
+            if replicas is None or (replicas == 0 and _autoscaler_floor(workload, resources) is None):
+                continue  # unknown, or scaled to zero by hand: no pods to evict (review47b item 5)
             replicas = _autoscaler_floor(workload, resources) or replicas
             if wanted >= replicas:
                 kind = split_type(workload.type)[1]

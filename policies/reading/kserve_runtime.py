@@ -267,5 +267,22 @@ __all__ = [
     "merged_resources",
     "predictor_runtime",
     "runtime_container",
+    "runtime_tail",
     "unclaimed_runtime_resources",
 ]
+
+
+_RUNTIME_KINDS = frozenset({"ServingRuntime", "ClusterServingRuntime"})
+
+
+def runtime_tail(resource: Any, container: dict) -> str | None:
+    """The last item of a ServingRuntime's (or ClusterServingRuntime's) container args, or of its command where it
+    has no args: KServe appends an InferenceService's args after it (kserve v0.20.0 utils.go:253-263
+    MergeRuntimeContainers). None for another resource."""
+    if split_type(resource.type)[1] not in _RUNTIME_KINDS:
+        return None
+    for key in ("args", "command"):
+        items = container.get(key)
+        if isinstance(items, list) and items:
+            return items[-1] if isinstance(items[-1], str) else None
+    return None

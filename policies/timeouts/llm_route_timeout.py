@@ -113,8 +113,8 @@ def _model_proxies(resources: list[Resource], selectors: dict, llm: set[str]) ->
     """Service name -> the proxy behind it, for the Services of a proxy in front of a model: a serving-path app (an LLM
     proxy, router or gateway of components/serving_apps.toml) or an nginx whose mounted configuration sends to a
     model's Service (policies/reading/nginx_conf.py). An edge in front of one serves a model as much as an edge in
-    front of the model's own Service. An nginx proxy that sets proxy_read_timeout to any backend is kept too (its
-    wait is an inner timeout an edge in front must not undercut)."""
+    front of the model's own Service. An nginx proxy to no model's Service is not kept, whatever it waits: an edge in
+    front of a plain web app is not this LLM rule's concern (review47b item 2)."""
     found: dict[str, ModelProxy] = {}
     for w in resources:
         if w.type == litellm.CONFIG_MAP_TYPE or split_type(w.type) == ("", "Service"):
@@ -130,9 +130,8 @@ def _model_proxies(resources: list[Resource], selectors: dict, llm: set[str]) ->
                 continue
             for proxy in proxies_:
                 models = sorted(set(proxy.services) & llm)
-                if models or proxy.explicit:
-                    to = f" to an LLM ({', '.join(models)})" if models else ""
-                    found[service] = ModelProxy(f"nginx proxy {name}{to}", proxy, bool(models))
+                if models:
+                    found[service] = ModelProxy(f"nginx proxy {name} to an LLM ({', '.join(models)})", proxy, True)
     return found
 
 

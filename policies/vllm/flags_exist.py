@@ -51,7 +51,7 @@ What is checked, and how sure it is:
 - a KServe InferenceService's predictor args (``model``, or ``triton``, which KServe's webhook turns into a model of
   format triton: kserve v0.20.0 pkg/apis/serving/v1beta1/inference_service_defaults.go:323-335) are read appended to
   its ServingRuntime's among the objects checked, at the predictor's ``runtimeVersion`` where set; only the predictor's
-  own args are judged there;
+  own args are judged there; a runtime's value option last in its container is advice (KServe appends the args after it);
 - silent where some release has it and the image's release is unknown, and for KServe's Hugging Face server (its
   ``--backend vllm`` takes vLLM's options with ``parse_known_args``, which ignores unknown ones: kserve v0.20.0
   python/huggingfaceserver/huggingfaceserver/__main__.py:213).
@@ -77,7 +77,7 @@ from policies.kube import split_type
 from policies.llmisvc_presets import PRESET_COMMAND
 from policies.reading.engines import table_servers
 from policies.reading.installs import installs_engine, installs_provider
-from policies.reading.kserve_runtime import merged_predictor, predictor_model
+from policies.reading.kserve_runtime import merged_predictor, predictor_model, runtime_tail
 from policies.reading.kustomize import image_rewritten
 from policies.reading.serving import EngineConfig, engine_command_line, engine_row
 from policies.reading.vllm_args import (
@@ -153,6 +153,9 @@ class _Server:
     # every item of the container's command and args is a string: where one is not (the API server refuses it), the
     # tokens read leave it out, so which argument follows which is not known
     strings: bool = True
+    # the last item of a KServe ServingRuntime container's command and args, after which KServe appends each
+    # InferenceService's args (kserve v0.20.0 utils.go:253-263): an option there may get its value from them
+    appended_after: Optional[str] = None
 
 
 def _module_run(tokens: list[str], row: Engine) -> Optional[str]:
@@ -205,7 +208,8 @@ def _servers(resource: Resource) -> list[_Server]:
         provided = module is not None and installs_provider(argv, module)
         image = shown_image(server.container.get("image"))
         strings = all_strings(server.container)
-        found.append(_Server(server.label, image, vllm, line, module, installed, provided, strings=strings))
+        tail = runtime_tail(resource, server.container)
+        found.append(_Server(server.label, image, vllm, line, module, installed, provided, strings=strings, appended_after=tail))
     for other in table_servers(resource):
         row = other.row
         if row is None or row.options is None:
@@ -228,6 +232,7 @@ def _servers(resource: Resource) -> list[_Server]:
                 installs_engine(argv, row.name) or image_rewritten(resource.retagged, other.container.get("image")),
                 module is not None and installs_provider(argv, module),
                 strings=all_strings(other.container),
+                appended_after=runtime_tail(resource, other.container),
             )
         )
     found.extend(_kserve_servers(resource))
@@ -527,7 +532,9 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 messages += [value_refused(o, v, judged) for o, v in explicit_values(own) if o.replace("_", "-") not in allowed]
                 # from the runtime's last argument: an option of it left without a value by the predictor's first
                 pairs = missing_values(server.tokens[max(server.own_from - 1, 0) :]) if server.strings else []
-                messages += [value_missing(o, after, judged) for o, after in pairs if o.replace("_", "-") not in allowed]
+                tail = server.appended_after if server.tokens[-1:] == [server.appended_after] else None
+                pairs = [(o, after) for o, after in pairs if o.replace("_", "-") not in allowed]
+                messages += [value_missing(o, after, judged, appended=after is None and o == tail) for o, after in pairs]
                 messages.append(empty_name(own, judged))
             if server.row.name == "vllm":
                 messages.append(reasoning_parser_refused(server.tokens, _release(server)[1], server.image))

@@ -152,11 +152,16 @@ def _parser_kind(table: CliOptions) -> str:
     return "getopt" if table.abbreviating else "clap"
 
 
-def value_missing(option: str, after: Optional[str], server: Judged) -> Optional[str]:
+def value_missing(option: str, after: Optional[str], server: Judged, appended: bool = False) -> Optional[str]:
     """A value option (the table's ``values`` at the release) with no value after it: the last argument of the command,
     or (argparse, clap: ``hyphen_values`` false) followed by another option (``--tool-call-parser --enforce-eager``).
     Mandatory where the image names a release read (or is bracketed by two) whose parser has the option take a value;
-    advice where it names none and every release read having the option has it take one."""
+    advice where it names none and every release read having the option has it take one.
+
+    ``appended``: the option ends a KServe ServingRuntime's container, after which KServe appends each
+    InferenceService's args (kserve v0.20.0 pkg/controller/v1beta1/inferenceservice/utils/utils.go:253-263
+    MergeRuntimeContainers; v0.11.0 utils.go:167-199): the runtime never runs as written, and an InferenceService whose
+    args begin with the value starts, so being the last argument there is advice at most."""
     table, release, bounds = server.table, server.release, server.bounds
     if not table.needs_value or (after is not None and table.hyphen_values):
         return None
@@ -165,6 +170,23 @@ def value_missing(option: str, after: Optional[str], server: Judged) -> Optional
     what = f"{option} is the last argument" if after is None else f"{option} is followed by the option {after}"
     parser = _NO_VALUE_LEFT[_parser_kind(table)].format(option=wanted)
     fix = f"give {wanted} its value (or remove it)"
+    if after is None and appended:
+        what = f"{option} is the last argument of this ServingRuntime's container"
+        having = table.releases_with(option)
+        takes = (
+            all(table.takes_value(option, bound) for bound in bounds)
+            if bounds
+            else bool(having) and all(table.takes_value(option, r) for r in having)
+        )
+        if not takes:
+            return None
+        where = f"{name} {release}" if bounds else f"every {name} release read that has it ({table.span(having)})"
+        return unproven(
+            f"{what}, and {wanted} takes a value in {where} (image {image}); KServe appends each InferenceService's "
+            f"args after the runtime's (kserve v0.20.0 utils.go:253-263), so an InferenceService using this runtime "
+            f"must begin its args with the value, else {parser} and its server never starts; {fix} here unless every "
+            f"InferenceService using it gives the value first"
+        )
     if bounds:
         if all(table.takes_value(option, bound) for bound in bounds):
             return f"{what}, but {wanted} takes a value in {name} {release} (image {image}): {parser}, so the server never starts; {fix}"

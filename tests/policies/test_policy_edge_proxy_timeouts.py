@@ -130,6 +130,10 @@ def test_careful_routes_stay_silent():
     assert _route_findings(_stack(other, annotations={OPENSHIFT: "10m"})) == []
     # Without the annotation a proxy to a known non-model Service that sets no read timeout is not this rule's concern.
     assert _route_findings(_stack(other)) == []
+    # review47b item 2: a plain web app's nginx that waits 300 s for its backend (uploads), behind a Route left at
+    # the router's default: the proxy fronts no model (the run's vLLM is beside it), so this LLM rule stays silent.
+    web = NGINX_CONF.replace("vllm.llm.svc.cluster.local", "wiki-backend").replace("600s", "300s")
+    assert _route_findings(_stack(web)) == []
 
 
 def test_an_ingress_nginx_edge_in_front_of_the_proxy_reads_the_same_inversion():

@@ -127,3 +127,51 @@ def test_an_llmisvc_reads_vllm_additional_args_before_its_args():
     assert _missing(_llmisvc("--max-model-len 8192 --tool-call-parser", ["hermes", "--enable-auto-tool-choice"])) == []
     misspelt = [f for f in found_by([_llmisvc("--max-model-lenght 8192", [])], FLAGS) if "--max-model-lenght" in f[1]]
     assert misspelt and misspelt[0][0] == "mandatory"
+
+
+def _runtime_and_isvc(image: str, runtime_args: list[str], isvc_args: list[str], fmt: str) -> list[dict]:
+    """A ServingRuntime and an InferenceService using it (the shape of review47c's k-06 and k-03 reproducers)."""
+    runtime = {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "ServingRuntime",
+        "metadata": {"name": "rt", "namespace": "llm"},
+        "spec": {
+            "supportedModelFormats": [{"name": fmt, "autoSelect": True}],
+            "containers": [{"name": "kserve-container", "image": image, "args": runtime_args}],
+        },
+    }
+    if fmt == "vLLM":
+        runtime["spec"]["containers"][0]["command"] = ["python3", "-m", "vllm.entrypoints.openai.api_server"]
+    isvc = {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "v", "namespace": "llm"},
+        "spec": {"predictor": {"model": {"modelFormat": {"name": fmt}, "runtime": "rt", "args": isvc_args}}},
+    }
+    return [runtime, isvc]
+
+
+def test_a_serving_runtime_ending_with_a_value_option_is_advice():
+    # review47c item 1: KServe appends each InferenceService's args after its ServingRuntime's (kserve v0.20.0
+    # pkg/controller/v1beta1/inferenceservice/utils/utils.go:253-263), so a runtime whose args end with --model gets
+    # its value from `args: [/mnt/models/llama, ...]`: the runtime alone never runs, no block there.
+    objects = _runtime_and_isvc(
+        "vllm/vllm-openai:v0.10.1",
+        ["--port", "8080", "--served-model-name", "{{.Name}}", "--model"],
+        ["/mnt/models/llama", "--max-model-len", "8192"],
+        "vLLM",
+    )
+    found = [f for f in found_by(objects, FLAGS) if "takes a value" in f[1]]
+    assert [level for level, _ in found] == ["advisory"]
+    assert "--model is the last argument of this ServingRuntime's container" in found[0][1]
+    assert "unless every InferenceService using it gives the value first" in found[0][1]
+    tgi = "ghcr.io/huggingface/text-generation-inference:3.3.4"
+    objects = _runtime_and_isvc(tgi, ["--port", "8080", "--model-id"], ["/mnt/models", "--max-input-tokens", "1024"], "tgi")
+    assert [level for level, m in found_by(objects, FLAGS) if "takes a value" in m] == ["advisory"]
+    # k-04: followed by the predictor's own option, appending cannot fix it: the InferenceService's finding blocks
+    objects = _runtime_and_isvc(tgi, ["--model-id", "/mnt/models", "--api-key"], ["--max-input-tokens", "1024"], "tgi")
+    levels = sorted((level, "InferenceService predictor" in m) for level, m in found_by(objects, FLAGS) if "takes a value" in m)
+    assert levels == [("advisory", False), ("mandatory", True)]
+    # an option followed by another option in the runtime itself stays mandatory
+    objects = _runtime_and_isvc(tgi, ["--model-id", "--port", "8080"], [], "tgi")
+    assert [level for level, m in found_by(objects, FLAGS) if "takes a value" in m] == ["mandatory"]

@@ -137,3 +137,43 @@ def test_careful_budgets_over_a_workload_read_stay_silent():
             "GPU nodes cannot be drained, consolidated or patched; use maxUnavailable: 1, or run two or more replicas",
         )
     ]
+
+
+def test_a_workload_in_the_pdbs_own_namespace_is_the_one_it_guards():
+    # review47b item 3: prod's PDB (namespace inference, minAvailable 2) beside prod's Deployment (3 replicas), and
+    # another environment's Deployment with the same labels that names no namespace (1 replica): the budget guards
+    # its own namespace's workload and allows one eviction there, so nothing is reported.
+    bare = _deployment(1)
+    del bare["metadata"]["namespace"]
+    assert found_by([_pdb({"minAvailable": 2}), _deployment(3), bare], POLICY) == []
+    # With no workload in its namespace the omitted-namespace join still stands.
+    ((level, _),) = found_by([_pdb({"minAvailable": 2}), bare], POLICY)
+    assert level == "advisory"
+
+
+def _lws(groups: int | None, size: int | None) -> dict:
+    template = {
+        "metadata": {"labels": {"app": "vllm"}},
+        "spec": {"containers": [{"name": "vllm", "image": "vllm/vllm-openai:v0.10.1"}]},
+    }
+    lwt: dict = {"workerTemplate": template}
+    if size is not None:
+        lwt["size"] = size
+    spec: dict = {"leaderWorkerTemplate": lwt}
+    if groups is not None:
+        spec["replicas"] = groups
+    return {
+        "apiVersion": "leaderworkerset.x-k8s.io/v1",
+        "kind": "LeaderWorkerSet",
+        "metadata": {"name": "vllm", "namespace": "inference"},
+        "spec": spec,
+    }
+
+
+def test_a_leader_worker_set_counts_pods_not_groups_and_zero_replicas_are_silent():
+    # review47b items 4 and 5: one group of 4 pods under minAvailable 2 allows two evictions; minAvailable 4 allows
+    # none; a Deployment scaled to 0 by hand has no pods to evict.
+    assert found_by([_pdb({"minAvailable": 2}), _lws(1, 4)], POLICY) == []
+    ((level, message),) = found_by([_pdb({"minAvailable": 4}), _lws(None, 4)], POLICY)
+    assert level == "advisory" and "not below the 4 replicas of LeaderWorkerSet vllm" in message
+    assert found_by([_pdb({"minAvailable": 1}), _deployment(0)], POLICY) == []
