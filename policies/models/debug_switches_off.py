@@ -399,11 +399,21 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         for server in model_servers(r):
             image = server.container.get("image")
             switches, logging = _table(True, server.engine, image), _table(False, server.engine, image)
-            values = env_values(server.container)
-            values.update(_script_values(server.container, [*switches, *logging]))
+            env = env_values(server.container)
+            scripted = _script_values(server.container, [*switches, *logging])
+            values = {**env, **scripted}
+            # A switch only the shell script turns on may sit in a comment, an unused branch, an echo, or be unset
+            # later (review47d item 1: "# export CUDA_LAUNCH_BLOCKING=1" in vLLM launch scripts): advice.
+            env_on = {name for name, _ in _switched_on(env, switches, allowed)} if scripted else set()
             for setting, cost in _switched_on(values, switches, allowed):
-                findings.append((r.name, f"{server.label}: env {setting} {cost}; remove it from the serving pod"))
-            findings.extend((r.name, m) for m in _dev_mode(r, server, values, allowed))
+                message = f"{server.label}: env {setting} {cost}; remove it from the serving pod"
+                name = setting.split("=", 1)[0]
+                if name in scripted and f"{name}={env.get(name)}" not in env_on:
+                    message = unproven(message + " (set in the container's shell script; check it is not commented out)")
+                findings.append((r.name, message))
+            dev = _dev_mode(r, server, values, allowed)
+            by_script = "VLLM_SERVER_DEV_MODE" in scripted and not _dev_mode(r, server, env, allowed)
+            findings.extend((r.name, unproven(m) if by_script else m) for m in dev)
             for setting, cost in _logging_on(values, allowed, logging):
                 message = f"{server.label}: env {setting} {cost}, left on in a serving pod; remove it"
                 findings.append((r.name, unproven(message)))

@@ -41,13 +41,25 @@ def loads_at_start(server: EngineServer) -> Optional[str]:
     if row is None:
         return None
     for flag in row.start_load_flags:
-        if flag == "model" and server.model:
+        if flag == "model" and server.model and _fetched(server.model):
             return f"the model {server.model}"
-        if flag != "model" and str(server.args.get(flag) or "").strip():
+        if flag != "model" and _sets(server.args.get(flag)):
             return f"--{flag}"
     if row.start_load_env:
         env = env_values(server.container)
         for name in row.start_load_env:
-            if str(env.get(name) or "").strip():
+            if _sets(env.get(name)):
                 return f"env {name}"
     return None
+
+
+def _fetched(model: str) -> bool:
+    """Whether a positional model is one the server fetches (a gallery id ``phi-2``, ``gallery@name``, or a URL) rather
+    than a local config path whose files are already on a volume (``/models/phi-2.yaml``: read, not fetched)."""
+    return "://" in model or "@" in model or "/" not in model
+
+
+def _sets(value: object) -> bool:
+    """Whether a start-load setting names anything: empty, ``[]`` or ``{}`` (an empty JSON list or map) sets nothing."""
+    text = str(value or "").strip()
+    return bool(text) and text.replace(" ", "") not in ("[]", "{}")

@@ -65,6 +65,11 @@ _NOT_EPHEMERAL = ("persistentVolumeClaim", "ephemeral", "csi", "nfs", "awsElasti
 KSERVE_HF_CACHE = ("/tmp/huggingface/hub",)
 
 
+def _subcommands(engine: Engine) -> frozenset[str]:
+    """The words a row's commands name after their binary (``local-ai run`` -> ``run``)."""
+    return frozenset(c[1] for c in engine.commands if len(c) > 1 and not c[1].startswith("-"))
+
+
 def hub_model(model: Any) -> Optional[str]:
     """The Hugging Face repository a model reference names (``org/name``, ``hf://org/name``), or None
     for local paths, object-store URIs and unexpanded placeholders."""
@@ -131,8 +136,11 @@ def table_args(container: Mapping, engine: Engine, line: list[str]) -> dict[str,
                 else:
                     args[setting] = env[name]
                 break
-    if engine.model_positional and "model" not in args and line and not line[0].startswith("-"):
-        args["model"] = line[0]
+    # A sub-command the row's commands name after the binary ("local-ai run": LocalAI's default kong command, mudler/
+    # LocalAI v4.9.0 core/cli/cli.go L11, which the image's entrypoint passes on as args ["run", ...]) is no model.
+    words = line[1:] if line and line[0] in _subcommands(engine) else line
+    if engine.model_positional and "model" not in args and words and not words[0].startswith("-"):
+        args["model"] = words[0]
     return args
 
 

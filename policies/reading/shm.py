@@ -147,7 +147,8 @@ def _need(
         size_text = f"the {facts.size} {row.display}'s publisher asks for with several ranks" if size else ""
         ranks = _engine_ranks(row, args, gpus)
         if ranks is not None:
-            return ShmNeed(path, podspec, container, ranks, True, facts.fails, size, size_text)
+            fails = facts.fails and _model_ranks(args) > 1 and not other_accelerator(container, args)
+            return ShmNeed(path, podspec, container, ranks, True, fails, size, size_text)
         for flag, value in facts.multiprocess:
             if str(args.get(flag, "")).lower() == value:
                 why = f"runs its workers as processes of their own ({row.spelling(flag)} {value})"
@@ -170,7 +171,9 @@ def _engine_ranks(row: Engine, args: Mapping[str, str | None], gpus: int) -> str
     """Why the engine runs several ranks on this pod, in messages' words, or None (one rank, or sizes unreadable)."""
     tp = parallel_size(args, "tensor-parallel-size")
     pp = parallel_size(args, "pipeline-parallel-size")
-    local = args.get("data-parallel-size-local") or args.get("data-parallel-size")
+    local = args.get("data-parallel-size-local")
+    if local is None and "data-parallel-rank" not in args and "data-parallel-external-lb" not in args:
+        local = args.get("data-parallel-size")
     dp = as_int(local) if local is not None else 1
     if tp is None or pp is None or dp is None or dp < 1:
         return None
@@ -181,6 +184,34 @@ def _engine_ranks(row: Engine, args: Mapping[str, str | None], gpus: int) -> str
     if dp > 1:
         return f"runs {tp * pp * dp} ranks (tensor parallel {tp} × pipeline parallel {pp} × data parallel {dp})"
     return f"runs {tp * pp} ranks (tensor parallel {tp} × pipeline parallel {pp})"
+
+
+def _model_ranks(args: Mapping[str, str | None]) -> int:
+    """Tensor x pipeline parallel: the ranks of one model replica, which talk through NCCL and the engine's shm
+    broadcast queue (vllm-project/vllm#1710 is tensor parallel). Data parallel alone is not counted: external-LB data
+    parallel (--data-parallel-rank or --data-parallel-external-lb) runs one local rank per pod (vllm v0.11.0
+    vllm/engine/arg_utils.py create_engine_config: data_parallel_external_lb, then data_parallel_size_local = 1), and
+    dense-model DP ranks are independent engines, "treat like DP=1" (vllm/v1/engine/core.py run_engine_core, same tag);
+    only MoE DP uses NCCL across DP ranks, which the files seldom prove: advice."""
+    return (parallel_size(args, "tensor-parallel-size") or 1) * (parallel_size(args, "pipeline-parallel-size") or 1)
+
+
+# Accelerators whose ranks do not run NCCL/RCCL over /dev/shm (AWS Neuron's collectives, TPU's ICI, Gaudi's HCCL):
+# vllm-project/vllm#1710's failure is CUDA NCCL's, so a rank count there proves no break (advice only).
+_OTHER_ACCELERATORS = ("aws.amazon.com/neuron", "google.com/tpu", "habana.ai/gaudi")
+_OTHER_DEVICES = frozenset({"neuron", "tpu", "hpu", "xpu", "cpu"})
+
+
+def other_accelerator(container: Mapping, args: Mapping[str, str | None]) -> bool:
+    """Whether the container requests an accelerator other than an NCCL/RCCL GPU, or sets --device to one."""
+    if str(args.get("device") or "").strip().lower() in _OTHER_DEVICES:
+        return True
+    image = str(container.get("image") or "").lower()
+    if "vllm-tpu" in image or "neuron" in image:
+        return True
+    resources = as_dict(container.get("resources"))
+    keys = [str(k) for part in ("limits", "requests") for k in as_dict(resources.get(part))]
+    return any(k.startswith(_OTHER_ACCELERATORS) for k in keys)
 
 
 # Tokens before a launcher's name that still leave it the command run (a Python interpreter's -m, exec, nohup).

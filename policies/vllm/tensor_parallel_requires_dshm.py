@@ -18,7 +18,13 @@ What it reports:
   uncounted, it grows into the node's RAM (advice);
 - a sizeLimit below the /dev/shm the engine's publisher asks for (engine row shm_size: TGI 1Gi), or above the
   container's memory limit (advice);
-- a /dev/shm that is no memory emptyDir, or names no volume of the pod.
+- a /dev/shm that names no volume of the pod (blocking where the ranks are proven), or that is no memory emptyDir
+  (advice: a disk emptyDir still gives more than 64Mi; a hostPath of the node's /dev/shm is the node's tmpfs and is
+  silent here, its hygiene the hostPath rows').
+
+Blocking needs tensor x pipeline parallel above 1 on a GPU NCCL/RCCL drives: data parallel alone (independent dense
+engines, or one local rank under external-LB data parallel) and Neuron/TPU/Gaudi ranks (no CUDA NCCL) are advice
+(policies/reading/shm.py _model_ranks, other_accelerator; review47d items 2-4).
 
 Silent: a memory emptyDir with a sizeLimit that fits; hostIPC: true (the pod's containers then use the node's IPC
 namespace and the node's /dev/shm instead of a 64Mi tmpfs of their own: containerd/containerd@56e5564d
@@ -39,6 +45,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import (
+    SHM_PATH,
     WORKLOAD_TYPES,
     as_dict,
     as_list,
@@ -53,8 +60,16 @@ from policies.kube import (
 from policies.operator_defaults import supplied
 from policies.reading.kserve_runtime import merged_predictor, runtime_container
 from policies.reading.serving import model_servers
-from policies.reading.shm import ShmNeed, memory_limited, needs_shm, ranks_shown, shm_needs, shm_volume_name
-from policies.reading.vllm_args import is_vllm_container
+from policies.reading.shm import (
+    ShmNeed,
+    memory_limited,
+    needs_shm,
+    other_accelerator,
+    ranks_shown,
+    shm_needs,
+    shm_volume_name,
+)
+from policies.reading.vllm_args import is_vllm_container, vllm_args
 
 _FIX = "mount an emptyDir {medium: Memory, sizeLimit: ...} at /dev/shm"
 
@@ -72,9 +87,14 @@ def _check_container(podspec: dict, label: str, container: dict, why: str, need:
     volume = volumes.get(volume_name)
     if volume is None:
         return [f"{label}: /dev/shm mounts volume {volume_name}, which the pod spec does not define"]
+    host_path = as_dict(volume.get("hostPath")).get("path")
+    if isinstance(host_path, str) and host_path.rstrip("/") == SHM_PATH:
+        return []  # the node's own /dev/shm tmpfs: shm_open and NCCL work on it (hostPath rows own its hygiene)
     empty_dir = volume.get("emptyDir")
     if not isinstance(empty_dir, dict) or empty_dir.get("medium") != "Memory":
-        return [f"{label}: /dev/shm is volume {volume_name}, which is not an emptyDir with medium Memory; {_FIX}"]
+        # A disk emptyDir or another volume still gives the ranks more than 64Mi; only "nothing mounted" is proven
+        # to break (vllm-project/vllm#1710): advice.
+        return [unproven(f"{label}: /dev/shm is volume {volume_name}, which is not an emptyDir with medium Memory; {_FIX}")]
     if need is not None and empty_dir.get("sizeLimit") is None and not memory_limited(podspec):
         return [
             unproven(
@@ -173,7 +193,8 @@ def _kserve_predictor(resource: Resource) -> list[str]:
         return []
     label = f"spec.predictor.model (with {runtime.label} merged in, as KServe does)"
     found = _check_container(podspec, label, container, why)
-    return found if ranks_shown(container, True) else [unproven(m) for m in found]
+    proven = ranks_shown(container, True) and not other_accelerator(container, vllm_args(container, image_entrypoint=True))
+    return found if proven else [unproven(m) for m in found]
 
 
 def _single_rank_shm(resource: Resource, judged: set[int]) -> list[str]:
