@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from components.engine_options import cli_options
 from policies.framework import unproven
 from policies.kube import as_list
 from policies.reading.vllm_args import VllmServer, is_shell_operator, serve_model_tag, vllm_command_line
@@ -106,7 +107,16 @@ def stray_after_command(server: VllmServer, preset: bool) -> Optional[str]:
     env = server.container.get("env")
     extra = additional_args(server.container) if preset else []
     if extra and extra[-1].startswith("-") and not extra[-1].lstrip("-")[:1].isdigit() and "=" not in extra[-1]:
-        return None  # the preset's words come first: VLLM_ADDITIONAL_ARGS ending with an option takes args[0] as its value
+        if _may_take_value(extra[-1]):
+            return None  # the preset's words come first: VLLM_ADDITIONAL_ARGS ending with an option takes args[0] as its value
     if preset and any(isinstance(e, dict) and e.get("name") == "VLLM_ADDITIONAL_ARGS" for e in as_list(env)):
         return unproven(f"{message} (VLLM_ADDITIONAL_ARGS, placed before them, may end with an option they are the value of)")
     return message
+
+
+def _may_take_value(option: str) -> bool:
+    """Whether some vLLM release read has `option` take a value (components/vllm_cli_flags.json); a flag every release
+    reads as a switch (``--enforce-eager``) leaves the next word a positional."""
+    table = cli_options()
+    having = table.releases_with(option)
+    return not having or any(table.takes_value(option, r) for r in having)
