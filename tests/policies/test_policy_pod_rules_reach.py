@@ -99,3 +99,76 @@ def test_s19_careful_forms_stay_silent():
     server["resources"]["requests"] = {"ephemeral-storage": "10Gi"}
     [(_, message)] = found_by([_cache_pod("20Gi", server)], "gpu-pod-ephemeral-storage")
     assert "the pod requests 10 GiB of ephemeral-storage, below that limit" in message
+
+
+# -- S51 / G42: a Service port (and the ServiceMonitor scraping it) that reaches nothing on vLLM pods -------------------
+
+_VLLM_API = {
+    "name": "vllm",
+    "image": "vllm/vllm-openai:v0.8.5",
+    "args": ["--model", "Qwen/Qwen2.5-7B-Instruct", "--port", "8000"],
+    "ports": [{"containerPort": 8000, "name": "http"}],
+    "resources": {"limits": {"nvidia.com/gpu": 1}},
+}
+
+
+def _metrics_objects(target: object = 9400, container: dict | None = None, namespace: str | None = "llm") -> list[dict]:
+    deployment = _deployment("vllm", {"containers": [container or _VLLM_API]})
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "vllm", "namespace": "llm", "labels": {"app": "vllm"}},
+        "spec": {
+            "selector": {"app": "vllm"},
+            "ports": [
+                {"name": "http", "port": 8000, "targetPort": 8000},
+                {"name": "metrics", "port": 9400, "targetPort": target},
+            ],
+        },
+    }
+    if namespace is None:
+        del service["metadata"]["namespace"]
+    monitor = {
+        "apiVersion": "monitoring.coreos.com/v1",
+        "kind": "ServiceMonitor",
+        "metadata": {"name": "vllm", "namespace": "llm"},
+        "spec": {"selector": {"matchLabels": {"app": "vllm"}}, "endpoints": [{"port": "metrics", "path": "/metrics"}]},
+    }
+    return [deployment, service, monitor]
+
+
+def test_s51_a_metrics_port_on_vllm_pods_reaches_nothing():
+    # vLLM serves /metrics on its API port (engine table metrics_port = port = 8000, vllm v0.33.0 cli_args.py).
+    [(level, message)] = found_by(_metrics_objects(), "service-port-reaches-server")
+    assert level == "advisory" and message.startswith(
+        "spec.ports: port 9400 targets 9400 on the pods of Deployment/vllm, where vLLM listens on 8000 only"
+    )
+    # The Service with its namespace left out meets the Deployment's.
+    assert len(found_by(_metrics_objects(namespace=None), "service-port-reaches-server")) == 1
+    # A containerPort named metrics declares 9400: the declaration is informational, nothing listens there.
+    declared = copy.deepcopy(_VLLM_API)
+    declared["ports"].append({"containerPort": 9400, "name": "metrics"})
+    [(_, message)] = found_by(_metrics_objects("metrics", declared), "service-port-reaches-server")
+    assert "targets 9400 (the containerPort named metrics) on the pods of Deployment/vllm" in message
+
+
+def test_g42_a_service_monitor_scraping_that_port_is_dangling():
+    [(level, message)] = found_by(_metrics_objects(), "monitor-selects-targets")
+    assert level == "advisory" and message.startswith("spec.endpoints scrape port metrics of Service/vllm, whose port 9400")
+    assert "every target is down" in message
+
+
+def test_s51_g42_careful_forms_stay_silent():
+    # The metrics port targets the API port; or vLLM is told to listen on 9400; or a sidecar may listen there.
+    served = _metrics_objects(target=8000)
+    moved = copy.deepcopy(_VLLM_API)
+    moved["args"] = ["--model", "Qwen/Qwen2.5-7B-Instruct", "--port", "9400"]
+    sidecar = _metrics_objects()
+    sidecar[0]["spec"]["template"]["spec"]["containers"].append(
+        {"name": "exporter", "image": "nvcr.io/nvidia/k8s/dcgm-exporter:4.2.3"}
+    )
+    for objs in (served, sidecar):
+        assert found_by(objs, "service-port-reaches-server") == []
+        assert found_by(objs, "monitor-selects-targets") == []
+    # Moved to 9400, the metrics port is served (the Service's 8000 is then the one S51 reports).
+    assert found_by(_metrics_objects(container=moved), "monitor-selects-targets") == []
