@@ -136,7 +136,7 @@ _ENTRIES = (
     Entry("G", 35, "secrets in env"),
     Entry("G", 36, "emptyDir size / ephemeral storage"),
     Entry("G", 37, "recommended labels"),
-    Entry("G", 38, "default namespace"),
+    Entry("G", 38, "default namespace, written or left out where nothing of the run sets one"),
     Entry("G", 39, "bare Pods"),
     Entry("G", 40, "alpha / beta / deprecated APIs"),
     Entry("G", 41, "Job TTL"),
@@ -177,7 +177,7 @@ _ENTRIES = (
     Entry("G", 77, "an Ollama server keeps the models it serves loaded (keep-alive not zero, room for the models pulled)"),
     Entry("G", 78, "an Open WebUI keeps its data directory on a volume that outlives the container"),
     Entry("G", 79, "an exec probe, lifecycle hook or command runs a program its image ships"),
-    Entry("G", 80, "args fit the image's ENTRYPOINT, and an HTTP health probe asks a path the server answers"),
+    Entry("G", 80, "args fit the image's ENTRYPOINT or give the server's command; health probes ask a path the server answers"),
     Entry("G", 81, "a pod isolated for egress reaches the cluster DNS when it resolves names (port 53, UDP)"),
     Entry("G", 82, "an autoscaler's metric is read where it is asked for (KEDA's query API, a scrape the NetworkPolicies admit)"),
 )
