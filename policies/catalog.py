@@ -137,7 +137,7 @@ _ENTRIES = (
     Entry("G", 35, "secrets in env"),
     Entry("G", 36, "emptyDir size / ephemeral storage"),
     Entry("G", 37, "recommended labels"),
-    Entry("G", 38, "default namespace"),
+    Entry("G", 38, "default namespace, written or left out where nothing of the run sets one"),
     Entry("G", 39, "bare Pods"),
     Entry("G", 40, "alpha / beta / deprecated APIs"),
     Entry("G", 41, "Job TTL"),
