@@ -119,6 +119,7 @@ _OPTIONAL: dict[str, type] = {
     "image_words": list,
     "entrypoint": str,
     "entrypoint_images": list,
+    "no_server_images": list,
     "max_gpus": int,
     "needs_gpu": bool,
     "gpu_only_images": list,
@@ -246,6 +247,7 @@ class Engine:
     # serve"): args that repeat it are handed to the server as words it refuses (G46)
     entrypoint: str = ""
     entrypoint_images: tuple[str, ...] = ()
+    no_server_images: tuple[str, ...] = ()  # images whose ENTRYPOINT starts no server: args run as the command (G80)
     # the most GPUs one server process uses whatever it is given (TEI: CUDA device 0 only); 0 = no such limit
     max_gpus: int = 0
     # true when the engine serves only on an accelerator (NIM, TensorRT-LLM): G13 reads a container of it with no GPU
@@ -430,8 +432,7 @@ def _row(name: str, row: Any) -> Engine:
     if not isinstance(row, dict):
         raise EngineTableError(f"{where}: must be a table")
     _check_fields(where, row)
-    flags: dict[str, tuple[str, ...]] = {}
-    env: dict[str, tuple[str, ...]] = {}
+    flags, env = dict[str, tuple[str, ...]](), dict[str, tuple[str, ...]]()
     shown: dict[str, str] = {}
     for setting, spellings in row["settings"].items():
         if setting not in SETTINGS:
@@ -442,8 +443,7 @@ def _row(name: str, row: Any) -> Engine:
         env[setting] = tuple(s[len(ENV_PREFIX) :] for s in spellings if s.startswith(ENV_PREFIX))
         first = spellings[0]
         shown[setting] = f"env {first[len(ENV_PREFIX) :]}" if first.startswith(ENV_PREFIX) else f"--{first}"
-    sources = row["sources"]
-    _check_sources(where, row, sources)
+    _check_sources(where, row, row["sources"])
     return Engine(
         name=name,
         display=row["display"],
@@ -473,7 +473,7 @@ def _row(name: str, row: Any) -> Engine:
         flags=flags,
         env=env,
         shown=shown,
-        sources=dict(sources),
+        sources=dict(row["sources"]),
         env_prefixes=tuple(row.get("env_prefixes", ())),
         downloads=_downloads(row.get("downloads")),
         options=options_row(row["options"]) if "options" in row else None,
@@ -494,6 +494,7 @@ def _row(name: str, row: Any) -> Engine:
         image_words=tuple(w.lower() for w in row.get("image_words", ())),
         entrypoint=row.get("entrypoint", ""),
         entrypoint_images=tuple(i.lower() for i in row.get("entrypoint_images", ())),
+        no_server_images=tuple(i.lower() for i in row.get("no_server_images", ())),
         max_gpus=row.get("max_gpus", 0),
         needs_gpu=row.get("needs_gpu", False),
         gpu_only_images=tuple(i.lower() for i in row.get("gpu_only_images", ())),

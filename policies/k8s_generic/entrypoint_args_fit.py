@@ -16,6 +16,18 @@
   (ray-project/kuberay ray-operator/controllers/ray/common/pod.go BuildPod at 00ac1468), so args there may be Ray
   Serve's own ``serve run``. The whole engine command repeated (``args: ["vllm", "serve", ...]``) is
   G46 container-can-start's. Any engine row whose ``entrypoint`` ends with a subcommand is read the same way.
+* **A server image whose ENTRYPOINT starts no server.** Triton's NGC images run /opt/nvidia/nvidia_entrypoint.sh
+  (triton-inference-server/server v2.71.0 build.py L1482 for the CPU-only build; the GPU build inherits it from its
+  NGC base, L1593), which execs its arguments and ``/bin/bash`` when there are none (docker/cpu_only/nvidia_entrypoint.sh
+  L44-50); lmsysorg/sglang sets neither ENTRYPOINT nor CMD (sgl-project/sglang docker/Dockerfile, stored version
+  004740a9) or CMD ["/bin/bash"] (docker/Dockerfile.rocm, 010871b2). The engine table states it per engine
+  (components/serving_engines.toml ``no_server_images``). A container of such an image with neither command nor args
+  runs a non-interactive shell that exits at once: the pod restarts in a loop and never serves (mandatory). Args that
+  begin with an option are run as the command line, the option as the program, which does not exist (mandatory).
+  Read on the kinds whose containers run as written (core, apps, batch, LeaderWorkerSet, an InferenceService's own
+  containers, a ServingRuntime's: there only the option-first case, since an InferenceService appends its args);
+  silent on operator CRs (the operator may give the command), init containers, args behind ``$(VAR)``, and args that
+  begin with bash's own exec options (``--``, ``-c``, ``-l``, ``-a``).
 * **A health probe on a path the server has no route for.** An httpGet readiness, liveness or startup probe on the
   server's own port whose path names a health check (``/health``, ``/healthz``, ``/api/health``, ``/ready``...) that
   the server does not answer gets 404, a failure, every period: a readinessProbe keeps the pod out of its Service
@@ -50,6 +62,7 @@ from policies.kube import (
     name_of,
     pod_specs,
     port_number,
+    split_type,
 )
 from policies.reading.config_map_data import config_maps
 from policies.reading.container_env import env_values
@@ -119,6 +132,59 @@ def _repeated_subcommand(label: str, container: Mapping) -> list[str]:
                 f"{text}: {args[0]!r} is read as the model to serve (or, under the older entrypoint, refused as an "
                 f"unrecognized argument), so the server does not start with the model meant; drop {args[0]!r} from args"
             )
+        ]
+    return []
+
+
+# Kinds whose containers run as written (no operator fills a command in): core, apps and batch workloads, LeaderWorkerSet,
+# a KServe InferenceService's own containers and a ServingRuntime's (an InferenceService's args are appended to its).
+_AS_WRITTEN_GROUPS = frozenset({"", "apps", "batch", "leaderworkerset.x-k8s.io"})
+_KSERVE_KINDS = frozenset({"InferenceService", "ServingRuntime", "ClusterServingRuntime"})
+# bash's own `exec` options (exec [-cl] [-a name] [command]) and the end of options: NGC's entrypoint `exec "$@"` reads
+# these as its options, so a command after them may still run.
+_EXEC_OPTIONS = re.compile(r"^(?:--|-[cl]+|-a)$")
+
+
+def _runs_as_written(resource: Resource, path: str) -> bool:
+    group, kind = split_type(resource.type)
+    if group in _AS_WRITTEN_GROUPS:
+        return True
+    return group == "serving.kserve.io" and kind in _KSERVE_KINDS and not path.endswith(".model")
+
+
+def _no_server_entrypoint(label: str, container: Mapping, runtime: bool) -> list[str]:
+    """A container of an image whose ENTRYPOINT starts no server (Triton's NGC images, lmsysorg/sglang), given no
+    command: with no args it runs a shell that exits; args that begin with an option are exec'd as the program.
+    ``runtime``: a KServe ServingRuntime's container, whose InferenceServices append their args (so only the
+    option-first case is judged there)."""
+    raw = container.get("image")
+    if not isinstance(raw, str) or "command" in container and container.get("command") not in (None, []):
+        return []
+    args = container.get("args")
+    if args is not None and not isinstance(args, list):
+        return []
+    engine = next((e for e in engine_table() if e.no_server_images and is_published(raw, e.no_server_images)), None)
+    if engine is None:
+        return []
+    where = f"components/serving_engines.toml [engines.{engine.name}] no_server_images, sources.recognise"
+    shown = f"python3 -m {engine.modules[0]}" if engine.modules else " ".join(engine.commands[0] if engine.commands else ())
+    if not args:
+        if runtime:
+            return []
+        return [
+            f"{label}: the {engine.display} image {raw} gives neither command nor args, and its ENTRYPOINT starts no "
+            f"server ({where}): the container runs a non-interactive shell that exits at once, so the pod restarts in "
+            f"a loop and never serves; give the server's command line ({shown} ...) as command or args"
+        ]
+    first = args[0]
+    if not isinstance(first, str) or "$" in first or _EXEC_OPTIONS.match(first):
+        return []
+    if first.startswith("-") and len(first) > 1:
+        return [
+            f"{label}: args begin with the option {first!r} and no command is given, but the {engine.display} image "
+            f"{raw} starts no server of its own: its entrypoint runs the args as the command line ({where}), so "
+            f"{first!r} is executed as a program, which does not exist: the container fails to start and restarts in "
+            f"a loop; begin args with the server ({shown} {first} ...) or set command"
         ]
     return []
 
@@ -256,6 +322,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 # KubeRay runs `ray start ... && <command> <args>` under /bin/bash -c (ray-project/kuberay
                 # ray-operator/controllers/ray/common/pod.go BuildPod at 00ac1468): args there are no image's ENTRYPOINT's.
                 messages.extend(_repeated_subcommand(label, container))
+                if _runs_as_written(resource, path):
+                    runtime = split_type(resource.type)[1] in ("ServingRuntime", "ClusterServingRuntime")
+                    messages.extend(_no_server_entrypoint(label, container, runtime))
             ports = {
                 p
                 for other in containers(podspec)
@@ -270,14 +339,16 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="entrypoint-args-fit",
     description=(
-        "A container's args fit the ENTRYPOINT its image runs (no `serve` repeated after vLLM's `vllm serve`), and "
-        "its HTTP health probes ask a path the server answers (no /health on Ollama or llama-cpp-python)."
+        "A container's args fit the ENTRYPOINT its image runs (no `serve` repeated after vLLM's `vllm serve`; a command "
+        "line for Triton's and SGLang's images, whose ENTRYPOINT starts no server), and its HTTP health probes ask a path "
+        "the server answers (no /health on Ollama or llama-cpp-python)."
     ),
     catalog="G80",
     severity="high",
     enforcement="mandatory",
     remediation_steps=(
-        "On vllm/vllm-openai give args the model and options only (args: [MODEL, --port, 8000]); probe Ollama on / "
+        "On vllm/vllm-openai give args the model and options only (args: [MODEL, --port, 8000]); on Triton's and "
+        "SGLang's images give the server's command line (args: [tritonserver, --model-repository=/models]); probe Ollama on / "
         "(port 11434) and llama-cpp-python's server on /v1/models or with tcpSocket."
     ),
     resource_types=WORKLOAD_TYPES,
@@ -289,6 +360,8 @@ POLICY = Policy(
         "is refused by argparse, or the older parser refuses both. A probe on a path the server has no route for gets "
         "404 every period (a failure: kubernetes pkg/probe/http accepts 200-399): Ollama's gin router (server/routes.go, "
         "every release v0.0.1-v0.32.15) and llama-cpp-python's FastAPI app (llama_cpp/server/app.py, v0.1.29-v0.3.35) "
-        "register no health-check path (components/image_contents.toml [[server]])."
+        "register no health-check path (components/image_contents.toml [[server]]). Triton's NGC entrypoint execs its "
+        "args and runs /bin/bash with none (server v2.71.0 docker/cpu_only/nvidia_entrypoint.sh L44-50); lmsysorg/sglang "
+        "sets no ENTRYPOINT (docker/Dockerfile @004740a9): given nothing, or options alone, such a container never serves."
     ),
 )

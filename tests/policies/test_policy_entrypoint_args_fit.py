@@ -255,3 +255,79 @@ def test_bad_input_does_not_raise():
         },
     ):
         found_by([_deployment(container)], POLICY)
+
+
+# Session 48 (brief engines48 item 1): images whose ENTRYPOINT starts no server. Triton's NGC images run
+# /opt/nvidia/nvidia_entrypoint.sh (triton-inference-server/server v2.71.0 build.py L1482, L1593), which execs its
+# arguments and /bin/bash when there are none (docker/cpu_only/nvidia_entrypoint.sh L44-50); lmsysorg/sglang sets no
+# ENTRYPOINT nor CMD (sgl-project/sglang docker/Dockerfile @004740a9) or CMD ["/bin/bash"] (docker/Dockerfile.rocm
+# @010871b2). The forms are those fresh sets showed (the server image run with no command, or with the server's
+# options alone as args), written in the minimal shape of such a Deployment.
+def _server(image: str, *args: str, **extra: object) -> dict:
+    container: dict = {"name": "server", "image": image, "ports": [{"containerPort": 8000}], **extra}
+    if args:
+        container["args"] = list(args)
+    return container
+
+
+def test_the_engine_table_says_which_images_start_no_server():
+    from components.serving_engines import engine_named
+
+    assert engine_named("triton").no_server_images == ("nvidia/tritonserver",)
+    assert engine_named("sglang").no_server_images == ("lmsysorg/sglang",)
+    assert engine_named("vllm").no_server_images == () and engine_named("vllm").entrypoint == "vllm serve"
+
+
+def test_a_no_server_image_given_nothing_to_run_blocks():
+    for image, shown in (("nvcr.io/nvidia/tritonserver:24.08-py3", "tritonserver"), ("lmsysorg/sglang:v0.5.5", "sglang")):
+        ((level, message),) = found_by([_deployment(_server(image))], POLICY)
+        assert level == "mandatory" and "neither command nor args" in message and shown in message
+        assert "no_server_images" in message
+
+
+def test_a_no_server_image_given_options_as_args_blocks():
+    found = found_by([_deployment(_server("nvcr.io/nvidia/tritonserver:24.08-py3", "--model-repository=/models"))], POLICY)
+    ((level, message),) = found
+    assert level == "mandatory" and "'--model-repository=/models' is executed as a program" in message
+    sglang = _server("lmsysorg/sglang:latest", "--model-path", "Qwen/Qwen2.5-7B-Instruct", "--port", "8000")
+    assert [lv for lv, _ in found_by([_deployment(sglang)], POLICY)] == ["mandatory"]
+
+
+def test_careful_no_server_image_forms_stay_silent():
+    triton = "nvcr.io/nvidia/tritonserver:24.12-py3"
+    careful = [
+        _server(triton, "tritonserver", "--model-repository=/models"),  # the entrypoint execs the server
+        _server(triton, command=["tritonserver"], args=["--model-repository=/models"]),
+        _server(triton, command=["/bin/bash", "-c"], args=["tritonserver --model-repository=/models"]),
+        _server("lmsysorg/sglang:v0.5.5", "python3", "-m", "sglang.launch_server", "--model-path", "m"),
+        _server(triton, "--", "tritonserver"),  # bash's exec reads -- as its own end of options
+        _server(triton, "$(SERVER_ARGS)"),
+        _server("registry.local/acme/tritonserver-custom:1.0"),  # a rebuild may set its own CMD
+        _server("vllm/vllm-openai:v0.10.1"),  # its ENTRYPOINT starts the server
+    ]
+    for container in careful:
+        assert found_by([_deployment(container)], POLICY) == [], container
+    # An init container that exits is how init containers end.
+    pod = _deployment(_server("vllm/vllm-openai:v0.10.1"))
+    pod["spec"]["template"]["spec"]["initContainers"] = [{"name": "init", "image": triton}]
+    assert found_by([pod], POLICY) == []
+
+
+def test_a_servingruntime_leaves_its_args_to_the_inferenceservice():
+    """KServe appends an InferenceService's args to its runtime's (kserve v0.20.0 utils.go:253-263), so a runtime with
+    no args is silent; one whose args begin with an option is reported (appended args come after it), as advice: the
+    framework reads a runtime as a template another object completes (policies/framework.py _COMPLETED_ELSEWHERE)."""
+
+    def runtime(*args: str) -> dict:
+        return {
+            "apiVersion": "serving.kserve.io/v1alpha1",
+            "kind": "ServingRuntime",
+            "metadata": {"name": "triton"},
+            "spec": {
+                "supportedModelFormats": [{"name": "triton", "version": "2"}],
+                "containers": [_server("nvcr.io/nvidia/tritonserver:24.08-py3", *args, name="kserve-container")],
+            },
+        }
+
+    assert found_by([runtime()], POLICY) == []
+    assert [lv for lv, _ in found_by([runtime("--model-store=/mnt/models")], POLICY)] == ["advisory"]

@@ -1,0 +1,308 @@
+"""What ``kustomize build`` does to one object (policies/reading/kustomize_build.py builds the overlays with these).
+
+Read from kubernetes-sigs/kustomize at tag api/v0.21.1 (kyaml/v0.21.1 for kyaml/) and k8s.io/api v0.34.3, restated,
+no code copied:
+
+- **Strategic merge** (api/filters/patchstrategicmerge/patchstrategicmerge.go:19-28: kyaml merge2 with
+  ``MergeOptionsListPrepend``): maps merge, ``null`` deletes a key, ``$patch: delete`` deletes the object or the list
+  element, ``$patch: replace`` replaces; a list merges by its Kubernetes ``patchMergeKey`` (k8s.io/api v0.34.3
+  core/v1/types.go: ``containers``/``initContainers``/``ephemeralContainers`` by ``name`` at 4110-4133, ``volumes`` at
+  4092-4096, ``env`` at 2957-2961, ``imagePullSecrets`` at 4224-4228; container ``ports`` by ``containerPort`` at
+  2939-2944; ``volumeMounts`` by ``mountPath`` at 3008-3012; ``volumeDevices`` by ``devicePath`` at 3014-3019;
+  ``hostAliases`` by ``ip`` at 4251-4255; ``topologySpreadConstraints`` by ``topologyKey`` at 4313-4318), elements
+  new in the patch first (kyaml/yaml/walk/associative_sequence.go:233); a list of a kind kustomize has no schema for
+  merges by ``name`` when its elements all have one (kyaml/yaml/rnode.go:948-971, kyaml/yaml/schema/schema.go:16-31);
+  every other list is replaced.
+- **images** rewrite each ``image`` of a ``containers`` or ``initContainers`` list anywhere in an object whose name
+  without tag or digest is the entry's ``name`` (api/internal/builtins/ImageTagTransformer.go:25-33 ``LegacyFilter``,
+  api/filters/imagetag/legacy.go:43, api/filters/imagetag/updater.go:23-64, api/internal/image/image.go:13-60).
+- **namespace** sets ``metadata.namespace`` (api/filters/namespace/namespace.go:53-72; cluster-scoped kinds keep
+  none); **namePrefix/nameSuffix** rename ``metadata.name`` (api/internal/konfig/builtinpluginconsts/nameprefix.go)
+  and the references to the renamed objects (namereference.go, its common fields: ConfigMap, Secret, claim, service
+  account, Service, scale target, role); **commonLabels** go to labels, selectors and pod templates (commonlabels.go);
+  **replicas** set ``spec.replicas`` of Deployment, ReplicationController, ReplicaSet and StatefulSet (replicas.go).
+- **JSON patches** (RFC 6902) apply with the ``jsonpatch`` library (requirements.txt).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+
+class Unbuilt(Exception):
+    """An overlay this module does not build (the message says why)."""
+
+
+# k8s.io/api v0.34.3 core/v1/types.go patchMergeKey of the lists a pod spec holds (module docstring).
+_MERGE_KEYS = {
+    "containers": "name",
+    "initContainers": "name",
+    "ephemeralContainers": "name",
+    "volumes": "name",
+    "env": "name",
+    "imagePullSecrets": "name",
+    "schedulingGates": "name",
+    "resourceClaims": "name",
+    "volumeMounts": "mountPath",
+    "volumeDevices": "devicePath",
+    "hostAliases": "ip",
+    "topologySpreadConstraints": "topologyKey",
+}
+
+# Kinds without a namespace (Kubernetes' cluster-scoped kinds and the common operators' cluster-scoped ones): the
+# namespace transformer leaves them without one, as kustomize does for the kinds its schema knows.
+CLUSTER_SCOPED = frozenset(
+    {
+        "Namespace",
+        "Node",
+        "PersistentVolume",
+        "StorageClass",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "CustomResourceDefinition",
+        "PriorityClass",
+        "ValidatingWebhookConfiguration",
+        "MutatingWebhookConfiguration",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "APIService",
+        "IngressClass",
+        "RuntimeClass",
+        "CSIDriver",
+        "CSINode",
+        "VolumeSnapshotClass",
+        "DeviceClass",
+        "GatewayClass",
+        "ClusterIssuer",
+        "ClusterServingRuntime",
+        "ClusterStorageContainer",
+        "ClusterPolicy",
+        "NodePool",
+        "EC2NodeClass",
+        "NodeClass",
+        "ClusterQueue",
+        "ResourceFlavor",
+        "ClusterTriggerAuthentication",
+    }
+)
+
+# namereference.go, its common fields: (parent key, key) of a reference -> the kinds it names ("" = the sibling `kind`).
+_REFERENCES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("configMapRef", "name"): ("ConfigMap",),
+    ("configMapKeyRef", "name"): ("ConfigMap",),
+    ("configMap", "name"): ("ConfigMap",),
+    ("secretRef", "name"): ("Secret",),
+    ("secretKeyRef", "name"): ("Secret",),
+    ("secret", "secretName"): ("Secret",),
+    ("secret", "name"): ("Secret",),
+    ("imagePullSecrets", "name"): ("Secret",),
+    ("persistentVolumeClaim", "claimName"): ("PersistentVolumeClaim",),
+    ("spec", "serviceAccountName"): ("ServiceAccount",),
+    ("spec", "serviceName"): ("Service",),
+    ("service", "name"): ("Service",),
+    ("backendRefs", "name"): ("Service",),
+    ("scaleTargetRef", "name"): ("",),
+    ("roleRef", "name"): ("",),
+    ("subjects", "name"): ("",),
+}
+
+# commonlabels.go: where a label goes besides metadata.labels (selectors are the kinds', templates the pods').
+SELECTOR_PATHS = {
+    "Service": ("spec", "selector"),
+    "ReplicationController": ("spec", "selector"),
+    "Deployment": ("spec", "selector", "matchLabels"),
+    "ReplicaSet": ("spec", "selector", "matchLabels"),
+    "DaemonSet": ("spec", "selector", "matchLabels"),
+    "StatefulSet": ("spec", "selector", "matchLabels"),
+}
+TEMPLATE_LABEL_PATHS = {
+    "Deployment": ("spec", "template", "metadata", "labels"),
+    "ReplicaSet": ("spec", "template", "metadata", "labels"),
+    "DaemonSet": ("spec", "template", "metadata", "labels"),
+    "StatefulSet": ("spec", "template", "metadata", "labels"),
+    "Job": ("spec", "template", "metadata", "labels"),
+    "ReplicationController": ("spec", "template", "metadata", "labels"),
+    "CronJob": ("spec", "jobTemplate", "spec", "template", "metadata", "labels"),
+}
+REPLICA_KINDS = frozenset({"Deployment", "ReplicationController", "ReplicaSet", "StatefulSet"})
+
+
+def _key_of(item: Any, key: str) -> Any:
+    value = item.get(key) if isinstance(item, dict) else None
+    return None if value is None else str(value)
+
+
+def _clean(value: Any) -> Any:
+    """A patch's value with its directives (``$patch``, ``$setElementOrder/...``) removed."""
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items() if not (isinstance(k, str) and k.startswith("$"))}
+    if isinstance(value, list):
+        return [_clean(v) for v in value if not (isinstance(v, dict) and v.get("$patch") == "delete")]
+    return value
+
+
+def merge(base: Any, patch: Any, key: str = "") -> Any:
+    """``patch`` merged onto ``base`` as a strategic merge (module docstring); None when the patch deletes it."""
+    if isinstance(patch, dict) and isinstance(base, dict):
+        directive = patch.get("$patch")
+        if directive == "delete":
+            return None
+        if directive == "replace":
+            return _clean(patch)
+        out = dict(base)
+        for k, v in patch.items():
+            if isinstance(k, str) and k.startswith("$"):
+                continue
+            if v is None:
+                out.pop(k, None)
+            elif k in out and isinstance(out[k], dict) and isinstance(v, dict):
+                merged = merge(out[k], v, k)
+                if merged is None:
+                    out.pop(k, None)
+                else:
+                    out[k] = merged
+            elif k in out and isinstance(out[k], list) and isinstance(v, list):
+                out[k] = _merge_list(k, out[k], v)
+            else:
+                out[k] = _clean(v)
+        return out
+    return _clean(patch)
+
+
+def _list_key(key: str, base: list, patch: list) -> str:
+    items = [i for i in (*base, *patch) if not (isinstance(i, dict) and set(i) == {"$patch"})]
+    if not items or not all(isinstance(i, dict) for i in items):
+        return ""
+    if key == "ports":  # a container's ports by containerPort, a Service's by port (core/v1 types.go)
+        wanted = "containerPort" if all("containerPort" in i for i in items) else "port"
+    else:
+        wanted = _MERGE_KEYS.get(key, "name")
+    return wanted if all(wanted in i for i in items) else ""
+
+
+def _merge_list(key: str, base: list, patch: list) -> list:
+    if any(isinstance(i, dict) and i.get("$patch") == "replace" for i in patch):
+        return [_clean(i) for i in patch if not (isinstance(i, dict) and i.get("$patch") == "replace")]
+    by = _list_key(key, base, patch)
+    if not by:
+        return _clean(patch)
+    out = list(base)
+    added = []
+    for item in patch:
+        k = _key_of(item, by)
+        at = next((n for n, b in enumerate(out) if b is not None and _key_of(b, by) == k), None)
+        if at is None:
+            if item.get("$patch") != "delete":
+                added.append(_clean(item))
+            continue
+        out[at] = merge(out[at], item, key)
+    return added + [b for b in out if b is not None]
+
+
+def json_patch(obj: dict, ops: list, path: str) -> dict:
+    try:
+        import jsonpatch  # RFC 6902 (requirements.txt); imported only when an overlay holds a JSON patch
+    except ImportError:  # pragma: no cover - a declared dependency
+        raise Unbuilt(f"{path}: a JSON patch, and the jsonpatch library is not installed") from None
+    try:
+        result = jsonpatch.apply_patch(obj, ops, in_place=False)
+    except Exception as exc:  # jsonpatch's and jsonpointer's errors, and malformed operations (bad input)
+        raise Unbuilt(f"{path}: a JSON patch does not apply ({type(exc).__name__})") from None
+    if not isinstance(result, dict):
+        raise Unbuilt(f"{path}: a JSON patch replaces the object by a non-object")
+    return result
+
+
+def set_all(obj: dict, path: Sequence[str], pairs: Mapping[str, str]) -> None:
+    node = obj
+    for key in path[:-1]:
+        child = node.get(key)
+        if not isinstance(child, dict):
+            child = node[key] = {}
+        node = child
+    last = node.get(path[-1])
+    node[path[-1]] = {**(last if isinstance(last, dict) else {}), **pairs}
+
+
+def containers(obj: Any) -> Iterable[dict]:
+    """Every item of a ``containers`` or ``initContainers`` list anywhere in ``obj`` (imagetag legacy.go:43)."""
+    stack = [obj]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("containers", "initContainers") and isinstance(value, list):
+                    yield from (c for c in value if isinstance(c, dict))
+                stack.append(value)
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
+def image_name(image: str) -> tuple[str, str, str]:
+    """(name, tag, digest) of an image reference, split as kustomize splits it (api/internal/image/image.go:24-60)."""
+    slash = image.find("/")
+    start = slash if slash > 0 else 0
+    rest = image[start:]
+    at, colon = rest.find("@"), rest.find(":")
+    if at < 0 and colon < 0:
+        return image, "", ""
+    if at >= 0 and (colon < 0 or at < colon):
+        return image[: start + at], "", image[start + at + 1 :]
+    if at >= 0:
+        return image[: start + colon], image[start + colon + 1 : start + at], image[start + at + 1 :]
+    return image[: start + colon], image[start + colon + 1 :], ""
+
+
+def retag(image: str, entry: Mapping[str, Any]) -> str:
+    """``image`` rewritten by an ``images`` entry (api/filters/imagetag/updater.go:34-62)."""
+    name, tag, digest = image_name(image)
+    new_tag, new_digest, suffix = (str(entry.get(k) or "") for k in ("newTag", "digest", "tagSuffix"))
+    name = str(entry.get("newName") or "") or name
+    if new_tag and new_digest:
+        tag, digest = new_tag, new_digest
+    elif new_tag:
+        tag, digest = new_tag, ""
+    elif new_digest:
+        tag, digest = "", new_digest
+    elif suffix:
+        tag, digest = tag + suffix, ""
+    return name + (f":{tag}" if tag else "") + (f"@{digest}" if digest else "")
+
+
+def rewrite_references(obj: Any, renamed: Mapping[tuple[str, str], str]) -> None:
+    """The references of ``obj`` to renamed objects (``renamed``: (kind, old name) -> new name) follow the rename."""
+    stack: list[tuple[str, Any]] = [("", obj)]
+    while stack:
+        parent, node = stack.pop()
+        if isinstance(node, list):
+            stack.extend((parent, v) for v in node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        for key, value in node.items():
+            if isinstance(value, str):
+                kinds = _REFERENCES.get((parent, key))
+                for kind in kinds or ():
+                    new = renamed.get((kind or str(node.get("kind") or ""), value))
+                    if new is not None:
+                        node[key] = new
+                        break
+            elif parent != "" or key != "metadata":
+                stack.append((key, value))
+
+
+__all__ = [
+    "CLUSTER_SCOPED",
+    "REPLICA_KINDS",
+    "SELECTOR_PATHS",
+    "TEMPLATE_LABEL_PATHS",
+    "Unbuilt",
+    "containers",
+    "image_name",
+    "json_patch",
+    "merge",
+    "retag",
+    "rewrite_references",
+    "set_all",
+]

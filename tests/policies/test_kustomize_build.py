@@ -1,0 +1,272 @@
+"""policies/reading/kustomize_build.py: `kustomize build` of an overlay, restated from kubernetes-sigs/kustomize
+api/v0.21.1 (each behaviour's file:line is in the module docstring) and k8s.io/api v0.34.3 core/v1/types.go's
+patchMergeKey tags. The overlays are the shapes of Kubernetes' own Kustomize task page
+(kubernetes.io/docs/tasks/manage-kubernetes-objects/kustomization/: a base Deployment, an overlay of patch files and
+inline patches) with a vLLM server, written by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from policies.reading.kustomize_build import build
+from policies.reading.kustomize_transforms import image_name, merge, retag
+
+BASE = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "vllm", "labels": {"app": "vllm"}},
+    "spec": {
+        "replicas": 1,
+        "selector": {"matchLabels": {"app": "vllm"}},
+        "template": {
+            "metadata": {"labels": {"app": "vllm"}},
+            "spec": {
+                "serviceAccountName": "vllm",
+                "containers": [
+                    {
+                        "name": "vllm",
+                        "image": "vllm/vllm-openai:v0.10.1",
+                        "args": ["--model", "Qwen/Qwen2.5-7B-Instruct"],
+                        "env": [
+                            {"name": "A", "value": "1"},
+                            {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf", "key": "t"}}},
+                        ],
+                        "ports": [{"containerPort": 8000, "name": "http"}],
+                        "volumeMounts": [{"name": "cache", "mountPath": "/root/.cache"}],
+                    }
+                ],
+                "volumes": [{"name": "cache", "emptyDir": {}}],
+            },
+        },
+    },
+}
+
+
+def _write(path: Path, *docs: dict | str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("---\n".join(d if isinstance(d, str) else yaml.safe_dump(d, sort_keys=False) for d in docs))
+
+
+def _base(tmp_path: Path) -> None:
+    _write(tmp_path / "base" / "deployment.yaml", BASE)
+    _write(tmp_path / "base" / "kustomization.yaml", "resources:\n- deployment.yaml\n")
+
+
+def _container(obj: dict, name: str = "vllm") -> dict:
+    return next(c for c in obj["spec"]["template"]["spec"]["containers"] if c["name"] == name)
+
+
+def test_named_lists_merge_by_their_patch_merge_key_and_other_lists_replace():
+    patch = {
+        "spec": {
+            "template": {
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "vllm",
+                            "args": ["--model", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192"],
+                            "env": [{"name": "A", "value": "2"}, {"name": "B", "value": "3"}],
+                            "ports": [{"containerPort": 8000, "protocol": "TCP"}],
+                            "volumeMounts": [{"name": "dshm", "mountPath": "/dev/shm"}],
+                        },
+                        {"name": "sidecar", "image": "busybox:1.36"},
+                    ],
+                    "volumes": [{"name": "dshm", "emptyDir": {"medium": "Memory"}}],
+                }
+            }
+        }
+    }
+    out = merge(BASE, patch)
+    spec = out["spec"]["template"]["spec"]
+    # new elements of a merged list come first (kyaml MergeOptionsListPrepend), the base's keep their place
+    assert [c["name"] for c in spec["containers"]] == ["sidecar", "vllm"]
+    vllm = _container(out)
+    assert vllm["image"] == "vllm/vllm-openai:v0.10.1"  # the base's field stays
+    assert vllm["args"] == ["--model", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192"]  # scalars: replaced
+    assert [(e["name"], e.get("value")) for e in vllm["env"]] == [("B", "3"), ("A", "2"), ("HF_TOKEN", None)]
+    assert vllm["ports"] == [{"containerPort": 8000, "name": "http", "protocol": "TCP"}]  # by containerPort
+    assert [m["mountPath"] for m in vllm["volumeMounts"]] == ["/dev/shm", "/root/.cache"]  # by mountPath
+    assert [v["name"] for v in spec["volumes"]] == ["dshm", "cache"]
+    assert BASE["spec"]["template"]["spec"]["containers"][0]["env"][0]["value"] == "1"  # the base is not changed
+
+
+def test_delete_directives_and_null():
+    patch = {
+        "spec": {
+            "replicas": None,
+            "template": {
+                "spec": {
+                    "containers": [{"name": "vllm", "env": [{"name": "A", "$patch": "delete"}]}],
+                    "volumes": [{"name": "cache", "$patch": "delete"}],
+                }
+            },
+        }
+    }
+    out = merge(BASE, patch)
+    assert "replicas" not in out["spec"]
+    assert [e["name"] for e in _container(out)["env"]] == ["HF_TOKEN"]
+    assert out["spec"]["template"]["spec"]["volumes"] == []
+    assert merge(BASE, {"$patch": "delete"}) is None
+    replaced = merge(BASE, {"spec": {"template": {"spec": {"volumes": [{"$patch": "replace"}, {"name": "x", "emptyDir": {}}]}}}})
+    assert replaced["spec"]["template"]["spec"]["volumes"] == [{"name": "x", "emptyDir": {}}]
+
+
+def test_a_crd_list_of_named_elements_merges_by_name_others_replace():
+    lws = {"spec": {"leaderWorkerTemplate": {"workerTemplate": {"spec": {"containers": [{"name": "w", "image": "a:1"}]}}}}}
+    out = merge(
+        lws, {"spec": {"leaderWorkerTemplate": {"workerTemplate": {"spec": {"containers": [{"name": "w", "args": ["x"]}]}}}}}
+    )
+    assert out["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"] == [
+        {"name": "w", "image": "a:1", "args": ["x"]}
+    ]
+    ray = {"spec": {"workerGroupSpecs": [{"groupName": "gpu", "replicas": 1}]}}
+    assert merge(ray, {"spec": {"workerGroupSpecs": [{"groupName": "gpu", "minReplicas": 0}]}}) == {
+        "spec": {"workerGroupSpecs": [{"groupName": "gpu", "minReplicas": 0}]}
+    }
+
+
+@pytest.mark.parametrize(
+    ("image", "entry", "expected"),
+    [
+        ("vllm/vllm-openai:v0.10.1", {"newTag": "v0.11.0"}, "vllm/vllm-openai:v0.11.0"),
+        ("vllm/vllm-openai:v0.10.1", {"newName": "ghcr.io/x/vllm"}, "ghcr.io/x/vllm:v0.10.1"),
+        ("vllm/vllm-openai:v0.10.1", {"digest": "sha256:abc"}, "vllm/vllm-openai@sha256:abc"),
+        ("vllm/vllm-openai", {"newTag": "v1", "digest": "sha256:abc"}, "vllm/vllm-openai:v1@sha256:abc"),
+        ("localhost:5000/vllm:v1", {"tagSuffix": "-cu12"}, "localhost:5000/vllm:v1-cu12"),
+    ],
+)
+def test_images_entry_rewrites_as_kustomize(image, entry, expected):
+    assert retag(image, entry) == expected
+
+
+def test_image_name_splits_after_the_registry_port():
+    assert image_name("localhost:5000/vllm:v1@sha256:ab") == ("localhost:5000/vllm", "v1", "sha256:ab")
+    assert image_name("vllm/vllm-openai") == ("vllm/vllm-openai", "", "")
+
+
+def test_overlay_builds_patches_namespace_prefix_labels_replicas_images(tmp_path):
+    _base(tmp_path)
+    _write(
+        tmp_path / "base" / "kustomization.yaml",
+        "resources:\n- deployment.yaml\n- sa.yaml\n",
+    )
+    _write(tmp_path / "base" / "sa.yaml", {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "vllm"}})
+    overlay = tmp_path / "overlays" / "prod"
+    _write(
+        overlay / "kustomization.yaml",
+        """resources:
+- ../../base
+namespace: prod
+namePrefix: prod-
+commonLabels:
+  env: prod
+images:
+- name: vllm/vllm-openai
+  newTag: v0.11.0
+replicas:
+- name: vllm
+  count: 3
+patches:
+- path: gpu.yaml
+- target:
+    kind: Deployment
+    labelSelector: app=vllm
+  patch: |-
+    - op: add
+      path: /spec/template/spec/containers/0/args/-
+      value: --enforce-eager
+configMapGenerator:
+- name: settings
+  literals:
+  - MAX_MODEL_LEN=8192
+""",
+    )
+    _write(
+        overlay / "gpu.yaml",
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "vllm"},
+            "spec": {"template": {"spec": {"containers": [{"name": "vllm", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}},
+        },
+    )
+    built = build(str(overlay), {})
+    assert built.skipped == ""
+    kinds = {o.obj["kind"]: o for o in built.objects}
+    deployment = kinds["Deployment"].obj
+    assert deployment["metadata"]["name"] == "prod-vllm" and deployment["metadata"]["namespace"] == "prod"
+    assert deployment["spec"]["replicas"] == 3
+    assert deployment["spec"]["selector"]["matchLabels"] == {"app": "vllm", "env": "prod"}
+    assert deployment["spec"]["template"]["metadata"]["labels"] == {"app": "vllm", "env": "prod"}
+    container = _container(deployment)
+    assert container["image"] == "vllm/vllm-openai:v0.11.0"
+    assert container["resources"] == {"limits": {"nvidia.com/gpu": 1}}
+    assert container["args"][-1] == "--enforce-eager"
+    # references follow the rename (the service account); a Secret the build does not hold keeps its name
+    assert deployment["spec"]["template"]["spec"]["serviceAccountName"] == "prod-vllm"
+    assert container["env"][1]["valueFrom"]["secretKeyRef"]["name"] == "hf"
+    assert kinds["ConfigMap"].obj["data"] == {"MAX_MODEL_LEN": "8192"}
+    assert kinds["ConfigMap"].obj["metadata"]["name"] == "prod-settings"
+    # the patch file applied first, the inline patch (in the kustomization) last
+    assert [Path(w[0]).name for w in kinds["Deployment"].touched] == ["gpu.yaml", "kustomization.yaml"]
+    assert {Path(f).name for f, _ in built.patches} == {"gpu.yaml"}
+    assert all(o.changed for o in built.objects)
+
+
+def test_an_overlay_that_changes_nothing_passes_objects_through_unchanged(tmp_path):
+    _base(tmp_path)
+    _write(tmp_path / "overlays" / "dev" / "kustomization.yaml", "resources: [../../base]\n")
+    built = build(str(tmp_path / "overlays" / "dev"), {})
+    assert built.skipped == "" and [o.changed for o in built.objects] == [False]
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("resources: [../../base]\ncomponents: [../../components/gpu]\n", "components"),
+        ("resources: [../../base]\nhelmCharts: [{name: vllm}]\n", "helmCharts"),
+        ("resources: [../../base]\nreplacements: [{source: {kind: ConfigMap}}]\n", "replacements"),
+        ("resources: [github.com/org/repo/deploy?ref=v1]\n", "remote resource"),
+        ("resources: [https://example.com/x.yaml]\n", "remote resource"),
+        ("resources: [../../missing]\n", "not there"),
+        ("resources: [../../base]\npatches: [{path: nope.yaml}]\n", "not there"),
+        ("resources: [../../base]\npatches: [{patch: '[{op: add, path: /x, value: 1}]'}]\n", "without a target"),
+        (
+            "resources: [../../base]\npatches: [{target: {kind: Service}, patch: '[{op: add, path: /x, value: 1}]'}]\n",
+            "selects no object",
+        ),
+        (
+            "resources: [../../base]\npatches: [{target: {kind: Deployment}, patch: '[{op: remove, path: /nope}]'}]\n",
+            "does not apply",
+        ),
+        (
+            "resources: [../../base]\npatchesStrategicMerge:\n- |\n  kind: Deployment\n  metadata: {name: other}\n",
+            "matches no object",
+        ),
+        ("resources: 7\n", "not a list"),
+        ("- a\n- b\n", "not one mapping"),
+        ("resources: [../../base]\npatches: [{target: {name: '(['}, patch: '{}'}]\n", "regular expression"),
+    ],
+)
+def test_what_it_does_not_build_is_skipped_with_why_never_raised(tmp_path, text, why):
+    _base(tmp_path)
+    _write(tmp_path / "overlays" / "x" / "kustomization.yaml", text)
+    built = build(str(tmp_path / "overlays" / "x"), {})
+    assert why in built.skipped and built.objects == []
+
+
+def test_a_cycle_of_kustomizations_is_skipped(tmp_path):
+    _write(tmp_path / "a" / "kustomization.yaml", "resources: [../b]\n")
+    _write(tmp_path / "b" / "kustomization.yaml", "resources: [../a]\n")
+    assert "includes itself" in build(str(tmp_path / "a"), {}).skipped
+
+
+def test_known_objects_are_reused_with_their_origin(tmp_path):
+    _base(tmp_path)
+    key = str((tmp_path / "base" / "deployment.yaml").resolve())
+    built = build(str(tmp_path / "base"), {key: [(("deployment.yaml", 0, ()), BASE, (key, 0, 1))]})
+    assert [o.origin for o in built.objects] == [("deployment.yaml", 0, ())]
+    assert built.objects[0].obj is not BASE and not built.objects[0].changed
