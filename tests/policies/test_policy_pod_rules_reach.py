@@ -172,3 +172,53 @@ def test_s51_g42_careful_forms_stay_silent():
         assert found_by(objs, "monitor-selects-targets") == []
     # Moved to 9400, the metrics port is served (the Service's 8000 is then the one S51 reports).
     assert found_by(_metrics_objects(container=moved), "monitor-selects-targets") == []
+
+
+# -- G63: an FQDN URL whose namespace holds the Service only once the files are applied there ------------------------
+
+
+def _ollama_and_webui(url: str, namespaced: bool = False) -> list[dict]:
+    ollama = _deployment("ollama", {"containers": [{"name": "ollama", "image": "ollama/ollama:0.6.5"}]})
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "ollama"},
+        "spec": {"selector": {"app": "ollama"}, "ports": [{"port": 11434, "targetPort": 11434}]},
+    }
+    webui = _deployment(
+        "open-webui",
+        {
+            "containers": [
+                {
+                    "name": "open-webui",
+                    "image": "ghcr.io/open-webui/open-webui:v0.6.5",
+                    "env": [{"name": "OLLAMA_BASE_URL", "value": url}],
+                }
+            ]
+        },
+    )
+    for obj in (ollama, webui):
+        del obj["metadata"]["namespace"]
+    if namespaced:
+        for obj in (ollama, service):
+            obj["metadata"]["namespace"] = "ollama"
+    return [ollama, service, webui]
+
+
+def test_g63_a_port_the_unplaced_service_does_not_offer_is_advice():
+    [(level, message)] = found_by(_ollama_and_webui("http://ollama.ollama.svc.cluster.local:8000"), "in-cluster-url-resolves")
+    assert level == "advisory"
+    assert message.startswith(
+        "container open-webui env OLLAMA_BASE_URL = http://ollama.ollama.svc.cluster.local:8000 calls port 8000 of "
+        "Service ollama, which exposes 11434 only"
+    )
+    assert "leaves its namespace out; the URL expects it in namespace ollama" in message
+    # With the namespace written, the same URL blocks (as before).
+    [(level, _)] = found_by(_ollama_and_webui("http://ollama.ollama.svc.cluster.local:8000", True), "in-cluster-url-resolves")
+    assert level == "mandatory"
+
+
+def test_g63_careful_forms_stay_silent():
+    # The port the Service offers; a name the files do not define (may come from elsewhere).
+    assert found_by(_ollama_and_webui("http://ollama.ollama.svc.cluster.local:11434"), "in-cluster-url-resolves") == []
+    assert found_by(_ollama_and_webui("http://other.ollama.svc.cluster.local:8000"), "in-cluster-url-resolves") == []
