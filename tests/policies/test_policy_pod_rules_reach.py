@@ -222,3 +222,45 @@ def test_g63_careful_forms_stay_silent():
     # The port the Service offers; a name the files do not define (may come from elsewhere).
     assert found_by(_ollama_and_webui("http://ollama.ollama.svc.cluster.local:11434"), "in-cluster-url-resolves") == []
     assert found_by(_ollama_and_webui("http://other.ollama.svc.cluster.local:8000"), "in-cluster-url-resolves") == []
+
+
+# -- G5 liveness on a server probed for readiness only; G4 readiness on a chat UI -----------------------------------
+
+
+def _probed_vllm(**probes: dict) -> dict:
+    server = {**_VLLM_API, **probes}
+    return _deployment("vllm", {"containers": [server]})
+
+
+_HEALTH = {"httpGet": {"path": "/health", "port": 8000}, "periodSeconds": 10}
+
+
+def test_g5_a_vllm_server_with_only_a_readiness_probe_is_advice():
+    [(level, message)] = found_by([_probed_vllm(readinessProbe=_HEALTH)], "serving-liveness-probe")
+    assert level == "advisory"
+    assert message.startswith("container vllm: no livenessProbe on this vLLM server: if the engine hangs")
+    assert "add a livenessProbe on GET /health (port 8000 unless moved), behind a startupProbe" in message
+
+
+def test_g5_careful_forms_stay_silent():
+    # A livenessProbe; no probe at all (G4's finding).
+    assert found_by([_probed_vllm(readinessProbe=_HEALTH, livenessProbe=_HEALTH)], "serving-liveness-probe") == []
+    assert found_by([_probed_vllm()], "serving-liveness-probe") == []
+
+
+_WEBUI = {"name": "open-webui", "image": "ghcr.io/open-webui/open-webui:0.6.18", "ports": [{"containerPort": 8080}]}
+
+
+def test_g4_an_open_webui_without_a_readiness_probe_is_advice():
+    [(level, message)] = found_by([_deployment("open-webui", {"containers": [_WEBUI]})], "serving-readiness-probe")
+    assert level == "advisory"
+    assert message.startswith("container open-webui: no readinessProbe on this Open WebUI")
+    assert message.endswith("probe GET /health (port 8080 unless moved)")
+    # With a readinessProbe only, G5 advises the liveness.
+    ready = {**_WEBUI, "readinessProbe": {"httpGet": {"path": "/health", "port": 8080}}}
+    doc = _deployment("open-webui", {"containers": [ready]})
+    assert found_by([doc], "serving-readiness-probe") == []
+    [(_, message)] = found_by([doc], "serving-liveness-probe")
+    assert message.startswith("container open-webui: no livenessProbe on this Open WebUI")
+    both = {**ready, "livenessProbe": {"httpGet": {"path": "/health", "port": 8080}}}
+    assert found_by([_deployment("open-webui", {"containers": [both]})], "serving-liveness-probe") == []
