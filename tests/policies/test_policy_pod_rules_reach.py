@@ -264,3 +264,69 @@ def test_g4_an_open_webui_without_a_readiness_probe_is_advice():
     assert message.startswith("container open-webui: no livenessProbe on this Open WebUI")
     both = {**ready, "livenessProbe": {"httpGet": {"path": "/health", "port": 8080}}}
     assert found_by([_deployment("open-webui", {"containers": [both]})], "serving-liveness-probe") == []
+
+
+# -- G27: a published serving container without allowPrivilegeEscalation: false -------------------------------------
+
+
+def _published_webui(security: dict | None = None, published: bool = True) -> list[dict]:
+    container = {**_WEBUI, **({"securityContext": security} if security is not None else {})}
+    objs = [
+        _deployment("open-webui", {"containers": [container]}),
+        {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {"name": "open-webui", "namespace": "llm"},
+            "spec": {"selector": {"app": "open-webui"}, "ports": [{"port": 80, "targetPort": 8080}]},
+        },
+    ]
+    if published:
+        objs.append(
+            {
+                "apiVersion": "networking.k8s.io/v1",
+                "kind": "Ingress",
+                "metadata": {"name": "chat", "namespace": "llm"},
+                "spec": {
+                    "ingressClassName": "nginx",
+                    "rules": [
+                        {
+                            "host": "chat.example.com",
+                            "http": {
+                                "paths": [
+                                    {
+                                        "path": "/",
+                                        "pathType": "Prefix",
+                                        "backend": {"service": {"name": "open-webui", "port": {"number": 80}}},
+                                    }
+                                ]
+                            },
+                        }
+                    ],
+                },
+            }
+        )
+    return objs
+
+
+def test_g27_a_ui_with_no_security_context_behind_an_ingress_is_advice():
+    [(level, message)] = found_by(_published_webui(), "serving-privilege-escalation")
+    assert level == "advisory"
+    assert message.startswith(
+        "container open-webui: no securityContext.allowPrivilegeEscalation on this Open WebUI, published through "
+        "Service open-webui (Ingress llm/chat (class nginx))"
+    )
+    # A model server behind a LoadBalancer Service too.
+    server = _deployment("vllm", {"containers": [_VLLM_API]})
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "vllm", "namespace": "llm"},
+        "spec": {"type": "LoadBalancer", "selector": {"app": "vllm"}, "ports": [{"port": 80, "targetPort": 8000}]},
+    }
+    [(_, message)] = found_by([server, service], "serving-privilege-escalation")
+    assert "on this vLLM server, published through Service vllm (its LoadBalancer type)" in message
+
+
+def test_g27_careful_forms_stay_silent():
+    assert found_by(_published_webui({"allowPrivilegeEscalation": False}), "serving-privilege-escalation") == []
+    assert found_by(_published_webui(published=False), "serving-privilege-escalation") == []
