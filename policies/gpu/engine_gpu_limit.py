@@ -41,10 +41,23 @@ from __future__ import annotations
 import posixpath
 
 from components.capacity.accounting import parse_release
+from components.gpu_vendors import device_resources, vendor
 from components.images import image_tag, is_published, names_image, vllm_release
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
-from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_dict, as_list, get, is_custom_type, is_ray, resource_value
+from policies.kube import (
+    GPU_RESOURCE,
+    WORKLOAD_TYPES,
+    as_dict,
+    as_list,
+    container_label,
+    containers,
+    get,
+    is_custom_type,
+    is_ray,
+    pod_specs,
+    resource_value,
+)
 from policies.reading.accelerators import dra_pod, host_devices, other_device_source
 from policies.reading.engines import EngineServer, env_values, table_servers
 from policies.reading.gpu_pools import node_label_keys
@@ -182,23 +195,60 @@ def _no_gpu_exit(image: str) -> str:
 # Device resources of other vendors' accelerators, and the vLLM platform each needs (a build of its own): vLLM's CUDA
 # build detects CUDA through NVML only (0.34.0 vllm/platforms/__init__.py:57-105; a Jetson aside) and ROCm through
 # amdsmi (:108-125), which the wheel does not require (its METADATA), so on such a node it finds no platform.
-_OTHER_VENDORS = {
-    "amd.com/gpu": "ROCm",
-    "gpu.intel.com/": "XPU",
-    "habana.ai/gaudi": "HPU",
-    "aws.amazon.com/neuron": "Neuron",
-    "google.com/tpu": "TPU",
-}
+# (The vendors, their device resources and platforms are data: components/gpu_vendors.toml, each row with its source.)
 
 
 def _other_vendor(container: dict) -> tuple[str, str] | None:
-    """(resource name, vLLM platform) of another vendor's accelerator the container is given, or None."""
+    """(resource name, vLLM platform) of another vendor's accelerator than NVIDIA's the container is given, or None."""
     for section in ("limits", "requests"):
-        for name in as_dict(get(container, "resources", section)):
-            for prefix, platform in _OTHER_VENDORS.items():
-                if isinstance(name, str) and name.startswith(prefix):
-                    return name, platform
+        for name, row in device_resources(as_dict(get(container, "resources", section))):
+            if row.name != "nvidia":
+                return name, row.platform
     return None
+
+
+def rocm_marks(container: dict) -> str | None:
+    """What marks the container as set up for AMD's ROCm (components/gpu_vendors.toml amd row): its image's words
+    (rocm/vllm, ollama/ollama:rocm, a -rocm tag) or a variable only ROCm reads (HSA_OVERRIDE_GFX_VERSION), or None."""
+    amd = vendor("amd")
+    image = container.get("image")
+    if isinstance(image, str) and amd.marks_image(image):
+        return f"image {image} is a {amd.platform} build"
+    names = {str(as_dict(e).get("name")) for e in as_list(container.get("env"))}
+    named = next((v for v in amd.env if v in names), None)
+    return f"it sets {named}, which only {amd.display}'s {amd.platform} runtime reads" if named else None
+
+
+def _rocm_without_device(resource: Resource) -> list[str]:
+    """Advice for a container set up for ROCm (rocm_marks) that holds no device: no amd.com/gpu (nor any device
+    resource, DRA claim, LimitRange default), no device nodes from the host, not privileged. The scheduler reserves no
+    AMD GPU for it and may place it on a node without one, and none is guaranteed where it lands: Ollama's ROCm image
+    then serves on the CPU (ollama/ollama v0.32.15 docs/docker.mdx:65-68 runs it with /dev/kfd and /dev/dri), a ROCm
+    build of vLLM finds no platform. Session 48 sealed-set form: rocm/* and *-rocm images, HSA_OVERRIDE_GFX_VERSION set."""
+    amd = vendor("amd")
+    found: list[str] = []
+    if _limit_range_device(resource):
+        return found
+    for path, podspec in pod_specs(resource):
+        if dra_pod(get(resource.props, "metadata", "annotations"), podspec):
+            continue
+        for container in containers(podspec):
+            why = rocm_marks(container)
+            if why is None or other_device_source(container) or get(container, "securityContext", "privileged") is True:
+                continue
+            if any(resource_value(container, s, GPU_RESOURCE) is not None for s in ("limits", "requests")):
+                continue
+            if host_devices(podspec, container) is not None:
+                continue  # /dev/kfd and /dev/dri mounted from the host: a GPU reached on purpose
+            found.append(
+                unproven(
+                    f"{container_label(path, container)}: {why}, but the container holds no {amd.resources[0]}: the "
+                    f"scheduler reserves no {amd.display} GPU for it and may place it on a node without one, and none "
+                    f"is guaranteed where it lands, so the server runs on the CPU (Ollama) or finds no platform (vLLM); "
+                    f"set resources.limits {amd.resources[0]}"
+                )
+            )
+    return found
 
 
 def _wrong_build(server: VllmServer) -> list[str]:
@@ -471,13 +521,17 @@ def _judge_gpu_engine(resource: Resource, server: EngineServer) -> list[str]:
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    found = [m for server in vllm_servers(resource) for m in _judge(resource, server)]
+    rocm = _rocm_without_device(resource)
+    # A container set up for ROCm is judged by its own finding (rocm above), not as a server missing an NVIDIA GPU.
+    found = [m for server in vllm_servers(resource) if not rocm_marks(server.container) for m in _judge(resource, server)]
     for server in table_servers(resource):
+        if rocm_marks(server.container):
+            continue
         if server.row and server.row.gpu_or_cpu:
             found += _judge_cpu_capable(resource, server)
         elif server.row and server.row.needs_gpu:
             found += _judge_gpu_engine(resource, server)
-    return found + _ray_engine_without_gpu(resource)
+    return found + rocm + _ray_engine_without_gpu(resource)
 
 
 POLICY = Policy(

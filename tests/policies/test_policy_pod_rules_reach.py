@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import copy
 
+import pytest
+
 from tests.policies.policy_fixtures import found_by
 
 
@@ -330,3 +332,46 @@ def test_g27_a_ui_with_no_security_context_behind_an_ingress_is_advice():
 def test_g27_careful_forms_stay_silent():
     assert found_by(_published_webui({"allowPrivilegeEscalation": False}), "serving-privilege-escalation") == []
     assert found_by(_published_webui(published=False), "serving-privilege-escalation") == []
+
+
+# -- G13: a container set up for ROCm that holds no amd.com/gpu ------------------------------------------------------
+
+
+def _rocm(container: dict, extra: dict | None = None) -> dict:
+    return _deployment("ollama", {"containers": [container], **(extra or {})})
+
+
+def test_g13_a_rocm_build_without_an_amd_gpu_is_advice():
+    # ollama/ollama v0.32.15 docs/docker.mdx:65-68: the rocm tag is AMD's build; docs/gpu.mdx:88-95 HSA_OVERRIDE_GFX_VERSION.
+    for container, why in (
+        ({"name": "ollama", "image": "ollama/ollama:rocm"}, "image ollama/ollama:rocm is a ROCm build"),
+        ({"name": "ollama", "image": "rocm/vllm:rocm6.3.1_vllm_0.8.5"}, "image rocm/vllm:rocm6.3.1_vllm_0.8.5 is a ROCm build"),
+        (
+            {"name": "ollama", "image": "ollama/ollama:0.6.5", "env": [{"name": "HSA_OVERRIDE_GFX_VERSION", "value": "10.3.0"}]},
+            "it sets HSA_OVERRIDE_GFX_VERSION, which only AMD's ROCm runtime reads",
+        ),
+    ):
+        [(level, message)] = found_by([_rocm(container)], "gpu-engine-has-gpu-limit")
+        assert level == "advisory"
+        assert message.startswith(f"container ollama: {why}, but the container holds no amd.com/gpu")
+
+
+def test_g13_rocm_careful_forms_stay_silent():
+    held = {"name": "ollama", "image": "ollama/ollama:rocm", "resources": {"limits": {"amd.com/gpu": 1}}}
+    assert found_by([_rocm(held)], "gpu-engine-has-gpu-limit") == []
+    # /dev/kfd mounted from the host: the GPU is reached on purpose.
+    mounted = {"name": "ollama", "image": "ollama/ollama:rocm", "volumeMounts": [{"name": "kfd", "mountPath": "/dev/kfd"}]}
+    volumes = {"volumes": [{"name": "kfd", "hostPath": {"path": "/dev/kfd"}}]}
+    assert found_by([_rocm(mounted, volumes)], "gpu-engine-has-gpu-limit") == []
+
+
+def test_the_gpu_vendor_table_loads_and_refuses_a_bad_row(tmp_path):
+    from components.gpu_vendors import VENDORS, load_vendors, resource_vendor
+
+    assert {v.name for v in VENDORS} >= {"nvidia", "amd"}
+    assert resource_vendor("amd.com/gpu").name == "amd" and resource_vendor("gpu.intel.com/i915").name == "intel"
+    assert resource_vendor("nvidia.com/mig-1g.5gb").name == "nvidia" and resource_vendor("cpu") is None
+    bad = tmp_path / "v.toml"
+    bad.write_text('[vendors.x]\ndisplay = "X"\n')
+    with pytest.raises(ValueError, match=r"\[vendors.x\]: fields must be exactly"):
+        load_vendors(bad)
