@@ -19,8 +19,7 @@ _FIELDS: dict[str, type] = {
     "platform": str,
     "image_words": list,
     "env": list,
-    "hide_env": list,
-    "hide_values": list,
+    "hide": dict,
     "source": str,
 }
 _WORDS = re.compile(r"[/:@._-]+")
@@ -36,13 +35,16 @@ class Vendor:
     platform: str
     image_words: frozenset[str]
     env: tuple[str, ...]
-    hide_env: tuple[str, ...]
-    hide_values: frozenset[str]
+    hide: tuple[tuple[str, frozenset[str]], ...]  # (variable, the values of it that hide every device)
     source: str
 
     def gives(self, resource: str) -> bool:
         """True when a device resource name is one of this vendor's (a listed name, or under a listed prefix)."""
         return any(resource == r or (r.endswith(("/", ".", "-")) and resource.startswith(r)) for r in self.resources)
+
+    def hides(self, variable: str, value: object) -> bool:
+        """True when ``variable`` set to ``value`` hides every device of this vendor from the container."""
+        return any(variable == name and str(value).strip().lower() in values for name, values in self.hide)
 
     def marks_image(self, image: str) -> bool:
         """True when a word of the image reference names a build for this vendor (``rocm/vllm``, ``:rocm``, ``-rocm``)."""
@@ -59,6 +61,9 @@ def _row(name: str, row: Any) -> Vendor:
             raise ValueError(f"{where}.{field}: wrong type")
         if isinstance(value, list) and not all(isinstance(v, str) for v in value):
             raise ValueError(f"{where}.{field}: must be a list of strings")
+    hide = row["hide"]
+    if not all(isinstance(k, str) and isinstance(v, list) and all(isinstance(x, str) for x in v) for k, v in hide.items()):
+        raise ValueError(f"{where}.hide: a table of variable = [values]")
     if not row["resources"] or not row["source"].strip() or not all(row["resources"]):
         raise ValueError(f"{where}: resources and source must not be empty")
     return Vendor(
@@ -68,8 +73,7 @@ def _row(name: str, row: Any) -> Vendor:
         row["platform"],
         frozenset(w.lower() for w in row["image_words"]),
         tuple(row["env"]),
-        tuple(row["hide_env"]),
-        frozenset(v.strip().lower() for v in row["hide_values"]),
+        tuple((str(k), frozenset(x.strip().lower() for x in v)) for k, v in hide.items()),
         row["source"],
     )
 

@@ -151,7 +151,7 @@ _ENTRIES = (
     Entry("G", 49, "a GPU model server's probes survive one slow answer"),
     Entry("G", 50, "a LimitRange gives no GPU to containers that need none"),
     Entry("G", 51, "a pod's claim is one its repository creates"),
-    Entry("G", 53, "a GPU container leaves NVIDIA_VISIBLE_DEVICES to the device plugin"),
+    Entry("G", 53, "a GPU container's env does not hide or swap the GPUs it claims (NVIDIA_/CUDA_VISIBLE_DEVICES)"),
     Entry("G", 54, "a pod passes the Pod Security level its Namespace enforces"),
     Entry("G", 55, "a single-architecture image selects nodes of its architecture"),
     Entry("G", 56, "a Service's selector matches the pods of a workload of its run"),

@@ -154,7 +154,9 @@ def scoped(
     # Scopes come from the files' own objects: an object rendered from a chart (its name a guess from the chart's
     # defaults) must not split a run whose files alone are one cluster. It joins the scopes of the nearest file.
     stated = [i for i, o in enumerate(manifests.objects) if not o.best_effort]
-    scopes = split([manifests.objects[i] for i in stated])
+    # A Kustomize patch is its base's object by design (an overlay's patch names the base's kind and name): it does
+    # not make the overlay another cluster (session 48: a GPU patch keeping the base's env is judged beside its base).
+    scopes = split([manifests.objects[i] for i in stated], [resources[i].patch for i in stated])
     if len(scopes) <= 1:
         return [], None, None
     groups = [[resources[stated[j]] for j in s.indexes] for s in scopes]

@@ -382,6 +382,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     never_pull_on_cloud.POLICY,
     arch_image_selected.POLICY,
     visible_devices_env.POLICY,
+    visible_devices_env.KUSTOMIZED_POLICY,
     post_start_hook_waits.POLICY,
     run_as_non_root_image.POLICY,
     no_literal_secret_env.POLICY,

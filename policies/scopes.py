@@ -91,8 +91,9 @@ def _collides(keys: Sequence[tuple], folders: Sequence[tuple], ids: Sequence[tup
     return False
 
 
-def split(objects: Sequence[Any]) -> list[Scope]:
-    """The scopes of a run's objects (``policies.manifests.ManifestObject``s, in read order).
+def split(objects: Sequence[Any], patches: Sequence[bool] = ()) -> list[Scope]:
+    """The scopes of a run's objects (``policies.manifests.ManifestObject``s, in read order); ``patches`` marks the
+    Kustomize patches among them, whose identity is their base's and splits nothing.
 
     One scope holding every object unless two files hold the same object identity; then the
     shallowest folder depth that keeps each identity within one folder per scope, and inside a scope
@@ -102,7 +103,7 @@ def split(objects: Sequence[Any]) -> list[Scope]:
     if not objects:
         return []
     files = [o.file for o in objects]
-    ids = [identity(o.obj) for o in objects]
+    ids = [None if i < len(patches) and patches[i] else identity(o.obj) for i, o in enumerate(objects)]
     folders = _folders(sorted(set(files)))
     own = [folders[f] for f in files]
     depth = max(len(f) for f in folders.values())

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import re
 
+from components.gpu_vendors import vendor
 from policies.framework import Policy, Resource, unproven
 from policies.kube import (
     WORKLOAD_TYPES,
@@ -56,6 +57,7 @@ from policies.reading.engines import env_values
 from policies.reading.mounted_scripts import config_maps
 
 _VARIABLE = "NVIDIA_VISIBLE_DEVICES"
+NVIDIA = vendor("nvidia")  # its hide values: components/gpu_vendors.toml
 _CUDA = "CUDA_VISIBLE_DEVICES"
 _UUID = re.compile(r"^(?:GPU|MIG)-[0-9A-Za-z/-]+$")
 _DEVICE_LIST = re.compile(
@@ -136,6 +138,8 @@ def _cuda_message(label: str, value: str, claimed: int, privileged: bool, why_no
     ``why_not`` (a pinned host, an envFrom source) makes a UUID finding advice."""
     items = [v.strip() for v in value.split(",")]
     head = f"{label}: env {_CUDA}={value} beside a claim of {claimed} device(s) from the NVIDIA device plugin"
+    if NVIDIA.hides(_CUDA, value) or (items and (decimal(items[0]) or 0) < 0):
+        return unproven(_hidden(f"{head}", "CUDA_VISIBLE_DEVICES"))
     if not items or not items[0] or "$" in value:
         return None
     if _UUID.match(items[0]):
@@ -157,6 +161,16 @@ def _cuda_message(label: str, value: str, claimed: int, privileged: bool, why_no
     if len(set(items[:usable])) < claimed:
         return unproven(f"{head}: CUDA uses {len(set(items[:usable]))} of the {claimed} GPUs claimed; the rest sit idle")
     return None
+
+
+def _hidden(head: str, variable: str) -> str:
+    """The finding for a variable whose value hides every device the container claims (components/gpu_vendors.toml
+    ``hide``: CUDA_VISIBLE_DEVICES empty or -1, NVIDIA_VISIBLE_DEVICES none/void/empty)."""
+    return (
+        f"{head}: that value hides every device from the container's processes, so the GPU it claims (reserved on the "
+        f"node, kept from other pods) goes unused: the engine runs on the CPU (Ollama, llama.cpp) or finds no GPU and "
+        f"exits (vLLM); drop {variable} from the env of a container that claims GPUs"
+    )
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -238,5 +252,73 @@ POLICY = Policy(
         "filters, inside the container, the devices it was given, numbered from 0 (CUDA C++ Programming Guide, CUDA "
         "Environment Variables: only the devices before the first invalid index are visible): a UUID of one node's "
         "device, or an index past the claim, leaves CUDA no GPU and the server exits, which blocks."
+    ),
+)
+
+
+def _same_namespace(a: Resource, b: Resource) -> bool:
+    first, second = get(a.props, "metadata", "namespace"), get(b.props, "metadata", "namespace")
+    return not first or not second or first == second
+
+
+def _kept_by_patch(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    """A Kustomize patch that gives a container nvidia.com/gpu while the base it merges onto (same kind, name and
+    container name) sets a variable that hides every device (CUDA_VISIBLE_DEVICES "" or -1, NVIDIA_VISIBLE_DEVICES
+    none/void: components/gpu_vendors.toml ``hide``) and the patch does not set that variable: a strategic merge
+    keeps the base's env item by item (env merges by name: kubernetes/api core/v1 types.go, policies/pod_patches.py),
+    so the built pod claims a GPU it cannot see (a CPU base, a GPU overlay: the sealed sets' form). Advice."""
+    found: list[tuple[str, str]] = []
+    patches = [r for r in resources if r.patch and r.type in WORKLOAD_TYPES and isinstance(r.props, dict)]
+    if not patches:
+        return found
+    bases = [r for r in resources if not r.patch and r.type in WORKLOAD_TYPES and isinstance(r.props, dict)]
+    for patch in patches:
+        name = get(patch.props, "metadata", "name")
+        for base in (b for b in bases if b.type == patch.type and get(b.props, "metadata", "name") == name):
+            if not _same_namespace(base, patch):
+                continue
+            base_pods = dict(pod_specs(base))
+            for path, podspec in pod_specs(patch):
+                for container in containers(podspec, init=True):
+                    claimed = _claimed(container)
+                    if claimed <= 0:
+                        continue
+                    stated = {name_of(e) for e in as_list(container.get("env"))}
+                    kept = next(
+                        (c for c in containers(base_pods.get(path, {}), init=True) if name_of(c) == name_of(container)), None
+                    )
+                    for item in (as_dict(e) for e in as_list(as_dict(kept).get("env"))):
+                        variable, value = item.get("name"), item.get("value")
+                        if not isinstance(variable, str) or variable in stated or not isinstance(value, (str, int)):
+                            continue
+                        if NVIDIA.hides(variable, value) or (variable == _CUDA and (decimal(str(value)) or 0) < 0):
+                            head = (
+                                f"{container_label(path, container)}: this patch claims {claimed} GPU(s) for the "
+                                f"container, whose base {get(base.props, 'kind')}/{name} keeps env "
+                                f"{variable}={value!r} (a strategic merge keeps env items the patch does not name)"
+                            )
+                            found.append((patch.name, unproven(_hidden(head, variable))))
+    return found
+
+
+KUSTOMIZED_POLICY = Policy(
+    name="gpu-devices-hidden-by-base-env",
+    description=(
+        "A Kustomize patch that gives a container nvidia.com/gpu does not leave in place a base env variable that hides "
+        "every device (CUDA_VISIBLE_DEVICES empty or -1, NVIDIA_VISIBLE_DEVICES none/void) (advice)."
+    ),
+    catalog="G53",
+    severity="medium",
+    enforcement="advisory",
+    remediation_steps=(
+        "In the GPU overlay, remove the variable from the container (a strategic-merge env item with "
+        "`$patch: delete`, or a JSON 6902 remove), or set it only in the CPU overlay."
+    ),
+    check_stack=_kept_by_patch,
+    config_schema={},
+    rationale=(
+        "Kustomize merges env items by name, so a base's CUDA_VISIBLE_DEVICES survives a patch that only adds the GPU "
+        "limit; CUDA then sees no device of the one the scheduler reserved (CUDA C++ Programming Guide, CUDA "
+        "Environment Variables)."
     ),
 )

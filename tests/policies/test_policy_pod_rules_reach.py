@@ -12,9 +12,12 @@ has a careful form that must stay silent:
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
+import yaml
 
+from policies.check import main
 from tests.policies.policy_fixtures import found_by
 
 
@@ -375,3 +378,61 @@ def test_the_gpu_vendor_table_loads_and_refuses_a_bad_row(tmp_path):
     bad.write_text('[vendors.x]\ndisplay = "X"\n')
     with pytest.raises(ValueError, match=r"\[vendors.x\]: fields must be exactly"):
         load_vendors(bad)
+
+
+# -- G53: a GPU claim whose env hides every device (in the object, or in the base a Kustomize GPU patch keeps) --------
+
+
+def _gpu_env(env: list[dict], claim: bool = True) -> dict:
+    container = {"name": "ollama", "image": "ollama/ollama:0.6.5", "env": env}
+    if claim:
+        container["resources"] = {"limits": {"nvidia.com/gpu": 1}}
+    return _deployment("ollama", {"containers": [container]})
+
+
+def test_g53_cuda_visible_devices_hiding_every_device_beside_a_claim_is_advice():
+    for value in ("-1", ""):
+        [(level, message)] = found_by(
+            [_gpu_env([{"name": "CUDA_VISIBLE_DEVICES", "value": value}])], "gpu-visible-devices-left-to-plugin"
+        )
+        assert level == "advisory" and "that value hides every device" in message
+    [(level, message)] = found_by(
+        [_gpu_env([{"name": "NVIDIA_VISIBLE_DEVICES", "value": "none"}])], "gpu-visible-devices-left-to-plugin"
+    )
+    assert level == "advisory" and "the container gets no GPU although it claims 1" in message
+
+
+def _kustomized(tmp_path, base: dict, patch: dict, capsys) -> list[tuple[str, str]]:
+    (tmp_path / "base").mkdir(parents=True)
+    (tmp_path / "overlays" / "gpu").mkdir(parents=True)
+    (tmp_path / "base" / "deployment.yaml").write_text(yaml.safe_dump(base))
+    (tmp_path / "base" / "kustomization.yaml").write_text("resources:\n- deployment.yaml\n")
+    (tmp_path / "overlays" / "gpu" / "gpu-patch.yaml").write_text(yaml.safe_dump(patch))
+    (tmp_path / "overlays" / "gpu" / "kustomization.yaml").write_text(
+        "resources:\n- ../../base\npatches:\n- path: gpu-patch.yaml\n"
+    )
+    main([str(tmp_path), "--format", "json"])
+    rows = json.loads(capsys.readouterr().out)["violations"]
+    return [(r["enforcement"], r["message"]) for r in rows if r["policy"] == "gpu-devices-hidden-by-base-env"]
+
+
+def test_g53_a_kustomize_gpu_patch_keeping_the_bases_hiding_env_is_advice(tmp_path, capsys):
+    base = _gpu_env([{"name": "CUDA_VISIBLE_DEVICES", "value": ""}, {"name": "OLLAMA_HOST", "value": "0.0.0.0"}], claim=False)
+    # The overlay's patch: only the GPU limit (env merges by name, so the base's CUDA_VISIBLE_DEVICES stays).
+    patch = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "ollama", "namespace": "llm"},
+        "spec": {"template": {"spec": {"containers": [{"name": "ollama", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}},
+    }
+    [(level, message)] = _kustomized(tmp_path / "a", base, patch, capsys)
+    assert level == "advisory"
+    assert (
+        "this patch claims 1 GPU(s) for the container, whose base Deployment/ollama keeps env CUDA_VISIBLE_DEVICES=''" in message
+    )
+    # Careful: the patch sets the variable itself (to a device it holds), or the base hides nothing.
+    patch["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "CUDA_VISIBLE_DEVICES", "value": "0"}]
+    assert _kustomized(tmp_path / "b", base, patch, capsys) == []
+    del patch["spec"]["template"]["spec"]["containers"][0]["env"]
+    plain = _gpu_env([{"name": "OLLAMA_HOST", "value": "0.0.0.0"}], claim=False)
+    assert _kustomized(tmp_path / "c", plain, patch, capsys) == []

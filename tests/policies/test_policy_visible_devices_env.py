@@ -121,10 +121,14 @@ def test_an_index_past_the_claimed_devices_blocks_and_a_short_list_is_advice():
 
 
 def test_careful_cuda_visible_devices_forms_stay_silent():
-    # Index 0 of the one GPU claimed (set 28 Narden91/llm-k8s-test llm-manifest.yml), all the GPUs claimed, a CPU-only
-    # "-1" or "", a variable: CUDA sees what the plugin gave.
-    for value, gpus in (("0", 1), ("0,1", 2), ("-1", 1), ("", 1), ("$(GPU_IDS)", 1)):
+    # Index 0 of the one GPU claimed (set 28 Narden91/llm-k8s-test llm-manifest.yml), all the GPUs claimed, a variable:
+    # CUDA sees what the plugin gave.
+    for value, gpus in (("0", 1), ("0,1", 2), ("$(GPU_IDS)", 1)):
         assert found_by([_kandakji(value, gpus)], POLICY) == [], value
+    # A CPU-only "-1" or "" beside a GPU claim hides the GPU claimed: advice since session 48 (pods48), not silence.
+    for value in ("-1", ""):
+        [(level, message)] = found_by([_kandakji(value, 1)], POLICY)
+        assert level == "advisory" and "that value hides every device" in message, value
     # With the pod's own NVIDIA_VISIBLE_DEVICES the container sees other devices: that variable is what is reported.
     both = _kandakji("1")
     both["spec"]["template"]["spec"]["containers"][0]["env"].append({"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"})
