@@ -32,7 +32,15 @@ from policies.kube import evaluation_memo, read_generically
 from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, Unreadable, manifest_paths, read_manifests
 from policies.overlay_builds import Overlays, deduplicated, overlay_builds
 from policies.reading.gaps import sizing_gaps
-from policies.reading.kustomize import is_patch, listed_patches, overlays, rescaled, rewritten_images, targeted
+from policies.reading.kustomize import (
+    is_patch,
+    listed_patches,
+    namespace_set,
+    overlays,
+    rescaled,
+    rewritten_images,
+    targeted,
+)
 from policies.reading.placeholders import placeholders, with_unknowns
 from policies.registry import evaluate, validate_config
 from policies.scopes import redefinitions, split
@@ -99,6 +107,7 @@ def resources_of(manifests: ManifestSet) -> list[Resource]:
                 base=not o.chart and targeted(o.file, o.obj, patch_objects, built),
                 retagged=rewritten_images(o.file, built),
                 rescaled=not o.chart and rescaled(o.file, o.obj, built),
+                kustomize_namespace="" if o.chart else namespace_set(o.file, built),
                 # A document that does not parse, read best-effort, is advice the same way (framework.SALVAGED).
                 template=o.chart or (SALVAGED if o.salvaged else ""),
             )

@@ -106,6 +106,9 @@ class Resource:
     written: dict | None = None
     # (file, line, first differing field, applied later) of each other definition of it in its folder, content differing (G58)
     redefined: tuple = ()
+    # The namespace a kustomization of the run that includes this object's file sets (``namespace:``), "" otherwise
+    # (policies/reading/kustomize.py namespace_set): the built object carries it whatever the file says (G38).
+    kustomize_namespace: str = ""
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,13 @@ def _runtimes(view: tuple[Any, ...]) -> list[tuple[str, str | None, str, dict]]:
     return found
 
 
+def viewed_runtimes() -> list[tuple[str, str | None, str, dict]]:
+    """(kind, namespace, name, spec) of every ServingRuntime and ClusterServingRuntime among the objects checked (read
+    once per evaluation); empty when nothing shows the run."""
+    view = viewed_resources()
+    return [] if view is None else memoized(view, "kserve_runtimes", _runtimes)
+
+
 def _supports(spec: dict, fmt: str, explicit: bool) -> bool:
     if spec.get("disabled") is True:
         return False
@@ -138,6 +145,60 @@ def builtin_runtimes() -> tuple[tuple[Runtime, tuple[str, ...], str, str], ...]:
             (Runtime("ClusterServingRuntime", row["name"], spec), tuple(row["formats"]), row["format_version"], row["source"])
         )
     return tuple(found)
+
+
+@dataclass(frozen=True)
+class Supports:
+    """The model formats of one ClusterServingRuntime KServe's chart installs (components/kserve_runtimes.toml
+    [[supports]]): every entry as (name, version or None), those with autoSelect: true, and whether it is the multi-node
+    runtime."""
+
+    name: str
+    formats: tuple[tuple[str, str | None], ...]
+    auto: tuple[tuple[str, str | None], ...]
+    multinode: bool
+    source: str
+
+
+def _format_pair(text: str) -> tuple[str, str | None]:
+    name, _, version = text.partition(":")
+    return name, version or None
+
+
+@cache
+def builtin_supports() -> dict[str, Supports]:
+    """Name -> Supports of every ClusterServingRuntime the chart kserve-runtime-configs v0.20.0 installs, read once."""
+    return {
+        row["name"]: Supports(
+            row["name"],
+            tuple(_format_pair(f) for f in row["formats"]),
+            tuple(_format_pair(f) for f in row["auto"]),
+            bool(row["multinode"]),
+            row["source"],
+        )
+        for row in read_toml(BUILTIN_TABLE)["supports"]
+    }
+
+
+def spec_formats(spec: dict, named: bool) -> tuple[tuple[str, str | None], ...] | None:
+    """A runtime spec's supportedModelFormats as (name, version or None): every entry when the InferenceService names
+    the runtime (``named``), else those with autoSelect: true (kserve v0.20.0 pkg/apis/serving/v1beta1/
+    predictor_model.go:148-163). None when an entry is not plain (a name or version that is no string)."""
+    found = []
+    for entry in as_list(spec.get("supportedModelFormats")):
+        entry = as_dict(entry)
+        name, version = entry.get("name"), entry.get("version")
+        if not isinstance(name, str) or not (version is None or isinstance(version, str)):
+            return None
+        if named or entry.get("autoSelect") is True:
+            found.append((name, version))
+    return tuple(found)
+
+
+def supports_format(formats: tuple[tuple[str, str | None], ...], name: str, version: str | None) -> bool:
+    """KServe's RuntimeSupportsModel (predictor_model.go:133-163): the runtime's labels are mt:NAME and mt:NAME:VERSION
+    of each format, the model's mt:NAME:VERSION when it gives a version, else mt:NAME; names compared case-sensitively."""
+    return any(n == name and (version is None or v == version) for n, v in formats)
 
 
 def builtin_runtime(isvc: Any) -> tuple[Runtime, str] | None:
@@ -259,7 +320,9 @@ def unclaimed_runtime_resources(resource: Any, container: dict) -> dict | None:
 
 __all__ = [
     "Runtime",
+    "Supports",
     "builtin_runtime",
+    "builtin_supports",
     "builtin_runtimes",
     "effective_resources",
     "is_runtime_merged",
@@ -267,6 +330,9 @@ __all__ = [
     "merged_resources",
     "predictor_runtime",
     "runtime_container",
+    "spec_formats",
+    "viewed_runtimes",
+    "supports_format",
     "runtime_tail",
     "unclaimed_runtime_resources",
 ]

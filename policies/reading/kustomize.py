@@ -107,6 +107,9 @@ class Overlays:
     # The object names a ``replicas:`` entry sets the count of (kustomize ReplicaCountTransformer,
     # https://kubectl.docs.kubernetes.io/references/kustomize/kustomization/replicas/).
     replicas: frozenset[str] = frozenset()
+    # Each file a kustomization setting ``namespace:`` includes (through folders), mapped to that namespace (the
+    # outermost kustomization's wins, as kustomize's NamespaceTransformer of the overlay runs last; G38).
+    namespaces: dict[str, str] = field(default_factory=dict)
 
 
 def _images(kustomization: dict) -> set[str]:
@@ -117,23 +120,38 @@ def _images(kustomization: dict) -> set[str]:
     }
 
 
-def _include(folder: str, images: frozenset[str], bases: dict[str, frozenset[str]], seen: set, depth: int) -> None:
-    """Record the resources the kustomization in ``folder`` lists (files, and folders through theirs) in ``bases``."""
-    if depth > 8 or (folder, images) in seen:
+def _include(
+    folder: str,
+    images: frozenset[str],
+    bases: dict[str, frozenset[str]],
+    seen: set,
+    depth: int,
+    namespace: str = "",
+    namespaces: dict[str, str] | None = None,
+) -> None:
+    """Record the resources the kustomization in ``folder`` lists (files, and folders through theirs) in ``bases``,
+    and in ``namespaces`` those a kustomization setting ``namespace:`` includes (``namespace``: an including one's)."""
+    if depth > 8 or (folder, images, namespace) in seen:
         return
-    seen.add((folder, images))
+    seen.add((folder, images, namespace))
     for doc in _kustomizations(folder):
         if not isinstance(doc, dict):
             continue
         rewritten = images | _images(doc)
+        own = doc.get("namespace")
+        set_to = namespace or (own if isinstance(own, str) else "")
         for entry in [*(doc.get("resources") or ()), *(doc.get("bases") or ())]:
             if not isinstance(entry, str) or "\n" in entry or "://" in entry:
                 continue
             path = os.path.normpath(os.path.join(folder, entry))
             if os.path.isdir(path):
-                _include(path, rewritten, bases, seen, depth + 1)
+                _include(path, rewritten, bases, seen, depth + 1, set_to, namespaces)
             else:
                 bases[path] = bases.get(path, frozenset()) | rewritten
+                if namespace and namespaces is not None:
+                    namespaces[path] = namespace  # an including overlay's namespace wins over the base's own
+                elif set_to and namespaces is not None:
+                    namespaces.setdefault(path, set_to)
 
 
 def overlays(files: Sequence[str]) -> Overlays:
@@ -142,9 +160,10 @@ def overlays(files: Sequence[str]) -> Overlays:
     bases: dict[str, frozenset[str]] = {}
     targets: set[tuple[str, str]] = set()
     replicas: set[str] = set()
+    namespaces: dict[str, str] = {}
     seen: set = set()
     for folder in sorted(folders):
-        _include(folder, frozenset(), bases, seen, 0)
+        _include(folder, frozenset(), bases, seen, 0, "", namespaces)
         for doc in _kustomizations(folder):
             for entry in (doc.get("replicas") or ()) if isinstance(doc, dict) else ():
                 if isinstance(entry, dict) and isinstance(entry.get("name"), str):
@@ -153,7 +172,12 @@ def overlays(files: Sequence[str]) -> Overlays:
                 target = entry.get("target") if isinstance(entry, dict) else None
                 if isinstance(target, dict) and isinstance(target.get("kind"), str):
                     targets.add((target["kind"], str(target.get("name") or "")))
-    return Overlays(bases=bases, targets=frozenset(targets), replicas=frozenset(replicas))
+    return Overlays(bases=bases, targets=frozenset(targets), replicas=frozenset(replicas), namespaces=namespaces)
+
+
+def namespace_set(file: str, found: Overlays) -> str:
+    """The namespace a kustomization of the run including ``file`` sets (``namespace:``), or ""."""
+    return found.namespaces.get(os.path.normpath(os.path.abspath(file)), "")
 
 
 def rescaled(file: str, obj: Any, found: Overlays) -> bool:

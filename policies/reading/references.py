@@ -24,7 +24,7 @@ from typing import Any, Optional
 
 from policies.framework import Resource
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, get, memoized, pod_specs, split_type
-from policies.reading.kserve_runtime import builtin_runtimes
+from policies.reading.kserve_runtime import builtin_runtimes, builtin_supports
 from policies.reading.run_objects import (
     SERVICE_MAKERS,
     Names,
@@ -465,10 +465,12 @@ class Defined:
 
 def _builtin(ref: Ref) -> bool:
     """True for a name the cluster holds without the files: the row's own, and KServe's built-in
-    ClusterServingRuntimes (components/kserve_runtimes.toml)."""
+    ClusterServingRuntimes (components/kserve_runtimes.toml: every runtime the chart installs, [[supports]])."""
     if ref.name in ref.row.builtin:
         return True
-    return ref.kind[1] == "ServingRuntime" and any(ref.name == runtime.name for runtime, *_ in builtin_runtimes())
+    if ref.kind[1] != "ServingRuntime":
+        return False
+    return ref.name in builtin_supports() or any(ref.name == runtime.name for runtime, *_ in builtin_runtimes())
 
 
 def service_ports(service: Resource, target_port_too: bool) -> Optional[tuple[set[Any], list[str]]]:

@@ -9,6 +9,7 @@ args alone (the vllm/vllm-openai image's entrypoint is `vllm serve`), or a shell
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 from collections.abc import Callable, Mapping
@@ -294,8 +295,33 @@ def _flag(token: str) -> tuple[str, str | None] | None:
     else:
         return None
     name, eq, value = body.partition("=")
-    name = name.replace("_", "-")
+    # Underscores become dashes up to the first dot only: ``--kv_transfer_config.kv_connector`` keeps its key
+    # (vLLM 0.33.0 vllm/utils/argparse_utils.py:377-393, the pattern "everything between the first -- and the first .").
+    head, dot, keys = name.partition(".")
+    name = head.replace("_", "-") + dot + keys
     return _ALIASES.get(name, name), (value if eq else None)
+
+
+def _json_value(text: str) -> object:
+    """A dotted option's value as vLLM reads it: JSON when it parses, else the text (argparse_utils.py:476-484)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _merge_into(target: dict, keys: list[str], value: object) -> None:
+    """``value`` set at ``keys`` in ``target``, nested dicts merged and lists joined (argparse_utils.py:409-438)."""
+    for key in keys[:-1]:
+        inner = target.get(key)
+        if not isinstance(inner, dict):
+            inner = target[key] = {}
+        target = inner
+    last = keys[-1]
+    if isinstance(value, list) and isinstance(target.get(last), list):
+        target[last] = [*target[last], *value]
+    else:
+        target[last] = value
 
 
 def parse_vllm_args(tokens: list[str]) -> dict[str, str | None]:
@@ -311,6 +337,7 @@ def parse_vllm_args(tokens: list[str]) -> dict[str, str | None]:
     `--no-X` takes no value, and of `--X` and `--no-X` only the later one stays (both set one field).
     """
     parsed: dict[str, str | None] = {}
+    dotted: dict[str, dict] = {}
     i = 0
     while i < len(tokens):
         flag = _flag(tokens[i])
@@ -318,12 +345,30 @@ def parse_vllm_args(tokens: list[str]) -> dict[str, str | None]:
         if flag is None:
             continue
         name, value = flag
+        if "." in name:
+            # ``--kv-transfer-config.kv_connector NixlConnector``: vLLM's parser folds the dotted keys of one option
+            # into a JSON object and passes it after every other argument, so it wins over an ``--X '{...}'``
+            # written before or after (vllm 0.33.0 vllm/utils/argparse_utils.py:461-499). A dotted option always
+            # takes the next word as its value (:467-469); ``key+`` joins a comma list.
+            if value is None and i < len(tokens):
+                value = tokens[i]
+                i += 1
+            head, *keys = name.split(".")
+            if value is None or not keys or not all(keys):
+                continue
+            item = json.dumps(value.split(",")) if keys[-1].endswith("+") else value
+            keys[-1] = keys[-1].removesuffix("+")
+            _merge_into(dotted.setdefault(head, {}), keys, _json_value(item))
+            continue
         boolean = name in _BOOLEAN_FLAGS or name.startswith("no-")
         if value is None and not boolean and i < len(tokens) and _flag(tokens[i]) is None:
             value = tokens[i]
             i += 1
         parsed.pop(name[3:] if name.startswith("no-") else f"no-{name}", None)
         parsed[name] = value
+    for head, folded in dotted.items():
+        parsed.pop(head, None)
+        parsed[head] = json.dumps(folded)
     return parsed
 
 
@@ -340,6 +385,9 @@ def positional_tokens(tokens: list[str]) -> list[tuple[int, str]]:
             continue
         name, value = flag
         i += 1
+        if "." in name:  # a dotted option takes the next word whatever it is (see parse_vllm_args)
+            i += 1 if value is None else 0
+            continue
         boolean = name in _BOOLEAN_FLAGS or name.startswith("no-")
         if value is None and not boolean and i < len(tokens) and _flag(tokens[i]) is None:
             i += 1

@@ -8,7 +8,14 @@ from policy_fixtures import isvc, isvc_props, ray_serve_llm
 from policies.framework import UNKNOWN, Resource
 from policies.kube import WORKLOAD_TYPES, as_int, as_quantity, containers, parse_quantity, pod_specs, requests_gpu
 from policies.reading.serving import engine_configs
-from policies.reading.vllm_args import is_vllm_container, parse_vllm_args, vllm_args, vllm_command_line, vllm_servers
+from policies.reading.vllm_args import (
+    is_vllm_container,
+    parse_vllm_args,
+    positional_tokens,
+    vllm_args,
+    vllm_command_line,
+    vllm_servers,
+)
 
 
 @pytest.mark.parametrize(
@@ -225,6 +232,32 @@ def test_parse_vllm_args():
         "port": "8080",
         "disable-log-stats": None,
     }
+
+
+def test_dotted_options_fold_into_their_json_object():
+    # vllm 0.33.0 vllm/utils/argparse_utils.py:377-393 (underscores become dashes up to the first dot only) and
+    # :461-499 (dotted keys of one option merged into a JSON object passed after every other argument, so it wins
+    # over an --X '{...}'; a dotted option takes the next word even when it starts with a dash; `key+` joins a list).
+    tokens = [
+        "--kv-transfer-config",
+        '{"kv_connector": "A"}',
+        "--kv_transfer_config.kv_connector",
+        "NixlConnector",
+        "--kv-transfer-config.kv_role=kv_both",
+        "--kv-transfer-config.kv_port",
+        "14579",
+        "--compilation-config.cudagraph_capture_sizes+",
+        "1,2,4",
+        "--speculative-config.num_speculative_tokens",
+        "-1",
+        "qwen/Qwen3-8B",
+    ]
+    assert parse_vllm_args(tokens) == {
+        "kv-transfer-config": '{"kv_connector": "NixlConnector", "kv_role": "kv_both", "kv_port": 14579}',
+        "compilation-config": '{"cudagraph_capture_sizes": ["1", "2", "4"]}',
+        "speculative-config": '{"num_speculative_tokens": -1}',
+    }
+    assert positional_tokens(tokens) == [(11, "qwen/Qwen3-8B")]
 
 
 def test_a_no_flag_takes_no_value_and_the_later_of_a_pair_stays():

@@ -110,3 +110,16 @@ def test_flags_the_files_cannot_see_and_services_without_prefill_are_silent(tmp_
     main["args"] = ["--kv-transfer-config", '{"kv_connector":"NixlConnector","kv_role":"kv_producer"}']
     main["env"] = main["env"][:1]
     assert _s61(tmp_path, svc) == []
+
+
+def test_dotted_kv_transfer_keys_are_one_config(tmp_path):
+    """vLLM folds ``--kv-transfer-config.kv_connector X`` into the option's JSON (vllm 0.33.0
+    vllm/utils/argparse_utils.py:461-499): a prefill written that way agrees with a decode written as JSON, and a
+    dotted connector that differs is still told apart."""
+    svc = _pd()
+    main = svc["spec"]["prefill"]["template"]["containers"][0]
+    main["env"][1]["value"] = "--kv-transfer-config.kv_connector NixlConnector --kv_transfer_config.kv_role=kv_producer"
+    assert _s61(tmp_path, svc) == []
+    main["env"][1]["value"] = "--kv-transfer-config.kv_connector LMCacheConnectorV1"
+    [(_, message)] = _s61(tmp_path, svc)
+    assert "uses kv_connector NixlConnector but prefill (spec.prefill.template) uses LMCacheConnectorV1" in message

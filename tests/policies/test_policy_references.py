@@ -332,6 +332,8 @@ def test_a_kserve_runtime_the_run_lacks_is_advice():
     assert message.endswith("use vllm-runtime")
     assert found_by([_isvc("vllm-runtime"), RUNTIME], REFS) == []
     assert found_by([_isvc("kserve-huggingfaceserver"), RUNTIME], REFS) == []  # built into KServe
+    # Every runtime KServe's chart installs (components/kserve_runtimes.toml [[supports]]), not only the LLM ones.
+    assert found_by([_isvc("kserve-tritonserver"), RUNTIME], REFS) == []
 
 
 def test_a_config_map_the_namespace_lacks_is_advice_unless_optional():

@@ -1,0 +1,159 @@
+"""G38: a namespaced object of a manifest file states its namespace (or the run sets it another way).
+
+An object that names no namespace is created in the client's current namespace, `default` unless the user chose
+another, with no quota, limit range, network policy or RBAC of the model's own (Checkov CKV_K8S_21,
+checkov 3.3.30 checkov/kubernetes/checks/resource/k8s/DefaultNamespace.py:36-50: a missing `metadata.namespace` fails
+like an explicit `default`, except the `default` ServiceAccount and the `kubernetes` Service).
+
+Advice only, and only where the run cannot show the namespace is set another way: a kustomization of the run that
+includes the file (directly or through folders) and sets `namespace:` (Resource.kustomize_namespace), a Helm
+template's object (its namespace is the release's), a Pulumi resource (the provider's namespace), an object a
+controller derives (origin). Only kinds known to be namespaced are judged: Kubernetes' own (each registry strategy's
+NamespaceScoped() is true) and the custom kinds whose pinned CRD says `scope: Namespaced` (the reference folder's
+crds/, PROVENANCE.md: KServe v0.20.0, KubeRay v1.7.0, LWS v0.10.0, KEDA v2.20.2, prometheus-operator v0.93.0,
+Gateway API v1.6.1, Istio 1.30.3, Karpenter v1.14.1 CapacityBuffer); an unknown custom kind may be cluster-scoped.
+
+One finding per file when every judged object of the file lacks the namespace (naming the objects; the file is meant
+for `kubectl apply -n`), one per object otherwise (its siblings state theirs, so it lands apart from them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from policies.framework import Policy, Resource
+from policies.kube import get, metadata_name, split_type
+
+# Kubernetes' own namespaced kinds (group, kind).
+_OWN = {
+    ("", kind)
+    for kind in (
+        "Pod",
+        "Service",
+        "ConfigMap",
+        "Secret",
+        "PersistentVolumeClaim",
+        "ServiceAccount",
+        "ReplicationController",
+        "LimitRange",
+        "ResourceQuota",
+        "PodTemplate",
+        "Endpoints",
+    )
+} | {
+    ("apps", "Deployment"),
+    ("apps", "StatefulSet"),
+    ("apps", "DaemonSet"),
+    ("apps", "ReplicaSet"),
+    ("batch", "Job"),
+    ("batch", "CronJob"),
+    ("autoscaling", "HorizontalPodAutoscaler"),
+    ("policy", "PodDisruptionBudget"),
+    ("networking.k8s.io", "Ingress"),
+    ("networking.k8s.io", "NetworkPolicy"),
+    ("rbac.authorization.k8s.io", "Role"),
+    ("rbac.authorization.k8s.io", "RoleBinding"),
+    ("discovery.k8s.io", "EndpointSlice"),
+}
+# Custom kinds whose pinned CRD has `scope: Namespaced` (module docstring).
+_PINNED = {
+    ("serving.kserve.io", "InferenceService"),
+    ("serving.kserve.io", "ServingRuntime"),
+    ("serving.kserve.io", "LLMInferenceService"),
+    ("serving.kserve.io", "LLMInferenceServiceConfig"),
+    ("ray.io", "RayCluster"),
+    ("ray.io", "RayService"),
+    ("ray.io", "RayJob"),
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"),
+    ("keda.sh", "ScaledObject"),
+    ("monitoring.coreos.com", "ServiceMonitor"),
+    ("monitoring.coreos.com", "PodMonitor"),
+    ("monitoring.coreos.com", "PrometheusRule"),
+    ("gateway.networking.k8s.io", "HTTPRoute"),
+    ("networking.istio.io", "VirtualService"),
+    ("networking.istio.io", "DestinationRule"),
+    ("networking.istio.io", "Gateway"),
+    ("autoscaling.x-k8s.io", "CapacityBuffer"),
+}
+NAMESPACED = frozenset(_OWN | _PINNED)
+# Objects every namespace has, which Checkov spares too (DefaultNamespace.py:44-48).
+_SPARED = {(("", "ServiceAccount"), "default"), (("", "Service"), "kubernetes")}
+_LISTED = 5
+
+
+def _file(resource: Resource) -> str:
+    """The manifest file an object was read from ("" for a Pulumi resource or a test's object)."""
+    name = str(resource.name)
+    return name.split("#", 1)[0] if "#" in name and not resource.urn else ""
+
+
+def _judged(resource: Resource) -> bool:
+    """True for a namespaced object a file states with no namespace, and nothing of the run sets one."""
+    if resource.origin is not None or resource.template or resource.kustomize_namespace or not _file(resource):
+        return False
+    if not resource.type.startswith("kubernetes:") or not isinstance(resource.props, dict):
+        return False
+    kind = split_type(resource.type)
+    if kind not in NAMESPACED or (kind, metadata_name(resource.props)) in _SPARED:
+        return False
+    namespace = get(resource.props, "metadata", "namespace")
+    return namespace is None or namespace == ""
+
+
+def _shown(resource: Resource) -> str:
+    return f"{split_type(resource.type)[1]}/{metadata_name(resource.props) or '?'}"
+
+
+def _check(resources: Sequence[Resource], config: dict) -> list[tuple[str, str]]:
+    by_file: dict[str, list[Resource]] = {}
+    lacking: dict[str, list[Resource]] = {}
+    for r in resources:
+        file = _file(r)
+        if not file or split_type(r.type) not in NAMESPACED:
+            continue
+        by_file.setdefault(file, []).append(r)
+        if _judged(r):
+            lacking.setdefault(file, []).append(r)
+    found = []
+    for file, missing in lacking.items():
+        if len(missing) == len(by_file[file]) and len(missing) > 1:
+            names = ", ".join(_shown(r) for r in missing[:_LISTED])
+            more = f" and {len(missing) - _LISTED} more" if len(missing) > _LISTED else ""
+            found.append(
+                (
+                    missing[0].name,
+                    f"no object of this file states metadata.namespace ({names}{more}), and no kustomization of the "
+                    "run sets one: applied without `-n` they land in the client's namespace, `default` unless chosen "
+                    "(no quota, limits or network policy of the model's own); set the namespace",
+                )
+            )
+            continue
+        for r in missing:
+            found.append(
+                (
+                    r.name,
+                    f"{_shown(r)} states no metadata.namespace and no kustomization of the run sets one: applied "
+                    "without `-n` it lands in the client's namespace, `default` unless chosen (no quota, limits or "
+                    "network policy of the model's own); set the namespace",
+                )
+            )
+    return found
+
+
+POLICY = Policy(
+    name="namespace-set",
+    description="A namespaced object of a manifest states its namespace, or the run sets it (kustomization, chart).",
+    catalog="G38",
+    severity="low",
+    enforcement="advisory",
+    remediation_steps="Set metadata.namespace on every namespaced object, or a kustomization's `namespace:` over the files.",
+    check_stack=_check,
+    rationale=(
+        "An object with no namespace is created in the client's namespace, `default` unless chosen, where quotas, "
+        "LimitRanges, NetworkPolicies and RBAC are not the model's "
+        "(https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/). Catalogue row 38; Checkov "
+        "CKV_K8S_21 fails a missing namespace (checkov 3.3.30 kubernetes/checks/resource/k8s/DefaultNamespace.py:36-50). "
+        "Silent where a kustomization of the run including the file sets `namespace:`, for Helm templates, Pulumi "
+        "resources and derived objects, and for kinds not known to be namespaced."
+    ),
+)

@@ -1,0 +1,96 @@
+"""S63 kserve-model-format-supported: an InferenceService's model format is one its runtime supports.
+
+kserve/kserve v0.20.0: pkg/controller/v1beta1/inferenceservice/components/predictor.go:359-365 refuses a named runtime
+whose labels lack the model's (RuntimeSupportsModel, pkg/apis/serving/v1beta1/predictor_model.go:133-163: every
+supportedModelFormats entry when the runtime is named, autoSelect ones otherwise; names case-sensitive); the chart's
+runtimes are charts/kserve-runtime-configs/files/runtimes/resources.yaml (components/kserve_runtimes.toml [[supports]]).
+The firing form is the one brief engines48 names from fresh sets (modelFormat huggingface with runtime
+kserve-tritonserver), written in the minimal shape of such an InferenceService.
+"""
+
+from __future__ import annotations
+
+from policy_fixtures import found_by
+
+from policies.reading.kserve_runtime import builtin_supports
+
+POLICY = "kserve-model-format-supported"
+
+
+def _isvc(fmt: str | None, runtime: str | None = None, version: str | None = None, **predictor: object) -> dict:
+    model: dict = {"storageUri": "hf://Qwen/Qwen2.5-0.5B-Instruct"}
+    if fmt is not None:
+        model["modelFormat"] = {"name": fmt, **({"version": version} if version else {})}
+    if runtime is not None:
+        model["runtime"] = runtime
+    return {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "llm", "namespace": "serving"},
+        "spec": {"predictor": {"model": model, **predictor}},
+    }
+
+
+def _runtime(name: str, *formats: dict, kind: str = "ServingRuntime", namespace: str | None = "serving") -> dict:
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": kind,
+        "metadata": {"name": name, **({"namespace": namespace} if namespace else {})},
+        "spec": {
+            "supportedModelFormats": list(formats),
+            "containers": [{"name": "kserve-container", "image": "vllm/vllm-openai:v0.10.1", "args": ["--port", "8080"]}],
+        },
+    }
+
+
+def test_the_chart_runtimes_are_tabled():
+    rows = builtin_supports()
+    assert len(rows) == 14 and "kserve-openvino" not in rows  # the chart installs 14 (config/runtimes has openvino too)
+    triton = rows["kserve-tritonserver"]
+    assert ("pytorch", "1") in triton.formats and ("pytorch", "1") not in triton.auto
+    assert {n for n, _ in triton.formats} == {"tensorrt", "tensorflow", "onnx", "pytorch", "triton"}
+    assert rows["kserve-huggingfaceserver-multinode"].multinode and rows["kserve-vllmserver"].auto == (("vLLM", "1"),)
+
+
+def test_huggingface_on_the_triton_runtime_blocks():
+    ((level, message),) = found_by([_isvc("huggingface", "kserve-tritonserver")], POLICY)
+    assert level == "mandatory"
+    assert "supports only tensorrt:8, tensorflow:1, tensorflow:2, onnx:1, pytorch:1, triton:2" in message
+    assert "never Ready" in message and "resources.yaml" in message
+
+
+def test_a_runtime_of_the_run_that_lacks_the_format_blocks():
+    runtime = _runtime("vllm-runtime", {"name": "vLLM", "version": "1", "autoSelect": True})
+    ((level, message),) = found_by([runtime, _isvc("huggingface", "vllm-runtime")], POLICY)
+    assert level == "mandatory" and "ServingRuntime/vllm-runtime of the files supports only vLLM:1" in message
+    # A version the runtime does not list is refused too (mt:NAME:VERSION).
+    assert [lv for lv, _ in found_by([_isvc("huggingface", "kserve-huggingfaceserver", version="2")], POLICY)] == ["mandatory"]
+
+
+def test_careful_forms_stay_silent():
+    careful = [
+        [_isvc("huggingface", "kserve-huggingfaceserver")],
+        [_isvc("huggingface", "kserve-huggingfaceserver", version="1")],
+        [_isvc("pytorch", "kserve-tritonserver")],  # named: autoSelect does not matter (predictor_model.go:155)
+        [_isvc("triton", "kserve-tritonserver", version="2")],
+        [_isvc("huggingface")],  # picked by kserve-huggingfaceserver
+        [_isvc("vLLM")],
+        [_isvc("huggingface", "my-cluster-runtime")],  # a runtime no file or table knows
+        [_isvc(None, "kserve-tritonserver")],
+        # A runtime of the run shadows the chart's of the same name.
+        [_runtime("kserve-tritonserver", {"name": "huggingface"}), _isvc("huggingface", "kserve-tritonserver")],
+        # Only another namespace's ServingRuntime shares the name: which runtime the service gets is not settled.
+        [_runtime("rt", {"name": "onnx"}, namespace="other"), _isvc("huggingface", "rt")],
+        [_runtime("rt", {"name": "custom", "autoSelect": True}, namespace=None), _isvc("custom")],
+        [_runtime("rt", {"name": "custom", "autoSelect": True}, kind="ClusterServingRuntime", namespace=None), _isvc("custom")],
+    ]
+    for objects in careful:
+        assert found_by(objects, POLICY) == [], objects
+
+
+def test_a_format_no_runtime_selects_is_advice():
+    ((level, message),) = found_by([_isvc("vllm")], POLICY)
+    assert level == "advisory" and "spell it vLLM" in message
+    # autoSelect false on a run's runtime: not picked when unnamed (predictor_model.go:155).
+    objects = [_runtime("rt", {"name": "custom"}), _isvc("custom")]
+    assert [lv for lv, _ in found_by(objects, POLICY)] == ["advisory"]
