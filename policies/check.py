@@ -137,6 +137,14 @@ def _redefined(objects: Sequence[ManifestObject], resources: list[Resource]) -> 
     return out
 
 
+def _with_builds(resources: list[Resource], groups: Any, reported: Any, built: Overlays) -> tuple[Any, Any]:
+    """The run's scopes and their reported names, with one scope per Kustomize overlay the run builds, reporting the
+    objects it changes (policies/overlay_builds.py); unchanged when it builds none."""
+    if not built.groups:
+        return groups, reported
+    return [*(groups or [resources]), *built.groups], [*(reported or [None] * len(groups or [resources])), *built.reported]
+
+
 def _built_resource(shown: ManifestObject, name: str) -> Resource:
     """An object a kustomization of the run builds, as a resource: whole (no patch or base note), placeholders read."""
     return _unrendered(Resource(type=shown.resource_type, name=name, props=shown.obj))
@@ -425,16 +433,12 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
             raise InputError("".join(f"{u.text}\n" for u in manifests.unreadable) + error)
         resources = resources_of(manifests)
         labels, groups, reported = scoped(manifests, resources)
-        # The run's Kustomize overlays, built: one scope each, their changed objects reported (policies/overlay_builds.py).
         built = overlay_builds(manifests, _key, _built_resource)
-        if built.groups:
-            reported = [*(reported or [None] * len(groups or [resources])), *built.reported]
-            groups = [*(groups or [resources]), *built.groups]
+        groups, reported = _with_builds(resources, groups, reported, built)
         failures: list[Violation] = []  # a policy that raises on one object: reported there, the run goes on
         with evaluation_memo():  # the gaps are read from the evaluation's facts (kube.evaluation_memo)
             everything = [*resources, *(r for g in built.groups for r in g)]
-            violations = evaluate(everything, config, scopes=groups, reported=reported, failures=failures)
-            violations = deduplicated(violations, built)
+            violations = deduplicated(evaluate(everything, config, scopes=groups, reported=reported, failures=failures), built)
             lost: list[str] = []  # a resource whose servers a reader cannot size without an exception
             unsized = sizing_gaps(resources, lost)
         return _reported(manifests, violations, (failures, lost), (unsized, labels), args.format, built)  # a bug: exit 3

@@ -57,9 +57,8 @@ def overlay_builds(manifests: ManifestSet, key_of: Any, resource_of: Any) -> Ove
     """The builds of the kustomizations read in (or beside) the run's files. ``key_of`` names a ManifestObject's
     resource (check._key); ``resource_of`` turns a built ManifestObject into its Resource (placeholders read)."""
     # A kustomization file is read as an object (``kind: Kustomization``) or, without a kind, as a file holding none.
-    kustomizations = [
-        r.file for r in [*manifests.unreadable, *manifests.objects] if os.path.basename(r.file) in KUSTOMIZATION_FILES
-    ]
+    files = [u.file for u in manifests.unreadable] + [o.file for o in manifests.objects]
+    kustomizations = [f for f in files if os.path.basename(f) in KUSTOMIZATION_FILES]
     if not kustomizations:  # the common run: nothing read, nothing built
         return Overlays()
     spelled: dict[str, str] = {}  # absolute path -> how the run spells it
@@ -138,9 +137,9 @@ def deduplicated(violations: Sequence[Violation], overlays: Overlays) -> list[Vi
         return list(violations)
     said: dict[str, set[tuple[str, str]]] = {}
     base_names = {}
-    for name, (_, written) in overlays.renamed.items():
-        for source in overlays.sources[name][0]:
-            base_names[source] = written
+    for built, (_, written) in overlays.renamed.items():
+        for origin in overlays.sources[built][0]:
+            base_names[origin] = written
     for v in violations:
         if v.resource not in overlays.shown:
             said.setdefault(v.resource, set()).add((v.policy, _plain(v.message, base_names.get(v.resource))))

@@ -140,6 +140,16 @@ def _read(path: str) -> list[Any]:
         raise Unbuilt(f"{path} does not read ({exc.problem})") from None
 
 
+def _within(folder: str, file: str, path: str) -> str:
+    """``file`` when it lies in or below ``folder`` (links resolved); kustomize refuses any other file a kustomization
+    names ("security; file ... is not in or below ...", api/internal/loader/loadrestrictions.go:15-29), so the overlay
+    is not built, and nothing outside it is read."""
+    real, root = os.path.realpath(file), os.path.realpath(folder)
+    if os.path.commonpath([real, root]) != root:
+        raise Unbuilt(f"{path} names {file}, outside its folder, which kustomize refuses to read")
+    return file
+
+
 def _dig(obj: Any, path: Iterable[str]) -> Any:
     for key in path:
         if not isinstance(obj, dict):
@@ -269,7 +279,7 @@ class _Builder:
                 items += nested
                 self.levels = max(self.levels, depth + 1)
             elif os.path.isfile(target):
-                items += self._objects(target)
+                items += self._objects(_within(folder, target, path))
             else:
                 raise Unbuilt(f"{path} names {entry}, which is not there")
             if len(items) > _MAX_OBJECTS:
@@ -354,13 +364,13 @@ class _Builder:
             key, eq, rel = str(source).partition("=")
             rel = rel if eq else key
             key = key if eq else os.path.basename(rel)
-            data[key] = self._text(os.path.join(folder, rel), path)
+            data[key] = self._text(_within(folder, os.path.join(folder, rel), path), path)
         for rel in [*(entry.get("envs") or ()), *([entry["env"]] if isinstance(entry.get("env"), str) else [])]:
-            for line in self._text(os.path.join(folder, str(rel)), path).splitlines():
+            for line in self._text(_within(folder, os.path.join(folder, str(rel)), path), path).splitlines():
                 line = line.strip()
                 if line and not line.startswith("#"):
                     key, eq, value = line.partition("=")
-                    data[key.strip()] = value if eq else os.environ.get(key.strip(), "")
+                    data[key.strip()] = value if eq else ""  # kustomize takes the builder's environment: unknown here
         return data
 
     @staticmethod
@@ -379,7 +389,7 @@ class _Builder:
         """The documents of a patch entry with where each is written, and whether it is a file."""
         if isinstance(entry.get("path"), str):
             file = os.path.normpath(os.path.join(folder, entry["path"]))
-            if not os.path.isfile(file):
+            if not os.path.isfile(_within(folder, file, path)):
                 raise Unbuilt(f"{path} names the patch {entry['path']}, which is not there")
             key = os.path.normpath(os.path.abspath(file))
             if key in self.known:
