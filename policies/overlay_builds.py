@@ -28,7 +28,6 @@ from typing import Any
 from policies.framework import BASE_NOTE, PATCH_NOTE, Resource, Violation
 from policies.manifests import ManifestObject, ManifestSet
 from policies.reading.kustomize import KUSTOMIZATION_FILES
-from policies.reading.kustomize_build import Build, builds
 
 BUILT = "~built"
 
@@ -54,13 +53,15 @@ def _norm(path: str) -> str:
 
 
 def overlay_builds(manifests: ManifestSet, key_of: Any, resource_of: Any) -> Overlays:
-    """The builds of the kustomizations read in (or beside) the run's files. ``key_of`` names a ManifestObject's
+    """The builds of the kustomizations read in the run's files (kustomize_build.Build, added by ``_add``). ``key_of`` names a ManifestObject's
     resource (check._key); ``resource_of`` turns a built ManifestObject into its Resource (placeholders read)."""
     # A kustomization file is read as an object (``kind: Kustomization``) or, without a kind, as a file holding none.
     files = [u.file for u in manifests.unreadable] + [o.file for o in manifests.objects]
     kustomizations = [f for f in files if os.path.basename(f) in KUSTOMIZATION_FILES]
-    if not kustomizations:  # the common run: nothing read, nothing built
+    if not kustomizations:  # the common run: nothing read, nothing built (and the builder is never imported)
         return Overlays()
+    from policies.reading.kustomize_build import builds
+
     spelled: dict[str, str] = {}  # absolute path -> how the run spells it
     known: dict[str, list] = {}
     for o in manifests.objects:
@@ -78,7 +79,7 @@ def overlay_builds(manifests: ManifestSet, key_of: Any, resource_of: Any) -> Ove
     return out
 
 
-def _add(b: Build, out: Overlays, taken: set, spelled: dict, by_origin: dict, by_place: dict, resource_of: Any) -> None:
+def _add(b: Any, out: Overlays, taken: set, spelled: dict, by_origin: dict, by_place: dict, resource_of: Any) -> None:
     shown_k = spelled.get(_norm(b.kustomization), os.path.relpath(b.kustomization))
     if b.skipped:
         out.read.append({"kustomization": shown_k, "objects": 0, "changed": 0, "skipped": b.skipped})
