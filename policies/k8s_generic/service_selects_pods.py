@@ -164,6 +164,7 @@ def _namespace_apart(service: Resource, selector: Mapping, others: list[Resource
         if not any(_matches(selector, labels) for labels in _labels(workload)):
             continue
         kind, name = get(workload.props, "kind"), get(workload.props, "metadata", "name")
+        message: str
         if own is None and isinstance(namespace, str) and namespace:
             message = unproven(
                 f"metadata.namespace is left out while {kind}/{name} of the same directory, whose pods carry {wanted}, "
