@@ -428,6 +428,13 @@ EXPECTED = {
     ("ray-operator__config__samples__ray-service.high-throughput-llm.yaml", "namespace-set"),
     ("ray-operator__config__samples__ray-service.llm-serve.yaml", "namespace-set"),
     ("samples__kvcache__vineyard__deployment-tp.yaml", "namespace-set"),
+    # Session 48 (G5, advisory): model servers probed for readiness with no livenessProbe (a hung engine only leaves
+    # the Service): the gateway-api-inference-extension SGLang Deployment (readiness + startup), LWS's SGLang and vLLM
+    # leaders, AIBrix's heterogeneous llm-engine (its runtime sidecar's liveness probes only the sidecar).
+    ("config__manifests__sglang__gpu-deployment.yaml", "serving-liveness-probe"),
+    ("docs__examples__sglang__lws.yaml", "serving-liveness-probe"),
+    ("docs__examples__vllm__GPU__lws.yaml", "serving-liveness-probe"),
+    ("samples__heterogeneous__deepseek-coder-7b-l20-deployment.yaml", "serving-liveness-probe"),
 }
 
 # Findings the pack made before issue 21 that a careful reader rejects; each must stay absent.

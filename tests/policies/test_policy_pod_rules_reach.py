@@ -172,3 +172,95 @@ def test_s51_g42_careful_forms_stay_silent():
         assert found_by(objs, "monitor-selects-targets") == []
     # Moved to 9400, the metrics port is served (the Service's 8000 is then the one S51 reports).
     assert found_by(_metrics_objects(container=moved), "monitor-selects-targets") == []
+
+
+# -- G63: an FQDN URL whose namespace holds the Service only once the files are applied there ------------------------
+
+
+def _ollama_and_webui(url: str, namespaced: bool = False) -> list[dict]:
+    ollama = _deployment("ollama", {"containers": [{"name": "ollama", "image": "ollama/ollama:0.6.5"}]})
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "ollama"},
+        "spec": {"selector": {"app": "ollama"}, "ports": [{"port": 11434, "targetPort": 11434}]},
+    }
+    webui = _deployment(
+        "open-webui",
+        {
+            "containers": [
+                {
+                    "name": "open-webui",
+                    "image": "ghcr.io/open-webui/open-webui:v0.6.5",
+                    "env": [{"name": "OLLAMA_BASE_URL", "value": url}],
+                }
+            ]
+        },
+    )
+    for obj in (ollama, webui):
+        del obj["metadata"]["namespace"]
+    if namespaced:
+        for obj in (ollama, service):
+            obj["metadata"]["namespace"] = "ollama"
+    return [ollama, service, webui]
+
+
+def test_g63_a_port_the_unplaced_service_does_not_offer_is_advice():
+    [(level, message)] = found_by(_ollama_and_webui("http://ollama.ollama.svc.cluster.local:8000"), "in-cluster-url-resolves")
+    assert level == "advisory"
+    assert message.startswith(
+        "container open-webui env OLLAMA_BASE_URL = http://ollama.ollama.svc.cluster.local:8000 calls port 8000 of "
+        "Service ollama, which exposes 11434 only"
+    )
+    assert "leaves its namespace out; the URL expects it in namespace ollama" in message
+    # With the namespace written, the same URL blocks (as before).
+    [(level, _)] = found_by(_ollama_and_webui("http://ollama.ollama.svc.cluster.local:8000", True), "in-cluster-url-resolves")
+    assert level == "mandatory"
+
+
+def test_g63_careful_forms_stay_silent():
+    # The port the Service offers; a name the files do not define (may come from elsewhere).
+    assert found_by(_ollama_and_webui("http://ollama.ollama.svc.cluster.local:11434"), "in-cluster-url-resolves") == []
+    assert found_by(_ollama_and_webui("http://other.ollama.svc.cluster.local:8000"), "in-cluster-url-resolves") == []
+
+
+# -- G5 liveness on a server probed for readiness only; G4 readiness on a chat UI -----------------------------------
+
+
+def _probed_vllm(**probes: dict) -> dict:
+    server = {**_VLLM_API, **probes}
+    return _deployment("vllm", {"containers": [server]})
+
+
+_HEALTH = {"httpGet": {"path": "/health", "port": 8000}, "periodSeconds": 10}
+
+
+def test_g5_a_vllm_server_with_only_a_readiness_probe_is_advice():
+    [(level, message)] = found_by([_probed_vllm(readinessProbe=_HEALTH)], "serving-liveness-probe")
+    assert level == "advisory"
+    assert message.startswith("container vllm: no livenessProbe on this vLLM server: if the engine hangs")
+    assert "add a livenessProbe on GET /health (port 8000 unless moved), behind a startupProbe" in message
+
+
+def test_g5_careful_forms_stay_silent():
+    # A livenessProbe; no probe at all (G4's finding).
+    assert found_by([_probed_vllm(readinessProbe=_HEALTH, livenessProbe=_HEALTH)], "serving-liveness-probe") == []
+    assert found_by([_probed_vllm()], "serving-liveness-probe") == []
+
+
+_WEBUI = {"name": "open-webui", "image": "ghcr.io/open-webui/open-webui:0.6.18", "ports": [{"containerPort": 8080}]}
+
+
+def test_g4_an_open_webui_without_a_readiness_probe_is_advice():
+    [(level, message)] = found_by([_deployment("open-webui", {"containers": [_WEBUI]})], "serving-readiness-probe")
+    assert level == "advisory"
+    assert message.startswith("container open-webui: no readinessProbe on this Open WebUI")
+    assert message.endswith("probe GET /health (port 8080 unless moved)")
+    # With a readinessProbe only, G5 advises the liveness.
+    ready = {**_WEBUI, "readinessProbe": {"httpGet": {"path": "/health", "port": 8080}}}
+    doc = _deployment("open-webui", {"containers": [ready]})
+    assert found_by([doc], "serving-readiness-probe") == []
+    [(_, message)] = found_by([doc], "serving-liveness-probe")
+    assert message.startswith("container open-webui: no livenessProbe on this Open WebUI")
+    both = {**ready, "livenessProbe": {"httpGet": {"path": "/health", "port": 8080}}}
+    assert found_by([_deployment("open-webui", {"containers": [both]})], "serving-liveness-probe") == []
