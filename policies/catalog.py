@@ -182,6 +182,7 @@ _ENTRIES = (
     Entry("G", 80, "args fit the image's ENTRYPOINT or give the server's command; health probes ask a path the server answers"),
     Entry("G", 81, "a pod isolated for egress reaches the cluster DNS when it resolves names (port 53, UDP)"),
     Entry("G", 82, "an autoscaler's metric is read where it is asked for (KEDA's query API, a scrape the NetworkPolicies admit)"),
+    Entry("G", 83, "a claim that pre-binds a PersistentVolume asks for what that volume offers (access modes, size, class)"),
 )
 
 

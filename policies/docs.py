@@ -50,10 +50,6 @@ LEFT_OUT = (
         ("G2",),
         "Advice, not a gate: image-tag-pinned already refuses moving tags and its remediation asks for a digest; a digest rule would flag every tagged image.",
     ),
-    (
-        ("G5",),
-        "Adapted into llm-startup-probe-budget (S16): a liveness probe without a startupProbe is the failure; requiring liveness itself adds nothing for vLLM.",
-    ),
     (("G7",), "Not implemented yet."),
     (
         ("G9",),

@@ -18,6 +18,11 @@ Service's name (promcfg.go:2139-2140, :2177-2181), so the label sets differ and 
 scraped twice and a ``sum()`` (a KEDA or adapter query) doubles (set 38 Ting-YuChou/LLM-Infrastructure-mvp
 k8s/deployments/vllm-deployment.yaml ServiceMonitor/vllm-metrics over vllm-service and vllm-headless). Advice.
 
+A ServiceMonitor whose every matched Service port it scrapes targets a port nothing listens on in the model-server
+pods behind it (S51's reading, policies/reading/service_listeners.py, from the engine table's ``port`` and
+``metrics_port``: vLLM serves /metrics on its API port, so a Service port 9400 -> 9400 on vLLM pods is refused) has
+every target down: advice (session 48).
+
 Judged only where the run holds the Service (or pod template) the monitor was written for: one in a selected
 namespace with a port of the name an endpoint scrapes, or a Service whose own ``spec.selector`` the monitor's selector
 repeats and that names no port at all (the pod labels copied into the monitor: spent set 53 szevy/k8s-llm-serving k8s/servicemonitor.yaml selects
@@ -41,6 +46,7 @@ from policies.reading.operator_pod_labels import SELECTOR_ONLY_KEYS
 from policies.reading.run_objects import hides_pods as _hidden
 from policies.reading.run_objects import pod_label_sets as _labels
 from policies.reading.run_objects import unrendered as _unknown
+from policies.reading.service_listeners import command_line_workloads, unserved_ports
 from policies.reading.serving import namespace_of
 
 _SERVICE = ("", "Service")
@@ -201,6 +207,32 @@ def _twin_message(ports: set[str], matched: list[tuple[Resource, dict, set[str]]
     return None
 
 
+def _dangling_message(
+    ports: set[str], matched: list[tuple[Resource, dict, set[str]]], resources: list[Resource]
+) -> Optional[str]:
+    """Every matched Service port the endpoints scrape reaches nothing on the model-server pods it selects (S51's reading,
+    policies/reading/service_listeners.py: vLLM serves /metrics on its API port, so a Service port 9400 -> 9400 on vLLM
+    pods is refused): each target is down. None where one scraped port is served, or nothing is known of its pods."""
+    workloads = command_line_workloads(resources)
+    scraped = [t[0] for t in matched if t[2] & ports]
+    found = []
+    for service in scraped:
+        names = {str(as_dict(p).get("name")) for p in as_list(get(service.props, "spec", "ports"))} & ports
+        unserved = [u for u in unserved_ports(service, workloads) if u.name in names]
+        if not unserved or {u.name for u in unserved} != names:
+            return None
+        found.append((service, unserved[0]))
+    if not found:
+        return None
+    service, first = found[0]
+    return (
+        f"spec.endpoints scrape port {', '.join(sorted(ports))} of Service/{get(service.props, 'metadata', 'name')}, "
+        f"whose {first.message.split('; target ', 1)[0]}: every target is down (connection refused) and the server's "
+        f"metrics never arrive (an autoscaler or alert on them never moves); scrape the port the server serves its "
+        f"metrics on (vLLM: its API port, /metrics)"
+    )
+
+
 _SERVICE_MONITORS = (SERVICE_MONITOR_GROUP_KIND, ("azmonitoring.coreos.com", "ServiceMonitor"))
 
 
@@ -249,6 +281,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 findings.append((monitor.name, unproven(_port_message(monitor, ports, matched))))
             elif reader is _service_targets and (twin := _twin_message(ports, matched, resources)):
                 findings.append((monitor.name, unproven(twin)))
+            elif reader is _service_targets and (dangling := _dangling_message(ports, matched, resources)):
+                findings.append((monitor.name, unproven(dangling)))
             continue
         written_for = [t for t in targets if t[2] & ports]
         own = lambda t: as_dict(get(t[0].props, "spec", "selector"))  # noqa: E731
@@ -280,7 +314,8 @@ POLICY = Policy(
     description="A ServiceMonitor (PodMonitor) selects, by their own labels, a Service (pod) of the files read that has "
     "the port it scrapes, in the namespaces it discovers in: advice where the run holds such an object and none matches, "
     "or where the objects it matches name no port it scrapes, or where it matches two Services of the same pods and "
-    "port (each pod scraped twice); "
+    "port (each pod scraped twice), or where every Service port it scrapes reaches nothing on the model-server pods "
+    "behind it (vLLM serves /metrics on its API port, so 9400 -> 9400 is refused); "
     "silent where the target is not in the files or an operator, Helm template or patch may supply it.",
     catalog="G42",
     severity="medium",

@@ -7,8 +7,10 @@ LMDeploy, ``/data`` or ``/tmp`` in TGI's images, ``LLAMA_CACHE`` for llama.cpp's
 (``/opt/nim/.cache``) for NIM, ``OLLAMA_MODELS`` (``/root/.ollama/models``) for Ollama's pulls) or, for a KServe
 storage URI of any scheme but ``pvc://`` and ``oci://`` (and a ``storage:`` spec; policies/reading/kserve_storage.py),
 in the storage initializer's ``/mnt/models`` emptyDir: the node's ephemeral storage when
-that folder is the container's own layer or an emptyDir without a sizeLimit (an emptyDir with one is bounded, and
-S29 judges its size). A cache whose variable comes from a ConfigMap or Secret is not judged: its folder is unknown. Without an ``ephemeral-storage`` request the scheduler does not look at
+that folder is the container's own layer or a disk-backed emptyDir. An emptyDir with a sizeLimit is bounded (S29
+judges its size) but still on the node's disk, which the scheduler counts by requests alone: such a download, or a
+model-store-named emptyDir of a GPU pod, whose pod requests less ephemeral storage than the sizeLimit (none, the
+common form: a 12Gi or 20Gi model emptyDir) is advice; a request of at least the limit is silent. A cache whose variable comes from a ConfigMap or Secret is not judged: its folder is unknown. Without an ``ephemeral-storage`` request the scheduler does not look at
 the node's free disk when it places the pod, so a 15-140 GB checkpoint can land on a node that cannot hold
 it, and under disk pressure the kubelet evicts first the pods that use more than they requested
 (https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/). Karpenter does not size
@@ -48,8 +50,10 @@ from policies.kube import (
     WORKLOAD_TYPES,
     as_dict,
     as_list,
+    as_quantity,
     container_label,
     containers,
+    fmt_number,
     name_of,
     pod_specs,
     requests_gpu,
@@ -95,18 +99,25 @@ def _pod_requests(download: Download) -> bool:
 _MODEL_STORE = re.compile(r"model|huggingface|hf[-_]?(cache|home)|(^|[\s/_-])hf($|[\s/_-])|weights|checkpoint", re.IGNORECASE)
 
 
-def _model_cache(podspec: dict) -> tuple[dict, str, str] | None:
-    """(container, volume, mount path) of the first container mounting a model-store-named emptyDir without a
-    sizeLimit, or None."""
+def _model_cache(podspec: dict) -> tuple[dict, str, str, str] | None:
+    """(container, volume, mount path, sizeLimit or "") of the first container mounting a model-store-named disk
+    emptyDir that the pod's ephemeral-storage request does not cover (no request for one without a sizeLimit, less than
+    the limit for one with), or None."""
     volumes = {name_of(v): as_dict(v) for v in as_list(podspec.get("volumes"))}
+    asked = pod_ephemeral_request(podspec)
     for container in containers(podspec, init=True):
         for mount in as_list(container.get("volumeMounts")):
             name, at = name_of(mount), str(as_dict(mount).get("mountPath") or "")
-            empty = volumes.get(name, {}).get("emptyDir")
-            if not isinstance(empty, dict) or empty.get("medium") == "Memory" or empty.get("sizeLimit") is not None:
+            volume = volumes.get(name, {})
+            empty = as_dict(volume.get("emptyDir")) if "emptyDir" in volume else None
+            if empty is None or empty.get("medium") == "Memory" or not _MODEL_STORE.search(f"{name} {at}"):
                 continue
-            if _MODEL_STORE.search(f"{name} {at}"):
-                return container, str(name), at
+            limit = empty.get("sizeLimit")
+            if limit is None and asked is None:
+                return container, str(name), at, ""
+            size = as_quantity(limit) if limit is not None else None
+            if size is not None and size > 0 and (asked is None or asked < size):
+                return container, str(name), at, str(limit)
     return None
 
 
@@ -119,12 +130,22 @@ def _model_caches(resource: Resource, read: list) -> list[str]:
     for path, podspec in pod_specs(resource):
         if not requests_gpu(podspec):
             continue
-        if any(resource_value(c, "requests", "ephemeral-storage") is not None for c in containers(podspec, init=True)):
-            continue
         found = _model_cache(podspec)
         if found is None:
             continue
-        container, name, at = found
+        container, name, at, limit = found
+        if limit:
+            out.append(
+                unproven(
+                    f"{container_label(path, container)}: mounts the emptyDir {name} at {at} as a model store, with "
+                    f"sizeLimit {limit} on the node's disk but a pod ephemeral-storage request below it: the sizeLimit "
+                    f"only evicts the pod once the folder outgrows it, while the scheduler places the pod by requests "
+                    f"alone, so a node without room for the checkpoint takes it and fills up (what fills the folder is "
+                    f"not in these files); request ephemeral-storage of at least the sizeLimit, or mount a "
+                    f"PersistentVolumeClaim"
+                )
+            )
+            continue
         out.append(
             unproven(
                 f"{container_label(path, container)}: mounts the emptyDir {name} at {at} as a model store, with no "
@@ -137,11 +158,56 @@ def _model_caches(resource: Resource, read: list) -> list[str]:
     return out
 
 
+def pod_ephemeral_request(podspec: dict) -> Optional[float]:
+    """The pod's ephemeral-storage request in bytes as the scheduler sums it (its containers' requests, a limit standing
+    for an unset request as the API server defaults it, and the largest init container's if larger), or None when no
+    container names one (a value that is not a quantity counts as none)."""
+
+    def one(container: dict) -> Optional[float]:
+        value = resource_value(container, "requests", "ephemeral-storage")
+        value = resource_value(container, "limits", "ephemeral-storage") if value is None else value
+        return as_quantity(value) if value is not None else None
+
+    app = [one(c) for c in containers(podspec)]
+    init = [one(c) for c in as_list(podspec.get("initContainers")) if isinstance(c, dict)]
+    if all(v is None for v in app + init):
+        return None
+    return max([sum(v or 0.0 for v in app)] + [v or 0.0 for v in init])
+
+
+def _bounded(download: Download) -> Optional[str]:
+    """Advice for a download into a disk-backed emptyDir with a sizeLimit whose pod requests less ephemeral storage
+    than that limit (none at all, the common form): the kubelet evicts the pod past the limit, but the scheduler
+    places it by requests alone, so a node whose disk holds less than the limit can take it and fill up (spent sets:
+    a GPU pod's model emptyDir of sizeLimit 12Gi or 20Gi and no request). None when the request covers the limit,
+    a pod with no GPU request, or the limit is not a quantity."""
+    limit = as_quantity(download.limit)
+    if limit is None or limit <= 0 or not requests_gpu(download.podspec):
+        return None  # a CPU pod's bounded folder places no GPU node at stake
+    asked = pod_ephemeral_request(download.podspec)
+    if asked is not None and asked >= limit:
+        return None
+    has = (
+        "requests no ephemeral-storage" if asked is None else f"requests {fmt_number(asked / (1 << 30))} GiB of ephemeral-storage"
+    )
+    return unproven(
+        f"{download.label}: downloads {download.model} from {download.source} into {download.into}, an emptyDir with "
+        f"sizeLimit {download.limit} on the node's disk, but the pod {has}, below that limit: the sizeLimit only "
+        f"evicts the pod once the folder outgrows it; the scheduler places the pod by requests alone, so a node whose "
+        f"free disk is smaller than the download takes it, fills up, and its pods are evicted under disk pressure; "
+        f"request ephemeral-storage of at least the sizeLimit, or mount a PersistentVolumeClaim at the cache"
+    )
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
     read = downloads(resource) + image_fetches(resource) + generic_downloads(resource)
     messages += _model_caches(resource, read)
     for download in read:
+        if download.limit:
+            found = _bounded(download)
+            messages += [found] if found else []
+            continue
         if resource_value(download.container, "requests", "ephemeral-storage") is not None or _pod_requests(download):
             continue
         message = (
@@ -175,7 +241,8 @@ POLICY = Policy(
     description=(
         "A GPU model server that downloads its model onto the node's disk (its own layer or an emptyDir without a "
         "sizeLimit, where the engine table says its cache is) must request ephemeral-storage for it (advice for a "
-        "server with no GPU request, and for a model its image's own script fetches from object storage)."
+        "server with no GPU request, for a model its image's own script fetches from object storage, and for a GPU "
+        "pod's emptyDir with a sizeLimit its ephemeral-storage request does not cover)."
     ),
     rationale=(
         "Without an ephemeral-storage request the scheduler ignores the node's free disk when placing the pod, and "

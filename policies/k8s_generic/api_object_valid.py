@@ -20,10 +20,10 @@ Either way ``kubectl apply`` or ``pulumi up`` stops on the object and nothing it
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import split_type
+from policies.kube import get, is_custom_type, pod_specs, split_type
 from policies.reading.api_refusals import ingress_class_refusal
 from policies.reading.object_labels import label_problems
-from policies.reading.object_names import name_problems
+from policies.reading.object_names import name_problems, reference_problems
 
 
 class _AnyKubernetesType(tuple):
@@ -88,8 +88,45 @@ def _label_findings(resource: Resource) -> list[str]:
     return messages
 
 
+def _cloud_run(resource: Resource) -> bool:
+    """A Knative Service for Cloud Run (a ``run.googleapis.com/`` annotation): its secretKeyRef names a Secret Manager
+    secret, whose names take '_' and capitals (https://cloud.google.com/run/docs/configuring/services/secrets)."""
+    if split_type(resource.type)[0] != "serving.knative.dev":
+        return False
+    for path in (("metadata", "annotations"), ("spec", "template", "metadata", "annotations")):
+        notes = get(resource.props, *path)
+        if isinstance(notes, dict) and any(str(k).startswith("run.googleapis.com/") for k in notes):
+            return True
+    return False
+
+
+def _reference_findings(resource: Resource) -> list[str]:
+    """A pod spec's reference name (a key ref's, an envFrom ref's, serviceAccountName) the API server refuses: the
+    pod template of Kubernetes' own kinds is validated with the object; an operator's pods are refused later (advice,
+    as a placeholder-looking name is)."""
+    if not resource.type.startswith("kubernetes:") or _cloud_run(resource):
+        return []
+    specs = pod_specs(resource)
+    if not specs:
+        return []
+    kind = split_type(resource.type)[1] or "object"
+    custom = is_custom_type(resource.type)
+    messages = []
+    for problem in reference_problems(specs):
+        refused = "the pods its operator makes" if custom else f"the {kind}"
+        text = (
+            f"{problem.where} {problem.value!r}: {problem.why}; the API server validates this reference as an object "
+            f"name and refuses {refused} ({problem.where.rsplit('.', 1)[-1]}: Invalid value), so no pod is created; "
+            "name the object in lowercase letters, digits, '-' and '.'"
+        )
+        if problem.placeholder:
+            text += " (it reads as a placeholder a script fills in; applied as committed it is refused)"
+        messages.append(unproven(text) if custom or problem.placeholder else text)
+    return messages
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
-    messages = _name_findings(resource) + _label_findings(resource)
+    messages = _name_findings(resource) + _label_findings(resource) + _reference_findings(resource)
     refused = ingress_class_refusal(resource)
     if refused is not None:
         text, proven = refused

@@ -1,14 +1,23 @@
 """G51: a pod's PersistentVolumeClaim is one its repository creates, where the repository creates claims.
 
 The scheduler does not place a pod whose claim does not exist: it stays Pending with ``persistentvolumeclaim "NAME"
-not found`` (kubernetes/kubernetes pkg/scheduler/framework/plugins/volumebinding). When the files read create
-PersistentVolumeClaims in the pod's namespace and none carries the name the pod mounts, the likeliest story is a
-rename that one side missed (spent set 21 mohdamir/llm-on-k8 mistral-24b/deployment.yaml mounts ``mistral-7b`` while
-mistral-24b/mistral-pvc.yaml creates ``mistral-pvc``; labelled blocking, filed none).
+not found`` (kubernetes/kubernetes pkg/scheduler/framework/plugins/volumebinding). A claim is namespaced and a pod
+mounts only a claim of its own namespace (https://kubernetes.io/docs/concepts/storage/persistent-volumes/
+#claims-as-volumes). Two forms:
 
-Advice: the claim may come from elsewhere (another repository, a Helm chart, created by hand). Silent where the run
-creates no claim in that namespace (nothing to compare with), for a name holding a template or variable, and for
-the claims a StatefulSet's volumeClaimTemplates or an ephemeral volume make (they are not named in ``volumes``).
+- the files create PersistentVolumeClaims in the pod's namespace and none carries the name the pod mounts: the
+  likeliest story is a rename that one side missed (spent set 21 mohdamir/llm-on-k8 mistral-24b/deployment.yaml mounts
+  ``mistral-7b`` while mistral-24b/mistral-pvc.yaml creates ``mistral-pvc``; labelled blocking, filed none). Advice:
+  the claim may come from elsewhere (another repository, a Helm chart, created by hand);
+- the files create a claim of that name only in ANOTHER namespace than the pod's. Blocking when both the pod and every
+  claim of that name state their namespace (metadata.namespace, no kustomization of the run setting one, no Helm
+  template) and nothing in the pod's namespace may make claims the files do not show (an operator's custom resource,
+  a Helm template, a Kustomize patch or base: run_objects.hides_pods): the claim the pod names cannot be in its
+  namespace. Advice where one side states no namespace (it lands where it is applied).
+
+Silent where the run creates no claim of that name anywhere and none in the pod's namespace (nothing to compare with),
+for a name holding a template or variable, and for the claims a StatefulSet's volumeClaimTemplates or an ephemeral
+volume make (they are not named in ``volumes``).
 """
 
 from __future__ import annotations
@@ -16,61 +25,117 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, memoized, pod_specs, split_type, viewed_resources
-from policies.reading.run_objects import by_namespace, templated
+from policies.kube import (
+    WORKLOAD_TYPES,
+    as_dict,
+    as_list,
+    get,
+    memoized,
+    metadata_name,
+    pod_specs,
+    split_type,
+    viewed_resources,
+)
+from policies.reading.run_objects import by_namespace, hides_pods, templated
 from policies.reading.serving import namespace_of
 
-
-def _claims_by_namespace(view: Any) -> dict[str, list[str]]:
-    return {ns: list(named) for ns, named in by_namespace(list(view), "", "PersistentVolumeClaim").items()}
+_Claims = dict[str, dict[str, list[Resource]]]
 
 
-def _claims(resource: Resource) -> Optional[list[str]]:
-    view = viewed_resources()
-    if not view:
+def _claims_by_namespace(view: Any) -> _Claims:
+    return by_namespace(list(view), "", "PersistentVolumeClaim")
+
+
+def _hiding(view: Any) -> dict[str, list[Resource]]:
+    """namespace -> the objects there that may make claims the files do not show (a Namespace object never does)."""
+    found: dict[str, list[Resource]] = {}
+    for r in view:
+        if get(r.props, "kind") != "Namespace" and hides_pods(r):
+            found.setdefault(namespace_of(r, "default"), []).append(r)
+    return found
+
+
+def _stated(resource: Resource) -> bool:
+    """True when the object's namespace is the one its file states: metadata.namespace, literal, with no kustomization
+    of the run setting another and no renderer in between."""
+    namespace = namespace_of(resource)
+    return bool(namespace) and not templated(str(namespace)) and not (resource.kustomize_namespace or resource.template)
+
+
+def _elsewhere(resource: Resource, name: str, namespace: str, claims: _Claims, view: Any) -> Optional[tuple[str, bool]]:
+    """(finding, proven) for a claim the run creates only in other namespaces than the pod's; None where it creates
+    none."""
+    others = sorted(ns for ns, named in claims.items() if ns != namespace and name in named)
+    if not others:
         return None
-    return memoized(view, "claims_by_namespace", _claims_by_namespace).get(namespace_of(resource, "default"))
+    made = [c for ns in others for c in claims[ns][name]]
+    where = ", ".join(others)
+    message = (
+        f"PersistentVolumeClaim {name} is created by the files read only in namespace {where}, not in the pod's "
+        f"namespace {namespace}: a pod mounts only a claim of its own namespace, so the pod stays Pending "
+        f'(persistentvolumeclaim "{name}" not found); put the workload and the claim in one namespace'
+    )
+    hidden = [r for r in memoized(view, "claim_hiding", _hiding).get(namespace, ()) if r is not resource]
+    stated = _stated(resource) and all(_stated(c) for c in made)
+    if not stated:
+        return message + " (unless it is applied to another namespace than the one its file states)", False
+    if hidden:
+        kind, name_ = get(hidden[0].props, "kind"), metadata_name(hidden[0].props)
+        return message + f" (unless {kind} {name_} of namespace {namespace}, or its operator or chart, makes it)", False
+    return message, not (resource.patch or resource.base or any(c.patch or c.base for c in made))
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     if split_type(resource.type) == ("", "PersistentVolumeClaim"):
         return []
-    claims = _claims(resource)
-    if not claims:
+    view = viewed_resources()
+    if not view:
         return []
+    claims: _Claims = memoized(view, "claims_by_namespace", _claims_by_namespace)
+    namespace = namespace_of(resource, "default")
+    here = claims.get(namespace, {})
     messages: list[str] = []
     for path, podspec in pod_specs(resource):
         for volume in (as_dict(v) for v in as_list(podspec.get("volumes"))):
             name = get(volume, "persistentVolumeClaim", "claimName")
-            if not isinstance(name, str) or not name or templated(name) or name in claims:
+            if not isinstance(name, str) or not name or templated(name) or name in here:
                 continue
-            messages.append(
-                unproven(
-                    f"{path}.volumes {volume.get('name')}: PersistentVolumeClaim {name} is created by none of the files "
-                    f"read, which create {', '.join(sorted(claims))} in namespace {namespace_of(resource, 'default')}: unless it "
-                    f'comes from elsewhere, the pod stays Pending (persistentvolumeclaim "{name}" not found); use the '
-                    f"claim's name"
+            lead = f"{path}.volumes {volume.get('name')}: "
+            elsewhere = _elsewhere(resource, name, namespace, claims, view)
+            if elsewhere is not None:
+                message, proven = elsewhere
+                messages.append(lead + message if proven else unproven(lead + message))
+            elif here:
+                messages.append(
+                    unproven(
+                        f"{lead}PersistentVolumeClaim {name} is created by none of the files read, which create "
+                        f"{', '.join(sorted(here))} in namespace {namespace}: unless it comes from elsewhere, the pod "
+                        f'stays Pending (persistentvolumeclaim "{name}" not found); use the claim\'s name'
+                    )
                 )
-            )
     return messages
 
 
 POLICY = Policy(
     name="claim-in-run",
     description=(
-        "A pod mounts a PersistentVolumeClaim its repository creates, where the repository creates claims in the pod's "
-        "namespace (advice: a claim named differently is a missed rename)."
+        "A pod mounts a PersistentVolumeClaim its repository creates in the pod's namespace: a claim the files create "
+        "only in another namespace blocks where both namespaces are stated; a claim named differently from the ones "
+        "of the pod's namespace is advice (a missed rename)."
     ),
     catalog="G51",
-    severity="medium",
-    enforcement="advisory",
-    remediation_steps="Make the pod's claimName the name of the PersistentVolumeClaim the repository creates, or add that claim.",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Make the pod's claimName the name of the PersistentVolumeClaim the repository creates, in the pod's "
+        "namespace, or add that claim there."
+    ),
     config_schema={},
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
     rationale=(
-        "A pod whose PersistentVolumeClaim does not exist is unschedulable (persistentvolumeclaim not found; "
-        "https://kubernetes.io/docs/concepts/storage/persistent-volumes/#claims-as-volumes: the claim must exist in the "
-        "pod's namespace)."
+        "A pod whose PersistentVolumeClaim does not exist in its namespace is unschedulable (persistentvolumeclaim not "
+        "found; https://kubernetes.io/docs/concepts/storage/persistent-volumes/#claims-as-volumes: the claim must "
+        "exist in the pod's namespace)."
     ),
 )

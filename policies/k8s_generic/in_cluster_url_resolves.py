@@ -28,6 +28,11 @@ finding blocks only in a variable named as an upstream (*_URL, *_ENDPOINT, *_HOS
 A namespace holding KServe InferenceServices is judged with the Services KServe names after them (``<name>``,
 ``<name>-predictor``, ...: run_objects.KSERVE_SERVICE_MAKERS), advice only there (Knative's revision Services are not
 named; fresh set 54 questcollector/llmops-manifests gradio.yaml, a URL to an InferenceService of another namespace).
+A URL naming ``NAME.NS.svc...`` where the run defines no Service in NS but defines NAME with its namespace left out
+(the files applied with ``kubectl -n NS`` or a kustomization's namespace) is judged against that Service's ports, as
+advice: where it lands is decided outside the files (session 48: OLLAMA_BASE_URL
+http://ollama.ollama.svc.cluster.local:8000 while Service ollama, namespace omitted, offers 11434 only; silent before,
+as the Service counted in namespace default).
 """
 
 from __future__ import annotations
@@ -179,6 +184,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     namespaces = {namespace_of(r, "default") for r in resources if isinstance(r.props, dict)}
     namespaces |= {str(get(r.props, "metadata", "name")) for r in resources if split_type(r.type) == ("", "Namespace")}
     configmaps = by_namespace(resources, "", "ConfigMap")
+    floating = _floating_services(resources, hidden)
     findings: list[tuple[str, str]] = []
     indexed: dict[str, Names] = {}
     for workload in resources:
@@ -195,6 +201,17 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     continue
                 for url, scheme, host, port_text in _urls(value):
                     target = _host(host, own, namespaces, headless) if host not in local else None
+                    if (
+                        scheme in _SCHEMES
+                        and target is not None
+                        and target[1] not in services
+                        and url not in seen
+                        and not templated(value)
+                        and (unplaced := _unplaced_port(where, url, target, floating, scheme, port_text, workload, path))
+                    ):
+                        seen.add(url)
+                        findings.append((workload.name, unplaced))
+                        continue
                     if (
                         scheme not in _SCHEMES
                         or target is None
@@ -214,6 +231,49 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                         sure = _UPSTREAM.search(variable) and target[1] not in kserve
                         findings.append((workload.name, found if sure else unproven(found)))
     return findings
+
+
+def _floating_services(resources: list[Resource], hidden: set[str]) -> dict[str, Resource]:
+    """The Services of the files whose namespace is left out (applied with ``kubectl -n``, a kustomization or Helm's
+    release namespace), by name, where one name is defined once and no object without a namespace may make others."""
+    if "default" in hidden:
+        return {}
+    named: dict[str, list[Resource]] = {}
+    for r in resources:
+        if split_type(r.type) == ("", "Service") and isinstance(r.props, dict) and namespace_of(r) is None:
+            name = get(r.props, "metadata", "name")
+            if isinstance(name, str) and name and not templated(name) and not r.patch and not r.template:
+                named.setdefault(name, []).append(r)
+    return {name: found[0] for name, found in named.items() if len(found) == 1}
+
+
+def _unplaced_port(
+    where: str,
+    url: str,
+    target: tuple[str, str, bool],
+    floating: Mapping[str, Resource],
+    scheme: str,
+    port_text: Optional[str],
+    workload: Resource,
+    path: str,
+) -> Optional[str]:
+    """Advice for a URL naming ``<service>.<namespace>`` where the files define no Service in that namespace but define
+    that Service with its namespace left out (the form sealed sets showed: OLLAMA_BASE_URL
+    http://ollama.ollama.svc.cluster.local:8000 while Service ollama, applied into namespace ollama, offers 11434 only):
+    the URL's port it does not expose. Advice: which namespace the Service lands in is decided outside the files."""
+    name, namespace, pod_dns = target
+    service = floating.get(name)
+    if service is None or pod_dns:
+        return None
+    if namespace_of(workload) is None and name in _own_services(workload, path, {name: service}):
+        return None  # the pod's own Service: its own address, handed out, not called
+    port = as_int(port_text) or _DEFAULT_PORTS.get(scheme)
+    found = _port_finding(where, url, service, port) if port is not None else None
+    if found is None:
+        return None
+    return unproven(
+        f"{found} (Service {name} of these files leaves its namespace out; the URL expects it in namespace {namespace})"
+    )
 
 
 def _finding(

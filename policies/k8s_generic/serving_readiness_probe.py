@@ -26,6 +26,9 @@ A serving-path app in front of model servers (an LLM proxy or router: components
 first) with no readinessProbe is advice too: every request goes through it, and it takes requests before it has read
 its configuration (LiteLLM: /health/readiness answers once the proxy is ready, its database connection included).
 
+A chat UI run from its publisher's image (components/chat_uis.toml: Open WebUI, GET /health on 8080) with no
+readinessProbe is advice too: users reach it through its Service and route before it has started.
+
 A readinessProbe that runs only every few minutes (``periodSeconds`` above maxReadinessPeriodSeconds, default 60)
 answers late both ways: the kubelet marks the pod Ready only at a probe run, so a server that finished loading just
 after one waits up to a whole period more before the Service sends it anything (every scale-out and restart that
@@ -161,7 +164,35 @@ def _check(resource: Resource, config: dict) -> list[str]:
             probe = f"probe GET {row.readiness} (port {row.port} unless moved)" if row else "probe its health endpoint"
             messages.append(weighed_presumed(server, _no_readiness(server.label, server.engine, server.container, probe)))
     messages.extend(_unready_apps(resource))
+    messages.extend(_unready_uis(resource))
     return messages
+
+
+def _unready_uis(resource: Resource) -> list[str]:
+    """Advice on a chat UI run from its publisher's image (components/chat_uis.toml: Open WebUI, GET /health on 8080)
+    with no readinessProbe: its Service, and the route or ingress in front, send users to it as soon as the container
+    runs, while it still migrates its database and loads its settings, and keep sending them after it fails (session
+    48: an Open WebUI Deployment behind a route with no probe)."""
+    from policies.kube import container_label, containers, pod_specs
+    from policies.reading.chat_ui_backends import ui_app
+
+    found: list[str] = []
+    servers = {id(s.container) for s in model_servers(resource)}  # a bundled image's server is judged as one
+    for path, podspec in pod_specs(resource):
+        for container in containers(podspec):
+            app = ui_app(container)
+            if app is None or isinstance(container.get("readinessProbe"), dict) or id(container) in servers:
+                continue
+            if sidecar_probe(podspec, container, "readinessProbe", server_ports(container, app.port or None)):
+                continue
+            probe = f"probe GET {app.health} (port {app.port} unless moved)" if app.health else "probe its health endpoint"
+            found.append(
+                unproven(
+                    f"{container_label(path, container)}: no readinessProbe on this {app.display}, so its Service sends "
+                    f"users to it before it has started (database migrations, settings) and after it fails; {probe}"
+                )
+            )
+    return found
 
 
 def _supplied_tcp_early(resource: Any, server: ModelServer) -> Optional[str]:
@@ -272,7 +303,8 @@ def _no_readiness(label: str, engine: str, container: dict, probe: str) -> str:
 
 POLICY = Policy(
     name="serving-readiness-probe",
-    description="Every model-server container (vLLM, SGLang, TGI, Triton, NIM) must have a readinessProbe.",
+    description="Every model-server container (vLLM, SGLang, TGI, Triton, NIM) must have a readinessProbe (advice for a "
+    "serving-path app or a chat UI such as Open WebUI without one).",
     catalog="G4",
     severity="high",
     # Advisory: a risk, not a failure the files prove (docs/policies.md "Enforcement levels"); --config raises it.

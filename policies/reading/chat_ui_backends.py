@@ -56,6 +56,8 @@ class App:
     image_env: tuple[tuple[str, str], ...]
     backends: tuple[Backend, ...]
     checked_tags: tuple[str, ...] = ()
+    port: int = 0  # the port the publisher's image serves on (0: not read)
+    health: str = ""  # its health path ("" not read)
 
 
 @cache
@@ -76,6 +78,8 @@ def apps() -> tuple[App, ...]:
                 image_env=tuple((str(k), str(v)) for k, v in row.get("image_env", {}).items()),
                 backends=backends,
                 checked_tags=tuple(str(t).lower() for t in row.get("checked_tags", ())),
+                port=int(row.get("port", 0)),
+                health=str(row.get("health", "")),
             )
         )
     return tuple(out)

@@ -248,6 +248,9 @@ class Download:
     # without blocking
     assumed: bool = False
     why: str = ""  # with assumed: what the files do not show, as S19 says it (default: the image's folder)
+    # The sizeLimit of the disk-backed emptyDir the files land in ("" for the container's layer or an unbounded
+    # emptyDir): bounded, but the scheduler counts only ephemeral-storage requests (S19 advises below the limit)
+    limit: str = ""
 
 
 def _local(model: str) -> bool:
@@ -334,19 +337,31 @@ def volume_at(podspec: Mapping, container: Mapping, directory: str) -> Optional[
     return next((as_dict(v) for v in as_list(podspec.get("volumes")) if as_dict(v).get("name") == best), {"name": best})
 
 
+def ephemeral_limit(podspec: Mapping, container: Mapping, directory: str) -> Optional[str]:
+    """Where the directory's files land on the node's disk: "" for the container's writable layer or an emptyDir
+    without a sizeLimit, the sizeLimit as written for a disk-backed emptyDir with one (bounded, yet counted against the
+    node's ephemeral storage like any other: the scheduler sees only requests), None under a PersistentVolumeClaim (or
+    another volume off the node's ephemeral storage) or a memory-backed emptyDir."""
+    volume = volume_at(podspec, container, directory)
+    if volume is None:
+        return ""
+    if any(kind in volume for kind in _NOT_EPHEMERAL):
+        return None
+    empty = volume.get("emptyDir")
+    if not isinstance(empty, dict) and "emptyDir" not in volume:
+        return None
+    empty = as_dict(empty)
+    if empty.get("medium") == "Memory":
+        return None
+    limit = empty.get("sizeLimit")
+    return "" if limit is None else str(limit)
+
+
 def lands_on_ephemeral_storage(podspec: Mapping, container: Mapping, directory: str) -> bool:
     """True when the directory is the container's writable layer or an emptyDir on the node's disk without a
     sizeLimit; False under a PersistentVolumeClaim (or another volume off the node's ephemeral storage), a
     memory-backed emptyDir, or an emptyDir with a sizeLimit (bounded: S29 judges its size)."""
-    volume = volume_at(podspec, container, directory)
-    if volume is None:
-        return True
-    if any(kind in volume for kind in _NOT_EPHEMERAL):
-        return False
-    empty = volume.get("emptyDir")
-    if isinstance(empty, dict) and (empty.get("medium") == "Memory" or empty.get("sizeLimit") is not None):
-        return False
-    return "emptyDir" in volume
+    return ephemeral_limit(podspec, container, directory) == ""
 
 
 def downloads(resource: Any) -> list[Download]:
@@ -557,7 +572,10 @@ def _on_ephemeral(
     label: str, model: str, podspec: dict, container: dict, dirs: tuple[str, ...], source: str = "the Hugging Face Hub"
 ) -> Optional[Download]:
     """The download, when every place the cache may be (the image's user decides the default) is on the
-    node's ephemeral storage; None when a PersistentVolumeClaim or the like holds it, or the place is unknown."""
-    if dirs and all(lands_on_ephemeral_storage(podspec, container, d) for d in dirs):
-        return Download(label, model, podspec, container, dirs[0] if len(dirs) == 1 else " or ".join(dirs), source)
+    node's ephemeral storage (an emptyDir with a sizeLimit too: its ``limit``, when every place has one); None when a
+    PersistentVolumeClaim or the like holds it, or the place is unknown."""
+    limits = [ephemeral_limit(podspec, container, d) for d in dirs]
+    if dirs and all(limit is not None for limit in limits):
+        limit = "" if "" in limits else str(limits[0])
+        return Download(label, model, podspec, container, dirs[0] if len(dirs) == 1 else " or ".join(dirs), source, limit=limit)
     return None

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from policies.crd.schema import resource_types
-from policies.kube import as_dict, get, is_custom_type, memoized, split_type, viewed_resources
+from policies.kube import as_dict, as_list, get, is_custom_type, memoized, split_type, viewed_resources
 from policies.reading.api_refusals import DNS_SUBDOMAIN
 from policies.reading.placeholders import placeholder_in
 
@@ -241,4 +241,56 @@ def name_problems(type_token: str, props: Any) -> list[NameProblem]:
         why = _why(namespace, (_LABEL_RE, 63, _LABEL_RULE))
         if why is not None:
             found.append(NameProblem("metadata.namespace", namespace, why, _placeholder(namespace), custom))
+    return found
+
+
+# The names a pod spec gives of other objects that the API server validates as a DNS subdomain when it validates the
+# pod template (kubernetes/kubernetes pkg/apis/core/validation/validation.go, the code index's stored version at
+# 000f26050b9be6fb3d79fae95e06b47fc96128cd; the same calls since v1.x): validateConfigMapKeySelector and
+# validateSecretKeySelector (env[].valueFrom.configMapKeyRef/secretKeyRef.name: ValidateNameFunc(ValidateSecretName)),
+# validateConfigMapEnvSource and validateSecretEnvSource (envFrom[].configMapRef/secretRef.name: ValidateConfigMapName /
+# ValidateSecretName with prefix true, a trailing '-' allowed), ValidatePodSpec (serviceAccountName:
+# ValidateServiceAccountName). NOT validated there, so never judged: a configMap/secret volume's name and secretName,
+# projected sources' names, persistentVolumeClaim.claimName (only Required: validatePersistentClaimVolumeSource,
+# validateConfigMapVolumeSource, validateSecretVolumeSource, validateProjectionSources), imagePullSecrets names.
+@dataclass(frozen=True)
+class ReferenceProblem:
+    """One reference name of a pod spec the API server refuses: where, the value, why, and whether it reads as a
+    placeholder (an ALL_CAPS word, a pipeline token) rather than a name."""
+
+    where: str
+    value: str
+    why: str
+    placeholder: bool
+
+
+def _reference(where: str, value: Any, prefix: bool) -> ReferenceProblem | None:
+    if not _judged(value):
+        return None
+    why = _why(value, (DNS_SUBDOMAIN, 253, _SUBDOMAIN_RULE), prefix=prefix)
+    return None if why is None else ReferenceProblem(where, value, why, _placeholder(value))
+
+
+def reference_problems(pod_specs: list[tuple[str, dict]]) -> list[ReferenceProblem]:
+    """The reference names of these pod specs (path, podspec) that the API server refuses (see the comment above)."""
+    found: list[ReferenceProblem] = []
+    for path, podspec in pod_specs:
+        problem = _reference(f"{path}.serviceAccountName", podspec.get("serviceAccountName"), False)
+        if problem is not None:
+            found.append(problem)
+        for key in ("containers", "initContainers"):
+            for i, container in enumerate(as_list(podspec.get(key))):
+                container = as_dict(container)
+                at = f"{path}.{key}[{i}]"
+                for j, env in enumerate(as_list(container.get("env"))):
+                    source = as_dict(as_dict(env).get("valueFrom"))
+                    for ref in ("configMapKeyRef", "secretKeyRef"):
+                        problem = _reference(f"{at}.env[{j}].valueFrom.{ref}.name", get(source, ref, "name"), False)
+                        if problem is not None:
+                            found.append(problem)
+                for j, env_from in enumerate(as_list(container.get("envFrom"))):
+                    for ref in ("configMapRef", "secretRef"):
+                        problem = _reference(f"{at}.envFrom[{j}].{ref}.name", get(as_dict(env_from), ref, "name"), True)
+                        if problem is not None:
+                            found.append(problem)
     return found

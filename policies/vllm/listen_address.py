@@ -27,41 +27,29 @@ from typing import Any, Optional
 from components.images import names_image
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
-from policies.kube import as_dict, as_list, get, is_custom_type, metadata_name, name_of, port_number, split_type
+from policies.kube import as_dict, as_list, get, is_custom_type, metadata_name, port_number, split_type
 from policies.reading.engine_flags import rebuilt_image
-from policies.reading.engines import table_args
 from policies.reading.route_path import service_selectors
+from policies.reading.service_listeners import (
+    OWN_COMMAND_LINE,
+    command_line_workloads,
+    host_port,
+    loose,
+    settings,
+    unserved_ports,
+)
 from policies.reading.serving import (
     ModelServer,
-    engine_command_line,
     engine_row,
     model_servers,
     namespace_of,
     selector_matches,
     template_labels,
 )
-from policies.reading.shell_words import sole_command
-from policies.reading.vllm_args import parse_vllm_args, positional_tokens, vllm_command_line
 
-_OWN_COMMAND_LINE = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Pod", "LeaderWorkerSet"})
+_OWN_COMMAND_LINE = OWN_COMMAND_LINE
 _PROBES = ("readinessProbe", "livenessProbe", "startupProbe")
 _SERVICE_TYPE = ("", "Service")
-
-
-def _host_port(value: str) -> tuple[str, Optional[int]]:
-    """The host and port of a host setting: ``0.0.0.0``, ``127.0.0.1:11434``, ``http://[::1]:8080/``."""
-    text = value.strip().strip("\"'")
-    text = text.split("://", 1)[-1].split("/", 1)[0]
-    port: Optional[int] = None
-    if text.startswith("["):
-        host, _, rest = text[1:].partition("]")
-        tail = rest.lstrip(":")
-    elif text.count(":") == 1:
-        host, _, tail = text.partition(":")
-    else:
-        host, tail = text, ""
-    port = port_number(tail)
-    return host, port
 
 
 def loopback(host: str) -> bool:
@@ -78,30 +66,16 @@ def _ip_literal(host: str) -> bool:
     return True
 
 
-def _settings(server: ModelServer, row: Engine) -> Optional[tuple[dict, list[str]]]:
-    """The server's settings in vLLM's names and its command line, or None when the container does not show it."""
-    if row.name == "vllm":
-        line = vllm_command_line(server.container)
-        return (parse_vllm_args(line), line) if line is not None else None
-    line = engine_command_line(server.container, row)
-    return (table_args(server.container, row, line), line) if line is not None else None
-
-
-def _loose(line: list[str]) -> bool:
-    """A variable the shell splits into options (``$EXTRA_ARGS``, ``"$@"``) may carry the host setting."""
-    return any("$@" in t or "$*" in t for t in line) or any("$" in t and i for i, t in positional_tokens(line))
-
-
 def _bind(server: ModelServer, row: Engine) -> Optional[tuple[str, str, int, bool]]:
     """(address, how the manifest says so, port, proven) for a server bound to loopback only, else None."""
-    found = _settings(server, row)
+    found = settings(server, row)
     if found is None:
         return None
     args, line = found
     if any(t.startswith("dynamo.") for t in line) or "uds" in args:
         return None  # Dynamo's worker serves no HTTP itself; a socket path replaces host and port
     value = args.get("host")
-    host, port = _host_port(value) if isinstance(value, str) else ("", None)
+    host, port = host_port(value) if isinstance(value, str) else ("", None)
     raw_port = args.get("port")
     if raw_port is not None:
         port = port_number(str(raw_port))
@@ -123,7 +97,7 @@ def _bind(server: ModelServer, row: Engine) -> Optional[tuple[str, str, int, boo
         return None  # the publisher's image (or a rebuild FROM it, which inherits its ENV) binds every address
     # An image the row does not name, given args only, runs its own entrypoint, which may add the host setting.
     own_entrypoint = not server.container.get("command") and not names_image(image, row.images)
-    hidden = "config" in args or _loose(line) or own_entrypoint or bool(row.env.get("host") and server.container.get("envFrom"))
+    hidden = "config" in args or loose(line) or own_entrypoint or bool(row.env.get("host") and server.container.get("envFrom"))
     proven = not row.images_listen_all and not hidden
     return "127.0.0.1", f"its default with {row.spelling('host')} unset", port, proven
 
@@ -221,92 +195,13 @@ POLICY = Policy(
 )
 
 
-# A process the files do not show may listen beside the engine: a shell that starts more than the server (a Ray head
-# beside vLLM), or another container of the pod (a sidecar, an init container that keeps running).
-_SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh", "/bin/sh", "/bin/bash", "/bin/ash", "/bin/dash", "/usr/bin/bash"})
-
-
-def _listens_on(server: ModelServer, row: Engine) -> Optional[set[int]]:
-    """The ports a model server listens on: its port setting (literal, else the engine's default) and the engine's
-    metrics port; None where something the files do not show may add one (a shell, a variable, a config file, an
-    entrypoint of another image), or the engine's row serves metrics on a port of its own (another listener)."""
-    if row.metrics_port != row.port or not row.flags.get("port"):
-        return None  # another listener for metrics, or a port setting the table does not spell (TGI's image sets PORT)
-    words = [str(t) for t in as_list(server.container.get("command")) + as_list(server.container.get("args"))]
-    if any(w in _SHELLS or w == "-c" for w in words) and not sole_command(words):
-        return None  # a script that runs one simple command (`sh -c "exec vllm serve ..."`) starts no other listener
-    found = _settings(server, row)
-    image = str(server.container.get("image") or "").lower()
-    if found is None or (not server.container.get("command") and not names_image(image, row.images)):
-        return None
-    args, line = found
-    if "uds" in args or "config" in args or _loose(line) or any("$" in t for t in line):
-        return None
-    if row.env.get("port") and (server.container.get("envFrom") or any(e in _env_names(server) for e in row.env["port"])):
-        return None
-    raw = args.get("port")
-    if raw is None and isinstance(args.get("host"), str):
-        raw = _host_port(args["host"])[1]
-    if raw is None and row.env.get("port"):
-        return None  # the image's own environment may set it
-    number = port_number(str(raw)) if raw is not None else row.port
-    return {number} if number is not None else None
-
-
-def _env_names(server: ModelServer) -> set[str]:
-    return {str(as_dict(e).get("name")) for e in as_list(server.container.get("env"))}
-
-
-def _unserved_ports(service: Resource, workloads: list[Resource]) -> list[str]:
-    """What a Service's ports send to where nothing listens, on the pods of the files' workloads it selects."""
-    selector = get(service.props, "spec", "selector")
-    if not isinstance(selector, Mapping) or not selector or service.template or service.patch:
-        return []
-    out: list[str] = []
-    for resource in workloads:
-        if namespace_of(resource) != namespace_of(service) or resource.template or resource.patch or resource.base:
-            continue
-        servers = model_servers(resource)
-        for path, podspec in {s.path: s.podspec for s in servers}.items():
-            if not any(selector_matches(selector, labels, plain=True) for labels in template_labels(resource, path)):
-                continue
-            mine = [s for s in servers if s.podspec is podspec]
-            containers = [as_dict(c) for c in as_list(podspec.get("containers"))]
-            sidecars = [c for c in as_list(podspec.get("initContainers")) if as_dict(c).get("restartPolicy") == "Always"]
-            declared = {
-                name_of(p): p.get("containerPort")
-                for c in [*containers, *map(as_dict, sidecars)]
-                for p in map(as_dict, as_list(c.get("ports")))
-            }
-            rows = [(s, engine_row(s.engine)) for s in mine]
-            ports = [_listens_on(s, r) if r is not None else None for s, r in rows]
-            known = len(mine) == len(containers) and not sidecars and all(p is not None for p in ports)
-            listening = set().union(*(p for p in ports if p is not None))
-            for entry in map(as_dict, as_list(get(service.props, "spec", "ports"))):
-                target = entry.get("targetPort", entry.get("port"))
-                if isinstance(target, str) and not target.isdigit():
-                    if target not in declared and "$" not in target and "{" not in target:
-                        out.append(
-                            f"port {entry.get('port')} targets the named port {target}, which no container of {get(resource.props, 'kind')}/{get(resource.props, 'metadata', 'name')} declares, so the Service has no endpoint on it"
-                        )
-                    continue
-                number = port_number(target)
-                if known and number is not None and number not in listening:
-                    shown = ", ".join(str(p) for p in sorted(listening))
-                    names = " and ".join(sorted({r.display for _, r in rows if r is not None}))
-                    out.append(
-                        f"port {entry.get('port')} targets {number} on the pods of {get(resource.props, 'kind')}/{get(resource.props, 'metadata', 'name')}, where {names} listens on {shown} only (its metrics too) and no other container runs, so connections to it are refused (a containerPort declares nothing; the server's port setting decides); target {shown}"
-                    )
-    return out
-
-
 def _unserved_check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    workloads = [r for r in resources if split_type(r.type)[1] in _OWN_COMMAND_LINE and not is_custom_type(r.type)]
+    workloads = command_line_workloads(resources)
     return [
         (service.name, unproven(f"spec.ports: {message}"))
         for service in resources
         if split_type(service.type) == _SERVICE_TYPE
-        for message in _unserved_ports(service, workloads)
+        for message in (u.message for u in unserved_ports(service, workloads))
     ]
 
 

@@ -329,3 +329,63 @@ def test_one_capitalised_word_naming_a_fill_in_is_a_placeholder():
     # Capitals that name no fill-in are a plain mistake the API server refuses.
     for name in ("qwen-AWQ", "llama3-8B-instruct", "vllm-GPU"):
         assert [level for level, _ in _found(_deployment(name))] == ["mandatory"], name
+
+
+def _pod_refs(kind: str = "Deployment", api: str = "apps/v1", annotations: dict | None = None) -> dict:
+    # A model server whose Secret and ServiceAccount are named like environment variables (session 48, class 4: a
+    # reference name with '_' or capitals; kubernetes pkg/apis/core/validation/validation.go
+    # validateSecretKeySelector, validateConfigMapEnvSource, ValidatePodSpec serviceAccountName).
+    template = {
+        "metadata": {"labels": {"app": "vllm"}, **({"annotations": annotations} if annotations else {})},
+        "spec": {
+            "serviceAccountName": "vllm_sa",
+            "volumes": [
+                {"name": "cache", "persistentVolumeClaim": {"claimName": "Model_Cache"}},
+                {"name": "cfg", "configMap": {"name": "vllm_config"}},
+            ],
+            "containers": [
+                {
+                    "name": "vllm",
+                    "image": "vllm/vllm-openai:v0.10.0",
+                    "env": [
+                        {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf_token", "key": "token"}}},
+                        {"name": "A", "valueFrom": {"secretKeyRef": {"name": "HF_TOKEN", "key": "token"}}},
+                    ],
+                    "envFrom": [{"configMapRef": {"name": "vllm-env-"}}, {"secretRef": {"name": "Vllm-Env"}}],
+                }
+            ],
+        },
+    }
+    return {
+        "apiVersion": api,
+        "kind": kind,
+        "metadata": {"name": "vllm", "namespace": "llm"},
+        "spec": {"selector": {"matchLabels": {"app": "vllm"}}, "template": template},
+    }
+
+
+def test_a_reference_name_the_api_server_validates_is_refused():
+    found = _found(_pod_refs())
+    wheres = [(level, m.split(" ", 1)[0]) for level, m in found]
+    assert wheres == [
+        ("mandatory", "spec.template.spec.serviceAccountName"),
+        ("mandatory", "spec.template.spec.containers[0].env[0].valueFrom.secretKeyRef.name"),
+        # An ALL_CAPS name reads as a placeholder a script fills in: advice.
+        ("advisory", "spec.template.spec.containers[0].env[1].valueFrom.secretKeyRef.name"),
+        ("mandatory", "spec.template.spec.containers[0].envFrom[1].secretRef.name"),
+    ]
+    assert "refuses the Deployment (name: Invalid value)" in found[1][1]
+
+
+def test_references_the_api_server_does_not_validate_stay_silent():
+    # claimName and a configMap volume's name are only Required (validatePersistentClaimVolumeSource,
+    # validateConfigMapVolumeSource); an envFrom name may end in '-' (prefix true: maskTrailingDash).
+    messages_ = " ".join(m for _, m in _found(_pod_refs()))
+    assert "Model_Cache" not in messages_ and "vllm_config" not in messages_ and "vllm-env-" not in messages_
+
+
+def test_a_cloud_run_service_names_secret_manager_secrets():
+    # Cloud Run's Knative Service: secretKeyRef names a Secret Manager secret (HF_TOKEN, '_' and capitals allowed).
+    obj = _pod_refs("Service", "serving.knative.dev/v1", {"run.googleapis.com/cpu-throttling": "false"})
+    obj["spec"].pop("selector")
+    assert not any("secretKeyRef" in m or "serviceAccountName" in m for _, m in _found(obj))

@@ -198,6 +198,10 @@ EXPECTED = {
     ("samples__kvcache__vineyard__deployment-tp.yaml", "serving-memory-limit"),
     ("samples__kvcache__vineyard__deployment-tp.yaml", "serving-priority-class"),
     ("samples__kvcache__vineyard__deployment-tp.yaml", "serving-resource-requests"),
+    # Its Service's port 8080 (prometheus.io/port 8080) reaches nothing: vLLM listens on --port 8000 only, the pod runs
+    # no other container (AIBrix's runtime sidecar, which serves 8080, is absent); the Service's namespace default meets
+    # the Deployment's omitted one (session 48, S51 advisory).
+    ("samples__kvcache__vineyard__deployment-tp.yaml", "service-port-reaches-server"),
     # KubeRay (S18): heads without num-gpus "0" (ai-on-eks x2, data-on-eks, KubeRay's high-throughput
     # sample); in-tree autoscaling without idleTimeoutSeconds (both ai-on-eks RayServices); a worker group
     # without maxReplicas (high-throughput sample: replicas 4, CRD default max 2147483647). GPU workers
@@ -429,6 +433,13 @@ EXPECTED = {
     ("ray-operator__config__samples__ray-service.high-throughput-llm.yaml", "namespace-set"),
     ("ray-operator__config__samples__ray-service.llm-serve.yaml", "namespace-set"),
     ("samples__kvcache__vineyard__deployment-tp.yaml", "namespace-set"),
+    # Session 48 (G5, advisory): model servers probed for readiness with no livenessProbe (a hung engine only leaves
+    # the Service): the gateway-api-inference-extension SGLang Deployment (readiness + startup), LWS's SGLang and vLLM
+    # leaders, AIBrix's heterogeneous llm-engine (its runtime sidecar's liveness probes only the sidecar).
+    ("config__manifests__sglang__gpu-deployment.yaml", "serving-liveness-probe"),
+    ("docs__examples__sglang__lws.yaml", "serving-liveness-probe"),
+    ("docs__examples__vllm__GPU__lws.yaml", "serving-liveness-probe"),
+    ("samples__heterogeneous__deepseek-coder-7b-l20-deployment.yaml", "serving-liveness-probe"),
 }
 
 # Findings the pack made before issue 21 that a careful reader rejects; each must stay absent.

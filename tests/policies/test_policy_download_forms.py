@@ -225,7 +225,9 @@ def test_a_hub_file_url_at_a_branch_is_unpinned():
 def test_hub_file_url_careful_forms_stay_silent():
     pinned = _GGUF.replace("/resolve/main/", "/resolve/" + "0" * 39 + "1/")
     assert found_by([_curl_pod(pinned, {"name": "models", "emptyDir": {"sizeLimit": "20Gi"}})], "model-source-pinned") == []
-    assert found_by([_curl_pod(pinned, {"name": "models", "emptyDir": {"sizeLimit": "20Gi"}})], "gpu-pod-ephemeral-storage") == []
+    requested = _curl_pod(pinned, {"name": "models", "emptyDir": {"sizeLimit": "20Gi"}})
+    requested["spec"]["template"]["spec"]["initContainers"][0]["resources"] = {"requests": {"ephemeral-storage": "20Gi"}}
+    assert found_by([requested], "gpu-pod-ephemeral-storage") == []
     # Not a Hub file URL (a release asset): no repository, no revision to read.
     other = "https://github.com/org/repo/releases/download/v1/model.gguf"
     assert (

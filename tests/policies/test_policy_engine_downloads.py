@@ -91,7 +91,12 @@ def test_an_emptydir_with_a_size_limit_is_bounded_and_judged_by_s29_instead():
     container = copy.deepcopy(TGI_405B)
     container["env"] = [{"name": "MODEL_ID", "value": "deepseek-ai/DeepSeek-V3"}, {"name": "HF_HUB_CACHE", "value": "/tmp"}]
     resource = deployment(container, bounded)
-    assert s19(resource) == []
+    # Bounded, but the scheduler counts only requests: S19 advises until the pod requests the sizeLimit (session 48).
+    (advice,) = s19(resource)
+    assert isinstance(advice, Unproven) and "an emptyDir with sizeLimit 100Gi on the node's disk" in advice
+    requested = copy.deepcopy(container)
+    requested["resources"]["requests"]["ephemeral-storage"] = "100Gi"
+    assert s19(deployment(requested, bounded)) == []
     (message,) = model_cache_fits_checkpoint.POLICY.check_resource(resource, {})
     assert message.startswith("container tgi-container: emptyDir tmp (sizeLimit) at /tmp holds 100 GiB, but the checkpoint")
     # Without the variable, TGI's cache may be /data/hub (the official image): not on that emptyDir, nothing to judge.

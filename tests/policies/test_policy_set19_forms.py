@@ -209,9 +209,15 @@ def test_s19_a_gpu_workers_unbounded_model_cache_emptydir_is_advice():
     assert "container ray-worker: mounts the emptyDir model-cache at /model-cache" in found[0][1]
 
 
-def test_s19_a_bounded_or_requested_model_cache_is_silent():
+def test_s19_a_bounded_and_requested_model_cache_is_silent():
     bounded = copy.deepcopy(RAY_CLUSTER)
     bounded["spec"]["workerGroupSpecs"][0]["template"]["spec"]["volumes"][0]["emptyDir"] = {"sizeLimit": "100Gi"}
+    # A sizeLimit alone bounds the folder but the scheduler counts requests only: still advice (session 48, pods48).
+    [(level, message)] = found_by([bounded], "gpu-pod-ephemeral-storage")
+    assert level == "advisory" and "with sizeLimit 100Gi on the node's disk" in message
+    bounded["spec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]["resources"]["requests"]["ephemeral-storage"] = (
+        "100Gi"
+    )
     requested = copy.deepcopy(RAY_CLUSTER)
     worker = requested["spec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]
     worker["resources"]["requests"]["ephemeral-storage"] = "100Gi"

@@ -160,7 +160,10 @@ def test_the_publishers_image_and_an_image_merely_containing_ollama_are_not_flag
     # would run the bundled Ollama server and be read as one.
     webui = _alaasalmo("ghcr.io/open-webui/open-webui:ollama", name="open-webui", port=8080)
     assert found_by(webui, "engine-image-from-publisher") == []
-    assert found_by(webui, "serving-readiness-probe") == []
+    # Not read as an Ollama server; since session 48 G4 advises on the UI itself (no readinessProbe on Open WebUI).
+    assert [m.split(",")[0] for _, m in found_by(webui, "serving-readiness-probe")] == [
+        "container open-webui: no readinessProbe on this Open WebUI"
+    ]
 
 
 # davidglogan/ollama-kubernetes-stack legacy/ollama-deployment.yaml@8ec34a9.

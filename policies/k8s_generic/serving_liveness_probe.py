@@ -1,0 +1,108 @@
+"""G5: a model server (and a chat UI in front of one) has a livenessProbe.
+
+The kubelet restarts a container on its own only when its process exits; a server that hangs with its process alive (an
+engine stuck in a collective operation, a deadlocked event loop, a GPU fault that leaves the API process up) keeps its
+pod, and with a readinessProbe alone the pod just leaves the Service and stays out of it: serving capacity is lost
+until someone deletes the pod. A livenessProbe is what restarts it
+(https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/: "liveness probes to know when to
+restart a container ... a deadlock, where an application is running, but unable to make progress"). The catalogue
+adapts the generic row: the liveness probe must wait out the model's load, which a startupProbe does (S16 judges its
+budget), so the advice names both.
+
+Read for every model server the pack recognises (the engine table's rows, in every pod template the readers reach:
+Deployments, StatefulSets, LeaderWorkerSets, Ray worker groups, KServe runtimes, operator resources) that takes
+requests, and for a chat UI of components/chat_uis.toml (Open WebUI: GET /health on 8080) run from the publisher's
+image. Silent where an operator supplies the probe (KubeRay's Ray container: policies/operator_defaults.py), for a
+KServe predictor ``model`` (its ServingRuntime's container is judged), and for a rank its group's leader fronts.
+Judged where the container has a readinessProbe and no livenessProbe (the form sealed sets showed: a plain vLLM
+Deployment probed for readiness only); a container with no probe at all is G4's finding. Advisory: a risk, not a
+failure the files prove.
+"""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource, unproven
+from policies.kube import WORKLOAD_TYPES, container_label, containers, pod_specs
+from policies.operator_defaults import supplied
+from policies.reading.chat_ui_backends import ui_app
+from policies.reading.serving import ModelServer, engine_row, model_servers, takes_requests
+
+
+def _has(container: dict, probe: str) -> bool:
+    return isinstance(container.get(probe), dict)
+
+
+def _server_message(server: ModelServer) -> str:
+    row = engine_row(server.engine)
+    name = row.display if row else server.engine
+    probe = f"GET {row.health} (port {row.port} unless moved)" if row and row.health else "its health endpoint"
+    ready = "its readinessProbe only takes it out of the Service"
+    start = "" if _has(server.container, "startupProbe") else ", behind a startupProbe that waits out the model's load (S16)"
+    return unproven(
+        f"{server.label}: no livenessProbe on this {name} server: if the engine hangs with its process alive, the "
+        f"kubelet never restarts it and {ready}, so the replica serves nothing until the pod is deleted; add a "
+        f"livenessProbe on {probe}{start}"
+    )
+
+
+def _ui_messages(resource: Resource) -> list[str]:
+    found: list[str] = []
+    servers = {id(s.container) for s in model_servers(resource)}  # a bundled image's server is judged as one
+    for path, podspec in pod_specs(resource):
+        for container in containers(podspec):
+            app = ui_app(container)
+            if (
+                app is None
+                or id(container) in servers
+                or _has(container, "livenessProbe")
+                or not _has(container, "readinessProbe")
+            ):
+                continue
+            probe = f"GET {app.health} (port {app.port} unless moved)" if app.health else "its health endpoint"
+            found.append(
+                unproven(
+                    f"{container_label(path, container)}: no livenessProbe on this {app.display}: if it hangs with its "
+                    f"process alive, the kubelet never restarts it and its users get no answer until the pod is "
+                    f"deleted; add a livenessProbe on {probe}"
+                )
+            )
+    return found
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    messages: list[str] = []
+    seen: set[int] = set()
+    for server in model_servers(resource):
+        if server.engine == "kserve" or id(server.container) in seen:
+            continue  # the ServingRuntime's container is judged (a predictor `model` takes its probes from it)
+        seen.add(id(server.container))
+        if not takes_requests(resource, server.path, server.container) or _has(server.container, "livenessProbe"):
+            continue
+        if not _has(server.container, "readinessProbe"):
+            continue  # no probe at all: G4's finding (serving-readiness-probe) names the missing readiness first
+        if supplied(resource, server.path, server.podspec, server.container, "livenessProbe"):
+            continue
+        messages.append(_server_message(server))
+    return messages + _ui_messages(resource)
+
+
+POLICY = Policy(
+    name="serving-liveness-probe",
+    description="A model-server container (and a chat UI such as Open WebUI) probed for readiness has a livenessProbe too, so a server that hangs "
+    "with its process alive is restarted (advice; the probe waits behind a startupProbe for the model's load).",
+    catalog="G5",
+    severity="medium",
+    enforcement="advisory",
+    remediation_steps=(
+        "Add `livenessProbe: {httpGet: {path: /health, port: <server port>}, periodSeconds: 10, failureThreshold: 3}` to "
+        "the model-server container, with a startupProbe whose budget covers the model's download and load (S16)."
+    ),
+    config_schema={},
+    resource_types=WORKLOAD_TYPES,
+    check_resource=_check,
+    operator_fills="a liveness probe",
+    rationale=(
+        "The kubelet restarts a container whose livenessProbe fails; without one only a process exit restarts it, so a "
+        "hung engine keeps its pod (https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/)."
+    ),
+)
