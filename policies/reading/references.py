@@ -64,6 +64,7 @@ class Row:
     also: tuple[tuple[str, str], ...] = ()  # cluster-scoped kinds that satisfy the reference too
     spared: tuple[tuple[str, str], ...] = ()  # custom kinds of the namespace not read as making targets the files lack
     builtin: tuple[str, ...] = ()  # names the cluster always holds (the default ServiceAccount, system PriorityClasses)
+    kin: tuple[tuple[str, str], ...] = ()  # kinds an author writes for the target by mistake (not read as the target)
     fails: str = ""  # what happens when the name resolves to nothing
     port_fails: str = ""  # what happens when the Service offers no such port
 
@@ -202,6 +203,11 @@ ROWS: tuple[Row, ...] = (
         group="group",
         cluster=True,
         fails="the NodePool is not ready and launches no node",
+        # What an author may have written in its place under the name the NodePool names: Karpenter's pre-v0.33
+        # AWSNodeTemplate (karpenter.k8s.aws/v1alpha1, not served from v0.33.0: see G40) and EKS Auto Mode's
+        # NodeClass (eks.amazonaws.com, which a NodePool names with that group and kind). Karpenter resolves the
+        # reference by its group and kind, so neither stands for an EC2NodeClass.
+        kin=(("karpenter.k8s.aws", "AWSNodeTemplate"), ("karpenter.k8s.aws", "NodeClass"), ("eks.amazonaws.com", "NodeClass")),
     ),
     # A pod's ConfigMap (volume, projected source, env, envFrom): the kubelet does not start the container without it
     # unless the reference is optional (https://kubernetes.io/docs/concepts/configuration/configmap/#configmap-object:
@@ -521,6 +527,36 @@ def missing(ref: Ref, defined: Defined) -> Optional[Names]:
     return defined.index(ref.kind, ref.namespace, names)
 
 
+def kin_of(ref: Ref, defined: Defined) -> Optional[Resource]:
+    """The run's one object under the name a reference asks for, of a kind written for the target by mistake (the row's
+    ``kin``: a legacy AWSNodeTemplate where a NodePool names an EC2NodeClass), where the run defines no target of that
+    name; None otherwise."""
+    if not ref.row.kin or _builtin(ref) or not defined.judged(ref):
+        return None
+    if ref.name in defined.names(ref.kind, ref.namespace):
+        return None
+    for kind in ref.row.kin:
+        if kind != ref.kind and ref.name in defined.names(kind, ref.namespace):
+            return defined.names(kind, ref.namespace)[ref.name]
+    return None
+
+
+def _kin_message(ref: Ref, other: Resource) -> str:
+    """Advice on a reference whose name the run gives only to an object of another kind."""
+    api_version, kind = get(other.props, "apiVersion"), str(get(other.props, "kind"))
+    target = ref.kind[1]
+
+    def a(word: str) -> str:
+        return f"{'an' if word[:1].upper() in 'AEIOU' else 'a'} {word}"
+
+    return (
+        f"{ref.where}: {ref.row.what} names {target} {ref.name} ({ref.kind[0]}), and the files read define {ref.name} "
+        f"only as {a(kind)} ({api_version}), which is not {a(target)}: the controller looks the reference up by its "
+        f"group and kind, so {ref.row.fails}; unless {a(target)} {ref.name} comes from elsewhere, write {ref.name} as "
+        f"{a(target)} (or make the reference name the kind and group the files define)"
+    )
+
+
 def _name_message(ref: Ref, names: Names) -> str:
     """The message on a name that resolves to nothing (advice: the object may come from elsewhere; even a name one
     slip from a defined one may be another object a file the run leaves out defines)."""
@@ -560,6 +596,10 @@ def unresolved(resources: list[Resource], family: str, generates: bool = False) 
             names = missing(ref, defined)
             if names is not None:
                 found.append((resource.name, _name_message(ref, names), False))
+                continue
+            other = kin_of(ref, defined)
+            if other is not None:
+                found.append((resource.name, _kin_message(ref, other), False))
                 continue
             problem = port_problem(ref, defined)
             if problem is not None:

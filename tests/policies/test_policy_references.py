@@ -299,6 +299,38 @@ def test_a_node_class_the_run_lacks_is_advice():
     assert found_by([auto, _nodeclass("nvidia-gpu")], REFS) == []
 
 
+# The NodePool of spent set 32 (above) beside a node class of the same name written in Karpenter's pre-v0.33 form, an
+# AWSNodeTemplate (karpenter.k8s.aws/v1alpha1; its CRD is gone from v0.33.0, G40), or as EKS Auto Mode's NodeClass:
+# Karpenter resolves nodeClassRef by group and kind, so neither is the EC2NodeClass the NodePool names.
+LEGACY_TEMPLATE = {
+    "apiVersion": "karpenter.k8s.aws/v1alpha1",
+    "kind": "AWSNodeTemplate",
+    "metadata": {"name": "default"},
+    "spec": {"subnetSelector": {"karpenter.sh/discovery": "llm"}, "securityGroupSelector": {"karpenter.sh/discovery": "llm"}},
+}
+
+
+def test_a_node_class_written_as_another_kind_is_advice():
+    [(level, message)] = found_by([NODEPOOL, LEGACY_TEMPLATE], REFS)
+    assert (level, message) == (
+        "advisory",
+        "spec.template.spec.nodeClassRef: nodeClassRef names EC2NodeClass default (karpenter.k8s.aws), and the files read "
+        "define default only as an AWSNodeTemplate (karpenter.k8s.aws/v1alpha1), which is not an EC2NodeClass: the "
+        "controller looks the reference up by its group and kind, so the NodePool is not ready and launches no node; "
+        "unless an EC2NodeClass default comes from elsewhere, write default as an EC2NodeClass (or make the reference "
+        "name the kind and group the files define)",
+    )
+    auto_class = {"apiVersion": "eks.amazonaws.com/v1", "kind": "NodeClass", "metadata": {"name": "default"}, "spec": {}}
+    [(level, _)] = found_by([NODEPOOL, auto_class], REFS)
+    assert level == "advisory"
+    # Silent: the EC2NodeClass is defined too; the reference names the Auto Mode kind it means; a Helm template.
+    assert found_by([NODEPOOL, LEGACY_TEMPLATE, _nodeclass("default")], REFS) == []
+    auto = copy.deepcopy(NODEPOOL)
+    auto["spec"]["template"]["spec"]["nodeClassRef"] = {"group": "eks.amazonaws.com", "kind": "NodeClass", "name": "default"}
+    assert found_by([auto, auto_class], REFS) == []
+    assert found_by([NODEPOOL, {**LEGACY_TEMPLATE, "metadata": {"name": "gpu"}}], REFS) == []
+
+
 # Spent set 15: bogdancstrike/k8s-llm-slm-hami platform/kserve/vllm-servingruntime.yaml (ClusterServingRuntime
 # vllm-runtime): an InferenceService naming it, or a KServe built-in runtime, resolves; a misspelt one does not.
 RUNTIME = {
