@@ -31,6 +31,7 @@ from policies.reading.run_objects import (
     by_namespace,
     hidden_namespaces,
     services_by_namespace,
+    stated_namespace,
     templated,
 )
 from policies.reading.serving import namespace_of
@@ -454,6 +455,11 @@ class Defined:
         self._by_name[(kind, namespace)] = one
         return one
 
+    def namespaces(self, kind: tuple[str, str]) -> dict[str, dict[str, list[Resource]]]:
+        """namespace -> name -> the objects of one kind the run defines there (no Helm-templated kind)."""
+        self.names(kind, CLUSTER)
+        return {ns: named for ns, named in self._kinds[kind].items() if ns != CLUSTER}
+
     def index(self, kind: tuple[str, str], namespace: str, names: Mapping[str, Any]) -> Names:
         if (kind, namespace) not in self._names:
             self._names[(kind, namespace)] = Names(names)
@@ -525,6 +531,34 @@ def missing(ref: Ref, defined: Defined) -> Optional[Names]:
     if not names or ref.name in names:
         return None
     return defined.index(ref.kind, ref.namespace, names)
+
+
+def elsewhere(ref: Ref, source: Resource, defined: Defined) -> list[str]:
+    """The other namespaces where the run defines the object a namespaced reference names, where it defines none of
+    that name in the reference's namespace and the source and every such object state their namespace (an object that
+    states none lands where it is applied); [] otherwise. The lookup is by namespace: the object of another namespace
+    does not serve the reference."""
+    if ref.namespace == CLUSTER or _builtin(ref) or (defined.generates and ref.kind in _GENERATED):
+        return []
+    if not stated_namespace(source) or not defined.judged(ref) or ref.name in defined.names(ref.kind, ref.namespace):
+        return []
+    if ref.kind == _SERVICE:
+        spaces = {ns: named.get(ref.name) for ns, named in defined.services.items() if ref.name in named}
+        found = {ns: [s] if s is not None else [] for ns, s in spaces.items()}
+    else:
+        found = {ns: named[ref.name] for ns, named in defined.namespaces(ref.kind).items() if ref.name in named}
+    others = sorted(ns for ns in found if ns != ref.namespace)
+    if not others or not all(objects and all(stated_namespace(o) for o in objects) for objects in found.values()):
+        return []
+    return others
+
+
+def _elsewhere_message(ref: Ref, others: list[str]) -> str:
+    return (
+        f"{ref.where}: {ref.row.what} names {ref.kind[1]} {ref.name} in namespace {ref.namespace}, and the files read "
+        f"define {ref.name} only in namespace {', '.join(others)}: the lookup is in {ref.namespace} alone, so "
+        f"{ref.row.fails}; unless {ref.namespace}/{ref.name} is created another way, put both in one namespace"
+    )
 
 
 def kin_of(ref: Ref, defined: Defined) -> Optional[Resource]:
@@ -600,6 +634,10 @@ def unresolved(resources: list[Resource], family: str, generates: bool = False) 
             other = kin_of(ref, defined)
             if other is not None:
                 found.append((resource.name, _kin_message(ref, other), False))
+                continue
+            others = elsewhere(ref, resource, defined)
+            if others:
+                found.append((resource.name, _elsewhere_message(ref, others), False))
                 continue
             problem = port_problem(ref, defined)
             if problem is not None:

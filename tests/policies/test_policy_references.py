@@ -647,3 +647,43 @@ def test_istio_policies_attached_to_what_the_run_defines_or_does_not_show_stay_s
     by_selector = copy.deepcopy(AUTHZ)
     by_selector["spec"] = {"selector": {"matchLabels": {"app": "ollama"}}, "action": "ALLOW", "rules": [{}]}
     assert found_by([by_selector, _service_entry("external-ollama")], REFS) == []
+
+
+# A namespaced reference whose target the run defines only in another namespace: the lookup is in the source's
+# namespace alone (ConfigMap: https://kubernetes.io/docs/concepts/configuration/configmap/#configmap-object, "must
+# exist in the same namespace as the Pod"; an HPA's scaleTargetRef: its own namespace). The shape of set 39's
+# bnice00/k3s-vLLM-Streamlit-inference-stack- manifests/streamlit.yaml@ae2ba97 (G60 reads its Secret) with a ConfigMap.
+def _config_map(name: str, namespace: str | None) -> dict:
+    meta = {"name": name, **({"namespace": namespace} if namespace else {})}
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {"MODEL": "qwen"}}
+
+
+def _ui(namespace: str | None) -> dict:
+    env_from = [{"configMapRef": {"name": "gateway-config"}}]
+    return _deployment("streamlit", namespace, containers=[{"name": "ui", "image": "ui:1.0", "envFrom": env_from}])
+
+
+def test_a_target_only_in_another_stated_namespace_is_advice():
+    [(level, message)] = found_by([_ui("vllm-rocm"), _config_map("gateway-config", "hermes-lair")], REFS)
+    assert (level, message) == (
+        "advisory",
+        "spec.template.spec.containers[0].envFrom[0].configMapRef: ConfigMap reference names ConfigMap gateway-config in "
+        "namespace vllm-rocm, and the files read define gateway-config only in namespace hermes-lair: the lookup is in "
+        "vllm-rocm alone, so the container does not start (CreateContainerConfigError: configmap not found); unless "
+        "vllm-rocm/gateway-config is created another way, put both in one namespace",
+    )
+    hpa = {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "vllm", "namespace": "default"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "vllm"}, "maxReplicas": 2},
+    }
+    [(level, message)] = found_by([hpa, _deployment("vllm", "llm")], REFS)
+    assert level == "advisory" and "define vllm only in namespace llm" in message
+
+
+def test_a_target_in_both_namespaces_or_a_side_stating_none_is_silent():
+    both = [_ui("vllm-rocm"), _config_map("gateway-config", "hermes-lair"), _config_map("gateway-config", "vllm-rocm")]
+    assert found_by(both, REFS) == []
+    assert found_by([_ui(None), _config_map("gateway-config", "hermes-lair")], REFS) == []
+    assert found_by([_ui("vllm-rocm"), _config_map("gateway-config", None)], REFS) == []
