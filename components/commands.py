@@ -207,8 +207,10 @@ COMMANDS: tuple[Command, ...] = (
         json_fields=(
             "`files`, `documents`, `objects`, `skipped`, `violations` [{policy, catalog, enforcement, file, document, "
             "line, resource, message}], `unsized` [{resource, server, model, gpu, reason}], `scopes`, `generic`, "
-            "`templates` [{file, chart, values, objects}], `salvaged` [{file, document, line, repair, objects}]; on exit 3 "
-            "after checks that raised, the same report with `command`, `exit` and `error` beside it"
+            "`templates` [{file, chart, values, objects}], `salvaged` [{file, document, line, repair, objects}], "
+            "`kustomize` [{kustomization, objects, changed, skipped}] (a violation found on an object a kustomization "
+            "builds carries `built`: true); on exit 3 after checks that raised, the same report with `command`, `exit` "
+            "and `error` beside it"
         ),
         internal_error=(
             "internal error (a bug): a policy that raised on one object is reported there as 'could not be checked: "

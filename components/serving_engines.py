@@ -40,6 +40,7 @@ SETTINGS = (
     "host",
     "hub-token",
     "gpu-layers",
+    "metrics",
 )
 # What an engine serves when its context-length setting is unset: "model" the model's whole context (one such
 # request must fit the KV cache), "fitted" a length the engine fits to the memory it found, "" not documented.
@@ -207,8 +208,7 @@ class Engine:
     env_prefixes: tuple[str, ...] = ()
     downloads: Downloads | None = None
     options: Options | None = None
-    # sets of flags only this engine's parser has: a container that passes every flag of one set as the args of its
-    # image's own entrypoint runs the engine whatever the image is called (flag_name spellings)
+    # sets of flags only this engine's parser has: a container passing one set as args to its image's entrypoint runs it
     flag_sets: tuple[tuple[str, ...], ...] = ()
     # the address the server binds with its host setting unset (LISTENS; "" not stated), and whether the publisher's
     # images (`images`) set that setting to every address in their environment

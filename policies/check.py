@@ -30,6 +30,7 @@ from policies.input.comment_tokens import COMMENT_TYPE, CommentToken, comment_pr
 from policies.input.unreadable import UNREADABLE_TYPE, unreadable_props
 from policies.kube import evaluation_memo, read_generically
 from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, Unreadable, manifest_paths, read_manifests
+from policies.overlay_builds import Overlays, deduplicated, overlay_builds
 from policies.reading.gaps import sizing_gaps
 from policies.reading.kustomize import (
     is_patch,
@@ -136,6 +137,26 @@ def _redefined(objects: Sequence[ManifestObject], resources: list[Resource]) -> 
     return out
 
 
+def _with_builds(resources: list[Resource], groups: Any, reported: Any, built: Overlays) -> tuple[Any, Any]:
+    """The run's scopes and their reported names, with one scope per Kustomize overlay the run builds, reporting the
+    objects it changes (policies/overlay_builds.py); unchanged when it builds none."""
+    if not built.groups:
+        return groups, reported
+    return [*(groups or [resources]), *built.groups], [*(reported or [None] * len(groups or [resources])), *built.reported]
+
+
+def _built_resource(shown: ManifestObject, name: str) -> Resource:
+    """An object a kustomization of the run builds, as a resource: whole (no patch or base note), placeholders read."""
+    return _unrendered(Resource(type=shown.resource_type, name=name, props=shown.obj))
+
+
+def _kustomize_line(row: dict) -> str:
+    """What the text report says of one kustomization: what its build changed, or why it was not built."""
+    if row["skipped"]:
+        return f"{row['kustomization']}: not built ({row['skipped']}); its patches and bases were checked alone"
+    return f"{row['kustomization']}: {row['objects']} objects built, {row['changed']} changed by it and checked whole"
+
+
 def _unrendered(resource: Resource) -> Resource:
     """The resource with its unrendered placeholders (``IMAGE_PLACEHOLDER``, ``__VLLM_REPLICAS__``) as
     framework.UNKNOWN, named in ``unrendered`` for S27: no other rule builds a finding on a fill-in's text."""
@@ -189,7 +210,11 @@ def _nearest(homes: Sequence[Sequence[str]], file: str) -> int:
 
 
 def check_report(
-    manifests: ManifestSet, violations: Sequence[Violation], unsized: Sequence = (), scopes: Sequence[str] = ()
+    manifests: ManifestSet,
+    violations: Sequence[Violation],
+    unsized: Sequence = (),
+    scopes: Sequence[str] = (),
+    built: Overlays | None = None,
 ) -> dict:
     """The JSON report: counts of what was read, each violation with its file, document and line,
     the model servers the capacity policies could not size (``unsized``: not a pass), and the
@@ -198,6 +223,8 @@ def check_report(
 
     read: list[ManifestObject | Unreadable | CommentToken] = [*manifests.objects, *manifests.unreadable, *manifests.comments]
     where = {_key(o): o for o in read}
+    if built is not None:
+        where.update(built.shown)  # an object a kustomization builds: reported at its patch or kustomization
     rows = []
     for v in violations:
         o = where.get(v.resource)
@@ -206,6 +233,8 @@ def check_report(
             row["resource"] = f"{o.shown_kind}/{o.name}"
             # Text reports name the object as `<file>#<document>[<list item>...] <kind>/<name>`.
             row["location"] = o.location
+            if isinstance(o, ManifestObject) and o.built:
+                row["built"] = True  # found on the object a kustomization builds, reported at its patch or itself
         rows.append(row)
     counts = manifests.counts
     generic = [
@@ -238,6 +267,7 @@ def check_report(
         "violations": rows,
         "unsized": [gap.row() for gap in unsized],
         "scopes": list(scopes),
+        "kustomize": [] if built is None else built.read,
     }
 
 
@@ -288,6 +318,8 @@ def render(report: dict, fmt: str) -> str:
         out.append(f"[read from a template] {template_line(row)}")
     for row in report.get("salvaged", []):
         out.append(f"[read best-effort] {salvage_line(row)}")
+    for row in report.get("kustomize", []):
+        out.append(f"[built from a kustomization] {_kustomize_line(row)}")
     for gap in report.get("unsized", []):
         out.append(f"[not sized] {gap['resource']} {gap['server']}: {gap['reason']}")
     for v in report["violations"]:
@@ -403,12 +435,15 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
             raise InputError("".join(f"{u.text}\n" for u in manifests.unreadable) + error)
         resources = resources_of(manifests)
         labels, groups, reported = scoped(manifests, resources)
+        built = overlay_builds(manifests, _key, _built_resource)
+        groups, reported = _with_builds(resources, groups, reported, built)
         failures: list[Violation] = []  # a policy that raises on one object: reported there, the run goes on
         with evaluation_memo():  # the gaps are read from the evaluation's facts (kube.evaluation_memo)
-            violations = evaluate(resources, config, scopes=groups, reported=reported, failures=failures)
+            everything = [*resources, *(r for g in built.groups for r in g)]
+            violations = deduplicated(evaluate(everything, config, scopes=groups, reported=reported, failures=failures), built)
             lost: list[str] = []  # a resource whose servers a reader cannot size without an exception
             unsized = sizing_gaps(resources, lost)
-        return _reported(manifests, violations, (failures, lost), (unsized, labels), args.format)  # a bug there: exit 3
+        return _reported(manifests, violations, (failures, lost), (unsized, labels), args.format, built)  # a bug: exit 3
     except InputError as exc:
         sys.stderr.write("".join(f"error: {line}\n" for line in str(exc).splitlines()))
         if as_json:
@@ -428,13 +463,15 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
         return 3
 
 
-def _reported(manifests: ManifestSet, violations: list[Violation], raised: tuple, gaps: tuple, fmt: str) -> int:
+def _reported(
+    manifests: ManifestSet, violations: list[Violation], raised: tuple, gaps: tuple, fmt: str, built: Overlays | None = None
+) -> int:
     """Print the report of a run that checked; its exit code (3 when some checks raised: ``raised``, the policies'
     CHECK_FAILED findings and the exception types of the resources sizing_gaps could not read)."""
     failures, lost = raised
     if failures:
         violations = sorted([*violations, *failures], key=lambda v: (v.policy, v.resource, v.message))
-    report = check_report(manifests, violations, *gaps)
+    report = check_report(manifests, violations, gaps[0], gaps[1], built=built)
     if failures or lost:
         report.update(command="policies check", exit=3, error=_failed(failures, lost))  # JSON: json_error's beside
     sys.stdout.write(render(report, fmt))

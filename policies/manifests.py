@@ -66,6 +66,9 @@ class ManifestObject:
     # it. "" for an object a file states. Like a template's object, every finding on a salvaged one is advice.
     chart: str = ""
     salvaged: str = ""
+    # Built by a kustomization of the run (policies/overlay_builds.py): the suffix its location carries ("~built"), so
+    # the object built and the patch or kustomization it is reported at have two names. "" for an object a file states.
+    built: str = ""
 
     @property
     def best_effort(self) -> bool:
@@ -97,7 +100,7 @@ class ManifestObject:
     @property
     def location(self) -> str:
         """``<file>#<document>`` plus ``[i]`` per list the object sits in (``~rendered`` for a template's object)."""
-        suffix = "~rendered" if self.chart else "~salvaged" if self.salvaged else ""
+        suffix = "~rendered" if self.chart else "~salvaged" if self.salvaged else self.built
         return f"{self.file}#{self.document}" + "".join(f"[{i}]" for i in self.item) + suffix
 
     @property

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from policies.kube import as_dict, as_int, as_list, get, split_type
+from policies.kube import as_dict, as_int, as_list, get, metadata_name, split_type
 
 NIM_SERVICE = ("apps.nvidia.com", "NIMService")
 VLLM_RUNTIME = ("production-stack.vllm.ai", "VLLMRuntime")
@@ -157,3 +157,54 @@ def _vllm_runtime(spec: dict) -> OperatorServer:
         # The controller sets each request only when its field is given (L622-637).
         tuple((r, f"spec.deploymentConfig.resources.{r}") for r in ("cpu", "memory") if not resources.get(r)),
     )
+
+
+def vllm_runtime_pod(resource: Any) -> Optional[tuple[dict, dict]]:
+    """A production-stack VLLMRuntime's pod as its controller renders it, (podspec, vllm container), or None for another
+    resource: vllm-project/production-stack vllm-stack-0.1.12 (66b60661) operator/internal/controller/
+    vllmruntime_controller.go: the container runs ``/opt/venv/bin/vllm serve`` (L758) with args ``modelURL --host
+    0.0.0.0 --port PORT``, the flags its fields turn on and ``vllmConfig.extraArgs`` appended (L441-511), the env
+    ``vllmConfig.env`` (L613-620), the cpu/memory/GPU requests and limits its resources give (L622-650), and, only with
+    ``storageConfig.enabled``, the PersistentVolumeClaim named as the resource mounted at ``storageConfig.mountPath``
+    (default /data, L687-711); no other volume, and no field of the CRD asks for ephemeral-storage
+    (operator/api/v1alpha1/vllmruntime_types.go ResourceRequirements: cpu, memory, gpu, gpuType)."""
+    if split_type(getattr(resource, "type", "")) != VLLM_RUNTIME:
+        return None
+    spec = as_dict(get(resource.props, "spec"))
+    model = get(spec, "model", "modelURL")
+    if not isinstance(model, str) or not model:
+        return None
+    server = _vllm_runtime(spec)
+    config = as_dict(spec.get("vllmConfig"))
+    port = as_int(config.get("port"))
+    args = [model, "--host", "0.0.0.0", "--port", str(port if port is not None else 0)]
+    if as_int(get(spec, "model", "maxModelLen")):
+        args += ["--max-model-len", str(as_int(get(spec, "model", "maxModelLen")))]
+    if as_int(config.get("tensorParallelSize")):
+        args += ["--tensor-parallel-size", str(as_int(config.get("tensorParallelSize")))]
+    args += [a for a in as_list(config.get("extraArgs")) if isinstance(a, str)]
+    env = [
+        {"name": e["name"], "value": e.get("value")}
+        for e in (as_dict(x) for x in as_list(config.get("env")))
+        if isinstance(e.get("name"), str)
+    ]
+    resources = as_dict(get(spec, "deploymentConfig", "resources"))
+    limits = {k: resources[k] for k in ("cpu", "memory") if isinstance(resources.get(k), (str, int, float))}
+    limits.update(as_dict(server.podspec["containers"][0].get("resources")).get("limits", {}))
+    container: dict = {
+        "name": "vllm",
+        "image": server.image,
+        "command": ["/opt/venv/bin/vllm", "serve"],
+        "args": args,
+        "env": env,
+        "resources": {"requests": dict(limits), "limits": dict(limits)} if limits else {},
+    }
+    podspec = {k: v for k, v in server.podspec.items() if k != "containers"}
+    storage = as_dict(spec.get("storageConfig"))
+    if storage.get("enabled") is True:
+        name = metadata_name(resource.props) or "storage"
+        mount = storage.get("mountPath") if isinstance(storage.get("mountPath"), str) and storage["mountPath"] else "/data"
+        podspec["volumes"] = [{"name": "pvc-storage", "persistentVolumeClaim": {"claimName": name}}]
+        container["volumeMounts"] = [{"name": "pvc-storage", "mountPath": mount}]
+    podspec["containers"] = [container]
+    return podspec, container

@@ -107,6 +107,12 @@ def _scraped_ports(workload: Workload, resources: list[Resource]) -> list[tuple[
     return found
 
 
+def scraped_ports(workload: Workload, resources: list[Resource]) -> list[tuple[int, Optional[str], str]]:
+    """(pod port, its name, what scrapes it) for the workload's pods: its PodMonitors' and ServiceMonitors' endpoints
+    (through the Service's targetPort) and the prometheus.io/port annotation of a pod template that asks a scrape."""
+    return _scraped_ports(workload, resources)
+
+
 def _scaled_on(workload: Workload, resources: list[Resource], every: list[Workload]) -> tuple[Optional[str], bool]:
     """(the autoscaler that scales the workload on a metric Prometheus serves, whether it reads a model-server series)."""
     found: tuple[Optional[str], bool] = (None, False)

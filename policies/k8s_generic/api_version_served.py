@@ -49,6 +49,7 @@ class Row:
     use: str
     source: str
     karpenter_removed_in: str = ""  # a Karpenter row: the Karpenter release from which the version is not served
+    deprecated_in: str = ""  # a Kubernetes row of DEPRECATED: the minor from which the API server warns on it
 
 
 REMOVED: tuple[Row, ...] = (
@@ -103,6 +104,19 @@ DEPRECATED: tuple[Row, ...] = (
         "ray.io/v1",
         "KubeRay v1.7.0 CRDs mark ray.io/v1alpha1 deprecated (ray-operator/config/crd/bases/)",
     ),
+    # Kubernetes 1.33 deprecates core/v1 Endpoints for discovery.k8s.io/v1 EndpointSlice: the API server answers every
+    # read and write with "Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice", and
+    # KEP-4974 plans to stop requiring the Endpoints controller for conformance (https://www.kubernetes.dev/resources/
+    # keps/4974/, milestone "Depr. v1.33"; https://kubernetes.io/blog/2025/04/24/endpoints-deprecation/). A GA v1 type
+    # is not removed under the deprecation policy, so this stays advice.
+    Row(
+        "v1",
+        ("Endpoints",),
+        None,
+        "discovery.k8s.io/v1 EndpointSlice (labelled kubernetes.io/service-name: <the Service>)",
+        "Kubernetes 1.33, KEP-4974: the API server warns on every read and write of it",
+        deprecated_in="1.33",
+    ),
 )
 
 
@@ -148,6 +162,15 @@ def _deprecated(resource: Resource, config: dict) -> list[str]:
     row = _row(DEPRECATED, resource)
     if row is None:
         return []
+    if row.deprecated_in:
+        version = str(config.get("kubernetesVersion") or DEFAULT_KUBERNETES)
+        if _minor(version) < _minor(row.deprecated_in):
+            return []
+        return [
+            f"apiVersion {row.api_version} {get(resource.props, 'kind')} is deprecated from Kubernetes "
+            f"{row.deprecated_in} ({row.source}; checked for {version}); it is still served, but kube-proxy, Gateway "
+            f"API implementations and other consumers read EndpointSlices; use {row.use}"
+        ]
     return [
         f"apiVersion {row.api_version} {get(resource.props, 'kind')} is deprecated ({row.source}) and will stop being "
         f"served; use {row.use}"
@@ -155,7 +178,16 @@ def _deprecated(resource: Resource, config: dict) -> list[str]:
 
 
 def _types(rows: tuple[Row, ...]) -> tuple[str, ...]:
-    return tuple(sorted({f"kubernetes:{r.api_version}:{k}" for r in rows for k in r.kinds}))
+    """The resource types of the rows' group/versions and kinds (the core group's "v1" is written core/v1)."""
+    return tuple(
+        sorted(
+            {
+                f"kubernetes:{r.api_version if '/' in r.api_version else 'core/' + r.api_version}:{k}"
+                for r in rows
+                for k in r.kinds
+            }
+        )
+    )
 
 
 POLICY = Policy(
@@ -347,12 +379,23 @@ GROUP_POLICY = Policy(
 
 DEPRECATED_POLICY = Policy(
     name="api-version-deprecated",
-    description="An object uses an apiVersion its pinned CRD still serves but marks deprecated (ray.io/v1alpha1).",
+    description="An object uses an apiVersion still served but deprecated: by its pinned CRD (ray.io/v1alpha1), or by "
+    "Kubernetes (core/v1 Endpoints from 1.33, for discovery.k8s.io/v1 EndpointSlice).",
     catalog="G40",
     severity="low",
     enforcement="advisory",
-    remediation_steps="Move the object to the version the message names (ray.io/v1: the same fields for these kinds).",
+    remediation_steps="Move the object to the version or kind the message names (ray.io/v1: the same fields for these "
+    "kinds; an EndpointSlice labelled kubernetes.io/service-name for a Service without a selector).",
+    config_schema={
+        "kubernetesVersion": {
+            "type": "string",
+            "pattern": "^[0-9]+[.][0-9]+([.][0-9]+)?$",
+            "default": DEFAULT_KUBERNETES,
+            "description": f"The cluster's Kubernetes minor; kinds it deprecates are advised (default {DEFAULT_KUBERNETES}).",
+        },
+    },
     resource_types=_types(DEPRECATED),
     check_resource=_deprecated,
-    rationale="A deprecated version is removed in a later controller release; KubeRay v1.7.0 marks ray.io/v1alpha1 deprecated.",
+    rationale="A deprecated version is removed in a later controller release; KubeRay v1.7.0 marks ray.io/v1alpha1 "
+    "deprecated. Kubernetes 1.33 deprecates core/v1 Endpoints (KEP-4974).",
 )

@@ -36,7 +36,7 @@ from policies.kube import (
     split_type,
     viewed_resources,
 )
-from policies.reading.run_objects import by_namespace, hides_pods, templated
+from policies.reading.run_objects import by_namespace, hides_pods, stated_namespace, templated
 from policies.reading.serving import namespace_of
 
 _Claims = dict[str, dict[str, list[Resource]]]
@@ -55,13 +55,6 @@ def _hiding(view: Any) -> dict[str, list[Resource]]:
     return found
 
 
-def _stated(resource: Resource) -> bool:
-    """True when the object's namespace is the one its file states: metadata.namespace, literal, with no kustomization
-    of the run setting another and no renderer in between."""
-    namespace = namespace_of(resource)
-    return bool(namespace) and not templated(str(namespace)) and not (resource.kustomize_namespace or resource.template)
-
-
 def _elsewhere(resource: Resource, name: str, namespace: str, claims: _Claims, view: Any) -> Optional[tuple[str, bool]]:
     """(finding, proven) for a claim the run creates only in other namespaces than the pod's; None where it creates
     none."""
@@ -76,7 +69,7 @@ def _elsewhere(resource: Resource, name: str, namespace: str, claims: _Claims, v
         f'(persistentvolumeclaim "{name}" not found); put the workload and the claim in one namespace'
     )
     hidden = [r for r in memoized(view, "claim_hiding", _hiding).get(namespace, ()) if r is not resource]
-    stated = _stated(resource) and all(_stated(c) for c in made)
+    stated = stated_namespace(resource) and all(stated_namespace(c) for c in made)
     if not stated:
         return message + " (unless it is applied to another namespace than the one its file states)", False
     if hidden:

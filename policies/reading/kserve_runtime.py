@@ -235,11 +235,7 @@ def merged_resources(runtime: Runtime, model_container: dict) -> dict:
     """The model container's ``resources`` after KServe merges the runtime's under it, key by key."""
     base = as_dict(runtime_container(runtime).get("resources"))
     own = as_dict(model_container.get("resources"))
-    return {
-        section: {**as_dict(base.get(section)), **as_dict(own.get(section))}
-        for section in ("requests", "limits")
-        if base.get(section) or own.get(section)
-    }
+    return _merge(base, own)
 
 
 def _by_key(base: list, own: list, key: str) -> list:
@@ -285,7 +281,9 @@ def effective_resources(resource: Any, path: str, container: dict) -> tuple[dict
     pod_specs): None while a baseRef it names is not among the objects checked. A ServingRuntime's: None (judged where an InferenceService uses it). A
     KServe predictor ``model``: merged with the runtime KServe selects
     when it is among the checked objects (" (with ServingRuntime/x merged in, as KServe does)"); None when
-    that runtime is not (its resources are unknown: KServe's built-in runtimes all set them).
+    that runtime is not, unless it is one of KServe's built-in language-model runtimes (components/kserve_runtimes.toml
+    [[runtime]]), merged the same way. The first of a predictor's own ``containers``: with the memory request and limit
+    KServe's defaulter fills in where it leaves them unset (components/kserve_runtimes.toml [defaults]).
     """
     if split_type(resource.type)[1] in RUNTIME_KINDS and split_type(resource.type)[0] == "serving.kserve.io":
         # A runtime is a template: its pods are an InferenceService's, whose own resources win over it key by
@@ -294,12 +292,46 @@ def effective_resources(resource: Any, path: str, container: dict) -> tuple[dict
     if split_type(resource.type) == ("serving.kserve.io", "LLMInferenceService") and llmisvc_base_specs(resource)[1]:
         # A baseRef not among the objects checked may supply the resources (KServe merges it under the service).
         return None, ""
+    if _defaulted_container(resource, path, container):
+        defaults, _ = isvc_defaults()
+        own = as_dict(container.get("resources"))
+        merged = _merge(defaults, own)
+        filled = merged != _merge({}, own)
+        return merged, " (with the memory KServe's defaulter fills in, as its chart configures it)" if filled else ""
     if not is_runtime_merged(resource, path):
         return as_dict(container.get("resources")), ""
     runtime = predictor_runtime(resource)
     if runtime is None:
-        return None, ""
+        builtin = builtin_runtime(resource)
+        if builtin is None:
+            return None, ""
+        return merged_resources(builtin[0], container), f" (with KServe's built-in {builtin[0].label} merged in)"
     return merged_resources(runtime, container), f" (with {runtime.label} merged in, as KServe does)"
+
+
+@cache
+def isvc_defaults() -> tuple[dict, str]:
+    """The resources KServe's InferenceService defaulter fills in (components/kserve_runtimes.toml [defaults]) and their
+    source, read once."""
+    row = read_toml(BUILTIN_TABLE)["defaults"]
+    return {"requests": dict(row["requests"]), "limits": dict(row["limits"])}, row["source"]
+
+
+def _merge(base: dict, own: dict) -> dict:
+    return {
+        section: {**as_dict(base.get(section)), **as_dict(own.get(section))}
+        for section in ("requests", "limits")
+        if base.get(section) or own.get(section)
+    }
+
+
+def _defaulted_container(resource: Any, path: str, container: dict) -> bool:
+    """True for the first container of an InferenceService predictor's own ``containers``, the one KServe's defaulter
+    fills (predictor_custom.go:65-73)."""
+    if path != "spec.predictor" or split_type(resource.type) != ("serving.kserve.io", "InferenceService"):
+        return False
+    first = as_list(get(resource.props, "spec", "predictor", "containers"))[:1]
+    return bool(first) and (first[0] is container or first[0] == container)
 
 
 def unclaimed_runtime_resources(resource: Any, container: dict) -> dict | None:
@@ -325,6 +357,7 @@ __all__ = [
     "builtin_supports",
     "builtin_runtimes",
     "effective_resources",
+    "isvc_defaults",
     "is_runtime_merged",
     "merged_predictor",
     "merged_resources",

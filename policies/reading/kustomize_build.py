@@ -33,7 +33,7 @@ import base64
 import copy
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,6 +114,7 @@ class Build:
     objects: list[Built] = field(default_factory=list)
     skipped: str = ""
     patches: set = field(default_factory=set)
+    levels: int = 0  # how deep the kustomizations it includes nest (0: files only)
 
 
 # What the run already read: file (absolute, normalised) -> [(origin, object, where)] (objects the run holds, so a
@@ -137,6 +138,16 @@ def _read(path: str) -> list[Any]:
         return load_yaml_documents(path, MANIFESTS)
     except LoadError as exc:
         raise Unbuilt(f"{path} does not read ({exc.problem})") from None
+
+
+def _within(folder: str, file: str, path: str) -> str:
+    """``file`` when it lies in or below ``folder`` (links resolved); kustomize refuses any other file a kustomization
+    names ("security; file ... is not in or below ...", api/internal/loader/loadrestrictions.go:15-29), so the overlay
+    is not built, and nothing outside it is read."""
+    real, root = os.path.realpath(file), os.path.realpath(folder)
+    if os.path.commonpath([real, root]) != root:
+        raise Unbuilt(f"{path} names {file}, outside its folder, which kustomize refuses to read")
+    return file
 
 
 def _dig(obj: Any, path: Iterable[str]) -> Any:
@@ -233,9 +244,11 @@ def _same_object(patch: dict, item: Built) -> bool:
 
 
 class _Builder:
-    def __init__(self, known: Known) -> None:
+    def __init__(self, known: Known, own: frozenset[str] = frozenset()) -> None:
         self.known = known
+        self.own = own  # folders whose kustomization the run builds on its own (``build``)
         self.patch_files: set[tuple[str, int]] = set()
+        self.levels = 0
 
     def build(self, folder: str, depth: int, stack: tuple[str, ...]) -> list[Built]:
         if depth > _MAX_DEPTH:
@@ -259,9 +272,14 @@ class _Builder:
                 raise Unbuilt(f"{path} names a remote resource ({entry})")
             target = os.path.normpath(os.path.join(folder, entry))
             if os.path.isdir(target):
-                items += self.build(target, depth + 1, (*stack, folder))
+                nested = self.build(target, depth + 1, (*stack, folder))
+                if os.path.normpath(os.path.abspath(target)) in self.own:
+                    for item in nested:  # that build reports what its own patches changed; this one what it adds
+                        item.written, item.touched = copy.deepcopy(item.obj), []
+                items += nested
+                self.levels = max(self.levels, depth + 1)
             elif os.path.isfile(target):
-                items += self._objects(target)
+                items += self._objects(_within(folder, target, path))
             else:
                 raise Unbuilt(f"{path} names {entry}, which is not there")
             if len(items) > _MAX_OBJECTS:
@@ -346,13 +364,13 @@ class _Builder:
             key, eq, rel = str(source).partition("=")
             rel = rel if eq else key
             key = key if eq else os.path.basename(rel)
-            data[key] = self._text(os.path.join(folder, rel), path)
+            data[key] = self._text(_within(folder, os.path.join(folder, rel), path), path)
         for rel in [*(entry.get("envs") or ()), *([entry["env"]] if isinstance(entry.get("env"), str) else [])]:
-            for line in self._text(os.path.join(folder, str(rel)), path).splitlines():
+            for line in self._text(_within(folder, os.path.join(folder, str(rel)), path), path).splitlines():
                 line = line.strip()
                 if line and not line.startswith("#"):
                     key, eq, value = line.partition("=")
-                    data[key.strip()] = value if eq else os.environ.get(key.strip(), "")
+                    data[key.strip()] = value if eq else ""  # kustomize takes the builder's environment: unknown here
         return data
 
     @staticmethod
@@ -371,7 +389,7 @@ class _Builder:
         """The documents of a patch entry with where each is written, and whether it is a file."""
         if isinstance(entry.get("path"), str):
             file = os.path.normpath(os.path.join(folder, entry["path"]))
-            if not os.path.isfile(file):
+            if not os.path.isfile(_within(folder, file, path)):
                 raise Unbuilt(f"{path} names the patch {entry['path']}, which is not there")
             key = os.path.normpath(os.path.abspath(file))
             if key in self.known:
@@ -532,10 +550,12 @@ def _changed(item: Built) -> bool:
     return item.written is None or item.obj != item.written
 
 
-def build(folder: str, known: Known) -> Build:
-    """The kustomization in ``folder`` built (``known``: what the run read, by file); never raises on bad input."""
+def build(folder: str, known: Known, own: frozenset[str] = frozenset()) -> Build:
+    """The kustomization in ``folder`` built (``known``: what the run read, by file); never raises on bad input.
+    ``own``: the folders (absolute, normalised) whose kustomizations are built on their own in the same run: an object
+    this one takes from them counts as changed only where this one changes it, and its patches are theirs."""
     path = kustomization_file(folder) or os.path.join(folder, "kustomization.yaml")
-    builder = _Builder(known)
+    builder = _Builder(known, own)
     try:
         objects = builder.build(os.path.normpath(folder), 0, ())
     except Unbuilt as exc:
@@ -544,12 +564,15 @@ def build(folder: str, known: Known) -> Build:
         return Build(path, skipped="nested too deeply")
     for item in objects:
         item.changed = _changed(item)
-    return Build(path, objects, patches=builder.patch_files)
+    return Build(path, objects, patches=builder.patch_files, levels=builder.levels)
 
 
-def builds(folders: Iterable[str], known: Known, when: Callable[[str], bool] = lambda _: True) -> list[Build]:
-    """Each folder's kustomization built (those ``when`` accepts), in order."""
-    return [build(f, known) for f in folders if when(f)]
+def builds(folders: Iterable[str], known: Known) -> list[Build]:
+    """The kustomization of each folder that holds one, built; those that include others after them."""
+    found = [os.path.normpath(os.path.abspath(f)) for f in folders]
+    found = [f for f in dict.fromkeys(found) if kustomization_file(f)]
+    own = frozenset(found)
+    return sorted((build(f, known, own) for f in found), key=lambda b: b.levels)
 
 
 __all__ = ["Build", "Built", "Known", "Unbuilt", "build", "builds", "kustomization_file"]

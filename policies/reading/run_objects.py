@@ -100,6 +100,18 @@ def hidden_namespaces(resources: list[Resource], spared: tuple[tuple[str, str], 
     }
 
 
+def stated_namespace(resource: Resource) -> bool:
+    """True when an object's namespace is the one its file states: a literal metadata.namespace, with no kustomization of
+    the run setting another (Resource.kustomize_namespace) and no renderer in between (a Helm template)."""
+    namespace = get(resource.props, "metadata", "namespace")
+    return (
+        isinstance(namespace, str)
+        and bool(namespace)
+        and not templated(namespace)
+        and not (resource.kustomize_namespace or resource.template)
+    )
+
+
 def by_namespace(resources: list[Resource], group: str, kind: str) -> dict[str, dict[str, list[Resource]]]:
     """namespace -> name -> the objects of one kind the run defines under that name (literal names only)."""
     found: dict[str, dict[str, list[Resource]]] = {}

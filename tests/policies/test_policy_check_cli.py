@@ -111,6 +111,7 @@ def test_the_plans_own_manifests_pass_with_a_json_object(tmp_path):
         "generic",
         "templates",
         "salvaged",
+        "kustomize",
     }
     assert report["unsized"] == []  # the plan's servers carry their GPU and a catalogue model: every one is sized
     assert report["objects"] > 10 and not [v for v in report["violations"] if v["enforcement"] == "mandatory"]

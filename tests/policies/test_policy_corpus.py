@@ -321,6 +321,11 @@ EXPECTED = {
     ("blueprints__inference__gpu__nvidia-nim-operator-llama3-8b__nim-service-llama3-8b-instruct.yaml", "serving-memory-limit"),
     ("config__samples__nim__serving__standalone__autoscaling__llm.yaml", "gpu-pod-tolerates-and-targets"),
     ("config__samples__nim__serving__standalone__autoscaling__llm.yaml", "serving-memory-limit"),
+    # Its VLLMRuntimes read as the controller's pod (brief engines48 item 5; vllm-stack-0.1.12 vllmruntime_controller.go
+    # L441-511, L687-711): meta-llama/Llama-3.1-8B-Instruct downloaded with no revision, no storageConfig and no
+    # ephemeral-storage (the CRD has neither a revision nor an ephemeral-storage field).
+    ("operator__config__samples__production-stack_v1alpha1_vllmruntime_autoscaling.yaml", "gpu-pod-ephemeral-storage"),
+    ("operator__config__samples__production-stack_v1alpha1_vllmruntime_autoscaling.yaml", "model-source-pinned"),
     ("operator__config__samples__production-stack_v1alpha1_vllmruntime_autoscaling.yaml", "gpu-pod-tolerates-and-targets"),
     ("operator__config__samples__production-stack_v1alpha1_vllmruntime_autoscaling.yaml", "image-tag-pinned"),
     ("operator__config__samples__production-stack_v1alpha1_vllmruntime_autoscaling.yaml", "llm-no-scale-to-zero"),

@@ -180,6 +180,37 @@ def test_ray_v1alpha1_is_deprecated_not_refused():
     assert found([{**service, "apiVersion": "ray.io/v1"}], "api-version-deprecated") == []
 
 
+# A Service without a selector and its hand-written core/v1 Endpoints bridging to an Ollama server off the cluster: the
+# form of a public Ollama bridge manifest in the code index (kubernetes/ollama/service-external.yaml, stored version id
+# 61841153192). Kubernetes 1.33 deprecates core/v1 Endpoints (KEP-4974; https://kubernetes.io/blog/2025/04/24/
+# endpoints-deprecation/): advice, the type stays served.
+OLLAMA_ENDPOINTS = {
+    "apiVersion": "v1",
+    "kind": "Endpoints",
+    "metadata": {"name": "ollama", "namespace": "ollama"},
+    "subsets": [{"addresses": [{"ip": "192.168.1.158"}], "ports": [{"name": "http", "port": 11434}]}],
+}
+
+
+def test_core_v1_endpoints_is_deprecated_from_1_33():
+    assert found([OLLAMA_ENDPOINTS], "api-version-served") == []
+    ((level, message),) = found([OLLAMA_ENDPOINTS], "api-version-deprecated")
+    assert level == "advisory"
+    assert message.startswith("apiVersion v1 Endpoints is deprecated from Kubernetes 1.33 (Kubernetes 1.33, KEP-4974")
+    assert message.endswith("use discovery.k8s.io/v1 EndpointSlice (labelled kubernetes.io/service-name: <the Service>)")
+    # A cluster before 1.33, and the EndpointSlice that replaces it, are silent.
+    assert found([OLLAMA_ENDPOINTS], "api-version-deprecated", {"api-version-deprecated": {"kubernetesVersion": "1.32"}}) == []
+    slice_ = {
+        "apiVersion": "discovery.k8s.io/v1",
+        "kind": "EndpointSlice",
+        "metadata": {"name": "ollama-1", "namespace": "ollama", "labels": {"kubernetes.io/service-name": "ollama"}},
+        "addressType": "IPv4",
+        "endpoints": [{"addresses": ["192.168.1.158"]}],
+        "ports": [{"name": "http", "port": 11434}],
+    }
+    assert found([slice_], "api-version-deprecated") == []
+
+
 def _schema_names(minor: str) -> set[str]:
     import kubernetes_validate  # type: ignore[import-untyped]
 
@@ -240,9 +271,18 @@ def test_karpenter_and_kuberay_rows_match_the_pinned_crds():
             assert not served.get(row.api_version, {}).get(kind, (False, False))[0], (row.api_version, kind)
     assert served["karpenter.sh/v1"]["NodePool"] == (True, False)
     assert served["karpenter.k8s.aws/v1"]["EC2NodeClass"] == (True, False)
-    for row in DEPRECATED:
+    for row in (r for r in DEPRECATED if not r.deprecated_in):  # CRD rows; Kubernetes' own (deprecated_in) below
         for kind in row.kinds:
             assert served[row.api_version][kind] == (True, True), (row.api_version, kind)
+
+
+def test_kubernetes_deprecated_rows_are_served_at_their_minor():
+    # A deprecated Kubernetes kind is still served (kubernetes-validate holds its schema at the minor it is deprecated).
+    from policies.k8s_generic.api_version_served import DEPRECATED
+
+    for row in (r for r in DEPRECATED if r.deprecated_in):
+        for kind in row.kinds:
+            assert _schema_file(row.api_version, kind) in _schema_names(row.deprecated_in), (row.api_version, kind)
 
 
 # G1 image-tag-pinned: branch-like moving tags -------------------------------------------------------------------

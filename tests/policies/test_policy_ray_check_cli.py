@@ -64,6 +64,12 @@ def test_the_sample_as_published(kuberay_sample):
         ("gpu-pod-ephemeral-storage", "spec.rayClusterConfig.workerGroupSpecs[0].template.spec container ray-worker"),
         ("model-source-pinned", "serveConfigV2 application llms llm_configs[0]"),
         ("vllm-gpu-memory-utilization-bounds", "serveConfigV2 application llms llm_configs[0]"),
+        # G38: the sample states no namespace (Checkov CKV_K8S_21 reads that as the default namespace too).
+        (
+            "namespace-set",
+            "no object of this file states metadata.namespace (RayService/ray-serve-llm, Secret/hf-token), and no "
+            "kustomization of the run sets one",
+        ),
     }
 
 

@@ -299,6 +299,38 @@ def test_a_node_class_the_run_lacks_is_advice():
     assert found_by([auto, _nodeclass("nvidia-gpu")], REFS) == []
 
 
+# The NodePool of spent set 32 (above) beside a node class of the same name written in Karpenter's pre-v0.33 form, an
+# AWSNodeTemplate (karpenter.k8s.aws/v1alpha1; its CRD is gone from v0.33.0, G40), or as EKS Auto Mode's NodeClass:
+# Karpenter resolves nodeClassRef by group and kind, so neither is the EC2NodeClass the NodePool names.
+LEGACY_TEMPLATE = {
+    "apiVersion": "karpenter.k8s.aws/v1alpha1",
+    "kind": "AWSNodeTemplate",
+    "metadata": {"name": "default"},
+    "spec": {"subnetSelector": {"karpenter.sh/discovery": "llm"}, "securityGroupSelector": {"karpenter.sh/discovery": "llm"}},
+}
+
+
+def test_a_node_class_written_as_another_kind_is_advice():
+    [(level, message)] = found_by([NODEPOOL, LEGACY_TEMPLATE], REFS)
+    assert (level, message) == (
+        "advisory",
+        "spec.template.spec.nodeClassRef: nodeClassRef names EC2NodeClass default (karpenter.k8s.aws), and the files read "
+        "define default only as an AWSNodeTemplate (karpenter.k8s.aws/v1alpha1), which is not an EC2NodeClass: the "
+        "controller looks the reference up by its group and kind, so the NodePool is not ready and launches no node; "
+        "unless an EC2NodeClass default comes from elsewhere, write default as an EC2NodeClass (or make the reference "
+        "name the kind and group the files define)",
+    )
+    auto_class = {"apiVersion": "eks.amazonaws.com/v1", "kind": "NodeClass", "metadata": {"name": "default"}, "spec": {}}
+    [(level, _)] = found_by([NODEPOOL, auto_class], REFS)
+    assert level == "advisory"
+    # Silent: the EC2NodeClass is defined too; the reference names the Auto Mode kind it means; a Helm template.
+    assert found_by([NODEPOOL, LEGACY_TEMPLATE, _nodeclass("default")], REFS) == []
+    auto = copy.deepcopy(NODEPOOL)
+    auto["spec"]["template"]["spec"]["nodeClassRef"] = {"group": "eks.amazonaws.com", "kind": "NodeClass", "name": "default"}
+    assert found_by([auto, auto_class], REFS) == []
+    assert found_by([NODEPOOL, {**LEGACY_TEMPLATE, "metadata": {"name": "gpu"}}], REFS) == []
+
+
 # Spent set 15: bogdancstrike/k8s-llm-slm-hami platform/kserve/vllm-servingruntime.yaml (ClusterServingRuntime
 # vllm-runtime): an InferenceService naming it, or a KServe built-in runtime, resolves; a misspelt one does not.
 RUNTIME = {
@@ -615,3 +647,43 @@ def test_istio_policies_attached_to_what_the_run_defines_or_does_not_show_stay_s
     by_selector = copy.deepcopy(AUTHZ)
     by_selector["spec"] = {"selector": {"matchLabels": {"app": "ollama"}}, "action": "ALLOW", "rules": [{}]}
     assert found_by([by_selector, _service_entry("external-ollama")], REFS) == []
+
+
+# A namespaced reference whose target the run defines only in another namespace: the lookup is in the source's
+# namespace alone (ConfigMap: https://kubernetes.io/docs/concepts/configuration/configmap/#configmap-object, "must
+# exist in the same namespace as the Pod"; an HPA's scaleTargetRef: its own namespace). The shape of set 39's
+# bnice00/k3s-vLLM-Streamlit-inference-stack- manifests/streamlit.yaml@ae2ba97 (G60 reads its Secret) with a ConfigMap.
+def _config_map(name: str, namespace: str | None) -> dict:
+    meta = {"name": name, **({"namespace": namespace} if namespace else {})}
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {"MODEL": "qwen"}}
+
+
+def _ui(namespace: str | None) -> dict:
+    env_from = [{"configMapRef": {"name": "gateway-config"}}]
+    return _deployment("streamlit", namespace, containers=[{"name": "ui", "image": "ui:1.0", "envFrom": env_from}])
+
+
+def test_a_target_only_in_another_stated_namespace_is_advice():
+    [(level, message)] = found_by([_ui("vllm-rocm"), _config_map("gateway-config", "hermes-lair")], REFS)
+    assert (level, message) == (
+        "advisory",
+        "spec.template.spec.containers[0].envFrom[0].configMapRef: ConfigMap reference names ConfigMap gateway-config in "
+        "namespace vllm-rocm, and the files read define gateway-config only in namespace hermes-lair: the lookup is in "
+        "vllm-rocm alone, so the container does not start (CreateContainerConfigError: configmap not found); unless "
+        "vllm-rocm/gateway-config is created another way, put both in one namespace",
+    )
+    hpa = {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "vllm", "namespace": "default"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "vllm"}, "maxReplicas": 2},
+    }
+    [(level, message)] = found_by([hpa, _deployment("vllm", "llm")], REFS)
+    assert level == "advisory" and "define vllm only in namespace llm" in message
+
+
+def test_a_target_in_both_namespaces_or_a_side_stating_none_is_silent():
+    both = [_ui("vllm-rocm"), _config_map("gateway-config", "hermes-lair"), _config_map("gateway-config", "vllm-rocm")]
+    assert found_by(both, REFS) == []
+    assert found_by([_ui(None), _config_map("gateway-config", "hermes-lair")], REFS) == []
+    assert found_by([_ui("vllm-rocm"), _config_map("gateway-config", None)], REFS) == []

@@ -117,3 +117,37 @@ def test_a_secret_only_in_another_namespace_is_advice():
         "reads Secret hf-token-secret (not optional) in namespace vllm, but the files define Secret hf-token-secret only in namespace hermes-lair"
         in message
     )
+
+
+def test_a_secret_volume_only_in_another_namespace_is_advice():
+    # Set 39's form with the Secret mounted as a volume (and as a projected source): the kubelet mounts only a Secret of
+    # the pod's namespace (https://kubernetes.io/docs/concepts/configuration/secret/#using-secrets-as-files-from-a-pod).
+    elsewhere = copy.deepcopy(_SECRET)
+    elsewhere["metadata"]["namespace"] = "hermes-lair"
+    elsewhere["data"] = {"token": "aGZfeHl6"}
+    mounted = copy.deepcopy(_DEPLOYMENT)
+    pod = mounted["spec"]["template"]["spec"]
+    del pod["containers"][0]["env"]
+    pod["volumes"] = [
+        {"name": "token", "secret": {"secretName": "hf-token-secret"}},
+        {"name": "both", "projected": {"sources": [{"secret": {"name": "hf-token-secret"}}]}},
+    ]
+    assert _g60(mounted, elsewhere) == [
+        (
+            "advisory",
+            f"spec.template.spec: {where} reads Secret hf-token-secret (not optional) in namespace vllm, but the files "
+            "define Secret hf-token-secret only in namespace hermes-lair: a pod reads Secrets of its own namespace only, "
+            "so unless vllm/hf-token-secret is created another way the pod stays in ContainerCreating (FailedMount: "
+            "secret not found); define the Secret in vllm too, or mark the reference optional: true",
+        )
+        for where in ("volumes[0] token", "volumes[1] both projected.sources[0]")
+    ]
+    # Silent: an optional volume, or the Secret in the pod's namespace too.
+    optional = copy.deepcopy(mounted)
+    optional["spec"]["template"]["spec"]["volumes"] = [
+        {"name": "t", "secret": {"secretName": "hf-token-secret", "optional": True}}
+    ]
+    assert _g60(optional, elsewhere) == []
+    here = copy.deepcopy(elsewhere)
+    here["metadata"]["namespace"] = "vllm"
+    assert _g60(mounted, elsewhere, here) == []

@@ -242,3 +242,31 @@ def test_namespaces_that_agree_or_are_both_left_out_stay_silent(tmp_path):
     # A kustomization beside them may set one namespace for both.
     (tmp_path / "kustomization.yaml").write_text("namespace: ollama\nresources: [a.yaml]\n")
     assert _g56(_in(str(tmp_path), _OLLAMA, _OLLAMA_NODEPORT)) == []
+
+
+def test_a_service_stating_another_namespace_than_its_workload_blocks():
+    # egel/k8s-ollama's form (fresh set 55) with the Service's namespace written as another one: both stated, the
+    # EndpointSlice controller lists only the pods of the Service's namespace.
+    elsewhere = copy.deepcopy(_OLLAMA_NODEPORT)
+    elsewhere["metadata"]["namespace"] = "llm"
+    assert _g56(_in("k8s", _OLLAMA, elsewhere)) == [
+        (
+            "mandatory",
+            "the Service is in namespace llm while Deployment/ollama of the same directory, whose pods carry name=ollama, "
+            "runs in namespace ollama: a Service selects only pods of its own namespace, so it has no endpoints and every "
+            "connection to it is refused; put the Service in namespace ollama",
+        )
+    ]
+    # The Service states one and the workload none: advice (the pods land where the workload is applied).
+    bare = copy.deepcopy(_OLLAMA)
+    del bare["metadata"]["namespace"]
+    ((level, message),) = _g56(_in("k8s", bare, elsewhere))
+    assert level == "advisory" and "names no namespace" in message
+
+
+def test_stated_namespaces_a_kustomization_overrides_stay_silent():
+    elsewhere = copy.deepcopy(_OLLAMA_NODEPORT)
+    elsewhere["metadata"]["namespace"] = "llm"
+    resources = _in("k8s", _OLLAMA, elsewhere)
+    rewritten = [type(r)(type=r.type, name=r.name, props=r.props, kustomize_namespace="serving") for r in resources]
+    assert _g56(rewritten) == []

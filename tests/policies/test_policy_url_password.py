@@ -4,6 +4,10 @@ or a container's env is a credential in clear text, whatever the name of the key
 Fixtures:
 - set 29, hdiazf/ollama_mlops k8s/backend-deployment.yaml@32ef154150a83fae1635276a764b8ccb11c85f62: ConfigMap
   backend-config DATABASE_URL postgresql://postgres:<password>@postgres-service:5432/mlops_db, read through envFrom;
+- advisory, not blocking (the default-credential form class: a password that repeats its user name, as in set 29's
+  own file and spent set 57's rag-platform ConfigMap, which its labeller left unlabelled; set 46's labeller filed
+  litellm:postgres123 blocking): a generic ConfigMap DATABASE_URL postgresql://postgres:postgres@db, an AMQP
+  guest:guest URL, and POSTGRES_PASSWORD beside POSTGRES_USER with the same value;
 - silent: ADORSYS-GIS/ai-ops terraform/config-map.tf@a72b4805e04f099f32fd5a2e6fac78d89494cc4d: DATABASE_URL built from
   $(DATABASE_USERNAME):$(DATABASE_PASSWORD) references the kubelet expands from a Secret-fed env.
 """
@@ -11,7 +15,7 @@ Fixtures:
 from __future__ import annotations
 
 import pytest
-from policy_fixtures import isvc, isvc_props, messages, resource, vllm_container
+from policy_fixtures import found_by, isvc, isvc_props, messages, resource, vllm_container
 
 from policies.k8s_generic.no_literal_secret_env import POLICY, url_password
 
@@ -28,7 +32,7 @@ def test_a_password_in_a_config_map_url_blocks():
         POLICY,
         _config_map(
             {
-                "DATABASE_URL": "postgresql://postgres:postgres@postgres-service:5432/mlops_db",
+                "DATABASE_URL": "postgresql://postgres:Pg-2b7e41@postgres-service:5432/mlops_db",
                 "OLLAMA_URL": "http://ollama-service:11434",
             }
         ),
@@ -95,3 +99,70 @@ def test_a_query_or_fragment_ends_the_authority():
     # Cold review 29b, finding 3: "?" and "#" end a URL's authority (RFC 3986 3.2), so an "@" after them is no userinfo.
     assert not url_password("smtp://mail.internal:587?from=alerts@example.com")
     assert not url_password("http://vllm:8000/v1#user:x@y")
+
+
+def _levels(objs: list[dict]) -> list[tuple[str, str]]:
+    return found_by(objs, "no-literal-secret-env")
+
+
+def _config_map_manifest(data: dict) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "app-config"}, "data": data}
+
+
+def test_a_password_that_repeats_its_user_is_advice():
+    # Class: a default credential (the user name written again: postgres:postgres, guest:guest) commits no secret;
+    # anyone guesses it, so the finding is advice, not a blocking leak.
+    found = _levels(
+        [
+            _config_map_manifest(
+                {
+                    "DATABASE_URL": "postgresql+psycopg://postgres:postgres@postgres:5432/app",
+                    "BROKER_URL": "amqp://guest:guest@rabbitmq:5672/",
+                    "REDIS_URL": "redis://redis:6379/0",
+                }
+            )
+        ]
+    )
+    assert [level for level, _ in found] == ["advisory", "advisory"]
+    assert all("repeats its user name" in message for _, message in found)
+
+
+def test_one_real_password_among_default_ones_still_blocks():
+    found = _levels([_config_map_manifest({"URLS": "postgresql://postgres:postgres@a/x amqp://app:Rb-93x1@b/"})])
+    assert [level for level, _ in found] == ["mandatory"]
+
+
+def test_an_env_password_equal_to_its_user_is_advice():
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "db"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "db"}},
+            "template": {
+                "metadata": {"labels": {"app": "db"}},
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "postgres",
+                            "image": "postgres:16",
+                            "env": [
+                                {"name": "POSTGRES_USER", "value": "postgres"},
+                                {"name": "POSTGRES_PASSWORD", "value": "postgres"},
+                            ],
+                        }
+                    ]
+                },
+            },
+        },
+    }
+    assert [level for level, _ in _levels([deployment])] == ["advisory"]
+    deployment["spec"]["template"]["spec"]["containers"][0]["env"][1]["value"] = "Pg-2b7e41"
+    assert [level for level, _ in _levels([deployment])] == ["mandatory"]
+
+
+def test_a_config_map_password_key_equal_to_its_user_key_is_advice():
+    found = _levels([_config_map_manifest({"DB_USERNAME": "admin", "DB_PASSWORD": "admin"})])
+    assert [level for level, _ in found] == ["advisory"]
+    found = _levels([_config_map_manifest({"DB_USERNAME": "admin", "DB_PASSWORD": "s3cr3t-admin"})])
+    assert [level for level, _ in found] == ["mandatory"]
