@@ -52,10 +52,6 @@ LEFT_OUT = (
     ),
     (("G7",), "Not implemented yet."),
     (
-        ("G9",),
-        "NO for vLLM (catalogue): a CPU limit throttles tokenisation and the scheduler loop and raises time to first token, so no policy requires one; serving-resource-requests asks for the CPU request instead.",
-    ),
-    (
         ("G14",),
         "ADAPT: the right floor is per environment and GPU budget; the autoscaling policies (S5) keep at least one replica, the stack config sets the rest.",
     ),
@@ -65,8 +61,6 @@ LEFT_OUT = (
     ),
     (("G34",), "Not implemented: KServe and Ray pods use their service account; a default-off rule would break them."),
     (("G37",), "Not implemented as a gate: labels are cost attribution, not serving safety."),
-    (("G42",), "Covered by the autoscaling policies' metric checks (S7)."),
-    (("G44",), "Mutations only in public sets; the NodePool checks are S11-S14."),
 )
 
 
