@@ -26,27 +26,14 @@ kubernetes-sigs/kustomize at tag api/v0.21.1 (and kyaml/v0.21.1) and restated.
   kustomize_transforms.py, with their citations.
 - **Duplicates**: a resource whose (apiVersion, kind, namespace, name) the build already holds is refused ("may not add
   resource with an already registered id", api/resmap/reswrangler.go:80), so the overlay is not built.
-- **Last, once, for the whole build** (api/internal/target/kusttarget.go:144-151, not per included kustomization):
-  generated objects get their content hash appended to the name unless ``generatorOptions`` or the entry's
-  ``options`` set ``disableNameSuffixHash`` (api/internal/builtins/HashTransformer.go:25-35,
-  api/types/generatoroptions.go:34-52; the hash as api/hasher/hasher.go:28-53 and 78-158 compute it: sha256 of the
-  JSON of kind, type and data (the name enters empty), its first 10 hex digits with 0, 1, 3, a, e spelled g, h, k, m,
-  t); then the name
-  references are fixed: a field namereference.go lists for the referrer's kind that names an object by one of the
-  names it had before its last rename, namespace change or hash takes its current name (a subject or webhook service
-  its namespace too), when one object fits (api/filters/nameref/nameref.go:101-150 ``setMapping``, 152-169, 242-251,
-  291-343 ``selectReferral``: same kind, a roleRef's kind, the referrer's namespace unless either is cluster-scoped or
-  the referral a ServiceAccount). Several fitting objects of different names leave the overlay unbuilt (kustomize
-  breaks the tie by prefixes, which this reader does not track). A custom resource's references are never rewritten,
-  so one that names a generated or renamed object keeps the stale name, as the cluster receives it.
+- **Last, once, for the whole build**: generated objects' name hashes, then the name references that follow every
+  rename (policies/reading/kustomize_names.py, with its citations); a custom resource's references stay as written.
 """
 
 from __future__ import annotations
 
 import base64
 import copy
-import hashlib
-import json
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -55,6 +42,7 @@ from typing import Any
 
 from components.loading import MANIFESTS, LoadError, load_yaml_documents
 from policies.reading.kustomize import KUSTOMIZATION_FILES
+from policies.reading.kustomize_names import finish, namespace_of, no_duplicates
 from policies.reading.kustomize_transforms import (
     CLUSTER_SCOPED,
     REPLICA_KINDS,
@@ -65,7 +53,6 @@ from policies.reading.kustomize_transforms import (
     image_name,
     json_patch,
     merge,
-    reference_sites,
     retag,
     set_all,
 )
@@ -125,7 +112,7 @@ class Built:
 
     def __post_init__(self) -> None:
         if not self.first_ns:
-            self.first_ns = _namespace_of(self.obj)
+            self.first_ns = namespace_of(self.obj)
 
 
 @dataclass
@@ -195,15 +182,6 @@ def _meta(obj: dict) -> dict:
 def _name(obj: Any) -> str:
     name = _dig(obj, ("metadata", "name"))
     return name if isinstance(name, str) else ""
-
-
-def _namespace_of(obj: Any) -> str:
-    ns = _dig(obj, ("metadata", "namespace"))
-    return ns if isinstance(ns, str) else ""
-
-
-def _effective(ns: str) -> str:
-    return ns or "default"
 
 
 # ---------------------------------------------------------------------------------------------- selection
@@ -320,7 +298,7 @@ class _Builder:
                 raise Unbuilt(f"{path} names {entry}, which is not there")
             if len(items) > _MAX_OBJECTS:
                 raise Unbuilt(f"more than {_MAX_OBJECTS} objects")
-        _no_duplicates(items, path)
+        no_duplicates(items, path)
         items += self._generated(k, folder, path, items)
         where_k: Where = (path, 0, 1)
         for entry in k.get("patchesStrategicMerge") or ():
@@ -580,114 +558,6 @@ class _Builder:
                 image = container.get("image")
                 if isinstance(image, str) and image_name(image)[0] == entry["name"]:
                     container["image"] = retag(image, entry)
-
-
-def _no_duplicates(items: list[Built], path: str) -> None:
-    seen: set[tuple[str, str, str, str]] = set()
-    for item in items:
-        api, kind = str(item.obj.get("apiVersion") or ""), str(item.obj.get("kind") or "")
-        ns = "" if kind in CLUSTER_SCOPED else _effective(_namespace_of(item.obj))
-        key = (api, kind, ns, _name(item.obj))
-        if key in seen:
-            raise Unbuilt(f"{path} adds {kind}/{key[3]} twice, which kustomize refuses (an already registered id)")
-        seen.add(key)
-
-
-# ---------------------------------------------------------------------------------------------- the build's end
-
-
-def _go_json(value: Any) -> str:
-    """``value`` as Go's encoding/json writes it (keys sorted, HTML characters and U+2028/9 escaped, \\b and \\f as
-    \\u escapes): the text kustomize's hasher takes."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    for plain, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
-        text = text.replace(plain, escaped)
-    # Python writes \b and \f short; Go as \u0008 and \u000c (a backslash before them is itself escaped: \\b)
-    return re.sub(r"(?<!\\)((?:\\\\)*)\\([bf])", lambda m: m.group(1) + ("\\u0008" if m.group(2) == "b" else "\\u000c"), text)
-
-
-def content_hash(obj: dict) -> str:
-    """The suffix kustomize appends to a generated ConfigMap's or Secret's name (api/hasher/hasher.go:28-53, 78-158).
-    The name enters as "": hasher.go:82 looks the path ``metadata/name`` up as one key (yaml.Lookup), which no object
-    holds (checked against kustomize v5.5.0: Secret hf-token of token=abc is hf-token-dbdgd77ct8)."""
-
-    def value(key: str) -> Any:
-        v = obj.get(key)
-        return "" if v is None else v
-
-    kind = obj.get("kind")
-    m: dict[str, Any] = {"kind": kind, "name": "", "data": value("data")}
-    if kind == "Secret":
-        m["type"] = value("type")
-        if isinstance(obj.get("stringData"), dict):
-            m["stringData"] = obj["stringData"]
-    elif isinstance(obj.get("binaryData"), dict):
-        m["binaryData"] = obj["binaryData"]
-    digest = hashlib.sha256(_go_json(m).encode("utf-8", "surrogatepass")).hexdigest()[:10]
-    return digest.translate(str.maketrans("013ae", "ghkmt"))
-
-
-def finish(items: list[Built]) -> None:
-    """What kustomize does once, after the whole build (module docstring): name hashes, then name references."""
-    for item in items:
-        if item.hashed and item.obj.get("kind") in ("ConfigMap", "Secret") and _name(item.obj):
-            item.prev.add(_name(item.obj))
-            new = f"{_name(item.obj)}-{content_hash(item.obj)}"
-            _meta(item.obj)["name"] = new
-            item.names.add(new)
-            item.hashed = False
-    moved = [i for i in items if i.prev]
-    if not moved:
-        return
-    for referrer in items:
-        for target, version, path, holder, key in reference_sites(referrer.obj):
-            _fix(referrer, moved, target, version, path, holder, key)
-
-
-def _fix(referrer: Built, moved: list[Built], target: str, version: str, path: tuple, holder: Any, key: Any) -> None:
-    node = holder[key]
-    mapping = isinstance(node, dict)
-    old = node.get("name") if mapping else node
-    if not isinstance(old, str) or not old:
-        return
-    candidates = [c for c in moved if c.obj.get("kind") == target and old in c.prev]
-    if version:
-        candidates = [c for c in candidates if str(c.obj.get("apiVersion") or "").rpartition("/")[2] == version]
-    if mapping and isinstance(node.get("namespace"), str):
-        ns = node["namespace"]
-        first = [c for c in candidates if _effective(c.first_ns) == ns]
-        candidates = first or [c for c in candidates if _effective(_namespace_of(c.obj)) == ns]
-    if path[-2:] == ("roleRef", "name"):
-        ref = referrer.obj.get("roleRef")
-        if isinstance(ref, dict) and ref.get("apiGroup") and ref.get("kind"):
-            candidates = [
-                c
-                for c in candidates
-                if c.obj.get("kind") == ref["kind"] and str(c.obj.get("apiVersion") or "").rpartition("/")[0] == ref["apiGroup"]
-            ]
-    if referrer.obj.get("kind") not in CLUSTER_SCOPED:
-        here = _effective(_namespace_of(referrer.obj))
-        candidates = [
-            c
-            for c in candidates
-            if c.obj.get("kind") in CLUSTER_SCOPED
-            or c.obj.get("kind") == "ServiceAccount"
-            or _effective(_namespace_of(c.obj)) == here
-        ]
-    if not candidates:
-        return
-    names = {(_name(c.obj), _namespace_of(c.obj) if mapping else "") for c in candidates}
-    if len(names) > 1:
-        raise Unbuilt(
-            f"a {target} reference {old!r} of {referrer.obj.get('kind')}/{_name(referrer.obj)} could name several objects"
-        )
-    name, ns = _name(candidates[0].obj), _namespace_of(candidates[0].obj)
-    if not mapping:
-        holder[key] = name
-    elif name != old or ns:
-        node["name"] = name
-        if ns:
-            node["namespace"] = ns
 
 
 def _strings(k: dict, key: str, path: str) -> list[str]:
