@@ -114,10 +114,10 @@ def _reference_findings(resource: Resource) -> list[str]:
     messages = []
     for problem in reference_problems(specs):
         refused = "the pods its operator makes" if custom else f"the {kind}"
+        fix = "name the object it reads" if problem.value == "" else "name the object in lowercase letters, digits, '-' and '.'"
         text = (
             f"{problem.where} {problem.value!r}: {problem.why}; the API server validates this reference as an object "
-            f"name and refuses {refused} ({problem.where.rsplit('.', 1)[-1]}: Invalid value), so no pod is created; "
-            "name the object in lowercase letters, digits, '-' and '.'"
+            f"name and refuses {refused} ({problem.where.rsplit('.', 1)[-1]}: {problem.error}), so no pod is created; " + fix
         )
         if problem.placeholder:
             text += " (it reads as a placeholder a script fills in; applied as committed it is refused)"

@@ -9,11 +9,13 @@ mounts only a claim of its own namespace (https://kubernetes.io/docs/concepts/st
   likeliest story is a rename that one side missed (spent set 21 mohdamir/llm-on-k8 mistral-24b/deployment.yaml mounts
   ``mistral-7b`` while mistral-24b/mistral-pvc.yaml creates ``mistral-pvc``; labelled blocking, filed none). Advice:
   the claim may come from elsewhere (another repository, a Helm chart, created by hand);
-- the files create a claim of that name only in ANOTHER namespace than the pod's. Blocking when both the pod and every
-  claim of that name state their namespace (metadata.namespace, no kustomization of the run setting one, no Helm
-  template) and nothing in the pod's namespace may make claims the files do not show (an operator's custom resource,
-  a Helm template, a Kustomize patch or base: run_objects.hides_pods): the claim the pod names cannot be in its
-  namespace. Advice where one side states no namespace (it lands where it is applied).
+- the files create a claim of that name only in ANOTHER namespace than the pod's: the likeliest story is a claim put
+  in the wrong namespace, but a claim of that name may still exist in the pod's namespace, made by hand, by Terraform,
+  another repository or a chart, and no form of the files proves it absent (a run that creates the pod's Namespace
+  does not stop anyone from creating claims in it). Advice, like the first form; it says what may make the claim where
+  one side states no namespace (it lands where it is applied) or where something in the pod's namespace may make
+  claims the files do not show (an operator's custom resource, a Helm template, a Kustomize patch or base:
+  run_objects.hides_pods). Review48 item 3: blocking on this was a wrong blocking finding.
 
 Silent where the run creates no claim of that name anywhere and none in the pod's namespace (nothing to compare with),
 for a name holding a template or variable, and for the claims a StatefulSet's volumeClaimTemplates or an ephemeral
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from policies.framework import Policy, Resource, unproven
+from policies.framework import Policy, Resource
 from policies.kube import (
     WORKLOAD_TYPES,
     as_dict,
@@ -55,27 +57,25 @@ def _hiding(view: Any) -> dict[str, list[Resource]]:
     return found
 
 
-def _elsewhere(resource: Resource, name: str, namespace: str, claims: _Claims, view: Any) -> Optional[tuple[str, bool]]:
-    """(finding, proven) for a claim the run creates only in other namespaces than the pod's; None where it creates
-    none."""
+def _elsewhere(resource: Resource, name: str, namespace: str, claims: _Claims, view: Any) -> Optional[str]:
+    """The advice for a claim the run creates only in other namespaces than the pod's; None where it creates none."""
     others = sorted(ns for ns, named in claims.items() if ns != namespace and name in named)
     if not others:
         return None
     made = [c for ns in others for c in claims[ns][name]]
-    where = ", ".join(others)
     message = (
-        f"PersistentVolumeClaim {name} is created by the files read only in namespace {where}, not in the pod's "
-        f"namespace {namespace}: a pod mounts only a claim of its own namespace, so the pod stays Pending "
-        f'(persistentvolumeclaim "{name}" not found); put the workload and the claim in one namespace'
+        f"PersistentVolumeClaim {name} is created by the files read only in namespace {', '.join(others)}, not in the "
+        f"pod's namespace {namespace}: a pod mounts only a claim of its own namespace, so unless a claim of that name "
+        f'is made there another way, the pod stays Pending (persistentvolumeclaim "{name}" not found); put the '
+        "workload and the claim in one namespace"
     )
     hidden = [r for r in memoized(view, "claim_hiding", _hiding).get(namespace, ()) if r is not resource]
-    stated = stated_namespace(resource) and all(stated_namespace(c) for c in made)
-    if not stated:
-        return message + " (unless it is applied to another namespace than the one its file states)", False
+    if not (stated_namespace(resource) and all(stated_namespace(c) for c in made)):
+        return message + " (it may also be applied to another namespace than the one its file states)"
     if hidden:
         kind, name_ = get(hidden[0].props, "kind"), metadata_name(hidden[0].props)
-        return message + f" (unless {kind} {name_} of namespace {namespace}, or its operator or chart, makes it)", False
-    return message, not (resource.patch or resource.base or any(c.patch or c.base for c in made))
+        return message + f" ({kind} {name_} of namespace {namespace}, or its operator or chart, may make it)"
+    return message
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -96,15 +96,12 @@ def _check(resource: Resource, config: dict) -> list[str]:
             lead = f"{path}.volumes {volume.get('name')}: "
             elsewhere = _elsewhere(resource, name, namespace, claims, view)
             if elsewhere is not None:
-                message, proven = elsewhere
-                messages.append(lead + message if proven else unproven(lead + message))
+                messages.append(lead + elsewhere)
             elif here:
                 messages.append(
-                    unproven(
-                        f"{lead}PersistentVolumeClaim {name} is created by none of the files read, which create "
-                        f"{', '.join(sorted(here))} in namespace {namespace}: unless it comes from elsewhere, the pod "
-                        f'stays Pending (persistentvolumeclaim "{name}" not found); use the claim\'s name'
-                    )
+                    f"{lead}PersistentVolumeClaim {name} is created by none of the files read, which create "
+                    f"{', '.join(sorted(here))} in namespace {namespace}: unless it comes from elsewhere, the pod "
+                    f'stays Pending (persistentvolumeclaim "{name}" not found); use the claim\'s name'
                 )
     return messages
 
@@ -112,13 +109,13 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="claim-in-run",
     description=(
-        "A pod mounts a PersistentVolumeClaim its repository creates in the pod's namespace: a claim the files create "
-        "only in another namespace blocks where both namespaces are stated; a claim named differently from the ones "
-        "of the pod's namespace is advice (a missed rename)."
+        "A pod mounts a PersistentVolumeClaim its repository creates in the pod's namespace: advice for a claim the "
+        "files create only in another namespace, and for a claim named differently from the ones of the pod's "
+        "namespace (a missed rename); either may still be made there another way."
     ),
     catalog="G51",
     severity="high",
-    enforcement="mandatory",
+    enforcement="advisory",
     remediation_steps=(
         "Make the pod's claimName the name of the PersistentVolumeClaim the repository creates, in the pod's "
         "namespace, or add that claim there."

@@ -183,9 +183,14 @@ def builtin_supports() -> dict[str, Supports]:
 def spec_formats(spec: dict, named: bool) -> tuple[tuple[str, str | None], ...] | None:
     """A runtime spec's supportedModelFormats as (name, version or None): every entry when the InferenceService names
     the runtime (``named``), else those with autoSelect: true (kserve v0.20.0 pkg/apis/serving/v1beta1/
-    predictor_model.go:148-163). None when an entry is not plain (a name or version that is no string)."""
+    predictor_model.go:148-163). None when the field or an entry is not plain (a field that is present but no list,
+    a name or version that is no string): the API server refuses such a runtime itself (S26), so what KServe would
+    select from it is not judged."""
+    written = spec.get("supportedModelFormats")
+    if written is not None and not isinstance(written, list):
+        return None
     found = []
-    for entry in as_list(spec.get("supportedModelFormats")):
+    for entry in as_list(written):
         entry = as_dict(entry)
         name, version = entry.get("name"), entry.get("version")
         if not isinstance(name, str) or not (version is None or isinstance(version, str)):

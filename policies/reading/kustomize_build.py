@@ -13,8 +13,7 @@ kubernetes-sigs/kustomize at tag api/v0.21.1 (and kyaml/v0.21.1) and restated.
   ``namePrefix``, ``nameSuffix``, ``commonLabels``/``labels``, ``commonAnnotations``, ``patchesJson6902``,
   ``replicas``, ``images``.
 - **Fields** (api/types/kustomization.go:50-182): those above, ``bases`` (the old ``resources``), ``imageTags`` (the old
-  ``images``), ``configMapGenerator``/``secretGenerator`` (literals, files and env files; no name hash, so the names
-  the objects refer to stay right). Unbuilt: ``components``, ``helmCharts``, ``helmChartInflationGenerator``,
+  ``images``), ``configMapGenerator``/``secretGenerator`` (literals, files and env files). Unbuilt: ``components``, ``helmCharts``, ``helmChartInflationGenerator``,
   ``replacements``, ``vars``, ``generators``, ``transformers``, ``validators``, ``crds``, ``configurations``,
   ``openapi`` and remote resources (a URL, ``github.com/...``).
 - **Patches** (api/types/patch.go:12-21 ``path``/``patch``/``target``): a patch whose text is a list is a JSON patch
@@ -25,6 +24,10 @@ kubernetes-sigs/kustomize at tag api/v0.21.1 (and kyaml/v0.21.1) and restated.
   (``k=v`` terms joined by commas, the simple form).
 - **Strategic merge, images, namespace, names, labels, replicas, JSON patches**: policies/reading/
   kustomize_transforms.py, with their citations.
+- **Duplicates**: a resource whose (apiVersion, kind, namespace, name) the build already holds is refused ("may not add
+  resource with an already registered id", api/resmap/reswrangler.go:80), so the overlay is not built.
+- **Last, once, for the whole build**: generated objects' name hashes, then the name references that follow every
+  rename (policies/reading/kustomize_names.py, with its citations); a custom resource's references stay as written.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from typing import Any
 
 from components.loading import MANIFESTS, LoadError, load_yaml_documents
 from policies.reading.kustomize import KUSTOMIZATION_FILES
+from policies.reading.kustomize_names import finish, namespace_of, no_duplicates
 from policies.reading.kustomize_transforms import (
     CLUSTER_SCOPED,
     REPLICA_KINDS,
@@ -50,7 +54,6 @@ from policies.reading.kustomize_transforms import (
     json_patch,
     merge,
     retag,
-    rewrite_references,
     set_all,
 )
 
@@ -103,6 +106,13 @@ class Built:
     changed: bool = False
     names: set = field(default_factory=set)  # every name it was known by (patches select by original name too)
     written: Any = None  # the object as its file writes it (None for a generated one)
+    prev: set = field(default_factory=set)  # names stored before an id change (kustomize's PrevIds), for references
+    hashed: bool = False  # a generated object whose name gets its content hash at the end of the build
+    first_ns: str = ""  # its namespace when it entered the build (kustomize's OrgId namespace), "" for none
+
+    def __post_init__(self) -> None:
+        if not self.first_ns:
+            self.first_ns = namespace_of(self.obj)
 
 
 @dataclass
@@ -274,8 +284,12 @@ class _Builder:
             if os.path.isdir(target):
                 nested = self.build(target, depth + 1, (*stack, folder))
                 if os.path.normpath(os.path.abspath(target)) in self.own:
-                    for item in nested:  # that build reports what its own patches changed; this one what it adds
-                        item.written, item.touched = copy.deepcopy(item.obj), []
+                    # that build reports what its own patches changed (its objects as it finishes them); this one what
+                    # it adds
+                    finished = copy.deepcopy(nested)
+                    finish(finished)
+                    for item, done in zip(nested, finished):
+                        item.written, item.touched = done.obj, []
                 items += nested
                 self.levels = max(self.levels, depth + 1)
             elif os.path.isfile(target):
@@ -284,6 +298,7 @@ class _Builder:
                 raise Unbuilt(f"{path} names {entry}, which is not there")
             if len(items) > _MAX_OBJECTS:
                 raise Unbuilt(f"more than {_MAX_OBJECTS} objects")
+        no_duplicates(items, path)
         items += self._generated(k, folder, path, items)
         where_k: Where = (path, 0, 1)
         for entry in k.get("patchesStrategicMerge") or ():
@@ -321,10 +336,12 @@ class _Builder:
 
     def _generated(self, k: dict, folder: str, path: str, items: list[Built]) -> list[Built]:
         out: list[Built] = []
+        no_hash = bool(_mapping(k.get("generatorOptions")).get("disableNameSuffixHash"))
         for field_name, kind in (("configMapGenerator", "ConfigMap"), ("secretGenerator", "Secret")):
             for entry in k.get(field_name) or ():
                 if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
                     raise Unbuilt(f"{path}: a {field_name} entry has no name")
+                hashed = not (no_hash or _mapping(entry.get("options")).get("disableNameSuffixHash"))
                 data = self._generator_data(entry, folder, path)
                 if kind == "Secret":
                     data = {key: base64.b64encode(v.encode("utf-8", "surrogatepass")).decode() for key, v in data.items()}
@@ -350,7 +367,7 @@ class _Builder:
                     obj["metadata"]["namespace"] = ns
                 if kind == "Secret":
                     obj["type"] = entry.get("type") or "Opaque"
-                out.append(Built(obj, None, [(path, 0, 1)], True, {entry["name"]}))
+                out.append(Built(obj, None, [(path, 0, 1)], True, {entry["name"]}, hashed=hashed))
         return out
 
     def _generator_data(self, entry: dict, folder: str, path: str) -> dict[str, str]:
@@ -461,26 +478,30 @@ class _Builder:
         if not isinstance(namespace, str) or not namespace:
             return
         for item in items:
-            if item.obj.get("kind") not in CLUSTER_SCOPED:
+            if not item.obj:
+                continue
+            item.prev.add(_name(item.obj))  # NamespaceTransformer.go:59 stores every object's id first
+            kind = item.obj.get("kind")
+            if kind not in CLUSTER_SCOPED:
                 _meta(item.obj)["namespace"] = namespace
+            if kind in ("RoleBinding", "ClusterRoleBinding"):  # namespace.go:126-168, defaultOnly
+                for subject in item.obj.get("subjects") or ():
+                    if isinstance(subject, dict) and subject.get("name") == "default":
+                        subject["namespace"] = namespace
 
     def _rename(self, prefix: Any, suffix: Any, items: list[Built]) -> None:
         prefix = prefix if isinstance(prefix, str) else ""
         suffix = suffix if isinstance(suffix, str) else ""
         if not prefix and not suffix:
             return
-        renamed: dict[tuple[str, str], str] = {}
         for item in items:
             kind, name = str(item.obj.get("kind") or ""), _name(item.obj)
             if not name or kind in ("Namespace", "CustomResourceDefinition"):
                 continue
             new = f"{prefix}{name}{suffix}"
+            item.prev.add(name)
             _meta(item.obj)["name"] = new
             item.names.add(new)
-            renamed[(kind, name)] = new
-        if renamed:
-            for item in items:
-                rewrite_references(item.obj, renamed)
 
     def _labels(self, k: dict, items: list[Built]) -> None:
         selector_labels: dict[str, str] = {}
@@ -558,6 +579,7 @@ def build(folder: str, known: Known, own: frozenset[str] = frozenset()) -> Build
     builder = _Builder(known, own)
     try:
         objects = builder.build(os.path.normpath(folder), 0, ())
+        finish(objects)
     except Unbuilt as exc:
         return Build(path, skipped=str(exc))
     except RecursionError:

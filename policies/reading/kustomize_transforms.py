@@ -17,16 +17,18 @@ no code copied:
   without tag or digest is the entry's ``name`` (api/internal/builtins/ImageTagTransformer.go:25-33 ``LegacyFilter``,
   api/filters/imagetag/legacy.go:43, api/filters/imagetag/updater.go:23-64, api/internal/image/image.go:13-60).
 - **namespace** sets ``metadata.namespace`` (api/filters/namespace/namespace.go:53-72; cluster-scoped kinds keep
-  none); **namePrefix/nameSuffix** rename ``metadata.name`` (api/internal/konfig/builtinpluginconsts/nameprefix.go)
-  and the references to the renamed objects (namereference.go, its common fields: ConfigMap, Secret, claim, service
-  account, Service, scale target, role); **commonLabels** go to labels, selectors and pod templates (commonlabels.go);
+  none; a RoleBinding's or ClusterRoleBinding's subjects named ``default`` get it too, setRoleBindingSubjects'
+  ``defaultOnly``, namespace.go:126-168, NamespaceTransformer.go:32-36); **namePrefix/nameSuffix** rename
+  ``metadata.name`` (api/internal/konfig/builtinpluginconsts/nameprefix.go); **name references**: the fields
+  namereference.go lists per kind (``NAME_REFERENCES``; a custom resource has none, so its references stay as written);
+  **commonLabels** go to labels, selectors and pod templates (commonlabels.go);
   **replicas** set ``spec.replicas`` of Deployment, ReplicationController, ReplicaSet and StatefulSet (replicas.go).
 - **JSON patches** (RFC 6902) apply with the ``jsonpatch`` library (requirements.txt).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 
@@ -87,25 +89,150 @@ CLUSTER_SCOPED = frozenset(
     }
 )
 
-# namereference.go, its common fields: (parent key, key) of a reference -> the kinds it names ("" = the sibling `kind`).
-_REFERENCES: dict[tuple[str, str], tuple[str, ...]] = {
-    ("configMapRef", "name"): ("ConfigMap",),
-    ("configMapKeyRef", "name"): ("ConfigMap",),
-    ("configMap", "name"): ("ConfigMap",),
-    ("secretRef", "name"): ("Secret",),
-    ("secretKeyRef", "name"): ("Secret",),
-    ("secret", "secretName"): ("Secret",),
-    ("secret", "name"): ("Secret",),
-    ("imagePullSecrets", "name"): ("Secret",),
-    ("persistentVolumeClaim", "claimName"): ("PersistentVolumeClaim",),
-    ("spec", "serviceAccountName"): ("ServiceAccount",),
-    ("spec", "serviceName"): ("Service",),
-    ("service", "name"): ("Service",),
-    ("backendRefs", "name"): ("Service",),
-    ("scaleTargetRef", "name"): ("",),
-    ("roleRef", "name"): ("",),
-    ("subjects", "name"): ("",),
+# api/internal/konfig/builtinpluginconsts/namereference.go@api/v0.21.1:9-431, restated: which fields of which kinds name an
+# object of which kind. Kustomize rewrites a reference to a renamed (namePrefix/nameSuffix, generator hash) object only
+# at these paths of these kinds: a custom resource's reference (an InferenceService's secretKeyRef, a LeaderWorkerSet's
+# template) keeps the name as written. Pod-spec paths are listed once and set under each kind's pod spec; a path steps
+# through lists implicitly (kyaml's field specs); "[a/b]" is one key holding a slash (an annotation).
+_POD_AT = {
+    "Pod": "spec",
+    "PodTemplate": "template/spec",
+    "Deployment": "spec/template/spec",
+    "ReplicaSet": "spec/template/spec",
+    "DaemonSet": "spec/template/spec",
+    "StatefulSet": "spec/template/spec",
+    "Job": "spec/template/spec",
+    "ReplicationController": "spec/template/spec",
+    "CronJob": "spec/jobTemplate/spec/template/spec",
 }
+_CONFIG_KINDS = ("Pod", "PodTemplate", "Deployment", "ReplicaSet", "DaemonSet", "StatefulSet", "Job", "CronJob")
+_OTHER_KINDS = ("Pod", "StatefulSet", "Deployment", "ReplicationController", "CronJob", "Job", "DaemonSet")
+_ENV = ("containers", "initContainers")
+_POD_REFS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+    (
+        "ConfigMap",
+        _CONFIG_KINDS,
+        (
+            "volumes/configMap/name",
+            *(f"{c}/env/valueFrom/configMapKeyRef/name" for c in _ENV),
+            *(f"{c}/envFrom/configMapRef/name" for c in _ENV),
+            "volumes/projected/sources/configMap/name",
+        ),
+    ),
+    (
+        "Secret",
+        _CONFIG_KINDS,
+        (
+            "volumes/secret/secretName",
+            *(f"{c}/env/valueFrom/secretKeyRef/name" for c in _ENV),
+            *(f"{c}/envFrom/secretRef/name" for c in _ENV),
+            "imagePullSecrets/name",
+            "volumes/projected/sources/secret/name",
+        ),
+    ),
+    ("ServiceAccount", _OTHER_KINDS, ("serviceAccountName",)),
+    ("PersistentVolumeClaim", _OTHER_KINDS, ("volumes/persistentVolumeClaim/claimName",)),
+    ("PriorityClass", _OTHER_KINDS, ("priorityClassName",)),
+)
+_RBAC = "rbac.authorization.k8s.io"
+_ADMISSION = "admissionregistration.k8s.io"
+# (referral kind, referral version or "", referrer kind, referrer group or None for any, path)
+_OTHER_REFS: tuple[tuple[str, str, str, str | None, str], ...] = (
+    *(
+        (target, "", "HorizontalPodAutoscaler", None, "spec/scaleTargetRef/name")
+        for target in ("Deployment", "ReplicationController", "ReplicaSet", "StatefulSet")
+    ),
+    ("ConfigMap", "v1", "Role", None, "rules/resourceNames"),
+    ("ConfigMap", "v1", "ClusterRole", None, "rules/resourceNames"),
+    ("ConfigMap", "v1", "Ingress", None, "metadata/annotations/[nginx.ingress.kubernetes.io/fastcgi-params-configmap]"),
+    ("Secret", "v1", "Ingress", None, "spec/tls/secretName"),
+    ("Secret", "v1", "Ingress", None, "metadata/annotations/[ingress.kubernetes.io/auth-secret]"),
+    ("Secret", "v1", "Ingress", None, "metadata/annotations/[nginx.ingress.kubernetes.io/auth-secret]"),
+    ("Secret", "v1", "Ingress", None, "metadata/annotations/[nginx.ingress.kubernetes.io/auth-tls-secret]"),
+    ("Secret", "v1", "ServiceAccount", None, "imagePullSecrets/name"),
+    *(
+        ("Secret", "v1", "StorageClass", None, f"parameters/{k}")
+        for k in ("secretName", "adminSecretName", "userSecretName", "secretRef")
+    ),
+    ("Secret", "v1", "Role", None, "rules/resourceNames"),
+    ("Secret", "v1", "ClusterRole", None, "rules/resourceNames"),
+    ("Secret", "v1", "Service", "serving.knative.dev", "spec/template/spec/containers/env/valueFrom/secretKeyRef/name"),
+    ("Secret", "v1", "PersistentVolume", None, "spec/azureFile/secretName"),
+    ("Service", "v1", "StatefulSet", "apps", "spec/serviceName"),
+    ("Service", "v1", "Ingress", None, "spec/rules/http/paths/backend/serviceName"),
+    ("Service", "v1", "Ingress", None, "spec/backend/serviceName"),
+    ("Service", "v1", "Ingress", None, "spec/rules/http/paths/backend/service/name"),
+    ("Service", "v1", "Ingress", None, "spec/defaultBackend/service/name"),
+    ("Service", "v1", "APIService", "apiregistration.k8s.io", "spec/service/name"),
+    ("Service", "v1", "ValidatingWebhookConfiguration", _ADMISSION, "webhooks/clientConfig/service"),
+    ("Service", "v1", "MutatingWebhookConfiguration", _ADMISSION, "webhooks/clientConfig/service"),
+    ("Role", "", "RoleBinding", _RBAC, "roleRef/name"),
+    ("ClusterRole", "", "RoleBinding", _RBAC, "roleRef/name"),
+    ("ClusterRole", "", "ClusterRoleBinding", _RBAC, "roleRef/name"),
+    ("ServiceAccount", "v1", "RoleBinding", _RBAC, "subjects"),
+    ("ServiceAccount", "v1", "ClusterRoleBinding", _RBAC, "subjects"),
+    ("PersistentVolume", "v1", "PersistentVolumeClaim", None, "spec/volumeName"),
+    ("PersistentVolume", "v1", "ClusterRole", None, "rules/resourceNames"),
+    ("StorageClass", "v1", "PersistentVolume", None, "spec/storageClassName"),
+    ("StorageClass", "v1", "PersistentVolumeClaim", None, "spec/storageClassName"),
+    ("StorageClass", "v1", "StatefulSet", None, "spec/volumeClaimTemplates/spec/storageClassName"),
+    ("IngressClass", "v1", "Ingress", None, "spec/ingressClassName"),
+    ("ValidatingAdmissionPolicy", "", "ValidatingAdmissionPolicyBinding", _ADMISSION, "spec/policyName"),
+)
+
+
+def _split(path: str) -> tuple[str, ...]:
+    head, bracket, rest = path.partition("/[")
+    if not bracket:
+        return tuple(path.split("/"))
+    return (*head.split("/"), rest.removesuffix("]"))
+
+
+def _reference_table() -> dict[str, list[tuple[str, str, str | None, tuple[str, ...]]]]:
+    """referrer kind -> [(referral kind, referral version, referrer group, path)], in namereference.go's order."""
+    table: dict[str, list[tuple[str, str, str | None, tuple[str, ...]]]] = {}
+    for target, version, kind, group, path in _OTHER_REFS[:4]:  # the scale targets come first in namereference.go
+        table.setdefault(kind, []).append((target, version, group, _split(path)))
+    for target, kinds, paths in _POD_REFS:
+        for kind in kinds:
+            for path in paths:
+                table.setdefault(kind, []).append((target, "v1", None, _split(f"{_POD_AT[kind]}/{path}")))
+    for target, version, kind, group, path in _OTHER_REFS[4:]:
+        table.setdefault(kind, []).append((target, version, group, _split(path)))
+    return table
+
+
+NAME_REFERENCES = _reference_table()
+
+
+def reference_sites(obj: dict) -> Iterator[tuple[str, str, tuple[str, ...], Any, Any]]:
+    """(referral kind, referral version, path, holder, key) of every field of ``obj`` that namereference.go names for
+    its kind: ``holder[key]`` is the name (a string), or a mapping with ``name`` (and ``namespace``)."""
+    api = obj.get("apiVersion")
+    group = (api if isinstance(api, str) else "").rpartition("/")[0]
+    for target, version, want_group, path in NAME_REFERENCES.get(str(obj.get("kind") or ""), ()):
+        if want_group is not None and group != want_group:
+            continue
+        nodes: list[tuple[Any, Any]] = [(None, obj)]
+        for step in path[:-1]:
+            nodes = [(None, v) for _, n in nodes for v in _step(n, step)]
+        for _, node in nodes:
+            for holder in node if isinstance(node, list) else [node]:
+                if not isinstance(holder, dict) or path[-1] not in holder:
+                    continue
+                value = holder[path[-1]]
+                if isinstance(value, list):
+                    yield from ((target, version, path, value, i) for i in range(len(value)))
+                else:
+                    yield target, version, path, holder, path[-1]
+
+
+def _step(node: Any, key: str) -> list[Any]:
+    if isinstance(node, list):
+        return [v for item in node for v in _step(item, key)]
+    value = node.get(key) if isinstance(node, dict) else None
+    return [] if value is None else [value]
+
 
 # commonlabels.go: where a label goes besides metadata.labels (selectors are the kinds', templates the pods').
 SELECTOR_PATHS = {
@@ -270,28 +397,6 @@ def retag(image: str, entry: Mapping[str, Any]) -> str:
     return name + (f":{tag}" if tag else "") + (f"@{digest}" if digest else "")
 
 
-def rewrite_references(obj: Any, renamed: Mapping[tuple[str, str], str]) -> None:
-    """The references of ``obj`` to renamed objects (``renamed``: (kind, old name) -> new name) follow the rename."""
-    stack: list[tuple[str, Any]] = [("", obj)]
-    while stack:
-        parent, node = stack.pop()
-        if isinstance(node, list):
-            stack.extend((parent, v) for v in node)
-            continue
-        if not isinstance(node, dict):
-            continue
-        for key, value in node.items():
-            if isinstance(value, str):
-                kinds = _REFERENCES.get((parent, key))
-                for kind in kinds or ():
-                    new = renamed.get((kind or str(node.get("kind") or ""), value))
-                    if new is not None:
-                        node[key] = new
-                        break
-            elif parent != "" or key != "metadata":
-                stack.append((key, value))
-
-
 __all__ = [
     "CLUSTER_SCOPED",
     "REPLICA_KINDS",
@@ -303,6 +408,7 @@ __all__ = [
     "json_patch",
     "merge",
     "retag",
-    "rewrite_references",
+    "NAME_REFERENCES",
+    "reference_sites",
     "set_all",
 ]

@@ -250,47 +250,65 @@ def name_problems(type_token: str, props: Any) -> list[NameProblem]:
 # validateSecretKeySelector (env[].valueFrom.configMapKeyRef/secretKeyRef.name: ValidateNameFunc(ValidateSecretName)),
 # validateConfigMapEnvSource and validateSecretEnvSource (envFrom[].configMapRef/secretRef.name: ValidateConfigMapName /
 # ValidateSecretName with prefix true, a trailing '-' allowed), ValidatePodSpec (serviceAccountName:
-# ValidateServiceAccountName). NOT validated there, so never judged: a configMap/secret volume's name and secretName,
-# projected sources' names, persistentVolumeClaim.claimName (only Required: validatePersistentClaimVolumeSource,
-# validateConfigMapVolumeSource, validateSecretVolumeSource, validateProjectionSources), imagePullSecrets names.
+# ValidateServiceAccountName). An empty name is refused too: a key selector runs the name function on "" (Invalid value),
+# an env source refuses it first (``len(...Name) == 0``: Required value); an empty serviceAccountName is skipped (the
+# default account). A KServe predictor's ``model`` is a container KServe merges into the runtime's (kserve v0.20.0
+# pkg/apis/serving/v1beta1/predictor.go:61 PredictorSpec.Model, predictor_model.go:43-53 ModelSpec inlining
+# PredictorExtensionSpec, predictor.go:122-135 inlining corev1.Container), so its env and envFrom are read as a
+# container's. NOT validated there, so never judged: a configMap/secret volume's name and
+# secretName, projected sources' names, persistentVolumeClaim.claimName (only Required:
+# validatePersistentClaimVolumeSource, validateConfigMapVolumeSource, validateSecretVolumeSource,
+# validateProjectionSources), imagePullSecrets names.
 @dataclass(frozen=True)
 class ReferenceProblem:
-    """One reference name of a pod spec the API server refuses: where, the value, why, and whether it reads as a
-    placeholder (an ALL_CAPS word, a pipeline token) rather than a name."""
+    """One reference name of a pod spec the API server refuses: where, the value, why, whether it reads as a
+    placeholder (an ALL_CAPS word, a pipeline token) rather than a name, and the error the API server gives."""
 
     where: str
     value: str
     why: str
     placeholder: bool
+    error: str = "Invalid value"
 
 
-def _reference(where: str, value: Any, prefix: bool) -> ReferenceProblem | None:
+def _reference(where: str, value: Any, prefix: bool, empty: bool = True) -> ReferenceProblem | None:
+    if value == "" and empty:
+        return ReferenceProblem(where, value, "the name is empty", False, "Required value" if prefix else "Invalid value")
     if not _judged(value):
         return None
     why = _why(value, (DNS_SUBDOMAIN, 253, _SUBDOMAIN_RULE), prefix=prefix)
     return None if why is None else ReferenceProblem(where, value, why, _placeholder(value))
 
 
+def _pod_containers(path: str, podspec: dict) -> list[tuple[str, dict]]:
+    """(path, container) of a pod spec's containers and init containers, and of a KServe predictor's model."""
+    found = [
+        (f"{path}.{key}[{i}]", as_dict(container))
+        for key in ("containers", "initContainers")
+        for i, container in enumerate(as_list(podspec.get(key)))
+    ]
+    if path.endswith("predictor") and isinstance(model := podspec.get("model"), dict):
+        found.append((f"{path}.model", model))
+    return found
+
+
 def reference_problems(pod_specs: list[tuple[str, dict]]) -> list[ReferenceProblem]:
     """The reference names of these pod specs (path, podspec) that the API server refuses (see the comment above)."""
     found: list[ReferenceProblem] = []
     for path, podspec in pod_specs:
-        problem = _reference(f"{path}.serviceAccountName", podspec.get("serviceAccountName"), False)
+        problem = _reference(f"{path}.serviceAccountName", podspec.get("serviceAccountName"), False, empty=False)
         if problem is not None:
             found.append(problem)
-        for key in ("containers", "initContainers"):
-            for i, container in enumerate(as_list(podspec.get(key))):
-                container = as_dict(container)
-                at = f"{path}.{key}[{i}]"
-                for j, env in enumerate(as_list(container.get("env"))):
-                    source = as_dict(as_dict(env).get("valueFrom"))
-                    for ref in ("configMapKeyRef", "secretKeyRef"):
-                        problem = _reference(f"{at}.env[{j}].valueFrom.{ref}.name", get(source, ref, "name"), False)
-                        if problem is not None:
-                            found.append(problem)
-                for j, env_from in enumerate(as_list(container.get("envFrom"))):
-                    for ref in ("configMapRef", "secretRef"):
-                        problem = _reference(f"{at}.envFrom[{j}].{ref}.name", get(as_dict(env_from), ref, "name"), True)
-                        if problem is not None:
-                            found.append(problem)
+        for at, container in _pod_containers(path, podspec):
+            for j, env in enumerate(as_list(container.get("env"))):
+                source = as_dict(as_dict(env).get("valueFrom"))
+                for ref in ("configMapKeyRef", "secretKeyRef"):
+                    problem = _reference(f"{at}.env[{j}].valueFrom.{ref}.name", get(source, ref, "name"), False)
+                    if problem is not None:
+                        found.append(problem)
+            for j, env_from in enumerate(as_list(container.get("envFrom"))):
+                for ref in ("configMapRef", "secretRef"):
+                    problem = _reference(f"{at}.envFrom[{j}].{ref}.name", get(as_dict(env_from), ref, "name"), True)
+                    if problem is not None:
+                        found.append(problem)
     return found

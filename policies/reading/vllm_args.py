@@ -296,18 +296,44 @@ def _flag(token: str) -> tuple[str, str | None] | None:
         return None
     name, eq, value = body.partition("=")
     # Underscores become dashes up to the first dot only: ``--kv_transfer_config.kv_connector`` keeps its key
-    # (vLLM 0.33.0 vllm/utils/argparse_utils.py:377-393, the pattern "everything between the first -- and the first .").
+    # (vLLM 0.33.0 vllm/utils/argparse_utils.py:377-393, the pattern "everything between the first -- and the first .";
+    # the file of the PyPI wheel vllm-0.33.0-cp38-abi3-manylinux_2_28_x86_64.whl, RECORD sha256
+    # 8K0sXmusIeO3NpvMku_MpiSv00XjGdn7Nn2O--cvv3E).
     head, dot, keys = name.partition(".")
     name = head.replace("_", "-") + dot + keys
     return _ALIASES.get(name, name), (value if eq else None)
 
 
+# vLLM's human-readable integers (vllm 0.33.0 wheel vllm/utils/argparse_utils.py:30-74 human_readable_int): a number
+# with a decimal suffix k/m/g/t (10**3..10**12, decimals allowed: 25.6k is 25600) or a binary suffix K/M/G/T
+# (2**10..2**40, a decimal refused), else a plain integer as Python's int() reads it, surrounding spaces stripped.
+_SUFFIXED_INT = re.compile(r"(\d+(?:\.\d+)?)([kKmMgGtT])")
+_SUFFIX_POWER = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def _suffixed_int(text: str) -> int | None:
+    """``text`` as vLLM's human_readable_int reads it, or None where it refuses it (see _SUFFIXED_INT)."""
+    text = text.strip()
+    match = _SUFFIXED_INT.fullmatch(text)
+    try:
+        if match is None:
+            return int(text)
+        number, suffix = match.groups()
+        if suffix.islower():
+            return int(float(number) * _SUFFIX_POWER[suffix])
+        return int(number) * _SUFFIX_POWER[suffix] if "." not in number else None
+    except (ValueError, OverflowError):
+        return None
+
+
 def _json_value(text: str) -> object:
-    """A dotted option's value as vLLM reads it: JSON when it parses, else the text (argparse_utils.py:476-484)."""
+    """A dotted option's value as vLLM reads it: JSON when it parses, else a human-readable integer (``80g``, ``1K``),
+    else the text (vllm 0.33.0 wheel vllm/utils/argparse_utils.py:476-485)."""
     try:
         return json.loads(text)
     except ValueError:
-        return text
+        number = _suffixed_int(text)
+        return text if number is None else number
 
 
 def _merge_into(target: dict, keys: list[str], value: object) -> None:

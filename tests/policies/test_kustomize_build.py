@@ -209,7 +209,7 @@ configMapGenerator:
     assert deployment["spec"]["template"]["spec"]["serviceAccountName"] == "prod-vllm"
     assert container["env"][1]["valueFrom"]["secretKeyRef"]["name"] == "hf"
     assert kinds["ConfigMap"].obj["data"] == {"MAX_MODEL_LEN": "8192"}
-    assert kinds["ConfigMap"].obj["metadata"]["name"] == "prod-settings"
+    assert kinds["ConfigMap"].obj["metadata"]["name"] == "prod-settings-2hb7mdkft5"  # kustomize v5.5.0 names it so
     # the patch file applied first, the inline patch (in the kustomization) last
     assert [Path(w[0]).name for w in kinds["Deployment"].touched] == ["gpu.yaml", "kustomization.yaml"]
     assert {Path(f).name for f, _ in built.patches} == {"gpu.yaml"}
@@ -273,3 +273,120 @@ def test_known_objects_are_reused_with_their_origin(tmp_path):
     built = build(str(tmp_path / "base"), {key: [(("deployment.yaml", 0, ()), BASE, (key, 0, 1))]})
     assert [o.origin for o in built.objects] == [("deployment.yaml", 0, ())]
     assert built.objects[0].obj is not BASE and not built.objects[0].changed
+
+
+# review48 items 1, 2, 4 and 5: each fixture is the reviewer's reproducer (/tmp/r48/k2-k5), and each expected value is
+# what `kubectl kustomize` (kustomize v5.5.0) printed for it.
+ISVC = {
+    "apiVersion": "serving.kserve.io/v1beta1",
+    "kind": "InferenceService",
+    "metadata": {"name": "llm"},
+    "spec": {
+        "predictor": {
+            "model": {
+                "modelFormat": {"name": "huggingface"},
+                "env": [{"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf-token", "key": "token"}}}],
+            }
+        }
+    },
+}
+
+
+def _isvc_secret(obj: dict) -> str:
+    return obj["spec"]["predictor"]["model"]["env"][0]["valueFrom"]["secretKeyRef"]["name"]
+
+
+def _by_kind(built) -> dict:
+    return {o.obj["kind"]: o.obj for o in built.objects}
+
+
+def test_a_prefix_rewrites_only_the_references_namereference_go_lists(tmp_path):
+    """namereference.go (api/v0.21.1:144-184) lists Secret references of Pod, Deployment, ... and of no custom kind: the
+    InferenceService keeps hf-token while the Secret becomes team-hf-token; the Deployment's reference follows."""
+    deployment = {**BASE, "metadata": {"name": "vllm"}}
+    deployment = yaml.safe_load(yaml.safe_dump(deployment).replace("name: hf\n", "name: hf-token\n"))
+    _write(tmp_path / "isvc.yaml", ISVC, deployment)
+    _write(
+        tmp_path / "secret.yaml",
+        {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "hf-token"}, "stringData": {"token": "abc"}},
+    )
+    _write(tmp_path / "kustomization.yaml", "namespace: llm\nnamePrefix: team-\nresources: [isvc.yaml, secret.yaml]\n")
+    kinds = _by_kind(build(str(tmp_path), {}))
+    assert kinds["Secret"]["metadata"]["name"] == "team-hf-token"
+    assert _isvc_secret(kinds["InferenceService"]) == "hf-token"
+    assert _container(kinds["Deployment"])["env"][1]["valueFrom"]["secretKeyRef"]["name"] == "team-hf-token"
+
+
+def test_generated_objects_get_the_name_hash_kustomize_gives_them(tmp_path):
+    """A generated Secret is named hf-token-dbdgd77ct8 (HashTransformer.go, hasher.go); a Deployment's reference
+    follows, an InferenceService's stays hf-token; disableNameSuffixHash (global or per entry) keeps the name."""
+    deployment = yaml.safe_load(yaml.safe_dump(BASE).replace("name: hf\n", "name: hf-token\n"))
+    _write(tmp_path / "isvc.yaml", ISVC, deployment)
+    _write(
+        tmp_path / "kustomization.yaml",
+        "namespace: llm\nresources: [isvc.yaml]\nsecretGenerator:\n- name: hf-token\n  literals: [token=abc]\n"
+        "configMapGenerator:\n- name: c\n  literals: [a=b]\n- name: plain\n  literals: [a=b]\n"
+        "  options: {disableNameSuffixHash: true}\n",
+    )
+    built = build(str(tmp_path), {})
+    names = {(o.obj["kind"], o.obj["metadata"]["name"]) for o in built.objects}
+    assert {("Secret", "hf-token-dbdgd77ct8"), ("ConfigMap", "c-4h2mbtbbt6"), ("ConfigMap", "plain")} <= names
+    kinds = _by_kind(built)
+    assert _isvc_secret(kinds["InferenceService"]) == "hf-token"
+    assert _container(kinds["Deployment"])["env"][1]["valueFrom"]["secretKeyRef"]["name"] == "hf-token-dbdgd77ct8"
+    _write(
+        tmp_path / "kustomization.yaml",
+        "generatorOptions: {disableNameSuffixHash: true}\nsecretGenerator:\n- name: hf-token\n  literals: [token=abc]\n",
+    )
+    assert [o.obj["metadata"]["name"] for o in build(str(tmp_path), {}).objects] == ["hf-token"]
+
+
+def test_namespace_sets_binding_subjects_and_a_pv_rename_reaches_the_claim(tmp_path):
+    """/tmp/r48/k2: the ClusterRoleBinding's subject follows its ServiceAccount (name and namespace, nameref.go
+    setMapping), a subject named default gets the namespace (namespace.go defaultOnly), a subject of another namespace
+    stays; the claim's volumeName follows the PersistentVolume (namereference.go PersistentVolume)."""
+    _write(
+        tmp_path / "base" / "all.yaml",
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "vllm"}},
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": {"name": "vllm-read"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+            "subjects": [
+                {"kind": "ServiceAccount", "name": "vllm", "namespace": "default"},
+                {"kind": "ServiceAccount", "name": "default"},
+                {"kind": "ServiceAccount", "name": "vllm", "namespace": "elsewhere"},
+            ],
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolume",
+            "metadata": {"name": "models-pv"},
+            "spec": {"nfs": {"server": "s", "path": "/m"}},
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": {"name": "models"},
+            "spec": {"volumeName": "models-pv"},
+        },
+    )
+    _write(tmp_path / "base" / "kustomization.yaml", "resources: [all.yaml]\n")
+    _write(tmp_path / "ov" / "kustomization.yaml", "namespace: serving\nnameSuffix: -v2\nresources: [../base]\n")
+    kinds = _by_kind(build(str(tmp_path / "ov"), {}))
+    assert kinds["ClusterRoleBinding"]["subjects"] == [
+        {"kind": "ServiceAccount", "name": "vllm-v2", "namespace": "serving"},
+        {"kind": "ServiceAccount", "name": "default", "namespace": "serving"},
+        {"kind": "ServiceAccount", "name": "vllm", "namespace": "elsewhere"},
+    ]
+    assert "namespace" not in kinds["PersistentVolume"]["metadata"]
+    assert kinds["PersistentVolumeClaim"]["spec"]["volumeName"] == "models-pv-v2"
+
+
+def test_a_resource_added_twice_is_not_built(tmp_path):
+    """kubectl: "may not add resource with an already registered id" (api/resmap/reswrangler.go:80)."""
+    _write(tmp_path / "isvc.yaml", ISVC)
+    _write(tmp_path / "kustomization.yaml", "resources: [isvc.yaml, isvc.yaml]\n")
+    built = build(str(tmp_path), {})
+    assert "twice" in built.skipped and built.objects == []

@@ -389,3 +389,44 @@ def test_a_cloud_run_service_names_secret_manager_secrets():
     obj = _pod_refs("Service", "serving.knative.dev/v1", {"run.googleapis.com/cpu-throttling": "false"})
     obj["spec"].pop("selector")
     assert not any("secretKeyRef" in m or "serviceAccountName" in m for _, m in _found(obj))
+
+
+def _isvc_model(**model: object) -> dict:
+    # The usual LLM InferenceService form, review48 item 6 (/tmp/r48/s26/c.yaml and d.yaml): env and envFrom on the
+    # predictor's model (kserve v0.20.0 pkg/apis/serving/v1beta1/predictor_model.go:43-53, a ModelSpec inlining a
+    # corev1.Container through PredictorExtensionSpec, predictor.go:122-135).
+    spec = {"modelFormat": {"name": "huggingface"}, "storageUri": "hf://Qwen/Qwen2.5-0.5B-Instruct", **model}
+    return {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "llm", "namespace": "llm"},
+        "spec": {"predictor": {"model": spec}},
+    }
+
+
+def test_a_kserve_model_s_env_and_env_from_are_read_as_a_container_s():
+    env = [{"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf_secret", "key": "token"}}}]
+    found = _found(_isvc_model(env=env, envFrom=[{"secretRef": {"name": "hf_secret"}}]))
+    assert [(level, m.split(" ", 1)[0]) for level, m in found] == [
+        ("advisory", "spec.predictor.model.env[0].valueFrom.secretKeyRef.name"),
+        ("advisory", "spec.predictor.model.envFrom[0].secretRef.name"),
+    ]
+    careful = [{"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf-secret", "key": "token"}}}]
+    assert _found(_isvc_model(env=careful, envFrom=[{"secretRef": {"name": "hf-secret"}}])) == []
+
+
+def test_an_empty_reference_name_is_refused():
+    # validateSecretKeySelector runs the name function on "" (Invalid value); validateSecretEnvSource refuses an empty
+    # name first (Required value); an empty serviceAccountName is skipped (kubernetes pkg/apis/core/validation).
+    obj = _pod_refs()
+    pod = obj["spec"]["template"]["spec"]
+    pod["serviceAccountName"] = ""
+    pod["containers"][0]["env"] = [{"name": "Z", "valueFrom": {"secretKeyRef": {"name": "", "key": "a"}}}]
+    pod["containers"][0]["envFrom"] = [{"secretRef": {"name": ""}}]
+    found = _found(obj)
+    assert [(level, m.split(" ", 2)[:2]) for level, m in found] == [
+        ("mandatory", ["spec.template.spec.containers[0].env[0].valueFrom.secretKeyRef.name", "'':"]),
+        ("mandatory", ["spec.template.spec.containers[0].envFrom[0].secretRef.name", "'':"]),
+    ]
+    assert "refuses the Deployment (name: Invalid value)" in found[0][1] and "name the object it reads" in found[0][1]
+    assert "refuses the Deployment (name: Required value)" in found[1][1]

@@ -1,5 +1,7 @@
 """Shared helpers: quantities, loose numbers, pod specs of every workload kind, vLLM arguments."""
 
+import json
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -258,6 +260,26 @@ def test_dotted_options_fold_into_their_json_object():
         "speculative-config": '{"num_speculative_tokens": -1}',
     }
     assert positional_tokens(tokens) == [(11, "qwen/Qwen3-8B")]
+
+
+def test_a_dotted_value_with_a_size_suffix_is_an_integer():
+    # Review48 item 8. vllm 0.33.0 wheel (vllm-0.33.0-cp38-abi3-manylinux_2_28_x86_64.whl, RECORD sha256
+    # 8K0sXmusIeO3NpvMku_MpiSv00XjGdn7Nn2O--cvv3E) vllm/utils/argparse_utils.py:476-485: a dotted value that is not JSON
+    # is read by human_readable_int (:30-74: k/m/g/t decimal, K/M/G/T binary with no decimals, else int()), else kept
+    # as text.
+    values = {"a": "80g", "b": "1K", "c": "25.6k", "d": "1.5K", "e": "1_000", "f": "NixlConnector", "g": "2T", "h": "7"}
+    tokens = [token for key, value in values.items() for token in (f"--x.{key}", value)]
+    assert json.loads(parse_vllm_args(tokens)["x"]) == {
+        "a": 80 * 10**9,
+        "b": 1024,
+        "c": 25600,
+        "d": "1.5K",
+        "e": 1000,
+        "f": "NixlConnector",
+        "g": 2 * 2**40,
+        "h": 7,
+    }
+    assert json.loads(parse_vllm_args(["--x.y", "9" * 400 + "k"])["x"]) == {"y": "9" * 400 + "k"}  # no traceback
 
 
 def test_a_no_flag_takes_no_value_and_the_later_of_a_pair_stays():

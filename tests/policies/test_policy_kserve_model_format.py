@@ -94,3 +94,16 @@ def test_a_format_no_runtime_selects_is_advice():
     # autoSelect false on a run's runtime: not picked when unnamed (predictor_model.go:155).
     objects = [_runtime("rt", {"name": "custom"}), _isvc("custom")]
     assert [lv for lv, _ in found_by(objects, POLICY)] == ["advisory"]
+
+
+def test_a_runtime_whose_formats_are_no_list_is_left_to_s26():
+    """Review48 item 7 (/tmp/r48/s63/a.yaml docs 5-6): supportedModelFormats written as a mapping is refused by the API
+    server (S26: not of type array), so the runtime never exists; S63 does not add that the controller refuses it."""
+    weird = _runtime("weird")
+    weird["spec"]["supportedModelFormats"] = {"name": "x"}
+    assert found_by([weird, _isvc("x", "weird")], POLICY) == []
+    weird["spec"]["supportedModelFormats"] = "x"
+    assert found_by([weird, _isvc("x", "weird")], POLICY) == []
+    # An absent field is a runtime that supports no format: named, it is refused by the controller.
+    del weird["spec"]["supportedModelFormats"]
+    assert [lv for lv, _ in found_by([weird, _isvc("x", "weird")], POLICY)] == ["mandatory"]
