@@ -67,6 +67,7 @@ KNATIVE_CLASS = "autoscaling.knative.dev/class"
 KNATIVE_METRIC = "autoscaling.knative.dev/metric"
 KNATIVE_HPA_CLASS = "hpa.autoscaling.knative.dev"
 _RESOURCE_METRICS = ("cpu", "memory")
+_REFUSED = "\0refused: "  # marks an _isvc_reason that is an admission refusal the files prove
 _WHY = (
     "vLLM is GPU-bound, so CPU never reaches the target and replicas never scale out; scale on "
     "vLLM queue depth or KV-cache usage (vllm:num_requests_waiting, vllm:kv_cache_usage_perc)"
@@ -99,6 +100,46 @@ def _knative_reason(predictor: dict, merged: dict, mode: str) -> str | None:
     )
 
 
+_KPA_METRICS = ("concurrency", "rps")
+
+
+def _knative_refusal(resource: Resource, predictor: dict, merged: dict) -> str | None:
+    """Why a Knative-mode GPU InferenceService on Knative's KPA class asks it for a cpu/memory metric, which is refused.
+
+    KServe's webhook checks spec.predictor.scaleMetric against the KPA's metrics unless the InferenceService's own
+    annotations pick Knative's HPA class (kserve v0.20.0 pkg/apis/serving/v1beta1/inference_service_validation.go:446-463
+    validateAutoScalingCompExtension, :636-660 validateKPAMetrics; AutoscalerAllowedKPAMetricsList = concurrency, rps in
+    pkg/constants/constants.go:265-293): `[cpu] is not a supported metric`, so the InferenceService is not admitted.
+    An autoscaling.knative.dev/metric annotation of cpu/memory is copied to the Knative Service with the KPA class KServe
+    sets when none is given (pkg/controller/v1alpha1/utils/utils.go SetAutoScalingAnnotations), and Knative's webhook
+    refuses a KPA metric other than concurrency or rps (knative/serving knative-v1.20.0
+    pkg/apis/autoscaling/annotation_validation.go:237-260 validateMetric), so no revision is ever created.
+    """
+    knative_class = merged.get(KNATIVE_CLASS, "kpa.autoscaling.knative.dev")
+    scale_metric = predictor.get("scaleMetric")
+    if (
+        isinstance(scale_metric, str)
+        and annotations_of(resource.props).get(KNATIVE_CLASS) != KNATIVE_HPA_CLASS
+        and scale_metric not in _KPA_METRICS
+    ):
+        return (
+            f"spec.predictor.scaleMetric {scale_metric} with Knative's KPA class (no {KNATIVE_CLASS} "
+            f"{KNATIVE_HPA_CLASS} on the InferenceService): KServe's webhook admits only concurrency or rps for the KPA "
+            f"and refuses the InferenceService ([{scale_metric}] is not a supported metric); scale on concurrency, or "
+            f"set {KNATIVE_CLASS}: {KNATIVE_HPA_CLASS} (which then scales the GPU pods on {scale_metric}, which does "
+            f"not follow the queue)"
+        )
+    metric = merged.get(KNATIVE_METRIC)
+    if scale_metric is None and knative_class == "kpa.autoscaling.knative.dev" and isinstance(metric, str) and metric:
+        if metric not in _KPA_METRICS:
+            return (
+                f"annotation {KNATIVE_METRIC} {metric} with Knative's KPA class: Knative's webhook accepts only "
+                f"concurrency or rps for the KPA and refuses the Knative Service KServe creates (invalid value: "
+                f"{metric}: {KNATIVE_METRIC}), so the predictor never gets a revision; scale on concurrency"
+            )
+    return None
+
+
 def _fixed_size(predictor: dict) -> bool:
     """True when KServe's HPA for this predictor has maxReplicas == minReplicas, so no signal ever scales it.
 
@@ -126,6 +167,11 @@ def _isvc_reason(resource: Resource, default_mode: str) -> str | None:
         else f"{mode} (no {KSERVE_DEPLOYMENT_MODE} annotation: setting kserveDefaultDeploymentMode)"
     )
     if mode in KNATIVE_MODES:
+        refusal = _knative_refusal(resource, predictor, merged)
+        if refusal is not None:
+            # Refused at admission: blocking when the InferenceService's own annotation makes it Knative-mode.
+            message = f"deploymentMode {shown_mode}: {refusal}"
+            return _REFUSED + message if annotated else message
         reason = _knative_reason(predictor, merged, shown_mode)
         return reason
     autoscaler = merged.get(AUTOSCALER_CLASS)
@@ -378,7 +424,11 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     for resource in resources:
         if resource.type == ISVC_TYPE:
             reason = _isvc_reason(resource, config["kserveDefaultDeploymentMode"])
-            if reason is not None:
+            if reason is not None and reason.startswith(_REFUSED):
+                findings.append((resource.name, reason[len(_REFUSED) :]))  # refused at admission: never serves
+            elif reason is not None and "webhook" in reason:
+                findings.append((resource.name, unproven(reason)))  # refused only if the cluster's default is Knative
+            elif reason is not None:
                 # The cluster's default deployment mode is not in the manifest: read from the setting, unproven.
                 findings.append((resource.name, unproven(f"{reason}; {_WHY}")))  # a risk either way (docstring)
         elif resource.type in HPA_TYPES or resource.type == SCALED_OBJECT_TYPE:
@@ -403,6 +453,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 POLICY = Policy(
     name="gpu-workload-no-resource-metric-hpa",
     description=(
+        "A Knative-mode GPU InferenceService that asks the KPA for a cpu/memory metric (scaleMetric, autoscaling.knative.dev/metric) is refused at admission; "
         "GPU InferenceServices, NIMServices, HPAs and KEDA ScaledObjects on GPU model servers (vLLM, Triton, TGI, "
         "SGLang, NIM, ...) should scale on a load metric, not on CPU or memory (advice: CPU may still reach the target), and never aim a 0-1 fraction metric at a "
         "percentage; an HPA or ScaledObject whose target is in another file is advised on when its name, labels or "

@@ -22,8 +22,8 @@ from policies.reading.engines import hub_model
 from policies.reading.model_ids import MODEL_ENV, REVISION_ENV
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
-# Keys a ConfigMap names its model under besides model_ids.MODEL_ENV (an application's own settings).
-_MODEL_KEYS = (*MODEL_ENV, "MODEL_NAME", "HF_MODEL_NAME", "MODEL_REPO_ID")
+# Keys a ConfigMap names its model under: the common spellings (model_ids.MODEL_ENV holds an application's own too).
+_MODEL_KEYS = MODEL_ENV
 
 
 def _check(resource: Resource, config: dict) -> list[str]:

@@ -21,7 +21,23 @@ from policies.reading.vllm_args import parse_vllm_args
 
 # Flags naming the model (normalised: dashes, no leading --), in the order a reader prefers them.
 MODEL_FLAGS = ("model-id", "model", "model-path", "model-name-or-path", "pretrained-model-name-or-path", "hf-model-id")
-MODEL_ENV = ("MODEL_ID", "HF_MODEL_ID", "MODEL_NAME_OR_PATH", "HF_MODEL", "MODEL_REPO", "MODEL")
+# LLM_MODEL_ID: OPEA's native text-generation server loads the model this variable names
+# (opea-project/GenAIComps@e17e6bd5 comps/llms/src/text-generation/integrations/native.py:33, model_revision "main"
+# at :82); MODEL_NAME, HF_MODEL_NAME, MODEL_REPO_ID: the names ConfigMaps of spent sets give an entrypoint
+# (config_revision_pinned, spent set 34 shenoyabhijith/llama-k8s-deployment k8s/configmap.yaml@d710e32). Only a value
+# shaped as a Hub id (engines.hub_model) counts, and only in a GPU pod of no known engine.
+MODEL_ENV = (
+    "MODEL_ID",
+    "HF_MODEL_ID",
+    "MODEL_NAME_OR_PATH",
+    "HF_MODEL",
+    "MODEL_REPO",
+    "MODEL",
+    "LLM_MODEL_ID",
+    "MODEL_NAME",
+    "HF_MODEL_NAME",
+    "MODEL_REPO_ID",
+)
 REVISION_FLAGS = ("revision", "model-revision")
 REVISION_ENV = ("REVISION", "MODEL_REVISION", "HF_REVISION", "HF_MODEL_REVISION")
 TRUST_FLAGS = ("trust-remote-code",)

@@ -150,3 +150,37 @@ def test_an_optional_token_for_a_gated_model_of_an_unknown_engine_is_advice():
     # The careful form: the same Secret, required.
     del container["env"][1]["valueFrom"]["secretKeyRef"]["optional"]
     assert found_by([optional], S37) == []
+
+
+def _config_map(name: str, data: dict) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}
+
+
+# OPEA's native text-generation server loads the model LLM_MODEL_ID names
+# (opea-project/GenAIComps@e17e6bd5a77d0c69269a492f9a20e8fe07184217 comps/llms/src/text-generation/integrations/native.py:33);
+# a run hands it over from a ConfigMap (envFrom), the form of spent sets' OPEA-style manifests (brief forms48 #2).
+LLM_CONFIG = _config_map("llm-config", {"LLM_MODEL_ID": "Qwen/Qwen2.5-0.5B-Instruct"})
+NATIVE = _deployment(
+    "textgen-native",
+    {"name": "server", "image": "opea/llm-textgen-gaudi:1.2", "envFrom": [{"configMapRef": {"name": "llm-config"}}]},
+)
+
+
+def test_a_model_id_from_a_config_map_is_read_through_env_from():
+    [(level, message)] = found_by([LLM_CONFIG, NATIVE], POLICY)
+    assert level == "advisory"
+    assert message.startswith("container server: env LLM_MODEL_ID names the Hugging Face model Qwen/Qwen2.5-0.5B-Instruct")
+
+
+def test_a_config_map_with_a_pinned_revision_stays_silent():
+    pinned = _config_map(
+        "llm-config",
+        {"LLM_MODEL_ID": "Qwen/Qwen2.5-0.5B-Instruct", "MODEL_REVISION": "7ae557604adf67be50417f59c2c2f167def9a775"},
+    )
+    assert found_by([pinned, NATIVE], POLICY) == []
+
+
+def test_a_client_without_a_gpu_naming_llm_model_id_stays_silent():
+    client = copy.deepcopy(NATIVE)
+    client["spec"]["template"]["spec"]["containers"][0]["resources"] = {"limits": {"memory": "1Gi"}}
+    assert found_by([LLM_CONFIG, client], POLICY) == []

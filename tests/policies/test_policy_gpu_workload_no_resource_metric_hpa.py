@@ -306,3 +306,49 @@ def test_a_predictor_that_can_grow_still_fires():
         f"set and no custom metric is set, so KServe builds an HPA on 80% CPU (KServe DefaultCPUUtilization = 80); {WHY}"
     ]
     assert messages(POLICY, isvc(fixed_size(maxReplicas=2.0))) != []
+
+
+# Knative's KPA class takes only concurrency or rps. KServe's webhook refuses a predictor scaleMetric of cpu/memory
+# under it (kserve v0.20.0 pkg/apis/serving/v1beta1/inference_service_validation.go:446-463, 636-660), and Knative's
+# webhook refuses an autoscaling.knative.dev/metric annotation of cpu/memory under it (knative/serving knative-v1.20.0
+# pkg/apis/autoscaling/annotation_validation.go:237-260), which KServe copies onto the Knative Service it creates.
+def _enforcements(props, config=None):
+    pack_config = {POLICY.name: config} if config is not None else None
+    return [(v.enforcement, v.message) for v in evaluate([isvc(props)], pack_config, policies=[POLICY])]
+
+
+def test_serverless_scale_metric_cpu_on_the_kpa_is_refused_and_blocks():
+    props = serverless()
+    props["spec"]["predictor"].update(scaleMetric="cpu", scaleTarget=80)
+    [(level, message)] = _enforcements(props)
+    assert level == "mandatory"
+    assert "spec.predictor.scaleMetric cpu with Knative's KPA class" in message
+    assert "[cpu] is not a supported metric" in message
+
+
+def test_serverless_knative_metric_annotation_cpu_on_the_kpa_is_refused_and_blocks():
+    [(level, message)] = _enforcements(serverless(**{"autoscaling.knative.dev/metric": "cpu"}))
+    assert level == "mandatory"
+    assert message.startswith(
+        "deploymentMode Serverless (annotation serving.kserve.io/deploymentMode): annotation "
+        "autoscaling.knative.dev/metric cpu with Knative's KPA class"
+    )
+
+
+def test_a_refusal_read_from_the_default_mode_setting_is_advice():
+    props = serverless(None)
+    props["spec"]["predictor"]["scaleMetric"] = "memory"
+    [(level, message)] = _enforcements(props)
+    assert level == "advisory"
+    assert "[memory] is not a supported metric" in message
+
+
+def test_careful_serverless_forms_stay_quiet():
+    props = serverless()
+    props["spec"]["predictor"]["scaleMetric"] = "concurrency"
+    assert _enforcements(props) == []
+    # Knative's HPA class takes cpu: admitted (and then advised on as CPU scaling of a GPU workload).
+    props = serverless(**{"autoscaling.knative.dev/class": "hpa.autoscaling.knative.dev"})
+    props["spec"]["predictor"]["scaleMetric"] = "cpu"
+    [(level, _)] = _enforcements(props)
+    assert level == "advisory"
