@@ -180,3 +180,51 @@ def pod_scripts(podspec: Mapping) -> list[str]:
         for container in (c for c in as_list(podspec.get(key)) if isinstance(c, dict)):
             texts.extend(_scripts(container, volumes))
     return texts
+
+
+_CREATE = re.compile(r"""\bollama(?:[ \t]|\\\n)+create(?:[ \t]|\\\n)+["']?([^\s"';&|)]+)""")
+# The model a call of the server's pull/create API names in its JSON body ("name" or "model"), quotes escaped or not.
+_API_NAME = re.compile(r"""\\?["'](?:name|model)\\?["']\s*:\s*\\?["']([^"'\\\s]+)""")
+_LIBRARY = ("registry.ollama.ai/library/", "ollama.com/library/", "library/")
+
+
+def model_key(model: str) -> str:
+    """An Ollama model reference as the server stores it: the library namespace dropped, lower case, tag ``latest``
+    when none is written (ollama/ollama v0.32.15 types/model/name.go:39-42: default namespace library, tag latest), so ``llama3`` and ``library/llama3:latest`` are one model."""
+    model = model.strip().strip("\"'").lower()
+    for prefix in _LIBRARY:
+        if model.startswith(prefix):
+            model = model[len(prefix) :]
+            break
+    return model if ":" in model.rpartition("/")[2] else f"{model}:latest"
+
+
+def pod_pull_names(podspec: Mapping) -> tuple[list[str], bool]:
+    """(models, known): every Ollama model the pod pulls, runs or creates at start (``model_key`` form), and False
+    when a pull the pod makes names a model the files do not resolve (a variable, an API call whose body is not read)."""
+    found: list[str] = []
+    known = True
+    volumes = {
+        str(v.get("name")): str(get(v, "configMap", "name"))
+        for v in (as_dict(v) for v in as_list(podspec.get("volumes")))
+        if get(v, "configMap", "name")
+    }
+    for key in ("initContainers", "containers"):
+        for container in (c for c in as_list(podspec.get(key)) if isinstance(c, dict)):
+            env = env_values(container)
+            for text in _scripts(container, volumes):
+                if not PULLS.search(text):
+                    continue
+                words = [m for match in _PULL.finditer(text) for m in (_models(match.group(1), env, text) or ["$"])]
+                words += [_resolve(match.group(1), env, text) or "$" for match in _CREATE.finditer(text)]
+                if "/api/" in text:
+                    api = _API_NAME.findall(text)
+                    words += api or ["$"]
+                if not words:
+                    known = False
+                for word in words:
+                    if "$" in word or "{" in word:
+                        known = False
+                    elif model_key(word) not in found:
+                        found.append(model_key(word))
+    return found, known
