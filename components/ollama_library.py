@@ -1,6 +1,7 @@
 """Which Ollama library model names and sizes exist: the rows of ollama_library.toml.
 
-Each row names a library family, the parameter sizes its tags start with and the page that lists them. A row with an
+Each row names a library family, the parameter sizes its tags start with, optionally the size its bare name (tag
+latest) pulls, and the page that lists them. A row with an
 unknown or missing field, or a size that is not a number followed by m or b, fails the load naming the row and the
 field.
 """
@@ -15,7 +16,7 @@ from typing import Optional
 from .parse_cache import read_toml
 
 TABLE = Path(__file__).with_name("ollama_library.toml")
-_FIELDS = ("name", "sizes", "source")
+_FIELDS = ("name", "sizes", "source", "latest")
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?[mb])(?:-|$)")
 _LIBRARY = ("registry.ollama.ai/library/", "ollama.com/library/", "library/")
 
@@ -27,6 +28,7 @@ class Family:
     name: str
     sizes: tuple[str, ...]
     source: str
+    latest: Optional[str] = None  # the size the bare name (tag latest) pulls, one of sizes
 
 
 def _load(path: Path = TABLE) -> dict[str, Family]:
@@ -38,9 +40,12 @@ def _load(path: Path = TABLE) -> dict[str, Family]:
         sizes = row.get("sizes")
         if not isinstance(sizes, list) or not sizes or not all(isinstance(s, str) and _SIZE.match(s) for s in sizes):
             missing.append("sizes")
+        latest = row.get("latest")
+        if latest is not None and latest not in (sizes or ()):
+            missing.append("latest")
         if unknown or missing:
             raise ValueError(f"{where}: unknown fields {unknown}, missing, empty or malformed {missing}")
-        found[row["name"]] = Family(row["name"], tuple(sizes), row["source"])
+        found[row["name"]] = Family(row["name"], tuple(sizes), row["source"], latest)
     return found
 
 

@@ -110,7 +110,7 @@ _ENTRIES = (
     Entry("G", 7, "probe port exposed"),
     Entry("G", 8, "CPU / memory requests"),
     Entry("G", 9, "CPU limits"),
-    Entry("G", 10, "memory limits"),
+    Entry("G", 10, "memory limits: set, and on a CPU-only model server (Ollama, llama.cpp, LocalAI) above the model it loads"),
     Entry("G", 11, "memory request == limit / Guaranteed QoS"),
     Entry("G", 12, "limit / request ratio"),
     Entry("G", 13, "GPU limit present / GPU requests == limits"),

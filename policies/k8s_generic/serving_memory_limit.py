@@ -1,4 +1,4 @@
-"""G10: a model-server container needs a memory limit.
+"""G10: a model-server container needs a memory limit, and a CPU-only one a limit above the model it loads.
 
 Loading weights goes through host memory, vLLM's CPU swap space and /dev/shm (a memory-backed
 emptyDir) live there too, and tokenisation grows with traffic; with no limit one replica can push
@@ -12,6 +12,10 @@ charts/kserve-resources/values.yaml:88-95, files/common/configmap-patch.yaml:137
 built-in runtime's (config/runtimes/kserve-huggingfaceserver.yaml:34-40, kserve-vllmserver.yaml:45-51: 2Gi). A GPU LLM
 server needs more host memory than that while it loads, so the advice names the figure it gets (below 8Gi) and the
 OOM-kill at load it risks (advice: the cluster's config may give more).
+
+A CPU-only server (Ollama, llama.cpp, LocalAI with no GPU in any form) whose limit is below the estimated weights of
+the model it loads is advised too (policies/reading/cpu_model_memory.py: sizes from the Ollama tag or library table,
+the GGUF file's name).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from policies.framework import Policy, Resource, unproven
 from policies.k8s_generic.serving_resource_requests import RUNTIME_ALONE
 from policies.kube import as_quantity, get, gpu_count, split_type, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
+from policies.reading.cpu_model_memory import cpu_model_shortfalls
 from policies.reading.gateway_apps import app_containers
 from policies.reading.kserve_runtime import effective_resources, unclaimed_runtime_resources
 from policies.reading.limit_ranges import namespace_default
@@ -49,6 +54,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             found.extend(_kserve_filled(s.label, s.engine, s.container, resources, merged))
     found.extend(_kubeai_profile(resource))
     found.extend(_unlimited_apps(resource))
+    found.extend(cpu_model_shortfalls(resource))
     server = operator_server(resource)
     if server is not None and server.memory_limit is None:
         found.append(

@@ -32,7 +32,7 @@ from policies.reading.ollama_pulls import pod_pulls
 from policies.reading.serving import container_argv, engine_row
 
 # Bits per weight of each ggml quantization's block (module docstring), by the tag's spelling (lower case, prefix).
-_BITS = {
+BITS = {
     "q2_k": 2.625,
     "q3_k": 3.4375,
     "q4_k": 4.5,
@@ -64,7 +64,7 @@ def weights_floor(model: str) -> Optional[float]:
         if (found := _COUNT.match(token)) is not None:
             count = float(found.group(1)) * (1e9 if found.group(2) == "b" else 1e6)
         elif _QUANT_LIKE.match(token):
-            bits = next((b for name, b in _BITS.items() if token.startswith(name)), 0.0)
+            bits = next((b for name, b in BITS.items() if token.startswith(name)), 0.0)
     if count is None or bits == 0.0:
         return None
     return count * 0.9 * (bits or _DEFAULT_BITS) / 8
@@ -83,7 +83,7 @@ def _servers(podspec: Mapping) -> list[dict]:
     return found
 
 
-def _holds_gpu(podspec: Mapping) -> bool:
+def holds_gpu(podspec: Mapping) -> bool:
     """True when the pod may reach a GPU in any form: an accelerator resource, a DRA claim (resourceClaims or
     resources.claims), a runtime class, NVIDIA's device variable, or a GPU node it selects or tolerates (the
     ollama/ollama image sets NVIDIA_VISIBLE_DEVICES=all itself, v0.5.4 Dockerfile:196-197, so on a node whose
@@ -100,7 +100,7 @@ def _holds_gpu(podspec: Mapping) -> bool:
 def oversized_pulls(path: str, podspec: Mapping) -> list[str]:
     """A finding for each model the pod pulls whose weights exceed every Ollama server container's memory limit."""
     models = pod_pulls(podspec)
-    servers = _servers(podspec) if models and not _holds_gpu(podspec) else []
+    servers = _servers(podspec) if models and not holds_gpu(podspec) else []
     limits = [as_quantity(get(c, "resources", "limits", "memory")) for c in servers]
     if not servers or any(limit is None for limit in limits):
         return []
