@@ -179,6 +179,14 @@ def _check(resource: Resource, config: dict) -> list[str]:
     # A pod that runs to completion installs once per run: serving-start-installs advises (session 24 review F7).
     unpinned = [i for i in start_installs(resource) if i.bare and not i.completes]
     for install in unpinned:
+        if install.file:
+            messages.append(
+                f"{install.where}: installs the requirements file {install.requirement[3:]} at every start without "
+                f"--require-hashes: its entries are not in the files read, and any it leaves unpinned resolve to whatever "
+                f"the package index holds that day (the start fails when the index is unreachable); pin every entry with "
+                f"its hash (pip install --require-hashes) or bake the packages into the image"
+            )
+            continue
         messages.append(
             f"{install.where}: installs {install.requirement} with no pinned version at every start, so each restart may "
             f"run a release nobody tested; pin it (name==version) or bake it into the image"

@@ -44,6 +44,7 @@ class Install:
     requirement: str
     pinned: bool
     completes: bool = False  # the pod runs to completion (a Job): it installs at each run, not each server start
+    file: bool = False  # a requirements file (``-r FILE``): its entries are not in the files read
 
     @property
     def bare(self) -> bool:
@@ -72,8 +73,9 @@ def _words(text: str) -> tuple[str, ...]:
 
 
 def command_installs(text: str, where: str) -> list[Install]:
-    """The packages the install commands of a command line name (requirement files and git+ URLs are not listed:
-    a file's content is not in the manifest, and serving-code-pinned reads git+ URLs)."""
+    """The packages the install commands of a command line name, and each requirements file it installs without
+    --require-hashes (as one Install with ``file``: its entries are not in the manifest); git+ URLs are
+    serving-code-pinned's."""
     text = text.replace("\\\n", " ")  # a backslash-newline continues the command
     words = [w for part in re.split(r"(;|&&|\|\||\||&|\n)", text) for w in ([part] if part in _SEPARATORS else _words(part))]
     found: list[Install] = []
@@ -91,8 +93,15 @@ def command_installs(text: str, where: str) -> list[Install]:
             i = j
             continue
         j += 1
+        files: list[str] = []
+        hashed = False
         while j < len(words) and words[j] not in _SEPARATORS:
             word = words[j]
+            if word in ("-r", "--requirement") and j + 1 < len(words) and words[j + 1] not in _SEPARATORS:
+                files.append(words[j + 1])
+            elif word.startswith("--requirement="):
+                files.append(word.split("=", 1)[1])
+            hashed = hashed or word == "--require-hashes"
             if word in _VALUED:
                 j += 2
                 continue
@@ -100,6 +109,11 @@ def command_installs(text: str, where: str) -> list[Install]:
             if not word.startswith("-") and "git+" not in word and not local and word.lower() not in _INSTALLER_ITSELF:
                 found.append(Install(where, word, pinned(word, conda=tool in ("conda", "mamba", "micromamba"))))
             j += 1
+        # A requirements file (pip's -r): what it lists is not in the files read. With --require-hashes pip refuses
+        # any entry without a hash, and a hash names one file of one release (pypa/pip docs/html/topics/secure-installs.md
+        # "Hash-checking Mode", pip >= 8.0: "Hashes are required for all requirements"), so it is pinned; without,
+        # whatever it leaves open is resolved against the index at each start.
+        found += [Install(where, f"-r {f}", hashed, file=True) for f in files if tool != "conda" and f and not hashed]
         i = j
     return found
 

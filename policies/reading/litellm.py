@@ -8,11 +8,14 @@ bounded loader) to a mapping whose ``model_list`` is a list.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterator
 
 from components.loading import Limits, LoadError, load_yaml
-from policies.kube import as_dict
+from policies.kube import as_dict, as_list
+from policies.reading.mounted_scripts import mounted_config_files
 
 CONFIG_MAP_TYPE = "kubernetes:core/v1:ConfigMap"
 _LIMITS = Limits("a ConfigMap's LiteLLM configuration", max_bytes=1 << 20, max_depth=64, max_nodes=200_000, max_documents=1)
@@ -49,3 +52,82 @@ def seconds(value: Any) -> float | None:
         except ValueError:
             return None
     return None
+
+
+# How long LiteLLM lets one model call run (BerriAI/litellm litellm/router.py@f292d1ae7d83f2bc07c80c10d1a61bf63cb087bd,
+# Router._get_timeout, _get_stream_timeout, _get_non_stream_timeout): a streamed call takes the deployment's
+# litellm_params.stream_timeout, else the router's stream_timeout; any call (and a stream without one) the deployment's
+# litellm_params.timeout or request_timeout, else the router's timeout (router_settings.timeout). Beneath the router,
+# litellm.request_timeout (litellm_settings.request_timeout; default 6000 s, litellm/__init__.py@89c6992f
+# "request_timeout: float = 6000") bounds a call no router setting bounds.
+
+
+@dataclass(frozen=True)
+class CallTimeout:
+    """The longest a call of one kind runs through a LiteLLM proxy, as its configuration states it."""
+
+    seconds: float
+    where: str  # e.g. "model_list[1].litellm_params.timeout"
+    stream: bool
+
+
+def _first(places: list[tuple[str, Any]]) -> tuple[str, float] | None:
+    for where, value in places:
+        value_s = seconds(value)
+        if value_s is not None and value_s > 0:
+            return where, value_s
+    return None
+
+
+def call_timeouts(config: dict) -> list[CallTimeout]:
+    """The stated bound of each model's non-streamed and streamed calls (only what the configuration writes: a call no
+    setting bounds gets LiteLLM's 6000 s default, which this leaves to the caller's assumption)."""
+    router, settings = as_dict(config.get("router_settings")), as_dict(config.get("litellm_settings"))
+    found: list[CallTimeout] = []
+    for i, model in enumerate(as_list(config.get("model_list"))):
+        params = as_dict(as_dict(model).get("litellm_params"))
+        base = f"model_list[{i}].litellm_params"
+        plain = _first(
+            [
+                (f"{base}.timeout", params.get("timeout")),
+                (f"{base}.request_timeout", params.get("request_timeout")),
+                ("router_settings.timeout", router.get("timeout")),
+                ("litellm_settings.request_timeout", settings.get("request_timeout")),
+            ]
+        )
+        stream = _first(
+            [
+                (f"{base}.stream_timeout", params.get("stream_timeout")),
+                ("router_settings.stream_timeout", router.get("stream_timeout")),
+            ]
+        )
+        if plain is not None:
+            found.append(CallTimeout(plain[1], plain[0], False))
+        if stream is not None:
+            found.append(CallTimeout(stream[1], stream[0], True))
+    return found
+
+
+def mounted_configs(podspec: Mapping, container: Mapping) -> list[tuple[str, dict]]:
+    """(path in the container, parsed config) of each LiteLLM configuration a ConfigMap of the files read mounts into
+    ``container`` (policies/reading/mounted_scripts.mounted_config_files)."""
+    found = []
+    for file, text in mounted_config_files(podspec, container).items():
+        if "model_list" in text:
+            config = _parse(text)
+            if isinstance(config, dict) and isinstance(config.get("model_list"), list):
+                found.append((file, config))
+    return found
+
+
+def longest_call(podspec: Mapping, container: Mapping, stream: bool | None = None) -> tuple[float, str] | None:
+    """(seconds, where) of the longest call the LiteLLM configuration mounted into ``container`` lets run (only
+    streamed calls, only non-streamed ones, or either for None), or None when it states none."""
+    best: tuple[float, str] | None = None
+    for file, config in mounted_configs(podspec, container):
+        for timeout in call_timeouts(config):
+            if stream is not None and timeout.stream != stream:
+                continue
+            if best is None or timeout.seconds > best[0]:
+                best = (timeout.seconds, f"{file} {timeout.where}")
+    return best

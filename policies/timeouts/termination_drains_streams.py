@@ -38,7 +38,9 @@ from policies.kube import WORKLOAD_TYPES, as_float, fmt_number, get
 from policies.llmisvc_presets import own_shutdown_timeout
 from policies.reading import route_path as path
 from policies.reading.engines import EngineServer, env_values, table_servers
+from policies.reading.gateway_apps import AppContainer, app_containers
 from policies.reading.kserve_runtime import predictor_runtime
+from policies.reading.litellm import longest_call
 from policies.reading.serve_apps import ray_serve_apps
 from policies.reading.serving import GPU_SERVER, model_servers, takes_requests
 from policies.reading.vllm_args import vllm_servers
@@ -204,6 +206,34 @@ def _unknown_engine_drain(label: str, container: dict, podspec: dict, longest: f
     return messages
 
 
+def _app_drain(app: AppContainer, default_longest: float) -> list[str]:
+    """S10 for a serving-path app of components/serving_apps.toml (a LiteLLM proxy, a router, a gateway) that holds a
+    model call open for as long as the model generates: on scale-in or rollout the kubelet kills it when the grace
+    period ends, whatever the model behind it is still sending, and without a preStop hook it gets SIGTERM while the
+    Service and load balancers still route new calls to it. The longest call is the app's own where its configuration
+    states one (a LiteLLM config mounted from a ConfigMap: policies/reading/litellm.py longest_call), else the
+    maxRequestSeconds setting's assumption. Advisory: how long the app's calls really run is the clients' choice."""
+    pre_stop = get(app.container, "lifecycle", "preStop")
+    grace, sleep = _grace(app.podspec), pre_stop_sleep(pre_stop)
+    stated = longest_call(app.podspec, app.container) if app.app.name == "litellm" else None
+    longest = stated[0] if stated is not None else default_longest
+    why = f"its configuration {stated[1]}" if stated is not None else "setting maxRequestSeconds"
+    what = app.app.display
+    messages: list[str] = []
+    if not isinstance(pre_stop, dict) or not pre_stop:
+        messages.append(
+            f"{app.label}: no preStop hook on this {what}: the pod gets SIGTERM while the Service and load balancers "
+            f"still send it model calls; sleep in preStop until they have deregistered it"
+        )
+    if grace < sleep + longest:
+        messages.append(
+            f"{app.label}: terminationGracePeriodSeconds {path.fmt(grace)[:-1]} < preStop {path.fmt(sleep)} + longest "
+            f"model call {path.fmt(longest)} ({why}): the kubelet cuts the {what}'s calls in flight (long generations) "
+            f"on scale-in and rollout"
+        )
+    return [unproven(m) for m in messages]
+
+
 def _vllm_drain(resource: Resource, server: Any, config: dict, default_longest: float) -> list[str]:
     """S10 for one vLLM server: its preStop hook, grace period and --shutdown-timeout against the longest request.
 
@@ -281,6 +311,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
     for unknown in model_servers(resource):
         if unknown.engine == GPU_SERVER and takes_requests(resource, unknown.path, unknown.container):
             messages += _unknown_engine_drain(unknown.label, unknown.container, unknown.podspec, default_longest)
+    for proxy in app_containers(resource):
+        messages += _app_drain(proxy, default_longest)
     for app in ray_serve_apps(resource):
         if app.graceful_shutdown < default_longest:
             messages.append(
@@ -295,7 +327,11 @@ def _check(resource: Resource, config: dict) -> list[str]:
 
 POLICY = Policy(
     name="termination-drains-streams",
-    description="A vLLM pod's preStop and terminationGracePeriodSeconds let the longest request finish on scale-down.",
+    description=(
+        "A model server's pod (vLLM and every engine of the table) and a serving-path app's pod (a LiteLLM proxy, a router: "
+        "advice, with the app's own configured call timeout) have a preStop hook and a terminationGracePeriodSeconds that "
+        "let the longest request finish on scale-down."
+    ),
     catalog="S10",
     severity="high",
     enforcement="mandatory",

@@ -18,8 +18,9 @@ import re
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_float, as_list, get, name_of, split_type
 from policies.llmisvc_presets import own_shutdown_timeout
-from policies.reading import edge
+from policies.reading import edge, litellm
 from policies.reading import route_path as path
+from policies.reading.gateway_apps import app_containers
 from policies.reading.serving import ModelServer, container_argv, model_servers
 from policies.reading.vllm_args import vllm_servers
 
@@ -57,6 +58,40 @@ def _longest_request(resource: Resource) -> float | None:
         return None
     drains = [d for s in vllm_servers(resource) if (d := as_float(s.args.get("shutdown-timeout")))]
     return max(drains) if drains else None
+
+
+def _proxy_chains(resources: list[Resource], albs: list[Resource], selectors: dict) -> list[tuple[str, str]]:
+    """An ALB Ingress whose written idle timeout is below the longest non-streamed call the LiteLLM proxy behind it
+    allows (its mounted configuration: policies/reading/litellm.py longest_call; BerriAI/litellm litellm/router.py
+    Router._get_non_stream_timeout). A non-streamed reply sends no byte until it is done, so the ALB answers 504 at its
+    idle timeout while LiteLLM still waits for the model: the outer layer cuts what the inner one allows. Advisory: the
+    calls may all be streamed, or shorter than the configuration allows."""
+    found: list[tuple[str, str]] = []
+    for w in resources:
+        calls = [
+            c
+            for a in app_containers(w)
+            if a.app.name == "litellm" and (c := litellm.longest_call(a.podspec, a.container, stream=False))
+        ]
+        if not calls:
+            continue
+        longest, where = max(calls)
+        services = path.workload_services(w, selectors)
+        for alb in albs:
+            idle, explicit = path.alb_idle_seconds(alb)
+            if explicit and longest > idle and set(path.ingress_backends(alb)) & services:
+                found.append(
+                    (
+                        w.name,
+                        unproven(
+                            f"its LiteLLM proxy lets a model call run {path.fmt(longest)} ({where}), but ALB Ingress "
+                            f"{alb.name} (idle_timeout.timeout_seconds={path.fmt(idle)[:-1]}) cuts a reply that sends no "
+                            f"byte for {path.fmt(idle)} (a non-streamed generation) with 504 while LiteLLM still waits; "
+                            f"raise the idle timeout above the proxy's timeout, or lower the proxy's to it"
+                        ),
+                    )
+                )
+    return found
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
@@ -135,7 +170,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 findings.append(
                     (r.name, f"{route.label}: {path.fmt(inner)} is below the longest request {path.fmt(longest)} {w.name} serves")
                 )
-    findings += _gke_and_nginx(resources, workloads, selectors)
+    findings += _proxy_chains(resources, albs, selectors) + _gke_and_nginx(resources, workloads, selectors)
     findings += _gke_default(resources, selectors)
     findings += _gke_gateway_default(resources, selectors)
     return sorted(set(findings))

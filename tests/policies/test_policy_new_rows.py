@@ -525,6 +525,7 @@ def test_command_line_installs():
     )
     assert [(i.requirement, i.pinned, i.bare) for i in got] == [
         ("huggingface_hub", False, True),
+        ("-r requirements.txt", False, True),  # a requirements file without --require-hashes (forms48)
         ("vllm==0.33.0", True, False),
         ("numpy=1.26", True, False),
         ("torch>=2", False, False),

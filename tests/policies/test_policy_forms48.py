@@ -1,0 +1,182 @@
+"""Session 48 forms: a LiteLLM proxy's own timeouts as the inner layer (S9) and the longest call its pod must drain
+(S10), and a requirements file installed at every start (S31)."""
+
+from __future__ import annotations
+
+import copy
+
+from policy_fixtures import found_by
+
+from policies.reading.installs import command_installs
+
+# A LiteLLM proxy with its config.yaml in a ConfigMap (BerriAI/litellm docs/my-website/docs/proxy/configs.md: model_list,
+# litellm_params.timeout / stream_timeout, router_settings.timeout, litellm_settings.request_timeout; Router
+# _get_timeout at litellm/router.py@f292d1ae7d83f2bc07c80c10d1a61bf63cb087bd), behind an ip-target ALB whose idle
+# timeout is 600 s: the form of kk137/litellm-eks-public@eb9b447a08b7c522b3d6d5d35c8bc2badcadb272 04-configmap.yaml
+# (stream_timeout 900 per model, router_settings timeout 1200), 05-deployment.yaml (grace 60, no preStop), 07-ingress.yaml
+# (ip target, idle_timeout.timeout_seconds=600), reduced here (brief forms48 #3, #4).
+CONFIG = {
+    "apiVersion": "v1",
+    "kind": "ConfigMap",
+    "metadata": {"name": "litellm-config", "namespace": "llm"},
+    "data": {
+        "config.yaml": (
+            "model_list:\n"
+            "  - model_name: claude\n"
+            "    litellm_params:\n"
+            "      model: bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0\n"
+            "      timeout: 1200\n"
+            "      stream_timeout: 900\n"
+            "router_settings:\n"
+            "  timeout: 1200\n"
+        )
+    },
+}
+PROXY = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "litellm", "namespace": "llm"},
+    "spec": {
+        "selector": {"matchLabels": {"app": "litellm"}},
+        "template": {
+            "metadata": {"labels": {"app": "litellm"}},
+            "spec": {
+                "terminationGracePeriodSeconds": 60,
+                "containers": [
+                    {
+                        "name": "litellm",
+                        "image": "ghcr.io/berriai/litellm:main-v1.55.8",
+                        "args": ["--config", "/app/config.yaml", "--port", "4000"],
+                        "volumeMounts": [{"name": "config", "mountPath": "/app/config.yaml", "subPath": "config.yaml"}],
+                    }
+                ],
+                "volumes": [{"name": "config", "configMap": {"name": "litellm-config"}}],
+            },
+        },
+    },
+}
+SERVICE = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "litellm", "namespace": "llm"},
+    "spec": {"selector": {"app": "litellm"}, "ports": [{"port": 4000, "targetPort": 4000}]},
+}
+INGRESS = {
+    "apiVersion": "networking.k8s.io/v1",
+    "kind": "Ingress",
+    "metadata": {
+        "name": "litellm",
+        "namespace": "llm",
+        "annotations": {
+            "alb.ingress.kubernetes.io/target-type": "ip",
+            "alb.ingress.kubernetes.io/load-balancer-attributes": "idle_timeout.timeout_seconds=600",
+        },
+    },
+    "spec": {
+        "ingressClassName": "alb",
+        "rules": [
+            {
+                "http": {
+                    "paths": [
+                        {
+                            "path": "/",
+                            "pathType": "Prefix",
+                            "backend": {"service": {"name": "litellm", "port": {"number": 4000}}},
+                        }
+                    ]
+                }
+            }
+        ],
+    },
+}
+
+
+def test_a_litellm_proxy_without_a_drain_is_advised_with_its_own_timeout():
+    found = found_by([CONFIG, PROXY, SERVICE, INGRESS], "termination-drains-streams")
+    assert [level for level, _ in found] == ["advisory", "advisory"]
+    assert found[0][1].startswith("container litellm: no preStop hook on this LiteLLM proxy")
+    assert found[1][1] == (
+        "container litellm: terminationGracePeriodSeconds 60 < preStop 0s + longest model call 1200s (its configuration "
+        "/app/config.yaml model_list[0].litellm_params.timeout): the kubelet cuts the LiteLLM proxy's calls in flight "
+        "(long generations) on scale-in and rollout"
+    )
+
+
+def test_a_litellm_proxy_that_drains_its_longest_call_stays_silent():
+    careful = copy.deepcopy(PROXY)
+    spec = careful["spec"]["template"]["spec"]
+    spec["terminationGracePeriodSeconds"] = 1300
+    spec["containers"][0]["lifecycle"] = {"preStop": {"sleep": {"seconds": 30}}}
+    assert found_by([CONFIG, careful, SERVICE, INGRESS], "termination-drains-streams") == []
+
+
+def test_an_alb_idle_timeout_below_the_litellm_timeout_is_advised():
+    [(level, message)] = found_by([CONFIG, PROXY, SERVICE, INGRESS], "timeout-chain-ordered")
+    assert level == "advisory"
+    assert message.startswith(
+        "its LiteLLM proxy lets a model call run 1200s (/app/config.yaml model_list[0].litellm_params.timeout), but ALB Ingress"
+    )
+    assert "(idle_timeout.timeout_seconds=600) cuts a reply that sends no byte for 600s" in message
+
+
+def test_an_alb_idle_timeout_above_the_litellm_timeout_stays_silent():
+    careful = copy.deepcopy(INGRESS)
+    careful["metadata"]["annotations"]["alb.ingress.kubernetes.io/load-balancer-attributes"] = "idle_timeout.timeout_seconds=1300"
+    assert found_by([CONFIG, PROXY, SERVICE, careful], "timeout-chain-ordered") == []
+
+
+# An init container that pip-installs a requirements file into an emptyDir at every pod start (brief forms48 #5).
+def _pod_with(command: str) -> dict:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "server"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "s"}},
+            "template": {
+                "metadata": {"labels": {"app": "s"}},
+                "spec": {
+                    "initContainers": [
+                        {
+                            "name": "deps",
+                            "image": "python:3.11-slim",
+                            "command": ["sh", "-c", command],
+                            "volumeMounts": [{"name": "deps", "mountPath": "/deps"}],
+                        }
+                    ],
+                    "containers": [
+                        {
+                            "name": "app",
+                            "image": "python:3.11-slim",
+                            "command": ["python", "/app/server.py"],
+                            "resources": {"limits": {"nvidia.com/gpu": 1}},
+                            "volumeMounts": [{"name": "deps", "mountPath": "/deps"}],
+                        }
+                    ],
+                    "volumes": [{"name": "deps", "emptyDir": {}}],
+                },
+            },
+        },
+    }
+
+
+def test_a_requirements_file_installed_at_every_start_is_advised():
+    [(level, message)] = found_by([_pod_with("pip install --target /deps -r /app/requirements.txt")], "serving-code-pinned")
+    assert level == "advisory"
+    assert message.startswith(
+        "container deps: installs the requirements file /app/requirements.txt at every start without --require-hashes"
+    )
+
+
+def test_a_hash_checked_requirements_file_stays_silent():
+    pod = _pod_with("pip install --require-hashes --target /deps -r /app/requirements.txt")
+    assert found_by([pod], "serving-code-pinned") == []
+    assert found_by([pod], "serving-start-installs") == []
+
+
+def test_requirement_file_spellings():
+    assert [i.requirement for i in command_installs("pip install --requirement=req.txt && pip3 install -r b.txt", "c")] == [
+        "-r req.txt",
+        "-r b.txt",
+    ]
+    assert command_installs("conda install -n env numpy==1.26.4", "c")[0].file is False
