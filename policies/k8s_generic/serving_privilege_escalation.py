@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, container_label, get, pod_specs, split_type
+from policies.kube import WORKLOAD_TYPES, as_list, container_label, get, pod_specs, split_type
 from policies.reading.chat_ui_backends import ui_app
 from policies.reading.edge import INGRESS_TYPES, ingress_backend_ports
 from policies.reading.exposure import publications
@@ -45,13 +45,15 @@ def _published(resources: list[Resource]) -> list[tuple[Resource, str]]:
     edges = [(pub.resource, pub.what, set(pub.services)) for pub in publications(resources)]
     # ALB and gce-class Ingresses, which publications() leaves to their own G32 policies, publish their backends too.
     edges += [
-        (r, f"Ingress {get(r.props, 'metadata', 'name')}", {name for name, _ in ingress_backend_ports(r)})
+        (r, f"Ingress {get(r.props, 'metadata', 'name')}", {n for n, _ in ingress_backend_ports(r) if isinstance(n, str)})
         for r in resources
         if r.type in INGRESS_TYPES and isinstance(r.props, dict)
     ]
     for owner, what, names in edges:
         for service in services:
-            if get(service.props, "metadata", "name") in names and _same_namespace(service, owner):
+            # A mistyped name (a list, a mapping) names no Service: only a string is looked up.
+            name = get(service.props, "metadata", "name")
+            if isinstance(name, str) and name in names and _same_namespace(service, owner):
                 found.append((service, what))
     for service in services:
         kind = get(service.props, "spec", "type")
@@ -74,7 +76,7 @@ def _serving(resource: Resource) -> list[tuple[str, dict, str]]:
             seen.add(id(app.container))
             out.append((app.path, app.container, app.app.display))
     for path, podspec in pod_specs(resource):
-        for container in (c for c in podspec.get("containers") or [] if isinstance(c, dict)):
+        for container in (c for c in as_list(podspec.get("containers")) if isinstance(c, dict)):
             ui = ui_app(container)
             if ui is not None and id(container) not in seen:
                 seen.add(id(container))
