@@ -251,6 +251,7 @@ def _named_source(label: str, named: ModelId) -> dict:
         trust_flag=named.trust or "",
         trust_unproven=True,
         generic=named.field,
+        generic_unpinnable=not named.pinnable,
     )
 
 
@@ -453,6 +454,15 @@ def _unpinned(source: dict, repo: str) -> str:
             f"the operator downloads whatever the repository's main branch holds whenever it fetches the model, and "
             f"pods started at different times can serve different snapshots; set {source['revision_flag']} to a "
             f"commit SHA (if the operator takes none, serve the weights from a volume filled at a commit)"
+        )
+    if source.get("generic_unpinnable"):
+        # OPEA's native server loads LLM_MODEL_ID at revision "main", hardcoded (GenAIComps@e17e6bd5
+        # comps/llms/src/text-generation/integrations/native.py:33 and :82): no revision setting reaches it.
+        return unproven(
+            f"{label}: {source['generic']} names the Hugging Face model {repo}, and the server that reads it loads "
+            f"the main branch whatever the files set (it takes no revision: a MODEL_REVISION beside it is not read), "
+            f"so each pod serves whatever the repository holds when it starts; bake the weights into the image or "
+            f"mount a snapshot downloaded at a commit SHA and point {source['generic'][4:]} at its local path"
         )
     if source.get("generic"):
         return unproven(

@@ -23,7 +23,8 @@ from policies.reading.vllm_args import parse_vllm_args
 MODEL_FLAGS = ("model-id", "model", "model-path", "model-name-or-path", "pretrained-model-name-or-path", "hf-model-id")
 # LLM_MODEL_ID: OPEA's native text-generation server loads the model this variable names
 # (opea-project/GenAIComps@e17e6bd5 comps/llms/src/text-generation/integrations/native.py:33, model_revision "main"
-# at :82); MODEL_NAME, HF_MODEL_NAME, MODEL_REPO_ID: the names ConfigMaps of spent sets give an entrypoint
+# at :82, also at 2dce237a :33 and :82; no variable sets the revision, so a REVISION beside it pins nothing:
+# UNPINNABLE_ENV); MODEL_NAME, HF_MODEL_NAME, MODEL_REPO_ID: the names ConfigMaps of spent sets give an entrypoint
 # (config_revision_pinned, spent set 34 shenoyabhijith/llama-k8s-deployment k8s/configmap.yaml@d710e32). Only a value
 # shaped as a Hub id (engines.hub_model) counts, and only in a GPU pod of no known engine.
 MODEL_ENV = (
@@ -38,6 +39,8 @@ MODEL_ENV = (
     "HF_MODEL_NAME",
     "MODEL_REPO_ID",
 )
+# Variables whose reader hardcodes the revision (see LLM_MODEL_ID above): no flag or variable beside them pins it.
+UNPINNABLE_ENV = frozenset({"LLM_MODEL_ID"})
 REVISION_FLAGS = ("revision", "model-revision")
 REVISION_ENV = ("REVISION", "MODEL_REVISION", "HF_REVISION", "HF_MODEL_REVISION")
 TRUST_FLAGS = ("trust-remote-code",)
@@ -56,6 +59,7 @@ class ModelId:
     revision: Optional[str]
     revision_field: Optional[str]
     trust: Optional[str]  # the flag or variable that turns remote code on, or None
+    pinnable: bool = True  # False when the reader of ``field`` takes no revision (UNPINNABLE_ENV)
 
 
 def model_id(container: Mapping) -> Optional[ModelId]:
@@ -78,6 +82,8 @@ def model_id(container: Mapping) -> Optional[ModelId]:
     trust = trust or next((f"env {n}" for n in TRUST_ENV if str(env.get(n, "")).strip().lower() in _TRUE), None)
     if not field and trust is None:
         return None
+    if field.startswith("env ") and field[4:] in UNPINNABLE_ENV:
+        return ModelId(model, field, None, None, trust, pinnable=False)
     revision, revision_field = None, None
     for flag in REVISION_FLAGS:
         if args.get(flag):

@@ -172,12 +172,25 @@ def test_a_model_id_from_a_config_map_is_read_through_env_from():
     assert message.startswith("container server: env LLM_MODEL_ID names the Hugging Face model Qwen/Qwen2.5-0.5B-Instruct")
 
 
-def test_a_config_map_with_a_pinned_revision_stays_silent():
-    pinned = _config_map(
+def test_a_revision_beside_llm_model_id_pins_nothing():
+    """OPEA's native server loads LLM_MODEL_ID with model_revision "main" hardcoded
+    (opea-project/GenAIComps@2dce237a93d079a973c0ef6ae75cfc0b9ae8310d comps/llms/src/text-generation/integrations/native.py:33
+    and :82; review48b item 1, /tmp/r48b/s17/a.yaml): a MODEL_REVISION in the ConfigMap is never read, so the model
+    stays unpinned, and the advice is a local snapshot, not a revision setting the server has not got."""
+    with_revision = _config_map(
         "llm-config",
         {"LLM_MODEL_ID": "Qwen/Qwen2.5-0.5B-Instruct", "MODEL_REVISION": "7ae557604adf67be50417f59c2c2f167def9a775"},
     )
-    assert found_by([pinned, NATIVE], POLICY) == []
+    for config in (with_revision, LLM_CONFIG):
+        [(level, message)] = found_by([config, NATIVE], POLICY)
+        assert level == "advisory"
+        assert "takes no revision" in message and "--revision" not in message
+        assert message.endswith("point LLM_MODEL_ID at its local path")
+
+
+def test_llm_model_id_naming_a_mounted_snapshot_stays_silent():
+    local = _config_map("llm-config", {"LLM_MODEL_ID": "/models/qwen2.5-0.5b-instruct-7ae5576"})
+    assert found_by([local, NATIVE], POLICY) == []
 
 
 def test_a_client_without_a_gpu_naming_llm_model_id_stays_silent():
