@@ -97,13 +97,16 @@ def command_installs(text: str, where: str) -> list[Install]:
         hashed = False
         while j < len(words) and words[j] not in _SEPARATORS:
             word = words[j]
-            if word in ("-r", "--requirement") and j + 1 < len(words) and words[j + 1] not in _SEPARATORS:
+            # An option's value is the next word unless that word ends the command or is another option (a
+            # malformed `pip install -r && ...` or `-r -r x` names no file "&&" or "-r").
+            operand = j + 1 < len(words) and words[j + 1] not in _SEPARATORS and not words[j + 1].startswith("-")
+            if word in ("-r", "--requirement") and operand:
                 files.append(words[j + 1])
             elif word.startswith("--requirement="):
                 files.append(word.split("=", 1)[1])
             hashed = hashed or word == "--require-hashes"
             if word in _VALUED:
-                j += 2
+                j += 2 if operand else 1
                 continue
             local = word.startswith((".", "/", "~")) or word.endswith(".whl")  # a path in the image, not the index
             if not word.startswith("-") and "git+" not in word and not local and word.lower() not in _INSTALLER_ITSELF:

@@ -8,6 +8,7 @@ bounded loader) to a mapping whose ``model_list`` is a list.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -41,17 +42,19 @@ def litellm_configs(resource: Any) -> Iterator[tuple[str, dict]]:
 
 
 def seconds(value: Any) -> float | None:
-    """A timeout LiteLLM reads as seconds (an int or float; a numeric string), else None."""
+    """A timeout LiteLLM reads as seconds (a finite int or float; a numeric string), else None."""
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
+        number = float(value)
+    elif isinstance(value, str):
         try:
-            return float(value.strip())
+            number = float(value.strip())
         except ValueError:
             return None
-    return None
+    else:
+        return None
+    return number if math.isfinite(number) else None  # YAML 1e400 or .inf is no timeout a reader can state
 
 
 # How long LiteLLM lets one model call run (BerriAI/litellm litellm/router.py@f292d1ae7d83f2bc07c80c10d1a61bf63cb087bd,

@@ -8,6 +8,7 @@ import copy
 from policy_fixtures import found_by
 
 from policies.reading.installs import command_installs
+from policies.reading.litellm import seconds
 
 # A LiteLLM proxy with its config.yaml in a ConfigMap (BerriAI/litellm docs/my-website/docs/proxy/configs.md: model_list,
 # litellm_params.timeout / stream_timeout, router_settings.timeout, litellm_settings.request_timeout; Router
@@ -180,3 +181,15 @@ def test_requirement_file_spellings():
         "-r b.txt",
     ]
     assert command_installs("conda install -n env numpy==1.26.4", "c")[0].file is False
+
+
+def test_malformed_requirement_operands_name_no_file():
+    """review48b item 3 (/tmp/r48b/bad/b.yaml): `-r` followed by `&&` or by another option names no file, and the
+    command after `&&` is not read as packages of the first install."""
+    found = command_installs("pip install -r && pip install -r -r x", "c")
+    assert [i.requirement for i in found] == ["-r x"]
+
+
+def test_a_non_finite_litellm_timeout_is_no_timeout():
+    """review48b item 3: `timeout: 1e400` is YAML inf; S9 and S10 said "longest model call infs"."""
+    assert [seconds(v) for v in (1e400, "1e400", float("nan"), ".inf", 600, "30.5")] == [None, None, None, None, 600.0, 30.5]
