@@ -36,7 +36,15 @@ from policies.kube import (
     requests_gpu,
     split_type,
 )
-from policies.reading.installs import Install, command_installs, runtime_env_installs, runtime_env_urls, runtime_envs
+from policies.reading.installs import (
+    Install,
+    command_installs,
+    file_installs,
+    runtime_env_installs,
+    runtime_env_urls,
+    runtime_envs,
+)
+from policies.reading.mounted_scripts import mounted_config_files
 from policies.reading.serving import SERVE_CONFIG, model_servers, serve_config
 
 # A URL path segment that names a branch or "latest" rather than a commit or a release.
@@ -106,7 +114,13 @@ def _start_installs(resource: Resource) -> list[Install]:
         runs = _runs_to_completion(resource, podspec)
         for container in containers(podspec, init=True):
             label = container_label(path, container)
-            found += [replace(i, completes=runs) for i in command_installs(_script(container), label)]
+            installs = command_installs(_script(container), label)
+            # A requirements file a ConfigMap of the files read mounts is read (review48b item 2), as LiteLLM's config.
+            mounted = mounted_config_files(podspec, container) if any(i.file for i in installs) else {}
+            for install in installs:
+                text = mounted.get(install.requirement[3:]) if install.file else None
+                for one in file_installs(install, text) if text is not None else [install]:
+                    found.append(replace(one, completes=runs))
     for where, env in ray_runtime_envs(resource):
         found += runtime_env_installs(env, where)
     return found

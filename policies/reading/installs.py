@@ -16,7 +16,7 @@ import posixpath
 import re
 import shlex
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Optional
 
@@ -95,6 +95,7 @@ def command_installs(text: str, where: str) -> list[Install]:
         j += 1
         files: list[str] = []
         hashed = False
+        no_index, links = False, []
         while j < len(words) and words[j] not in _SEPARATORS:
             word = words[j]
             # An option's value is the next word unless that word ends the command or is another option (a
@@ -105,6 +106,11 @@ def command_installs(text: str, where: str) -> list[Install]:
             elif word.startswith("--requirement="):
                 files.append(word.split("=", 1)[1])
             hashed = hashed or word == "--require-hashes"
+            no_index = no_index or word == "--no-index"
+            if word in ("-f", "--find-links") and operand:
+                links.append(words[j + 1])
+            elif word.startswith("--find-links="):
+                links.append(word.split("=", 1)[1])
             if word in _VALUED:
                 j += 2 if operand else 1
                 continue
@@ -116,8 +122,25 @@ def command_installs(text: str, where: str) -> list[Install]:
         # any entry without a hash, and a hash names one file of one release (pypa/pip docs/html/topics/secure-installs.md
         # "Hash-checking Mode", pip >= 8.0: "Hashes are required for all requirements"), so it is pinned; without,
         # whatever it leaves open is resolved against the index at each start.
+        # With --no-index and only local --find-links, pip resolves against the folders the image holds, not an index
+        # (pypa/pip docs/html/cli/pip_install.rst "--no-index: Ignore package index (only looking at --find-links
+        # URLs instead)"): nothing moves with the day, as with hashes.
+        hashed = hashed or (no_index and all("://" not in link for link in links))
         found += [Install(where, f"-r {f}", hashed, file=True) for f in files if tool != "conda" and f and not hashed]
         i = j
+    return found
+
+
+def file_installs(install: Install, text: str) -> list[Install]:
+    """The requirements a requirements file (``install``, a ``-r FILE`` whose text the files read hold: a ConfigMap
+    mounted at FILE) lists, each an Install of its own; a nested ``-r`` stays a file; other option lines are skipped."""
+    found = []
+    for raw in text.splitlines():
+        line = raw.split(" #", 1)[0].strip()
+        if line.startswith(("-r ", "--requirement ")):
+            found.append(replace(install, requirement=f"-r {line.split(None, 1)[1].strip()}"))
+        elif line and not line.startswith(("#", "-")):
+            found.append(replace(install, requirement=line, pinned=pinned(line), file=False))
     return found
 
 

@@ -193,3 +193,28 @@ def test_malformed_requirement_operands_name_no_file():
 def test_a_non_finite_litellm_timeout_is_no_timeout():
     """review48b item 3: `timeout: 1e400` is YAML inf; S9 and S10 said "longest model call infs"."""
     assert [seconds(v) for v in (1e400, "1e400", float("nan"), ".inf", 600, "30.5")] == [None, None, None, None, 600.0, 30.5]
+
+
+def test_no_index_with_local_find_links_is_no_index_install():
+    """review48b item 2 (/tmp/r48b/s31/a.yaml): --no-index with local --find-links resolves against the image's
+    folders only (pip install --no-index), so it is advised no more than --require-hashes; a remote link still is."""
+    pod = _pod_with("pip install --no-index --find-links /wheels -r /app/requirements.txt")
+    assert found_by([pod], "serving-code-pinned") == []
+    assert command_installs("pip install --no-index -f https://x/wheels -r r.txt", "c")[0].file
+
+
+def test_a_requirements_file_mounted_from_a_config_map_is_read():
+    """review48b item 2: the file's entries are in the files read when a ConfigMap of the run mounts it."""
+    pod = _pod_with("pip install -r /app/reqs/requirements.txt")
+    spec = pod["spec"]["template"]["spec"]
+    spec.setdefault("volumes", []).append({"name": "r", "configMap": {"name": "reqs"}})
+    spec["initContainers"][0]["volumeMounts"].append({"name": "r", "mountPath": "/app/reqs"})
+    reqs = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "reqs"},
+        "data": {"requirements.txt": "fastapi==0.115.0\n# c\ntransformers\n"},
+    }
+    messages = [m for _, m in found_by([reqs, pod], "serving-code-pinned")]
+    assert messages and not any("requirements file" in m for m in messages)
+    assert any("installs transformers with no pinned version" in m for m in messages)
