@@ -49,6 +49,8 @@ def _fields_checked(where: str, row: Any, fields: Any) -> None:
 
 def _row(name: str, row: Any) -> App:
     where = f"{TABLE.name} [apps.{name}]"
+    if isinstance(row, dict):
+        row = {"alive_only": [], **row}  # optional: most apps state no liveness-only path
     _fields_checked(where, row, _FIELDS)
     for field in _LISTS:
         value = row[field]
