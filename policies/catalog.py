@@ -184,6 +184,7 @@ _ENTRIES = (
     Entry("G", 82, "an autoscaler's metric is read where it is asked for (KEDA's query API, a scrape the NetworkPolicies admit)"),
     Entry("G", 83, "a claim that pre-binds a PersistentVolume asks for what that volume offers (access modes, size, class)"),
     Entry("G", 84, "a non-root pod writing to a claim can write it (fsGroup or an init that owns the folder)"),
+    Entry("G", 85, "an Ingress names the class its annotations are written for"),
 )
 
 

@@ -45,6 +45,7 @@ from policies.gpu import (
 from policies.ingress import (
     egress_allows_dns,
     external_gce_ingress_guarded,
+    ingress_class_named,
     ingress_controller_admitted,
     internet_facing_alb_guarded,
     istio_allow_path_prefix,
@@ -377,6 +378,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     metrics_served.POLICY,
     network_policy_selects_pods.POLICY,
     ingress_controller_admitted.POLICY,
+    ingress_class_named.POLICY,
     memory_emptydir_size_limit.POLICY,
     pod_template_api_valid.POLICY,
     kserve_model_mount.POLICY,
