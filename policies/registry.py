@@ -142,6 +142,7 @@ from policies.karpenter import (
 
 # Issue 18: what KServe, KubeRay, the EFA plugin and Karpenter do with what a stack renders.
 from policies.models import (
+    client_model_served,
     config_revision_pinned,
     debug_switches_off,
     downloads_fail_loudly,
@@ -247,6 +248,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     serving_code_pinned.POLICY,
     serving_start_installs.POLICY,
     lora_adapter_asked.POLICY,
+    client_model_served.POLICY,
     manifest_readable.POLICY,
     manifest_is_kubernetes.POLICY,
     fill_in_models.POLICY,
