@@ -93,11 +93,7 @@ _ENTRIES = (
     Entry("S", 54, "a client is told no larger context window than its vLLM server serves"),
     Entry("S", 55, "a vLLM server's command line names the model it serves"),
     Entry("S", 56, "the server's image ships the backend its models need"),
-    Entry(
-        "S",
-        57,
-        "an Ollama server's model store outlives the pod, or the pod pulls its models; a client asks Ollama for a model the run pulls",
-    ),
+    Entry("S", 57, "an Ollama model store outlives the pod, or the pod pulls its models; a client asks for one it pulls"),
     Entry("S", 58, "a KEDA trigger gives the metadata its scaler requires"),
     Entry("S", 59, "a client of a server loading LoRA adapters asks for an adapter by name"),
     Entry("S", 60, "a KV-cache-aware scheduler gets the KV events it scores by"),

@@ -25,6 +25,7 @@ from policies.autoscaling import (
     replica_spread,
     scrape_and_scaler_reach,
     throughput_signal,
+    utilization_requests,
 )
 from policies.crd import validation_rules, validation_rules_unevaluated
 from policies.derived import derived_object_valid, progress_deadline, requests_within_limits
@@ -307,6 +308,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     hpa_behavior.UNSET_POLICY,
     one_autoscaler.POLICY,
     replica_spread.POLICY,
+    utilization_requests.POLICY,
     averaged_twice.POLICY,
     ami_family_published.POLICY,
     shared_claim_class.POLICY,

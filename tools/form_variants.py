@@ -57,9 +57,6 @@ EXPECTED: dict[tuple[str, str], str] = {
     "(policies/scopes.py variants); merged into one file the later definition wins, as kubectl apply makes it",
     ("explicit-namespace", "namespace-set"): "G38 reports the objects that state no namespace; the rewrite states one "
     "on each, so there is nothing left to report",
-    ("merge-folder", "namespace-set"): "G38 reports once per file where no object states a namespace, naming the "
-    "file's objects in its message on the first one: merged into one file, the folder's objects are named in one "
-    "finding instead of one per file (policies/k8s_generic/namespace_set.py)",
     ("split-files", "one-autoscaler-per-workload"): "the same reading the other way: two autoscalers of one file are "
     "applied together (mandatory), in two files they may be alternatives (advisory)",
 }

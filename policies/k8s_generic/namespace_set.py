@@ -13,8 +13,9 @@ NamespaceScoped() is true) and the custom kinds whose pinned CRD says `scope: Na
 crds/, PROVENANCE.md: KServe v0.20.0, KubeRay v1.7.0, LWS v0.10.0, KEDA v2.20.2, prometheus-operator v0.93.0,
 Gateway API v1.6.1, Istio 1.30.3, Karpenter v1.14.1 CapacityBuffer); an unknown custom kind may be cluster-scoped.
 
-One finding per file when every judged object of the file lacks the namespace (naming the objects; the file is meant
-for `kubectl apply -n`), one per object otherwise (its siblings state theirs, so it lands apart from them).
+One finding per object that lacks it, as Checkov reports CKV_K8S_21 per resource: a finding is read on the object it
+names (a report's row, a pull-request annotation, a label of a review), so a file-wide finding on its first object
+would leave the file's other objects unreported.
 """
 
 from __future__ import annotations
@@ -78,7 +79,6 @@ _PINNED = {
 NAMESPACED = frozenset(_OWN | _PINNED)
 # Objects every namespace has, which Checkov spares too (DefaultNamespace.py:44-48).
 _SPARED = {(("", "ServiceAccount"), "default"), (("", "Service"), "kubernetes")}
-_LISTED = 5
 
 
 def _file(resource: Resource) -> str:
@@ -105,39 +105,16 @@ def _shown(resource: Resource) -> str:
 
 
 def _check(resources: Sequence[Resource], config: dict) -> list[tuple[str, str]]:
-    by_file: dict[str, list[Resource]] = {}
-    lacking: dict[str, list[Resource]] = {}
-    for r in resources:
-        file = _file(r)
-        if not file or split_type(r.type) not in NAMESPACED:
-            continue
-        by_file.setdefault(file, []).append(r)
-        if _judged(r):
-            lacking.setdefault(file, []).append(r)
-    found = []
-    for file, missing in lacking.items():
-        if len(missing) == len(by_file[file]) and len(missing) > 1:
-            names = ", ".join(_shown(r) for r in missing[:_LISTED])
-            more = f" and {len(missing) - _LISTED} more" if len(missing) > _LISTED else ""
-            found.append(
-                (
-                    missing[0].name,
-                    f"no object of this file states metadata.namespace ({names}{more}), and no kustomization of the "
-                    "run sets one: applied without `-n` they land in the client's namespace, `default` unless chosen "
-                    "(no quota, limits or network policy of the model's own); set the namespace",
-                )
-            )
-            continue
-        for r in missing:
-            found.append(
-                (
-                    r.name,
-                    f"{_shown(r)} states no metadata.namespace and no kustomization of the run sets one: applied "
-                    "without `-n` it lands in the client's namespace, `default` unless chosen (no quota, limits or "
-                    "network policy of the model's own); set the namespace",
-                )
-            )
-    return found
+    return [
+        (
+            r.name,
+            f"{_shown(r)} states no metadata.namespace and no kustomization of the run sets one: applied without `-n` "
+            "it lands in the client's namespace, `default` unless chosen (no quota, limits or network policy of the "
+            "model's own); set the namespace",
+        )
+        for r in resources
+        if _judged(r)
+    ]
 
 
 POLICY = Policy(

@@ -37,11 +37,12 @@ def found(folder):
     ]
 
 
-def test_a_file_whose_objects_name_no_namespace_is_one_finding(tmp_path):
+def test_each_object_that_names_no_namespace_is_one_finding(tmp_path):
+    # One per object, as Checkov reports CKV_K8S_21 per resource: a finding is read on the object it names.
     (tmp_path / "vllm.yaml").write_text(DEPLOYMENT)
-    [(where, message)] = found(tmp_path)
-    assert where == "Deployment/vllm-gemma-deployment"
-    assert "(Deployment/vllm-gemma-deployment, Service/llm-service)" in message
+    assert [w for w, _ in found(tmp_path)] == ["Deployment/vllm-gemma-deployment", "Service/llm-service"]
+    [(_, message), _] = found(tmp_path)
+    assert message.startswith("Deployment/vllm-gemma-deployment states no metadata.namespace")
 
 
 def test_an_object_beside_namespaced_siblings_is_named_alone(tmp_path):
@@ -58,8 +59,8 @@ def test_a_kustomize_base_under_a_namespaced_overlay_is_silent(tmp_path):
     (base / "kustomization.yaml").write_text("resources: [vllm.yaml]\n")
     (overlay / "kustomization.yaml").write_text("namespace: llm\nresources: [../../base]\n")
     assert found(tmp_path) == []
-    # The base alone (its overlay not in the run) proves nothing of the namespace: advice.
-    assert len(found(base)) == 1
+    # The base alone (its overlay not in the run) proves nothing of the namespace: advice, on each object.
+    assert len(found(base)) == 2
 
 
 def test_a_kustomization_beside_the_file_setting_the_namespace_is_silent(tmp_path):

@@ -65,11 +65,8 @@ def test_the_sample_as_published(kuberay_sample):
         ("model-source-pinned", "serveConfigV2 application llms llm_configs[0]"),
         ("vllm-gpu-memory-utilization-bounds", "serveConfigV2 application llms llm_configs[0]"),
         # G38: the sample states no namespace (Checkov CKV_K8S_21 reads that as the default namespace too).
-        (
-            "namespace-set",
-            "no object of this file states metadata.namespace (RayService/ray-serve-llm, Secret/hf-token), and no "
-            "kustomization of the run sets one",
-        ),
+        ("namespace-set", "RayService/ray-serve-llm states no metadata.namespace and no kustomization of the run sets one"),
+        ("namespace-set", "Secret/hf-token states no metadata.namespace and no kustomization of the run sets one"),
     }
 
 
