@@ -17,7 +17,7 @@ from .parse_cache import read_toml
 
 TABLE = Path(__file__).with_name("serving_apps.toml")
 _LISTS = ("images", "names", "commands", "modules")
-_FIELDS = ("display", *_LISTS, "port", "readiness", "sources")
+_FIELDS = ("display", *_LISTS, "port", "readiness", "alive_only", "sources")
 _SOURCES = ("recognise", "endpoints")
 
 
@@ -33,6 +33,7 @@ class App:
     modules: tuple[str, ...]
     port: int
     readiness: str
+    alive_only: tuple[str, ...]
     sources: tuple[tuple[str, str], ...]
 
 
@@ -48,6 +49,8 @@ def _fields_checked(where: str, row: Any, fields: Any) -> None:
 
 def _row(name: str, row: Any) -> App:
     where = f"{TABLE.name} [apps.{name}]"
+    if isinstance(row, dict):
+        row = {"alive_only": [], **row}  # optional: most apps state no liveness-only path
     _fields_checked(where, row, _FIELDS)
     for field in _LISTS:
         value = row[field]
@@ -59,6 +62,9 @@ def _row(name: str, row: Any) -> App:
         raise ValueError(f"{where}: port must be a port number (0: not established)")
     if not isinstance(row["readiness"], str) or (row["readiness"] and not row["readiness"].startswith("/")):
         raise ValueError(f"{where}: readiness must be an HTTP path or empty")
+    alive = row["alive_only"]
+    if not isinstance(alive, list) or not all(isinstance(v, str) and v.startswith("/") for v in alive):
+        raise ValueError(f"{where}: alive_only must be a list of HTTP paths")
     sources = row["sources"]
     if (
         not isinstance(sources, dict)
@@ -66,7 +72,7 @@ def _row(name: str, row: Any) -> App:
         or not all(isinstance(v, str) and v for v in sources.values())
     ):
         raise ValueError(f"{where}: sources must map {list(_SOURCES)} to text")
-    if "recognise" not in sources or ((row["port"] or row["readiness"]) and "endpoints" not in sources):
+    if "recognise" not in sources or ((row["port"] or row["readiness"] or row["alive_only"]) and "endpoints" not in sources):
         raise ValueError(f"{where}: sources.recognise (and sources.endpoints with a port or readiness) required")
     if not any(row[f] for f in _LISTS):
         raise ValueError(f"{where}: nothing recognises the app")
@@ -79,6 +85,7 @@ def _row(name: str, row: Any) -> App:
         modules=tuple(row["modules"]),
         port=row["port"],
         readiness=row["readiness"],
+        alive_only=tuple(row["alive_only"]),
         sources=tuple(sorted(sources.items())),
     )
 

@@ -25,6 +25,7 @@ from policies.autoscaling import (
     replica_spread,
     scrape_and_scaler_reach,
     throughput_signal,
+    utilization_requests,
 )
 from policies.crd import validation_rules, validation_rules_unevaluated
 from policies.derived import derived_object_valid, progress_deadline, requests_within_limits
@@ -45,6 +46,7 @@ from policies.gpu import (
 from policies.ingress import (
     egress_allows_dns,
     external_gce_ingress_guarded,
+    ingress_class_named,
     ingress_controller_admitted,
     internet_facing_alb_guarded,
     istio_allow_path_prefix,
@@ -142,6 +144,7 @@ from policies.karpenter import (
 
 # Issue 18: what KServe, KubeRay, the EFA plugin and Karpenter do with what a stack renders.
 from policies.models import (
+    client_model_served,
     config_revision_pinned,
     debug_switches_off,
     downloads_fail_loudly,
@@ -248,6 +251,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     serving_code_pinned.POLICY,
     serving_start_installs.POLICY,
     lora_adapter_asked.POLICY,
+    client_model_served.POLICY,
     manifest_readable.POLICY,
     manifest_is_kubernetes.POLICY,
     fill_in_models.POLICY,
@@ -306,6 +310,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     hpa_behavior.UNSET_POLICY,
     one_autoscaler.POLICY,
     replica_spread.POLICY,
+    utilization_requests.POLICY,
     averaged_twice.POLICY,
     ami_family_published.POLICY,
     shared_claim_class.POLICY,
@@ -378,6 +383,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     metrics_served.POLICY,
     network_policy_selects_pods.POLICY,
     ingress_controller_admitted.POLICY,
+    ingress_class_named.POLICY,
     memory_emptydir_size_limit.POLICY,
     pod_template_api_valid.POLICY,
     kserve_model_mount.POLICY,

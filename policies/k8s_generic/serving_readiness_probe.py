@@ -24,7 +24,10 @@ ServingRuntime running llama-server with no readiness or startup probe).
 
 A serving-path app in front of model servers (an LLM proxy or router: components/serving_apps.toml, LiteLLM's proxy
 first) with no readinessProbe is advice too: every request goes through it, and it takes requests before it has read
-its configuration (LiteLLM: /health/readiness answers once the proxy is ready, its database connection included).
+its configuration (LiteLLM: /health/readiness answers once the proxy is ready, its database connection included). So
+is one whose readinessProbe GETs a path the app answers as soon as its process runs (the apps table's ``alive_only``:
+LiteLLM's /health/liveliness, BerriAI/litellm litellm/proxy/health_endpoints/_health_endpoints.py@1376cc50,
+health_liveliness): Ready before it can serve.
 
 A chat UI run from its publisher's image (components/chat_uis.toml: Open WebUI, GET /health on 8080) with no
 readinessProbe is advice too: users reach it through its Service and route before it has started.
@@ -222,7 +225,10 @@ def _unready_apps(resource: Resource) -> list[str]:
     danielpenchev98/vllm-k8s and 54 explicitworkload/llamacpp-oai, LiteLLM proxies with no probe at all)."""
     found: list[str] = []
     for proxy in app_containers(resource):
-        if isinstance(proxy.container.get("readinessProbe"), dict):
+        probe_spec = proxy.container.get("readinessProbe")
+        if isinstance(probe_spec, dict):
+            if alive := _alive_only_readiness(proxy.label, proxy.app, probe_spec):
+                found.append(alive)
             continue
         ports = server_ports(proxy.container, proxy.app.port or None)
         if sidecar_probe(proxy.podspec, proxy.container, "readinessProbe", ports):
@@ -237,6 +243,24 @@ def _unready_apps(resource: Resource) -> list[str]:
             )
         )
     return found
+
+
+def _alive_only_readiness(label: str, app: Any, probe: Mapping) -> Optional[str]:
+    """Advice on a serving-path app whose readinessProbe GETs a path the app answers as soon as its process runs (the
+    row's ``alive_only``: LiteLLM's /health/liveliness and /health/liveness return a constant text with no check, while
+    /health/readiness checks the database connection and answers 503 on failure:
+    BerriAI/litellm litellm/proxy/health_endpoints/_health_endpoints.py@1376cc50f5a5ad69c2491ec926115a30283fa9d2,
+    health_liveliness and health_readiness). The pod is Ready, and takes requests, while the app cannot serve them
+    (spent set 63: a LiteLLM Deployment probing /health/liveliness for readiness)."""
+    path = as_dict(probe.get("httpGet")).get("path")
+    if not isinstance(path, str) or path.split("?", 1)[0].rstrip("/") not in app.alive_only:
+        return None
+    better = f"; probe GET {app.readiness}" if app.readiness else ""
+    return unproven(
+        f"{label}: readinessProbe GETs {path}, which {app.display} answers as soon as its process runs (a liveness "
+        f"endpoint, no check of its database or configuration), so the pod is Ready and receives requests it cannot "
+        f"serve{better}"
+    )
 
 
 # Longest readinessProbe period before advice (the setting's default; a caller of the check function alone gets it).

@@ -16,7 +16,6 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import get, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
 from policies.reading.gateway_apps import app_containers
-from policies.reading.hpa_requests import unrequested
 from policies.reading.kserve_runtime import effective_resources, unclaimed_runtime_resources
 from policies.reading.limit_ranges import namespace_default
 from policies.reading.lws_groups import presumed_servers, weighed_presumed
@@ -32,8 +31,9 @@ _CPU_ONLY = " (advisory: memory is requested, and a server short of CPU is throt
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    # Any workload an HPA scales on utilisation needs the requests it divides by, model server or not.
-    messages: list[str] = unrequested(resource)
+    # An HPA scaling on utilisation over a workload without the request is the autoscaler's finding
+    # (policies/autoscaling/utilization_requests.py).
+    messages: list[str] = []
     for server in model_servers(resource) + presumed_servers(resource):
         resources, merged = effective_resources(resource, server.path, server.container)
         alone = resources is None and (resources := unclaimed_runtime_resources(resource, server.container)) is not None

@@ -3,15 +3,36 @@
 An HPA's Resource (or ContainerResource) metric with ``target.type: Utilization`` (autoscaling/v1's
 targetCPUUtilizationPercentage) divides each pod's usage by the pod's request for that resource; a container of the
 pod with no request for it makes the HPA controller fail the metric ("missing request for cpu in container ...",
-kubernetes pkg/controller/podautoscaler/replica_calculator.go GetResourceReplicas -> calculatePodRequests), the HPA
-reports ScalingActive False and never changes the replicas. A LimitRange default of the namespace fills the request.
+kubernetes pkg/controller/podautoscaler/replica_calculator.go GetResourceReplicas -> calculateRequests ->
+calculatePodRequestsFromContainers: every container, and every restartable (sidecar) init container, must carry the
+request; a pod-level ``spec.resources.requests`` replaces the sum where no container is named; code index file
+4233727116), the HPA reports ScalingActive False and never changes the replicas. A LimitRange default of the namespace
+fills the request, and a limit stands for an unset request (the API server defaults the request to it).
+
+A KEDA ScaledObject's ``cpu``/``memory`` trigger with ``metricType: Utilization`` (or the deprecated
+``metadata.type``) renders the same HPA metric (kedacore/keda pkg/scalers/cpu_memory_scaler.go parseResourceMetadata;
+code index file 6987078557); it is read here too, as advice.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
-from policies.kube import HPA_TYPES, as_dict, as_list, container_label, containers, get, pod_specs, split_type, viewed_resources
+from policies.framework import unproven
+from policies.kube import (
+    HPA_TYPES,
+    SCALED_OBJECT_TYPE,
+    as_dict,
+    as_list,
+    container_label,
+    containers,
+    get,
+    metadata_name,
+    pod_specs,
+    split_type,
+    unmerged_patches,
+    viewed_resources,
+)
 from policies.reading.limit_ranges import namespace_default
 from policies.reading.serving import namespace_of
 
@@ -19,8 +40,17 @@ _SCALED = frozenset({"Deployment", "StatefulSet", "ReplicaSet"})
 
 
 def utilization_targets(hpa: Any) -> list[tuple[str, str]]:
-    """(resource, container or "") of each Utilization target of an HPA (autoscaling/v1's CPU percentage included)."""
+    """(resource, container or "") of each Utilization target of an HPA (autoscaling/v1's CPU percentage included) or
+    of a KEDA ScaledObject's cpu/memory triggers of metricType Utilization."""
     found = []
+    if hpa.type == SCALED_OBJECT_TYPE:
+        for trigger in as_list(get(hpa.props, "spec", "triggers")):
+            trigger = as_dict(trigger)
+            kind = trigger.get("type")
+            metric_type = trigger.get("metricType") or get(trigger, "metadata", "type")
+            if kind in ("cpu", "memory") and metric_type == "Utilization":
+                found.append((kind, str(get(trigger, "metadata", "containerName") or "")))
+        return found
     if get(hpa.props, "spec", "targetCPUUtilizationPercentage") is not None:
         found.append(("cpu", ""))
     for metric in as_list(get(hpa.props, "spec", "metrics")):
@@ -34,43 +64,125 @@ def utilization_targets(hpa: Any) -> list[tuple[str, str]]:
     return found
 
 
-def _outcome(hpa: Any, kind: str) -> str:
+def _metric_count(scaler: Any) -> int:
+    key = "triggers" if scaler.type == SCALED_OBJECT_TYPE else "metrics"
+    return len(as_list(get(scaler.props, "spec", key)))
+
+
+def _outcome(scaler: Any, kind: str) -> str:
     """What the HPA does when that metric fails: with other metrics it still scales up on them but never scales down
     (kubernetes pkg/controller/podautoscaler/horizontal.go computeReplicasForMetrics: an invalid metric blocks only a
     scale-down; ScalingActive is False only when every metric fails). Review 41 item 7."""
-    if len(as_list(get(hpa.props, "spec", "metrics"))) > 1:
+    if _metric_count(scaler) > 1:
         return f"so it scales this {kind} up on its other metrics only and never scales it down"
     return f"reports ScalingActive False and never scales this {kind}"
 
 
-def unrequested(resource: Any) -> list[str]:
-    """One message per container of a scaled workload that an HPA of the files read (same namespace, its
-    scaleTargetRef) needs a request from and that sets none (nor a limit, nor a LimitRange default)."""
-    kind, name = split_type(resource.type)[1], get(resource.props, "metadata", "name")
-    if kind not in _SCALED:
+def _targets(scaler: Any) -> list[Any]:
+    """The Deployments/StatefulSets/ReplicaSets of the files the scaler's scaleTargetRef names (same namespace where
+    both say one; a ScaledObject's kind defaults to Deployment)."""
+    ref = as_dict(get(scaler.props, "spec", "scaleTargetRef"))
+    kind = ref.get("kind") or ("Deployment" if scaler.type == SCALED_OBJECT_TYPE else None)
+    name, namespace = ref.get("name"), namespace_of(scaler)
+    if kind not in _SCALED or not isinstance(name, str):
         return []
-    messages = []
-    for hpa in viewed_resources() or ():
-        ref = as_dict(get(hpa.props, "spec", "scaleTargetRef"))
-        if hpa.type not in HPA_TYPES or ref.get("name") != name or ref.get("kind") != kind:
+    found = []
+    for r in viewed_resources() or ():
+        if split_type(r.type)[1] != kind or (metadata_name(r.props) or r.name) != name:
             continue
-        if namespace_of(hpa) != namespace_of(resource):
+        if namespace is not None and namespace_of(r) is not None and namespace_of(r) != namespace:
             continue
-        for wanted, only in utilization_targets(hpa):
-            if namespace_default(resource, "requests", wanted) is not None or namespace_default(resource, "limits", wanted):
+        found.append(r)
+    return found
+
+
+def _lacks(container: dict, wanted: str) -> bool | None:
+    """True when the container sets neither a request nor a limit for ``wanted``; None when its resources are not
+    readable as written (a template placeholder)."""
+    resources = container.get("resources")
+    if resources is None:
+        return True
+    if not isinstance(resources, dict):
+        return None
+    for section in ("requests", "limits"):
+        value = resources.get(section)
+        if value is not None and not isinstance(value, dict):
+            return None
+        if get(resources, section, wanted) is not None:
+            return False
+    return True
+
+
+def _unrequested(target: Any, wanted: str, only: str) -> Iterator[tuple[str, bool]]:
+    """(container label, readable) of every container of the target the metric needs ``wanted`` from and that sets
+    none; nothing when a pod-level request covers it."""
+    for path, podspec in pod_specs(target):
+        if not only and get(podspec, "resources", "requests", wanted) is not None:
+            continue
+        if not only and get(podspec, "resources", "limits", wanted) is not None:
+            continue
+        inits = [c for c in as_list(podspec.get("initContainers")) if isinstance(c, dict)]
+        sidecars = [c for c in inits if c.get("restartPolicy") == "Always"]
+        for container in [*containers(podspec), *sidecars]:
+            if only and container.get("name") != only:
                 continue
-            for path, podspec in pod_specs(resource):
-                for container in containers(podspec):
-                    if only and container.get("name") != only:
-                        continue
-                    if (
-                        get(container, "resources", "requests", wanted) is None
-                        and get(container, "resources", "limits", wanted) is None
-                    ):
-                        messages.append(
-                            f"{container_label(path, container)}: no resources.requests.{wanted}, so "
-                            f"HorizontalPodAutoscaler {get(hpa.props, 'metadata', 'name')} (a {wanted} Utilization "
-                            f"target) cannot compute utilisation ('missing request for {wanted}'), {_outcome(hpa, kind)}; "
-                            f"request {wanted}"
-                        )
+            lacks = _lacks(container, wanted)
+            if lacks is not False:
+                yield container_label(path, container), lacks is True
+
+
+def _limit_range_anywhere(wanted: str) -> bool:
+    """A LimitRange of the files (any namespace) defaults ``wanted``: the run's namespace may be its."""
+    for r in viewed_resources() or ():
+        if split_type(getattr(r, "type", "")) != ("", "LimitRange"):
+            continue
+        for item in as_list(get(r.props, "spec", "limits")):
+            item = as_dict(item)
+            if item.get("type") == "Container" and (
+                get(item, "default", wanted) is not None or get(item, "defaultRequest", wanted) is not None
+            ):
+                return True
+    return False
+
+
+def scaler_unrequested(scaler: Any) -> list[str]:
+    """One message per Utilization target of an HPA (or KEDA ScaledObject) whose target workload, among the files
+    read, has a container that sets no request (nor limit, nor LimitRange default) for that resource. Blocking only
+    for an HPA whose every metric is that one, with the target and its containers read as written and no LimitRange
+    of the files defaulting the resource; otherwise advice."""
+    if scaler.type not in HPA_TYPES and scaler.type != SCALED_OBJECT_TYPE:
+        return []
+    wanted_list = utilization_targets(scaler)
+    if not wanted_list:
+        return []
+    targets = _targets(scaler)
+    if not targets:
+        return []
+    messages: list[str] = []
+    for wanted, only in wanted_list:
+        per_target = [list(_unrequested(t, wanted, only)) for t in targets]
+        if any(not lacking for lacking in per_target):
+            continue  # one target of that name (another overlay or folder) requests it
+        target, lacking = targets[0], per_target[0]
+        if namespace_default(target, "requests", wanted) is not None or namespace_default(target, "limits", wanted):
+            continue
+        kind = split_type(target.type)[1]
+        labels = ", ".join(label for label, _ in lacking)
+        message = (
+            f"{kind} {metadata_name(target.props) or target.name}: {labels} set{'s' if len(lacking) == 1 else ''} no "
+            f"resources.requests.{wanted}, so this {wanted} Utilization target cannot be computed ('missing request "
+            f"for {wanted}'); the HPA {_outcome(scaler, kind)}; request {wanted} in every container"
+        )
+        proven = (
+            scaler.type in HPA_TYPES
+            and _metric_count(scaler) <= 1
+            and len(targets) == 1
+            and all(readable for _, readable in lacking)
+            and not unmerged_patches(target)
+            and not _limit_range_anywhere(wanted)
+        )
+        messages.append(message if proven else unproven(message))
     return messages
+
+
+__all__ = ["scaler_unrequested", "utilization_targets"]

@@ -1,6 +1,8 @@
 """G8: a workload a HorizontalPodAutoscaler scales on a Utilization target requests the resource it divides by
-(policies/reading/hpa_requests.py): without it the HPA controller fails the metric ("missing request for cpu") and never
-scales, model server or not."""
+(policies/reading/hpa_requests.py, policy utilization-target-requests): without it the HPA controller fails the metric
+("missing request for cpu", kubernetes pkg/controller/podautoscaler/replica_calculator.go calculateRequests /
+calculatePodRequestsFromContainers, code index file 4233727116) and never scales, model server or not. The finding lands
+on the autoscaler; it blocks only where the files prove it."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import copy
 
 from policy_fixtures import found_by
 
-POLICY = "serving-resource-requests"
+POLICY = "utilization-target-requests"
 
 
 def _deployment(name: str, container: dict) -> dict:
@@ -54,13 +56,15 @@ VLLM_HPA = _hpa("vllm-hpa", "vllm", CPU_75)
 def test_a_utilisation_target_over_a_container_with_no_request_never_scales():
     assert found_by([GATEWAY, GATEWAY_HPA], POLICY) == [
         (
-            "advisory",
-            "container gateway: no resources.requests.cpu, so HorizontalPodAutoscaler gateway-hpa (a cpu Utilization "
-            "target) cannot compute utilisation ('missing request for cpu'), reports ScalingActive False and never "
-            "scales this Deployment; request cpu",
+            "mandatory",
+            "Deployment gateway: container gateway sets no resources.requests.cpu, so this cpu Utilization target "
+            "cannot be computed ('missing request for cpu'); the HPA reports ScalingActive False and never scales this "
+            "Deployment; request cpu in every container",
         )
     ]
-    assert any("HorizontalPodAutoscaler vllm-hpa" in m for _, m in found_by([VLLM, VLLM_HPA], POLICY))
+    assert [lvl for lvl, _ in found_by([VLLM, VLLM_HPA], POLICY)] == ["mandatory"]
+    # The workload's own G8 rule no longer repeats it.
+    assert not any("Utilization" in m for _, m in found_by([GATEWAY, GATEWAY_HPA], "serving-resource-requests"))
 
 
 def test_a_request_a_limit_or_an_average_value_target_stays_silent():
@@ -91,4 +95,93 @@ def test_with_other_metrics_it_still_scales_up_but_never_down():
     }
     [(level, message)] = found_by([GATEWAY, _hpa("gateway-hpa", "gateway", [*CPU_75, queue])], POLICY)
     assert level == "advisory"
-    assert "so it scales this Deployment up on its other metrics only and never scales it down; request cpu" in message
+    assert "the HPA so it scales this Deployment up on its other metrics only and never scales it down" in message
+
+
+V1_HPA = {
+    "apiVersion": "autoscaling/v1",
+    "kind": "HorizontalPodAutoscaler",
+    "metadata": {"name": "gateway-hpa", "namespace": "default"},
+    "spec": {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "gateway"},
+        "maxReplicas": 5,
+        "targetCPUUtilizationPercentage": 60,
+    },
+}
+
+
+def _with(container_patch: dict | None = None, **podspec: object) -> dict:
+    d = copy.deepcopy(GATEWAY)
+    spec = d["spec"]["template"]["spec"]
+    if container_patch:
+        spec["containers"][0].update(container_patch)
+    spec.update(podspec)
+    return d
+
+
+def test_v1_percentage_and_a_sidecar_without_a_request_block():
+    assert [lvl for lvl, _ in found_by([GATEWAY, V1_HPA], POLICY)] == ["mandatory"]
+    # A restartable init container (native sidecar) counts in the sum (calculatePodRequestsFromContainers).
+    sidecar = {"name": "proxy", "image": "envoyproxy/envoy:v1.31.0", "restartPolicy": "Always"}
+    requested = _with({"resources": {"requests": {"cpu": "1"}}}, initContainers=[sidecar])
+    [(level, message)] = found_by([requested, GATEWAY_HPA], POLICY)
+    assert level == "mandatory" and message.startswith("Deployment gateway: container proxy sets no")
+    plain_init = {"name": "wait", "image": "busybox:1.36"}
+    assert found_by([_with({"resources": {"requests": {"cpu": "1"}}}, initContainers=[plain_init]), GATEWAY_HPA], POLICY) == []
+
+
+def test_careful_forms_stay_silent_or_advise():
+    # A pod-level request replaces the containers' sum (KEP-2837, calculateRequests).
+    assert found_by([_with(resources={"requests": {"cpu": "2"}}), GATEWAY_HPA], POLICY) == []
+    # A ContainerResource metric needs only the named container's request.
+    two = _with({"resources": {"requests": {"cpu": "1"}}})
+    two["spec"]["template"]["spec"]["containers"].append({"name": "log", "image": "fluent/fluent-bit:3.1"})
+    named = _hpa(
+        "gateway-hpa",
+        "gateway",
+        [
+            {
+                "type": "ContainerResource",
+                "containerResource": {
+                    "name": "cpu",
+                    "container": "gateway",
+                    "target": {"type": "Utilization", "averageUtilization": 60},
+                },
+            }
+        ],
+    )
+    assert found_by([two, named], POLICY) == []
+    assert [lvl for lvl, _ in found_by([two, GATEWAY_HPA], POLICY)] == ["mandatory"]
+    # The target is not among the files: nothing to read.
+    assert found_by([GATEWAY_HPA], POLICY) == []
+    # A LimitRange of the same namespace fills it; one of another namespace (the run's may be it) makes it advice.
+    limit_range = {
+        "apiVersion": "v1",
+        "kind": "LimitRange",
+        "metadata": {"name": "defaults", "namespace": "default"},
+        "spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "250m"}}]},
+    }
+    assert found_by([GATEWAY, GATEWAY_HPA, limit_range], POLICY) == []
+    elsewhere = copy.deepcopy(limit_range)
+    elsewhere["metadata"]["namespace"] = "team"
+    assert [lvl for lvl, _ in found_by([GATEWAY, GATEWAY_HPA, elsewhere], POLICY)] == ["advisory"]
+    # A templated resources block is not read as missing.
+    assert all(lvl == "advisory" for lvl, _ in found_by([_with({"resources": "{{ .Values.resources }}"}), GATEWAY_HPA], POLICY))
+
+
+def test_a_keda_cpu_utilization_trigger_is_advice():
+    # kedacore/keda pkg/scalers/cpu_memory_scaler.go parseResourceMetadata: metricType Utilization renders the same
+    # HPA Resource metric (code index file 6987078557); AverageValue divides by nothing.
+    scaled = {
+        "apiVersion": "keda.sh/v1alpha1",
+        "kind": "ScaledObject",
+        "metadata": {"name": "gateway", "namespace": "default"},
+        "spec": {
+            "scaleTargetRef": {"name": "gateway"},
+            "triggers": [{"type": "cpu", "metricType": "Utilization", "metadata": {"value": "60"}}],
+        },
+    }
+    assert [lvl for lvl, _ in found_by([GATEWAY, scaled], POLICY)] == ["advisory"]
+    average = copy.deepcopy(scaled)
+    average["spec"]["triggers"][0]["metricType"] = "AverageValue"
+    assert found_by([GATEWAY, average], POLICY) == []
