@@ -101,6 +101,7 @@ _ENTRIES = (
     Entry("S", 62, "a chat front end's settings leave it a model backend the cluster resolves"),
     Entry("S", 63, "an InferenceService's model format is one its runtime supports"),
     Entry("S", 64, "a scraped model server serves metrics where it is scraped"),
+    Entry("S", 65, "a client asks its model server for a model it serves (vLLM served name, Ollama pull)"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),
     Entry("G", 3, "imagePullPolicy Always"),
@@ -184,6 +185,7 @@ _ENTRIES = (
     Entry("G", 82, "an autoscaler's metric is read where it is asked for (KEDA's query API, a scrape the NetworkPolicies admit)"),
     Entry("G", 83, "a claim that pre-binds a PersistentVolume asks for what that volume offers (access modes, size, class)"),
     Entry("G", 84, "a non-root pod writing to a claim can write it (fsGroup or an init that owns the folder)"),
+    Entry("G", 85, "an Ingress names the class its annotations are written for"),
 )
 
 

@@ -46,6 +46,7 @@ from policies.gpu import (
 from policies.ingress import (
     egress_allows_dns,
     external_gce_ingress_guarded,
+    ingress_class_named,
     ingress_controller_admitted,
     internet_facing_alb_guarded,
     istio_allow_path_prefix,
@@ -143,6 +144,7 @@ from policies.karpenter import (
 
 # Issue 18: what KServe, KubeRay, the EFA plugin and Karpenter do with what a stack renders.
 from policies.models import (
+    client_model_served,
     config_revision_pinned,
     debug_switches_off,
     downloads_fail_loudly,
@@ -226,6 +228,7 @@ def _collect(*policies: Policy) -> tuple[Policy, ...]:
 POLICIES: tuple[Policy, ...] = _collect(
     hf_token_not_empty.POLICY,
     hf_token_not_empty.SECRET_POLICY,
+    hf_token_not_empty.FILL_IN_POLICY,
     engine_env_known.POLICY,
     gated_model_token.POLICY,
     engine_download_credential.POLICY,
@@ -248,6 +251,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     serving_code_pinned.POLICY,
     serving_start_installs.POLICY,
     lora_adapter_asked.POLICY,
+    client_model_served.POLICY,
     manifest_readable.POLICY,
     manifest_is_kubernetes.POLICY,
     fill_in_models.POLICY,
@@ -379,6 +383,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     metrics_served.POLICY,
     network_policy_selects_pods.POLICY,
     ingress_controller_admitted.POLICY,
+    ingress_class_named.POLICY,
     memory_emptydir_size_limit.POLICY,
     pod_template_api_valid.POLICY,
     kserve_model_mount.POLICY,

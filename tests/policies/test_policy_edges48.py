@@ -6,6 +6,12 @@ stays silent.
   text, while /health/readiness checks the database and answers 503 on failure: BerriAI/litellm
   litellm/proxy/health_endpoints/_health_endpoints.py@1376cc50f5a5ad69c2491ec926115a30283fa9d2, health_liveliness and
   health_readiness). Spent set 63 held the form: a LiteLLM Deployment with readiness on /health/liveliness.
+- G85 ingress-class-named: an Ingress with ingress-nginx or ALB annotations and no class (kubernetes/ingress-nginx
+  controller-v1.15.1 internal/ingress/controller/store/store.go:1066-1089 GetIngressClass; pkg/flags/flags.go:77
+  --watch-ingress-without-class default false). Fires on the form of AccessibleAI/cnvrg-operator
+  pkg/logging/tmpl/kibana/ingress.tpl@f645027552279e2b21ffc192d1fb354e7dd2922b (nginx proxy timeouts, no class);
+  careful: geistlabs/Geist-Helm templates/ingress/inference-ingress.tpl (ingressClassName set), a default IngressClass
+  of the run, the controller started with --watch-ingress-without-class.
 """
 
 from __future__ import annotations
@@ -76,3 +82,89 @@ def test_readiness_on_the_readiness_path_is_silent():
     tcp = copy.deepcopy(LITELLM)
     tcp["spec"]["template"]["spec"]["containers"][0]["readinessProbe"] = {"tcpSocket": {"port": 4000}}
     assert found_by([tcp], "serving-readiness-probe") == []
+
+
+# --- G85: an Ingress names its class ----------------------------------------------------------------------------------
+
+G85 = "ingress-class-named"
+
+
+def _ingress(annotations: dict, class_name: str | None = None) -> dict:
+    spec: dict = {
+        "rules": [
+            {
+                "host": "llm.example.com",
+                "http": {
+                    "paths": [
+                        {
+                            "path": "/",
+                            "pathType": "Prefix",
+                            "backend": {"service": {"name": "vllm", "port": {"number": 8000}}},
+                        }
+                    ]
+                },
+            }
+        ]
+    }
+    if class_name is not None:
+        spec["ingressClassName"] = class_name
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {"name": "vllm", "namespace": "llm", "annotations": annotations},
+        "spec": spec,
+    }
+
+
+NGINX_TIMEOUTS = {
+    "nginx.ingress.kubernetes.io/proxy-read-timeout": "600",
+    "nginx.ingress.kubernetes.io/proxy-body-size": "5G",
+}
+
+
+def test_nginx_annotations_without_a_class_get_advice():
+    found = found_by([_ingress(NGINX_TIMEOUTS)], G85)
+    assert len(found) == 1 and found[0][0] == "advisory"
+    assert found[0][1].startswith(
+        "carries ingress-nginx annotations (nginx.ingress.kubernetes.io/proxy-read-timeout) but sets no "
+        "spec.ingressClassName nor kubernetes.io/ingress.class annotation"
+    )
+    assert "--watch-ingress-without-class" in found[0][1]
+    alb = _ingress({"alb.ingress.kubernetes.io/scheme": "internet-facing"})
+    assert [m for _, m in found_by([alb], G85)][0].startswith("carries the AWS Load Balancer Controller annotations")
+
+
+def _ingress_class(controller: str, default: bool) -> dict:
+    annotations = {"ingressclass.kubernetes.io/is-default-class": "true"} if default else {}
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "IngressClass",
+        "metadata": {"name": "nginx", "annotations": annotations},
+        "spec": {"controller": controller},
+    }
+
+
+def test_a_named_class_a_default_class_or_the_watch_flag_is_silent():
+    assert found_by([_ingress(NGINX_TIMEOUTS, "nginx")], G85) == []
+    annotated = _ingress({**NGINX_TIMEOUTS, "kubernetes.io/ingress.class": "nginx"})
+    assert found_by([annotated], G85) == []
+    assert found_by([_ingress(NGINX_TIMEOUTS), _ingress_class("k8s.io/ingress-nginx", True)], G85) == []
+    # a class of the controller that is not the default leaves the Ingress unserved
+    assert len(found_by([_ingress(NGINX_TIMEOUTS), _ingress_class("k8s.io/ingress-nginx", False)], G85)) == 1
+    controller = _deployment(
+        "ingress-nginx-controller",
+        {
+            "containers": [
+                {
+                    "name": "controller",
+                    "image": "registry.k8s.io/ingress-nginx/controller:v1.15.1",
+                    "args": ["/nginx-ingress-controller", "--watch-ingress-without-class=true"],
+                }
+            ]
+        },
+        namespace="ingress-nginx",
+    )
+    assert found_by([_ingress(NGINX_TIMEOUTS), controller], G85) == []
+    # no controller annotations (traefik takes classless Ingresses by default): not judged
+    assert found_by([_ingress({"traefik.ingress.kubernetes.io/router.entrypoints": "web"})], G85) == []
+    assert found_by([_ingress({})], G85) == []

@@ -1,0 +1,255 @@
+"""S65: a client asks its model server for a model that server serves (advice).
+
+vLLM's OpenAI server answers only the names it serves: the ``--served-model-name`` values when given (several may be
+given: the option takes one or more names), else the ``--model`` value (the positional tag of ``vllm serve``), as
+written, case and all; a request whose ``model`` is any other name is answered 404 "The model `X` does not exist."
+(vllm-project/vllm vllm/entrypoints/openai/models/serving.py ``OpenAIModelRegistry.check_model``/``is_base_model``,
+read at 00153c8b7948077ebdfc5bfa14e403da41aaea6d; earlier releases hold the same check in
+vllm/entrypoints/openai/serving_engine.py ``_check_model`` over serving_models.py ``base_model_paths``; the
+``--served-model-name`` help, vllm/engine/arg_utils.py: "If not specified, the model name will be the same as the
+``--model`` argument"). So a client container of the files (a gateway, a backend, an agent, a chat UI) whose base
+URL reaches one vLLM server of the files and whose model variable names another model gets 404 on every request.
+
+Reach: a URL in the client's environment (literal, or from a ConfigMap of the files through ``envFrom``/
+``configMapKeyRef``) whose host is a Service of the files (``svc``, ``svc.ns``, ``svc.ns.svc.cluster.local``) that
+selects the pods of exactly one workload, and that workload runs vLLM; or a KServe InferenceService's own host
+(``<name>-predictor``, ``<name>``) for its vLLM predictor. The model variable pairs with the URL variable by its
+prefix (LLM_BASE_URL with LLM_MODEL/LLM_MODEL_NAME, VLLM_URL with VLLM_MODEL); a generic one (MODEL, MODEL_NAME,
+LLM_MODEL, DEFAULT_MODEL, OPENAI_MODEL, ...) only when every endpoint-like URL of the container reaches that server.
+
+Silent where the served names cannot be read (a ``--config`` file, a command line with a variable the files do not
+resolve, runtime LoRA loading), where the URL reaches a router (LiteLLM, a gateway) or a Service in front of several
+workloads, for a client that is itself a router, for embedding/reranker variables, and where the names agree.
+Ollama's clients are S57's (``ollama-client-model-pulled``: the names the run pulls), not repeated here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Optional
+
+from policies.framework import Policy, Resource
+from policies.kube import WORKLOAD_TYPES, container_label, containers, get, pod_specs, split_type
+from policies.models.lora_adapter_asked import adapter_names
+from policies.reading import route_path as path
+from policies.reading.engines import env_values
+from policies.reading.model_backends import router_kind
+from policies.reading.serving import namespace_of
+from policies.reading.vllm_args import VllmServer, served_model, set_at_run_time, vllm_command_line, vllm_servers
+
+# URL variable suffixes; what is left is the prefix a model variable of the same endpoint shares.
+_URL_SUFFIX = re.compile(
+    r"_?(?:BASE_URL|API_BASE_URL|API_BASE|API_URL|SERVER_URL|SERVICE_URL|ENDPOINT_URL|ENDPOINT|URL|URI|HOST)$"
+)
+# Model variables: a prefix, then MODEL, MODEL_NAME or MODEL_ID.
+_MODEL_VAR = re.compile(r"^(?:(?P<prefix>[A-Z0-9_]*?)_)?(?:MODEL|MODEL_NAME|MODEL_ID)$")
+# Generic model variables a client with one model endpoint reads.
+_GENERIC = frozenset(
+    {
+        "MODEL",
+        "MODEL_NAME",
+        "MODEL_ID",
+        "LLM_MODEL",
+        "LLM_MODEL_NAME",
+        "LLM_MODEL_ID",
+        "DEFAULT_MODEL",
+        "OPENAI_MODEL",
+        "OPENAI_MODEL_NAME",
+        "CHAT_MODEL",
+        "CHAT_MODEL_NAME",
+        "DEFAULT_LLM_MODEL",
+    }
+)
+# Variables of another model than the chat/completion one: an embedding, reranker, speech or vision model may be
+# served elsewhere.
+_OTHER_MODEL = re.compile(r"EMBED|RERANK|TOKENIZER|WHISPER|SPEECH|TTS|STT|VISION|GUARD|JUDGE|DRAFT|SPECULATIVE|SMALL|FAST")
+# An endpoint-like variable (a model API base), so a generic model variable is paired only when all of them agree.
+_ENDPOINT_VAR = re.compile(r"BASE_URL|API_BASE|LLM|OPENAI|VLLM|MODEL|INFERENCE|OLLAMA|CHAT|COMPLETION")
+_URL = re.compile(r"^\s*https?://([^/\s?#]+)", re.IGNORECASE)
+_PLAIN = re.compile(r"^[\w./:@+-]+$")
+
+
+def _option_values(line: list[str], option: str) -> Optional[list[str]]:
+    """Every value of a vLLM option that takes one or more words (``--served-model-name a b``, ``=``-joined too), or
+    None when the option is absent."""
+    values: Optional[list[str]] = None
+    spellings = (f"--{option}", f"--{option.replace('-', '_')}")
+    i = 0
+    while i < len(line):
+        token = line[i]
+        i += 1
+        head, eq, rest = token.partition("=")
+        if head not in spellings:
+            continue
+        values = []  # the last use wins (argparse)
+        if eq:
+            values.append(rest)
+            continue
+        while i < len(line) and not line[i].startswith("-"):
+            values.append(line[i])
+            i += 1
+    return values
+
+
+def served_names(resource: Resource, server: VllmServer) -> Optional[set[str]]:
+    """The model names a vLLM server answers, or None when the files do not show them."""
+    if server.runtime_merged:
+        given = server.args.get("model_name") or server.args.get("model-name")
+        name = given if isinstance(given, str) and given else get(resource.props, "metadata", "name")
+        return {name} if isinstance(name, str) and not set_at_run_time(name) else None
+    line = vllm_command_line(server.container)
+    if line is None or "config" in server.args or any(set_at_run_time(t) for t in line):
+        return None
+    env = env_values(server.container)
+    if "VLLM_ALLOW_RUNTIME_LORA_UPDATING" in env or "VLLM_PLUGINS" in env:
+        return None  # adapters loaded at run time answer under names the files do not show
+    names = _option_values(line, "served-model-name")
+    if names is None:
+        model = served_model(server)
+        if not isinstance(model, str) or not model:
+            return None
+        names = [model]
+    if not names:
+        return None
+    return set(names) | set(adapter_names(line))
+
+
+def _host_service(host: str) -> tuple[str, Optional[str]]:
+    """(Service name, namespace or None) a URL host names inside the cluster."""
+    host = host.rsplit("@", 1)[-1].split(":", 1)[0].lower()
+    parts = host.split(".")
+    if len(parts) == 1:
+        return parts[0], None
+    if len(parts) == 2 or parts[2] == "svc":
+        return parts[0], parts[1]
+    return "", None  # an outside host
+
+
+def _servers(resources: list[Resource]) -> dict[tuple[str, Optional[str]], tuple[Resource, VllmServer, set[str]]]:
+    """(Service host name, namespace) -> the one vLLM server behind it and the names it serves."""
+    selectors = path.service_selectors(resources)
+    behind: dict[tuple[str, Optional[str]], list[Optional[tuple[Resource, VllmServer, set[str]]]]] = {}
+    for r in resources:
+        if not pod_specs(r):
+            continue
+        servers = vllm_servers(r)
+        entry: Optional[tuple[Resource, VllmServer, set[str]]] = None
+        if len(servers) == 1:
+            names = served_names(r, servers[0])
+            entry = (r, servers[0], names) if names else None
+        namespace = namespace_of(r)
+        hosts = set(path.workload_services(r, selectors))
+        if split_type(r.type)[1] == "InferenceService":
+            name = str(get(r.props, "metadata", "name") or "")
+            hosts |= {name, f"{name}-predictor"}
+        for host in hosts:
+            behind.setdefault((host.lower(), namespace), []).append(entry)
+    return {key: entries[0] for key, entries in behind.items() if len(entries) == 1 and entries[0] is not None}
+
+
+def _reached(
+    host: str, namespace: Optional[str], servers: Mapping[tuple[str, Optional[str]], tuple[Resource, VllmServer, set[str]]]
+) -> Optional[tuple[Resource, VllmServer, set[str]]]:
+    name, url_ns = _host_service(host)
+    if not name:
+        return None
+    want = url_ns or namespace  # a short host is the client's own namespace; no namespace written is unknown
+    found = [v for (svc, ns), v in servers.items() if svc == name and (want is None or ns is None or ns == want)]
+    return found[0] if len(found) == 1 else None
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    if not any(r.type in WORKLOAD_TYPES and vllm_servers(r) for r in resources if isinstance(r.props, dict)):
+        return []
+    servers = _servers(resources)
+    if not servers:
+        return []
+    findings: list[tuple[str, str]] = []
+    for r in resources:
+        if r.type not in WORKLOAD_TYPES or not isinstance(r.props, dict):
+            continue
+        own = {id(s.container) for s in vllm_servers(r)}
+        namespace = namespace_of(r)
+        for cpath, podspec in pod_specs(r):
+            for container in containers(podspec):
+                if id(container) in own or router_kind(container) is not None:
+                    continue
+                env = env_values(container)
+                if not any("_MODEL" in k or k.startswith("MODEL") for k in env):
+                    continue
+                findings += _client(r, cpath, container, env, namespace, servers)
+    return findings
+
+
+def _client(
+    r: Resource,
+    cpath: str,
+    container: Mapping,
+    env: Mapping[str, str],
+    namespace: Optional[str],
+    servers: Mapping[tuple[str, Optional[str]], tuple[Resource, VllmServer, set[str]]],
+) -> list[tuple[str, str]]:
+    reaches: dict[str, Optional[tuple[Resource, VllmServer, set[str]]]] = {}
+    endpoint_vars = []
+    for name, value in env.items():
+        m = _URL.match(value) if isinstance(value, str) else None
+        if m is None:
+            continue
+        reaches[name] = _reached(m.group(1), namespace, servers)
+        if _ENDPOINT_VAR.search(name):
+            endpoint_vars.append(name)
+    targets = {id(v[0]): v for v in (reaches[n] for n in endpoint_vars) if v is not None}
+    one_endpoint = len(targets) == 1 and all(reaches[n] is not None for n in endpoint_vars)
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for url_var, target in reaches.items():
+        if target is None:
+            continue
+        prefix = _URL_SUFFIX.sub("", url_var)
+        owner, _server, names = target
+        for variable, value in env.items():
+            m = _MODEL_VAR.match(variable)
+            if m is None or variable in seen or _OTHER_MODEL.search(variable):
+                continue
+            paired = (m.group("prefix") or "") == prefix and prefix != ""
+            if not paired and not (variable in _GENERIC and one_endpoint):
+                continue
+            value = value.strip() if isinstance(value, str) else ""
+            if not value or not _PLAIN.match(value) or set_at_run_time(value) or value in names:
+                continue
+            seen.add(variable)
+            kind, oname = split_type(owner.type)[1], get(owner.props, "metadata", "name")
+            served = ", ".join(sorted(names))
+            out.append(
+                (
+                    r.name,
+                    f"{container_label(cpath, container)}: {variable}={value} asks the vLLM server of {kind} {oname} "
+                    f"(reached by {url_var}) for a model it does not serve: it serves only {served}, so every "
+                    f"request is answered 404 'The model `{value}` does not exist'; set {variable} to {served.split(', ')[0]} "
+                    f"or add --served-model-name {value} to the server",
+                )
+            )
+    return out
+
+
+POLICY = Policy(
+    name="client-model-served",
+    description=(
+        "A client in the files whose base URL reaches a vLLM server of the files asks for a model name that server "
+        "serves (--served-model-name, else --model); another name is answered 404 (advice)."
+    ),
+    catalog="S65",
+    severity="medium",
+    enforcement="advisory",
+    remediation_steps=(
+        "Set the client's model variable to a name the server serves, or give the server --served-model-name with the "
+        "name the clients use (it takes several names)."
+    ),
+    check_stack=_check,
+    rationale=(
+        "vllm-project/vllm vllm/entrypoints/openai/models/serving.py (read at 00153c8b) check_model: a request whose "
+        "model is not a served name is answered 404 'The model `X` does not exist.'; vllm/engine/arg_utils.py "
+        "--served-model-name: without it the served name is the --model argument."
+    ),
+)
