@@ -55,7 +55,7 @@ _ENTRIES = (
     Entry("S", 16, "startup probe budget"),
     Entry("S", 17, "model source pinned"),
     Entry("S", 18, "KubeRay GPU hygiene"),
-    Entry("S", 19, "GPU pod ephemeral storage"),
+    Entry("S", 19, "model server pod ephemeral storage (GPU or CPU)"),
     Entry("S", 20, "GPU rollout surge"),
     Entry("S", 21, "max-num-batched-tokens covers max-num-seqs"),
     Entry("S", 22, "tensor parallel size divides the attention heads"),

@@ -1,4 +1,4 @@
-"""S19: a GPU model server that downloads its model onto the node's disk requests ephemeral storage for it.
+"""S19: a model server (GPU or CPU) that downloads its model onto the node's disk requests ephemeral storage for it.
 
 A download lands in the server's cache, as the engine table says for each engine (components/serving_engines.toml
 ``[engines.NAME.downloads]``: which model settings mean a download, the cache variables and the images' default
@@ -28,7 +28,8 @@ reported as advice: the script is not in the files. A server whose pod requests 
 A download an init container or sidecar makes for the server (kthena's downloader, ``hf download --local-dir``:
 policies/reading/downloaders.py) counts where its folder is; a request of any container of the pod counts for it.
 
-A GPU pod that mounts a volume it names as a model cache (``model-cache``, ``/models``, ``hf-cache``, ``/weights``) on an
+A GPU pod, or a model server's pod with no GPU (session 48: CPU Ollama, llama.cpp, a Transformers server), that mounts
+a volume it names as a model cache (``model-cache``, ``/models``, ``hf-cache``, ``/weights``) on an
 emptyDir without a sizeLimit, where no download above is read, is advice: the pod is set up to keep a model on the node's
 disk, but what fills the folder is not in the files (set 19 antonios-nokia/games ray.yaml: a Ray GPU worker's
 ``/model-cache``).
@@ -62,6 +63,7 @@ from policies.kube import (
 from policies.reading.engines import Download, downloads, hub_model
 from policies.reading.image_fetches import image_fetches
 from policies.reading.model_ids import generic_downloads
+from policies.reading.serving import model_servers
 
 # Below this the checkpoint is smaller than the slack the rule asks for beyond it (~10 GiB): whether the node's disk
 # runs short then depends on its images and logs, which the manifest does not show, not on this download.
@@ -127,13 +129,16 @@ def _model_caches(resource: Resource, read: list) -> list[str]:
     if read:
         return []  # a download the rule reads is reported for itself (an operator may render its pod anew)
     out: list[str] = []
+    served = {server.path for server in model_servers(resource)}
     for path, podspec in pod_specs(resource):
-        if not requests_gpu(podspec):
-            continue
+        if not requests_gpu(podspec) and path not in served:
+            continue  # neither a GPU pod nor a model server's (a CPU server's model store counts: session 48)
         found = _model_cache(podspec)
         if found is None:
             continue
         container, name, at, limit = found
+        if limit and not requests_gpu(podspec):
+            continue  # a CPU pod's bounded folder places no GPU node at stake (as for a download, _bounded)
         if limit:
             out.append(
                 unproven(
@@ -241,8 +246,9 @@ POLICY = Policy(
     description=(
         "A GPU model server that downloads its model onto the node's disk (its own layer or an emptyDir without a "
         "sizeLimit, where the engine table says its cache is) must request ephemeral-storage for it (advice for a "
-        "server with no GPU request, for a model its image's own script fetches from object storage, and for a GPU "
-        "pod's emptyDir with a sizeLimit its ephemeral-storage request does not cover)."
+        "server with no GPU request, for a model its image's own script fetches from object storage, for a GPU pod's "
+        "emptyDir with a sizeLimit its ephemeral-storage request does not cover, and for a model "
+        "server's model-store emptyDir, GPU or CPU, that neither a sizeLimit nor an ephemeral-storage request bounds)."
     ),
     rationale=(
         "Without an ephemeral-storage request the scheduler ignores the node's free disk when placing the pod, and "
