@@ -1,5 +1,7 @@
 """The CPUs a model server's own processes keep busy, per engine: the optional ``[engines.NAME.cpus]`` tables of
-serving_engines.toml (``processes``, ``worker_per_gpu_from``, ``source``), read by G9 serving-cpu-limit-floor.
+serving_engines.toml (``processes``, ``worker_per_gpu_from``, ``source``), read by G9 serving-cpu-limit-floor; and the
+optional ``[engines.NAME.cpu_inference]`` tables (``min_cpus``, ``source``) of engines that compute on the CPU when they
+hold no GPU.
 
 A table with an unknown or missing field, a count that is not a whole number >= 1, or no source fails the import,
 naming the engine and the field.
@@ -50,6 +52,37 @@ def load(path: Any = TABLE) -> dict[str, EngineCpus]:
 
 
 CPUS = load()
+
+
+@dataclass(frozen=True)
+class CpuInference:
+    """An engine that computes the model on the CPU when it holds no GPU: ``min_cpus`` below which every token is
+    throttled, and where its thread default was read."""
+
+    min_cpus: int
+    source: str
+
+
+def load_cpu_inference(path: Any = TABLE) -> dict[str, CpuInference]:
+    """Engine name -> its ``[engines.NAME.cpu_inference]`` table (min_cpus, source), for every row that has one."""
+    engines = read_toml(path).get("engines")
+    found = {}
+    for name, row in engines.items() if isinstance(engines, dict) else ():
+        if not isinstance(row, dict) or "cpu_inference" not in row:
+            continue
+        table, where = row["cpu_inference"], f"{TABLE.name} [engines.{name}.cpu_inference]"
+        if not isinstance(table, dict) or set(table) != {"min_cpus", "source"}:
+            raise ValueError(f"{where}: must hold exactly ['min_cpus', 'source']")
+        value = table["min_cpus"]
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{where}.min_cpus: must be a whole number >= 1")
+        if not isinstance(table["source"], str) or not table["source"].strip():
+            raise ValueError(f"{where}.source: must be text")
+        found[name] = CpuInference(value, table["source"])
+    return found
+
+
+CPU_INFERENCE = load_cpu_inference()
 
 
 def min_cpus(engine: str, gpus: int) -> int:

@@ -131,7 +131,7 @@ _OPTIONAL: dict[str, type] = {
     "default_models": dict,
     "model_dirs": dict,
     "model_dir_in_workdir": str,
-    "cpus": dict,  # read by components/engine_cpus.py
+    **{"cpus": dict, "cpu_inference": dict},  # read by components/engine_cpus.py
     "shm": dict,  # read by components/engine_shm.py
 }
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}

@@ -228,6 +228,7 @@ def _collect(*policies: Policy) -> tuple[Policy, ...]:
 POLICIES: tuple[Policy, ...] = _collect(
     hf_token_not_empty.POLICY,
     hf_token_not_empty.SECRET_POLICY,
+    hf_token_not_empty.FILL_IN_POLICY,
     engine_env_known.POLICY,
     gated_model_token.POLICY,
     engine_download_credential.POLICY,

@@ -13,20 +13,24 @@ throttling).
 
 Advice: the engine still serves, slower. The GPUs per server are its tensor x pipeline parallel size, no more than the
 container's GPU limit (a multi-node engine's pod holds its share); an unreadable size counts one GPU (the lowest
-floor). Silent: no CPU limit; a limit at or above the floor (4 CPUs on one GPU); a container with no GPU (vLLM's CPU
+floor). A CPU-only server (no GPU in any form, policies.reading.ollama_weights.holds_gpu) of an engine that computes
+the model on CPU threads (the engine table's ``[engines.NAME.cpu_inference]``: Ollama, llama.cpp, LocalAI, threads
+defaulting to the physical cores) is advised under ``min_cpus`` (1): every token is computed inside that share (spent
+set 61: an Ollama Deployment limited to 500m). Silent: no CPU limit; a limit at or above the floor (4 CPUs on one GPU); a container with no GPU (vLLM's CPU
 backend sizes its own threads); Ray pods (Ray's own processes share them) and a worker module without the API server
 (Dynamo's dynamo.vllm).
 """
 
 from __future__ import annotations
 
-from components.engine_cpus import CPUS
+from components.engine_cpus import CPU_INFERENCE, CPUS
 from components.quantities import parse_quantity
 from policies.framework import Policy, Resource
-from policies.kube import as_int, get, gpu_count, is_ray, workload_types
+from policies.kube import as_int, fmt_number, get, gpu_count, is_ray, workload_types
 from policies.operators import OPERATOR_TYPES
 from policies.reading.kserve_runtime import effective_resources
-from policies.reading.serving import container_argv, engine_row, model_servers
+from policies.reading.ollama_weights import holds_gpu
+from policies.reading.serving import ModelServer, container_argv, engine_row, model_servers
 from policies.reading.vllm_args import vllm_servers
 
 
@@ -44,9 +48,12 @@ def _check(resource: Resource, config: dict) -> list[str]:
     found = []
     for server in model_servers(resource):
         row, cpus_row = engine_row(server.engine), CPUS.get(server.engine)
+        limit = gpu_count(server.container) or 0
+        if row is not None and limit < 1 and server.engine in CPU_INFERENCE and not holds_gpu(server.podspec):
+            found.extend(_cpu_server(resource, server, row.display, CPU_INFERENCE[server.engine].min_cpus))
+            continue
         if row is None or cpus_row is None:
             continue
-        limit = gpu_count(server.container) or 0
         if limit < 1:
             continue  # no GPU: a CPU backend sizes its threads to what it gets
         argv = " ".join(container_argv(server.container))
@@ -74,11 +81,34 @@ def _check(resource: Resource, config: dict) -> list[str]:
     return found
 
 
+def _cpu_server(resource: Resource, server: ModelServer, display: str, floor: int) -> list[str]:
+    """A CPU-only server (no GPU in any form) of an engine that computes the model on CPU threads: a limit below
+    ``floor`` CPUs (the engine table's ``cpu_inference.min_cpus``) caps every token's computation at that share."""
+    resources, merged = effective_resources(resource, server.path, server.container)
+    raw = get(resources, "limits", "cpu") if resources is not None else None
+    if raw is None:
+        return []
+    try:
+        cpus = parse_quantity(raw)
+    except ValueError:
+        return []  # not a quantity (a template's placeholder)
+    if not 0 < cpus < floor:
+        return []
+    return [
+        f"{server.label}: resources.limits.cpu {raw}{merged} on this {display} server, which holds no GPU and so "
+        f"computes every token on the CPU (its threads default to one per physical core of the node): the kernel lets "
+        f"it run {fmt_number(cpus)} of a CPU per period and throttles it for the rest, so each answer takes "
+        f"{fmt_number(floor / cpus)}x or more the time one core would and clients time out under load; raise the limit "
+        f"to {floor} CPU or more (a few cores for a 7B model), or set only a request"
+    ]
+
+
 POLICY = Policy(
     name="serving-cpu-limit-floor",
     description=(
         "A model server's CPU limit must not be below the CPUs its engine's own processes keep busy (vLLM: its API "
-        "server and engine core, and a worker per GPU from two GPUs); no CPU limit is fine."
+        "server and engine core, and a worker per GPU from two GPUs), nor, on a CPU-only Ollama, llama.cpp or LocalAI "
+        "server, below one CPU; no CPU limit is fine."
     ),
     catalog="G9",
     severity="medium",

@@ -305,36 +305,37 @@ POLICY = Policy(
 )
 
 
-def _check_secret(resource: Resource, config: dict) -> list[str]:
-    name = str(get(resource.props, "metadata", "name") or "")
+def _secret_values(resource: Resource) -> dict[str, object]:
     values = {str(k): v for k, v in as_dict(get(resource.props, "stringData")).items()}
     values.update({str(k): decoded(v) for k, v in as_dict(get(resource.props, "data")).items() if k not in values})
+    return values
+
+
+def _hf_key(secret_name: str, key: str) -> bool:
+    """True for a key that holds a Hugging Face token: a token variable's name, or token/hf_token in an HF Secret."""
+    return key in TOKEN_VARIABLES or (key.lower() in _TOKEN_KEYS and _HF_NAME.search(secret_name) is not None)
+
+
+def _check_secret(resource: Resource, config: dict) -> list[str]:
+    """S28: a committed Secret's Hugging Face token is a fill-in (the keys of other credentials are S27's)."""
+    name = str(get(resource.props, "metadata", "name") or "")
     messages: list[str] = []
-    for key, value in sorted(values.items()):
-        named = key in TOKEN_VARIABLES or (key.lower() in _TOKEN_KEYS and _HF_NAME.search(name) is not None)
+    for key, value in sorted(_secret_values(resource).items()):
+        if not _hf_key(name, key):
+            continue
         filler = token_placeholder(value)
         variable = None if filler else _unrendered(value)
-        if variable and (named or _CREDENTIAL_KEY.search(key)):
+        if variable:
             messages.append(
                 unproven(
                     f"key {key} holds {variable!r}, a variable for a rendering step (envsubst): nothing in Kubernetes "
                     f"expands it in a Secret, so applied as written the Secret holds that text and a pod that reads it "
-                    f"sends it as the credential, which "
-                    + ("the Hub answers with 401 (even for a public model)" if named else "the service refuses")
-                    + "; render the file before applying it (envsubst < file | kubectl apply -f -) or create the Secret "
-                    "out of band (kubectl create secret generic ... --from-literal)"
+                    f"sends it as the credential, which the Hub answers with 401 (even for a public model); render the "
+                    "file before applying it (envsubst < file | kubectl apply -f -) or create the Secret out of band "
+                    "(kubectl create secret generic ... --from-literal)"
                 )
             )
-        if filler and not named and _CREDENTIAL_KEY.search(key):
-            messages.append(
-                unproven(
-                    f"key {key} holds the fill-in {filler!r}, not a credential: applying this Secret with the files "
-                    "overwrites a real one, and a pod that reads it sends the fill-in, which the service (NGC, the Hub, "
-                    "an API) refuses; create the Secret out of band (kubectl create secret generic ... --from-literal) "
-                    "and leave it out of the applied files"
-                )
-            )
-        if named and filler:
+        if filler:
             messages.append(
                 unproven(
                     f"key {key} holds the fill-in {filler!r}, not a Hugging Face token: applying this Secret with "
@@ -346,10 +347,55 @@ def _check_secret(resource: Resource, config: dict) -> list[str]:
     return messages
 
 
+def _whole_fill_in(value: object) -> Optional[str]:
+    """The value when all of it is a fill-in (REPLACE-ME, your-api-key-here, <your-key>): one word, no config text."""
+    text = value.strip() if isinstance(value, str) else ""
+    if not text or any(c.isspace() for c in text) or text.startswith("$"):
+        return None
+    # The docs' fill-ins only (placeholders.py), not token_placeholder's credential-in-capitals reading, which holds
+    # only under a credential's key (MODE: API_KEY_FROM_ENV is a setting).
+    filler = placeholder_in(text, ("stringData", "value"))
+    return filler if filler == text else None
+
+
+def _check_secret_fill_in(resource: Resource, config: dict) -> list[str]:
+    """S27: a committed Secret holds a fill-in or a rendering variable where a credential goes (any key but an HF
+    token's, which S28 reads)."""
+    name = str(get(resource.props, "metadata", "name") or "")
+    messages: list[str] = []
+    for key, value in sorted(_secret_values(resource).items()):
+        if _hf_key(name, key):
+            continue
+        credential = _CREDENTIAL_KEY.search(key) is not None
+        filler = token_placeholder(value) if credential else _whole_fill_in(value)
+        variable = None if filler or not credential else _unrendered(value)
+        if variable:
+            messages.append(
+                unproven(
+                    f"key {key} holds {variable!r}, a variable for a rendering step (envsubst): nothing in Kubernetes "
+                    "expands it in a Secret, so applied as written the Secret holds that text and a pod that reads it "
+                    "sends it as the credential, which the service refuses; render the file before applying it "
+                    "(envsubst < file | kubectl apply -f -) or create the Secret out of band (kubectl create secret "
+                    "generic ... --from-literal)"
+                )
+            )
+        if filler:
+            messages.append(
+                unproven(
+                    f"key {key} holds the fill-in {filler!r}, not a credential: applying this Secret with the files "
+                    "overwrites a real one, and a pod that reads it sends the fill-in, which the service (NGC, an API, "
+                    "a login) refuses or, for a key the app issues itself, accepts from anyone who reads the "
+                    "repository; create the Secret out of band (kubectl create secret generic ... --from-literal) and "
+                    "leave it out of the applied files"
+                )
+            )
+    return messages
+
+
 SECRET_POLICY = Policy(
     name="hf-token-secret-not-placeholder",
-    description="A committed Secret does not hold a fill-in (your-...-here, REPLACE_WITH_...) as its Hugging Face token "
-    "or under any credential's key (NGC_API_KEY, *_API_KEY, api-key, *_TOKEN).",
+    description="A committed Secret does not hold a fill-in (your-...-here, REPLACE_WITH_...) or a rendering variable "
+    "as its Hugging Face token (other credentials: secret-value-not-placeholder, S27).",
     catalog="S28",
     severity="medium",
     enforcement="advisory",
@@ -363,5 +409,28 @@ SECRET_POLICY = Policy(
         "The Hub rejects an invalid token with 401 even for public repositories, so a fill-in committed as the token "
         "fails the download at start, and applying the file overwrites a real token created before. Advice: the "
         "README may say to replace it."
+    ),
+)
+
+
+FILL_IN_POLICY = Policy(
+    name="secret-value-not-placeholder",
+    description="A committed Secret does not hold a fill-in (REPLACE-ME, your-...-here, <your-key>) as a value, or a "
+    "rendering variable (${NGC_API_KEY}) under a credential's key (NGC_API_KEY, *_API_KEY, api-key, *_TOKEN).",
+    catalog="S27",
+    severity="medium",
+    enforcement="advisory",
+    remediation_steps=(
+        "Create the Secret out of band (kubectl create secret generic NAME --from-literal=KEY=...) or from a secret "
+        "store, and leave the placeholder Secret out of the applied files (or render it before applying)."
+    ),
+    resource_types=(SECRET_TYPE,),
+    check_resource=_check_secret_fill_in,
+    rationale=(
+        "A Secret's values are data: nothing in Kubernetes renders ${VAR} or replaces a fill-in there, so the file "
+        "applied as written overwrites a real credential with the fill-in, and the service refuses it (or, for a key "
+        "the app issues, anyone who reads the repository knows it). Spent-set labellers file these under S27 (set 33 "
+        "ngc-secret api-key REPLACE_WITH_NGC_API_KEY; set 60 a guest key REPLACE-ME and an API key "
+        "your-mistral-api-key-here). Advice: the README may say to replace it. Hugging Face tokens are S28's."
     ),
 )

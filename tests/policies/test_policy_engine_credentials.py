@@ -23,6 +23,8 @@ from test_policy_gpu_only_engines import CAREFUL, EMBEDDING, NEMOTRON
 
 S37 = "engine-download-credential"
 S28_SECRET = "hf-token-secret-not-placeholder"
+# Fill-ins under other credentials' keys are S27's (secret-value-not-placeholder); S28 keeps the Hugging Face token.
+S27_SECRET = "secret-value-not-placeholder"
 
 
 def _container(manifest: dict) -> dict:
@@ -67,13 +69,15 @@ def test_an_empty_dir_cache_does_not_hold_the_model():
 
 
 def test_a_fill_in_under_any_credential_key_is_advice():
-    assert found_by([_secret("ngc-secret", **{"api-key": "REPLACE_WITH_NGC_API_KEY"})], S28_SECRET) == [
+    assert found_by([_secret("ngc-secret", **{"api-key": "REPLACE_WITH_NGC_API_KEY"})], S28_SECRET) == []
+    assert found_by([_secret("ngc-secret", **{"api-key": "REPLACE_WITH_NGC_API_KEY"})], S27_SECRET) == [
         (
             "advisory",
             "key api-key holds the fill-in 'REPLACE_WITH_NGC_API_KEY', not a credential: applying this Secret with the "
-            "files overwrites a real one, and a pod that reads it sends the fill-in, which the service (NGC, the Hub, an "
-            "API) refuses; create the Secret out of band (kubectl create secret generic ... --from-literal) and leave "
-            "it out of the applied files",
+            "files overwrites a real one, and a pod that reads it sends the fill-in, which the service (NGC, an API, a "
+            "login) refuses or, for a key the app issues itself, accepts from anyone who reads the repository; create "
+            "the Secret out of band (kubectl create secret generic ... --from-literal) and leave it out of the applied "
+            "files",
         )
     ]
     encoded = {
@@ -82,17 +86,23 @@ def test_a_fill_in_under_any_credential_key_is_advice():
         "metadata": {"name": "llama-secrets", "namespace": "llama-deployment"},
         "data": {"API_KEY": base64.b64encode(b"your_api_key").decode(), "TLS_CERT": ""},
     }
-    [(level, message)] = found_by([encoded], S28_SECRET)
+    [(level, message)] = found_by([encoded], S27_SECRET)
     assert level == "advisory" and message.startswith("key API_KEY holds the fill-in 'your_api_key', not a credential")
     for key in ("NGC_API_KEY", "OPENAI_API_KEY", "PROMETHEUS_AUTH_TOKEN"):
-        assert len(found_by([_secret("s", **{key: "<your-key>"})], S28_SECRET)) == 1
+        assert len(found_by([_secret("s", **{key: "<your-key>"})], S27_SECRET)) == 1
+    # A whole fill-in under any key (a guest key the app issues, a model name) is an unrendered placeholder too.
+    assert len(found_by([_secret("concierge-key", **{"guest-key": "REPLACE-ME"})], S27_SECRET)) == 1
+    assert len(found_by([_secret("cfg", MODEL_NAME="REPLACE_WITH_MODEL")], S27_SECRET)) == 1
 
 
 def test_a_real_looking_value_or_a_key_that_names_no_credential_is_silent():
-    assert found_by([_secret("ngc-secret", **{"api-key": "nvapi-3f9a0c1d2e"})], S28_SECRET) == []
+    assert found_by([_secret("ngc-secret", **{"api-key": "nvapi-3f9a0c1d2e"})], S27_SECRET) == []
     assert found_by([_secret("cfg", MODEL_NAME="REPLACE_WITH_MODEL")], S28_SECRET) == []
+    # A config file held in a Secret that merely mentions a fill-in is not one whole value: silent.
+    config = "model_list:\n  - api_key: os.environ/OPENAI_API_KEY\n# set <your-key> in the environment\n"
+    assert found_by([_secret("litellm-config", **{"config.yaml": config})], S27_SECRET) == []
     # A whole ${VAR} under a credential's key is a rendering step's variable: advice since session 46 (held-out set
     # 53 labelled felipemoz/vllm-on-azure k8s/hf-secret.yaml stringData token "${HF_TOKEN}" S27/S28 advisory: applied
     # without envsubst the server sends the text as its token), never a block.
-    [(level, message)] = found_by([_secret("s", NGC_API_KEY="${NGC_API_KEY}")], S28_SECRET)
+    [(level, message)] = found_by([_secret("s", NGC_API_KEY="${NGC_API_KEY}")], S27_SECRET)
     assert level == "advisory" and "rendering step" in message

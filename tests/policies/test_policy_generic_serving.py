@@ -129,7 +129,9 @@ def test_burstable_memory_in_a_gpu_pod():
         gpu_memory_request_equals_limit.POLICY, mutated(lambda c: c["resources"]["requests"].update(memory="32Gi"))
     ) == [
         f"{LABEL}: memory request 32Gi differs from its limit 48Gi in a GPU pod, which makes it Burstable and an early "
-        f"eviction candidate under node memory pressure; request what you limit"
+        f"eviction candidate under node memory pressure; its Memory-medium emptyDir dshm (sizeLimit 8Gi) at /dev/shm "
+        f"is charged to the same memory, so shared tensors lift its usage further above the request; request what "
+        f"you limit"
     ]
 
 

@@ -50,8 +50,10 @@ VLLM_DOCS = [
 
 
 def test_a_placeholder_token_secret_is_advice_on_the_secret():
-    # VLLM_API_KEY's fill-in is a credential's too (any *_API_KEY: tests/policies/test_policy_engine_credentials.py).
-    ((level, message), (api_level, api_key)) = found_by([AYENI], SECRET)
+    # VLLM_API_KEY's fill-in is a credential's too (any *_API_KEY: tests/policies/test_policy_engine_credentials.py),
+    # reported under S27 (secret-value-not-placeholder); S28 keeps the Hugging Face token.
+    ((level, message),) = found_by([AYENI], SECRET)
+    ((api_level, api_key),) = found_by([AYENI], "secret-value-not-placeholder")
     assert api_level == "advisory" and api_key.startswith("key VLLM_API_KEY holds the fill-in 'REPLACE_WITH_REAL_API_KEY'")
     assert level == "advisory"
     assert message.startswith(
@@ -102,14 +104,17 @@ def test_a_fill_in_behind_the_token_prefix_is_a_placeholder():
 def test_a_credential_described_in_capitals_is_a_fill_in():
     # Spent set 24 (label filed NONE): MohammadB88/rag-anythingllm models/nvidia_nim/llama3-8b_all_resources.yaml@aea543d3,
     # Secret ngc-api-key with NGC_API_KEY "API_KEY_GENERATED_FROM_NGC": no service issues a key of underscored words.
-    found = found_by([_secret("ngc-api-key", "nim", NGC_API_KEY="API_KEY_GENERATED_FROM_NGC")], SECRET)
+    # Not a Hugging Face token, so S27's (secret-value-not-placeholder), not S28's.
+    assert found_by([_secret("ngc-api-key", "nim", NGC_API_KEY="API_KEY_GENERATED_FROM_NGC")], SECRET) == []
+    found = found_by([_secret("ngc-api-key", "nim", NGC_API_KEY="API_KEY_GENERATED_FROM_NGC")], "secret-value-not-placeholder")
     assert found == [
         (
             "advisory",
             "key NGC_API_KEY holds the fill-in 'API_KEY_GENERATED_FROM_NGC', not a credential: applying this Secret with "
-            "the files overwrites a real one, and a pod that reads it sends the fill-in, which the service (NGC, the "
-            "Hub, an API) refuses; create the Secret out of band (kubectl create secret generic ... --from-literal) and "
-            "leave it out of the applied files",
+            "the files overwrites a real one, and a pod that reads it sends the fill-in, which the service (NGC, an API, "
+            "a login) refuses or, for a key the app issues itself, accepts from anyone who reads the repository; create "
+            "the Secret out of band (kubectl create secret generic ... --from-literal) and leave it out of the applied "
+            "files",
         )
     ]
     # An NGC personal key's shape, a capitals value naming no credential word, and a non-credential key stay silent.
@@ -118,4 +123,4 @@ def test_a_credential_described_in_capitals_is_a_fill_in():
         {"API_KEY": "PROD_EU_WEST_1"},
         {"MODE": "API_KEY_FROM_ENV"},
     ):
-        assert found_by([_secret("ngc-api-key", "nim", **values)], SECRET) == [], values
+        assert found_by([_secret("ngc-api-key", "nim", **values)], "secret-value-not-placeholder") == [], values

@@ -124,3 +124,51 @@ def test_a_bad_cpus_table_fails_the_load_naming_it(tmp_path):
     path.write_text("[engines.x.cpus]\nprocesses = 2\n")
     with pytest.raises(ValueError, match="must hold exactly"):
         engine_cpus.load(path)
+
+
+# CPU-only model servers (res48): an engine that computes the model on CPU threads when it holds no GPU (the engine
+# table's [engines.NAME.cpu_inference]: ollama/ollama v0.32.15 llm/llama_server.go L412-416 and api/types.go L1118,
+# llama.cpp b8914 common/common.cpp L266-275 / L188-205, mudler/LocalAI v4.9.0 core/application/startup.go L58-61).
+def _cpu_server(image: str, cpu_limit: object, name: str = "ollama", **podspec: object) -> dict:
+    container: dict = {"name": name, "image": image, "ports": [{"containerPort": 11434}]}
+    if cpu_limit is not None:
+        container["resources"] = {"requests": {"cpu": "250m", "memory": "4Gi"}, "limits": {"cpu": cpu_limit, "memory": "8Gi"}}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name},
+        "spec": {
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [container], **podspec}},
+        },
+    }
+
+
+def test_engine_table_states_cpu_inference_with_a_source():
+    assert {"ollama", "llama-cpp", "localai"} <= set(engine_cpus.CPU_INFERENCE)
+    assert all(row.min_cpus == 1 and "L" in row.source for row in engine_cpus.CPU_INFERENCE.values())
+
+
+def test_a_cpu_only_server_under_one_core_is_advised():
+    # The form a tutorial writes: ollama/ollama with requests 250m/limits 500m and no GPU.
+    [(level, message)] = found_by([_cpu_server("ollama/ollama:0.5.4", "500m")], POLICY)
+    assert level == "advisory"
+    assert message.startswith("container ollama: resources.limits.cpu 500m on this Ollama server, which holds no GPU")
+    assert "raise the limit to 1 CPU or more" in message
+    llama = _cpu_server("ghcr.io/ggml-org/llama.cpp:server-b4500", "0.25", name="llama")
+    llama["spec"]["template"]["spec"]["containers"][0]["args"] = ["-m", "/models/qwen2.5-0.5b-instruct-q4_k_m.gguf"]
+    assert [lvl for lvl, _ in found_by([llama], POLICY)] == ["advisory"]
+
+
+def test_cpu_only_careful_forms_stay_silent():
+    assert found_by([_cpu_server("ollama/ollama:0.5.4", "1")], POLICY) == []
+    assert found_by([_cpu_server("ollama/ollama:0.5.4", "4")], POLICY) == []
+    assert found_by([_cpu_server("ollama/ollama:0.5.4", None)], POLICY) == []
+    assert found_by([_cpu_server("ollama/ollama:0.5.4", "{{ .Values.cpu }}")], POLICY) == []
+    # A GPU in any form: the model is not computed on the CPU.
+    assert found_by([_cpu_server("ollama/ollama:0.5.4", "500m", nodeSelector={"nvidia.com/gpu.present": "true"})], POLICY) == []
+    gpu = _cpu_server("ollama/ollama:0.5.4", "500m")
+    gpu["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = 1
+    assert found_by([gpu], POLICY) == []
+    # Not a model server (a chat UI beside it).
+    assert found_by([_cpu_server("ghcr.io/open-webui/open-webui:v0.6.5", "500m", name="webui")], POLICY) == []

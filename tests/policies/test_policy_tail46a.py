@@ -349,11 +349,12 @@ def test_a_secret_holding_an_envsubst_variable_gets_advice():
     assert level == "advisory" and message.startswith("key token holds '${HF_TOKEN}', a variable for a rendering step")
     assert "the Hub answers with 401" in message
     # A second form: any credential key ($NGC_API_KEY under api-key in an NGC Secret).
-    ((_, other),) = found_by([_secret("ngc-api", {"NGC_API_KEY": "$NGC_API_KEY"})], "hf-token-secret-not-placeholder")
+    ((_, other),) = found_by([_secret("ngc-api", {"NGC_API_KEY": "$NGC_API_KEY"})], "secret-value-not-placeholder")
     assert other.startswith("key NGC_API_KEY holds '$NGC_API_KEY'") and "the service refuses" in other
     # Careful: a real-looking value, and a variable under a key that is no credential.
     for careful in (_secret("hf-token", {"token": "hf_" + "A1b2" * 9}), _secret("app-config", {"MODEL_NAME": "${MODEL}"})):
         assert found_by([careful], "hf-token-secret-not-placeholder") == []
+        assert found_by([careful], "secret-value-not-placeholder") == []
 
 
 # --- G22: a system priority class on a model server -----------------------------------------------------------------
