@@ -156,6 +156,24 @@ def _servers(resources: list[Resource]) -> Iterator[tuple[Resource, str, list[di
             yield r, namespace_of(r, "default"), pod_labels(r), [s.container for s in servers]
 
 
+def _name(resource: Any) -> str:
+    return f"{split_type(resource.type)[1]}/{get(resource.props, 'metadata', 'name')}"
+
+
+def _no_rule(server: Resource, ns: str, fronting: list[Resource], callers: list) -> str:
+    """Advice for a server whose isolating policies have no ingress rule at all, naming its callers of the run."""
+    keys = {f"{get(s.props, 'metadata', 'name')}.{ns}" for s in fronting}
+    named = sorted({f"{_name(c[0])} ({c[3]})" for c in callers if c[5] in keys and c[0] is not server})
+    who = f" ({', '.join(named)} call it)" if named else ""
+    services = ", ".join(str(get(s.props, "metadata", "name")) for s in fronting)
+    return unproven(
+        f"isolates the pods of {_name(server)} (a model server behind Service {services}) for Ingress, and no "
+        f"NetworkPolicy selecting them has an ingress rule: every connection through the Service is dropped, so its "
+        f"callers{who} time out; add a policy selecting these pods that admits the calling pods (podSelector, or "
+        f"namespaceSelector for another namespace) on the server's port"
+    )
+
+
 def caller_findings(resources: list[Resource], reported: set[str]) -> list[tuple[str, str]]:
     """Findings (policy name, message) for model servers whose callers the NetworkPolicies drop; ``reported`` holds the
     names of policies already reported for the namespace's ingress controller."""
@@ -175,34 +193,14 @@ def caller_findings(resources: list[Resource], reported: set[str]) -> list[tuple
         ]
         if not fronting:
             continue
-        kind_name = f"{split_type(server.type)[1]}/{get(server.props, 'metadata', 'name')}"
+        kind_name = _name(server)
         callers = _callers(resources) if callers is None else callers
         union = rules(isolating, "ingress") if isolating else []
         if isolating and not union:
             blocker = next((p for p in isolating if not as_list(get(p.props, "spec", "ingress"))), isolating[0])
             if blocker.name in reported:
                 continue
-            service_names = ", ".join(str(get(s.props, "metadata", "name")) for s in fronting)
-            keys = {f"{get(s.props, 'metadata', 'name')}.{ns}" for s in fronting}
-            named = sorted(
-                {
-                    f"{split_type(c[0].type)[1]}/{get(c[0].props, 'metadata', 'name')} ({c[3]})"
-                    for c in callers
-                    if c[5] in keys and c[0] is not server
-                }
-            )
-            who = f" ({', '.join(named)} call it)" if named else ""
-            findings.append(
-                (
-                    blocker.name,
-                    unproven(
-                        f"isolates the pods of {kind_name} (a model server behind Service {service_names}) for Ingress, and "
-                        f"no NetworkPolicy selecting them has an ingress rule: every connection through the Service is "
-                        f"dropped, so its callers{who} time out; add a policy selecting these pods that admits the "
-                        f"calling pods (podSelector, or namespaceSelector for another namespace) on the server's port"
-                    ),
-                )
-            )
+            findings.append((blocker.name, _no_rule(server, ns, fronting, callers)))
             continue
         for service in fronting:
             sname = str(get(service.props, "metadata", "name"))
@@ -221,7 +219,7 @@ def caller_findings(resources: list[Resource], reported: set[str]) -> list[tuple
                 if target is None:
                     continue
                 tport, tnames = target
-                caller_name = f"{split_type(caller.type)[1]}/{get(caller.props, 'metadata', 'name')}"
+                caller_name = _name(caller)
                 if isolating and not any(_rule_admits(p, rule, "from", cns, clabels, tport, tnames) for p, _, rule in union):
                     findings.append(
                         (
