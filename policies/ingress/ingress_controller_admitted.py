@@ -18,6 +18,10 @@ only for the pod's own node and which plugins treat differently, and a controlle
 rule is silent when a workload of the namespace runs a proxy image). Silent when any ingress rule of the namespace
 admits a namespace, an address block or every source, or when another kind of network policy (Cilium, Calico,
 AdminNetworkPolicy) is in the run.
+
+The same row covers the model server's other callers (policies/ingress/callers_admitted.py): a model server isolated for
+Ingress with no ingress rule at all behind a Service of the run, or whose rules do not admit a pod of the run that calls
+its Service by URL (or whose caller's egress rules do not reach it): those requests time out too (spent set 62).
 """
 
 from __future__ import annotations
@@ -99,6 +103,8 @@ def _proxy_in(resources: list[Resource], namespace: str) -> bool:
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     if any(split_type(r.type)[1] in _OTHER_POLICIES for r in resources):
         return []
+    if not any(split_type(r.type) == _NETPOL for r in resources):
+        return []
     by_namespace: dict[str, list[Resource]] = {}
     for policy in resources:
         if split_type(policy.type) == _NETPOL and isinstance(policy.props, dict) and not policy.patch:
@@ -129,14 +135,18 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             f"still get through)"
         )
         findings.append((deny_all[0].name, message))
-    return findings
+    from policies.ingress.callers_admitted import caller_findings
+
+    return findings + caller_findings(resources, {name for name, _ in findings})
 
 
 POLICY = Policy(
     name="ingress-controller-admitted",
     description=(
         "A namespace whose NetworkPolicies isolate every pod for Ingress admits the ingress controller (another "
-        "namespace) when an Ingress or Gateway API route sends traffic to a Service in it (advice)."
+        "namespace) when an Ingress or Gateway API route sends traffic to a Service in it, and a model server's "
+        "NetworkPolicies admit the pods of the run that call its Service (ingress rules on the server, egress rules on "
+        "the caller) (advice)."
     ),
     rationale=(
         "A bare podSelector peer admits pods of the policy's own namespace only; an ingress controller runs in its own "

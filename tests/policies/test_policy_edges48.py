@@ -12,6 +12,11 @@ stays silent.
   pkg/logging/tmpl/kibana/ingress.tpl@f645027552279e2b21ffc192d1fb354e7dd2922b (nginx proxy timeouts, no class);
   careful: geistlabs/Geist-Helm templates/ingress/inference-ingress.tpl (ingressClassName set), a default IngressClass
   of the run, the controller started with --watch-ingress-without-class.
+- G62 ingress-controller-admitted, widened to a model server's callers: a default deny over the namespace, allow
+  policies selecting other pods and none the vLLM pods, a ConfigMap giving VLLM_BASE_URL http://vllm:8000/v1 (the form
+  of spent set 62); a caller pod whose labels no ingress rule admits; a caller isolated for Egress with no rule to the
+  server. Careful: an allow policy admitting the callers on the target port, a namespaceSelector on labels the files
+  cannot check, a Cilium policy in the files.
 """
 
 from __future__ import annotations
@@ -168,3 +173,128 @@ def test_a_named_class_a_default_class_or_the_watch_flag_is_silent():
     # no controller annotations (traefik takes classless Ingresses by default): not judged
     assert found_by([_ingress({"traefik.ingress.kubernetes.io/router.entrypoints": "web"})], G85) == []
     assert found_by([_ingress({})], G85) == []
+
+
+# --- G62: a model server's callers ------------------------------------------------------------------------------------
+
+G62 = "ingress-controller-admitted"
+
+
+def _netpol(name: str, selector: dict, types: list, ingress: list | None = None, egress: list | None = None) -> dict:
+    spec: dict = {"podSelector": selector, "policyTypes": types}
+    if ingress is not None:
+        spec["ingress"] = ingress
+    if egress is not None:
+        spec["egress"] = egress
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": {"name": name, "namespace": "llm"},
+        "spec": spec,
+    }
+
+
+DENY_ALL = _netpol("default-deny", {}, ["Ingress", "Egress"])
+APP_INGRESS = _netpol(
+    "application-ingress",
+    {"matchExpressions": [{"key": "app", "operator": "In", "values": ["backend", "frontend"]}]},
+    ["Ingress"],
+    ingress=[{"from": [{"podSelector": {"matchLabels": {"app": "frontend"}}}], "ports": [{"port": 8080}]}],
+)
+VLLM = _deployment(
+    "vllm",
+    {
+        "containers": [
+            {
+                "name": "vllm",
+                "image": "vllm/vllm-openai:v0.11.0",
+                "args": ["--model", "Qwen/Qwen2.5-1.5B-Instruct", "--port", "8000"],
+                "ports": [{"containerPort": 8000, "name": "http"}],
+            }
+        ]
+    },
+)
+VLLM_SERVICE = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "vllm", "namespace": "llm"},
+    "spec": {"selector": {"app": "vllm"}, "ports": [{"port": 8000, "targetPort": "http"}]},
+}
+CONFIG = {
+    "apiVersion": "v1",
+    "kind": "ConfigMap",
+    "metadata": {"name": "app-config", "namespace": "llm"},
+    "data": {"VLLM_BASE_URL": "http://vllm:8000/v1"},
+}
+BACKEND = _deployment(
+    "backend",
+    {"containers": [{"name": "api", "image": "acme/backend:1.2.0", "envFrom": [{"configMapRef": {"name": "app-config"}}]}]},
+)
+
+
+def _callers_found(objs: list[dict]) -> list[str]:
+    return [m for _, m in found_by(objs, G62)]
+
+
+def test_a_server_no_ingress_rule_admits_gets_advice():
+    found = _callers_found([DENY_ALL, APP_INGRESS, VLLM, VLLM_SERVICE, CONFIG, BACKEND])
+    assert len(found) == 1
+    assert found[0].startswith(
+        "isolates the pods of Deployment/vllm (a model server behind Service vllm) for Ingress, and no NetworkPolicy "
+        "selecting them has an ingress rule: every connection through the Service is dropped, so its callers "
+        "(Deployment/backend (VLLM_BASE_URL) call it) time out"
+    )
+    # the spent-set form: the caller is not in the files, the Service is
+    assert len(_callers_found([DENY_ALL, APP_INGRESS, VLLM, VLLM_SERVICE, CONFIG])) == 1
+
+
+VLLM_INGRESS = _netpol(
+    "vllm-ingress",
+    {"matchLabels": {"app": "vllm"}},
+    ["Ingress"],
+    ingress=[{"from": [{"podSelector": {"matchLabels": {"app": "gateway"}}}], "ports": [{"port": 8000}]}],
+)
+
+
+def test_a_caller_no_rule_admits_gets_advice():
+    found = _callers_found([DENY_ALL, VLLM_INGRESS, VLLM, VLLM_SERVICE, CONFIG, BACKEND])
+    assert len(found) == 1  # one finding a caller: its egress is judged once the server admits it
+    assert found[0].startswith(
+        "isolates the pods of Deployment/vllm (a model server behind Service vllm) for Ingress, and no ingress rule of "
+        "the policies selecting them admits the pods of Deployment/backend on port 8000, while Deployment/backend calls "
+        "it (VLLM_BASE_URL=http://vllm:8000)"
+    )
+    admits = copy.deepcopy(VLLM_INGRESS)
+    admits["spec"]["ingress"][0]["from"].append({"podSelector": {"matchLabels": {"app": "backend"}}})
+    found = _callers_found([DENY_ALL, admits, VLLM, VLLM_SERVICE, CONFIG, BACKEND])
+    assert len(found) == 1
+    assert found[0].startswith(
+        "isolates the pods of Deployment/backend for Egress, and no egress rule of the policies selecting them reaches "
+        "the pods of Deployment/vllm (a model server behind Service vllm) on port 8000"
+    )
+
+
+def test_callers_admitted_or_unknowable_are_silent():
+    admits = copy.deepcopy(VLLM_INGRESS)
+    admits["spec"]["ingress"][0]["from"].append({"podSelector": {"matchLabels": {"app": "backend"}}})
+    egress = _netpol(
+        "backend-egress",
+        {"matchLabels": {"app": "backend"}},
+        ["Egress"],
+        egress=[{"to": [{"podSelector": {"matchLabels": {"app": "vllm"}}}], "ports": [{"port": "http"}]}],
+    )
+    objs = [DENY_ALL, admits, egress, VLLM, VLLM_SERVICE, CONFIG, BACKEND]
+    assert _callers_found(objs) == []
+    # a namespaceSelector on a label the files cannot check may hold the caller's namespace
+    labelled = copy.deepcopy(VLLM_INGRESS)
+    labelled["spec"]["ingress"][0]["from"] = [{"namespaceSelector": {"matchLabels": {"team": "llm"}}}]
+    assert _callers_found([labelled, egress, VLLM, VLLM_SERVICE, CONFIG, BACKEND]) == []
+    cilium = {
+        "apiVersion": "cilium.io/v2",
+        "kind": "CiliumNetworkPolicy",
+        "metadata": {"name": "allow", "namespace": "llm"},
+        "spec": {"endpointSelector": {}},
+    }
+    assert _callers_found([DENY_ALL, APP_INGRESS, VLLM, VLLM_SERVICE, CONFIG, BACKEND, cilium]) == []
+    # no NetworkPolicy selects the server: nothing is isolated
+    assert _callers_found([APP_INGRESS, VLLM, VLLM_SERVICE, CONFIG, BACKEND]) == []

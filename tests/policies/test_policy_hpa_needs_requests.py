@@ -185,3 +185,33 @@ def test_a_keda_cpu_utilization_trigger_is_advice():
     average = copy.deepcopy(scaled)
     average["spec"]["triggers"][0]["metricType"] = "AverageValue"
     assert found_by([GATEWAY, average], POLICY) == []
+
+
+def test_a_kustomize_base_whose_overlay_adds_the_request_does_not_block(tmp_path):
+    """A base Deployment with no CPU request, which an overlay's patch completes: nothing blocks (the patch of that name
+    requests it, and a base a patch targets is no whole object: policies/reading/kustomize.py `targeted`)."""
+    import yaml
+
+    from policies.check import load_resources, manifest_files
+    from policies.registry import evaluate
+
+    base, overlay = tmp_path / "base", tmp_path / "overlays" / "prod"
+    base.mkdir()
+    overlay.mkdir(parents=True)
+    (base / "app.yaml").write_text(yaml.safe_dump_all([GATEWAY, GATEWAY_HPA]))
+    (base / "kustomization.yaml").write_text("resources: [app.yaml]\n")
+    patch = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "gateway", "namespace": "default"},
+        "spec": {"template": {"spec": {"containers": [{"name": "gateway", "resources": {"requests": {"cpu": "500m"}}}]}}},
+    }
+    (overlay / "cpu.yaml").write_text(yaml.safe_dump(patch))
+    (overlay / "kustomization.yaml").write_text("resources: [../../base]\npatches: [{path: cpu.yaml}]\n")
+    found = [v for v in evaluate(load_resources(manifest_files([str(tmp_path)]))) if v.policy == POLICY]
+    assert [v for v in found if v.enforcement == "mandatory"] == []
+    # The patch removed, the base alone is whole again and blocks.
+    (overlay / "kustomization.yaml").write_text("resources: [../../base]\n")
+    (overlay / "cpu.yaml").unlink()
+    found = [v for v in evaluate(load_resources(manifest_files([str(tmp_path)]))) if v.policy == POLICY]
+    assert [v.enforcement for v in found] == ["mandatory"]
