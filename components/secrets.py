@@ -66,9 +66,25 @@ NOT_A_SECRET = frozenset(
 )
 
 
+# The same said in other words: every word one of these, one of them denying (``dummy-key``, ``sk-no-key``,
+# ``no-api-key-needed``, ``fake_token``; spent set 60 rag_LLM LLM_API_KEY "dummy-key" and homelab open-webui
+# OPENAI_API_KEY "sk-no-key", set 62 travelagent3 VLLM_API_KEY "not-needed" in a ConfigMap: blocked as leaks at
+# session 48's first freeze, labelled nothing).
+_DENYING_WORDS = frozenset({"dummy", "fake", "no", "not", "none", "empty", "unused", "ignored", "placeholder", "nokey"})
+_STAND_IN_WORDS = _DENYING_WORDS | frozenset(
+    {"key", "api", "token", "needed", "required", "sk", "secret", "used", "value", "llm", "vllm", "openai"}
+)
+
+
 def placeholder_value(value: Any) -> bool:
-    """True for a literal that stands where a key is required but not checked (``EMPTY``, ``"null"``, ...)."""
-    return isinstance(value, str) and value.strip().strip("\"'").lower() in NOT_A_SECRET
+    """True for a literal that stands where a key is required but not checked (``EMPTY``, ``"null"``, ``dummy-key``)."""
+    if not isinstance(value, str):
+        return False
+    text = value.strip().strip("\"'").lower()
+    if text in NOT_A_SECRET:
+        return True
+    words = {w for w in re.split(r"[-_.\s]+", text) if w}
+    return bool(words) and words <= _STAND_IN_WORDS and not words.isdisjoint(_DENYING_WORDS)
 
 
 # Each shape: a name for messages, the public prefix a message may show, and the pattern. The

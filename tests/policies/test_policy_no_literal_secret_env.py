@@ -9,6 +9,7 @@ from policy_fixtures import isvc, isvc_props, messages, vllm_container
 
 from policies.check import main
 from policies.k8s_generic.no_literal_secret_env import POLICY
+from policies.registry import evaluate
 
 TOKEN_VALUE = "hf_SuperSecretValue123"
 
@@ -364,3 +365,23 @@ def test_a_masked_stand_in_is_advice(value):
     assert level == "advisory" and "a stand-in rather than a credential" in message
     # The careful side: anything else is a literal.
     assert messages(POLICY, with_env({"name": "OPENAI_API_KEY", "value": "sk-x1x2x3"})) == [literal("OPENAI_API_KEY")]
+
+
+@pytest.mark.parametrize("value", ["dummy-key", "sk-no-key", "not-needed", "EMPTY", "ollama", "fake_token"])
+def test_a_key_that_says_it_is_none_is_no_leak(value):
+    # A client library insists on a key; the server checks none, and the value says so (components/secrets.py
+    # placeholder_value: vLLM's own examples api_key="EMPTY", Ollama's "ollama"; spent sets 60 and 62: dummy-key,
+    # sk-no-key, and not-needed in a ConfigMap, each read as a blocking leak at session 48's first freeze).
+    assert messages(POLICY, with_env({"name": "OPENAI_API_KEY", "value": value})) == []
+    config_map = resource(
+        "kubernetes:core/v1:ConfigMap",
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "app"}, "data": {"VLLM_API_KEY": value}},
+    )
+    assert messages(POLICY, config_map) == []
+
+
+@pytest.mark.parametrize("value", ["sk-proj-4Fq9ZtL0pXw2", "hunter2", "my-secret-key", "test"])
+def test_a_real_looking_key_still_blocks(value):
+    assert [v.enforcement for v in evaluate([with_env({"name": "OPENAI_API_KEY", "value": value})], policies=[POLICY])] == [
+        "mandatory"
+    ]
