@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from policies.framework import Policy, Resource
+from policies.ingress.callers_admitted import caller_findings
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, containers, get, pod_specs, split_type
 from policies.reading.edge import ingress_backend_ports
 from policies.reading.serving import namespace_of
@@ -135,8 +136,6 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             f"still get through)"
         )
         findings.append((deny_all[0].name, message))
-    from policies.ingress.callers_admitted import caller_findings
-
     return findings + caller_findings(resources, {name for name, _ in findings})
 
 
