@@ -29,6 +29,19 @@ def test_every_id_is_one_line_of_the_catalogue_module():
     assert len({call.lineno for call in calls}) == len(calls)
 
 
+def test_every_entry_line_fits_the_formatters_line_length():
+    # ruff format (pyproject.toml [tool.ruff] line-length) wraps a longer Entry call over several lines, which the test
+    # above refuses: a title must be short enough for its line. Checked here so a long title fails in the tests, not
+    # only in CI's `ruff format --check` (G62's and S57's widened titles, session 48).
+    limit = int(re.search(r"(?m)^line-length\s*=\s*(\d+)", (ROOT / "pyproject.toml").read_text(encoding="utf-8")).group(1))
+    long = [
+        line.strip()[:60]
+        for line in (ROOT / "policies" / "catalog.py").read_text(encoding="utf-8").splitlines()
+        if line.lstrip().startswith("Entry(") and len(line) > limit
+    ]
+    assert long == [], f"catalogue lines over {limit} columns: shorten their titles"
+
+
 def test_adding_one_entry_opens_a_new_id(monkeypatch):
     # The one line a new id needs: one more Entry among the catalogue's entries. Nothing else
     # changes, yet the framework accepts the id, the registry sorts it after S20 and before the
