@@ -316,6 +316,16 @@ def _hf_key(secret_name: str, key: str) -> bool:
     return key in TOKEN_VARIABLES or (key.lower() in _TOKEN_KEYS and _HF_NAME.search(secret_name) is not None)
 
 
+def _rendering_variable(key: str, variable: str, refusal: str) -> str:
+    """Advice on a Secret key whose value is one rendering variable (``${NGC_API_KEY}``), the service's answer named."""
+    return unproven(
+        f"key {key} holds {variable!r}, a variable for a rendering step (envsubst): nothing in Kubernetes expands it in "
+        f"a Secret, so applied as written the Secret holds that text and a pod that reads it sends it as the credential, "
+        f"which {refusal}; render the file before applying it (envsubst < file | kubectl apply -f -) or create the "
+        "Secret out of band (kubectl create secret generic ... --from-literal)"
+    )
+
+
 def _check_secret(resource: Resource, config: dict) -> list[str]:
     """S28: a committed Secret's Hugging Face token is a fill-in (the keys of other credentials are S27's)."""
     name = str(get(resource.props, "metadata", "name") or "")
@@ -326,15 +336,7 @@ def _check_secret(resource: Resource, config: dict) -> list[str]:
         filler = token_placeholder(value)
         variable = None if filler else _unrendered(value)
         if variable:
-            messages.append(
-                unproven(
-                    f"key {key} holds {variable!r}, a variable for a rendering step (envsubst): nothing in Kubernetes "
-                    f"expands it in a Secret, so applied as written the Secret holds that text and a pod that reads it "
-                    f"sends it as the credential, which the Hub answers with 401 (even for a public model); render the "
-                    "file before applying it (envsubst < file | kubectl apply -f -) or create the Secret out of band "
-                    "(kubectl create secret generic ... --from-literal)"
-                )
-            )
+            messages.append(_rendering_variable(key, variable, "the Hub answers with 401 (even for a public model)"))
         if filler:
             messages.append(
                 unproven(
@@ -370,15 +372,7 @@ def _check_secret_fill_in(resource: Resource, config: dict) -> list[str]:
         filler = token_placeholder(value) if credential else _whole_fill_in(value)
         variable = None if filler or not credential else _unrendered(value)
         if variable:
-            messages.append(
-                unproven(
-                    f"key {key} holds {variable!r}, a variable for a rendering step (envsubst): nothing in Kubernetes "
-                    "expands it in a Secret, so applied as written the Secret holds that text and a pod that reads it "
-                    "sends it as the credential, which the service refuses; render the file before applying it "
-                    "(envsubst < file | kubectl apply -f -) or create the Secret out of band (kubectl create secret "
-                    "generic ... --from-literal)"
-                )
-            )
+            messages.append(_rendering_variable(key, variable, "the service refuses"))
         if filler:
             messages.append(
                 unproven(
