@@ -1,20 +1,23 @@
-"""G27: a published serving container sets allowPrivilegeEscalation: false.
+"""G27: a serving container sets allowPrivilegeEscalation: false.
 
 ``allowPrivilegeEscalation`` "controls whether a process can gain more privileges than its parent process" (the
 ``no_new_privs`` flag); unset, it is true, and the restricted Pod Security Standard requires it false on every container
-(https://kubernetes.io/docs/concepts/security/pod-security-standards/#restricted, "Privilege Escalation"). A model
-server, a serving-path app (an LLM proxy or router, components/serving_apps.toml) or a chat UI (components/
-chat_uis.toml: Open WebUI) that an edge publishes (an Ingress of any class, a Gateway API route, an Istio
-VirtualService, an OpenShift Route, a Traefik or Contour route: policies/reading/exposure.py; or a LoadBalancer or
-NodePort Service) takes requests from outside the cluster, and one that loads remote code or tools on request
-(``--trust-remote-code``, tool servers) is the container an attacker lands in first: without the flag, a setuid binary
-of the image lifts that foothold. Advice: a risk, not a failure (and where the image runs as root, G28's finding is the
-larger one). The sealed sets showed the form: a model server or UI container with no securityContext at all behind an
-ingress, which no rule read (G27 was left out).
+(https://kubernetes.io/docs/concepts/security/pod-security-standards/#restricted, "Privilege Escalation"). It is a field
+of the container's SecurityContext only: PodSecurityContext has none (the v1.33 schemas of policies/reading/
+core_schemas.json), so a pod-level securityContext never sets it, and runAsNonRoot does not stand in for it (a non-root
+process still gains a setuid binary's user). A model server (any engine of the engine table, in any pod template the
+readers reach: Deployment, StatefulSet, Pod, LWS, Ray groups, KServe predictor or runtime, operator CRs), a serving-path
+app (an LLM proxy or router, components/serving_apps.toml) or a chat UI (components/chat_uis.toml: Open WebUI) takes
+requests over its API, and one that loads remote code or tools on request (``--trust-remote-code``, tool servers) is
+the container an attacker lands in first: without the flag, a setuid binary of the image lifts that foothold. Advice:
+a risk, not a failure (and where the image runs as root, G28's finding is the larger one). The message says which
+Service publishes it where an edge does (an Ingress of any class, a Gateway API route, an Istio VirtualService, an
+OpenShift Route, a Traefik or Contour route: policies/reading/exposure.py; or a LoadBalancer or NodePort Service).
+Session 48 advised only on published ones; spent sets 64-66 labelled three unpublished model servers with no
+securityContext (an Ollama Deployment, a KServe InferenceService predictor, a vLLM Pod), so every serving container is
+read (brief pods49). An OpenShift restricted SCC that sets the flag is not in the files: still advice.
 
-Silent for a container that sets it false, a privileged one (G26's finding), and workloads no published Service selects.
-Read for every pod template the readers reach (policies.kube.pod_specs), the Service joined by its selector in the
-same namespace (an omitted namespace meets any).
+Silent for a container that sets it false and a privileged one (G26's finding). One finding per container.
 """
 
 from __future__ import annotations
@@ -90,10 +93,24 @@ def _escalates(container: Mapping) -> bool:
     return context.get("allowPrivilegeEscalation") is not False and context.get("privileged") is not True
 
 
+def _publisher(resource: Resource, path: str, published: list[tuple[Resource, str]]) -> tuple[Resource, str] | None:
+    """The first published Service (and what publishes it) that selects the pod template at `path`, if any."""
+    labels = template_labels(resource, path)
+    return next(
+        (
+            (service, how)
+            for service, how in published
+            if _same_namespace(service, resource)
+            and isinstance(selector := get(service.props, "spec", "selector"), Mapping)
+            and selector
+            and any(selector_matches(selector, lab, plain=True) for lab in labels)
+        ),
+        None,
+    )
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    published = _published(resources)
-    if not published:
-        return []
+    published: list[tuple[Resource, str]] | None = None
     findings: list[tuple[str, str]] = []
     for resource in resources:
         if resource.type not in WORKLOAD_TYPES or not isinstance(resource.props, dict) or resource.template:
@@ -101,31 +118,25 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         for path, container, what in _serving(resource):
             if not _escalates(container):
                 continue
-            labels = template_labels(resource, path)
-            by = next(
-                (
-                    (service, how)
-                    for service, how in published
-                    if _same_namespace(service, resource)
-                    and isinstance(selector := get(service.props, "spec", "selector"), Mapping)
-                    and selector
-                    and any(selector_matches(selector, lab, plain=True) for lab in labels)
-                ),
-                None,
+            if published is None:
+                published = _published(resources)
+            by = _publisher(resource, path, published)
+            reach = (
+                f", published through Service {get(by[0].props, 'metadata', 'name')} ({by[1]})"
+                if by
+                else " (a caller of its API reaches it first)"
             )
-            if by is None:
-                continue
-            service, how = by
             value = get(container, "securityContext", "allowPrivilegeEscalation")
             setting = "allowPrivilegeEscalation: true" if value is True else "no securityContext.allowPrivilegeEscalation"
             findings.append(
                 (
                     resource.name,
                     unproven(
-                        f"{container_label(path, container)}: {setting} on this {what}, published through Service "
-                        f"{get(service.props, 'metadata', 'name')} ({how}): a process it runs may gain more privileges "
-                        f"than its parent (setuid binaries of the image), so a foothold through the API becomes more; "
-                        f"set securityContext.allowPrivilegeEscalation: false (the restricted Pod Security Standard)"
+                        f"{container_label(path, container)}: {setting} on this {what}{reach}: a process it runs may "
+                        f"gain more privileges than its parent (setuid binaries of the image; runAsNonRoot does not "
+                        f"stop it, and allowPrivilegeEscalation is a container field only), so a foothold through the "
+                        f"API becomes more; set securityContext.allowPrivilegeEscalation: false (the restricted Pod "
+                        f"Security Standard; an OpenShift SCC that sets it is not in the files)"
                     ),
                 )
             )
@@ -134,8 +145,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 
 POLICY = Policy(
     name="serving-privilege-escalation",
-    description="A model server, serving-path app or chat UI that an edge publishes (Ingress, route, LoadBalancer or "
-    "NodePort Service) sets securityContext.allowPrivilegeEscalation: false (advice).",
+    description="Every model-server, serving-path app and chat UI container sets securityContext.allowPrivilegeEscalation: "
+    "false (advice; the message names the Ingress, route, LoadBalancer or NodePort Service that publishes it).",
     catalog="G27",
     severity="medium",
     enforcement="advisory",
@@ -145,7 +156,7 @@ POLICY = Policy(
     check_stack=_check,
     rationale=(
         "allowPrivilegeEscalation defaults to true; the restricted Pod Security Standard requires it false "
-        "(https://kubernetes.io/docs/concepts/security/pod-security-standards/#restricted). A published serving "
-        "container is the first one a caller from outside reaches."
+        "(https://kubernetes.io/docs/concepts/security/pod-security-standards/#restricted). A serving container "
+        "is the first one a caller of its API reaches, and a published one the first a caller from outside reaches."
     ),
 )

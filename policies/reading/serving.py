@@ -348,6 +348,9 @@ def pod_labels(resource: Any) -> list[dict]:
         return [labels]
     if kind == "LeaderWorkerSet":
         return [labels for role in ("leaderTemplate", "workerTemplate") for labels in _lws_labels(resource, role)]
+    if (group, kind) == ("", "Pod"):
+        # A bare Pod is its own pod: its labels are its metadata's (it has no template).
+        return [dict(as_dict(get(resource.props, "metadata", "labels")))]
     return [dict(as_dict(get(spec, "template", "metadata", "labels")))]
 
 
