@@ -23,46 +23,13 @@ Silent for a container that sets it false and a privileged one (G26's finding). 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_list, container_label, get, pod_specs, split_type
+from policies.kube import WORKLOAD_TYPES, as_list, container_label, get, pod_specs
 from policies.reading.chat_ui_backends import ui_app
-from policies.reading.edge import INGRESS_TYPES, ingress_backend_ports
-from policies.reading.exposure import publications
 from policies.reading.gateway_apps import app_containers
-from policies.reading.serving import engine_row, model_servers, namespace_of, selector_matches, template_labels
-
-_SERVICE = ("", "Service")
-
-
-def _same_namespace(a: Any, b: Any) -> bool:
-    first, second = namespace_of(a), namespace_of(b)
-    return first is None or second is None or first == second
-
-
-def _published(resources: list[Resource]) -> list[tuple[Resource, str]]:
-    """(Service, what publishes it) for the Services an edge of the run routes to, and LoadBalancer/NodePort ones."""
-    services = [r for r in resources if split_type(r.type) == _SERVICE and isinstance(r.props, dict)]
-    found: list[tuple[Resource, str]] = []
-    edges = [(pub.resource, pub.what, set(pub.services)) for pub in publications(resources)]
-    # ALB and gce-class Ingresses, which publications() leaves to their own G32 policies, publish their backends too.
-    edges += [
-        (r, f"Ingress {get(r.props, 'metadata', 'name')}", {n for n, _ in ingress_backend_ports(r) if isinstance(n, str)})
-        for r in resources
-        if r.type in INGRESS_TYPES and isinstance(r.props, dict)
-    ]
-    for owner, what, names in edges:
-        for service in services:
-            # A mistyped name (a list, a mapping) names no Service: only a string is looked up.
-            name = get(service.props, "metadata", "name")
-            if isinstance(name, str) and name in names and _same_namespace(service, owner):
-                found.append((service, what))
-    for service in services:
-        kind = get(service.props, "spec", "type")
-        if kind in ("LoadBalancer", "NodePort"):
-            found.append((service, f"its {kind} type"))
-    return found
+from policies.reading.published import published_services, publisher
+from policies.reading.serving import engine_row, model_servers
 
 
 def _serving(resource: Resource) -> list[tuple[str, dict, str]]:
@@ -93,22 +60,6 @@ def _escalates(container: Mapping) -> bool:
     return context.get("allowPrivilegeEscalation") is not False and context.get("privileged") is not True
 
 
-def _publisher(resource: Resource, path: str, published: list[tuple[Resource, str]]) -> tuple[Resource, str] | None:
-    """The first published Service (and what publishes it) that selects the pod template at `path`, if any."""
-    labels = template_labels(resource, path)
-    return next(
-        (
-            (service, how)
-            for service, how in published
-            if _same_namespace(service, resource)
-            and isinstance(selector := get(service.props, "spec", "selector"), Mapping)
-            and selector
-            and any(selector_matches(selector, lab, plain=True) for lab in labels)
-        ),
-        None,
-    )
-
-
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     published: list[tuple[Resource, str]] | None = None
     findings: list[tuple[str, str]] = []
@@ -119,8 +70,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             if not _escalates(container):
                 continue
             if published is None:
-                published = _published(resources)
-            by = _publisher(resource, path, published)
+                published = published_services(resources)
+            by = publisher(resource, path, published)
             reach = (
                 f", published through Service {get(by[0].props, 'metadata', 'name')} ({by[1]})"
                 if by
