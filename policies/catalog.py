@@ -136,7 +136,7 @@ _ENTRIES = (
     Entry("G", 32, "Service type LoadBalancer / NodePort (a model API exposed past the gateway)"),
     Entry("G", 33, "NetworkPolicy"),
     Entry("G", 34, "automount SA token"),
-    Entry("G", 35, "secrets in env"),
+    Entry("G", 35, "secrets in env or a spec; a committed Secret holding a token, or a password under a credential key"),
     Entry("G", 36, "emptyDir size / ephemeral storage"),
     Entry("G", 37, "recommended labels"),
     Entry("G", 38, "default namespace, written or left out where nothing of the run sets one"),

@@ -146,7 +146,7 @@ def _url_passwords(text: str) -> list[tuple[str, str]]:
     found = []
     for match in _URL_PASSWORD.finditer(text[:4096]):
         user, password = match.group(1), match.group(2)
-        if password.startswith(("$", "{{", "<", "%", "*")) or set(password) <= {"*", "x", "X"} or _fill_in(password):
+        if password.startswith(("$", "{{", "<", "%", "*")) or set(password) <= {"*", "x", "X"} or stand_in_password(password):
             continue
         found.append((user, password))
     return found
@@ -172,7 +172,8 @@ def repeats_user(user: object, password: object) -> bool:
 _STAND_INS = frozenset({"password", "passwd", "pass", "pw", "pwd", "secret", "changeme", "change-me", "change_me"})
 
 
-def _fill_in(password: str) -> bool:
+def stand_in_password(password: str) -> bool:
+    """True for a password a sample writes for the reader to replace (changeme, your-password, REPLACE_ME)."""
     return password.lower() in _STAND_INS or placeholder_in(password) is not None
 
 
