@@ -365,10 +365,23 @@ class _Builder:
                 obj: dict = {"apiVersion": "v1", "kind": kind, "metadata": {"name": entry["name"]}, "data": data}
                 if ns:
                     obj["metadata"]["namespace"] = ns
+                self._generator_options(obj, _mapping(k.get("generatorOptions")), _mapping(entry.get("options")))
                 if kind == "Secret":
                     obj["type"] = entry.get("type") or "Opaque"
                 out.append(Built(obj, None, [(path, 0, 1)], True, {entry["name"]}, hashed=hashed))
         return out
+
+    @staticmethod
+    def _generator_options(obj: dict, common: dict, own: dict) -> None:
+        """generatorOptions and the entry's options put on a generated object: labels and annotations (the entry's
+        value wins on a shared key) and ``immutable`` (api/types/generatoroptions.go:34-66 MergeGlobalOptionsIntoLocal;
+        api/internal/generators/utils.go:62-98 copyLabelsAndAnnotations, setImmutable; configmap.go:43-47)."""
+        for part in ("labels", "annotations"):
+            pairs = {str(k): str(v) for k, v in {**_mapping(common.get(part)), **_mapping(own.get(part))}.items()}
+            if pairs:
+                obj["metadata"][part] = pairs
+        if common.get("immutable") is True or own.get("immutable") is True:
+            obj["immutable"] = True
 
     def _generator_data(self, entry: dict, folder: str, path: str) -> dict[str, str]:
         data: dict[str, str] = {}
@@ -484,6 +497,10 @@ class _Builder:
             kind = item.obj.get("kind")
             if kind not in CLUSTER_SCOPED:
                 _meta(item.obj)["namespace"] = namespace
+            elif kind == "Namespace" and item.obj.get("apiVersion") == "v1":
+                # builtinpluginconsts/namespace.go:8-11 names a Namespace's metadata/name among the namespace field
+                # specs, kept for apiVersion v1 only (filters/namespace/namespace.go:191-201): it becomes the namespace
+                _meta(item.obj)["name"] = namespace
             if kind in ("RoleBinding", "ClusterRoleBinding"):  # namespace.go:126-168, defaultOnly
                 for subject in item.obj.get("subjects") or ():
                     if isinstance(subject, dict) and subject.get("name") == "default":
