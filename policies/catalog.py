@@ -186,6 +186,7 @@ _ENTRIES = (
     Entry("G", 83, "a claim that pre-binds a PersistentVolume asks for what that volume offers (access modes, size, class)"),
     Entry("G", 84, "a non-root pod writing to a claim can write it (fsGroup or an init that owns the folder)"),
     Entry("G", 85, "an Ingress names the class its annotations are written for"),
+    Entry("G", 86, "a StatefulSet's serviceName names a headless Service, so its pods' DNS names (NAME-0.SERVICE) resolve"),
 )
 
 

@@ -125,6 +125,7 @@ from policies.k8s_generic import (
     serving_resource_requests,
     serving_topology_spread,
     shared_claim_class,
+    stateful_set_headless_service,
     tolerates_node_pressure,
     webui_data_lasts,
 )
@@ -384,6 +385,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     network_policy_selects_pods.POLICY,
     ingress_controller_admitted.POLICY,
     ingress_class_named.POLICY,
+    stateful_set_headless_service.POLICY,
     memory_emptydir_size_limit.POLICY,
     pod_template_api_valid.POLICY,
     kserve_model_mount.POLICY,
