@@ -38,7 +38,7 @@ def _same_namespace(a: Any, b: Any) -> bool:
     return first is None or second is None or first == second
 
 
-def _published(resources: list[Resource]) -> list[tuple[Resource, str]]:
+def published_services(resources: list[Resource]) -> list[tuple[Resource, str]]:
     """(Service, what publishes it) for the Services an edge of the run routes to, and LoadBalancer/NodePort ones."""
     services = [r for r in resources if split_type(r.type) == _SERVICE and isinstance(r.props, dict)]
     found: list[tuple[Resource, str]] = []
@@ -91,7 +91,7 @@ def _escalates(container: Mapping) -> bool:
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    published = _published(resources)
+    published = published_services(resources)
     if not published:
         return []
     findings: list[tuple[str, str]] = []

@@ -73,3 +73,85 @@ def test_an_unrendered_cluster_ip_is_silent():
     service = _service("ollama-service", "borgos-ollama")
     service["spec"]["clusterIP"] = "${CLUSTER_IP}"
     assert found_by([_stateful_set("borgos-ollama", "ollama-service"), copy.deepcopy(service)], G86) == []
+
+
+# --- G87: a chat UI's login and session key ---------------------------------------------------------------------------
+
+G87 = "chat-ui-auth-kept"
+
+
+def _webui(env: list, mounts: list | None = None, volumes: list | None = None, extra: list | None = None) -> dict:
+    container = {
+        "name": "open-webui",
+        "image": "ghcr.io/open-webui/open-webui:0.6.18",
+        "ports": [{"containerPort": 8080}],
+        "env": env,
+        "volumeMounts": mounts if mounts is not None else [{"name": "data", "mountPath": "/app/backend/data"}],
+    }
+    pod = {
+        "containers": [container, *(extra or [])],
+        "volumes": volumes if volumes is not None else [{"name": "data", "persistentVolumeClaim": {"claimName": "webui"}}],
+    }
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "open-webui", "namespace": "ai-inference"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "open-webui"}},
+            "template": {"metadata": {"labels": {"app": "open-webui"}}, "spec": pod},
+        },
+    }
+
+
+_KEY = {"name": "WEBUI_SECRET_KEY", "valueFrom": {"secretKeyRef": {"name": "open-webui-secrets", "key": "secret-key"}}}
+_BACKEND = {"name": "OPENAI_API_BASE_URL", "value": "http://llama-server.ai-inference.svc:8080/v1"}
+
+
+def test_login_turned_off_is_advice_and_says_how_the_ui_is_published():
+    """Spent set 60 janos-gyorgy/homelab-ai-inference-starter k8s/open-webui.yaml: WEBUI_AUTH "false" with the key from
+    a Secret (open-webui b8912aa67 backend/open_webui/env.py L379: anything but "true" turns login off)."""
+    objs = [_webui([_BACKEND, _KEY, {"name": "WEBUI_AUTH", "value": "false"}])]
+    ((level, message),) = found_by(objs, G87)
+    assert level == "advisory" and "WEBUI_AUTH='false' turns Open WebUI's login off" in message
+    assert "anyone who reaches its Service or pod in the cluster" in message
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "open-webui", "namespace": "ai-inference"},
+        "spec": {"type": "NodePort", "selector": {"app": "open-webui"}, "ports": [{"port": 80, "targetPort": 8080}]},
+    }
+    ((_, message),) = found_by([*objs, service], G87)
+    assert "Service open-webui is published (its NodePort type)" in message
+
+
+def test_login_kept_or_guarded_is_silent():
+    assert found_by([_webui([_BACKEND, _KEY])], G87) == []
+    assert found_by([_webui([_BACKEND, _KEY, {"name": "WEBUI_AUTH", "value": "True"}])], G87) == []
+    proxy = {"name": "oauth2-proxy", "image": "quay.io/oauth2-proxy/oauth2-proxy:v7.6.0"}
+    assert found_by([_webui([_BACKEND, _KEY, {"name": "WEBUI_AUTH", "value": "false"}], extra=[proxy])], G87) == []
+    secret_switch = {"name": "WEBUI_AUTH", "valueFrom": {"secretKeyRef": {"name": "s", "key": "auth"}}}
+    assert found_by([_webui([_BACKEND, _KEY, secret_switch])], G87) == []
+
+
+def test_no_session_key_is_advice():
+    """Spent set 65 dndeyeabsa-wq/k8s-llm-deployment manifests/05-deployment-webui.yaml: no WEBUI_SECRET_KEY, the PVC at
+    /app/backend/data; open-webui b8912aa67 backend/start.sh L17-36 writes the generated key to /app/backend."""
+    ((level, message),) = found_by([_webui([_BACKEND])], G87)
+    assert level == "advisory" and message.startswith("container open-webui: no WEBUI_SECRET_KEY/WEBUI_JWT_SECRET_KEY is set")
+    assert "/app/backend, the container's writable layer" in message
+    scratch = _webui([_BACKEND], mounts=[{"name": "b", "mountPath": "/app/backend"}], volumes=[{"name": "b", "emptyDir": {}}])
+    ((_, message),) = found_by([scratch], G87)
+    assert "the emptyDir b" in message
+
+
+def test_a_session_key_kept_is_silent():
+    assert found_by([_webui([_BACKEND, {"name": "WEBUI_JWT_SECRET_KEY", "value": "a-long-random-key"}])], G87) == []
+    assert found_by([_webui([_BACKEND, {"name": "WEBUI_SECRET_KEY_FILE", "value": "/app/backend/data/.key"}])], G87) == []
+    lasting = _webui([_BACKEND], mounts=[{"name": "data", "mountPath": "/app/backend"}])
+    assert found_by([lasting], G87) == []
+    from_secret = _webui([_BACKEND])
+    from_secret["spec"]["template"]["spec"]["containers"][0]["envFrom"] = [{"secretRef": {"name": "webui-env"}}]
+    assert found_by([from_secret], G87) == []
+    replaced = _webui([_BACKEND])
+    replaced["spec"]["template"]["spec"]["containers"][0]["command"] = ["bash", "-c", "uvicorn open_webui.main:app"]
+    assert found_by([replaced], G87) == []
