@@ -102,6 +102,7 @@ _ENTRIES = (
     Entry("S", 63, "an InferenceService's model format is one its runtime supports"),
     Entry("S", 64, "a scraped model server serves metrics where it is scraped"),
     Entry("S", 65, "a client asks its model server for a model it serves (vLLM served name, Ollama pull)"),
+    Entry("S", 66, "a vLLM server that loads its model from a local path names the model it serves (--served-model-name)"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),
     Entry("G", 3, "imagePullPolicy Always"),
