@@ -63,7 +63,7 @@ def _named_credential(item: dict) -> bool:
     name, value = item.get("name"), item.get("value")
     if not isinstance(name, str) or not isinstance(value, str) or not value.strip() or "valueFrom" in item:
         return False
-    if value.strip().startswith(_PLACEHOLDER_STARTS) or placeholder_value(value):
+    if value.strip().startswith(_PLACEHOLDER_STARTS) or placeholder_value(value, name):
         return False  # a placeholder the reader fills in
     return _credential_key(name.upper().replace("-", "_"))
 
@@ -158,7 +158,7 @@ def _secret_finding(props: dict) -> Optional[str]:
         literal = text.strip()
         if literal.startswith(_SOPS_VALUE):
             continue
-        if literal.startswith((*_PLACEHOLDER_STARTS, "[")) or placeholder_value(literal) or stand_in_password(literal):
+        if literal.startswith((*_PLACEHOLDER_STARTS, "[")) or placeholder_value(literal, where) or stand_in_password(literal):
             continue  # a fill-in (S27/S28 report those) or a stand-in such as changeme
         if named is None and literal:
             if _credential_key(where.split(".", 1)[1].upper().replace("-", "_").replace(".", "_")):

@@ -155,3 +155,77 @@ def test_a_session_key_kept_is_silent():
     replaced = _webui([_BACKEND])
     replaced["spec"]["template"]["spec"]["containers"][0]["command"] = ["bash", "-c", "uvicorn open_webui.main:app"]
     assert found_by([replaced], G87) == []
+
+
+# --- S66: a vLLM server on a local path names what it serves ----------------------------------------------------------
+
+S66 = "vllm-served-name-for-path"
+
+
+def _vllm(args: list) -> dict:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "vllm", "namespace": "llm"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "vllm"}},
+            "template": {
+                "metadata": {"labels": {"app": "vllm"}},
+                "spec": {"containers": [{"name": "vllm", "image": "vllm/vllm-openai:v0.10.1", "args": args}]},
+            },
+        },
+    }
+
+
+# agud97/k8s-vllm@783a7904: gitops/platform/kserve/cluster-serving-runtime.yaml runs vllm/vllm-openai with
+# --model=/mnt/models; gitops/apps/llm-serving/inference-service.yaml adds no --served-model-name (spent set 66).
+RUNTIME = {
+    "apiVersion": "serving.kserve.io/v1alpha1",
+    "kind": "ClusterServingRuntime",
+    "metadata": {"name": "vllm-openai-runtime"},
+    "spec": {
+        "supportedModelFormats": [{"name": "huggingface", "version": "1", "autoSelect": True}],
+        "containers": [
+            {
+                "name": "kserve-container",
+                "image": "vllm/vllm-openai:latest",
+                "args": ["--model=/mnt/models", "--host=0.0.0.0", "--port=8080"],
+            }
+        ],
+    },
+}
+
+
+def _isvc(args: list) -> dict:
+    return {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "qwen35-27b-gptq-int4", "namespace": "llm"},
+        "spec": {
+            "predictor": {
+                "model": {
+                    "modelFormat": {"name": "huggingface"},
+                    "runtime": "vllm-openai-runtime",
+                    "storageUri": "hf://Qwen/Qwen3.5-27B-GPTQ-Int4",
+                    "args": args,
+                }
+            }
+        },
+    }
+
+
+def test_a_vllm_server_on_a_local_path_without_a_served_name_is_advice():
+    ((level, message),) = found_by([_vllm(["--model", "/models/Qwen2.5-7B-Instruct-AWQ", "--port", "8000"])], S66)
+    assert level == "advisory" and "serves the model under the name '/models/Qwen2.5-7B-Instruct-AWQ'" in message
+    ((level, message),) = found_by([RUNTIME, _isvc(["--dtype=float16", "--max-model-len=4096"])], S66)
+    assert level == "advisory" and message.startswith("predictor (on ClusterServingRuntime/vllm-openai-runtime)")
+
+
+def test_a_served_name_or_a_hub_model_is_silent():
+    assert found_by([_vllm(["--model", "/models/qwen", "--served-model-name", "qwen"])], S66) == []
+    assert found_by([_vllm(["--model", "Qwen/Qwen2.5-7B-Instruct"])], S66) == []
+    assert found_by([RUNTIME, _isvc(["--served-model-name=gpt-oss-20b", "--dtype=float16"])], S66) == []
+    assert found_by([RUNTIME], S66) == []  # the runtime alone: its InferenceServices may name the model
+    huggingface = copy.deepcopy(RUNTIME)  # KServe's Hugging Face server passes --model_name itself
+    huggingface["spec"]["containers"][0].update(image="kserve/huggingfaceserver:v0.15.0", args=["--model_dir=/mnt/models"])
+    assert found_by([huggingface, _isvc([])], S66) == []
