@@ -66,25 +66,70 @@ NOT_A_SECRET = frozenset(
 )
 
 
-# The same said in other words: every word one of these, one of them denying (``dummy-key``, ``sk-no-key``,
-# ``no-api-key-needed``, ``fake_token``; spent set 60 rag_LLM LLM_API_KEY "dummy-key" and homelab open-webui
-# OPENAI_API_KEY "sk-no-key", set 62 travelagent3 VLLM_API_KEY "not-needed" in a ConfigMap: blocked as leaks at
-# session 48's first freeze, labelled nothing).
+# The same said in other words (review 49 item 2): a value made only of plain words (letters, as a person writes them:
+# lower, upper or capitalised; a short word may carry digits, "gpt4") and separators, one word of them denying or
+# standing in for a key (``dummy-key``, ``sk-no-key``, ``not-a-real-key``, ``no-auth``, ``sk-fake-key-for-vllm``,
+# ``test``, ``local``; spent set 60 rag_LLM LLM_API_KEY "dummy-key" and homelab open-webui OPENAI_API_KEY "sk-no-key",
+# set 62 travelagent3 VLLM_API_KEY "not-needed" in a ConfigMap: blocked as leaks at session 48's first freeze, labelled
+# nothing). A random-looking part (a long mixed letters-and-digits run, irregular case, a long run without a vowel)
+# makes it a key again: sk-fake-<48 random characters> blocks. Under a password's name the narrow list applies (a
+# password is the credential however it reads): see ``placeholder_value``.
 _DENYING_WORDS = frozenset({"dummy", "fake", "no", "not", "none", "empty", "unused", "ignored", "placeholder", "nokey"})
+# The narrow vocabulary (every word one of these), the only one read under a password's name.
 _STAND_IN_WORDS = _DENYING_WORDS | frozenset(
     {"key", "api", "token", "needed", "required", "sk", "secret", "used", "value", "llm", "vllm", "openai"}
 )
+# Under a key's name, more words say the value stands in for one: these deny a key, and make any plain phrasing a
+# stand-in ("not-a-real-key", "no-auth", "sk-fake-key-for-vllm").
+_KEY_DENYING_WORDS = _DENYING_WORDS | frozenset(
+    {
+        *("null", "nil", "noauth", "notneeded", "notrequired", "unneeded", "unset", "blank", "invalid", "bogus"),
+        *("mock", "stub", "changeme", "replaceme", "your", "xxx", "xxxx", "todo", "tbd", "anything", "whatever"),
+        *("irrelevant", "disabled", "insecure"),
+    }
+)
+# These name where a key is used rather than deny one: a stand-in only in the narrow vocabulary ("test", "local",
+# "sk-test-key", "example-key"); a longer phrase or a number with them is a key someone chose for a local server
+# that checks it ("sk-local-key-1234", a LiteLLM master_key "sk-testing-llm-model-...": still blocking).
+_KEY_SETTING_WORDS = frozenset({"test", "testing", "example", "sample", "demo", "local", "localhost", "dev"})
+_WORD_SPLIT = re.compile(r"[-_.\s:/]+")
+_VOWELS = frozenset("aeiouy")
+_PASSWORD_NAME = re.compile(r"PASS|PWD", re.IGNORECASE)
 
 
-def placeholder_value(value: Any) -> bool:
-    """True for a literal that stands where a key is required but not checked (``EMPTY``, ``"null"``, ``dummy-key``)."""
+def _plain_word(word: str) -> bool:
+    """A word a person writes (``not``, ``Key``, ``EMPTY``, ``gpt4``), not a random-looking run (``Xk29qLm``)."""
+    if word.isdigit():
+        return len(word) <= 4
+    if not word.isalnum() or not word.isascii():
+        return False
+    if not word.isalpha():
+        return len(word) <= 6 and word[0].isalpha() and (word.islower() or word.isupper())
+    if not (word.islower() or word.isupper() or word.istitle()) or len(word) > 16:
+        return False
+    return len(word) <= 4 or not _VOWELS.isdisjoint(word.lower())
+
+
+def placeholder_value(value: Any, key: str = "") -> bool:
+    """True for a literal that stands where a key is required but not checked (``EMPTY``, ``"null"``, ``dummy-key``,
+    ``not-a-real-key``). ``key``: the name the value is set under; under a password's name (``*PASS*``, ``*PWD*``)
+    only the narrow stand-in vocabulary counts, since a password is the credential whatever its words."""
     if not isinstance(value, str):
         return False
-    text = value.strip().strip("\"'").lower()
-    if text in NOT_A_SECRET:
+    text = value.strip().strip("\"'")
+    if text.lower() in NOT_A_SECRET:
         return True
-    words = {w for w in re.split(r"[-_.\s]+", text) if w}
-    return bool(words) and words <= _STAND_IN_WORDS and not words.isdisjoint(_DENYING_WORDS)
+    if not text or len(text) > 64:
+        return False
+    words = [w for w in _WORD_SPLIT.split(text) if w]
+    lowered = {w.lower() for w in words}
+    if key and _PASSWORD_NAME.search(key):
+        return bool(words) and lowered <= _STAND_IN_WORDS and not lowered.isdisjoint(_DENYING_WORDS)
+    if not words:
+        return False
+    if not lowered.isdisjoint(_KEY_DENYING_WORDS):
+        return all(_plain_word(w) for w in words)
+    return not lowered.isdisjoint(_KEY_SETTING_WORDS) and lowered <= _STAND_IN_WORDS | _KEY_SETTING_WORDS
 
 
 # Each shape: a name for messages, the public prefix a message may show, and the pattern. The

@@ -17,7 +17,7 @@ from .parse_cache import read_toml
 
 TABLE = Path(__file__).with_name("serving_apps.toml")
 _LISTS = ("images", "names", "commands", "modules")
-_FIELDS = ("display", *_LISTS, "port", "readiness", "alive_only", "sources")
+_FIELDS = ("display", *_LISTS, "port", "readiness", "alive_only", "readiness_env", "readiness_config", "sources")
 _SOURCES = ("recognise", "endpoints")
 
 
@@ -34,6 +34,10 @@ class App:
     port: int
     readiness: str
     alive_only: tuple[str, ...]
+    # What gives the readiness path more to check than the alive_only ones (env variables; dotted keys of the app's
+    # config file); empty: the readiness path checks something whatever is set.
+    readiness_env: tuple[str, ...]
+    readiness_config: tuple[str, ...]
     sources: tuple[tuple[str, str], ...]
 
 
@@ -50,7 +54,8 @@ def _fields_checked(where: str, row: Any, fields: Any) -> None:
 def _row(name: str, row: Any) -> App:
     where = f"{TABLE.name} [apps.{name}]"
     if isinstance(row, dict):
-        row = {"alive_only": [], **row}  # optional: most apps state no liveness-only path
+        # optional: most apps state no liveness-only path
+        row = {"alive_only": [], "readiness_env": [], "readiness_config": [], **row}
     _fields_checked(where, row, _FIELDS)
     for field in _LISTS:
         value = row[field]
@@ -65,6 +70,9 @@ def _row(name: str, row: Any) -> App:
     alive = row["alive_only"]
     if not isinstance(alive, list) or not all(isinstance(v, str) and v.startswith("/") for v in alive):
         raise ValueError(f"{where}: alive_only must be a list of HTTP paths")
+    for field in ("readiness_env", "readiness_config"):
+        if not isinstance(row[field], list) or not all(isinstance(v, str) and v for v in row[field]):
+            raise ValueError(f"{where}: {field} must be a list of names")
     sources = row["sources"]
     if (
         not isinstance(sources, dict)
@@ -86,6 +94,8 @@ def _row(name: str, row: Any) -> App:
         port=row["port"],
         readiness=row["readiness"],
         alive_only=tuple(row["alive_only"]),
+        readiness_env=tuple(row["readiness_env"]),
+        readiness_config=tuple(row["readiness_config"]),
         sources=tuple(sorted(sources.items())),
     )
 

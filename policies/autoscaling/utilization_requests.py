@@ -8,7 +8,9 @@ replica_calculator.go calculateRequests / calculatePodRequestsFromContainers, co
 policies/reading/hpa_requests.py). The finding lands on the autoscaler, which is what never works. It blocks only where
 the files prove it: an HPA whose one metric is that target, its Deployment/StatefulSet/ReplicaSet among the files with
 its containers read as written, and no LimitRange of the files that could default the request; with other metrics the
-HPA still scales up on them (never down), and a KEDA ScaledObject, a placeholder or a LimitRange make it advice.
+HPA still scales up on them (never down), and a KEDA ScaledObject, a placeholder or a LimitRange make it advice. A
+VerticalPodAutoscaler of the files that is not Off and controls the resource writes the request at pod admission:
+silent (G17 reports the VPA/HPA pair).
 """
 
 from __future__ import annotations

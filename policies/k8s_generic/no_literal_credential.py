@@ -29,7 +29,7 @@ from typing import Any, Iterator, Optional
 from components.secrets import first_token, placeholder_value
 from policies.framework import UNKNOWN, Policy, Resource, unproven
 from policies.input.comment_tokens import COMMENT_TYPE
-from policies.k8s_generic.no_literal_secret_env import CONFIG_MAP_TYPE, NAME_PATTERNS, looks_secret
+from policies.k8s_generic.no_literal_secret_env import CONFIG_MAP_TYPE, NAME_PATTERNS, looks_secret, stand_in_password
 from policies.kube import as_dict, as_list, get, workload_types
 from policies.reading.placeholders import placeholder_in
 
@@ -63,7 +63,7 @@ def _named_credential(item: dict) -> bool:
     name, value = item.get("name"), item.get("value")
     if not isinstance(name, str) or not isinstance(value, str) or not value.strip() or "valueFrom" in item:
         return False
-    if value.strip().startswith(_PLACEHOLDER_STARTS) or placeholder_value(value):
+    if value.strip().startswith(_PLACEHOLDER_STARTS) or placeholder_value(value, name):
         return False  # a placeholder the reader fills in
     return _credential_key(name.upper().replace("-", "_"))
 
@@ -139,16 +139,28 @@ def _secret_values(props: dict) -> Iterator[tuple[str, str]]:
             continue
 
 
+# A value SOPS encrypted in place (``ENC[AES256_GCM,data:...,type:str]``; the file then carries a top-level ``sops``
+# block with the key groups): getsops/sops v3.9.0 aes/cipher.go L186 writes every encrypted leaf so, stores/stores.go L28 names the block.
+# Ciphertext is the careful form of a committed Secret, not a credential.
+_SOPS_VALUE = "ENC["
+
+
 def _secret_finding(props: dict) -> Optional[str]:
     """The message for a committed Secret holding a literal credential (advice when only its name says so)."""
     if isinstance(props.get("type"), str) and props["type"] in _SECRET_TYPES_SKIPPED:
         return None
+    if isinstance(props.get("sops"), dict):
+        return None  # a SOPS-encrypted file: every value is ciphertext
     named: Optional[str] = None
     for where, text in _secret_values(props):
         if (token := first_token(text)) is not None:
             return f"{where} holds {token.described} in clear text: {_SECRET_FIX}"
         literal = text.strip()
-        if named is None and literal and not literal.startswith((*_PLACEHOLDER_STARTS, "[")) and not placeholder_value(literal):
+        if literal.startswith(_SOPS_VALUE):
+            continue
+        if literal.startswith((*_PLACEHOLDER_STARTS, "[")) or placeholder_value(literal, where) or stand_in_password(literal):
+            continue  # a fill-in (S27/S28 report those) or a stand-in such as changeme
+        if named is None and literal:
             if _credential_key(where.split(".", 1)[1].upper().replace("-", "_").replace(".", "_")):
                 named = where
     if named is not None:

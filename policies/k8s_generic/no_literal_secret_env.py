@@ -119,14 +119,14 @@ def _secret_spec(value: str) -> bool:
     return all("=" in p and p.split("=", 1)[0].strip().lower() in _SECRET_SPEC_KEYS for p in pairs)
 
 
-def _literal(value: str) -> bool:
+def _literal(value: str, flag: str = "") -> bool:
     """A flag's value that is a credential written out: not an env reference, a file path, a BuildKit secret spec
     (id=...,src=...) or a placeholder word."""
     return (
         not _REFERENCE.fullmatch(value)
         and not value.startswith(("/", "./"))
         and not _secret_spec(value)
-        and not placeholder_value(value)
+        and not placeholder_value(value, flag)
     )
 
 
@@ -146,7 +146,7 @@ def _url_passwords(text: str) -> list[tuple[str, str]]:
     found = []
     for match in _URL_PASSWORD.finditer(text[:4096]):
         user, password = match.group(1), match.group(2)
-        if password.startswith(("$", "{{", "<", "%", "*")) or set(password) <= {"*", "x", "X"} or _fill_in(password):
+        if password.startswith(("$", "{{", "<", "%", "*")) or set(password) <= {"*", "x", "X"} or stand_in_password(password):
             continue
         found.append((user, password))
     return found
@@ -172,7 +172,8 @@ def repeats_user(user: object, password: object) -> bool:
 _STAND_INS = frozenset({"password", "passwd", "pass", "pw", "pwd", "secret", "changeme", "change-me", "change_me"})
 
 
-def _fill_in(password: str) -> bool:
+def stand_in_password(password: str) -> bool:
+    """True for a password a sample writes for the reader to replace (changeme, your-password, REPLACE_ME)."""
     return password.lower() in _STAND_INS or placeholder_in(password) is not None
 
 
@@ -258,7 +259,7 @@ def _check_env(label: str, container: dict, patterns: list[str], substituted: se
         elif looks_secret(name, patterns):
             if isinstance(value, str) and any(repeats_user(user, value) for user in users):
                 messages.append(_default_message(f"{label}: env {name} has a literal value that", _FIX))
-            elif value not in (None, "") and not placeholder_value(value):
+            elif value not in (None, "") and not placeholder_value(value, name):
                 messages.append(
                     f"{label}: env {name} has a literal value; {_FIX} (a literal lands in "
                     f"the pod spec, etcd and the Pulumi state)"
@@ -285,8 +286,8 @@ def _check_argv(label: str, container: dict, patterns: list[str]) -> list[str]:
     # multiLLM-EKS-Deploy, whose labeller filed it as a broken token and a G35 trap).
     secrets = _secret_names(container)
 
-    def _literal_here(value: str) -> bool:
-        return _literal(value) and value not in secrets
+    def _literal_here(value: str, flag: str) -> bool:
+        return _literal(value, flag) and value not in secrets
 
     messages = []
     for field in ("command", "args"):
@@ -300,7 +301,7 @@ def _check_argv(label: str, container: dict, patterns: list[str]) -> list[str]:
                 messages.append(found)
                 continue
             for flag, value in _FLAG_IN_TEXT.findall(arg):
-                if _flag_is_secret(flag, patterns) and _literal_here(value):
+                if _flag_is_secret(flag, patterns) and _literal_here(value, flag):
                     messages.append(f"{where}: --{flag} has a literal value; {_ARG_FIX}")
                     break
             else:
@@ -312,7 +313,7 @@ def _check_argv(label: str, container: dict, patterns: list[str]) -> list[str]:
                     and isinstance(nxt, str)
                     and nxt
                     and not nxt.startswith("-")
-                    and _literal_here(nxt)
+                    and _literal_here(nxt, arg)
                     and first_token(nxt) is None
                 ):  # a token there is reported on its own
                     messages.append(f"{where}: {arg} has a literal value in {field}[{i + 1}]; {_ARG_FIX}")
@@ -391,14 +392,14 @@ def _embedded_secret(text: str, patterns: list[str]) -> tuple[str, bool] | None:
                 stack.append((here, value))
             elif isinstance(value, list):
                 stack.extend((here, v) for v in reversed(value))
-            elif isinstance(value, str) and _literal_value(value) and looks_secret(key, [*patterns, *_EMBEDDED_NAMES]):
+            elif isinstance(value, str) and _literal_value(value, key) and looks_secret(key, [*patterns, *_EMBEDDED_NAMES]):
                 return ".".join(here), here[-2:] in _PROVEN_KEYS
     return None
 
 
-def _literal_value(value: str) -> bool:
+def _literal_value(value: str, key: str = "") -> bool:
     text = value.strip()
-    return bool(text) and not text.startswith(_REFERENCE_STARTS) and not placeholder_value(text)
+    return bool(text) and not text.startswith(_REFERENCE_STARTS) and not placeholder_value(text, key)
 
 
 def _check_config_map(resource: Resource, patterns: list[str]) -> list[str]:
@@ -409,7 +410,7 @@ def _check_config_map(resource: Resource, patterns: list[str]) -> list[str]:
         value = data[key]
         if looks_secret(key, patterns) and isinstance(value, str) and any(repeats_user(u, value) for u in users):
             messages.append(_default_message(f"ConfigMap data {key}", "store it in a Secret and reference it with secretKeyRef"))
-        elif looks_secret(key, patterns) and placeholder_value(value):
+        elif looks_secret(key, patterns) and placeholder_value(value, key):
             continue  # a key for a server that checks none, in words that say so (components/secrets.py)
         elif looks_secret(key, patterns) and value not in (None, "") and not names_a_setting(key, value):
             messages.append(

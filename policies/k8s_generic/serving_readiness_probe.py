@@ -27,7 +27,9 @@ first) with no readinessProbe is advice too: every request goes through it, and 
 its configuration (LiteLLM: /health/readiness answers once the proxy is ready, its database connection included). So
 is one whose readinessProbe GETs a path the app answers as soon as its process runs (the apps table's ``alive_only``:
 LiteLLM's /health/liveliness, BerriAI/litellm litellm/proxy/health_endpoints/_health_endpoints.py@1376cc50,
-health_liveliness): Ready before it can serve.
+health_liveliness) where its readiness path checks more (``readiness_env``/``readiness_config``: LiteLLM's checks the
+database DATABASE_URL or general_settings.database_url configures; with none both answer alike, and the config is
+loaded before the server answers any path): Ready while the database is unreachable.
 
 A chat UI run from its publisher's image (components/chat_uis.toml: Open WebUI, GET /health on 8080) with no
 readinessProbe is advice too: users reach it through its Service and route before it has started.
@@ -48,9 +50,11 @@ from collections.abc import Mapping
 from typing import Any, Optional
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, is_custom_type, split_type
+from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, is_custom_type, split_type, viewed_resources
 from policies.operator_defaults import supplied, tcp_readiness_supplied
+from policies.reading.container_env import env_values
 from policies.reading.gateway_apps import app_containers
+from policies.reading.litellm import mounted_configs
 from policies.reading.pod_probes import server_ports, sidecar_probe
 from policies.reading.serving import ModelServer, engine_command_line, engine_row, model_servers, takes_requests
 
@@ -227,7 +231,9 @@ def _unready_apps(resource: Resource) -> list[str]:
     for proxy in app_containers(resource):
         probe_spec = proxy.container.get("readinessProbe")
         if isinstance(probe_spec, dict):
-            if alive := _alive_only_readiness(proxy.label, proxy.app, probe_spec):
+            if _readiness_checks_more(proxy.podspec, proxy.container, proxy.app) and (
+                alive := _alive_only_readiness(proxy.label, proxy.app, probe_spec)
+            ):
                 found.append(alive)
             continue
         ports = server_ports(proxy.container, proxy.app.port or None)
@@ -245,6 +251,47 @@ def _unready_apps(resource: Resource) -> list[str]:
     return found
 
 
+def _readiness_checks_more(podspec: Mapping, container: Mapping, app: Any) -> bool:
+    """True when the app's readiness path checks more than its alive_only paths in this container: the row names
+    nothing that makes it (``readiness_env``/``readiness_config`` empty), or the container sets one of those variables
+    (``env`` by name, whatever its source; an ``envFrom`` ConfigMap or Secret of the files holding it) or mounts a
+    config of the files setting one of those keys. LiteLLM with no database: /health/readiness answers as
+    /health/liveliness does (components/serving_apps.toml; review 49 item 5)."""
+    if not app.readiness_env and not app.readiness_config:
+        return True
+    wanted = set(app.readiness_env)
+    if any(isinstance(e, dict) and e.get("name") in wanted for e in as_list(container.get("env"))):
+        return True
+    if wanted & set(env_values(container)) or wanted & _secret_env_names(container):
+        return True
+    for _, config in mounted_configs(podspec, container) if app.readiness_config else ():
+        for key in app.readiness_config:
+            value: Any = config
+            for part in key.split("."):
+                value = as_dict(value).get(part)
+            if value not in (None, ""):
+                return True
+    return False
+
+
+def _secret_env_names(container: Mapping) -> set[str]:
+    """The variable names an ``envFrom: secretRef`` gives the container from a Secret of the files (with its prefix)."""
+    names: set[str] = set()
+    refs = [as_dict(as_dict(s).get("secretRef")) for s in as_list(container.get("envFrom"))]
+    refs = [r for r in refs if isinstance(r.get("name"), str)]
+    if not refs:
+        return names
+    for r in viewed_resources() or ():
+        if split_type(getattr(r, "type", "")) != ("", "Secret") or not isinstance(r.props, dict):
+            continue
+        keys = {*as_dict(r.props.get("data")), *as_dict(r.props.get("stringData"))}
+        for ref in refs:
+            if as_dict(r.props.get("metadata")).get("name") == ref["name"]:
+                prefix = ref.get("prefix") if isinstance(ref.get("prefix"), str) else ""
+                names |= {f"{prefix}{k}" for k in keys if isinstance(k, str)}
+    return names
+
+
 def _alive_only_readiness(label: str, app: Any, probe: Mapping) -> Optional[str]:
     """Advice on a serving-path app whose readinessProbe GETs a path the app answers as soon as its process runs (the
     row's ``alive_only``: LiteLLM's /health/liveliness and /health/liveness return a constant text with no check, while
@@ -257,9 +304,9 @@ def _alive_only_readiness(label: str, app: Any, probe: Mapping) -> Optional[str]
         return None
     better = f"; probe GET {app.readiness}" if app.readiness else ""
     return unproven(
-        f"{label}: readinessProbe GETs {path}, which {app.display} answers as soon as its process runs (a liveness "
-        f"endpoint, no check of its database or configuration), so the pod is Ready and receives requests it cannot "
-        f"serve{better}"
+        f"{label}: readinessProbe GETs {path}, a liveness endpoint that {app.display} answers without checking the "
+        f"database it is configured with, so the pod stays Ready and receives requests while that database is "
+        f"unreachable{better}"
     )
 
 

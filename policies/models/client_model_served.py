@@ -17,6 +17,11 @@ selects the pods of exactly one workload, and that workload runs vLLM; or a KSer
 prefix (LLM_BASE_URL with LLM_MODEL/LLM_MODEL_NAME, VLLM_URL with VLLM_MODEL); a generic one (MODEL, MODEL_NAME,
 LLM_MODEL, DEFAULT_MODEL, OPENAI_MODEL, ...) only when every endpoint-like URL of the container reaches that server.
 
+A LiteLLM-SDK client (OpenHands, CrewAI, aider) names the model with a provider prefix that LiteLLM strips before it
+calls the server (``hosted_vllm/Qwen/...``, ``openai/...``: the prefixes of components/litellm_providers.json, read in
+litellm 1.77.7 litellm_core_utils/get_llm_provider_logic.py:148-172 and constants.py:457-499): the name after the
+prefix is compared too, and the advice keeps the prefix.
+
 Silent where the served names cannot be read (a ``--config`` file, a command line with a variable the files do not
 resolve, runtime LoRA loading), where the URL reaches a router (LiteLLM, a gateway) or a Service in front of several
 workloads, for a client that is itself a router, for embedding/reranker variables, and where the names agree.
@@ -34,6 +39,7 @@ from policies.kube import WORKLOAD_TYPES, container_label, containers, get, pod_
 from policies.models.lora_adapter_asked import adapter_names
 from policies.reading import route_path as path
 from policies.reading.engines import env_values
+from policies.reading.litellm import without_provider
 from policies.reading.model_backends import router_kind
 from policies.reading.serving import namespace_of
 from policies.reading.urls import cluster_service
@@ -208,16 +214,21 @@ def _client(
             value = value.strip() if isinstance(value, str) else ""
             if not value or not _PLAIN.match(value) or set_at_run_time(value) or value in names:
                 continue
+            provider, sent = without_provider(value)
+            if sent in names:
+                continue  # a LiteLLM client (OpenHands, CrewAI, aider) strips its provider prefix before it asks
             seen.add(variable)
             kind, oname = split_type(owner.type)[1], get(owner.props, "metadata", "name")
             served = ", ".join(sorted(names))
+            first = served.split(", ")[0]
+            fix = f"set {variable} to {f'{provider}/' if provider else ''}{first}"
             out.append(
                 (
                     r.name,
                     f"{container_label(cpath, container)}: {variable}={value} asks the vLLM server of {kind} {oname} "
                     f"(reached by {url_var}) for a model it does not serve: it serves only {served}, so every "
-                    f"request is answered 404 'The model `{value}` does not exist'; set {variable} to {served.split(', ')[0]} "
-                    f"or add --served-model-name {value} to the server",
+                    f"request is answered 404 'The model `{sent}` does not exist'; {fix} "
+                    f"or add --served-model-name {sent} to the server",
                 )
             )
     return out

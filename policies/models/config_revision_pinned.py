@@ -17,9 +17,11 @@ from __future__ import annotations
 import re
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import as_dict, get
+from policies.kube import as_dict, container_label, get, name_of, split_type
+from policies.reading.container_env import env_values
 from policies.reading.engines import hub_model
-from policies.reading.model_ids import MODEL_ENV, REVISION_ENV
+from policies.reading.model_ids import HUB_CLIENT_ENV, MODEL_ENV, REVISION_ENV, ConfigMapReader, config_map_readers, offline
+from policies.reading.serving import GPU_SERVER, container_argv, model_servers
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 # Keys a ConfigMap names its model under: the common spellings (model_ids.MODEL_ENV holds an application's own too).
@@ -28,10 +30,12 @@ _MODEL_KEYS = MODEL_ENV
 
 def _check(resource: Resource, config: dict) -> list[str]:
     data = {str(k): v for k, v in as_dict(get(resource.props, "data")).items() if isinstance(v, str)}
-    model = next((hub_model(data[k]) for k in _MODEL_KEYS if k in data and hub_model(data[k])), None)
+    key, model = next(((k, hub_model(data[k])) for k in _MODEL_KEYS if k in data and hub_model(data[k])), ("", None))
     if model is None:
         return []
     found: list[str] = []
+    if not any(data.get(k, "").strip() for k in REVISION_ENV):
+        found += _unpinned_reads(resource, key, model)
     for key in REVISION_ENV:
         revision = data.get(key, "").strip()
         if revision and not revision.startswith("$") and not _COMMIT.match(revision):
@@ -43,6 +47,62 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 )
             )
     return found
+
+
+# A revision given on the command line (vLLM, SGLang, TGI --revision; KServe's --model_revision; transformers' own).
+_REVISION_FLAG = re.compile(r"--(?:model[-_])?revision\b")
+
+
+def _unpinned_reads(resource: Resource, key: str, model: str) -> list[str]:
+    """Advice when a container of the files reads the ConfigMap's model key (``envFrom``, ``configMapKeyRef``) and
+    downloads it from the Hub with no revision anywhere: the ConfigMap holds no revision key, the container's own env
+    none (REVISION_ENV) and its command line no ``--revision``. It downloads when it is a model server whose command
+    line passes the variable on (``vllm serve "$MODEL_ID"`` in a script: spent set 63 imrajdas/llm-deployment
+    k8s/vllm.yaml) or a model server of no known engine, which may read it itself (policies.reading.model_ids); or
+    when its environment sets the Hub client's cache or token (HUB_CLIENT_ENV: spent set 58 avi-2002/
+    llm-serving-platform kubernetes/configmap.yaml, LLM_MODEL_ID beside HF_HOME). A container told to stay offline
+    (HF_HUB_OFFLINE) is left out."""
+    name = name_of(as_dict(get(resource.props, "metadata")))
+    if name is None:
+        return []
+    namespace = get(resource.props, "metadata", "namespace")
+    for reader in config_map_readers(namespace if isinstance(namespace, str) and namespace else None, name):
+        variable = reader.keys.get(key) or (reader.keys["*"] + key if "*" in reader.keys else None)
+        why = _downloads(reader, variable) if variable else None
+        if why is None:
+            continue
+        kind = split_type(reader.resource.type)[1]
+        owner = name_of(as_dict(get(reader.resource.props, "metadata"))) or "?"
+        return [
+            unproven(
+                f"data.{key} names the Hugging Face model {model} with no revision beside it, and {kind} {owner} "
+                f"({container_label(reader.path, reader.container)}) reads it as {variable} {why}, with no revision in "
+                f"its env or command line: each pod downloads whatever the repository's main branch holds when it "
+                f"starts, so replicas started at different times serve different weights; add the revision its server "
+                f"takes (MODEL_REVISION, --revision) at a 40-character commit SHA, or bake or mount the weights"
+            )
+        ]
+    return []
+
+
+def _downloads(reader: ConfigMapReader, variable: str) -> str | None:
+    """Why ``reader``'s container downloads the model ``variable`` names (see _unpinned_reads), or None."""
+    container = reader.container
+    if offline(container):
+        return None
+    env = env_values(container)
+    argv = " ".join(container_argv(container))
+    if any(str(env.get(k, "")).strip() for k in REVISION_ENV) or _REVISION_FLAG.search(argv):
+        return None
+    server = next((s for s in model_servers(reader.resource) if s.container is container), None)
+    if server is not None:
+        if server.engine == GPU_SERVER:
+            return "in a GPU model server"
+        if re.search(rf"\$(?:\{{{variable}\}}|\({variable}\)|{variable}\b)", argv):
+            return f"and passes it to its {server.engine} server"
+    names = set(env) | {name_of(e) for e in container.get("env") or () if isinstance(e, dict)}
+    client = next((n for n in HUB_CLIENT_ENV if n in names), None)
+    return f"beside {client}, the Hub client's setting" if client else None
 
 
 POLICY = Policy(

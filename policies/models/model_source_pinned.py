@@ -49,7 +49,7 @@ from policies.models.oci_model_tags import oci_tag_models
 from policies.operators import operator_server, vllm_runtime_pod
 from policies.reading.downloaders import fetches
 from policies.reading.engines import env_values, hub_model, serves_model, table_args, table_servers
-from policies.reading.model_ids import ModelId, model_id
+from policies.reading.model_ids import ModelId, model_id, patch_model_ids
 from policies.reading.ollama_pulls import ollama_tag_pulls
 from policies.reading.operator_models import CONFIG_MAP_TYPE, engine_args_files, field_models, template_models
 from policies.reading.serve_apps import serve_app_engines
@@ -235,7 +235,13 @@ def _generic_sources(resource: Resource) -> list[dict]:
         if named is None:
             continue
         found.append(_named_source(server.label, named))
-    return found
+    return found + _patch_sources(resource)
+
+
+def _patch_sources(resource: Resource) -> list[dict]:
+    """The Hub model a container of a Kustomize patch names with no image of its own (model_ids.patch_model_ids):
+    advice, since the server the patch is merged onto is not in the patch."""
+    return [{**_named_source(label, named), "in_patch": True} for label, named in patch_model_ids(resource)]
 
 
 def _named_source(label: str, named: ModelId) -> dict:
@@ -463,6 +469,13 @@ def _unpinned(source: dict, repo: str) -> str:
             f"the main branch whatever the files set (it takes no revision: a MODEL_REVISION beside it is not read), "
             f"so each pod serves whatever the repository holds when it starts; bake the weights into the image or "
             f"mount a snapshot downloaded at a commit SHA and point {source['generic'][4:]} at its local path"
+        )
+    if source.get("in_patch"):
+        return unproven(
+            f"{label}: {source['generic']} names the Hugging Face model {repo} with no revision beside it; the server "
+            f"this patch is merged onto downloads it at each start where no volume holds it, so pods started at "
+            f"different times serve whatever the repository's main branch holds then; pin {source['revision_flag']} "
+            f"to a commit SHA, or bake or mount the weights"
         )
     if source.get("generic"):
         return unproven(

@@ -58,6 +58,11 @@ class App:
     checked_tags: tuple[str, ...] = ()
     port: int = 0  # the port the publisher's image serves on (0: not read)
     health: str = ""  # its health path ("" not read)
+    auth: tuple[tuple[str, object], ...] = ()  # [apps.NAME.auth]: login switch and session key settings (G87)
+
+    def auth_fact(self, key: str, default: object = "") -> object:
+        """One [apps.NAME.auth] fact (switch, switch_on, session_keys, session_key_file_env, session_key_file)."""
+        return dict(self.auth).get(key, default)
 
 
 @cache
@@ -80,6 +85,7 @@ def apps() -> tuple[App, ...]:
                 checked_tags=tuple(str(t).lower() for t in row.get("checked_tags", ())),
                 port=int(row.get("port", 0)),
                 health=str(row.get("health", "")),
+                auth=tuple((str(k), tuple(v) if isinstance(v, list) else v) for k, v in row.get("auth", {}).items()),
             )
         )
     return tuple(out)

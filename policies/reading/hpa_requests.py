@@ -7,7 +7,12 @@ kubernetes pkg/controller/podautoscaler/replica_calculator.go GetResourceReplica
 calculatePodRequestsFromContainers: every container, and every restartable (sidecar) init container, must carry the
 request; a pod-level ``spec.resources.requests`` replaces the sum where no container is named; code index file
 4233727116), the HPA reports ScalingActive False and never changes the replicas. A LimitRange default of the namespace
-fills the request, and a limit stands for an unset request (the API server defaults the request to it).
+fills the request, and a limit stands for an unset request (the API server defaults the request to it). So does a
+VerticalPodAutoscaler of the files that applies its recommendations to the target (policies/reading/vpa_requests.py:
+its admission controller writes the request into each main container of the pods it admits). An autoscaling/v2 HPA
+with no metrics scales on 80% CPU Utilization (the API's default), and an inline patch of a Kustomization of the files
+that targets the workload and writes the request is read (the built object is checked in its own scope; this one
+holds the base as written).
 
 A KEDA ScaledObject's ``cpu``/``memory`` trigger with ``metricType: Utilization`` (or the deprecated
 ``metadata.type``) renders the same HPA metric (kedacore/keda pkg/scalers/cpu_memory_scaler.go parseResourceMetadata;
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+from components.loading import MANIFESTS, LoadError, load_yaml_documents
 from policies.framework import unproven
 from policies.kube import (
     HPA_TYPES,
@@ -35,6 +41,7 @@ from policies.kube import (
 )
 from policies.reading.limit_ranges import namespace_default
 from policies.reading.serving import namespace_of
+from policies.reading.vpa_requests import vpa_requested
 
 _SCALED = frozenset({"Deployment", "StatefulSet", "ReplicaSet"})
 
@@ -53,7 +60,15 @@ def utilization_targets(hpa: Any) -> list[tuple[str, str]]:
         return found
     if get(hpa.props, "spec", "targetCPUUtilizationPercentage") is not None:
         found.append(("cpu", ""))
-    for metric in as_list(get(hpa.props, "spec", "metrics")):
+    metrics = get(hpa.props, "spec", "metrics")
+    if metrics is None or metrics == []:
+        # autoscaling/v2 defaults empty metrics to 80% average CPU Utilization (kubernetes/api v0.33.0
+        # autoscaling/v2/types.go:75; kubernetes pkg/apis/autoscaling/v2/defaults.go SetDefaults_HorizontalPodAutoscaler,
+        # code index file 6842668020); v1 has its own default (targetCPUUtilizationPercentage, read above).
+        if hpa.type.split(":")[1:2] != ["autoscaling/v1"] and not found:
+            found.append(("cpu", ""))
+        return found
+    for metric in as_list(metrics):
         metric = as_dict(metric)
         kind = metric.get("type")
         body = as_dict(metric.get("resource" if kind == "Resource" else "containerResource"))
@@ -66,7 +81,7 @@ def utilization_targets(hpa: Any) -> list[tuple[str, str]]:
 
 def _metric_count(scaler: Any) -> int:
     key = "triggers" if scaler.type == SCALED_OBJECT_TYPE else "metrics"
-    return len(as_list(get(scaler.props, "spec", key)))
+    return max(len(as_list(get(scaler.props, "spec", key))), 1)
 
 
 def _outcome(scaler: Any, kind: str) -> str:
@@ -74,7 +89,7 @@ def _outcome(scaler: Any, kind: str) -> str:
     (kubernetes pkg/controller/podautoscaler/horizontal.go computeReplicasForMetrics: an invalid metric blocks only a
     scale-down; ScalingActive is False only when every metric fails). Review 41 item 7."""
     if _metric_count(scaler) > 1:
-        return f"so it scales this {kind} up on its other metrics only and never scales it down"
+        return f"scales this {kind} up on its other metrics only and never scales it down"
     return f"reports ScalingActive False and never scales this {kind}"
 
 
@@ -123,12 +138,57 @@ def _unrequested(target: Any, wanted: str, only: str) -> Iterator[tuple[str, boo
             continue
         inits = [c for c in as_list(podspec.get("initContainers")) if isinstance(c, dict)]
         sidecars = [c for c in inits if c.get("restartPolicy") == "Always"]
-        for container in [*containers(podspec), *sidecars]:
+        mains = containers(podspec)
+        for container in [*mains, *sidecars]:
             if only and container.get("name") != only:
                 continue
             lacks = _lacks(container, wanted)
-            if lacks is not False:
-                yield container_label(path, container), lacks is True
+            if lacks is False:
+                continue
+            if lacks and any(container is c for c in mains) and vpa_requested(target, str(container.get("name")), wanted):
+                continue  # a VPA of the files writes the request into every pod it admits (reading/vpa_requests.py)
+            yield container_label(path, container), lacks is True
+
+
+def _sets_request(path: list[str], value: Any, wanted: str) -> bool:
+    """True when ``value`` written at ``path`` holds a ``requests.<wanted>`` (a JSON-patch path, or nested keys)."""
+    if any(a == "requests" and b == wanted for a, b in zip(path, path[1:])):
+        return True
+    if isinstance(value, dict):
+        return any(_sets_request([*path, str(k)], v, wanted) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_sets_request(path, v, wanted) for v in value)
+    return False
+
+
+def _inline_patch_requests(target: Any, wanted: str) -> bool:
+    """True when a Kustomization of the files has an inline patch (``patches[].patch`` / ``patchesJson6902[].patch``)
+    whose target names the workload and that writes ``requests.<wanted>``: the overlay's build requests it (the build is
+    checked whole in its own scope, policies/overlay_builds.py; this scope holds only the base as written)."""
+    kind, name = split_type(target.type)[1], metadata_name(target.props) or target.name
+    for r in viewed_resources() or ():
+        if split_type(getattr(r, "type", "")) != ("kustomize.config.k8s.io", "Kustomization"):
+            continue
+        for key in ("patches", "patchesJson6902"):
+            for entry in as_list(get(r.props, key)):
+                entry = as_dict(entry)
+                aim, text = as_dict(entry.get("target")), entry.get("patch")
+                if aim.get("kind") != kind or aim.get("name") not in (None, name) or not isinstance(text, str):
+                    continue
+                if wanted not in text or "requests" not in text:
+                    continue  # the cheap test first: most inline patches change something else
+                try:
+                    docs = [d.data for d in load_yaml_documents("inline patch", MANIFESTS, text=text)]
+                except LoadError:
+                    continue
+                for doc in docs:
+                    ops = doc if isinstance(doc, list) else [{"path": "", "value": doc}]
+                    for op in ops:
+                        op = as_dict(op)
+                        where = [w for w in str(op.get("path") or "").split("/") if w]
+                        if op.get("op", "add") in ("add", "replace") and _sets_request(where, op.get("value"), wanted):
+                            return True
+    return False
 
 
 def _limit_range_anywhere(wanted: str) -> bool:
@@ -163,6 +223,8 @@ def scaler_unrequested(scaler: Any) -> list[str]:
         per_target = [list(_unrequested(t, wanted, only)) for t in targets]
         if any(not lacking for lacking in per_target):
             continue  # one target of that name (another overlay or folder) requests it
+        if any(getattr(t, "base", False) for t in targets) and _inline_patch_requests(targets[0], wanted):
+            continue
         target, lacking = targets[0], per_target[0]
         if namespace_default(target, "requests", wanted) is not None or namespace_default(target, "limits", wanted):
             continue

@@ -42,6 +42,7 @@ from typing import Any
 
 from components.loading import MANIFESTS, LoadError, load_yaml_documents
 from policies.reading.kustomize import KUSTOMIZATION_FILES
+from policies.reading.kustomize_generators import MAX_BYTES, generator_data, generator_options, within
 from policies.reading.kustomize_names import finish, namespace_of, no_duplicates
 from policies.reading.kustomize_transforms import (
     CLUSTER_SCOPED,
@@ -62,7 +63,6 @@ Where = tuple[str, int, int]
 
 _MAX_DEPTH = 8  # nested kustomizations followed (a deeper chain is not built)
 _MAX_OBJECTS = 2000  # objects one build holds before it stops
-_MAX_BYTES = 1 << 20  # a kustomization, patch or generator file read here
 
 # Fields this renderer builds (module docstring); every other non-empty field leaves the overlay unbuilt.
 _KNOWN = frozenset(
@@ -142,22 +142,12 @@ def kustomization_file(folder: str) -> str | None:
 
 
 def _read(path: str) -> list[Any]:
-    if os.path.getsize(path) > _MAX_BYTES:
-        raise Unbuilt(f"{path} is larger than {_MAX_BYTES} bytes")
+    if os.path.getsize(path) > MAX_BYTES:
+        raise Unbuilt(f"{path} is larger than {MAX_BYTES} bytes")
     try:
         return load_yaml_documents(path, MANIFESTS)
     except LoadError as exc:
         raise Unbuilt(f"{path} does not read ({exc.problem})") from None
-
-
-def _within(folder: str, file: str, path: str) -> str:
-    """``file`` when it lies in or below ``folder`` (links resolved); kustomize refuses any other file a kustomization
-    names ("security; file ... is not in or below ...", api/internal/loader/loadrestrictions.go:15-29), so the overlay
-    is not built, and nothing outside it is read."""
-    real, root = os.path.realpath(file), os.path.realpath(folder)
-    if os.path.commonpath([real, root]) != root:
-        raise Unbuilt(f"{path} names {file}, outside its folder, which kustomize refuses to read")
-    return file
 
 
 def _dig(obj: Any, path: Iterable[str]) -> Any:
@@ -293,7 +283,7 @@ class _Builder:
                 items += nested
                 self.levels = max(self.levels, depth + 1)
             elif os.path.isfile(target):
-                items += self._objects(_within(folder, target, path))
+                items += self._objects(within(folder, target, path))
             else:
                 raise Unbuilt(f"{path} names {entry}, which is not there")
             if len(items) > _MAX_OBJECTS:
@@ -342,7 +332,7 @@ class _Builder:
                 if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
                     raise Unbuilt(f"{path}: a {field_name} entry has no name")
                 hashed = not (no_hash or _mapping(entry.get("options")).get("disableNameSuffixHash"))
-                data = self._generator_data(entry, folder, path)
+                data = generator_data(entry, folder, path)
                 if kind == "Secret":
                     data = {key: base64.b64encode(v.encode("utf-8", "surrogatepass")).decode() for key, v in data.items()}
                 behavior = entry.get("behavior") or "create"
@@ -365,40 +355,11 @@ class _Builder:
                 obj: dict = {"apiVersion": "v1", "kind": kind, "metadata": {"name": entry["name"]}, "data": data}
                 if ns:
                     obj["metadata"]["namespace"] = ns
+                generator_options(obj, _mapping(k.get("generatorOptions")), _mapping(entry.get("options")))
                 if kind == "Secret":
                     obj["type"] = entry.get("type") or "Opaque"
                 out.append(Built(obj, None, [(path, 0, 1)], True, {entry["name"]}, hashed=hashed))
         return out
-
-    def _generator_data(self, entry: dict, folder: str, path: str) -> dict[str, str]:
-        data: dict[str, str] = {}
-        for literal in entry.get("literals") or ():
-            key, eq, value = str(literal).partition("=")
-            if not eq:
-                raise Unbuilt(f"{path}: a literal {literal!r} has no '='")
-            data[key.strip()] = value.strip().strip("\"'") if value.strip()[:1] in "\"'" else value
-        for source in entry.get("files") or ():
-            key, eq, rel = str(source).partition("=")
-            rel = rel if eq else key
-            key = key if eq else os.path.basename(rel)
-            data[key] = self._text(_within(folder, os.path.join(folder, rel), path), path)
-        for rel in [*(entry.get("envs") or ()), *([entry["env"]] if isinstance(entry.get("env"), str) else [])]:
-            for line in self._text(_within(folder, os.path.join(folder, str(rel)), path), path).splitlines():
-                line = line.strip()
-                if line and not line.startswith("#"):
-                    key, eq, value = line.partition("=")
-                    data[key.strip()] = value if eq else ""  # kustomize takes the builder's environment: unknown here
-        return data
-
-    @staticmethod
-    def _text(file: str, path: str) -> str:
-        if not os.path.isfile(file) or os.path.getsize(file) > _MAX_BYTES:
-            raise Unbuilt(f"{path}: a generator file {file} is not there or too large")
-        try:
-            with open(file, encoding="utf-8") as handle:
-                return handle.read()
-        except (OSError, UnicodeDecodeError):
-            raise Unbuilt(f"{path}: a generator file {file} does not read") from None
 
     # ----- patches
 
@@ -406,7 +367,7 @@ class _Builder:
         """The documents of a patch entry with where each is written, and whether it is a file."""
         if isinstance(entry.get("path"), str):
             file = os.path.normpath(os.path.join(folder, entry["path"]))
-            if not os.path.isfile(_within(folder, file, path)):
+            if not os.path.isfile(within(folder, file, path)):
                 raise Unbuilt(f"{path} names the patch {entry['path']}, which is not there")
             key = os.path.normpath(os.path.abspath(file))
             if key in self.known:
@@ -484,6 +445,10 @@ class _Builder:
             kind = item.obj.get("kind")
             if kind not in CLUSTER_SCOPED:
                 _meta(item.obj)["namespace"] = namespace
+            elif kind == "Namespace" and item.obj.get("apiVersion") == "v1":
+                # builtinpluginconsts/namespace.go:8-11 names a Namespace's metadata/name among the namespace field
+                # specs, kept for apiVersion v1 only (filters/namespace/namespace.go:191-201): it becomes the namespace
+                _meta(item.obj)["name"] = namespace
             if kind in ("RoleBinding", "ClusterRoleBinding"):  # namespace.go:126-168, defaultOnly
                 for subject in item.obj.get("subjects") or ():
                     if isinstance(subject, dict) and subject.get("name") == "default":

@@ -9,8 +9,10 @@ no code copied:
   core/v1/types.go: ``containers``/``initContainers``/``ephemeralContainers`` by ``name`` at 4110-4133, ``volumes`` at
   4092-4096, ``env`` at 2957-2961, ``imagePullSecrets`` at 4224-4228; container ``ports`` by ``containerPort`` at
   2939-2944; ``volumeMounts`` by ``mountPath`` at 3008-3012; ``volumeDevices`` by ``devicePath`` at 3014-3019;
-  ``hostAliases`` by ``ip`` at 4251-4255; ``topologySpreadConstraints`` by ``topologyKey`` at 4313-4318), elements
-  new in the patch first (kyaml/yaml/walk/associative_sequence.go:233); a list of a kind kustomize has no schema for
+  ``hostAliases`` by ``ip`` at 4251-4255; ``topologySpreadConstraints`` by ``topologyKey`` at 4313-4318), the patch's
+  elements first in the patch's order (merged with the base's of the same key), then the base's others in their
+  order (kyaml/yaml/walk/associative_sequence.go:233; what ``kubectl kustomize`` v5.5.0 prints: base env A,B,D patched
+  with D,X gives D,X,A,B); a list of a kind kustomize has no schema for
   merges by ``name`` when its elements all have one (kyaml/yaml/rnode.go:948-971, kyaml/yaml/schema/schema.go:16-31);
   every other list is replaced.
 - **images** rewrite each ``image`` of a ``containers`` or ``initContainers`` list anywhere in an object whose name
@@ -314,17 +316,19 @@ def _merge_list(key: str, base: list, patch: list) -> list:
     by = _list_key(key, base, patch)
     if not by:
         return _clean(patch)
-    out = list(base)
-    added = []
+    rest: list = list(base)
+    first = []
     for item in patch:
         k = _key_of(item, by)
-        at = next((n for n, b in enumerate(out) if b is not None and _key_of(b, by) == k), None)
+        at = next((n for n, b in enumerate(rest) if b is not None and _key_of(b, by) == k), None)
         if at is None:
             if item.get("$patch") != "delete":
-                added.append(_clean(item))
+                first.append(_clean(item))
             continue
-        out[at] = merge(out[at], item, key)
-    return added + [b for b in out if b is not None]
+        found, rest[at] = rest[at], None
+        if item.get("$patch") != "delete":
+            first.append(merge(found, item, key))
+    return first + [b for b in rest if b is not None]
 
 
 def json_patch(obj: dict, ops: list, path: str) -> dict:

@@ -8,12 +8,15 @@ bounded loader) to a mapping whose ``model_list`` is a list.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Iterator
 
+import components
 from components.loading import Limits, LoadError, load_yaml
 from policies.kube import as_dict, as_list
 from policies.reading.mounted_scripts import mounted_config_files
@@ -28,6 +31,26 @@ def _parse(text: str) -> Any:
         return load_yaml("ConfigMap data", _LIMITS, text=text)
     except LoadError:
         return None
+
+
+# Beside components/'s modules in a checkout and in the installed package alike (policies/reading/engine_metric_names.py).
+_PROVIDERS = Path(components.__file__).resolve().with_name("litellm_providers.json")
+
+
+@lru_cache(maxsize=1)
+def openai_compatible_prefixes() -> frozenset[str]:
+    """The LiteLLM provider prefixes (``hosted_vllm``, ``openai``, ``litellm_proxy``, ...) under which LiteLLM sends an
+    OpenAI-compatible request to the given api_base, naming the model by what follows the first ``/``
+    (components/litellm_providers.json, read in litellm 1.77.7)."""
+    return frozenset(json.loads(_PROVIDERS.read_text())["openai_compatible_prefixes"])
+
+
+def without_provider(model: str) -> tuple[str, str]:
+    """(LiteLLM provider prefix or "", the model name LiteLLM sends) of a model string a LiteLLM client is given."""
+    head, sep, rest = model.partition("/")
+    if sep and rest and head in openai_compatible_prefixes():
+        return head, rest
+    return "", model
 
 
 def litellm_configs(resource: Any) -> Iterator[tuple[str, dict]]:

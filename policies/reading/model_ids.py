@@ -10,11 +10,12 @@ of a few ways: a flag (``--model-id``, ``--model``, ``--model-path``, ``--model_
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from policies.kube import memoized
+from policies.kube import as_list, container_label, containers, get, memoized, name_of, pod_specs, viewed_resources
 from policies.reading.engines import Download, env_values, hub_client_download, hub_model
 from policies.reading.serving import GPU_SERVER, container_argv, model_servers
 from policies.reading.vllm_args import parse_vllm_args
@@ -94,6 +95,33 @@ def model_id(container: Mapping) -> Optional[ModelId]:
     return ModelId(model, field, revision, revision_field, trust)
 
 
+def patch_model_ids(resource: Any) -> list[tuple[str, ModelId]]:
+    """(label, model id) of each container of a Kustomize patch (``resource.patch``) that names a Hub model by a common
+    flag or variable (``model_id``) while stating no image and being no model server of its own: its base, or another
+    patch of the overlay, supplies the server, and the patch only the model (spent set 56
+    krmayankk/gpu-inference@f4582911 platform/serving/gpus/l4/args.yaml: ``--model=Qwen/Qwen2.5-Coder-7B-Instruct``
+    beside overlays/vllm/patch.yaml's vLLM image). Pods that run to completion (a Job, a CronJob, restartPolicy Never or
+    OnFailure) are left out: a benchmark names the model it sends requests to."""
+    if not getattr(resource, "patch", False) or _BATCH_TYPE.search(str(resource.type)):
+        return []
+    servers = {id(s.container) for s in model_servers(resource)}
+    found = []
+    for path, podspec in pod_specs(resource):
+        if podspec.get("restartPolicy") not in (None, "Always"):
+            continue
+        for container in containers(podspec):
+            if id(container) in servers or container.get("image") is not None:
+                continue
+            named = model_id(container)
+            if named is not None and hub_model(named.model) is not None:
+                found.append((container_label(path, container), named))
+    return found
+
+
+# Kinds whose pods run to completion (batch/v1 Job, CronJob).
+_BATCH_TYPE = re.compile(r":(?:Job|CronJob)$")
+
+
 def generic_downloads(resource: Any) -> list[Download]:
     """The Hub models GPU model servers of no known engine name (``model_id``) that would land on the node's
     ephemeral storage if the image downloads them through the Hub client (engines.hub_client_download): advice."""
@@ -109,3 +137,70 @@ def _generic_downloads(resource: Any) -> list[Download]:
         download = hub_client_download(server.label, named.model, server.podspec, server.container)
         found.extend([download] if download is not None else [])
     return found
+
+
+@dataclass(frozen=True)
+class ConfigMapReader:
+    """A container of the files that takes keys of a ConfigMap into its environment: under which variable each key."""
+
+    resource: Any
+    path: str
+    podspec: dict
+    container: dict
+    keys: dict  # ConfigMap key -> the variable the container sees it as
+
+
+def config_map_readers(namespace: Optional[str], name: str) -> list[ConfigMapReader]:
+    """The containers of the objects being checked (kube.viewed_resources) that read the ConfigMap ``name`` through
+    ``envFrom: configMapRef`` (every key, under its prefix) or ``valueFrom.configMapKeyRef``, in its namespace (one that
+    leaves its namespace out may be applied into the other's: policies/reading/config_map_data.py); [] outside an
+    evaluation. Indexed once per view."""
+    view = viewed_resources()
+    if not view:
+        return []
+    index = memoized(view, "config_map_readers", _config_map_readers)
+    return [reader for space, reader in index.get(name, ()) if namespace is None or space is None or space == namespace]
+
+
+def _config_map_readers(view: Any) -> dict[str, list[tuple[Optional[str], ConfigMapReader]]]:
+    index: dict[str, list[tuple[Optional[str], ConfigMapReader]]] = {}
+    for resource in view:
+        props = getattr(resource, "props", None)
+        if not isinstance(props, Mapping) or getattr(resource, "type", None) == "kubernetes:core/v1:ConfigMap":
+            continue
+        space = get(props, "metadata", "namespace")
+        space = space if isinstance(space, str) and space else None
+        for path, podspec in pod_specs(resource):
+            for container in containers(podspec, init=True):
+                by_map: dict[str, dict[str, str]] = {}
+                for source in as_list(container.get("envFrom")):
+                    ref = get(source, "configMapRef", "name")
+                    if isinstance(ref, str):
+                        prefix = get(source, "prefix")
+                        by_map.setdefault(ref, {})["*"] = prefix if isinstance(prefix, str) else ""
+                for item in as_list(container.get("env")):
+                    ref = get(item, "valueFrom", "configMapKeyRef")
+                    if isinstance(name_of(ref), str) and isinstance(get(ref, "key"), str) and isinstance(name_of(item), str):
+                        by_map.setdefault(str(name_of(ref)), {})[str(get(ref, "key"))] = str(name_of(item))
+                for ref, keys in by_map.items():
+                    index.setdefault(ref, []).append((space, ConfigMapReader(resource, path, podspec, container, keys)))
+    return index
+
+
+# Variables that tell the Hugging Face client where to cache downloads or which token to send (huggingface_hub
+# v1.28.0 constants.py: HF_HOME, HF_HUB_CACHE, HUGGINGFACE_HUB_CACHE, HF_TOKEN, HUGGING_FACE_HUB_TOKEN; transformers'
+# TRANSFORMERS_CACHE): a container given one talks to the Hub.
+HUB_CLIENT_ENV = (
+    "HF_HOME",
+    "HF_HUB_CACHE",
+    "HUGGINGFACE_HUB_CACHE",
+    "TRANSFORMERS_CACHE",
+    "HF_TOKEN",
+    "HUGGING_FACE_HUB_TOKEN",
+)
+
+
+def offline(container: Mapping) -> bool:
+    """Whether the container's environment tells the Hub client never to call the Hub (HF_HUB_OFFLINE, TRANSFORMERS_OFFLINE)."""
+    env = env_values(container)
+    return any(str(env.get(name, "")).strip().lower() in _TRUE for name in _OFFLINE_ENV)

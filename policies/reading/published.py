@@ -2,8 +2,8 @@
 (an Ingress of any class, a Gateway API route, an Istio VirtualService, an OpenShift Route, a Traefik or Contour route:
 policies/reading/exposure.py ``publications``; ALB and gce-class Ingresses, which publications() leaves to their own
 G32 policies, through their backends), and every LoadBalancer or NodePort Service. Read by G27
-serving-privilege-escalation (which names the publisher) and G4 router-readiness-probe (an app in front of model
-servers that is itself published)."""
+serving-privilege-escalation and G87 chat-ui-auth-kept (which name the publisher) and G4 router-readiness-probe (an
+app in front of model servers that is itself published)."""
 
 from __future__ import annotations
 

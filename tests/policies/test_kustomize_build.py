@@ -81,12 +81,13 @@ def test_named_lists_merge_by_their_patch_merge_key_and_other_lists_replace():
     }
     out = merge(BASE, patch)
     spec = out["spec"]["template"]["spec"]
-    # new elements of a merged list come first (kyaml MergeOptionsListPrepend), the base's keep their place
-    assert [c["name"] for c in spec["containers"]] == ["sidecar", "vllm"]
+    # the patch's elements come first in the patch's order, then the base's others (kyaml associative_sequence.go;
+    # `kubectl kustomize` v5.5.0 on this overlay prints containers vllm, sidecar and env A, B, HF_TOKEN)
+    assert [c["name"] for c in spec["containers"]] == ["vllm", "sidecar"]
     vllm = _container(out)
     assert vllm["image"] == "vllm/vllm-openai:v0.10.1"  # the base's field stays
     assert vllm["args"] == ["--model", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192"]  # scalars: replaced
-    assert [(e["name"], e.get("value")) for e in vllm["env"]] == [("B", "3"), ("A", "2"), ("HF_TOKEN", None)]
+    assert [(e["name"], e.get("value")) for e in vllm["env"]] == [("A", "2"), ("B", "3"), ("HF_TOKEN", None)]
     assert vllm["ports"] == [{"containerPort": 8000, "name": "http", "protocol": "TCP"}]  # by containerPort
     assert [m["mountPath"] for m in vllm["volumeMounts"]] == ["/dev/shm", "/root/.cache"]  # by mountPath
     assert [v["name"] for v in spec["volumes"]] == ["dshm", "cache"]
@@ -339,6 +340,43 @@ def test_generated_objects_get_the_name_hash_kustomize_gives_them(tmp_path):
         "generatorOptions: {disableNameSuffixHash: true}\nsecretGenerator:\n- name: hf-token\n  literals: [token=abc]\n",
     )
     assert [o.obj["metadata"]["name"] for o in build(str(tmp_path), {}).objects] == ["hf-token"]
+
+
+def test_a_merged_list_keeps_the_patch_order_first_so_variables_expand_as_kubectl_builds_them():
+    """Base env A, B, D patched with D, X: kubectl kustomize v5.5.0 prints D, X, A, B (review48b item 6). The order
+    decides `$(VAR)` expansion, which reads only variables defined earlier in the list."""
+    base = {"spec": {"containers": [{"name": "a", "env": [{"name": n, "value": "1"} for n in "ABD"]}]}}
+    patch = {"spec": {"containers": [{"name": "a", "env": [{"name": "D", "value": "9"}, {"name": "X", "value": "4"}]}]}}
+    env = merge(base, patch)["spec"]["containers"][0]["env"]
+    assert [(e["name"], e["value"]) for e in env] == [("D", "9"), ("X", "4"), ("A", "1"), ("B", "1")]
+    deleted = merge(base, {"spec": {"containers": [{"name": "a", "env": [{"name": "B", "$patch": "delete"}]}]}})
+    assert [e["name"] for e in deleted["spec"]["containers"][0]["env"]] == ["A", "D"]
+
+
+def test_generator_options_label_annotate_and_freeze_what_they_generate(tmp_path):
+    """generatorOptions labels/annotations (the entry's own options win on a shared key) and immutable go on each
+    generated object, as kubectl kustomize v5.5.0 prints them (generatoroptions.go:34-66, generators/utils.go:62-98;
+    review48b item 4); the name hash does not change."""
+    _write(
+        tmp_path / "kustomization.yaml",
+        "generatorOptions:\n  labels: {gen: 'yes', team: a}\n  annotations: {note: b}\n  immutable: true\n"
+        "configMapGenerator:\n- name: c\n  literals: [a=b]\n  options: {labels: {team: own}}\n",
+    )
+    (obj,) = [o.obj for o in build(str(tmp_path), {}).objects]
+    assert obj["metadata"]["name"] == "c-4h2mbtbbt6"
+    assert obj["metadata"]["labels"] == {"gen": "yes", "team": "own"}
+    assert obj["metadata"]["annotations"] == {"note": "b"}
+    assert obj["immutable"] is True
+
+
+def test_namespace_renames_a_namespace_object_of_the_build(tmp_path):
+    """`namespace: serving` over a base Namespace `placeholder` gives Namespace serving (builtinpluginconsts
+    namespace.go:8-11; review48b item 5), so a rule asking whether the run creates the pod's namespace reads it."""
+    _write(tmp_path / "ns.yaml", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "placeholder"}}, BASE)
+    _write(tmp_path / "kustomization.yaml", "namespace: serving\nresources: [ns.yaml]\n")
+    kinds = _by_kind(build(str(tmp_path), {}))
+    assert kinds["Namespace"]["metadata"] == {"name": "serving"}
+    assert kinds["Deployment"]["metadata"]["namespace"] == "serving"
 
 
 def test_namespace_sets_binding_subjects_and_a_pv_rename_reaches_the_claim(tmp_path):

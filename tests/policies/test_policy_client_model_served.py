@@ -159,3 +159,38 @@ def test_bad_input_never_tracebacks():
     odd = _client([{"name": "LLM_BASE_URL", "value": "http://:8000"}, {"name": "LLM_MODEL", "value": None}, {"name": 5}])
     broken = _server(["--served-model-name"])
     assert found_by([broken, SERVICE, odd], POLICY) == []
+
+
+def test_a_litellm_provider_prefix_is_stripped_before_comparing():
+    """Review 49 item 4 (/tmp/r49/s65a.yaml): LiteLLM splits hosted_vllm/..., openai/... at the first '/' and sends the
+    rest as the model (litellm 1.77.7 litellm_core_utils/get_llm_provider_logic.py:148-172, :450-451; the prefixes of
+    constants.py:457-499 and types/utils.py:2372-2377, kept in components/litellm_providers.json); vllm-project/vllm
+    docs/deployment/frameworks/litellm.md: "hosted_vllm is prefix key word and necessary"."""
+    server = _server(["--model", "Qwen/Qwen2.5-7B-Instruct"])
+    for value in (
+        "hosted_vllm/Qwen/Qwen2.5-7B-Instruct",
+        "openai/Qwen/Qwen2.5-7B-Instruct",
+        "litellm_proxy/Qwen/Qwen2.5-7B-Instruct",
+    ):
+        client = _client(
+            [{"name": "LLM_BASE_URL", "value": "http://vllm-service:8000/v1"}, {"name": "LLM_MODEL", "value": value}]
+        )
+        assert found_by([server, SERVICE, client], POLICY) == [], value
+    # A prefixed name the server does not serve: the name LiteLLM sends is quoted, and the advice keeps the prefix.
+    wrong = _client(
+        [
+            {"name": "LLM_BASE_URL", "value": "http://vllm-service:8000/v1"},
+            {"name": "LLM_MODEL", "value": "hosted_vllm/Qwen/Qwen3-8B"},
+        ]
+    )
+    ((_, message),) = found_by([server, SERVICE, wrong], POLICY)
+    assert "'The model `Qwen/Qwen3-8B` does not exist'" in message
+    assert "set LLM_MODEL to hosted_vllm/Qwen/Qwen2.5-7B-Instruct" in message
+    # vllm/ runs the vllm package in-process (litellm main.py:3298-3300): not a prefix of a server call.
+    local = _client(
+        [
+            {"name": "LLM_BASE_URL", "value": "http://vllm-service:8000/v1"},
+            {"name": "LLM_MODEL", "value": "vllm/Qwen/Qwen2.5-7B-Instruct"},
+        ]
+    )
+    assert [e for e, _ in found_by([server, SERVICE, local], POLICY)] == ["advisory"]

@@ -59,6 +59,8 @@ LITELLM = _deployment(
                 "readinessProbe": _probe("/health/liveliness"),
                 "livenessProbe": _probe("/health/liveliness"),
                 "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}, "limits": {"memory": "2Gi"}},
+                # Spent set 63 firoala18/llm-inference-lab k8s/litellm.yaml@5427668d: a database configured.
+                "env": [{"name": "DATABASE_URL", "valueFrom": {"secretKeyRef": {"name": "litellm-db", "key": "url"}}}],
             }
         ]
     },
@@ -70,14 +72,53 @@ def test_readiness_on_a_liveness_path_of_a_proxy_gets_advice():
     assert found == [
         (
             "advisory",
-            "container litellm: readinessProbe GETs /health/liveliness, which LiteLLM proxy answers as soon as its "
-            "process runs (a liveness endpoint, no check of its database or configuration), so the pod is Ready and "
-            "receives requests it cannot serve; probe GET /health/readiness",
+            "container litellm: readinessProbe GETs /health/liveliness, a liveness endpoint that LiteLLM proxy answers "
+            "without checking the database it is configured with, so the pod stays Ready and receives requests while "
+            "that database is unreachable; probe GET /health/readiness",
         )
     ]
     kube_name = copy.deepcopy(LITELLM)
     kube_name["spec"]["template"]["spec"]["containers"][0]["readinessProbe"] = _probe("/health/liveness")
     assert len(found_by([kube_name], "serving-readiness-probe")) == 1
+
+
+def _without_env(deployment: dict) -> dict:
+    bare = copy.deepcopy(deployment)
+    del bare["spec"]["template"]["spec"]["containers"][0]["env"]
+    return bare
+
+
+def test_readiness_on_a_liveness_path_of_a_proxy_without_a_database_is_silent():
+    """Review 49 item 5 (/tmp/r49/g4.yaml): with no database, LiteLLM's /health/readiness answers 200 with db 'Not
+    connected' and no other check (litellm 1.77.7 proxy/health_endpoints/_health_endpoints.py:772-787), as
+    /health/liveliness does; the config is loaded before the server answers any path."""
+    assert found_by([_without_env(LITELLM)], "serving-readiness-probe") == []
+    # A database from general_settings.database_url of the mounted config, or from an envFrom Secret of the files.
+    config = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "litellm-config", "namespace": "llm"},
+        "data": {
+            "config.yaml": "model_list:\n- model_name: m\n  litellm_params: {model: hosted_vllm/m, api_base: http://vllm:8000/v1}\n"
+            "general_settings:\n  database_url: os.environ/PG_URL\n"
+        },
+    }
+    mounted = _without_env(LITELLM)
+    pod = mounted["spec"]["template"]["spec"]
+    pod["volumes"] = [{"name": "config", "configMap": {"name": "litellm-config"}}]
+    pod["containers"][0]["volumeMounts"] = [{"name": "config", "mountPath": "/app/config.yaml", "subPath": "config.yaml"}]
+    assert len(found_by([mounted, config], "serving-readiness-probe")) == 1
+    secret = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "litellm-env", "namespace": "llm"},
+        "stringData": {"DATABASE_URL": "postgresql://u:p@db:5432/litellm"},
+    }
+    from_secret = _without_env(LITELLM)
+    from_secret["spec"]["template"]["spec"]["containers"][0]["envFrom"] = [{"secretRef": {"name": "litellm-env"}}]
+    assert len(found_by([from_secret, secret], "serving-readiness-probe")) == 1
+    # A Secret outside the files: its keys are unknown, nothing proves a database.
+    assert found_by([from_secret], "serving-readiness-probe") == []
 
 
 def test_readiness_on_the_readiness_path_is_silent():

@@ -95,7 +95,8 @@ def test_with_other_metrics_it_still_scales_up_but_never_down():
     }
     [(level, message)] = found_by([GATEWAY, _hpa("gateway-hpa", "gateway", [*CPU_75, queue])], POLICY)
     assert level == "advisory"
-    assert "the HPA so it scales this Deployment up on its other metrics only and never scales it down" in message
+    # Review 49 item 10: no stray "so it" after "the HPA".
+    assert "; the HPA scales this Deployment up on its other metrics only and never scales it down;" in message
 
 
 V1_HPA = {
@@ -215,3 +216,93 @@ def test_a_kustomize_base_whose_overlay_adds_the_request_does_not_block(tmp_path
     (overlay / "cpu.yaml").unlink()
     found = [v for v in evaluate(load_resources(manifest_files([str(tmp_path)]))) if v.policy == POLICY]
     assert [v.enforcement for v in found] == ["mandatory"]
+
+
+def _vpa(mode: str | None = "Initial", policies: list | None = None, target: str = "gateway") -> dict:
+    spec: dict = {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": target}}
+    if mode is not None:
+        spec["updatePolicy"] = {"updateMode": mode}
+    if policies is not None:
+        spec["resourcePolicy"] = {"containerPolicies": policies}
+    return {
+        "apiVersion": "autoscaling.k8s.io/v1",
+        "kind": "VerticalPodAutoscaler",
+        "metadata": {"name": target, "namespace": "default"},
+        "spec": spec,
+    }
+
+
+def test_a_vpa_that_writes_the_request_silences_it():
+    """Review 49 item 1: the VPA admission controller adds an empty resources object and the recommended requests to
+    every container of each pod it admits unless updateMode is Off (kubernetes/autoscaler vertical-pod-autoscaler-1.7.1
+    vertical-pod-autoscaler/pkg/admission-controller/resource/pod/patch/resource_updates.go:68 and :113-131;
+    controlledResources defaults to [cpu, memory], pkg/apis/autoscaling.k8s.io/v1/types.go:286-290). G17 reports the
+    VPA/HPA pair itself."""
+    for mode in ("Initial", "Auto", "Recreate", "InPlaceOrRecreate", None):
+        assert found_by([GATEWAY, GATEWAY_HPA, _vpa(mode)], POLICY) == [], mode
+    # The reviewer's careful form (/tmp/r49/g8vpa2.yaml): a wildcard policy with the default resources.
+    assert (
+        found_by([GATEWAY, GATEWAY_HPA, _vpa("Initial", [{"containerName": "*", "controlledValues": "RequestsOnly"}])], POLICY)
+        == []
+    )
+    # Still blocks: updateMode Off, cpu not controlled (/tmp/r49/g8vpa.yaml), the container's policy Off, another target.
+    assert [lvl for lvl, _ in found_by([GATEWAY, GATEWAY_HPA, _vpa("Off")], POLICY)] == ["mandatory"]
+    memory_only = _vpa("Initial", [{"containerName": "*", "controlledResources": ["memory"]}])
+    assert [lvl for lvl, _ in found_by([GATEWAY, GATEWAY_HPA, memory_only], POLICY)] == ["mandatory"]
+    off = _vpa("Auto", [{"containerName": "gateway", "mode": "Off"}])
+    assert [lvl for lvl, _ in found_by([GATEWAY, GATEWAY_HPA, off], POLICY)] == ["mandatory"]
+    assert [lvl for lvl, _ in found_by([GATEWAY, GATEWAY_HPA, _vpa(target="other")], POLICY)] == ["mandatory"]
+    # The admission controller patches pod.Spec.Containers only: a native sidecar without the request still fails it.
+    sidecar = {"name": "proxy", "image": "envoyproxy/envoy:v1.31.0", "restartPolicy": "Always"}
+    [(level, message)] = found_by([_with(initContainers=[sidecar]), GATEWAY_HPA, _vpa()], POLICY)
+    assert level == "mandatory" and message.startswith("Deployment gateway: container proxy sets no")
+
+
+def test_a_v2_hpa_without_metrics_scales_on_cpu_utilization():
+    """Review 49 item 11: autoscaling/v2 defaults empty metrics to 80% average CPU Utilization (kubernetes/api v0.33.0
+    autoscaling/v2/types.go:75; kubernetes pkg/apis/autoscaling/v2/defaults.go SetDefaults_HorizontalPodAutoscaler)."""
+    bare = _hpa("gateway-hpa", "gateway", [])
+    del bare["spec"]["metrics"]
+    assert [lvl for lvl, _ in found_by([GATEWAY, bare], POLICY)] == ["mandatory"]
+    assert [lvl for lvl, _ in found_by([GATEWAY, _hpa("gateway-hpa", "gateway", [])], POLICY)] == ["mandatory"]
+    requested = _with({"resources": {"requests": {"cpu": "200m"}}})
+    assert found_by([requested, bare], POLICY) == []
+
+
+def _overlay(tmp_path, patch: str) -> list:
+    import yaml
+
+    from policies.check import load_resources, manifest_files
+    from policies.registry import evaluate
+
+    base, overlay = tmp_path / "base", tmp_path / "overlays" / "prod"
+    base.mkdir(parents=True, exist_ok=True)
+    overlay.mkdir(parents=True, exist_ok=True)
+    (base / "deployment.yaml").write_text(yaml.safe_dump(GATEWAY))
+    (base / "kustomization.yaml").write_text("resources: [deployment.yaml]\n")
+    (overlay / "hpa.yaml").write_text(yaml.safe_dump(GATEWAY_HPA))
+    kustomization = {
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "namespace": "default",
+        "resources": ["../../base", "hpa.yaml"],
+        "patches": [{"target": {"kind": "Deployment", "name": "gateway"}, "patch": patch}],
+    }
+    (overlay / "kustomization.yaml").write_text(yaml.safe_dump(kustomization))
+    return [v for v in evaluate(load_resources(manifest_files([str(tmp_path)]))) if v.policy == POLICY]
+
+
+def test_an_overlay_inline_patch_that_adds_the_request_is_read(tmp_path):
+    """Review 49 item 11 (/tmp/r49/k1): the overlay's HPA, checked in the files' scope, sees the base Deployment as
+    written; an inline JSON6902 (or strategic-merge) patch of the overlay's kustomization that adds the request is read
+    there (the built Deployment, in the build's own scope, already holds it)."""
+    json6902 = "- op: add\n  path: /spec/template/spec/containers/0/resources\n  value: {requests: {cpu: 250m, memory: 256Mi}}\n"
+    assert _overlay(tmp_path / "a", json6902) == []
+    strategic = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: gateway}\nspec:\n  template:\n    spec:\n"
+        "      containers:\n      - name: gateway\n        resources: {requests: {cpu: 500m}}\n"
+    )
+    assert _overlay(tmp_path / "b", strategic) == []
+    # A patch that adds something else leaves the advice.
+    other = "- op: add\n  path: /spec/template/spec/containers/0/resources\n  value: {requests: {memory: 256Mi}}\n"
+    assert [v.enforcement for v in _overlay(tmp_path / "c", other)] == ["advisory"]

@@ -100,6 +100,33 @@ def test_a_secret_manifest_committed_with_its_token():
     assert evaluate([declared], policies=[no_literal_credential.POLICY]) == []
 
 
+def test_a_committed_secret_with_a_password_under_a_credential_key_is_advice():
+    """Spent sets 54 and 64 (labels filed NONE before G35's title named a committed Secret): AdityaKhari1001/borgos
+    @ef24cf9e:k8s/secrets.yaml stringData db-password 'borgos123'; ductaip/NeuralTwin-Enterprise-RAG-System-MLOps-Pipeline
+    @961e780f:k8s/hpa.yaml data MONGO_PASSWORD (base64 of a real-looking password); grandiv/fragrance-palette-scalable
+    @9d55ea1f:k8s/secrets.yaml data postgres-password. A password's shape proves nothing: advice."""
+    ((level, message),) = _secret(
+        stringData={"secret-key": "your-secret-key-here-change-in-production", "db-password": "borgos123"}
+    )
+    assert level == "advisory" and message.startswith("stringData.db-password holds a literal value under a credential's name")
+    assert "borgos123" not in message
+    encoded = base64.b64encode(b"llm_engineering").decode()
+    ((level, message),) = _secret(data={"MONGO_PASSWORD": encoded})
+    assert level == "advisory" and message.startswith("data.MONGO_PASSWORD holds")
+    # Careful forms: empty keys, a stand-in, SOPS ciphertext (getsops/sops v3.9.0 aes/cipher.go L186 writes
+    # ENC[AES256_GCM,...]; stores/stores.go L28 the top-level sops block), a SealedSecret (not a Secret).
+    assert _secret(stringData={"openai-api-key": "", "db-password": "changeme"}) == []
+    sops_value = "ENC[AES256_GCM,data:q1w2e3r4,iv:abc=,tag:def=,type:str]"
+    assert _secret(stringData={"db-password": sops_value}) == []
+    assert _secret(stringData={"db-password": "borgos123"}, sops={"version": "3.9.0", "age": []}) == []
+    sealed = Resource(
+        type="kubernetes:bitnami.com/v1alpha1:SealedSecret",
+        name="db",
+        props={"kind": "SealedSecret", "spec": {"encryptedData": {"db-password": "AgBy3i4OJSWK+PiTySYZZA=="}}},
+    )
+    assert evaluate([sealed], policies=[no_literal_credential.POLICY]) == []
+
+
 def test_a_node_port_service_is_advice_and_cluster_ip_is_silent():
     """G32 no-load-balancer-service: a NodePort Service opens the model's port on every node (mudler/LocalAI-examples
     kubernetes/deployment-nvidia.yaml exposes LocalAI so); whether nodes are reachable from outside is not in the file,

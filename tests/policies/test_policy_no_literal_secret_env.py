@@ -380,8 +380,38 @@ def test_a_key_that_says_it_is_none_is_no_leak(value):
     assert messages(POLICY, config_map) == []
 
 
-@pytest.mark.parametrize("value", ["sk-proj-4Fq9ZtL0pXw2", "hunter2", "my-secret-key", "test"])
+# Review 49 item 2 (/tmp/r49/g35b.yaml): stand-in phrasing beyond a closed word list, and the family of words that
+# say a key stands in for one, with or without an sk- prefix.
+STAND_INS = ["not-a-real-key", "no-auth", "sk-fake-key-for-vllm", "placeholder", "none", "no-key", "unused", "test"]
+STAND_INS += ["example-key", "local", "sk-local-dev", "NOT_NEEDED", "key-not-used", "sk-test-key"]
+
+
+@pytest.mark.parametrize("value", STAND_INS)
+def test_stand_in_phrasing_is_no_leak(value):
+    assert messages(POLICY, with_env({"name": "LLM_API_KEY", "value": value})) == []
+    config_map = resource(
+        "kubernetes:core/v1:ConfigMap",
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "app"}, "data": {"OPENAI_API_KEY": value}},
+    )
+    assert messages(POLICY, config_map) == []
+
+
+# 48 random characters after sk- (the shape of an OpenAI key), and the same behind stand-in words: a key.
+_RANDOM_48 = "T3BlbkFJq8ZrXw2LmN5vB7cD9eF1gH4jK6pQ0sU3yA8tR2wE"
+
+
+@pytest.mark.parametrize(
+    "value", ["sk-proj-4Fq9ZtL0pXw2", "hunter2", "my-secret-key", f"sk-{_RANDOM_48}", f"sk-fake-{_RANDOM_48}", "not-Xk29qLmZpTb"]
+)
 def test_a_real_looking_key_still_blocks(value):
     assert [v.enforcement for v in evaluate([with_env({"name": "OPENAI_API_KEY", "value": value})], policies=[POLICY])] == [
+        "mandatory"
+    ]
+
+
+@pytest.mark.parametrize("value", ["test", "not-a-secret", "local"])
+def test_a_password_in_stand_in_words_is_still_the_password(value):
+    # Under a password's name the value is the credential the service takes, whatever its words (narrow list only).
+    assert [v.enforcement for v in evaluate([with_env({"name": "DB_PASSWORD", "value": value})], policies=[POLICY])] == [
         "mandatory"
     ]
