@@ -44,6 +44,7 @@ from components.engine_env import tokens_read
 from components.hub_access import gated
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, get, name_of, pod_specs
+from policies.reading.flux_substitution import flux_substituted
 from policies.reading.placeholders import placeholder_in
 from policies.reading.secrets import decoded, secret_values, variables_of_key
 from policies.reading.serving import namespace_of
@@ -355,6 +356,8 @@ def _check_secret(resource: Resource, config: dict) -> list[str]:
             continue
         filler = token_placeholder(value)
         variable = None if filler else _unrendered(value)
+        if variable and flux_substituted(resource):
+            variable = None  # a Flux Kustomization's postBuild fills it in (policies/reading/flux_substitution.py)
         if variable:
             messages.append(_rendering_variable(key, variable, "the Hub answers with 401 (even for a public model)"))
         if filler:
@@ -392,6 +395,8 @@ def _check_secret_fill_in(resource: Resource, config: dict) -> list[str]:
         credential = _CREDENTIAL_KEY.search(key) is not None
         filler = token_placeholder(value) if credential else _whole_fill_in(value)
         variable = None if filler or not credential else _unrendered(value)
+        if variable and flux_substituted(resource):
+            variable = None  # a Flux Kustomization's postBuild fills it in (policies/reading/flux_substitution.py)
         if variable:
             messages.append(_rendering_variable(key, variable, "the service refuses"))
         if filler:

@@ -106,3 +106,51 @@ def test_a_real_looking_value_or_a_key_that_names_no_credential_is_silent():
     # without envsubst the server sends the text as its token), never a block.
     [(level, message)] = found_by([_secret("s", NGC_API_KEY="${NGC_API_KEY}")], S27_SECRET)
     assert level == "advisory" and "rendering step" in message
+
+
+def _flux(path: str, post_build: dict | None) -> dict:
+    spec: dict = {"path": path, "sourceRef": {"kind": "GitRepository", "name": "repo"}, "interval": "10m", "prune": True}
+    if post_build is not None:
+        spec["postBuild"] = post_build
+    return {
+        "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+        "kind": "Kustomization",
+        "metadata": {"name": "apps", "namespace": "flux-system"},
+        "spec": spec,
+    }
+
+
+def test_a_flux_post_build_substitution_fills_the_variable(tmp_path):
+    """Review 49 item 6 (/tmp/r49/s27.yaml): a Flux Kustomization with postBuild.substitute/substituteFrom replaces
+    ${VAR} in the final YAML it applies, Secrets included (fluxcd/kustomize-controller v1.9.4
+    docs/spec/v1/kustomizations.md:723-750; api/v1/kustomization_types.go:290-317)."""
+    secret = _secret("ngc", NGC_API_KEY="${NGC_API_KEY}")
+    from_secret = {"substituteFrom": [{"kind": "Secret", "name": "cluster-secrets"}]}
+    assert found_by([secret, _flux("./apps", from_secret)], S27_SECRET) == []
+    assert found_by([secret, _flux("./apps", {"substitute": {"NGC_API_KEY": "x"}})], S27_SECRET) == []
+    # Without postBuild substitution nothing expands it: advice as before.
+    assert [lvl for lvl, _ in found_by([secret, _flux("./apps", None)], S27_SECRET)] == ["advisory"]
+    # A fill-in for a person is not a variable Flux fills: still advice.
+    assert len(found_by([_secret("ngc", NGC_API_KEY="<your-ngc-key>"), _flux("./", from_secret)], S27_SECRET)) == 1
+
+    # With files: the path covers the Secret's folder, or another folder of the run (the Secret is outside it).
+    import yaml
+
+    from policies.check import load_resources, manifest_files
+    from policies.registry import evaluate
+
+    (tmp_path / "apps").mkdir()
+    (tmp_path / "other").mkdir()
+    (tmp_path / "clusters").mkdir()
+    (tmp_path / "clusters" / "apps.yaml").write_text(yaml.safe_dump(_flux("./apps", from_secret)))
+    (tmp_path / "apps" / "secret.yaml").write_text(yaml.safe_dump(secret))
+
+    def s27() -> list:
+        return [v for v in evaluate(load_resources(manifest_files([str(tmp_path)]))) if v.policy == S27_SECRET]
+
+    assert s27() == []
+    (tmp_path / "apps" / "secret.yaml").rename(tmp_path / "other" / "secret.yaml")
+    (tmp_path / "apps" / "cm.yaml").write_text(
+        yaml.safe_dump({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "b"}})
+    )
+    assert len(s27()) == 1
