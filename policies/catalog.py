@@ -133,7 +133,7 @@ _ENTRIES = (
     Entry("G", 28, "runAsNonRoot"),
     Entry("G", 29, "readOnlyRootFilesystem"),
     Entry("G", 30, "capabilities"),
-    Entry("G", 31, "hostPath"),
+    Entry("G", 31, "hostPath: mounted read-only, and tied to the node that holds it (pod placement, PV nodeAffinity)"),
     Entry("G", 32, "Service type LoadBalancer / NodePort (a model API exposed past the gateway)"),
     Entry("G", 33, "NetworkPolicy"),
     Entry("G", 34, "automount SA token"),

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, name_of, pod_specs, split_type
-from policies.reading.node_agents import weighed_to_serving
-from policies.reading.placement import pinned_node
+from policies.reading.node_agents import serving, weighed_to_serving
+from policies.reading.placement import home_path, pinned_node, placed, system_path
 
 
 def _run_as(podspec: dict, container: dict) -> object:
@@ -128,6 +128,54 @@ def _weights_on_some_node(resource: Resource) -> list[str]:
     return messages
 
 
+def _must_exist_unplaced(resource: Resource) -> list[str]:
+    """Advice for a model-server or GPU pod that mounts a hostPath of type Directory or File ("A directory must exist
+    at the given path", kubernetes/api v0.33.0 core/v1/types.go:923-929 HostPathDirectory, HostPathFile) while its
+    pod spec says nothing of where it goes (no nodeName, nodeSelector or required node affinity): on a node without
+    that folder the kubelet's type check fails the mount and the pod stays in ContainerCreating (spent set 62
+    geon-2/AnomalyDetector k8s/vllm-deployment.yaml: a LoRA folder under /Users/..., a macOS home). The model-path
+    form with a node-class selector is ``_weights_on_some_node``'s; folders every node has (/etc/localtime, /dev,
+    /var/log: placement.system_path) and DaemonSets stay silent."""
+    if split_type(resource.type)[1] == "DaemonSet" or not serving(resource):
+        return []
+    # Volumes holding a served model: _weights_on_some_node reports those (its message names the model).
+    served = {
+        (id(pod), name_of(m))
+        for _, pod, c, model in _served_models(resource)
+        for m in (as_dict(m) for m in as_list(c.get("volumeMounts")))
+        if (at := str(m.get("mountPath") or "").rstrip("/")) and (model == at or model.startswith(at + "/"))
+    }
+    messages: list[str] = []
+    for path, podspec in pod_specs(resource):
+        if placed(podspec):
+            continue
+        must = {
+            name_of(v): as_dict(as_dict(v).get("hostPath"))
+            for v in as_list(podspec.get("volumes"))
+            if name_of(v) and as_dict(as_dict(v).get("hostPath")).get("type") in _MUST_EXIST
+        }
+        reported: set[object] = set()
+        for container in containers(podspec, init=True):
+            for mount in (as_dict(m) for m in as_list(container.get("volumeMounts"))):
+                name = name_of(mount)
+                host = must.get(name) or {}
+                where = host.get("path")
+                if not isinstance(where, str) or system_path(where) or name in reported or (id(podspec), name) in served:
+                    continue
+                reported.add(name)
+                home = " (a folder in a user's home, which holds what its user put on one machine)" if home_path(where) else ""
+                messages.append(
+                    unproven(
+                        f"{container_label(path, container)}: mounts hostPath {where} (volume {name}, type "
+                        f"{host.get('type')}), which must already exist on the node{home}, and nothing places the pod "
+                        f"(no nodeName, nodeSelector or node affinity): on a node without it the mount fails "
+                        f"(FailedMount: hostPath type check failed) and the pod stays in ContainerCreating; pin the pod "
+                        f"to the node that holds the files, or put them on a PVC, in the image or a download"
+                    )
+                )
+    return messages
+
+
 _MODEL_FILES = (".gguf", ".ggml", ".safetensors", ".bin", ".pt", ".pth", ".onnx", ".engine", ".plan")
 
 
@@ -193,7 +241,7 @@ def _created_empty_elsewhere(resource: Resource) -> list[str]:
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    messages = _weights_on_some_node(resource) + _created_empty_elsewhere(resource)
+    messages = _weights_on_some_node(resource) + _must_exist_unplaced(resource) + _created_empty_elsewhere(resource)
     for path, podspec in pod_specs(resource):
         messages.extend(_created_as_root(path, podspec))
         messages.extend(_unnamed(path, podspec))

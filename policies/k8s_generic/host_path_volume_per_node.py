@@ -203,9 +203,83 @@ def _on_workload(resource: Resource) -> list[str]:
     return messages
 
 
+def _served_claims(namespace: Optional[str]) -> Iterator[tuple[str, str]]:
+    """(workload, claim name) of each claim a model-server or GPU workload of the run mounts in a pod spec nothing
+    pins to one node (DaemonSets aside), in the PV's claim namespace or any where unknown."""
+    for workload in viewed_resources() or ():
+        if workload.type not in WORKLOAD_TYPES or _kind(workload) == "DaemonSet" or not serving(workload):
+            continue
+        ns = get(workload.props, "metadata", "namespace")
+        if namespace is not None and ns not in (None, namespace):
+            continue
+        for _path, podspec in pod_specs(workload):
+            if pinned_node(podspec) is not None:
+                continue
+            for volume in as_list(podspec.get("volumes")):
+                claim = get(volume, "persistentVolumeClaim", "claimName")
+                if isinstance(claim, str):
+                    yield f"{_kind(workload)} {metadata_name(workload.props)}", claim
+
+
+def _unclaimed(pv: dict, host: str) -> list[str]:
+    """Advice on a hostPath PV with no nodeAffinity that no claim of the files binds or matches, while a model server
+    nothing pins mounts a claim it is there for:
+    - a claim of the files with no storageClassName beside a PV of a class, which it would match otherwise: the
+      controller compares the classes ("" for an unset claim class, or the default class DefaultStorageClass admission
+      writes into it: ``_matches``), so the claim never binds this PV (spent set 61 farrukhshafique87/master-thesis-
+      llm-kubernetes kubernetes/base/storage/persistent-volume.yaml: PV ollama-pv of class manual, claim ollama-pvc
+      of none);
+    - a claim the files do not define, which this PV's claimRef names or, with no claimRef, may be bound to it
+      (spent set 51 HaxxonHax/ollama-k8s-RPi ollama/k8s/ollama-pv-volume.yaml: claim ollama-pv-claim is not in the
+      files, the PV /var/lib/k3s/pv/ollama-models is).
+    Silent for a claim of the files bound or matched elsewhere, or one that states another class (provisioned)."""
+    ref = as_dict(get(pv, "spec", "claimRef"))
+    ref_name, ref_ns = ref.get("name"), ref.get("namespace")
+    defined = {metadata_name(c.props): c.props for c in _objects("PersistentVolumeClaim")}
+    pvs = [p.props for p in _objects("PersistentVolume")]
+    pv_class = _class(pv, "")
+    for user, name in _served_claims(ref_ns if isinstance(ref_ns, str) else None):
+        if ref_name is not None and ref_name != name:
+            continue
+        claim = defined.get(name)
+        if claim is None:
+            if ref_name is None and any(binds(other, {"metadata": {"name": name}}) for other in pvs):
+                continue  # another PV of the files reserves that claim
+            how = "its claimRef names" if ref_name else "may be bound to"
+            return [
+                unproven(
+                    f"spec.hostPath {host} has no nodeAffinity, and {user}, a model server nothing pins to one node, "
+                    f"mounts claim {name}, which the files do not define and this PV {how}: when its pod is "
+                    f"rescheduled (a drain, an eviction, a node lost) it may start on another node, whose own {host} "
+                    f"is empty, and the models pulled there are not found; give the PV nodeAffinity to the node that "
+                    f"holds the path (a local PV), or use storage that follows the pod"
+                )
+            ]
+        if ref_name is not None or get(claim, "spec", "volumeName") is not None or not pv_class:
+            continue
+        if get(claim, "spec", "storageClassName") is not None or any(_matches(other, claim) for other in pvs):
+            continue
+        classed = {**claim, "spec": {**as_dict(claim.get("spec")), "storageClassName": pv_class}}
+        if not _matches(pv, classed):
+            continue  # it differs in more than the class (modes, size, selector): not this PV's claim
+        return [
+            unproven(
+                f"spec.hostPath {host} has no nodeAffinity, and claim {name}, which {user} (a model server) mounts, "
+                f"names no storageClassName while this PV's is {pv_class}: admission gives the claim the cluster's "
+                f"default class (or it stays classless), so it never binds this PV, which stays Available while the "
+                f"claim waits for or gets another volume; were it bound, a pod rescheduled to another node would find "
+                f"that node's own {host} empty; set storageClassName: {pv_class} on the claim and give the PV "
+                f"nodeAffinity (a local PV), or drop the PV"
+            )
+        ]
+    return []
+
+
 def _on_volume(resource: Resource) -> list[str]:
     host = _host_path_pv(resource.props)
     claims = _claim_of(resource.props) if host is not None else []
+    if host is not None and not claims:
+        return _unclaimed(resource.props, host)
     if not claims:
         return []
     users: list[tuple[str, Any]] = []

@@ -146,9 +146,54 @@ def test_a_claim_matched_without_a_volume_name_may_bind():
 def test_a_claim_with_no_class_does_not_match_a_pv_of_a_class():
     # review47a item 5 (/tmp/review47a/g31-class-unset.yaml): an unset claim class is "" for the controller
     # (component-helpers storage/volume/pv_helpers.go FindMatchingVolume), or the default class admission sets; either
-    # way it never binds a PV of class manual: the claim is provisioned dynamically, not on the hostPath.
-    assert _found(_deployment(), *_by_class("manual", None)) == []
-    assert _found(_deployment(1), *_by_class("manual", None)) == []
+    # way it never binds a PV of class manual: the claim is provisioned dynamically, not on the hostPath, so the
+    # workload is not advised. The PV is (session 49): spent set 61 farrukhshafique87/master-thesis-llm-kubernetes
+    # @ kubernetes/base/storage/persistent-volume.yaml (PV ollama-pv, class manual, hostPath /var/lib/ollama) and
+    # persistent-volume-claim.yaml (claim ollama-pvc, no class), labelled G31 on PersistentVolume/ollama-pv.
+    for replicas in (1, 2):
+        ((level, name, message),) = _found(_deployment(replicas), *_by_class("manual", None))
+        assert (level, name) == ("advisory", "PersistentVolume/models-pv")
+        assert "claim models-pvc, which Deployment llama-server (a model server) mounts, names no storageClassName" in message
+        assert "never binds this PV" in message and "storageClassName: manual" in message
+
+
+def test_a_claim_the_files_do_not_define_on_a_host_path_pv_is_advice_on_the_volume():
+    # Spent set 51 HaxxonHax/ollama-k8s-RPi ollama/k8s/ollama-pv-volume.yaml and ollama-deployment.yaml: PV
+    # ollama-pv-volume (class manual, hostPath /var/lib/k3s/pv/ollama-models, no nodeAffinity); the one Ollama replica
+    # mounts claim ollama-pv-claim, which no file defines. Labelled G31 on PersistentVolume/ollama-pv-volume.
+    pv = _pv()
+    pv["spec"]["storageClassName"] = "manual"
+    ((level, name, message),) = _found(_deployment(1), pv)
+    assert (level, name) == ("advisory", "PersistentVolume/models-pv")
+    assert "mounts claim models-pvc, which the files do not define and this PV may be bound to" in message
+    ((_, _, message),) = _found(_deployment(1), _pv(claim_ref=True))
+    assert "which the files do not define and this PV its claimRef names" in message
+
+
+def test_an_unclaimed_host_path_pv_careful_forms_stay_silent():
+    pinned = _deployment(1)
+    pinned["spec"]["template"]["spec"]["nodeSelector"] = {"kubernetes.io/hostname": "gpu-1"}
+    assert _found(pinned, *_by_class("manual", None)) == []
+    assert _found(pinned, _pv()) == []
+    assert _found(_deployment(1), _pv(affinity=True)) == []
+    # A claim of the files that states another class (provisioned), or that another PV of the files takes.
+    assert _found(_deployment(1), *_by_class("manual", "gp3")) == []
+    pv, claim = _by_class("manual", None)
+    other = _pv()
+    other["metadata"]["name"] = "other-pv"
+    other["spec"].pop("hostPath")
+    other["spec"]["nfs"] = {"server": "nfs.local", "path": "/models"}
+    assert _found(_deployment(1), claim, pv, other) == []
+    # A claim that differs from the PV in more than its class (asks more than the PV holds).
+    pv, claim = _by_class("manual", None, resources={"requests": {"storage": "500Gi"}})
+    assert _found(_deployment(1), claim, pv) == []
+    # The PV's claimRef names another claim; no model server at all.
+    reserved = _pv()
+    reserved["spec"]["claimRef"] = {"name": "other", "namespace": "default"}
+    assert _found(_deployment(1), reserved) == []
+    busybox = _deployment(1)
+    busybox["spec"]["template"]["spec"] = _pod("busybox:1.36")
+    assert _found(busybox, _pv()) == []
 
 
 def test_a_claim_the_controller_would_not_match_is_not_joined():
