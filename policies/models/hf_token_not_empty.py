@@ -37,6 +37,7 @@ Secret its pod reads, literally, is that name sent as the token: the Hub answers
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, Optional
 
 from components.engine_env import tokens_read
@@ -45,7 +46,7 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, get, name_of, pod_specs
 from policies.reading.flux_substitution import flux_substituted
 from policies.reading.placeholders import placeholder_in
-from policies.reading.secrets import decoded, secret_values
+from policies.reading.secrets import decoded, secret_values, variables_of_key
 from policies.reading.serving import namespace_of
 
 # The variables huggingface_hub reads for the token (constants.py: HF_TOKEN, and the legacy HUGGING_FACE_HUB_TOKEN).
@@ -312,9 +313,27 @@ def _secret_values(resource: Resource) -> dict[str, object]:
     return values
 
 
-def _hf_key(secret_name: str, key: str) -> bool:
-    """True for a key that holds a Hugging Face token: a token variable's name, or token/hf_token in an HF Secret."""
-    return key in TOKEN_VARIABLES or (key.lower() in _TOKEN_KEYS and _HF_NAME.search(secret_name) is not None)
+# A key whose own name says Hugging Face token, whatever the Secret is called (hf_token, hf-token, huggingface-token,
+# hugging_face_hub_token, hf-api-token): spent set 57 rakanbakir/vllm-gpu-cluster kubernetes/vllm-secret.yaml (Secret
+# vllm-secrets, stringData.hf_token) and set 54 grandiv/fragrance-palette-scalable k8s/secrets.yaml (Secret app-secret,
+# data.hf-token in base64), both labelled S28.
+_HF_TOKEN_KEY = re.compile(r"(?i)^(?:hf|hugging[-_]?face(?:[-_]hub)?)[-_]?(?:api[-_]?|access[-_]?)?token$")
+
+
+def _hf_key(secret_name: str, key: str, read_as: Mapping[str, frozenset[str]] | None = None) -> bool:
+    """True for a key that holds a Hugging Face token: a token variable's name, a key whose own name says so, a key a
+    container of the files reads as a token variable (``read_as``: secrets.variables_of_key), or token/hf_token in an
+    HF Secret."""
+    if key in TOKEN_VARIABLES or _HF_TOKEN_KEY.match(key) or set((read_as or {}).get(key, ())) & set(TOKEN_VARIABLES):
+        return True
+    return key.lower() in _TOKEN_KEYS and _HF_NAME.search(secret_name) is not None
+
+
+def _read_as(resource: Resource) -> dict[str, frozenset[str]]:
+    namespace = get(resource.props, "metadata", "namespace")
+    return variables_of_key(
+        namespace if isinstance(namespace, str) and namespace else None, get(resource.props, "metadata", "name")
+    )
 
 
 def _rendering_variable(key: str, variable: str, refusal: str) -> str:
@@ -331,8 +350,9 @@ def _check_secret(resource: Resource, config: dict) -> list[str]:
     """S28: a committed Secret's Hugging Face token is a fill-in (the keys of other credentials are S27's)."""
     name = str(get(resource.props, "metadata", "name") or "")
     messages: list[str] = []
+    read_as = _read_as(resource)
     for key, value in sorted(_secret_values(resource).items()):
-        if not _hf_key(name, key):
+        if not _hf_key(name, key, read_as):
             continue
         filler = token_placeholder(value)
         variable = None if filler else _unrendered(value)
@@ -368,8 +388,9 @@ def _check_secret_fill_in(resource: Resource, config: dict) -> list[str]:
     token's, which S28 reads)."""
     name = str(get(resource.props, "metadata", "name") or "")
     messages: list[str] = []
+    read_as = _read_as(resource)
     for key, value in sorted(_secret_values(resource).items()):
-        if _hf_key(name, key):
+        if _hf_key(name, key, read_as):
             continue
         credential = _CREDENTIAL_KEY.search(key) is not None
         filler = token_placeholder(value) if credential else _whole_fill_in(value)

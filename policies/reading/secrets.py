@@ -15,7 +15,7 @@ import base64
 import binascii
 from typing import Any, Mapping, Optional
 
-from policies.kube import as_dict, get, memoized, viewed_resources
+from policies.kube import as_dict, containers, get, memoized, name_of, pod_specs, viewed_resources
 
 SecretKey = tuple[Optional[str], Any]
 
@@ -66,3 +66,36 @@ def secret_keys_named(name: str) -> Optional[frozenset[str]]:
     secrets = memoized(view, "secret_values", _secrets_of) if view else {}
     found = [values for (_, n), values in secrets.items() if n == name]
     return frozenset(k for values in found for k in values) if found else None
+
+
+def variables_of_key(namespace: Optional[str], name: Any) -> dict[str, frozenset[str]]:
+    """Key -> the variables the containers of the files read it as through ``valueFrom.secretKeyRef``, for the Secret
+    ``name`` in ``namespace`` (a side that leaves the namespace out may be applied into the other's); {} outside an
+    evaluation. (An ``envFrom`` secretRef gives each key under its own name.)"""
+    view = viewed_resources()
+    if not view or not isinstance(name, str):
+        return {}
+    space = namespace if namespace != "default" else None
+    found: dict[str, set[str]] = {}
+    for (pod_space, secret, key), variables in memoized(view, "secret_key_readers", _key_readers).items():
+        if secret == name and (space is None or pod_space is None or space == pod_space):
+            found.setdefault(key, set()).update(variables)
+    return {key: frozenset(v) for key, v in found.items()}
+
+
+def _key_readers(view: Any) -> dict[tuple[Optional[str], str, str], set[str]]:
+    """(pod namespace, Secret, key) -> variable names, over the containers of the view's objects."""
+    found: dict[tuple[Optional[str], str, str], set[str]] = {}
+    for r in view:
+        props = getattr(r, "props", None)
+        if not isinstance(props, Mapping) or getattr(r, "type", None) == "kubernetes:core/v1:Secret":
+            continue
+        space = _namespace(props)
+        for _, podspec in pod_specs(r):
+            for container in containers(podspec, init=True):
+                for item in container.get("env") or ():
+                    ref = get(item, "valueFrom", "secretKeyRef")
+                    secret, key, variable = name_of(as_dict(ref)), name_of(as_dict(ref), "key"), name_of(as_dict(item))
+                    if secret and key and variable:
+                        found.setdefault((space, secret, key), set()).add(variable)
+    return found

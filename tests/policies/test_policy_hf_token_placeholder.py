@@ -3,6 +3,8 @@ the Secret that holds it and on the workload that reads it (advice). Minimal han
 
 from __future__ import annotations
 
+import copy
+
 from policy_fixtures import found_by
 
 WORKLOAD = "hf-token-not-empty"
@@ -124,3 +126,51 @@ def test_a_credential_described_in_capitals_is_a_fill_in():
         {"MODE": "API_KEY_FROM_ENV"},
     ):
         assert found_by([_secret("ngc-api-key", "nim", **values)], "secret-value-not-placeholder") == [], values
+
+
+def test_a_hugging_face_key_is_s28_whatever_the_secret_is_called():
+    """Spent set 57 rakanbakir/vllm-gpu-cluster kubernetes/vllm-secret.yaml (Secret vllm-secrets, stringData.hf_token
+    REPLACE_ME_WITH_YOUR_HUGGINGFACE_TOKEN) and set 54 grandiv/fragrance-palette-scalable k8s/secrets.yaml (Secret
+    app-secret, data.hf-token base64 of your-huggingface-token): S28's, not S27's."""
+    rakan = _secret("vllm-secrets", "vllm", hf_token="REPLACE_ME_WITH_YOUR_HUGGINGFACE_TOKEN")
+    ((level, message),) = found_by([rakan], SECRET)
+    assert level == "advisory" and "key hf_token holds the fill-in 'REPLACE_ME_WITH_YOUR_HUGGINGFACE_TOKEN'" in message
+    assert found_by([rakan], "secret-value-not-placeholder") == []
+    grandiv = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "app-secret"},
+        "data": {"hf-token": "eW91ci1odWdnaW5nZmFjZS10b2tlbg==", "jwt-secret": "eW91ci1qd3Qtc2VjcmV0LWtleQ=="},
+    }
+    ((_, message),) = found_by([grandiv], SECRET)
+    assert "key hf-token holds the fill-in 'your-huggingface-token'" in message
+    ((_, other),) = found_by([grandiv], "secret-value-not-placeholder")
+    assert "key jwt-secret" in other
+
+
+def test_a_token_key_a_pod_reads_as_hf_token_is_s28():
+    secret = _secret("app-credentials", "llm", token="your-token-here")
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "tgi", "namespace": "llm"},
+        "spec": {
+            "containers": [
+                {
+                    "name": "tgi",
+                    "image": "ghcr.io/huggingface/text-generation-inference:3.3.4",
+                    "env": [{"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "app-credentials", "key": "token"}}}],
+                }
+            ]
+        },
+    }
+    assert [m for _, m in found_by([secret, pod], SECRET)][0].startswith("key token holds the fill-in 'your-token-here'")
+    # Careful: read as another service's key (or by nothing), it stays S27's.
+    other = copy.deepcopy(pod)
+    other["spec"]["containers"][0]["env"][0]["name"] = "OPENAI_API_KEY"
+    assert found_by([secret, other], SECRET) == []
+    assert len(found_by([secret, other], "secret-value-not-placeholder")) == 1
+    openai = _secret("litellm-local-secrets", "litellm", **{"openai-api-key": "sk-your-openai-key"})
+    assert found_by([openai], SECRET) == []
+    ((_, message),) = found_by([openai], "secret-value-not-placeholder")
+    assert "key openai-api-key holds the fill-in" in message
