@@ -17,7 +17,10 @@ therefore races it:
 
 Sets 16, 17, 18 and 20 (heissanjay/ollama-eks-depl, heena675/Ollama-K8s-manifests, yuxiaojian/ollama-k8s,
 phucly01/ollama-k8s) label this. Advice: whether the server wins the race is timing, not the file. Silent where the
-hook waits (``until``/``while`` loop, ``sleep``, ``--retry-connrefused``, ``wait-for``), backgrounds its work, ignores
+hook waits (an ``until``/``while`` loop, a ``for`` loop that sleeps or breaks, ``--retry-connrefused``, ``wait-for``; a fixed ``sleep N`` before the
+call is no wait, since the server may not be up after N s: spent set 64 barbaria888/Ollama-Chatbot-deployment
+k8s/ollama-deployment.yaml, ``sleep 10`` then ``ollama pull tinyllama`` under a 250m CPU limit, brief pods49),
+backgrounds its work, ignores
 the result (``|| true``, a later command that decides the exit status), or where an Ollama client's ``OLLAMA_HOST``
 names another host; an init container's pull (no hook) is not read here.
 """
@@ -36,7 +39,14 @@ from policies.reading.serving import container_argv
 _OLLAMA_CLIENT = re.compile(r"(?:^|[\s;&|(/])ollama\s+(run|pull|show|stop|push|create|cp|rm|list|ls|ps)\b")
 _HTTP_CLIENT = re.compile(r"\b(?:curl|wget)\b")
 _LOCAL_URL = re.compile(r"(?:https?://)?\b(?:localhost|127\.0\.0\.1|0\.0\.0\.0):(\d{2,5})\b")
-_WAITS = re.compile(r"\buntil\b|\bwhile\b|\bsleep\b|--retry-connrefused|\bwait[-_]for\b|\bnc\s+-z\b|\btimeout\s+\d+\s|\bretry\b")
+# A wait that ends when the server answers: a loop (until, while, for ... in: a retry), a retrying client, a wait-for
+# helper. A fixed `sleep N` before the call is no wait: when the server is not up after N s the call still fails (spent
+# set 64 barbaria888/Ollama-Chatbot-deployment: `sleep 10` then `ollama pull tinyllama` under a 250m CPU limit).
+_WAITS = re.compile(r"\buntil\b|\bwhile\b|--retry-connrefused|\bwait[-_]for\b|\bnc\s+-z\b|\btimeout\s+\d+\s|\bretry\b")
+# A `for` loop retries when it sleeps or breaks out (for i in 1 2 3; do ollama pull x && break; sleep 5; done); one over
+# the models to pull (for model in $MODELS; do ollama run $model; done) does not wait.
+_RETRY_FOR = re.compile(r"\bfor\s+\w+\s+in\b.*?\b(?:sleep|break)\b", re.S)
+_FIXED_SLEEP = re.compile(r"\bsleep\s+(\d+)")
 _BACKGROUND = re.compile(r"(?<![&|])&\s*(?:$|\n|;|\))|\bnohup\b|\bset\s+\+e\b")
 _IGNORED = re.compile(r"\|\|")
 _FAILS_FAST = re.compile(r"\bset\s+-[a-z]*e|\bset\s+-o\s+errexit\b")
@@ -101,7 +111,7 @@ def _remote_ollama(container: Mapping) -> bool:
 
 def _exec_race(container: Mapping, podspec: Mapping, script: str) -> str | None:
     """What the exec hook calls before the server may listen, or None when it waits or cannot fail on it."""
-    if _WAITS.search(script) or _BACKGROUND.search(script):
+    if _WAITS.search(script) or _RETRY_FOR.search(script) or _BACKGROUND.search(script):
         return None
     ollama = _OLLAMA_CLIENT.search(script)
     if ollama and not _remote_ollama(container) and any(_runs_ollama(c) for c in containers(podspec)):
@@ -138,9 +148,11 @@ def _check(resource: Resource, config: dict) -> list[str]:
             race = _exec_race(container, podspec, " ".join(command)) if command else _http_race(hook, container, podspec)
             if race is None:
                 continue
+            slept = _FIXED_SLEEP.search(" ".join(command))
+            wait = f"after a fixed sleep {slept.group(1)} with no retry" if slept else "with no wait or retry"
             messages.append(
                 unproven(
-                    f"{container_label(path, container)}: lifecycle.postStart runs {race}, with no wait or retry; "
+                    f"{container_label(path, container)}: lifecycle.postStart runs {race}, {wait}; "
                     "the kubelet runs the hook beside the entrypoint and kills the container when it fails "
                     "(FailedPostStartHook), so the pod restarts until the server wins the race; wait in the hook "
                     "(until curl -sf http://localhost:PORT/; do sleep 2; done) or load the model in an init container"

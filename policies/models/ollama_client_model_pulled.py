@@ -14,6 +14,12 @@ Advice, and silent unless every pull of the run names its model (a pull by a var
 API call whose body is not read, may be the one), the run has an Ollama server and pulls at least one model (a run
 that pulls nothing leaves the store to S57's server form or to a pull out of band), and the client reaches an Ollama
 (an OLLAMA_ variable, or a URL on port 11434 or naming an ollama host).
+
+Where the run pulls nothing at all (every pod read) while a ConfigMap in the server's namespace that names Ollama (the
+word, or a Service selecting the server) lists models by a size tag (mistral:7b, qwen2.5:0.5b: a host:port or an
+image version is no such name), the app configured there expects models no pull of the files provides: advice on the
+Ollama server, whatever its store (a PersistentVolumeClaim starts empty too; spent set 64 AdityaKhari1001/borgos
+k8s/ollama-deployment.yaml with borgos-config in k8s/secrets.yaml, brief pods49).
 """
 
 from __future__ import annotations
@@ -23,9 +29,11 @@ from collections.abc import Mapping
 from typing import Optional
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, container_label, containers, pod_specs
+from policies.kube import WORKLOAD_TYPES, container_label, containers, get, pod_specs, split_type
+from policies.reading import route_path
 from policies.reading.engines import env_values, table_servers
 from policies.reading.ollama_pulls import model_key, pod_pull_names
+from policies.reading.serving import namespace_of
 
 # Variables a client names its Ollama model by: the Ollama-specific ones always; the generic ones only in a container
 # that also reaches an Ollama (_reaches_ollama). DEFAULT_MODELS is Open WebUI's comma-separated list.
@@ -70,6 +78,65 @@ def _run_pulls(resources: list[Resource]) -> Optional[list[str]]:
     return pulled or None
 
 
+# An Ollama model named with a size tag in a configuration text (mistral:7b, qwen2.5:0.5b, llama3.1:8b-instruct-q4_K_M):
+# the tag starts with a parameter size, so a host:port (ollama-service:11434) or an image's version is not one.
+_SIZED = re.compile(r"(?<![\w./:-])([a-z][a-z0-9._-]{0,80}):(\d{1,4}(?:\.\d{1,3})?[bm](?:-[a-z0-9._-]{1,80})?)(?![\w.:/-])", re.I)
+_WORD_OLLAMA = re.compile(r"\bollama\b", re.I)
+
+
+def _pulls_nothing(workloads: list[Resource]) -> bool:
+    """True when no pod of the run pulls, runs or creates a model, every pod read (pod_pull_names known)."""
+    for r in workloads:
+        for _path, podspec in pod_specs(r):
+            models, known = pod_pull_names(podspec)
+            if models or not known:
+                return False
+    return True
+
+
+def _configured_models(resources: list[Resource], server: Resource) -> list[tuple[str, list[str]]]:
+    """(ConfigMap, models) for each ConfigMap of the server's namespace whose data names Ollama (the word, or a Service
+    that selects the server) and Ollama models by a size tag."""
+    services = route_path.workload_services(server, route_path.service_selectors(resources))
+    own = namespace_of(server)
+    found = []
+    for r in resources:
+        if split_type(r.type) != ("", "ConfigMap") or not isinstance(r.props, dict) or namespace_of(r) not in (own, None):
+            continue
+        data = r.props.get("data")
+        text = "\n".join(v for v in (data.values() if isinstance(data, Mapping) else ()) if isinstance(v, str))
+        if not text or not (_WORD_OLLAMA.search(text) or any(re.search(rf"\b{re.escape(s)}\b", text) for s in services)):
+            continue
+        models = list(dict.fromkeys(f"{m.group(1)}:{m.group(2)}" for m in _SIZED.finditer(text[:200_000])))
+        if models:
+            found.append((str(get(r.props, "metadata", "name")), models))
+    return found
+
+
+def _unpulled_config(resources: list[Resource], workloads: list[Resource], servers: list) -> list[tuple[str, str]]:
+    """Advice on each Ollama server when the run pulls no model at all while a ConfigMap of its namespace that names
+    Ollama lists the models the app expects (spent set 64 AdityaKhari1001/borgos: borgos-config's config.yaml lists
+    mistral:7b, llama2:7b, codellama:7b with `host: ollama-service`, and nothing pulls; the store is a
+    PersistentVolumeClaim, which starts empty)."""
+    if not _pulls_nothing(workloads):
+        return []
+    findings: list[tuple[str, str]] = []
+    for r in (w for w in workloads if table_servers(w, "ollama")):
+        for name, models in _configured_models(resources, r):
+            findings.append(
+                (
+                    r.name,
+                    unproven(
+                        f"ConfigMap {name} names Ollama and the models {', '.join(models)}, but nothing in the files "
+                        f"pulls a model into this Ollama server's store (no `ollama pull`/`run`/`create` or /api/pull "
+                        f"in any pod or Job): its store starts empty and every request for them fails with model not "
+                        f"found until someone pulls them by hand; pull them in an init container or a Job"
+                    ),
+                )
+            )
+    return findings
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     workloads = [r for r in resources if r.type in WORKLOAD_TYPES and isinstance(r.props, dict)]
     servers = [s for r in workloads for s in table_servers(r, "ollama")]
@@ -77,7 +144,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         return []
     pulled = _run_pulls(workloads)
     if pulled is None:
-        return []
+        return _unpulled_config(resources, workloads, servers)
     serving = {id(s.container) for s in servers}
     findings: list[tuple[str, str]] = []
     for r in workloads:

@@ -7,6 +7,12 @@ that must stay silent:
   (dndeyeabsa-wq/k8s-llm-deployment@e9b7d221 manifests/04-deployment-ollama.yaml, belonghim/vllm-optimizer@957ed8cd
   openshift/vllm-dependency/base/vllm-inferenceservice.yaml, xuhuan51/llm-serving-stack@02e578f6
   deploy/vllm/vllm-pod.yaml).
+- Engine recognition by the image repository's own name (serving_engines.toml image_names, other_program_words) and
+  S51 on it (hasb73/hdfs-anomaly-detection@ba263385 k8s/vllm-service.yaml).
+- G4 router-readiness-probe (Codewithaiyan/LLMesh@a2cfe6ec k8s/router-deployment.yaml).
+- G36 model-store-emptydir-bounded (dmplastun/monitoring-ai k8s/ollama-deployment.yaml, spent set 64).
+- G48 a fixed sleep is no wait (barbaria888/Ollama-Chatbot-deployment k8s/ollama-deployment.yaml, spent set 64).
+- S57 models a ConfigMap expects while nothing pulls (AdityaKhari1001/borgos k8s/ollama-deployment.yaml, spent set 64).
 """
 
 from __future__ import annotations
@@ -267,3 +273,145 @@ def test_g4_router_careful_forms_stay_silent():
     assert found_by(_llmesh([{"name": "DB_URL", "value": "postgres://db.llmesh:5432/x"}]), "router-readiness-probe") == []
     origin = [{"name": "CORS_ALLOWED_ORIGINS", "value": "http://ollama.llmesh:11434"}]
     assert found_by(_llmesh(origin), "router-readiness-probe") == []
+
+
+# -- G36 model-store-emptydir-bounded: a model store on an unbounded disk emptyDir -------------------------------------
+
+
+# dmplastun/monitoring-ai k8s/ollama-deployment.yaml (spent set 64, label G36; abridged): ollama/ollama with /root/.ollama
+# on `emptyDir: {}`, memory and CPU limits only.
+def _monitoring_ai(volume: dict | None = None, resources: dict | None = None) -> list[dict]:
+    ollama = {
+        "name": "ollama",
+        "image": "ollama/ollama",
+        "ports": [{"containerPort": 11434}],
+        "resources": resources or {"limits": {"cpu": "2", "memory": "4Gi"}},
+        "volumeMounts": [{"mountPath": "/root/.ollama", "name": "ollama-data"}],
+    }
+    volumes = [{"name": "ollama-data", **(volume or {"emptyDir": {}})}]
+    return [_deployment("ollama", {"containers": [ollama], "volumes": volumes}, namespace="monitoring")]
+
+
+def test_g36_an_ollama_store_on_an_unbounded_emptydir_is_advice():
+    [(level, message)] = found_by(_monitoring_ai(), "model-store-emptydir-bounded")
+    assert level == "advisory"
+    assert message.startswith("container ollama: its model store /root/.ollama/models (the model it fetches from the Ollama")
+    assert "is on emptyDir ollama-data with no sizeLimit, and no container of the pod requests or limits" in message
+
+
+def test_g36_careful_forms_stay_silent():
+    # A sizeLimit; an ephemeral-storage request; a PersistentVolumeClaim; a memory-backed emptyDir (G36's other policy).
+    assert found_by(_monitoring_ai({"emptyDir": {"sizeLimit": "20Gi"}}), "model-store-emptydir-bounded") == []
+    asks = {"requests": {"ephemeral-storage": "20Gi"}, "limits": {"memory": "4Gi"}}
+    assert found_by(_monitoring_ai(resources=asks), "model-store-emptydir-bounded") == []
+    claim = {"persistentVolumeClaim": {"claimName": "ollama"}}
+    assert found_by(_monitoring_ai(claim), "model-store-emptydir-bounded") == []
+    assert found_by(_monitoring_ai({"emptyDir": {"medium": "Memory"}}), "model-store-emptydir-bounded") == []
+
+
+# -- G48 post-start-hook-waits: a fixed sleep before the pull is no wait ------------------------------------------------
+
+
+# barbaria888/Ollama-Chatbot-deployment k8s/ollama-deployment.yaml (spent set 64, label G48; abridged): postStart
+# `sleep 10` then `ollama pull tinyllama` on ollama/ollama under a 250m CPU limit.
+def _sleepy(script: str) -> list[dict]:
+    ollama = {
+        "name": "ollama",
+        "image": "ollama/ollama",
+        "ports": [{"containerPort": 11434}],
+        "resources": {"limits": {"cpu": "250m", "memory": "1200Mi"}},
+        "lifecycle": {"postStart": {"exec": {"command": ["/bin/sh", "-c", script]}}},
+    }
+    return [_deployment("ollama", {"containers": [ollama]})]
+
+
+def test_g48_a_fixed_sleep_then_a_pull_is_advice():
+    [(level, message)] = found_by(_sleepy("sleep 10\nollama pull tinyllama\n"), "post-start-hook-waits")
+    assert level == "advisory"
+    assert message.startswith(
+        "container ollama: lifecycle.postStart runs `ollama pull`, which fails at once while the Ollama server is not "
+        "listening yet, after a fixed sleep 10 with no retry;"
+    )
+    [(_, message)] = found_by(_sleepy("sleep 5; curl -X POST http://localhost:11434/api/pull -d '{}'"), "post-start-hook-waits")
+    assert "a request to http://localhost:11434" in message
+
+
+def test_g48_careful_forms_stay_silent():
+    # The result ignored; a retry loop (for ... sleep/break, until); the pull in the background.
+    assert found_by(_sleepy("sleep 10; ollama pull tinyllama || true"), "post-start-hook-waits") == []
+    retry = "for i in 1 2 3 4 5; do ollama pull tinyllama && break; sleep 5; done"
+    assert found_by(_sleepy(retry), "post-start-hook-waits") == []
+    assert found_by(_sleepy("until ollama list; do sleep 2; done; ollama pull tinyllama"), "post-start-hook-waits") == []
+    assert found_by(_sleepy("sleep 10 && ollama pull tinyllama &"), "post-start-hook-waits") == []
+
+
+# -- S57 ollama-client-model-pulled: models a ConfigMap of the files expects, while nothing pulls --------------------
+
+# AdityaKhari1001/borgos k8s/ollama-deployment.yaml and k8s/secrets.yaml (spent set 64, label S57; abridged): an Ollama
+# StatefulSet on a claim template, Service ollama-service, and ConfigMap borgos-config whose config.yaml lists the models
+# the app expects and `host: ollama-service`; nothing pulls.
+_BORGOS_CONFIG = """system:
+  default_model: mistral:7b
+models:
+  - name: mistral:7b
+    provider: Ollama
+  - name: llama2:7b
+    provider: Ollama
+services:
+  ollama:
+    host: ollama-service
+    port: 11434
+  postgres:
+    host: postgres-service
+    port: 5432
+"""
+
+
+def _borgos(config: str = _BORGOS_CONFIG, hook: str | None = None) -> list[dict]:
+    ollama: dict = {
+        "name": "ollama",
+        "image": "ollama/ollama:latest",
+        "ports": [{"containerPort": 11434, "name": "api"}],
+        "volumeMounts": [{"name": "ollama-data", "mountPath": "/root/.ollama"}],
+    }
+    if hook:
+        ollama["lifecycle"] = {"postStart": {"exec": {"command": ["/bin/sh", "-c", hook]}}}
+    statefulset = {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": "borgos-ollama", "namespace": "borgos"},
+        "spec": {
+            "serviceName": "ollama-service",
+            "selector": {"matchLabels": {"app": "borgos-ollama"}},
+            "template": {"metadata": {"labels": {"app": "borgos-ollama"}}, "spec": {"containers": [ollama]}},
+            "volumeClaimTemplates": [
+                {"metadata": {"name": "ollama-data"}, "spec": {"resources": {"requests": {"storage": "50Gi"}}}}
+            ],
+        },
+    }
+    config_map = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "borgos-config", "namespace": "borgos"},
+        "data": {"config.yaml": config},
+    }
+    return [statefulset, _service("ollama-service", {"app": "borgos-ollama"}, 11434, 11434, ns="borgos"), config_map]
+
+
+def test_s57_models_a_config_map_expects_while_nothing_pulls_is_advice():
+    [(level, message)] = found_by(_borgos(), "ollama-client-model-pulled")
+    assert level == "advisory"
+    assert message.startswith(
+        "ConfigMap borgos-config names Ollama and the models mistral:7b, llama2:7b, but nothing in the files pulls a "
+        "model into this Ollama server's store"
+    )
+
+
+def test_s57_config_careful_forms_stay_silent():
+    # Something pulls; the ConfigMap names no Ollama; only host:port pairs and image versions (no size tag).
+    assert (
+        found_by(_borgos(hook="until ollama list; do sleep 2; done; ollama pull mistral:7b"), "ollama-client-model-pulled") == []
+    )
+    assert found_by(_borgos("models:\n  - name: mistral:7b\n"), "ollama-client-model-pulled") == []
+    plain = "ollama:\n  host: ollama-service:11434\nimage: postgres:16.2\n"
+    assert found_by(_borgos(plain), "ollama-client-model-pulled") == []

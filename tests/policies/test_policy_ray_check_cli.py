@@ -67,6 +67,8 @@ def test_the_sample_as_published(kuberay_sample):
         # G38: the sample states no namespace (Checkov CKV_K8S_21 reads that as the default namespace too).
         ("namespace-set", "RayService/ray-serve-llm states no metadata.namespace and no kustomization of the run sets one"),
         ("namespace-set", "Secret/hf-token states no metadata.namespace and no kustomization of the run sets one"),
+        # G27 (brief pods49): the GPU worker, Ray Serve's model server, sets no allowPrivilegeEscalation: false.
+        ("serving-privilege-escalation", "spec.rayClusterConfig.workerGroupSpecs[0].template.spec container ray-worker"),
     }
 
 
