@@ -172,29 +172,35 @@ def table_servers(resource: Any, engine: Optional[str] = None) -> list[EngineSer
     return [s for s in servers if engine is None or s.engine == engine]
 
 
+def table_server(engine: str, path: str, podspec: dict, container: dict, ray: bool = False) -> Optional[EngineServer]:
+    """One container as a server of a table engine other than vLLM (``engine``, a row's name), None for vLLM or an
+    engine no row names."""
+    row = engine_row(engine)
+    if row is None or row.name == "vllm":
+        return None
+    line = engine_command_line(container, row, ray=ray) or []
+    args = table_args(container, row, line)
+    model = args.get("model")
+    return EngineServer(
+        row.name,
+        path,
+        podspec,
+        container,
+        args,
+        model if isinstance(model, str) else None,
+        dict(row.shown),
+        row,
+        hub_spelling(container, row, line),
+    )
+
+
 def _table_servers(resource: Any) -> list[EngineServer]:
     ray = is_ray(resource.type)
     found = []
     for server in model_servers(resource):
-        row = engine_row(server.engine)
-        if row is None or row.name == "vllm":
-            continue
-        line = engine_command_line(server.container, row, ray=ray) or []
-        args = table_args(server.container, row, line)
-        model = args.get("model")
-        found.append(
-            EngineServer(
-                row.name,
-                server.path,
-                server.podspec,
-                server.container,
-                args,
-                model if isinstance(model, str) else None,
-                dict(row.shown),
-                row,
-                hub_spelling(server.container, row, line),
-            )
-        )
+        one = table_server(server.engine, server.path, server.podspec, server.container, ray)
+        if one is not None:
+            found.append(one)
     return found
 
 

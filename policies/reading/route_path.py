@@ -211,6 +211,27 @@ def workload_services(resource: Any, service_selectors: Mapping[str, Mapping]) -
     return out
 
 
+# Pod labels whose value names the app, as Services conventionally take it (the Kubernetes recommended labels,
+# https://kubernetes.io/docs/concepts/overview/working-with-objects/common-labels/, and the bare ``app``), and the
+# suffixes a Service's name adds to it ("vllm" -> "vllm-service").
+_NAME_LABELS = ("app", "app.kubernetes.io/name", "app.kubernetes.io/instance")
+_SERVICE_SUFFIXES = ("", "-service", "-svc")
+
+
+def named_services(resource: Any, defined: Any) -> set[str]:
+    """Service names a workload's own Service conventionally takes (its name or its pods' app-name label, bare or with
+    -service / -svc) that no Service of the files (``defined``) holds: a proxy or Ingress sending to such a name sends
+    to this workload's Service where the files leave the Service out (spent set 56 kk137/litellm-eks-public: Ingress
+    litellm to Service litellm beside Deployment litellm; spent set 62 Pritiks23/Kubernetes-Request-Serving-2: an nginx
+    to vllm-service beside Deployment vllm, no Service file)."""
+    from policies.reading.serving import pod_labels
+
+    bases = {get(resource.props, "metadata", "name")}
+    bases |= {labels.get(k) for labels in pod_labels(resource) for k in _NAME_LABELS}
+    names = {f"{b}{suffix}" for b in bases if isinstance(b, str) and b for suffix in _SERVICE_SUFFIXES}
+    return names - set(defined)
+
+
 def service_selectors(resources: list) -> dict[str, Mapping]:
     """Service name -> its selector, for every Service in the stack."""
     out = {}

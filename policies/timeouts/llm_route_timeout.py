@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from components.edge_timeouts import default_seconds
 from policies.framework import Policy, Resource
-from policies.kube import as_dict, as_list, get, metadata_name, split_type
+from policies.kube import as_dict, as_list, get, metadata_name, pod_specs, split_type
 from policies.reading import edge, litellm
 from policies.reading import edge_proxies as proxies
 from policies.reading import route_path as path
@@ -56,6 +56,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             llm |= path.workload_services(w, selectors)
     fronts = _model_proxies(resources, selectors, llm)
     llm |= {service for service, proxy in fronts.items() if proxy.model}
+    findings = _nginx_in_front(resources, selectors, fronts)
     # Every Service name the set defines (or a controller derives from a workload): a backend outside it is unknown.
     known = set(edge.services_by_name(resources)) | llm
     context = (edge.services_by_name(resources), edge.backend_configs(resources), edge.ingress_class_controllers(resources))
@@ -67,7 +68,6 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         for p in route.inference_pools
     }
     gke = _gke_route_context(resources)
-    findings = []
     for r in resources:
         if r.type in path.VS_TYPES:
             for route in path.vs_routes(r):
@@ -116,6 +116,15 @@ def _model_proxies(resources: list[Resource], selectors: dict, llm: set[str]) ->
     front of the model's own Service. An nginx proxy to no model's Service is not kept, whatever it waits: an edge in
     front of a plain web app is not this LLM rule's concern (review47b item 2)."""
     found: dict[str, ModelProxy] = {}
+    # A model's Service the files leave out, under the name it conventionally takes (route_path.named_services): a proxy
+    # that sends there sends to the model.
+    defined = set(edge.services_by_name(resources))
+    unwritten = {
+        n
+        for w in resources
+        if model_servers(w) and not path.workload_services(w, selectors)
+        for n in path.named_services(w, defined)
+    }
     for w in resources:
         if w.type == litellm.CONFIG_MAP_TYPE or split_type(w.type) == ("", "Service"):
             continue
@@ -129,7 +138,7 @@ def _model_proxies(resources: list[Resource], selectors: dict, llm: set[str]) ->
                 found[service] = ModelProxy(f"{apps[0].app.display} {name}", None, True)
                 continue
             for proxy in proxies_:
-                models = sorted(set(proxy.services) & llm)
+                models = sorted(set(proxy.services) & (llm | unwritten))
                 if models:
                     found[service] = ModelProxy(f"nginx proxy {name} to an LLM ({', '.join(models)})", proxy, True)
     return found
@@ -139,6 +148,53 @@ def _inner(service: str, fronts: dict[str, ModelProxy]) -> float | None:
     """The longest wait an nginx proxy behind `service` sets for its backend (proxy_read_timeout), None if none is set."""
     proxy = fronts.get(service)
     return proxy.waits.read_timeout if proxy is not None and proxy.waits is not None and proxy.waits.explicit else None
+
+
+def _holding_config(w: Resource, resources: list[Resource]) -> Resource:
+    """The ConfigMap of the files holding a workload's nginx configuration (a proxy_pass in its data, mounted by the
+    pod), where the outer proxy's timeout is written or left out; the workload itself when none is among the files."""
+    namespace = get(w.props, "metadata", "namespace")
+    mounted = {get(v, "configMap", "name") for _, spec in pod_specs(w) for v in as_list(as_dict(spec).get("volumes"))} - {None}
+    for r in resources:
+        if r.type == litellm.CONFIG_MAP_TYPE and metadata_name(r.props) in mounted:
+            if get(r.props, "metadata", "namespace") in (None, namespace) or namespace is None:
+                if any(isinstance(t, str) and "proxy_pass" in t for t in as_dict(r.props.get("data")).values()):
+                    return r
+    return w
+
+
+def _nginx_in_front(resources: list[Resource], selectors: dict, fronts: dict[str, ModelProxy]) -> list[tuple[str, str]]:
+    """An nginx proxy in front of another proxy in front of a model (an nginx whose configuration sends to a model's
+    Service) that waits less for its backend (proxy_read_timeout, nginx's 60 s where unset: nginx/nginx release-1.31.4
+    src/http/modules/ngx_http_proxy_module.c:3734-3735) than the proxy behind it is set to wait: the outer proxy
+    answers 504 to a request the inner one still waits on (spent set 62 Pritiks23/Kubernetes-Request-Serving-2
+    k8s/api-gateway.yaml: gateway nginx with no proxy_read_timeout in front of the router nginx's 300 s in front of
+    vLLM). Reported on the ConfigMap holding the outer configuration (advisory: streams may be short)."""
+    found = []
+    for w in resources:
+        if w.type == litellm.CONFIG_MAP_TYPE or split_type(w.type) == ("", "Service"):
+            continue
+        proxies_ = nginx_proxies(w)
+        own = path.workload_services(w, selectors) if proxies_ else set()
+        for proxy in proxies_:
+            for service in proxy.services:
+                inner = _inner(service, fronts)
+                if service in own or inner is None or inner <= proxy.read_timeout:
+                    continue
+                unset = "" if proxy.explicit else " (proxy_read_timeout unset: nginx's default)"
+                holder = _holding_config(w, resources)
+                whose = f"{split_type(w.type)[1]} {metadata_name(w.props)} " if holder is not w else ""
+                found.append(
+                    (
+                        holder.name,
+                        f"{whose}{proxy.label}: nginx waits {path.fmt(proxy.read_timeout)} for its backend{unset} in front of "
+                        f"Service {service} ({fronts[service].what}), which waits {path.fmt(inner)} "
+                        f"(proxy_read_timeout): a request that sends no byte for {path.fmt(proxy.read_timeout)} (a long "
+                        f"prefill, a non-streamed reply) gets a 504 from this proxy while the one behind it still "
+                        f"waits; set proxy_read_timeout here to at least {path.fmt(inner)}",
+                    )
+                )
+    return found
 
 
 # LiteLLM's proxy (policies/reading/litellm.py): router_settings.timeout is the Router's per-call timeout and

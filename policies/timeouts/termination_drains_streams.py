@@ -34,15 +34,15 @@ import re
 from typing import Any
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_float, fmt_number, get
+from policies.kube import WORKLOAD_TYPES, as_dict, as_float, fmt_number, get, split_type
 from policies.llmisvc_presets import own_shutdown_timeout
 from policies.reading import route_path as path
-from policies.reading.engines import EngineServer, env_values, table_servers
+from policies.reading.engines import EngineServer, env_values, table_server, table_servers
 from policies.reading.gateway_apps import AppContainer, app_containers
-from policies.reading.kserve_runtime import predictor_runtime
+from policies.reading.kserve_runtime import merged_predictor, predictor_runtime
 from policies.reading.litellm import longest_call
 from policies.reading.serve_apps import ray_serve_apps
-from policies.reading.serving import GPU_SERVER, model_servers, takes_requests
+from policies.reading.serving import GPU_SERVER, model_server_engine, model_servers, takes_requests
 from policies.reading.vllm_args import vllm_servers
 
 GRACE_DEFAULT = 30  # core/v1 PodSpec terminationGracePeriodSeconds
@@ -288,9 +288,34 @@ def _vllm_findings(resource: Resource, server: Any, config: dict, default_longes
     return messages
 
 
+def _merged_runtime_drain(resource: Resource, longest: float) -> list[str]:
+    """S10 for a KServe InferenceService whose predictor ``model`` sets the drain itself (a preStop hook, or the
+    predictor's terminationGracePeriodSeconds) over a ServingRuntime of the files run by a table engine other than
+    vLLM: the pod KServe renders (kserve_runtime.merged_predictor: the model's fields over the runtime's container)
+    judged by the engine's row, as the runtime alone is (the form of spent set 56 namphuongtran/llm-serving-stack
+    models/ornith-9b/overlays/local/patch-resources.yaml: preStop sleep 15 and grace 120 s over the llama.cpp runtime,
+    whose server stops at once on SIGTERM; there the overlay is read in a run of its own, without the runtime, so that
+    label stays a miss). Without such a field of its own, the runtime's findings say it all."""
+    if split_type(resource.type) != ("serving.kserve.io", "InferenceService"):
+        return []
+    predictor = as_dict(get(resource.props, "spec", "predictor"))
+    if get(predictor, "model", "lifecycle") is None and predictor.get("terminationGracePeriodSeconds") is None:
+        return []
+    merged = merged_predictor(resource)
+    if merged is None:
+        return []
+    podspec, container, runtime = merged
+    engine = model_server_engine(container)
+    server = table_server(engine, "spec.predictor.model", podspec, container) if engine else None
+    if server is None or server.row is None:
+        return []
+    note = f" (with {runtime.label} merged in, as KServe does)"
+    return [unproven(msg + note) for msg in _table_engine_drain(server, longest)]
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     default_longest = float(config["maxRequestSeconds"])
-    messages: list[str] = []
+    messages: list[str] = _merged_runtime_drain(resource, default_longest)
     for server in vllm_servers(resource):
         if server.runtime_merged:
             # A KServe predictor model: its ServingRuntime supplies the command line, preStop and grace period. A

@@ -60,13 +60,21 @@ def _longest_request(resource: Resource) -> float | None:
     return max(drains) if drains else None
 
 
+def _same_namespace(a: Resource, b: Resource) -> bool:
+    ns_a, ns_b = get(a.props, "metadata", "namespace"), get(b.props, "metadata", "namespace")
+    return ns_a is None or ns_b is None or ns_a == ns_b
+
+
 def _proxy_chains(resources: list[Resource], albs: list[Resource], selectors: dict) -> list[tuple[str, str]]:
     """An ALB Ingress whose written idle timeout is below the longest non-streamed call the LiteLLM proxy behind it
     allows (its mounted configuration: policies/reading/litellm.py longest_call; BerriAI/litellm litellm/router.py
     Router._get_non_stream_timeout). A non-streamed reply sends no byte until it is done, so the ALB answers 504 at its
-    idle timeout while LiteLLM still waits for the model: the outer layer cuts what the inner one allows. Advisory: the
-    calls may all be streamed, or shorter than the configuration allows."""
+    idle timeout while LiteLLM still waits for the model: the outer layer cuts what the inner one allows. Reported on
+    the Ingress, the layer that cuts. The proxy's Service is one of the files selecting its pods, or, where the files
+    define no Service of the Ingress's backend name, the name the workload's own Service conventionally takes
+    (route_path.named_services). Advisory: the calls may all be streamed, or shorter than the configuration allows."""
     found: list[tuple[str, str]] = []
+    defined = set(edge.services_by_name(resources))
     for w in resources:
         calls = [
             c
@@ -77,17 +85,22 @@ def _proxy_chains(resources: list[Resource], albs: list[Resource], selectors: di
             continue
         longest, where = max(calls)
         services = path.workload_services(w, selectors)
+        named = path.named_services(w, defined)
         for alb in albs:
             idle, explicit = path.alb_idle_seconds(alb)
-            if explicit and longest > idle and set(path.ingress_backends(alb)) & services:
+            backends = set(path.ingress_backends(alb))
+            if not (backends & services or (backends & named and _same_namespace(alb, w))):
+                continue
+            if explicit and longest > idle:
                 found.append(
                     (
-                        w.name,
+                        alb.name,
                         unproven(
-                            f"its LiteLLM proxy lets a model call run {path.fmt(longest)} ({where}), but ALB Ingress "
-                            f"{alb.name} (idle_timeout.timeout_seconds={path.fmt(idle)[:-1]}) cuts a reply that sends no "
-                            f"byte for {path.fmt(idle)} (a non-streamed generation) with 504 while LiteLLM still waits; "
-                            f"raise the idle timeout above the proxy's timeout, or lower the proxy's to it"
+                            f"ALB idle_timeout.timeout_seconds={path.fmt(idle)[:-1]} cuts a reply that sends no byte for "
+                            f"{path.fmt(idle)} (a non-streamed generation) with 504, while the LiteLLM proxy "
+                            f"{get(w.props, 'metadata', 'name')} behind it lets a model call run {path.fmt(longest)} "
+                            f"({where}) and still waits; raise the idle timeout above the proxy's timeout, or lower the "
+                            f"proxy's to it"
                         ),
                     )
                 )

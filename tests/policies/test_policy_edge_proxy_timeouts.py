@@ -215,3 +215,54 @@ def test_a_bad_row_fails_the_load_naming_it(tmp_path, row, problem):
     path.write_text("[edges.bad]\n" + row)
     with pytest.raises(ValueError, match=r"\[edges.bad\]: .*" + problem):
         edge_timeouts.load(path)
+
+
+# Session 49: an nginx proxy in front of the nginx proxy above (spent set 62 Pritiks23/Kubernetes-Request-Serving-2
+# k8s/api-gateway.yaml: a gateway nginx with no proxy_read_timeout, nginx's 60 s, in front of the router nginx's 300 s in
+# front of vLLM, whose Service the files leave out). Labelled S9 on ConfigMap/gateway-config.
+GATEWAY_CONF = """
+upstream router_backend {
+  server llm-proxy:8080;
+}
+server {
+  listen 80;
+  location /v1 {
+    proxy_pass http://router_backend;
+  }
+}
+"""
+
+
+def _gateway(conf: str = GATEWAY_CONF) -> list[dict]:
+    container = {"name": "gateway", "image": "nginx:alpine", "volumeMounts": [{"name": "c", "mountPath": "/etc/nginx/conf.d"}]}
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "gateway-config", "namespace": "llm"}}
+    config["data"] = {"default.conf": conf}
+    return [_deployment("api-gateway", container, [{"name": "c", "configMap": {"name": "gateway-config"}}]), config]
+
+
+def _chained(objs: list[dict]) -> list[tuple[str, str]]:
+    return [(level, m) for level, m in found_by(objs, S9) if "nginx waits" in m]
+
+
+def test_an_nginx_in_front_of_an_nginx_proxy_that_waits_longer_is_advised_on_its_config_map():
+    ((level, message),) = _chained(_stack()[:-1] + _gateway())
+    assert level == "advisory"
+    assert message.startswith(
+        "Deployment api-gateway container gateway: nginx waits 60s for its backend (proxy_read_timeout unset: nginx's "
+        "default) in front of Service llm-proxy (nginx proxy llm-proxy to an LLM (vllm)), which waits 600s"
+    )
+    # The model's Service left out of the files (as in the spent file): the proxy to "vllm-service" still counts.
+    stack = [
+        o
+        for o in _stack(NGINX_CONF.replace("vllm.llm.svc.cluster.local", "vllm-service"))[:-1]
+        if o["metadata"]["name"] != "vllm" or o["kind"] != "Service"
+    ]
+    assert len(_chained(stack + _gateway())) == 1
+
+
+def test_an_nginx_in_front_that_waits_as_long_stays_silent():
+    assert _chained(_stack()[:-1] + _gateway(GATEWAY_CONF.replace("proxy_pass", "proxy_read_timeout 10m; proxy_pass"))) == []
+    # The proxy behind sets nothing (nginx's 60 s on both), or sends to no model.
+    assert _chained(_stack(NGINX_CONF.replace("proxy_read_timeout 600s;", ""))[:-1] + _gateway()) == []
+    web = NGINX_CONF.replace("vllm.llm.svc.cluster.local", "wiki-backend")
+    assert _chained(_stack(web)[:-1] + _gateway()) == []

@@ -114,10 +114,15 @@ def test_a_litellm_proxy_that_drains_its_longest_call_stays_silent():
 def test_an_alb_idle_timeout_below_the_litellm_timeout_is_advised():
     [(level, message)] = found_by([CONFIG, PROXY, SERVICE, INGRESS], "timeout-chain-ordered")
     assert level == "advisory"
-    assert message.startswith(
-        "its LiteLLM proxy lets a model call run 1200s (/app/config.yaml model_list[0].litellm_params.timeout), but ALB Ingress"
+    # The same with no Service in the files: the Ingress's backend is named as the proxy (kk137/litellm-eks-public
+    # @ 07-ingress.yaml: Ingress litellm to Service litellm, which no file defines, in front of Deployment litellm).
+    assert found_by([CONFIG, PROXY, INGRESS], "timeout-chain-ordered") == [(level, message)]
+    # Reported on the Ingress, the layer that cuts (session 49: spent set 56 kk137/litellm-eks-public labels the Ingress).
+    assert message.startswith("ALB idle_timeout.timeout_seconds=600 cuts a reply that sends no byte for 600s")
+    assert (
+        "the LiteLLM proxy litellm behind it lets a model call run 1200s (/app/config.yaml model_list[0].litellm_params.timeout)"
+        in message
     )
-    assert "(idle_timeout.timeout_seconds=600) cuts a reply that sends no byte for 600s" in message
 
 
 def test_an_alb_idle_timeout_above_the_litellm_timeout_stays_silent():
@@ -218,3 +223,12 @@ def test_a_requirements_file_mounted_from_a_config_map_is_read():
     messages = [m for _, m in found_by([reqs, pod], "serving-code-pinned")]
     assert messages and not any("requirements file" in m for m in messages)
     assert any("installs transformers with no pinned version" in m for m in messages)
+
+
+def test_an_alb_to_a_service_the_files_do_not_define_joins_only_the_proxy_it_is_named_for():
+    other = copy.deepcopy(INGRESS)
+    other["spec"]["rules"][0]["http"]["paths"][0]["backend"]["service"]["name"] = "chat-ui"
+    assert found_by([CONFIG, PROXY, other], "timeout-chain-ordered") == []
+    elsewhere = copy.deepcopy(INGRESS)
+    elsewhere["metadata"]["namespace"] = "web"
+    assert found_by([CONFIG, PROXY, elsewhere], "timeout-chain-ordered") == []
