@@ -84,6 +84,28 @@ def names_image(image: object, markers: Iterable[str]) -> bool:
     return False
 
 
+def names_repository(image: object, names: Iterable[str], other_words: frozenset[str]) -> bool:
+    """True when the last path segment of the image's repository (no registry, owner path, tag or digest) is one of
+    ``names`` (an engine row's lower-case ``image_names``), or one of them followed by ``-``, ``_`` or ``.`` and words
+    none of which is in ``other_words`` (the table's other_program_words): ``myorg/vllm``, ``vllm-cpu:v1``,
+    ``ghcr.io/x/sglang@sha256:...`` name the engine; ``vllm-router`` and ``vllm-org/chat-api`` do not."""
+    if not isinstance(image, str):
+        return False
+    last = image_repository(image.strip().lower()).rsplit("/", 1)[-1]
+    for name in names:
+        if last == name:
+            return True
+        if last.startswith(name) and last[len(name) : len(name) + 1] in ("-", "_", "."):
+            words = {w for w in _NAME_WORDS.split(last[len(name) + 1 :]) if w}
+            if words and not words & other_words:
+                return True
+    return False
+
+
+# The words of a repository name: split at - _ .
+_NAME_WORDS = re.compile(r"[-_.]+")
+
+
 def _mirrors(repository: str, path: str) -> bool:
     """True when ``repository`` (behind another host and prefix) ends with the publisher's ``path`` (names_image)."""
     want = [p for p in path.split("/") if p]

@@ -132,7 +132,7 @@ _OPTIONAL: dict[str, type] = {
     "default_models": dict,
     "model_dirs": dict,
     "model_dir_in_workdir": str,
-    **{"cpus": dict, "cpu_inference": dict},  # read by components/engine_cpus.py
+    **{"cpus": dict, "cpu_inference": dict, "image_names": list},  # read by engine_cpus.py, engine_image_names.py
     "shm": dict,  # read by components/engine_shm.py
 }
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
@@ -563,7 +563,7 @@ def engines_of(data: dict) -> tuple[Engine, ...]:
     engines = data.get("engines")
     if not isinstance(engines, dict) or not engines:
         raise EngineTableError("serving_engines.toml: no [engines.NAME] table")
-    unknown = sorted(set(data) - {"engines"})
+    unknown = sorted(set(data) - {"engines", "other_program_words"})  # the latter read by engine_image_names.py
     if unknown:
         raise EngineTableError(f"serving_engines.toml: unknown top-level table {unknown[0]!r}")
     return tuple(_row(name, row) for name, row in engines.items())

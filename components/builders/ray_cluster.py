@@ -39,6 +39,7 @@ from ..builders.vllm_service import (
     SHM_VOLUME,
     api_key_env,
     capacity_summary,
+    no_privilege_escalation,
     vllm_args,
     vllm_env,
 )
@@ -305,6 +306,7 @@ def head_group(
         "readinessProbe": _http_probe("/health", 5, 3),
         "livenessProbe": _http_probe("/health", 10, 6),
         "lifecycle": {"preStop": {"sleep": {"seconds": pod_drain(plan).pre_stop_seconds}}},
+        "securityContext": no_privilege_escalation(),
         "volumeMounts": [dict(v) for v in _MOUNTS],
     }
     return {
@@ -347,6 +349,7 @@ def worker_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Option
         "livenessProbe": _raylet_probe(10, 30, plan.release.version),
         # The workers hold the engine's stages: they outlive the head's drain (builders/scheduling.py Drain).
         "lifecycle": {"preStop": {"sleep": {"seconds": pod_drain(plan).rank_pre_stop_seconds}}},
+        "securityContext": no_privilege_escalation(),
         "volumeMounts": [dict(v) for v in _MOUNTS],
     }
     return {

@@ -148,6 +148,13 @@ def api_key_env(api_key_secret: str) -> dict[str, Any]:
     return {"name": API_KEY_ENV, "valueFrom": {"secretKeyRef": {"name": api_key_secret, "key": API_KEY_KEY}}}
 
 
+def no_privilege_escalation() -> dict[str, Any]:
+    """The serving containers' securityContext (a fresh dict each time): allowPrivilegeEscalation false, so no process
+    gains more privileges than its parent through a setuid binary of the image. vLLM and Ray need none; the restricted
+    Pod Security Standard requires it (policy G27 serving-privilege-escalation)."""
+    return {"allowPrivilegeEscalation": False}
+
+
 def vllm_container(
     m: ModelConfig, plan: ServingPlan, hf_secret: str | None, api_key_secret: str | None = None, cpu_limit: bool = True
 ) -> dict[str, Any]:
@@ -198,6 +205,7 @@ def vllm_container(
         "readinessProbe": _probe("/health", 5, 3),
         "livenessProbe": _probe("/health", 10, 6),
         "lifecycle": {"preStop": {"sleep": {"seconds": pod_drain(plan).pre_stop_seconds}}},
+        "securityContext": no_privilege_escalation(),
         "volumeMounts": [
             {"name": SHM_VOLUME, "mountPath": "/dev/shm"},
             {"name": CACHE_VOLUME, "mountPath": CACHE_PATH},

@@ -27,11 +27,11 @@ import posixpath
 from typing import Optional
 
 from policies.framework import Policy, Resource, unproven
-from policies.k8s_generic.serving_privilege_escalation import published_services
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, get, name_of, pod_specs
 from policies.reading.chat_ui_backends import App, ui_app, unchecked_tag
 from policies.reading.container_env import env_values, outside_env_sources
 from policies.reading.engines import volume_at
+from policies.reading.published import published_services
 from policies.reading.serving import namespace_of, selector_matches, template_labels
 
 # Images of proxies that authenticate callers before the UI (a sidecar in the UI's pod).

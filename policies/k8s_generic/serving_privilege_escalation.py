@@ -1,65 +1,35 @@
-"""G27: a published serving container sets allowPrivilegeEscalation: false.
+"""G27: a serving container sets allowPrivilegeEscalation: false.
 
 ``allowPrivilegeEscalation`` "controls whether a process can gain more privileges than its parent process" (the
 ``no_new_privs`` flag); unset, it is true, and the restricted Pod Security Standard requires it false on every container
-(https://kubernetes.io/docs/concepts/security/pod-security-standards/#restricted, "Privilege Escalation"). A model
-server, a serving-path app (an LLM proxy or router, components/serving_apps.toml) or a chat UI (components/
-chat_uis.toml: Open WebUI) that an edge publishes (an Ingress of any class, a Gateway API route, an Istio
-VirtualService, an OpenShift Route, a Traefik or Contour route: policies/reading/exposure.py; or a LoadBalancer or
-NodePort Service) takes requests from outside the cluster, and one that loads remote code or tools on request
-(``--trust-remote-code``, tool servers) is the container an attacker lands in first: without the flag, a setuid binary
-of the image lifts that foothold. Advice: a risk, not a failure (and where the image runs as root, G28's finding is the
-larger one). The sealed sets showed the form: a model server or UI container with no securityContext at all behind an
-ingress, which no rule read (G27 was left out).
+(https://kubernetes.io/docs/concepts/security/pod-security-standards/#restricted, "Privilege Escalation"). It is a field
+of the container's SecurityContext only: PodSecurityContext has none (the v1.33 schemas of policies/reading/
+core_schemas.json), so a pod-level securityContext never sets it, and runAsNonRoot does not stand in for it (a non-root
+process still gains a setuid binary's user). A model server (any engine of the engine table, in any pod template the
+readers reach: Deployment, StatefulSet, Pod, LWS, Ray groups, KServe predictor or runtime, operator CRs), a serving-path
+app (an LLM proxy or router, components/serving_apps.toml) or a chat UI (components/chat_uis.toml: Open WebUI) takes
+requests over its API, and one that loads remote code or tools on request (``--trust-remote-code``, tool servers) is
+the container an attacker lands in first: without the flag, a setuid binary of the image lifts that foothold. Advice:
+a risk, not a failure (and where the image runs as root, G28's finding is the larger one). The message says which
+Service publishes it where an edge does (an Ingress of any class, a Gateway API route, an Istio VirtualService, an
+OpenShift Route, a Traefik or Contour route: policies/reading/exposure.py; or a LoadBalancer or NodePort Service).
+Session 48 advised only on published ones; spent sets 64-66 labelled three unpublished model servers with no
+securityContext (an Ollama Deployment, a KServe InferenceService predictor, a vLLM Pod), so every serving container is
+read (brief pods49). An OpenShift restricted SCC that sets the flag is not in the files: still advice.
 
-Silent for a container that sets it false, a privileged one (G26's finding), and workloads no published Service selects.
-Read for every pod template the readers reach (policies.kube.pod_specs), the Service joined by its selector in the
-same namespace (an omitted namespace meets any).
+Silent for a container that sets it false and a privileged one (G26's finding). One finding per container.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_list, container_label, get, pod_specs, split_type
+from policies.kube import WORKLOAD_TYPES, as_list, container_label, get, pod_specs
 from policies.reading.chat_ui_backends import ui_app
-from policies.reading.edge import INGRESS_TYPES, ingress_backend_ports
-from policies.reading.exposure import publications
 from policies.reading.gateway_apps import app_containers
-from policies.reading.serving import engine_row, model_servers, namespace_of, selector_matches, template_labels
-
-_SERVICE = ("", "Service")
-
-
-def _same_namespace(a: Any, b: Any) -> bool:
-    first, second = namespace_of(a), namespace_of(b)
-    return first is None or second is None or first == second
-
-
-def published_services(resources: list[Resource]) -> list[tuple[Resource, str]]:
-    """(Service, what publishes it) for the Services an edge of the run routes to, and LoadBalancer/NodePort ones."""
-    services = [r for r in resources if split_type(r.type) == _SERVICE and isinstance(r.props, dict)]
-    found: list[tuple[Resource, str]] = []
-    edges = [(pub.resource, pub.what, set(pub.services)) for pub in publications(resources)]
-    # ALB and gce-class Ingresses, which publications() leaves to their own G32 policies, publish their backends too.
-    edges += [
-        (r, f"Ingress {get(r.props, 'metadata', 'name')}", {n for n, _ in ingress_backend_ports(r) if isinstance(n, str)})
-        for r in resources
-        if r.type in INGRESS_TYPES and isinstance(r.props, dict)
-    ]
-    for owner, what, names in edges:
-        for service in services:
-            # A mistyped name (a list, a mapping) names no Service: only a string is looked up.
-            name = get(service.props, "metadata", "name")
-            if isinstance(name, str) and name in names and _same_namespace(service, owner):
-                found.append((service, what))
-    for service in services:
-        kind = get(service.props, "spec", "type")
-        if kind in ("LoadBalancer", "NodePort"):
-            found.append((service, f"its {kind} type"))
-    return found
+from policies.reading.published import published_services, publisher
+from policies.reading.serving import engine_row, model_servers
 
 
 def _serving(resource: Resource) -> list[tuple[str, dict, str]]:
@@ -91,9 +61,7 @@ def _escalates(container: Mapping) -> bool:
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    published = published_services(resources)
-    if not published:
-        return []
+    published: list[tuple[Resource, str]] | None = None
     findings: list[tuple[str, str]] = []
     for resource in resources:
         if resource.type not in WORKLOAD_TYPES or not isinstance(resource.props, dict) or resource.template:
@@ -101,31 +69,25 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         for path, container, what in _serving(resource):
             if not _escalates(container):
                 continue
-            labels = template_labels(resource, path)
-            by = next(
-                (
-                    (service, how)
-                    for service, how in published
-                    if _same_namespace(service, resource)
-                    and isinstance(selector := get(service.props, "spec", "selector"), Mapping)
-                    and selector
-                    and any(selector_matches(selector, lab, plain=True) for lab in labels)
-                ),
-                None,
+            if published is None:
+                published = published_services(resources)
+            by = publisher(resource, path, published)
+            reach = (
+                f", published through Service {get(by[0].props, 'metadata', 'name')} ({by[1]})"
+                if by
+                else " (a caller of its API reaches it first)"
             )
-            if by is None:
-                continue
-            service, how = by
             value = get(container, "securityContext", "allowPrivilegeEscalation")
             setting = "allowPrivilegeEscalation: true" if value is True else "no securityContext.allowPrivilegeEscalation"
             findings.append(
                 (
                     resource.name,
                     unproven(
-                        f"{container_label(path, container)}: {setting} on this {what}, published through Service "
-                        f"{get(service.props, 'metadata', 'name')} ({how}): a process it runs may gain more privileges "
-                        f"than its parent (setuid binaries of the image), so a foothold through the API becomes more; "
-                        f"set securityContext.allowPrivilegeEscalation: false (the restricted Pod Security Standard)"
+                        f"{container_label(path, container)}: {setting} on this {what}{reach}: a process it runs may "
+                        f"gain more privileges than its parent (setuid binaries of the image; runAsNonRoot does not "
+                        f"stop it, and allowPrivilegeEscalation is a container field only), so a foothold through the "
+                        f"API becomes more; set securityContext.allowPrivilegeEscalation: false (the restricted Pod "
+                        f"Security Standard; an OpenShift SCC that sets it is not in the files)"
                     ),
                 )
             )
@@ -134,8 +96,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 
 POLICY = Policy(
     name="serving-privilege-escalation",
-    description="A model server, serving-path app or chat UI that an edge publishes (Ingress, route, LoadBalancer or "
-    "NodePort Service) sets securityContext.allowPrivilegeEscalation: false (advice).",
+    description="Every model-server, serving-path app and chat UI container sets securityContext.allowPrivilegeEscalation: "
+    "false (advice; the message names the Ingress, route, LoadBalancer or NodePort Service that publishes it).",
     catalog="G27",
     severity="medium",
     enforcement="advisory",
@@ -145,7 +107,7 @@ POLICY = Policy(
     check_stack=_check,
     rationale=(
         "allowPrivilegeEscalation defaults to true; the restricted Pod Security Standard requires it false "
-        "(https://kubernetes.io/docs/concepts/security/pod-security-standards/#restricted). A published serving "
-        "container is the first one a caller from outside reaches."
+        "(https://kubernetes.io/docs/concepts/security/pod-security-standards/#restricted). A serving container "
+        "is the first one a caller of its API reaches, and a published one the first a caller from outside reaches."
     ),
 )

@@ -42,6 +42,7 @@ from policies.reading.engines import env_values
 from policies.reading.litellm import without_provider
 from policies.reading.model_backends import router_kind
 from policies.reading.serving import namespace_of
+from policies.reading.urls import cluster_service
 from policies.reading.vllm_args import VllmServer, served_model, set_at_run_time, vllm_command_line, vllm_servers
 
 # URL variable suffixes; what is left is the prefix a model variable of the same endpoint shares.
@@ -121,17 +122,6 @@ def served_names(resource: Resource, server: VllmServer) -> Optional[set[str]]:
     return set(names) | set(adapter_names(line))
 
 
-def _host_service(host: str) -> tuple[str, Optional[str]]:
-    """(Service name, namespace or None) a URL host names inside the cluster."""
-    host = host.rsplit("@", 1)[-1].split(":", 1)[0].lower()
-    parts = host.split(".")
-    if len(parts) == 1:
-        return parts[0], None
-    if len(parts) == 2 or parts[2] == "svc":
-        return parts[0], parts[1]
-    return "", None  # an outside host
-
-
 def _servers(resources: list[Resource]) -> dict[tuple[str, Optional[str]], tuple[Resource, VllmServer, set[str]]]:
     """(Service host name, namespace) -> the one vLLM server behind it and the names it serves."""
     selectors = path.service_selectors(resources)
@@ -157,7 +147,7 @@ def _servers(resources: list[Resource]) -> dict[tuple[str, Optional[str]], tuple
 def _reached(
     host: str, namespace: Optional[str], servers: Mapping[tuple[str, Optional[str]], tuple[Resource, VllmServer, set[str]]]
 ) -> Optional[tuple[Resource, VllmServer, set[str]]]:
-    name, url_ns = _host_service(host)
+    name, url_ns = cluster_service(host)
     if not name:
         return None
     want = url_ns or namespace  # a short host is the client's own namespace; no namespace written is unknown

@@ -20,7 +20,8 @@ import re
 from collections.abc import Mapping
 from typing import Optional
 
-from components.images import names_image
+from components.engine_image_names import OTHER_PROGRAM_WORDS, image_names
+from components.images import names_image, names_repository
 from components.serving_engines import ENGINES, Engine
 from policies.kube import as_dict, as_list, as_quantity, name_of, port_number
 
@@ -45,13 +46,25 @@ def _asks_accelerator(container: Mapping) -> bool:
     return False
 
 
+def runs_engine_image(container: Mapping, engine: Engine) -> bool:
+    """True when the container's image is the engine's: one of the row's ``images`` markers names it, or, where the
+    container keeps the image's entrypoint (no ``command``: a command that does not start the engine runs another
+    program), its repository's own name is one of the row's ``image_names`` (myorg/vllm, vllm-cpu, ghcr.io/x/sglang;
+    not vllm-router, not an owner named vllm: components.images.names_repository)."""
+    raw = container.get("image")
+    if not isinstance(raw, str) or not raw:
+        return False
+    image = raw.lower()
+    if names_image(image, engine.images):
+        return True
+    return not container.get("command") and names_repository(image, image_names(engine), OTHER_PROGRAM_WORDS)
+
+
 def _claimed_by_image_or_env(container: Mapping, engines: tuple[Engine, ...]) -> bool:
     """True when some row recognises the container without flags: its image, or a variable under its env prefix."""
-    raw = container.get("image")
-    image = raw.lower() if isinstance(raw, str) else ""
     names = [as_dict(e).get("name") for e in as_list(container.get("env"))]
     for engine in engines:
-        if image and names_image(image, engine.images):
+        if runs_engine_image(container, engine):
             return True
         if any(isinstance(n, str) and n.startswith(engine.env_prefixes) for n in names if engine.env_prefixes):
             return True

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from components.images import names_image
 from components.serving_engines import Engine
 from policies.kube import as_dict, as_list, get, is_custom_type, name_of, port_number, split_type
+from policies.reading.engine_flags import runs_engine_image
 from policies.reading.engines import table_args
 from policies.reading.serving import (
     ModelServer,
@@ -87,11 +87,13 @@ def listens_on(server: ModelServer, row: Engine) -> Optional[set[int]]:
     if any(w in SHELLS or w == "-c" for w in words) and not sole_command(words):
         return None  # a script that runs one simple command (`sh -c "exec vllm serve ..."`) starts no other listener
     found = settings(server, row)
-    image = str(server.container.get("image") or "").lower()
-    if found is None or (not server.container.get("command") and not names_image(image, row.images)):
+    if found is None or (not server.container.get("command") and not runs_engine_image(server.container, row)):
         return None
     args, line = found
-    if "uds" in args or "config" in args or loose(line) or any("$" in t for t in line):
+    # A variable in a shell's line may split into more options; run without a shell (the exec form), a placeholder or
+    # $(VAR) stays one argument, the value of its option (`--model ${MODEL}`), and moves no port: read the port itself.
+    scripted = any(w in SHELLS or w == "-c" for w in words)
+    if "uds" in args or "config" in args or loose(line) or (scripted and any("$" in t for t in line)):
         return None
     if row.env.get("port") and (server.container.get("envFrom") or any(e in _env_names(server) for e in row.env["port"])):
         return None

@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, overload
 
-from components.images import names_image
 from components.loading import Limits, LoadError, load_yaml
 from components.serving_engines import ENGINES, Engine
 from policies.kube import (
@@ -45,7 +44,7 @@ from policies.kube import (
     read_generically,
     split_type,
 )
-from policies.reading.engine_flags import flag_set_engine, rebuilt_or_bound
+from policies.reading.engine_flags import flag_set_engine, rebuilt_or_bound, runs_engine_image
 from policies.reading.groups import pod_group
 from policies.reading.kustomize import image_rewritten
 from policies.reading.label_selectors import only_equalities, selector_equalities, selector_matches  # noqa: F401
@@ -117,13 +116,12 @@ def engine_command_line(container: Mapping, engine: Engine, *, ray: bool = False
     argv, script = command_tokens(container)
     start = _invocation(argv, engine)
     if start is None:
-        raw_image = container.get("image")
-        image = raw_image.lower() if isinstance(raw_image, str) else ""
-        # The engine's image, or a container configured through the engine's own variables (LLAMA_ARG_*: a custom
+        # The engine's image (runs_engine_image: its markers, or its repository's own name where no command replaces
+        # the entrypoint), or a container configured through the engine's own variables (LLAMA_ARG_*: a custom
         # image whose entrypoint runs the engine).
         if ray:
             return None
-        if not (names_image(image, engine.images) or env_prefixed(container, engine) or rebuilt_or_bound(container, engine)):
+        if not (runs_engine_image(container, engine) or env_prefixed(container, engine) or rebuilt_or_bound(container, engine)):
             # Args alone to an image no row names: this engine when they carry one of its flag sets.
             args = expand_env([t for t in as_list(container.get("args")) if isinstance(t, str)], container)
             found = None if script else flag_set_engine(container, parse_vllm_args(args), engine_table())
@@ -348,6 +346,9 @@ def pod_labels(resource: Any) -> list[dict]:
         return [labels]
     if kind == "LeaderWorkerSet":
         return [labels for role in ("leaderTemplate", "workerTemplate") for labels in _lws_labels(resource, role)]
+    if (group, kind) == ("", "Pod"):
+        # A bare Pod is its own pod: its labels are its metadata's (it has no template).
+        return [dict(as_dict(get(resource.props, "metadata", "labels")))]
     return [dict(as_dict(get(spec, "template", "metadata", "labels")))]
 
 

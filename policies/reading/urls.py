@@ -1,6 +1,6 @@
 """URLs in a string (an env value, a command line, a ConfigMap key): (url, scheme, host, port) in linear time.
 
-Read by G63 in-cluster-url-resolves and G81 egress-allows-dns.
+Read by G63 in-cluster-url-resolves, G81 egress-allows-dns, S65 client-model-served and G4 router-readiness-probe.
 """
 
 from __future__ import annotations
@@ -52,3 +52,15 @@ def urls(value: str) -> Iterator[tuple[str, str, str, Optional[str]]]:
 # origins"), CORS lists, a server's own public address (Open WebUI WEBUI_URL, PUBLIC_URL, NEXTAUTH_URL), OAuth
 # redirect/callback URLs, trusted hosts, NO_PROXY. Skipped.
 COMPARED = re.compile(r"ORIGIN|CORS|PUBLIC|WEBUI_URL|NEXTAUTH_URL|REDIRECT|CALLBACK|ALLOWED|TRUSTED|NO_PROXY", re.I)
+
+
+def cluster_service(host: str) -> tuple[str, Optional[str]]:
+    """(Service name, namespace or None) a URL host names inside the cluster: ``svc`` (the caller's own namespace),
+    ``svc.ns``, ``svc.ns.svc[.cluster.local]``; ("", None) for an outside host."""
+    host = host.rsplit("@", 1)[-1].split(":", 1)[0].lower()
+    parts = host.split(".")
+    if len(parts) == 1:
+        return parts[0], None
+    if len(parts) == 2 or parts[2] == "svc":
+        return parts[0], parts[1]
+    return "", None  # an outside host

@@ -21,7 +21,7 @@ from components.serving_engines import ENGINES, engine_named
 from policies.framework import UNKNOWN
 from policies.kube import as_int, container_label, containers, get, is_ray, memoized, model_container, name_of, pod_specs
 from policies.reading.config_map_data import config_maps, names_config_maps
-from policies.reading.engine_flags import flag_set_engine
+from policies.reading.engine_flags import flag_set_engine, runs_engine_image
 from policies.reading.placeholders import placeholder_in
 from policies.reading.shell_words import SHELL_OPERATORS as _SHELL_OPERATORS
 from policies.reading.shell_words import shell_script, split_shell
@@ -177,6 +177,8 @@ def runs_worker_module(container: Mapping) -> bool:
     return bool(modules) and any(t.startswith(modules) for i, t in enumerate(argv) if i and argv[i - 1] == "-m")
 
 
+_VLLM_ROW = next(e for e in ENGINES if e.name == "vllm")
+
 # Words of an image's name that say it imitates a server rather than being one (a stand-in, mock, fake, stub or
 # simulator built to exercise manifests without a GPU; spent set 18: Thisish3/vllm-k8s-deploy-practice
 # k8s/deployment-local.yaml@29b724c runs vllm-standin:local, its repository's app/ stand-in server, 128Mi, no GPU).
@@ -193,20 +195,22 @@ def is_stand_in_image(image: Any) -> bool:
 
 
 def image_runs_vllm(image: Any) -> bool:
-    """True when the image's own entrypoint is a vLLM server (vllm/vllm-openai, rocm/vllm, ...):
-    its repository's last path segment starts with "vllm", and no word of it says stand-in or mock."""
+    """True when the image's own entrypoint is a vLLM server: the engine table's vLLM row names it (its ``images``
+    markers, vllm/vllm-openai, or its ``image_names``: a repository whose own name is vllm or starts with vllm- _ .,
+    rocm/vllm-dev, myorg/vllm-cpu), and no word of its name says stand-in or mock, or another program (vllm-router:
+    the table's other_program_words)."""
     if not isinstance(image, str) or is_stand_in_image(image):
         return False
-    repository = image.split("@", 1)[0]
-    last = repository.rsplit("/", 1)[-1].split(":", 1)[0]
-    return last.lower().startswith("vllm")
+    return runs_engine_image({"image": image}, _VLLM_ROW)
 
 
 def is_vllm_container(container: Mapping) -> bool:
-    """True when the container looks like vLLM: its image mentions vllm, or its command line
-    runs `vllm serve` / `vllm.entrypoints` (directly or in a shell script)."""
+    """True when the container looks like vLLM: its command line runs `vllm serve` / `vllm.entrypoints` (directly or
+    in a shell script), or its image is vLLM's (policies.reading.engine_flags.runs_engine_image on the table's vLLM
+    row: a publisher's marker whatever the command, a repository named after vLLM only where no command replaces the
+    entrypoint; vllm in the owner's name only, vllm-project/chat-api, is no vLLM: brief pods49)."""
     image = container.get("image")
-    if isinstance(image, str) and "vllm" in image.lower() and not is_stand_in_image(image):
+    if isinstance(image, str) and not is_stand_in_image(image) and runs_engine_image(container, _VLLM_ROW):
         return True
     return vllm_command_line(container, image_entrypoint=False) is not None
 
