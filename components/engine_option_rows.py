@@ -4,6 +4,7 @@ their tags do, and vendors' forks built on one release."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -46,3 +47,14 @@ def options_row(table: dict) -> Options:
         table.get("release_tag", ""),
         table.get("args_tags", ""),
     )
+
+
+def pattern_error(where: str, pattern: object) -> str | None:
+    """Why ``pattern`` is not a non-empty regular expression (release_tag: with a group, the release), or None."""
+    try:
+        compiled = re.compile(pattern) if isinstance(pattern, str) and pattern else None
+    except re.error as error:
+        return f"{where}: {error}"
+    if compiled is None or (where.endswith("release_tag") and compiled.groups < 1):
+        return f"{where}: a regular expression is required (release_tag: its first group the release)"
+    return None

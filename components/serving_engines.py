@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .capacity.startup import BY_NAME
-from .engine_option_rows import Fork, Options, options_row
+from .engine_option_rows import Fork, Options, options_row, pattern_error
 from .parse_cache import read_toml
 
 TABLE = Path(__file__).with_name("serving_engines.toml")
@@ -122,6 +122,7 @@ _OPTIONAL: dict[str, type] = {
     "entrypoint_images": list,
     "no_server_images": list,
     "max_gpus": int,
+    "image_port": int,
     "needs_gpu": bool,
     "gpu_only_images": list,
     "cuda_images": list,
@@ -272,6 +273,8 @@ class Engine:
     # relative to the working directory, the relative path (a container's ``workingDir`` then moves it too)
     model_dirs: tuple[tuple[str, str], ...] = ()
     model_dir_in_workdir: str = ""
+    # the port the publisher's images (``images``) set through the port setting's variable (TGI's ENV PORT=80); 0 none
+    image_port: int = 0
 
     def spelling(self, setting: str) -> str:
         """How messages name a setting for this engine: ``--tp-size``, or ``env NIM_MAX_MODEL_LEN``."""
@@ -351,8 +354,8 @@ def _check_options(where: str, table: dict) -> None:
     forks = table.get("forks", [])
     _check_subtable(where, {k: v for k, v in table.items() if k not in _OPTIONAL_OPTION_FIELDS}, _OPTION_FIELDS)
     for field in ("release_tag", "args_tags"):
-        if field in table:
-            _check_pattern(f"{where}.{field}", table[field])
+        if field in table and (error := pattern_error(f"{where}.{field}", table[field])):
+            raise EngineTableError(error)
     if not isinstance(forks, list):
         raise EngineTableError(f"{where}.forks: a list of tables is required")
     for i, fork in enumerate(forks):
@@ -361,16 +364,6 @@ def _check_options(where: str, table: dict) -> None:
             raise EngineTableError(f"{where}.forks[{i}].releases: every vendor release must map to an engine release")
     if "/" in table["file"] or not (TABLE.parent / table["file"]).is_file():
         raise EngineTableError(f"{where}.file: {table['file']!r} is not a file beside serving_engines.toml")
-
-
-def _check_pattern(where: str, pattern: object) -> None:
-    """A non-empty regular expression (release_tag: with a group, the release)."""
-    try:
-        compiled = re.compile(pattern) if isinstance(pattern, str) and pattern else None
-    except re.error as error:
-        raise EngineTableError(f"{where}: {error}") from None
-    if compiled is None or (where.endswith("release_tag") and compiled.groups < 1):
-        raise EngineTableError(f"{where}: a regular expression is required (release_tag: its first group the release)")
 
 
 def _check_flag_sets(where: str, sets: list) -> None:
@@ -505,6 +498,7 @@ def _row(name: str, row: Any) -> Engine:
         default_models=_by_release(where, "default_models", row.get("default_models", {}), '"org/model"'),
         model_dirs=_by_release(where, "model_dirs", row.get("model_dirs", {}), '"/absolute/folder"'),
         model_dir_in_workdir=row.get("model_dir_in_workdir", ""),
+        image_port=row.get("image_port", 0),
     )
 
 

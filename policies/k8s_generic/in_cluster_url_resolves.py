@@ -42,7 +42,7 @@ from collections.abc import Iterator, Mapping
 from typing import Optional
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, containers, get, pod_specs, split_type
+from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, containers, get, name_of, pod_specs, split_type
 from policies.reading.run_objects import (
     KSERVE_SERVICE_MAKERS,
     SERVICE_MAKERS,
@@ -108,25 +108,57 @@ def _pod_local_names(podspec: Mapping) -> set[str]:
     return names
 
 
-def _values(podspec: Mapping, configmaps: Mapping[str, list[Resource]]) -> Iterator[tuple[str, str, str]]:
-    """(where, variable, value) of every literal env value of the pod's containers, and of the ConfigMap keys they
-    read."""
+def _values(podspec: Mapping, configmaps: Mapping[str, list[Resource]]) -> Iterator[tuple[str, str, str, str]]:
+    """(where, variable, value, owner) of every literal env value of the pod's containers, and of the ConfigMap keys
+    they read; ``owner`` the resource a finding is reported on when not the workload (a mounted ConfigMap), else ""."""
     for c in containers(podspec, init=True):
         name = c.get("name")
         for e in (as_dict(x) for x in as_list(c.get("env"))):
             variable = e["name"] if isinstance(e.get("name"), str) else ""
             if isinstance(e.get("value"), str):
-                yield f"container {name} env {e.get('name')}", variable, e["value"]
+                yield f"container {name} env {e.get('name')}", variable, e["value"], ""
             ref = as_dict(get(e, "valueFrom", "configMapKeyRef"))
             data = _data(configmaps, ref.get("name"))
             if isinstance(ref.get("key"), str) and isinstance(data.get(ref["key"]), str):
                 where = f"container {name} env {e.get('name')} (ConfigMap {ref['name']} key {ref['key']})"
-                yield where, variable, data[ref["key"]]
+                yield where, variable, data[ref["key"]], ""
         for source in (as_dict(x) for x in as_list(c.get("envFrom"))):
             ref = as_dict(source.get("configMapRef"))
             for key, value in _data(configmaps, ref.get("name")).items():
                 if isinstance(value, str):
-                    yield f"container {name} envFrom ConfigMap {ref['name']} key {key}", str(key), value
+                    yield f"container {name} envFrom ConfigMap {ref['name']} key {key}", str(key), value, ""
+        yield from _mounted(podspec, c, configmaps)
+
+
+# A line that is a comment in the config languages mounted from ConfigMaps (YAML, TOML, INI, nginx: #; JSON5, Caddy: //).
+_COMMENT = re.compile(r"^\s*(?:#|//|;).*$", re.M)
+# An nginx upstream block's name (``upstream backend { server vllm:8000; }``): ``proxy_pass http://backend`` names it,
+# not a Service (https://nginx.org/en/docs/http/ngx_http_upstream_module.html#upstream).
+_UPSTREAM_BLOCK = re.compile(r"\bupstream\s+([A-Za-z0-9_.-]+)\s*\{")
+
+
+def _mounted(
+    podspec: Mapping, container: Mapping, configmaps: Mapping[str, list[Resource]]
+) -> Iterator[tuple[str, str, str, str]]:
+    """(where, key, text) of each key of a ConfigMap of the namespace the container mounts as files (a LiteLLM
+    model_list's ``api_base``, a proxy's upstream: spent set 61 PYTHON01100100/Serving-Large-Language-Models-at-Scale-
+    Using-LiteLLM-and-vLLM-on-Alibaba-Cloud-ACK k8s/litellm-config.yaml), its comment lines and nginx upstream-block
+    names left out. The key is no variable name, so what it finds is advice (_UPSTREAM), reported on the ConfigMap."""
+    volumes = {
+        str(v.get("name")): name_of(as_dict(v.get("configMap")))
+        for v in map(as_dict, as_list(podspec.get("volumes")))
+        if isinstance(v.get("configMap"), Mapping)
+    }
+    for mount in map(as_dict, as_list(container.get("volumeMounts"))):
+        config = volumes.get(str(mount.get("name")))
+        for key, value in _data(configmaps, config).items() if config else ():
+            if not isinstance(value, str) or "://" not in value:
+                continue
+            text = _COMMENT.sub("", value)
+            for block in set(_UPSTREAM_BLOCK.findall(text)):
+                text = re.sub(rf"://{re.escape(block)}(?=[/;\s:]|$)", "://", text)
+            owner = configmaps[str(config)][0].name
+            yield f"data.{key} (mounted by container {container.get('name')} of {{}})", str(key), text, owner
 
 
 def _own_services(workload: Resource, path: str, defined: Mapping[str, Optional[Resource]]) -> set[str]:
@@ -163,11 +195,13 @@ def _port_finding(where: str, url: str, service: Resource, port: int) -> Optiona
     )
 
 
-def _name_finding(where: str, url: str, name: str, namespace: str, names: Names) -> str:
+def _name_finding(where: str, url: str, name: str, namespace: str, names: Names, elsewhere: tuple[str, ...] = ()) -> str:
     typo = names.typo_of(name)
+    shown = ", ".join(elsewhere)
+    other = f", and {name} only in namespace {shown}, which a name without its namespace does not reach" if elsewhere else ""
     message = (
         f"{where} = {url} names Service {name} in namespace {namespace}, which none of the files read defines (they "
-        f"define {names.listed()} there): the name does not resolve and every request fails; "
+        f"define {names.listed()} there{other}): the name does not resolve and every request fails; "
     )
     if typo is not None:
         return message + f"use {typo}"
@@ -196,9 +230,11 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         for path, podspec in pod_specs(workload):
             mine = _own_services(workload, path, services.get(own, {}))
             local = _pod_local_names(podspec)
-            for where, variable, value in _values(podspec, configmaps.get(own, {})):
+            for where, variable, value, owner in _values(podspec, configmaps.get(own, {})):
                 if _COMPARED.search(variable):
                     continue
+                where = where.replace("{}", _kind_name(workload))
+                reported = owner or workload.name
                 for url, scheme, host, port_text in _urls(value):
                     target = _host(host, own, namespaces, headless) if host not in local else None
                     if (
@@ -210,7 +246,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                         and (unplaced := _unplaced_port(where, url, target, floating, scheme, port_text, workload, path))
                     ):
                         seen.add(url)
-                        findings.append((workload.name, unplaced))
+                        findings.append((reported, unplaced))
                         continue
                     if (
                         scheme not in _SCHEMES
@@ -226,11 +262,16 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     if target[1] not in indexed:
                         indexed[target[1]] = Names(list(services[target[1]]))
                     port = as_int(port_text) or _DEFAULT_PORTS.get(scheme)
-                    found = _finding(where, url, target, services[target[1]], indexed[target[1]], port)
+                    elsewhere = tuple(sorted(n for n, d in services.items() if n != target[1] and target[0] in d))
+                    found = _finding(where, url, target, services[target[1]], indexed[target[1]], port, elsewhere)
                     if found:
                         sure = _UPSTREAM.search(variable) and target[1] not in kserve
-                        findings.append((workload.name, found if sure else unproven(found)))
+                        findings.append((reported, found if sure else unproven(found)))
     return findings
+
+
+def _kind_name(resource: Resource) -> str:
+    return f"{split_type(resource.type)[1]} {get(resource.props, 'metadata', 'name')}"
 
 
 def _floating_services(resources: list[Resource], hidden: set[str]) -> dict[str, Resource]:
@@ -283,10 +324,11 @@ def _finding(
     defined: Mapping[str, Optional[Resource]],
     names: Names,
     port: Optional[int],
+    elsewhere: tuple[str, ...] = (),
 ) -> Optional[str]:
     name, namespace, pod_dns = target
     if name not in defined:
-        return _name_finding(where, url, name, namespace, names)
+        return _name_finding(where, url, name, namespace, names, elsewhere)
     service = defined[name]
     if service is not None and port is not None and not pod_dns:
         return _port_finding(where, url, service, port)

@@ -52,7 +52,7 @@ from typing import Any, Optional
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, is_custom_type, split_type, viewed_resources
 from policies.operator_defaults import supplied, tcp_readiness_supplied
-from policies.reading.container_env import env_values
+from policies.reading.container_env import env_values, unset_port
 from policies.reading.gateway_apps import app_containers
 from policies.reading.litellm import mounted_configs
 from policies.reading.pod_probes import server_ports, sidecar_probe
@@ -96,7 +96,7 @@ def _listening_port(resource: Any, server: ModelServer) -> Optional[tuple[int, s
         return None  # a variable the shell splits into options (`$EXTRA_ARGS`, `"$@"`) may carry --port
     value = args.get("port")
     if value is None:
-        return (row.port, f"its default port {row.port}") if "port" not in args else None
+        return unset_port(server.container, row) if "port" not in args else None
     try:
         return int(value), f"--{row.flags['port'][0]} {int(value)}"
     except ValueError:

@@ -5,7 +5,9 @@ env resolution policies read variables through; the ConfigMaps' data is config_m
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any, Optional
 
+from components.images import names_image
 from policies.kube import as_dict, as_list, get, name_of
 from policies.reading.config_map_data import config_maps, names_config_maps
 
@@ -54,3 +56,20 @@ def outside_env_sources(container: Mapping) -> list[str]:
         elif get(source, "secretRef", "name") is not None:
             found.append(f"Secret {get(source, 'secretRef', 'name')}")
     return found
+
+
+def unset_port(container: Mapping, row: Any) -> Optional[tuple[int, str]]:
+    """(port, how it is known) of a server of the engine row ``row`` whose port flag is not given: the port the
+    publisher's images set through the port variable (the table's ``image_port``: TGI's Dockerfiles ENV PORT=80, the
+    launcher's own default being 3000) where the image is theirs, else the row's ``port``; None where the files do not
+    show it (the variable named in ``env`` from a source not resolved here, an ``envFrom`` that may hold it, or another
+    image of an engine whose images set it, which a rebuild FROM them inherits)."""
+    variables = row.env.get("port", ())
+    names = {name_of(e) for e in as_list(container.get("env"))}
+    if variables and (as_list(container.get("envFrom")) or names & set(variables)):
+        return None
+    if row.image_port:
+        if not names_image(container.get("image"), row.images):
+            return None
+        return row.image_port, f"the image's ENV {variables[0] if variables else 'PORT'}={row.image_port}"
+    return row.port, f"its default port {row.port}"

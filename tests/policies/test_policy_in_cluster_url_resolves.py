@@ -292,3 +292,53 @@ def test_a_url_to_an_inference_service_the_namespace_lacks_is_advice():
     ):
         client = _deployment("gradio", "admin-profile", [{"name": "INFERENCE_SERVICE", "value": url}])
         assert found_by([client, *objs[1:]], POLICY) == []
+
+
+# Spent set 61 PYTHON01100100/Serving-Large-Language-Models-at-Scale-Using-LiteLLM-and-vLLM-on-Alibaba-Cloud-ACK:
+# k8s/litellm-config.yaml (ConfigMap litellm-config in dga-ai, a LiteLLM model_list whose api_base are short names)
+# mounted by k8s/litellm-deployment.yaml (Deployment litellm-proxy and its Service, dga-ai), while
+# k8s/Qwen3-32B-AWQ.yaml defines Service qwen3-32b-awq in another namespace. Labelled G63 on the ConfigMap.
+_LITELLM_TEXT = """model_list:
+  - model_name: qwen3-32b-awq
+    litellm_params:
+      model: openai/qwen3-32b-awq
+      api_base: "http://qwen3-32b-awq:8000/v1"
+  # - model_name: old
+  #   litellm_params: {api_base: "http://retired-model:8000/v1"}
+"""
+
+
+def _litellm(text: str, vllm_namespace: str = "your-namespace") -> list[dict]:
+    proxy = _deployment("litellm-proxy", "dga-ai", [])
+    spec = proxy["spec"]["template"]["spec"]
+    spec["containers"][0]["volumeMounts"] = [{"name": "config", "mountPath": "/app/config.yaml", "subPath": "config.yaml"}]
+    spec["volumes"] = [{"name": "config", "configMap": {"name": "litellm-config"}}]
+    config = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "litellm-config", "namespace": "dga-ai"},
+        "data": {"config.yaml": text},
+    }
+    return [config, proxy, _service("litellm-proxy", "dga-ai", 4000), _service("qwen3-32b-awq", vllm_namespace, 8000)]
+
+
+def test_a_mounted_config_routing_to_another_namespaces_short_name_is_advice_on_the_config_map():
+    ((level, message),) = found_by(_litellm(_LITELLM_TEXT), POLICY)
+    assert level == "advisory"
+    assert message.startswith(
+        "data.config.yaml (mounted by container litellm-proxy-container of Deployment litellm-proxy) = "
+        "http://qwen3-32b-awq:8000 names Service qwen3-32b-awq in namespace dga-ai, which none of the files read defines "
+        "(they define litellm-proxy there, and qwen3-32b-awq only in namespace your-namespace, which a name without its "
+        "namespace does not reach)"
+    )
+
+
+def test_mounted_config_careful_forms_stay_silent():
+    # The Service in the proxy's own namespace; the commented-out route is not read.
+    assert found_by(_litellm(_LITELLM_TEXT, "dga-ai"), POLICY) == []
+    # The namespace-qualified name reaches the other namespace.
+    qualified = _LITELLM_TEXT.replace("http://qwen3-32b-awq:8000", "http://qwen3-32b-awq.your-namespace:8000")
+    assert found_by(_litellm(qualified), POLICY) == []
+    # An nginx upstream block's name is no Service.
+    nginx = "upstream qwen3-32b { server qwen3-32b-awq:8000; }\nserver { location / { proxy_pass http://qwen3-32b; } }\n"
+    assert found_by(_litellm(nginx, "dga-ai"), POLICY) == []

@@ -105,3 +105,68 @@ def test_engine_behind_a_transformer_container_stays_silent() -> None:
         ],
     )
     assert found_by([caikit], S51) == []
+
+
+# questcollector/llmops-manifests inference.yaml (spent set 54, labelled S51): TGI 2.0 declaring containerPort 8080 with
+# no --port and no PORT. TGI's Dockerfile sets ENV PORT=80 at every release tag v0.2.0-v3.3.7 (v2.0.0 L171-173,
+# v3.3.7 L144-149) and the launcher reads --port from PORT (launcher/src/main.rs v3.3.7 L772-774, clap long, short,
+# env); Knative sets PORT to the user port (knative/serving knative-v1.19.9 pkg/reconciler/revision/resources/
+# deploy.go L285-291, L344-348), KServe's raw mode does not.
+NEWJEANS = {
+    "apiVersion": "serving.kserve.io/v1beta1",
+    "kind": "InferenceService",
+    "metadata": {"name": "newjeans", "namespace": "admin-profile"},
+    "spec": {
+        "predictor": {
+            "containers": [
+                {
+                    "name": "kserve-container",
+                    "image": "ghcr.io/huggingface/text-generation-inference:2.0",
+                    "args": ["--model-id", "/mnt/models/llm", "--quantize", "bitsandbytes-nf4"],
+                    "ports": [{"containerPort": 8080, "protocol": "TCP"}],
+                    "resources": {"limits": {"nvidia.com/gpu": "1"}},
+                }
+            ]
+        }
+    },
+}
+
+
+def _mode(isvc: dict, mode: str) -> dict:
+    out = copy.deepcopy(isvc)
+    out["metadata"]["annotations"] = {"serving.kserve.io/deploymentMode": mode}
+    return out
+
+
+def test_tgi_image_port_differs_from_the_declared_port() -> None:
+    ((level, message),) = found_by([NEWJEANS], S51)
+    assert level == "advisory"
+    assert message.startswith(
+        "container kserve-container: declares containerPort 8080, so KServe sends the predictor's traffic and readiness "
+        "there, while Hugging Face TGI listens on 80 (the image's ENV PORT=80) unless Knative sets PORT"
+    )
+    ((level, message),) = found_by([_mode(NEWJEANS, "RawDeployment")], S51)
+    assert level == "mandatory"
+    assert "where Hugging Face TGI does not listen: it listens on 80 (the image's ENV PORT=80) in deploymentMode " in message
+
+
+def test_tgi_careful_forms_stay_silent() -> None:
+    # Knative gives the container PORT=8080, which TGI reads.
+    assert found_by([_mode(NEWJEANS, "Serverless")], S51) == []
+    flag = _mode(NEWJEANS, "RawDeployment")
+    flag["spec"]["predictor"]["containers"][0]["args"] += ["--port", "8080"]
+    env = _mode(NEWJEANS, "RawDeployment")
+    env["spec"]["predictor"]["containers"][0]["env"] = [{"name": "PORT", "value": "8080"}]
+    elsewhere = _mode(NEWJEANS, "RawDeployment")
+    elsewhere["spec"]["predictor"]["containers"][0]["envFrom"] = [{"configMapRef": {"name": "tgi-settings"}}]
+    declared_80 = _mode(NEWJEANS, "RawDeployment")
+    declared_80["spec"]["predictor"]["containers"][0]["ports"] = [{"containerPort": 80}]
+    for isvc in (flag, env, elsewhere, declared_80):
+        assert found_by([isvc], S51) == []
+
+
+def test_tgi_latest_tag_in_raw_mode_is_advice() -> None:
+    latest = _mode(NEWJEANS, "Standard")
+    latest["spec"]["predictor"]["containers"][0]["image"] = "ghcr.io/huggingface/text-generation-inference:latest"
+    ((level, _),) = found_by([latest], S51)
+    assert level == "advisory"

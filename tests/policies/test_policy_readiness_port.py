@@ -89,10 +89,11 @@ def test_careful_forms_stay_silent():
     tcp = copy.deepcopy(_SGLANG)
     _server(tcp)["readinessProbe"] = {"tcpSocket": {"port": 8000}}
     assert messages(POLICY, _r(tcp)) == []
-    # An engine whose port setting the table does not give (TGI's image sets PORT itself): not judged.
+    # TGI's port setting (--port, PORT; its images ENV PORT=80) is in the table since session 49: a probe on 80 is right.
     tgi = copy.deepcopy(_SGLANG)
     _server(tgi).update(image="ghcr.io/huggingface/text-generation-inference:3.3.7", command=None, args=["--port", "80"])
     _server(tgi).pop("command")
+    _server(tgi)["readinessProbe"]["httpGet"]["port"] = 80
     assert messages(POLICY, _r(tgi)) == []
 
 
@@ -128,3 +129,45 @@ def test_a_variable_split_into_options_leaves_the_port_unknown():
     ):
         (found,) = messages(POLICY, _r(doc))
         assert "vLLM listens on 8000 (its default port 8000)" in found
+
+
+# grandiv/fragrance-palette-scalable k8s/tgi.yaml (spent set 54), cut: TGI with no --port, probed on 80. The
+# publisher's images set ENV PORT=80 (huggingface/text-generation-inference v3.3.7 Dockerfile L144-149, v2.0.0
+# L171-173; components/serving_engines.toml tgi image_port), which the launcher reads (launcher/src/main.rs L772-774).
+_TGI = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "tgi-deployment", "namespace": "default"},
+    "spec": {
+        "selector": {"matchLabels": {"app": "tgi"}},
+        "template": {
+            "metadata": {"labels": {"app": "tgi"}},
+            "spec": {
+                "containers": [
+                    {
+                        "name": "tgi",
+                        "image": "ghcr.io/huggingface/text-generation-inference:2.4.0",
+                        "args": ["--model-id", "meta-llama/Llama-3.2-1B"],
+                        "ports": [{"containerPort": 80}],
+                        "readinessProbe": {"httpGet": {"path": "/health", "port": 80}},
+                        "resources": {"limits": {"nvidia.com/gpu": "1"}},
+                    }
+                ]
+            },
+        },
+    },
+}
+
+
+def test_tgi_listens_on_its_images_port_80():
+    assert messages(POLICY, resource("kubernetes:apps/v1:Deployment", _TGI)) == []
+    moved = copy.deepcopy(_TGI)
+    moved["spec"]["template"]["spec"]["containers"][0]["readinessProbe"]["httpGet"]["port"] = 3000
+    (message,) = messages(POLICY, resource("kubernetes:apps/v1:Deployment", moved))
+    assert "readinessProbe GETs port 3000, but Hugging Face TGI listens on 80 (the image's ENV PORT=80)" in message
+    # PORT from a source the files do not resolve: the port is unknown, nothing is judged.
+    secret = copy.deepcopy(moved)
+    secret["spec"]["template"]["spec"]["containers"][0]["env"] = [
+        {"name": "PORT", "valueFrom": {"secretKeyRef": {"name": "tgi", "key": "port"}}}
+    ]
+    assert messages(POLICY, resource("kubernetes:apps/v1:Deployment", secret)) == []
