@@ -30,6 +30,11 @@ from policies.reading.node_agents import serving, weighed_to_serving
 from policies.reading.placement import home_path, pinned_node, placed, system_path
 
 
+def _text(value: object) -> str:
+    """``value`` when it is a string, else "" (a mistyped hostPath type must not raise: tests/hostile)."""
+    return value if isinstance(value, str) else ""
+
+
 def _run_as(podspec: dict, container: dict) -> object:
     """The user the container runs as where the manifest says so (its securityContext over the pod's)."""
     own = as_dict(container.get("securityContext")).get("runAsUser")
@@ -152,7 +157,7 @@ def _must_exist_unplaced(resource: Resource) -> list[str]:
         must = {
             name_of(v): as_dict(as_dict(v).get("hostPath"))
             for v in as_list(podspec.get("volumes"))
-            if name_of(v) and as_dict(as_dict(v).get("hostPath")).get("type") in _MUST_EXIST
+            if name_of(v) and _text(as_dict(as_dict(v).get("hostPath")).get("type")) in _MUST_EXIST
         }
         reported: set[object] = set()
         for container in containers(podspec, init=True):
