@@ -62,8 +62,11 @@ _COUNTED_TOKEN = re.compile(r"(?:^|_)(?:FIRST|PER|OUTPUT|INTER|NEXT|LAST|NEW|EAC
 # convention), or which Secret holds it (KServe's SERVICE_CA_SIGNING_SECRET_NAME / _NAMESPACE, johnahull/llm-d-xks-gke
 # backups/kserve-controller-backup.yaml@7630140). Recognised by the name (ENABLE_/DISABLE_ first, _ENABLED/_DISABLED/
 # _FILE/_PATH/_DIR/_NAME/_NAMESPACE/_REF last) or by a value no credential takes: a YAML boolean word or a path.
-_SETTING_NAME = re.compile(r"^(?:ENABLE|DISABLE)_|_(?:ENABLED|DISABLED|FILE|PATH|DIR|NAME|NAMESPACE|REF)$", re.I)
-_SETTING_VALUE = re.compile(r"^(?:true|false|yes|no|on|off|/\S*|\./\S*)$", re.I)
+# A switch word may sit inside the name too (huggingface_hub's HF_HUB_DISABLE_TOKEN: "1", constants.py
+# `HF_HUB_DISABLE_TOKEN = _is_true(...)`, read on spent set 68 israa-benrjab/genai-platform k8s/backend.yaml), and a
+# switch may be written 0 or 1: no credential is a single digit.
+_SETTING_NAME = re.compile(r"(?:^|_)(?:ENABLE|DISABLE)_|_(?:ENABLED|DISABLED|FILE|PATH|DIR|NAME|NAMESPACE|REF)$", re.I)
+_SETTING_VALUE = re.compile(r"^(?:true|false|yes|no|on|off|[01]|/\S*|\./\S*)$", re.I)
 
 
 # A value made of x's or asterisks (xxx, sk-xxxx, ****): a stand-in a sample writes where the OpenAI client insists on
