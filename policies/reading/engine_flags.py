@@ -183,9 +183,13 @@ def named_server(container: Mapping, engine: Engine) -> bool:
     word of ``other_program_words`` (``qwen-app-vllm-container``, ``vllm``; not ``vllm-router``, ``vllm-proxy``).
     Spent set 70 ngthecoder/qwen_serving k8s/vllm/deployment.yaml: image IMAGE_NAME (its Dockerfile, not among the
     files, is FROM vllm/vllm-openai:v0.19.1), container qwen-app-vllm-container on 8000 with one GPU and vLLM's
-    --model/--max-model-len. A word alone is no evidence: the port and the GPU come with it."""
+    --model/--max-model-len. A word alone is no evidence: the port and the GPU come with it, and args (the command
+    line the image's entrypoint is given; with none, an in-house script starts the server with options the files do not
+    show, and the vLLM rules that read options would misjudge it)."""
     if container.get("command") or not _asks_accelerator(container) or engine.port is None:
         return False
+    if not any(isinstance(a, str) and a for a in as_list(container.get("args"))):
+        return False  # no args: the image's own script starts the server, with options the files do not show
     image = container.get("image")
     if image is UNKNOWN:
         image = ""  # a placeholder the pack read as unknown (IMAGE_NAME, ${IMAGE})

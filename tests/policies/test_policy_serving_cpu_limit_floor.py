@@ -202,6 +202,7 @@ def test_careful_named_forms_are_not_taken_for_vllm():
     assert found_by([_named(name="qwen-server")], POLICY) == []  # no engine word in the name
     assert found_by([_named(ports=[{"containerPort": 9000}], args=["--port", "9000"])], POLICY) == []  # not vLLM's port
     assert found_by([_named(command=["python", "serve.py"])], POLICY) == []  # its own program
+    assert found_by([_named(args=[])], POLICY) == []  # the image's own script, options unseen
     no_gpu = _named()
     no_gpu["spec"]["template"]["spec"]["containers"][0]["resources"] = {"limits": {"cpu": "1000m"}}
     assert found_by([no_gpu], POLICY) == []
