@@ -20,20 +20,11 @@ Either way ``kubectl apply`` or ``pulumi up`` stops on the object and nothing it
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
+from policies.k8s_generic import ANY_KUBERNETES_TYPE
 from policies.kube import get, is_custom_type, pod_specs, split_type
 from policies.reading.api_refusals import ingress_class_refusal
 from policies.reading.object_labels import label_problems
 from policies.reading.object_names import name_problems, reference_problems
-
-
-class _AnyKubernetesType(tuple):
-    """Every `kubernetes:*` type token: `in` tests the prefix."""
-
-    def __contains__(self, item: object) -> bool:
-        return isinstance(item, str) and item.startswith("kubernetes:")
-
-    def __bool__(self) -> bool:
-        return True
 
 
 def _name_findings(resource: Resource) -> list[str]:
@@ -150,7 +141,7 @@ POLICY = Policy(
         "namespace, at most 52 characters for a CronJob; fill placeholders in before applying. On an Ingress keep "
         "spec.ingressClassName and drop the kubernetes.io/ingress.class annotation."
     ),
-    resource_types=_AnyKubernetesType(("kubernetes:*",)),
+    resource_types=ANY_KUBERNETES_TYPE,
     check_resource=_check,
     rationale=(
         "Every create runs ValidateObjectMetaAccessor (kubernetes/apimachinery v0.33.0 pkg/api/validation/"
