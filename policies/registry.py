@@ -44,6 +44,7 @@ from policies.gpu import (
     visible_devices_env,
 )
 from policies.ingress import (
+    callers_admitted,
     egress_allows_dns,
     external_gce_ingress_guarded,
     ingress_class_named,
@@ -390,6 +391,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     metrics_served.POLICY,
     network_policy_selects_pods.POLICY,
     ingress_controller_admitted.POLICY,
+    callers_admitted.EGRESS_POLICY,
     ingress_class_named.POLICY,
     stateful_set_headless_service.POLICY,
     chat_ui_auth_kept.POLICY,

@@ -21,7 +21,8 @@ AdminNetworkPolicy) is in the run.
 
 The same row covers the model server's other callers (policies/ingress/callers_admitted.py): a model server isolated for
 Ingress with no ingress rule at all behind a Service of the run, or whose rules do not admit a pod of the run that calls
-its Service by URL (or whose caller's egress rules do not reach it): those requests time out too (spent set 62).
+its Service by URL: those requests time out too (spent set 62). The caller's own egress rules are
+caller-egress-reaches-service's (same module, blocking).
 """
 
 from __future__ import annotations
