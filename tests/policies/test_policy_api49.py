@@ -12,8 +12,12 @@ a careful form that stays silent.
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 
 from policy_fixtures import found_by
+
+from policies.check import main
 
 G88 = "live-object-export"
 
@@ -166,3 +170,102 @@ def test_clients_and_fill_ins_stay_silent():
         env = [{"name": "VLLM_API_KEY", "value": value}]
         server = _deployment("vllm", "vllm/vllm-openai:v0.8.5", env, ["--model", "Qwen/Qwen2.5-0.5B-Instruct"])
         assert [level for level, _ in found_by([server], G35)] in ([], ["advisory"])
+
+
+# S26 api-object-valid: a probe or hook with more than one handler ("One and only one of the fields must be specified",
+# kubernetes/api v0.33.0 core/v1/types.go:2946-2961; validation.go "may not specify more than 1 handler type"), as a
+# Kustomize strategic merge builds it: spent set 69 nohdol97/Nexus k8s/overlays/gpu/model-worker-deployment.yaml (a
+# tcpSocket patch over the base's httpGet probes; the set's k8s/kustomization.yaml is not among its files and is
+# written here as the overlay's `../../` needs it).
+S26 = "api-object-valid"
+_BASE = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: model-worker, namespace: nexus}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: model-worker}}
+  template:
+    metadata: {labels: {app: model-worker}}
+    spec:
+      containers:
+        - name: model-worker
+          image: nexus-model-worker:1.0
+          ports: [{containerPort: 8001}]
+          readinessProbe: {httpGet: {path: /health, port: 8001}, periodSeconds: 5}
+          livenessProbe: {httpGet: {path: /health, port: 8001}, periodSeconds: 10}
+"""
+_PATCH = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: model-worker, namespace: nexus}
+spec:
+  template:
+    spec:
+      containers:
+        - name: model-worker
+          image: vllm/vllm-openai:v0.8.5
+          readinessProbe: {tcpSocket: {port: 8001}, periodSeconds: 10}
+"""
+
+
+def _nexus(root, patch: str) -> None:
+    files = {
+        "k8s/kustomization.yaml": "resources:\n  - model-worker/deployment.yaml\n",
+        "k8s/model-worker/deployment.yaml": _BASE,
+        "k8s/overlays/gpu/kustomization.yaml": "resources:\n  - ../../\npatches:\n  - path: model-worker-deployment.yaml\n",
+        "k8s/overlays/gpu/model-worker-deployment.yaml": patch,
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+def test_a_patch_probe_with_another_handler_builds_a_refused_probe(tmp_path, capsys):
+    _nexus(tmp_path, _PATCH)
+    assert main([str(tmp_path), "--format", "json"]) == 1
+    found = [v for v in json.loads(capsys.readouterr().out)["violations"] if v["policy"] == S26]
+    assert [(v["enforcement"], Path(v["file"]).name) for v in found] == [("mandatory", "model-worker-deployment.yaml")]
+    assert "readinessProbe states 2 handlers (httpGet, tcpSocket)" in found[0]["message"]
+
+
+def test_a_patch_that_clears_the_base_handler_is_silent(tmp_path, capsys):
+    _nexus(tmp_path, _PATCH.replace("{tcpSocket: {port: 8001},", "{httpGet: null, tcpSocket: {port: 8001},"))
+    main([str(tmp_path), "--format", "json"])
+    assert [v for v in json.loads(capsys.readouterr().out)["violations"] if v["policy"] == S26] == []
+
+
+def test_a_written_probe_with_two_handlers_blocks_and_one_handler_is_silent():
+    deployment = _deployment("vllm", "vllm/vllm-openai:v0.8.5", [], ["--model", "Qwen/Qwen2.5-0.5B-Instruct"])
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    container["startupProbe"] = {"httpGet": {"path": "/health", "port": 8000}, "exec": {"command": ["true"]}}
+    ((level, message),) = found_by([deployment], S26)
+    assert level == "mandatory" and "startupProbe states 2 handlers (exec, httpGet)" in message
+    container["startupProbe"] = {"httpGet": {"path": "/health", "port": 8000}, "exec": None}
+    container["lifecycle"] = {"preStop": {"sleep": {"seconds": 10}}}
+    assert found_by([deployment], S26) == []
+
+
+# S26: an Ingress rule host the API server refuses (validateIngressRules: a DNS-1123 subdomain, not an IP). Spent set 68
+# jakepage91/operating-llms-on-kubernetes kubernetes/open-webui-ingress.yaml (host 'webui.<YOUR-NODE-EXTERNAL-IP>.sslip.io').
+def _ingress(host: str) -> dict:
+    backend = {"service": {"name": "open-webui", "port": {"number": 8080}}}
+    rule = {"host": host, "http": {"paths": [{"path": "/", "pathType": "Prefix", "backend": backend}]}}
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {"name": "open-webui", "namespace": "llm"},
+        "spec": {"ingressClassName": "traefik", "rules": [rule]},
+    }
+
+
+def test_an_ingress_host_left_as_a_fill_in_is_refused():
+    ((level, message),) = found_by([_ingress("webui.<YOUR-NODE-EXTERNAL-IP>.sslip.io")], S26)
+    assert level == "mandatory" and message.startswith("spec.rules[0].host 'webui.<YOUR-NODE-EXTERNAL-IP>.sslip.io' is not")
+    ((level, message),) = found_by([_ingress("10.0.0.12")], S26)
+    assert level == "mandatory" and "an IP address" in message
+    ((level, _),) = found_by([_ingress("${WEBUI_HOST}")], S26)
+    assert level == "advisory"  # rendered by a pipeline before apply
+
+
+def test_a_valid_or_wildcard_ingress_host_is_silent():
+    for host in ("webui.192.168.1.20.sslip.io", "*.apps.example.com", "chat.example.com"):
+        assert found_by([_ingress(host)], S26) == []
