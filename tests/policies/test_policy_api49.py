@@ -38,9 +38,7 @@ def _ollama_export() -> dict:
             "selector": {"matchLabels": {"app": "ollama"}},
             "template": {
                 "metadata": {"creationTimestamp": None, "labels": {"app": "ollama"}},
-                "spec": {
-                    "containers": [{"name": "ollama", "image": "ollama/ollama:0.6.5", "ports": [{"containerPort": 11434}]}]
-                },
+                "spec": {"containers": [{"name": "ollama", "image": "ollama/ollama:0.6.5", "ports": [{"containerPort": 11434}]}]},
             },
         },
         "status": {"observedGeneration": 2},
@@ -100,3 +98,71 @@ def test_a_dry_run_output_and_an_unset_version_are_silent():
         "status": {"loadBalancer": {}},
     }
     assert found_by([service], G88) == []
+
+
+# G35 on server-enforced keys (components/server_keys.toml): LiteLLM's master key and vLLM's API key are what the
+# server checks every caller against, so a committed value is the credential however it reads. Spent set 71:
+# yduman/ai-platform-poc@d8d989fdd04a6d2a05c00cc34b707a81b4ed6db3:litellm-config.yaml (master_key "sk-local-dev") and
+# litellm-deployment.yaml (LITELLM_MASTER_KEY "sk-local-dev").
+G35 = "no-literal-secret-env"
+_LITELLM_CONFIG = """model_list:
+  - model_name: qwen-coder
+    litellm_params:
+      model: openai/qwen-coder
+      api_base: http://vllm:8000/v1
+      api_key: "none"
+general_settings:
+  master_key: "{key}"
+"""
+
+
+def _config_map(key: str) -> dict:
+    data = {"config.yaml": _LITELLM_CONFIG.format(key=key)}
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "litellm-config", "namespace": "ai"}, "data": data}
+
+
+def _deployment(name: str, image: str, env: list, args: list | None = None) -> dict:
+    container: dict = {"name": name, "image": image, "env": env}
+    if args:
+        container["args"] = args
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": "ai"},
+        "spec": {
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [container]}},
+        },
+    }
+
+
+def test_a_stand_in_worded_master_key_blocks_on_the_server():
+    ((level, message),) = found_by([_config_map("sk-local-dev")], G35)
+    assert level == "mandatory" and "sets general_settings.master_key to a literal value" in message
+    litellm = _deployment(
+        "litellm", "ghcr.io/berriai/litellm:main-v1.55.0", [{"name": "LITELLM_MASTER_KEY", "value": "sk-local-dev"}]
+    )
+    ((level, message),) = found_by([litellm], G35)
+    assert level == "mandatory" and "env LITELLM_MASTER_KEY has a literal value, the key this server checks" in message
+
+
+def test_a_vllm_servers_own_api_key_blocks_in_stand_in_words():
+    env = [{"name": "VLLM_API_KEY", "value": "sk-test-key"}]
+    server = _deployment("vllm", "vllm/vllm-openai:v0.8.5", env, ["--model", "Qwen/Qwen2.5-0.5B-Instruct"])
+    ((level, message),) = found_by([server], G35)
+    assert level == "mandatory" and "env VLLM_API_KEY has a literal value, the key this server" in message
+    flag = _deployment("vllm", "vllm/vllm-openai:v0.8.5", [], ["--model", "Qwen/Qwen2.5-0.5B-Instruct", "--api-key", "local-dev"])
+    ((level, message),) = found_by([flag], G35)
+    assert level == "mandatory" and "--api-key has a literal value" in message
+
+
+def test_clients_and_fill_ins_stay_silent():
+    """The client forms of spent set 60 (a key to a server that checks none) and a fill-in or reference on a server."""
+    client = _deployment("webui", "ghcr.io/open-webui/open-webui:v0.6.5", [{"name": "VLLM_API_KEY", "value": "sk-local-dev"}])
+    assert found_by([client], G35) == []
+    for key in ("os.environ/LITELLM_MASTER_KEY", "<your-master-key>", "CHANGE_ME", "dummy"):
+        assert found_by([_config_map(key)], G35) == []
+    for value in ("not-needed", "EMPTY", "sk-xxxx"):
+        env = [{"name": "VLLM_API_KEY", "value": value}]
+        server = _deployment("vllm", "vllm/vllm-openai:v0.8.5", env, ["--model", "Qwen/Qwen2.5-0.5B-Instruct"])
+        assert [level for level, _ in found_by([server], G35)] in ([], ["advisory"])
