@@ -40,12 +40,14 @@ ingress-controller-admitted report the namespace's deny-all.
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
 from typing import Any, Iterator, NamedTuple, Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_int, as_list, containers, get, memoized, pod_specs, split_type
 from policies.reading.container_env import env_values
+from policies.reading.edge import ingress_backend_ports, ingress_class, ingress_class_controllers
 from policies.reading.label_selectors import selector_matches
 from policies.reading.network_policies import (
     applying,
@@ -61,6 +63,7 @@ from policies.reading.serving import model_servers, namespace_of, pod_labels
 from policies.reading.urls import COMPARED, urls
 
 _NAME_LABEL = "kubernetes.io/metadata.name"
+_INGRESSES = (("networking.k8s.io", "Ingress"), ("extensions", "Ingress"))
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _PROXY_ENV = ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
 
@@ -286,6 +289,150 @@ def caller_findings(resources: list[Resource], reported: set[str]) -> list[tuple
                         )
                     )
     return list(dict.fromkeys(findings))
+
+
+# --- callers from outside the cluster ------------------------------------------------------------------------------
+
+# Ingress classes (and IngressClass spec.controller values) of controllers that run as pods of the cluster and connect
+# to the backends from their pod address: a cloud load balancer's class (gce, alb, azure/application-gateway) connects
+# from its own ranges and is not read.
+_IN_CLUSTER_CONTROLLERS = (
+    "nginx",
+    "traefik",
+    "haproxy",
+    "kong",
+    "contour",
+    "istio",
+    "cilium",
+    "envoy",
+    "apisix",
+    "skipper",
+    "ambassador",
+    "emissary",
+)
+_CLOUD_CONTROLLERS = ("gce", "alb", "azure", "application-gateway", "elbv2")
+_EXTERNAL_TYPES = ("LoadBalancer", "NodePort")
+_POD_RANGE_PREFIX = 16  # the narrowest pod range a cluster is given by default (kubeadm/flannel, k3s, Calico: a /16)
+
+
+def _in_cluster_class(route: Resource, controllers: Mapping[str, str]) -> Optional[str]:
+    cls = ingress_class(route)
+    if not cls:
+        return None
+    said = f"{cls} {controllers.get(cls, '')}".lower()
+    if any(t in said for t in _CLOUD_CONTROLLERS) or not any(t in said for t in _IN_CLUSTER_CONTROLLERS):
+        return None
+    return cls
+
+
+def _narrow_blocks(peers: list) -> Optional[list[str]]:
+    """The CIDRs of a rule's peers when every peer is an ipBlock narrower than a cluster's pod range; None otherwise."""
+    cidrs = []
+    for peer in peers:
+        block = as_dict(as_dict(peer).get("ipBlock")) if isinstance(peer, Mapping) and set(peer) == {"ipBlock"} else None
+        cidr = block.get("cidr") if block else None
+        if not isinstance(cidr, str):
+            return None
+        try:
+            network = ipaddress.ip_network(cidr, strict=False)
+        except ValueError:
+            return None
+        if network.version != 4 or network.prefixlen <= _POD_RANGE_PREFIX:
+            return None
+        cidrs.append(cidr)
+    return cidrs
+
+
+def _port_matches(port: Mapping, backend_port: Any) -> bool:
+    return backend_port is not None and (
+        as_int(port.get("port")) == as_int(backend_port) or (isinstance(backend_port, str) and port.get("name") == backend_port)
+    )
+
+
+def outside_findings(resources: list[Resource]) -> list[tuple[str, str]]:
+    """Findings (policy name, message) for pods whose ingress rules drop the clients a Service takes from outside the
+    cluster: a LoadBalancer/NodePort Service's (only pod and namespace peers), an in-cluster Ingress controller's (only
+    address blocks narrower than a pod range)."""
+    policies = memoized(resources, "network_policies", network_policies)
+    if not any(isolates(p, "Ingress") for p in policies) or other_engine(resources):
+        return []
+    controllers = ingress_class_controllers(resources)
+    routed: dict[str, list[tuple[str, str, Any]]] = {}
+    for route in resources:
+        if split_type(route.type) not in _INGRESSES or not isinstance(route.props, dict) or route.patch:
+            continue
+        cls = _in_cluster_class(route, controllers)
+        if cls is None:
+            continue
+        ns = namespace_of(route, "default")
+        for service_name, backend_port in ingress_backend_ports(route):
+            routed.setdefault(f"{service_name}.{ns}", []).append((_name(route), cls, backend_port))
+    findings: list[tuple[str, str]] = []
+    for service in _services(resources):
+        if service.patch:
+            continue
+        sname, ns = str(get(service.props, "metadata", "name")), namespace_of(service, "default")
+        stype = get(service.props, "spec", "type")
+        external = stype in _EXTERNAL_TYPES
+        routes = routed.get(f"{sname}.{ns}", [])
+        if not external and not routes:
+            continue
+        ports = [as_dict(p) for p in as_list(get(service.props, "spec", "ports"))]
+        for backend, labels, ctrs in _backends(resources, service):
+            specs = pod_specs(backend)
+            if specs and all(spec.get("hostNetwork") is True for _, spec in specs):
+                continue
+            isolating = [p for p in applying(policies, ns, labels, "Ingress") if not p.patch]
+            union = rules(isolating, "ingress")
+            if not union:
+                continue  # no ingress rule at all: the namespace's deny-all and a model server's no-rule advice say it
+            blamed = next((p for p in isolating if as_list(get(p.props, "spec", "ingress"))), isolating[0])
+            for port in ports:
+                target = _target(port, ctrs)
+                if target is None:
+                    continue
+                tport, tnames = target
+                on_port = [(p, rule) for p, _, rule in union if ports_admit(rule, tport, tnames, "TCP") is not False]
+                peer_lists = [as_list(rule.get("from")) for _, rule in on_port]
+                if (
+                    external
+                    and on_port
+                    and not any(
+                        not peers or any(not isinstance(q, Mapping) or "ipBlock" in q for q in peers) for peers in peer_lists
+                    )
+                ):
+                    findings.append((blamed.name, _outside_message(backend, stype, sname, tport)))
+                    continue
+                for route_name, cls, backend_port in routes:
+                    if not _port_matches(port, backend_port):
+                        continue
+                    blocks = [_narrow_blocks(peers) if peers else None for peers in peer_lists]
+                    if blocks and all(b is not None for b in blocks):
+                        cidrs = sorted({c for b in blocks if b for c in b})
+                        findings.append((blamed.name, _controller_message(backend, sname, route_name, cls, tport, cidrs)))
+    return list(dict.fromkeys(findings))
+
+
+def _outside_message(backend: Resource, stype: str, sname: str, tport: int) -> str:
+    return unproven(
+        f"isolates the pods of {_name(backend)} (behind {stype} Service {sname}) for Ingress, and the ingress rules of the "
+        f"policies selecting them admit on port {tport} only pods and namespaces (podSelector/namespaceSelector peers), "
+        f"while the Service takes clients from outside the cluster: they arrive from their own address "
+        f"(externalTrafficPolicy Local) or a node's (Cluster), never a pod's, so they are dropped (only the pod's own "
+        f"node is exempt) and time out; admit them with an ipBlock (the clients' or load balancer's ranges, 0.0.0.0/0 "
+        f"for any) on port {tport}"
+    )
+
+
+def _controller_message(backend: Resource, sname: str, route: str, cls: str, tport: int, cidrs: list[str]) -> str:
+    return unproven(
+        f"isolates the pods of {_name(backend)} (behind Service {sname}, routed by {route} of class {cls}) for Ingress, "
+        f"and the ingress rules of the policies selecting them admit on port {tport} only the address blocks "
+        f"{', '.join(cidrs)}, narrower than a cluster's pod range: the {cls} controller runs as pods and connects from "
+        f"its pod address, so requests through the Ingress are dropped and time out (unless the controller runs on the "
+        f"host network of a node in those blocks); admit the controller's namespace (namespaceSelector "
+        f"kubernetes.io/metadata.name: <its namespace>) on port {tport}"
+    )
 
 
 # --- the caller's end: its egress rules ----------------------------------------------------------------------------

@@ -153,3 +153,103 @@ def test_what_the_files_cannot_prove_is_advice_or_silent():
     assert found_by([DNS, HTTPS_OUT, host, PROXY, PROXY_SERVICE], EGRESS) == []
     # a compared URL (WEBUI_URL) is not a call
     assert all("WEBUI_URL" not in m for _, m in found_by(OPEN_OS, EGRESS))
+
+
+# --- callers from outside the cluster (advice) -----------------------------------------------------------------------
+
+AGENT = _deployment("ai-agent", {"name": "agent", "image": "example/agent:1.0", "ports": [{"containerPort": 8000}]})
+AGENT_LB = _service("ai-agent", 80, 8000, kind="LoadBalancer")
+AGENT_POLICY = _netpol(
+    "ai-agent-network-policy",
+    {"matchLabels": {"app": "ai-agent"}},
+    ["Ingress"],
+    ingress=[{"from": [{"podSelector": {}}], "ports": [{"protocol": "TCP", "port": 8000}]}],
+)
+
+
+def _outside(objs: list[dict]) -> list[tuple[str, str]]:
+    return [(level, m) for level, m in found_by(objs, G62) if "behind" in m]
+
+
+def test_a_load_balancer_whose_pods_admit_only_pods_gets_advice():
+    found = _outside([AGENT, AGENT_LB, AGENT_POLICY])
+    assert [level for level, _ in found] == ["advisory"]
+    assert found[0][1].startswith(
+        "isolates the pods of Deployment/ai-agent (behind LoadBalancer Service ai-agent) for Ingress, and the ingress "
+        "rules of the policies selecting them admit on port 8000 only pods and namespaces"
+    )
+    node_port = copy.deepcopy(AGENT_LB)
+    node_port["spec"]["type"] = "NodePort"
+    assert len(_outside([AGENT, node_port, AGENT_POLICY])) == 1
+
+
+def test_outside_clients_admitted_or_not_taken_are_silent():
+    cluster_ip = copy.deepcopy(AGENT_LB)
+    cluster_ip["spec"]["type"] = "ClusterIP"
+    assert _outside([AGENT, cluster_ip, AGENT_POLICY]) == []
+    for peers in ([{"ipBlock": {"cidr": "0.0.0.0/0"}}], [{"ipBlock": {"cidr": "35.191.0.0/16"}}, {"podSelector": {}}]):
+        policy = copy.deepcopy(AGENT_POLICY)
+        policy["spec"]["ingress"][0]["from"] = peers
+        assert _outside([AGENT, AGENT_LB, policy]) == []
+    every = copy.deepcopy(AGENT_POLICY)
+    del every["spec"]["ingress"][0]["from"]
+    assert _outside([AGENT, AGENT_LB, every]) == []
+
+
+WEBUI_SERVICE = _service("open-webui", 8080, "http")
+WEBUI_POLICY = _netpol(
+    "open-webui-policy",
+    {"matchLabels": {"app": "open-webui"}},
+    ["Ingress", "Egress"],
+    ingress=[{"from": [{"ipBlock": {"cidr": "192.168.1.0/24"}}], "ports": [{"protocol": "TCP", "port": 8080}]}],
+    egress=[],
+)
+
+
+def _ingress(cls: str, annotation: bool = True) -> dict:
+    meta: dict = {"name": "open-webui", "namespace": NS}
+    spec: dict = {
+        "rules": [
+            {
+                "http": {
+                    "paths": [
+                        {
+                            "path": "/",
+                            "pathType": "Prefix",
+                            "backend": {"service": {"name": "open-webui", "port": {"number": 8080}}},
+                        }
+                    ]
+                }
+            }
+        ]
+    }
+    if annotation:
+        meta["annotations"] = {"kubernetes.io/ingress.class": cls}
+    else:
+        spec["ingressClassName"] = cls
+    return {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": meta, "spec": spec}
+
+
+def test_an_in_cluster_controller_outside_a_narrow_address_block_gets_advice():
+    found = _outside([WEBUI, WEBUI_SERVICE, WEBUI_POLICY, _ingress("traefik")])
+    assert [level for level, _ in found] == ["advisory"]
+    assert "admit on port 8080 only the address blocks 192.168.1.0/24" in found[0][1]
+    assert len(_outside([WEBUI, WEBUI_SERVICE, WEBUI_POLICY, _ingress("nginx", annotation=False)])) == 1
+
+
+def test_the_controller_admitted_or_a_cloud_balancer_is_silent():
+    # a cloud load balancer's class connects from its own ranges (GCE: 35.191.0.0/16, 130.211.0.0/22)
+    gce = copy.deepcopy(WEBUI_POLICY)
+    gce["spec"]["ingress"][0]["from"] = [{"ipBlock": {"cidr": "130.211.0.0/22"}}]
+    assert _outside([WEBUI, WEBUI_SERVICE, gce, _ingress("gce")]) == []
+    for peers in (
+        [{"ipBlock": {"cidr": "0.0.0.0/0"}}],
+        [{"ipBlock": {"cidr": "10.42.0.0/16"}}],
+        [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}}}],
+        [{"ipBlock": {"cidr": "192.168.1.0/24"}}, {"namespaceSelector": {}}],
+    ):
+        policy = copy.deepcopy(WEBUI_POLICY)
+        policy["spec"]["ingress"][0]["from"] = peers
+        assert _outside([WEBUI, WEBUI_SERVICE, policy, _ingress("traefik")]) == [], peers
+    # no Ingress routes to it: silent
+    assert _outside([WEBUI, WEBUI_SERVICE, WEBUI_POLICY]) == []
