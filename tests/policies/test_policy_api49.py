@@ -269,3 +269,48 @@ def test_an_ingress_host_left_as_a_fill_in_is_refused():
 def test_a_valid_or_wildcard_ingress_host_is_silent():
     for host in ("webui.192.168.1.20.sslip.io", "*.apps.example.com", "chat.example.com"):
         assert found_by([_ingress(host)], S26) == []
+
+
+# S28 hf-token-not-empty on the committed Secret: an empty HF token that a model server of the files reads as HF_TOKEN
+# to download a gated model (components/hub_gated.toml). Spent set 69 nohdol97/Nexus
+# k8s/overlays/gpu/model-worker-secret.yaml (stringData HF_TOKEN "") read by the overlay's vLLM serving
+# meta-llama/Meta-Llama-3-8B-Instruct.
+S28 = "hf-token-not-empty"
+
+
+def _token_secret(value: str = "") -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "model-worker-secrets", "namespace": "nexus"},
+        "type": "Opaque",
+        "stringData": {"HF_TOKEN": value},
+    }
+
+
+def _worker(model: str, extra_env: list | None = None) -> dict:
+    env = [{"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "model-worker-secrets", "key": "HF_TOKEN"}}}]
+    worker = _deployment("model-worker", "vllm/vllm-openai:v0.8.5", env + (extra_env or []), ["--model", model])
+    worker["metadata"]["namespace"] = "nexus"
+    return worker
+
+
+def _on_secret(objs: list) -> list[tuple[str, str]]:
+    return [(level, message) for level, message in found_by(objs, S28) if message.startswith("key HF_TOKEN")]
+
+
+def test_an_empty_token_secret_read_for_a_gated_model_blocks():
+    ((level, message),) = _on_secret([_token_secret(), _worker("meta-llama/Meta-Llama-3-8B-Instruct")])
+    assert level == "mandatory"
+    assert "Deployment/model-worker container model-worker reads it" in message
+    assert "gated meta-llama/Meta-Llama-3-8B-Instruct" in message
+
+
+def test_an_empty_token_secret_is_advice_or_silent_when_the_files_cannot_prove_a_401():
+    ((level, _),) = _on_secret([_token_secret(), _worker("Qwen/Qwen2.5-0.5B-Instruct")])  # a public model
+    assert level == "advisory"
+    other = [{"name": "HF_TOKEN_PATH", "value": "/var/run/hf/token"}]  # another token source
+    ((level, _),) = _on_secret([_token_secret(), _worker("meta-llama/Meta-Llama-3-8B-Instruct", other)])
+    assert level == "advisory"
+    assert _on_secret([_token_secret()]) == []  # nobody reads it
+    assert _on_secret([_token_secret("hf_" + "a1B2" * 9), _worker("meta-llama/Meta-Llama-3-8B-Instruct")]) == []
