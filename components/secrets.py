@@ -132,6 +132,26 @@ def placeholder_value(value: Any, key: str = "") -> bool:
     return not lowered.isdisjoint(_KEY_SETTING_WORDS) and lowered <= _STAND_IN_WORDS | _KEY_SETTING_WORDS
 
 
+# Words of a fill-in left for a person (``<your-master-key>``, ``CHANGE_ME``, ``sk-xxxx``, ``TODO``): not a key anyone
+# uses, even where a server enforces its key (S27 names the placeholder).
+_FILL_IN_WORDS = frozenset({"your", "changeme", "replaceme", "xxx", "xxxx", "todo", "tbd"})
+
+
+def server_key_stand_in(value: Any) -> bool:
+    """True for a literal that is no credential even under a key a SERVER enforces (LiteLLM's master key, vLLM's
+    --api-key; components/server_keys.toml): an exact not-a-key word (``EMPTY``, ``dummy``, ``not-needed``: what
+    clients send by default), a mask of x's or asterisks, or a fill-in for a person. Any other words, however they
+    read (``sk-local-dev``, ``sk-test-key``), are the key the server checks, committed: ``placeholder_value``'s wider
+    stand-in phrasing exempts a client's key only."""
+    if not isinstance(value, str):
+        return False
+    text = value.strip().strip("\"'")
+    if text.lower() in NOT_A_SECRET or "<" in text or not text.strip("xX*-sk"):
+        return True
+    words = [w.lower() for w in _WORD_SPLIT.split(text) if w]
+    return not _FILL_IN_WORDS.isdisjoint(words) or "".join(words).startswith(("changeme", "replaceme", "your"))
+
+
 # Each shape: a name for messages, the public prefix a message may show, and the pattern. The
 # lookbehind keeps a shape from matching inside a longer word ("desk-..." is not "sk-...").
 _EDGE = r"(?<![A-Za-z0-9])"

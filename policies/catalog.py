@@ -163,7 +163,7 @@ _ENTRIES = (
     Entry("G", 59, "a model server does not tolerate the taints of nodes in trouble (pressure, cordoned, failed)"),
     Entry("G", 60, "a pod's Secret reference resolves against the Secret its run defines"),
     Entry("G", 61, "a model proxy's route to localhost reaches a model server in its own pod"),
-    Entry("G", 62, "a namespace's NetworkPolicies admit its Services' callers (its routes' ingress controller, model clients)"),
+    Entry("G", 62, "NetworkPolicies admit a Service's callers at both ends (ingress controller, outside clients, URL callers)"),
     Entry("G", 63, "an in-cluster URL a container is given names a Service of its run, on a port it exposes"),
     Entry("G", 64, "imagePullPolicy Never on a workload whose run targets a managed cloud cluster"),
     Entry("G", 65, "an Istio ALLOW policy writes a path prefix with a trailing '*'"),
@@ -189,6 +189,7 @@ _ENTRIES = (
     Entry("G", 85, "an Ingress names the class its annotations are written for"),
     Entry("G", 86, "a StatefulSet's serviceName names a headless Service, so its pods' DNS names (NAME-0.SERVICE) resolve"),
     Entry("G", 87, "a chat UI keeps its login on and a session signing key that outlives the container (Open WebUI)"),
+    Entry("G", 88, "a manifest is not a live object's export (resourceVersion, uid, status copied from a cluster)"),
 )
 
 

@@ -182,6 +182,7 @@ STATED_VALUE_POLICIES = frozenset(
         "capabilities-allow-list",
         "debug-switches-off",
         "hf-token-not-empty",
+        "live-object-export",
     }
 )
 PATCH_NOTE = "advisory: a patch that Kustomize merges onto a base, which may set what it lacks"

@@ -44,6 +44,7 @@ from policies.gpu import (
     visible_devices_env,
 )
 from policies.ingress import (
+    callers_admitted,
     egress_allows_dns,
     external_gce_ingress_guarded,
     ingress_class_named,
@@ -87,6 +88,7 @@ from policies.k8s_generic import (
     kserve_model_format,
     kserve_model_mount,
     limit_range_device_default,
+    live_object_export,
     memory_emptydir_size_limit,
     model_server_memory_ratio,
     model_store_emptydir_bounded,
@@ -389,9 +391,11 @@ POLICIES: tuple[Policy, ...] = _collect(
     metrics_served.POLICY,
     network_policy_selects_pods.POLICY,
     ingress_controller_admitted.POLICY,
+    callers_admitted.EGRESS_POLICY,
     ingress_class_named.POLICY,
     stateful_set_headless_service.POLICY,
     chat_ui_auth_kept.POLICY,
+    live_object_export.POLICY,
     served_name_for_path.POLICY,
     memory_emptydir_size_limit.POLICY,
     model_store_emptydir_bounded.POLICY,

@@ -19,8 +19,19 @@ Read here:
 - the callers: containers of the run whose env (literal, or from a ConfigMap of the run: policies/reading/container_env.py)
   holds a URL whose host is the Service (name, name.ns, name.ns.svc[.cluster.local]) on one of its ports; their pods
   must be admitted by some ingress rule of the server's policies (a rule with no ``from`` or an ipBlock peer admits
-  them; a namespaceSelector on labels the files cannot check counts as admitting), and, where the caller is isolated for
-  Egress, reach the server's pods by some egress rule.
+  them; a namespaceSelector on labels the files cannot check counts as admitting).
+
+The caller's end (caller-egress-reaches-service, session 49, blocking): any pod of the run, not only a model server's
+client, isolated for Egress (kubernetes/api networking/v1/types.go:81-86@v0.34.0: outgoing traffic is allowed only if
+it matches an egress rule of some policy selecting the pod; a namespace-wide allow-DNS policy with ``podSelector: {}``
+and policyTypes Egress isolates every pod of the namespace) whose env URL names a Service of the files on one of its
+ports, where no egress rule reaches the pods that Service selects on the port it forwards to (rules name "a numerical or
+named port on a pod", :160-161): DNS-only and HTTPS-only rules drop the call (spent set 67 Envision-Construction/Open-OS
+@3107d69b4ec252da595fa3788c46f1ae5554460f: open-webui -> dlp-proxy:8080 and dlp-proxy -> openclaw:11434). Silent when a
+rule with no ``to`` or with an ipBlock admits the Service's own port (a plugin judging before the Service's translation),
+when a peer may hold the pods (a namespaceSelector on labels the files cannot check), and for host-network pods. Advice
+when the URL comes from a ConfigMap, the container sets a proxy variable, a namespace-less policy may apply, or another
+engine's policy is in the files; blocking assumes the files hold every policy that applies to the caller (as G81).
 
 Advice: a policy of another engine (Cilium, Calico, AdminNetworkPolicy) in the files may allow it (silent then), and a
 namespace-less policy may be applied elsewhere (silent for those). Silent where an Ingress or route already makes
@@ -29,19 +40,32 @@ ingress-controller-admitted report the namespace's deny-all.
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, NamedTuple, Optional
 
-from policies.framework import Resource, unproven
+from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_int, as_list, containers, get, memoized, pod_specs, split_type
 from policies.reading.container_env import env_values
+from policies.reading.edge import ingress_backend_ports, ingress_class, ingress_class_controllers
 from policies.reading.label_selectors import selector_matches
-from policies.reading.network_policies import applying, network_policies, other_engine, ports_admit, rules
+from policies.reading.network_policies import (
+    applying,
+    isolates,
+    network_policies,
+    other_engine,
+    ports_admit,
+    rules,
+    unplaced,
+)
+from policies.reading.operator_pod_labels import operator_pod_labels
 from policies.reading.serving import model_servers, namespace_of, pod_labels
 from policies.reading.urls import COMPARED, urls
 
 _NAME_LABEL = "kubernetes.io/metadata.name"
+_INGRESSES = (("networking.k8s.io", "Ingress"), ("extensions", "Ingress"))
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+_PROXY_ENV = ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
 
 
 def _selects_every(selector: Any) -> bool:
@@ -115,9 +139,26 @@ def _host_service(host: str, namespace: str) -> Optional[tuple[str, str]]:
     return None
 
 
-def _callers(resources: list[Resource]) -> list[tuple[Resource, str, list[dict], str, str, str, Optional[int]]]:
-    """(workload, namespace, pod label sets, variable, url, (service, ns) key, url port) of every env URL to a
-    Service-shaped host in the run."""
+class Call(NamedTuple):
+    """A container's env URL to a Service-shaped host of the run."""
+
+    caller: Resource
+    namespace: str
+    labels: list[dict]
+    variable: str
+    url: str
+    key: str  # "service.namespace"
+    port: Optional[int]
+    literal: bool  # the value is the container's own env ``value`` (not from a ConfigMap)
+    proxied: bool  # the container sets an HTTP(S) proxy variable: its calls may go through it
+
+
+def _callers(resources: list[Resource]) -> list[Call]:
+    """Every env URL to a Service-shaped host in the run (memoized per evaluation)."""
+    return memoized(resources, "service_callers", _find_callers)
+
+
+def _find_callers(resources: list[Resource]) -> list[Call]:
     found = []
     for r in resources:
         if not isinstance(r.props, dict):
@@ -128,8 +169,17 @@ def _callers(resources: list[Resource]) -> list[tuple[Resource, str, list[dict],
         ns = namespace_of(r, "default")
         labels: Optional[list[dict]] = None
         for _, spec in specs:
+            if spec.get("hostNetwork") is True:
+                continue  # not isolated by NetworkPolicy
             for container in containers(spec):
-                for name, value in env_values(container).items():
+                values = env_values(container)
+                proxied = any(v in values for v in _PROXY_ENV)
+                literals = {
+                    e["name"]: e["value"]
+                    for e in as_list(container.get("env"))
+                    if isinstance(e, dict) and isinstance(e.get("name"), str) and isinstance(e.get("value"), str)
+                }
+                for name, value in values.items():
                     if "://" not in value or COMPARED.search(name):
                         continue
                     for url, scheme, host, port in urls(value):
@@ -139,7 +189,9 @@ def _callers(resources: list[Resource]) -> list[tuple[Resource, str, list[dict],
                         if labels is None:
                             labels = pod_labels(r)
                         number = int(port) if port else _DEFAULT_PORTS.get(scheme.lower())
-                        found.append((r, ns, labels, name, url, f"{key[0]}.{key[1]}", number))
+                        found.append(
+                            Call(r, ns, labels, name, url, f"{key[0]}.{key[1]}", number, literals.get(name) == value, proxied)
+                        )
     return found
 
 
@@ -163,7 +215,7 @@ def _name(resource: Any) -> str:
 def _no_rule(server: Resource, ns: str, fronting: list[Resource], callers: list) -> str:
     """Advice for a server whose isolating policies have no ingress rule at all, naming its callers of the run."""
     keys = {f"{get(s.props, 'metadata', 'name')}.{ns}" for s in fronting}
-    named = sorted({f"{_name(c[0])} ({c[3]})" for c in callers if c[5] in keys and c[0] is not server})
+    named = sorted({f"{_name(c.caller)} ({c.variable})" for c in callers if c.key in keys and c.caller is not server})
     who = f" ({', '.join(named)} call it)" if named else ""
     services = ", ".join(str(get(s.props, "metadata", "name")) for s in fronting)
     return unproven(
@@ -174,17 +226,27 @@ def _no_rule(server: Resource, ns: str, fronting: list[Resource], callers: list)
     )
 
 
+def _service_port(service: Resource, number: Optional[int]) -> Optional[Mapping]:
+    return next(
+        (as_dict(p) for p in as_list(get(service.props, "spec", "ports")) if as_int(as_dict(p).get("port")) == number),
+        None,
+    )
+
+
 def caller_findings(resources: list[Resource], reported: set[str]) -> list[tuple[str, str]]:
-    """Findings (policy name, message) for model servers whose callers the NetworkPolicies drop; ``reported`` holds the
-    names of policies already reported for the namespace's ingress controller."""
+    """Findings (policy name, message) for model servers whose ingress rules drop their callers; ``reported`` holds the
+    names of policies already reported for the namespace's ingress controller. A caller's own egress rules are
+    caller-egress-reaches-service's (below)."""
     policies = memoized(resources, "network_policies", network_policies)
     if not policies or other_engine(resources):
         return []
     services = _services(resources)
-    callers: Optional[list] = None
+    callers: Optional[list[Call]] = None
     findings: list[tuple[str, str]] = []
     for server, ns, labels, server_containers in _servers(resources):
         isolating = [p for p in applying(policies, ns, labels, "Ingress") if not p.patch]
+        if not isolating:
+            continue
         fronting = [
             s
             for s in services
@@ -195,8 +257,8 @@ def caller_findings(resources: list[Resource], reported: set[str]) -> list[tuple
             continue
         kind_name = _name(server)
         callers = _callers(resources) if callers is None else callers
-        union = rules(isolating, "ingress") if isolating else []
-        if isolating and not union:
+        union = rules(isolating, "ingress")
+        if not union:
             blocker = next((p for p in isolating if not as_list(get(p.props, "spec", "ingress"))), isolating[0])
             if blocker.name in reported:
                 continue
@@ -204,49 +266,297 @@ def caller_findings(resources: list[Resource], reported: set[str]) -> list[tuple
             continue
         for service in fronting:
             sname = str(get(service.props, "metadata", "name"))
-            for caller, cns, clabels, var, url, key, number in callers:
-                if key != f"{sname}.{ns}" or caller is server:
+            for call in callers:
+                if call.key != f"{sname}.{ns}" or call.caller is server:
                     continue
-                port = next(
-                    (
-                        as_dict(p)
-                        for p in as_list(get(service.props, "spec", "ports"))
-                        if as_int(as_dict(p).get("port")) == number
-                    ),
-                    None,
-                )
+                port = _service_port(service, call.port)
                 target = _target(port, server_containers) if port is not None else None
                 if target is None:
                     continue
                 tport, tnames = target
-                caller_name = _name(caller)
-                if isolating and not any(_rule_admits(p, rule, "from", cns, clabels, tport, tnames) for p, _, rule in union):
+                caller_name = _name(call.caller)
+                if not any(_rule_admits(p, rule, "from", call.namespace, call.labels, tport, tnames) for p, _, rule in union):
                     findings.append(
                         (
                             isolating[0].name,
                             unproven(
                                 f"isolates the pods of {kind_name} (a model server behind Service {sname}) for Ingress, "
                                 f"and no ingress rule of the policies selecting them admits the pods of {caller_name} on "
-                                f"port {tport}, while {caller_name} calls it ({var}={url}): its requests are dropped and "
-                                f"time out; admit those pods (podSelector of their labels, namespaceSelector "
-                                f"kubernetes.io/metadata.name for another namespace) on port {tport}"
-                            ),
-                        )
-                    )
-                    continue
-                egress = [p for p in applying(policies, cns, clabels, "Egress") if not p.patch]
-                if egress and not any(
-                    _rule_admits(p, rule, "to", ns, labels, tport, tnames) for p, _, rule in rules(egress, "egress")
-                ):
-                    findings.append(
-                        (
-                            egress[0].name,
-                            unproven(
-                                f"isolates the pods of {caller_name} for Egress, and no egress rule of the policies "
-                                f"selecting them reaches the pods of {kind_name} (a model server behind Service {sname}) "
-                                f"on port {tport}, while {caller_name} calls it ({var}={url}): its requests are dropped "
-                                f"and time out; add an egress rule to those pods on port {tport}"
+                                f"port {tport}, while {caller_name} calls it ({call.variable}={call.url}): its requests "
+                                f"are dropped and time out; admit those pods (podSelector of their labels, "
+                                f"namespaceSelector kubernetes.io/metadata.name for another namespace) on port {tport}"
                             ),
                         )
                     )
     return list(dict.fromkeys(findings))
+
+
+# --- callers from outside the cluster ------------------------------------------------------------------------------
+
+# Ingress classes (and IngressClass spec.controller values) of controllers that run as pods of the cluster and connect
+# to the backends from their pod address: a cloud load balancer's class (gce, alb, azure/application-gateway) connects
+# from its own ranges and is not read.
+_IN_CLUSTER_CONTROLLERS = (
+    "nginx",
+    "traefik",
+    "haproxy",
+    "kong",
+    "contour",
+    "istio",
+    "cilium",
+    "envoy",
+    "apisix",
+    "skipper",
+    "ambassador",
+    "emissary",
+)
+_CLOUD_CONTROLLERS = ("gce", "alb", "azure", "application-gateway", "elbv2")
+_EXTERNAL_TYPES = ("LoadBalancer", "NodePort")
+_POD_RANGE_PREFIX = 16  # the narrowest pod range a cluster is given by default (kubeadm/flannel, k3s, Calico: a /16)
+
+
+def _in_cluster_class(route: Resource, controllers: Mapping[str, str]) -> Optional[str]:
+    cls = ingress_class(route)
+    if not cls:
+        return None
+    said = f"{cls} {controllers.get(cls, '')}".lower()
+    if any(t in said for t in _CLOUD_CONTROLLERS) or not any(t in said for t in _IN_CLUSTER_CONTROLLERS):
+        return None
+    return cls
+
+
+def _narrow_blocks(peers: list) -> Optional[list[str]]:
+    """The CIDRs of a rule's peers when every peer is an ipBlock narrower than a cluster's pod range; None otherwise."""
+    cidrs = []
+    for peer in peers:
+        block = as_dict(as_dict(peer).get("ipBlock")) if isinstance(peer, Mapping) and set(peer) == {"ipBlock"} else None
+        cidr = block.get("cidr") if block else None
+        if not isinstance(cidr, str):
+            return None
+        try:
+            network = ipaddress.ip_network(cidr, strict=False)
+        except ValueError:
+            return None
+        if network.version != 4 or network.prefixlen <= _POD_RANGE_PREFIX:
+            return None
+        cidrs.append(cidr)
+    return cidrs
+
+
+def _port_matches(port: Mapping, backend_port: Any) -> bool:
+    return backend_port is not None and (
+        as_int(port.get("port")) == as_int(backend_port) or (isinstance(backend_port, str) and port.get("name") == backend_port)
+    )
+
+
+def outside_findings(resources: list[Resource]) -> list[tuple[str, str]]:
+    """Findings (policy name, message) for pods whose ingress rules drop the clients a Service takes from outside the
+    cluster: a LoadBalancer/NodePort Service's (only pod and namespace peers), an in-cluster Ingress controller's (only
+    address blocks narrower than a pod range)."""
+    policies = memoized(resources, "network_policies", network_policies)
+    if not any(isolates(p, "Ingress") for p in policies) or other_engine(resources):
+        return []
+    controllers = ingress_class_controllers(resources)
+    routed: dict[str, list[tuple[str, str, Any]]] = {}
+    for route in resources:
+        if split_type(route.type) not in _INGRESSES or not isinstance(route.props, dict) or route.patch:
+            continue
+        cls = _in_cluster_class(route, controllers)
+        if cls is None:
+            continue
+        ns = namespace_of(route, "default")
+        for service_name, backend_port in ingress_backend_ports(route):
+            routed.setdefault(f"{service_name}.{ns}", []).append((_name(route), cls, backend_port))
+    findings: list[tuple[str, str]] = []
+    for service in _services(resources):
+        if service.patch:
+            continue
+        sname, ns = str(get(service.props, "metadata", "name")), namespace_of(service, "default")
+        stype = get(service.props, "spec", "type")
+        external = stype in _EXTERNAL_TYPES
+        routes = routed.get(f"{sname}.{ns}", [])
+        if not external and not routes:
+            continue
+        ports = [as_dict(p) for p in as_list(get(service.props, "spec", "ports"))]
+        for backend, labels, ctrs in _backends(resources, service):
+            specs = pod_specs(backend)
+            if specs and all(spec.get("hostNetwork") is True for _, spec in specs):
+                continue
+            isolating = [p for p in applying(policies, ns, labels, "Ingress") if not p.patch]
+            union = rules(isolating, "ingress")
+            if not union:
+                continue  # no ingress rule at all: the namespace's deny-all and a model server's no-rule advice say it
+            blamed = next((p for p in isolating if as_list(get(p.props, "spec", "ingress"))), isolating[0])
+            for port in ports:
+                target = _target(port, ctrs)
+                if target is None:
+                    continue
+                tport, tnames = target
+                on_port = [(p, rule) for p, _, rule in union if ports_admit(rule, tport, tnames, "TCP") is not False]
+                peer_lists = [as_list(rule.get("from")) for _, rule in on_port]
+                if (
+                    external
+                    and on_port
+                    and not any(
+                        not peers or any(not isinstance(q, Mapping) or "ipBlock" in q for q in peers) for peers in peer_lists
+                    )
+                ):
+                    findings.append((blamed.name, _outside_message(backend, stype, sname, tport)))
+                    continue
+                for route_name, cls, backend_port in routes:
+                    if not _port_matches(port, backend_port):
+                        continue
+                    blocks = [_narrow_blocks(peers) if peers else None for peers in peer_lists]
+                    if blocks and all(b is not None for b in blocks):
+                        cidrs = sorted({c for b in blocks if b for c in b})
+                        findings.append((blamed.name, _controller_message(backend, sname, route_name, cls, tport, cidrs)))
+    return list(dict.fromkeys(findings))
+
+
+def _outside_message(backend: Resource, stype: str, sname: str, tport: int) -> str:
+    return unproven(
+        f"isolates the pods of {_name(backend)} (behind {stype} Service {sname}) for Ingress, and the ingress rules of the "
+        f"policies selecting them admit on port {tport} only pods and namespaces (podSelector/namespaceSelector peers), "
+        f"while the Service takes clients from outside the cluster: they arrive from their own address "
+        f"(externalTrafficPolicy Local) or a node's (Cluster), never a pod's, so they are dropped (only the pod's own "
+        f"node is exempt) and time out; admit them with an ipBlock (the clients' or load balancer's ranges, 0.0.0.0/0 "
+        f"for any) on port {tport}"
+    )
+
+
+def _controller_message(backend: Resource, sname: str, route: str, cls: str, tport: int, cidrs: list[str]) -> str:
+    return unproven(
+        f"isolates the pods of {_name(backend)} (behind Service {sname}, routed by {route} of class {cls}) for Ingress, "
+        f"and the ingress rules of the policies selecting them admit on port {tport} only the address blocks "
+        f"{', '.join(cidrs)}, narrower than a cluster's pod range: the {cls} controller runs as pods and connects from "
+        f"its pod address, so requests through the Ingress are dropped and time out (unless the controller runs on the "
+        f"host network of a node in those blocks); admit the controller's namespace (namespaceSelector "
+        f"kubernetes.io/metadata.name: <its namespace>) on port {tport}"
+    )
+
+
+# --- the caller's end: its egress rules ----------------------------------------------------------------------------
+
+
+def _backends(resources: list[Resource], service: Resource) -> list[tuple[Resource, list[dict], list[Mapping]]]:
+    """(workload, pod label sets, containers) of every workload of the run whose pods the Service's selector picks."""
+    selector = as_dict(get(service.props, "spec", "selector"))
+    if not selector:
+        return []
+    ns = namespace_of(service, "default")
+    found: list[tuple[Resource, list[dict], list[Mapping]]] = []
+    for r in resources:
+        if not isinstance(r.props, dict) or r.patch or namespace_of(r, "default") != ns:
+            continue
+        specs = pod_specs(r)
+        if not specs:
+            continue
+        label_sets = [*pod_labels(r), *(dict(ls) for ls in operator_pod_labels(r))]
+        if any(selector_matches(selector, ls, plain=True) for ls in label_sets):
+            found.append((r, label_sets, [c for _, spec in specs for c in containers(spec)]))
+    return found
+
+
+def _reaches_address(rule: Mapping, number: int) -> bool:
+    """An egress rule that lets the caller open the Service's own address on its port (no ``to``, or an ipBlock): a
+    plugin that judges the connection before the Service's translation lets it through."""
+    if ports_admit(rule, number, (), "TCP") is False:
+        return False
+    peers = as_list(rule.get("to"))
+    return not peers or any(not isinstance(p, Mapping) or "ipBlock" in p for p in peers)
+
+
+def egress_findings(resources: list[Resource]) -> list[tuple[str, str]]:
+    """Findings (caller workload, message) for a pod isolated for Egress whose egress rules reach none of the pods of a
+    Service of the run it calls by an env URL, on the port the Service forwards to."""
+    policies = memoized(resources, "network_policies", network_policies)
+    if not any(isolates(p, "Egress") for p in policies):
+        return []
+    callers = _callers(resources)
+    if not callers:
+        return []
+    services = {
+        f"{get(s.props, 'metadata', 'name')}.{namespace_of(s, 'default')}": s for s in _services(resources) if not s.patch
+    }
+    others = other_engine(resources)
+    findings: dict[tuple[str, str, int], tuple[bool, str, str]] = {}
+    for call in callers:
+        service = services.get(call.key)
+        if service is None or call.caller.patch or get(service.props, "spec", "type") == "ExternalName":
+            continue
+        egress = [p for p in applying(policies, call.namespace, call.labels, "Egress") if not p.patch]
+        if not egress:
+            continue
+        port = _service_port(service, call.port)
+        if port is None or call.port is None:
+            continue  # a port the Service does not offer is in-cluster-url-resolves' (G63)
+        backends = [b for b in _backends(resources, service) if b[0] is not call.caller]
+        targets = [(b, _target(port, b[2])) for b in backends]
+        if not targets or any(t is None for _, t in targets):
+            continue
+        union = rules(egress, "egress")
+        sns = namespace_of(service, "default")
+        if any(_reaches_address(rule, call.port) for _, _, rule in union):
+            continue
+        if any(
+            _rule_admits(p, rule, "to", sns, labels, t[0], t[1])
+            for (_, labels, _), t in targets
+            if t is not None
+            for p, _, rule in union
+        ):
+            continue
+        why = ""
+        if not call.literal:
+            why = "the URL comes from a ConfigMap, which may be replaced outside the files"
+        elif call.proxied:
+            why = "the container sets a proxy variable, so the call may leave through the proxy"
+        elif unplaced(policies, call.namespace, call.labels, "Egress"):
+            why = "a policy that leaves its namespace out (applied with kubectl apply -n) may apply to these pods"
+        elif others:
+            why = "another kind of network policy in the files may allow it"
+        tport = targets[0][1][0] if targets[0][1] else 0
+        sname = str(get(service.props, "metadata", "name"))
+        pods = ", ".join(_name(b[0]) for b, _ in targets)
+        names = ", ".join(str(get(p.props, "metadata", "name")) for p in egress)
+        message = (
+            f"calls Service {sname} ({call.variable}={call.url}), but its pods are isolated for Egress by NetworkPolicy "
+            f"{names} and no egress rule of those policies reaches the pods of {pods} on port {tport} (the port the "
+            f"Service forwards to; a DNS-only or HTTPS-only rule does not): every request is dropped and times out; "
+            f"add an egress rule to those pods (podSelector of their labels, namespaceSelector "
+            f"kubernetes.io/metadata.name for another namespace) on port {tport}"
+        )
+        blocking = not why
+        text = message if blocking else unproven(f"{message} ({why})")
+        key = (str(call.caller.name), call.key, tport)
+        if key not in findings or (blocking and not findings[key][0]):
+            findings[key] = (blocking, call.caller.name, text)
+    return [(name, text) for _, name, text in findings.values()]
+
+
+def _check_egress(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    return egress_findings(resources)
+
+
+EGRESS_POLICY = Policy(
+    name="caller-egress-reaches-service",
+    description=(
+        "A pod isolated for Egress by NetworkPolicies that calls a Service of the run by URL (its env, literal or from "
+        "a ConfigMap) has an egress rule reaching that Service's pods on the port it forwards to; advice when the URL "
+        "comes from a ConfigMap, a proxy variable is set, or a namespace-less or other-engine policy may allow it."
+    ),
+    rationale=(
+        "A pod isolated for egress may open only what some egress rule of a policy selecting it allows, and rules match "
+        "the destination pod and its port after the Service's translation (kubernetes/api networking/v1/types.go:81-86 "
+        "and :160-161@v0.34.0); a DNS-only or HTTPS-only policy drops the call. Blocking assumes the files hold every "
+        "policy that applies to the caller."
+    ),
+    catalog="G62",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Add to the caller's egress policy a rule `to: [{podSelector: {matchLabels: <the Service's selector>}}]` on the "
+        "Service's targetPort (and namespaceSelector kubernetes.io/metadata.name: <its namespace> across namespaces)."
+    ),
+    config_schema={},
+    check_stack=_check_egress,
+)

@@ -21,7 +21,18 @@ AdminNetworkPolicy) is in the run.
 
 The same row covers the model server's other callers (policies/ingress/callers_admitted.py): a model server isolated for
 Ingress with no ingress rule at all behind a Service of the run, or whose rules do not admit a pod of the run that calls
-its Service by URL (or whose caller's egress rules do not reach it): those requests time out too (spent set 62).
+its Service by URL: those requests time out too (spent set 62). The caller's own egress rules are
+caller-egress-reaches-service's (same module, blocking).
+
+And callers from outside the cluster (session 49, advice; callers_admitted.outside_findings): the pods behind a
+LoadBalancer or NodePort Service isolated for Ingress whose rules on the target port admit only pod and namespace peers:
+outside clients arrive from their own address (externalTrafficPolicy Local keeps it) or a node's (Cluster masquerades:
+kubernetes/api core/v1/types.go:5967-5975@v0.34.0), never a pod's, and only the pod's own node is exempt
+(networking/v1/types.go:71-75) (spent set 67 Josh-Archer/swe-agent k8s/networkpolicy.yaml@83f04a5); and the pods behind an
+Ingress of a controller that runs as pods (nginx, Traefik, HAProxy, Kong, Contour, Istio...) whose rules admit only
+address blocks narrower than a /16, the narrowest default pod range, while the controller connects from its pod address
+(spent set 68 jakepage91/operating-llms-on-kubernetes kubernetes/network-policies.yaml@1a140d0: 192.168.1.0/24 behind
+Traefik). A cloud balancer's class (gce, alb) connects from its own ranges and is not read.
 """
 
 from __future__ import annotations
@@ -30,7 +41,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from policies.framework import Policy, Resource
-from policies.ingress.callers_admitted import caller_findings
+from policies.ingress.callers_admitted import caller_findings, outside_findings
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, containers, get, pod_specs, split_type
 from policies.reading.edge import ingress_backend_ports
 from policies.reading.serving import namespace_of
@@ -136,7 +147,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             f"still get through)"
         )
         findings.append((deny_all[0].name, message))
-    return findings + caller_findings(resources, {name for name, _ in findings})
+    return findings + caller_findings(resources, {name for name, _ in findings}) + outside_findings(resources)
 
 
 POLICY = Policy(
@@ -145,7 +156,8 @@ POLICY = Policy(
         "A namespace whose NetworkPolicies isolate every pod for Ingress admits the ingress controller (another "
         "namespace) when an Ingress or Gateway API route sends traffic to a Service in it, and a model server's "
         "NetworkPolicies admit the pods of the run that call its Service (ingress rules on the server, egress rules on "
-        "the caller) (advice)."
+        "the caller), and pods behind a LoadBalancer/NodePort Service or an in-cluster controller's Ingress admit those "
+        "outside callers (an ipBlock, a namespaceSelector) (advice)."
     ),
     rationale=(
         "A bare podSelector peer admits pods of the policy's own namespace only; an ingress controller runs in its own "

@@ -14,26 +14,25 @@ What this reads (each rule cites its source in the reading module):
   servers before the relaxed rule when they agree (spent set 24, kyourselfer/OTUS_LLM-llm_mlflow
   k8s/vllm-deployment.yaml Ingress/vllm: both ``nginx``, advice).
 
+- a probe or lifecycle hook of any pod template (Kubernetes' own kinds, an operator's custom resource as advice) that
+  states more than one handler (policies/reading/api_refusals.py handler_refusals): what a Kustomize strategic merge
+  builds when a patch's probe sets tcpSocket over a base's httpGet (spent set 69 nohdol97/Nexus k8s/overlays/gpu),
+  reported at the patch file through the built overlay (policies/overlay_builds.py);
+- an Ingress rule host that is not a DNS-1123 subdomain or is an IP address (ingress_host_refusals), read as written
+  where it holds a placeholder: a fill-in for a person is refused as committed (spent set 68 jakepage91/
+  operating-llms-on-kubernetes kubernetes/open-webui-ingress.yaml), a pipeline's ``${VAR}`` is advice.
+
 Either way ``kubectl apply`` or ``pulumi up`` stops on the object and nothing it defines exists.
 """
 
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import get, is_custom_type, pod_specs, split_type
-from policies.reading.api_refusals import ingress_class_refusal
+from policies.k8s_generic import ANY_KUBERNETES_TYPE
+from policies.kube import containers, get, is_custom_type, pod_specs, split_type
+from policies.reading.api_refusals import handler_refusals, ingress_class_refusal, ingress_host_refusals
 from policies.reading.object_labels import label_problems
 from policies.reading.object_names import name_problems, reference_problems
-
-
-class _AnyKubernetesType(tuple):
-    """Every `kubernetes:*` type token: `in` tests the prefix."""
-
-    def __contains__(self, item: object) -> bool:
-        return isinstance(item, str) and item.startswith("kubernetes:")
-
-    def __bool__(self) -> bool:
-        return True
 
 
 def _name_findings(resource: Resource) -> list[str]:
@@ -125,8 +124,25 @@ def _reference_findings(resource: Resource) -> list[str]:
     return messages
 
 
+def _handler_findings(resource: Resource) -> list[str]:
+    """A probe or lifecycle hook stating more than one handler (httpGet and tcpSocket): the pod template of Kubernetes'
+    own kinds is refused with the object; an operator's pods later (advice)."""
+    if not resource.type.startswith("kubernetes:"):
+        return []
+    custom = is_custom_type(resource.type)
+    found = [
+        text
+        for path, podspec in pod_specs(resource)
+        for container in containers(podspec, init=True)
+        for text in handler_refusals(path, container)
+    ]
+    return [unproven(text) for text in found] if custom else found
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = _name_findings(resource) + _label_findings(resource) + _reference_findings(resource)
+    messages += _handler_findings(resource)
+    messages += [text if proven else unproven(text) for text, proven in ingress_host_refusals(resource)]
     refused = ingress_class_refusal(resource)
     if refused is not None:
         text, proven = refused
@@ -138,8 +154,9 @@ POLICY = Policy(
     name="api-object-valid",
     description=(
         "An object's name, generateName and namespace are valid for its kind, its labels and selectors' matchLabels "
-        "are valid label keys and values, and an Ingress does not set both the class annotation and "
-        "spec.ingressClassName (the API server refuses the object otherwise)."
+        "are valid label keys and values, a probe or hook states one handler, an Ingress rule's host is a DNS name, and an "
+        "Ingress does not set both the class annotation and spec.ingressClassName (the API server refuses the object "
+        "otherwise)."
     ),
     catalog="S26",
     severity="high",
@@ -150,7 +167,7 @@ POLICY = Policy(
         "namespace, at most 52 characters for a CronJob; fill placeholders in before applying. On an Ingress keep "
         "spec.ingressClassName and drop the kubernetes.io/ingress.class annotation."
     ),
-    resource_types=_AnyKubernetesType(("kubernetes:*",)),
+    resource_types=ANY_KUBERNETES_TYPE,
     check_resource=_check,
     rationale=(
         "Every create runs ValidateObjectMetaAccessor (kubernetes/apimachinery v0.33.0 pkg/api/validation/"
@@ -161,6 +178,9 @@ POLICY = Policy(
         "aggregated API's with rules of its own (advice); OpenShift's *.openshift.io and the metrics APIs are not judged. ValidateIngressCreate "
         "(pkg/apis/networking/validation/validation.go) refuses the kubernetes.io/ingress.class annotation beside "
         "spec.ingressClassName. A placeholder name, or an Ingress whose two classes agree (accepted by the newest "
-        "releases), is advice; so are Helm's RELEASE-NAME and pipeline tokens (#{name}#, @NAME@, %NAME%)."
+        "releases), is advice; so are Helm's RELEASE-NAME and pipeline tokens (#{name}#, @NAME@, %NAME%). A probe or lifecycle "
+        "handler takes one and only one action (kubernetes/api v0.33.0 core/v1/types.go:2946-2981 ProbeHandler, "
+        "LifecycleHandler; validation.go 'may not specify more than 1 handler type'); an Ingress rule host must be a "
+        "DNS-1123 subdomain, not an IP (pkg/apis/networking/validation/validation.go validateIngressRules)."
     ),
 )

@@ -8,6 +8,7 @@ alone here: `kubectl apply -n`, kustomize and Pulumi's provider set it.
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
+from policies.k8s_generic import ANY_KUBERNETES_TYPE
 from policies.kube import get
 
 _CLUSTER_SCOPED = {
@@ -38,20 +39,6 @@ def _check(resource: Resource, config: dict) -> list[str]:
     ]
 
 
-def _is_kubernetes(type_token: str) -> bool:
-    return type_token.startswith("kubernetes:")
-
-
-class _AnyKubernetesType(tuple):
-    """Every `kubernetes:*` type token: `in` tests the prefix."""
-
-    def __contains__(self, item: object) -> bool:
-        return isinstance(item, str) and _is_kubernetes(item)
-
-    def __bool__(self) -> bool:
-        return True
-
-
 POLICY = Policy(
     name="no-default-namespace",
     description="Kubernetes objects must not be placed in the default namespace.",
@@ -59,7 +46,7 @@ POLICY = Policy(
     severity="low",
     enforcement="advisory",
     remediation_steps="Set metadata.namespace to the team's or model's own namespace (this project's stacks use `namespace`).",
-    resource_types=_AnyKubernetesType(("kubernetes:*",)),
+    resource_types=ANY_KUBERNETES_TYPE,
     check_resource=_check,
     rationale=(
         "The default namespace is where everything without a namespace lands; quotas, LimitRanges, NetworkPolicies "

@@ -16,6 +16,11 @@ yaml`; HF_TOKEN is the usual case in LLM serving. Four places are read:
   (core/v1 HTTPHeader has only name and value: kubernetes pkg/apis/core/types.go, v1.31.0), so the
   fix is a probe on a path the server does not guard (vLLM's --api-key guards /v1 only).
 
+A key the container's own server enforces (components/server_keys.toml: LiteLLM's master key, vLLM's VLLM_API_KEY and
+--api-key on the vLLM server) blocks in any words (``sk-local-dev``: spent set 71 yduman/ai-platform-poc): the stand-in
+phrasing components/secrets.py placeholder_value exempts is a CLIENT's key to a server that checks none; on the server
+only an exact not-a-key word, a mask or a fill-in for a person stays silent (server_key_stand_in).
+
 A password that repeats its user name (postgresql://postgres:postgres@db, amqp://guest:guest@mq, POSTGRES_PASSWORD
 beside POSTGRES_USER with the same value) is a default credential, not a secret: advice (repeats_user).
 
@@ -32,10 +37,12 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 
 from components.loading import Limits, LoadError, load_yaml
-from components.secrets import first_token, placeholder_value
+from components.secrets import first_token, placeholder_value, server_key_stand_in
+from components.server_keys import CONFIG_KEYS, SERVER_ENV
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, container_label, containers, get, name_of, pod_specs, workload_types
 from policies.reading.placeholders import placeholder_in
+from policies.reading.server_keys import enforced_keys
 
 _FIX = "a secret must come from valueFrom.secretKeyRef"
 _ARG_FIX = "pass it as $(VAR) of an env var from valueFrom.secretKeyRef"
@@ -62,8 +69,11 @@ _COUNTED_TOKEN = re.compile(r"(?:^|_)(?:FIRST|PER|OUTPUT|INTER|NEXT|LAST|NEW|EAC
 # convention), or which Secret holds it (KServe's SERVICE_CA_SIGNING_SECRET_NAME / _NAMESPACE, johnahull/llm-d-xks-gke
 # backups/kserve-controller-backup.yaml@7630140). Recognised by the name (ENABLE_/DISABLE_ first, _ENABLED/_DISABLED/
 # _FILE/_PATH/_DIR/_NAME/_NAMESPACE/_REF last) or by a value no credential takes: a YAML boolean word or a path.
-_SETTING_NAME = re.compile(r"^(?:ENABLE|DISABLE)_|_(?:ENABLED|DISABLED|FILE|PATH|DIR|NAME|NAMESPACE|REF)$", re.I)
-_SETTING_VALUE = re.compile(r"^(?:true|false|yes|no|on|off|/\S*|\./\S*)$", re.I)
+# A switch word may sit inside the name too (huggingface_hub's HF_HUB_DISABLE_TOKEN: "1", constants.py
+# `HF_HUB_DISABLE_TOKEN = _is_true(...)`, read on spent set 68 israa-benrjab/genai-platform k8s/backend.yaml), and a
+# switch may be written 0 or 1: no credential is a single digit.
+_SETTING_NAME = re.compile(r"(?:^|_)(?:ENABLE|DISABLE)_|_(?:ENABLED|DISABLED|FILE|PATH|DIR|NAME|NAMESPACE|REF)$", re.I)
+_SETTING_VALUE = re.compile(r"^(?:true|false|yes|no|on|off|[01]|/\S*|\./\S*)$", re.I)
 
 
 # A value made of x's or asterisks (xxx, sk-xxxx, ****): a stand-in a sample writes where the OpenAI client insists on
@@ -232,6 +242,7 @@ def _default_message(where: str, fix: str) -> str:
 
 def _check_env(label: str, container: dict, patterns: list[str], substituted: set | frozenset = frozenset()) -> list[str]:
     messages: list[str] = []
+    patterns = [*patterns, *SERVER_ENV]  # a server's own key (LITELLM_MASTER_KEY) is a credential by its name
     users = _user_values([(as_dict(e).get("name"), as_dict(e).get("value")) for e in as_list(container.get("env"))])
     for env in as_list(container.get("env")):
         env = as_dict(env)
@@ -264,6 +275,11 @@ def _check_env(label: str, container: dict, patterns: list[str], substituted: se
                     f"{label}: env {name} has a literal value; {_FIX} (a literal lands in "
                     f"the pod spec, etcd and the Pulumi state)"
                 )
+            elif value not in (None, "") and not server_key_stand_in(value) and name in enforced_keys(container)[0]:
+                messages.append(
+                    f"{label}: env {name} has a literal value, the key this server checks every caller against: "
+                    f"however it reads, anyone who reads the file holds it; {_FIX}"
+                )
             elif "configMapKeyRef" in as_dict(env.get("valueFrom")):
                 messages.append(f"{label}: env {name} comes from valueFrom.configMapKeyRef; {_FIX}")
         elif isinstance(value, str):
@@ -287,7 +303,16 @@ def _check_argv(label: str, container: dict, patterns: list[str]) -> list[str]:
     secrets = _secret_names(container)
 
     def _literal_here(value: str, flag: str) -> bool:
-        return _literal(value, flag) and value not in secrets
+        if value in secrets:
+            return False
+        if _literal(value, flag):
+            return True
+        # A stand-in's words exempt a client's key, not the key this container's own server enforces (--api-key).
+        return (
+            not _REFERENCE.fullmatch(value)
+            and not server_key_stand_in(value)
+            and f"--{flag.lstrip('-')}" in enforced_keys(container)[1]
+        )
 
     messages = []
     for field in ("command", "args"):
@@ -364,7 +389,7 @@ _EMBEDDED = Limits("a ConfigMap's embedded configuration", max_bytes=1 << 20, ma
 # must present; its config loader resolves a value spelled "os.environ/NAME" from the environment (BerriAI/litellm
 # v1.55.0 litellm/proxy/proxy_server.py, load_config: master_key = general_settings.get("master_key") then
 # get_secret when it starts with "os.environ/"). A literal there is the admin credential in clear text.
-_PROVEN_KEYS = frozenset({("general_settings", "master_key")})
+_PROVEN_KEYS = CONFIG_KEYS  # components/server_keys.toml: ("general_settings", "master_key")
 _EMBEDDED_NAMES = ("MASTER_KEY",)
 # How a configuration file names a value it reads elsewhere: LiteLLM's "os.environ/NAME", env and template references.
 _REFERENCE_STARTS = ("os.environ/", "$", "{{", "<")
@@ -392,9 +417,20 @@ def _embedded_secret(text: str, patterns: list[str]) -> tuple[str, bool] | None:
                 stack.append((here, value))
             elif isinstance(value, list):
                 stack.extend((here, v) for v in reversed(value))
-            elif isinstance(value, str) and _literal_value(value, key) and looks_secret(key, [*patterns, *_EMBEDDED_NAMES]):
-                return ".".join(here), here[-2:] in _PROVEN_KEYS
+            elif not isinstance(value, str):
+                continue
+            elif here[-2:] in _PROVEN_KEYS:
+                if _server_literal(value):
+                    return ".".join(here), True
+            elif _literal_value(value, key) and looks_secret(key, [*patterns, *_EMBEDDED_NAMES]):
+                return ".".join(here), False
     return None
+
+
+def _server_literal(value: str) -> bool:
+    """A literal under a key the server enforces: a reference or a fill-in is none, any other words are the key."""
+    text = value.strip()
+    return bool(text) and not text.startswith(_REFERENCE_STARTS) and not server_key_stand_in(text)
 
 
 def _literal_value(value: str, key: str = "") -> bool:

@@ -13,12 +13,19 @@ built-in runtime's (config/runtimes/kserve-huggingfaceserver.yaml:34-40, kserve-
 server needs more host memory than that while it loads, so the advice names the figure it gets (below 8Gi) and the
 OOM-kill at load it risks (advice: the cluster's config may give more).
 
-A CPU-only server (Ollama, llama.cpp, LocalAI with no GPU in any form) whose limit is below the estimated weights of
-the model it loads is advised too (policies/reading/cpu_model_memory.py: sizes from the Ollama tag or library table,
-the GGUF file's name).
+A GPU server that sets no memory limit in a namespace whose LimitRange among the files defaults one below 8Gi gets that
+limit from the LimitRanger admission plugin (kubernetes/kubernetes@8f672ecf2088fe8504495748577c0ab537999ab7
+plugin/pkg/admission/limitranger/admission.go:190-209,221-227), judged as KServe's figure is (spent set 67
+Electricpaper77/ai-rag-eval-platform: 4Gi under a vLLM GPU server).
+
+A CPU-only server (Ollama, llama.cpp, LocalAI handed no GPU) whose limit, written or filled in by a LimitRange, is below
+the estimated weights of the model it loads is advised too (policies/reading/cpu_model_memory.py: sizes from the Ollama
+tag or library table, a namespaced Ollama model's tag or name, the GGUF file's name).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from policies.framework import Policy, Resource, unproven
 from policies.k8s_generic.serving_resource_requests import RUNTIME_ALONE
@@ -27,12 +34,13 @@ from policies.operators import OPERATOR_TYPES, operator_server
 from policies.reading.cpu_model_memory import cpu_model_shortfalls
 from policies.reading.gateway_apps import app_containers
 from policies.reading.kserve_runtime import effective_resources, unclaimed_runtime_resources
-from policies.reading.limit_ranges import namespace_default
+from policies.reading.limit_ranges import filled_by, namespace_default
 from policies.reading.lws_groups import presumed_servers, weighed_presumed
 from policies.reading.serving import model_servers
 
-# A memory limit KServe fills in below this (bytes) is too small for a GPU LLM server's load: KServe's charts give 2Gi.
-_KSERVE_FILLED_BELOW = 8 * 2**30
+# A memory limit filled in (by KServe, by a LimitRange) below this (bytes) is too small for a GPU LLM server's load:
+# KServe's charts give 2Gi.
+_FILLED_BELOW = 8 * 2**30
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -40,18 +48,20 @@ def _check(resource: Resource, config: dict) -> list[str]:
     for s in model_servers(resource) + presumed_servers(resource):
         resources, merged = effective_resources(resource, s.path, s.container)
         alone = resources is None and (resources := unclaimed_runtime_resources(resource, s.container)) is not None
-        if (
-            resources is not None
-            and get(resources, "limits", "memory") is None
-            and namespace_default(resource, "limits", "memory") is None  # a LimitRange of the run fills it
-        ):
+        unlimited = resources is not None and get(resources, "limits", "memory") is None
+        filled = filled_by(resource, "limits", "memory") if unlimited else None
+        if unlimited and filled is not None and resources is not None:
+            # A LimitRange of the run fills it (LimitRanger admission): judged as a limit of its own.
+            source = f" from LimitRange {filled[1]}'s default{merged} (the LimitRanger admission plugin fills it in)"
+            found.extend(_filled(s.label, s.engine, s.container, filled[0], source))
+        elif unlimited:
             message = (
                 f"{s.label}: no resources.limits.memory on this {s.engine} server{merged}; host memory for weight "
                 f"loading, /dev/shm and swap space is then unbounded and the node's other pods pay for it; set a memory limit"
             )
             found.append(weighed_presumed(s, unproven(f"{message}{RUNTIME_ALONE}") if alone else message))
-        elif merged and resources is not None:
-            found.extend(_kserve_filled(s.label, s.engine, s.container, resources, merged))
+        elif merged and resources is not None and get(s.container, "resources", "limits", "memory") is None:
+            found.extend(_filled(s.label, s.engine, s.container, get(resources, "limits", "memory"), merged))
     found.extend(_kubeai_profile(resource))
     found.extend(_unlimited_apps(resource))
     found.extend(cpu_model_shortfalls(resource))
@@ -65,19 +75,22 @@ def _check(resource: Resource, config: dict) -> list[str]:
     return found
 
 
-def _kserve_filled(label: str, engine: str, container: dict, resources: dict, merged: str) -> list[str]:
-    """Advice on a GPU model server of a KServe predictor that sets no memory limit of its own and gets one from KServe
-    (its defaulter, components/kserve_runtimes.toml [defaults], or its built-in runtime, [[runtime]]): 2Gi as the charts
-    install them, less than a GPU LLM server holds in host memory while it loads (weights staged, CUDA context)."""
-    limit = get(resources, "limits", "memory")
-    own = get(container, "resources", "limits", "memory")
+def _filled(label: str, engine: str, container: dict, limit: Any, source: str) -> list[str]:
+    """Advice on a GPU model server that sets no memory limit of its own and gets one filled in below 8Gi: by KServe
+    (its defaulter, components/kserve_runtimes.toml [defaults], or its built-in runtime, [[runtime]]: 2Gi as the charts
+    install them), or by a LimitRange of its namespace among the files (the LimitRanger admission plugin copies a
+    Container item's ``default`` into every container that lacks that limit: kubernetes/kubernetes@8f672ecf2088fe8504495748577c0ab537999ab7
+    plugin/pkg/admission/limitranger/admission.go:190-209 defaultContainerResourceRequirements, :221-227
+    mergeContainerResources; spent set 67 Electricpaper77/ai-rag-eval-platform k8s/limitrange.yaml, 4Gi under a vLLM
+    GPU server). That is less than a GPU LLM server holds in host memory while it loads (weights staged, CUDA context).
+    """
     size = as_quantity(limit)
-    if own is not None or size is None or size >= _KSERVE_FILLED_BELOW or not (gpu_count(container) or 0) > 0:
+    if size is None or size >= _FILLED_BELOW or not (gpu_count(container) or 0) > 0:
         return []
     return [
         unproven(
             f"{label}: no resources.limits.memory of its own, so this {engine} server on a GPU gets limits.memory "
-            f"{limit}{merged}: a GPU LLM server needs more than that in host memory while it loads (the Python "
+            f"{limit}{source}: a GPU LLM server needs more than that in host memory while it loads (the Python "
             f"runtime and CUDA context, weights read before they reach the GPU, /dev/shm), so it is likely OOM-killed at "
             f"load and restarted in a loop; set a memory limit sized for the model"
         )
@@ -168,6 +181,7 @@ POLICY = Policy(
         "(KServe v0.20.0 MergeRuntimeContainers, policies/reading/kserve_runtime.py); a runtime not among the objects checked "
         "is not guessed (every built-in KServe runtime sets requests and limits). A LimitRange of the pod's namespace among "
         "the files read whose default sets the memory limit fills it (https://kubernetes.io/docs/concepts/policy/limit-range/; "
-        "policies/reading/limit_ranges.py)."
+        "policies/reading/limit_ranges.py), and is judged as a written one: below 8Gi under a GPU server, below the model a "
+        "CPU server loads."
     ),
 )

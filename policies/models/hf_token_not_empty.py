@@ -16,9 +16,12 @@ show, a program the table does not cover) it is advice.
 
 A token taken from a Secret that the same files commit with an empty value (``HF_TOKEN: ""`` under ``data`` or
 ``stringData``; policies/reading/secrets.py joins it by name and namespace), by ``secretKeyRef`` or ``envFrom``, is the
-same empty token once the files are applied as they stand. Advice: such a file is often a reference the README says to
-replace with ``kubectl create secret`` (spent set 23, aubree-lianto/Orchard k8s/secrets.yaml at
-376d28461652927a4da42fba6580a3e88bf61b0f: "DO NOT fill in real values here").
+same empty token once the files are applied as they stand. Advice on the workload: such a file is often a reference the
+README says to replace with ``kubectl create secret`` (spent set 23, aubree-lianto/Orchard k8s/secrets.yaml at
+376d28461652927a4da42fba6580a3e88bf61b0f: "DO NOT fill in real values here"). On the Secret itself it blocks where a
+reader's engine reads the variable, downloads a gated model and has no other token source (applied as it stands, it
+also overwrites a token created out of band): spent set 69 nohdol97/Nexus k8s/overlays/gpu/model-worker-secret.yaml
+(stringData HF_TOKEN "", read by the overlay's vLLM for meta-llama/Meta-Llama-3-8B-Instruct).
 
 A token that is a fill-in (``your-huggingface-token-here``, ``REPLACE_WITH_REAL_TOKEN``, ``<your-hf-token>``,
 ``hf_xxx``; policies/reading/placeholders.py's recogniser, plus the Hub's ``hf_`` prefix followed by x's or dots) is
@@ -43,7 +46,19 @@ from typing import Any, Optional
 from components.engine_env import tokens_read
 from components.hub_access import gated
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, get, name_of, pod_specs
+from policies.kube import (
+    WORKLOAD_TYPES,
+    as_dict,
+    as_list,
+    container_label,
+    containers,
+    get,
+    name_of,
+    pod_specs,
+    split_type,
+    viewed_resources,
+    workload_types,
+)
 from policies.reading.flux_substitution import flux_substituted
 from policies.reading.placeholders import placeholder_in
 from policies.reading.secrets import decoded, secret_values, variables_of_key
@@ -255,7 +270,78 @@ def _empty_literal(label: str, name: str, gated_model: str) -> str:
     )
 
 
+def _empty_token_readers(namespace: Optional[str], secret: str, key: str) -> list[tuple[str, str]]:
+    """(workload and container, the gated model it downloads or "") for each container of the run that reads ``key`` of
+    Secret ``secret`` as a token variable its engine reads; the model only where no other token source is in sight
+    (``_other_token_source``). Asked only of a Secret holding an empty token, so the run's scan is rare."""
+    found: list[tuple[str, str]] = []
+    space = namespace if namespace != "default" else None
+    for r in viewed_resources() or ():
+        if getattr(r, "type", None) not in WORKLOAD_TYPES or not isinstance(getattr(r, "props", None), Mapping):
+            continue
+        pod_space = namespace_of(r)
+        if space is not None and pod_space not in (None, "default", space):
+            continue
+        servers: Optional[dict] = None
+        for path, podspec in pod_specs(r):
+            for container in containers(podspec, init=True):
+                variables = [
+                    name_of(item)
+                    for item in (as_dict(i) for i in as_list(container.get("env")))
+                    if get(item, "valueFrom", "secretKeyRef", "name") == secret
+                    and get(item, "valueFrom", "secretKeyRef", "key") == key
+                ]
+                for source in (as_dict(s) for s in as_list(container.get("envFrom"))):
+                    if get(source, "secretRef", "name") == secret and not source.get("prefix"):
+                        variables.append(key)  # envFrom gives each key under its own name
+                for variable in variables:
+                    if variable not in TOKEN_VARIABLES:
+                        continue
+                    servers = _servers(r) if servers is None else servers
+                    reads, model = _reading(servers, container, str(variable))
+                    if reads:
+                        other = _other_token_source(podspec, container, str(variable))
+                        label = f"{split_type(r.type)[1]}/{name_of(as_dict(r.props.get('metadata')))}"
+                        found.append((f"{label} {container_label(path, container)}", "" if other else model))
+    return found
+
+
+def _check_empty_secret(resource: Resource) -> list[str]:
+    """An HF token key of a committed Secret that is empty while a model server of the files reads it as its token:
+    blocking when that server downloads a gated model (components/hub_gated.toml) and has no other token source."""
+    name = get(resource.props, "metadata", "name")
+    if not isinstance(name, str):
+        return []
+    namespace = get(resource.props, "metadata", "namespace")
+    namespace = namespace if isinstance(namespace, str) and namespace else None
+    messages: list[str] = []
+    for key, value in sorted(_secret_values(resource).items()):
+        if not isinstance(value, str) or value.strip():
+            continue
+        readers = _empty_token_readers(namespace, name, key)
+        gated_models = sorted({(who, model) for who, model in readers if model})
+        if gated_models:
+            who, model = gated_models[0]
+            messages.append(
+                f"key {key} is empty while {who} reads it as its Hugging Face token to download the gated {model}: "
+                f"applied as these files stand, the Hub client sends no token, the download gets 401 and the server "
+                f"exits at start; create the Secret out of band with the token (and leave this file out of the applied "
+                f"ones) or fill it from a secret store"
+            )
+        elif readers:
+            messages.append(
+                unproven(
+                    f"key {key} is empty while {readers[0][0]} reads it as its Hugging Face token: the Hub client sends "
+                    f"none, so a gated or private model fails with 401 at start; fill it out of band, or drop the "
+                    f"variable for a public model"
+                )
+            )
+    return messages
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
+    if resource.type == SECRET_TYPE:
+        return _check_empty_secret(resource)
     messages = _token_is_a_secret_name(resource)
     namespace = namespace_of(resource)
     servers = _servers(resource)
@@ -297,7 +383,7 @@ POLICY = Policy(
         "Set `valueFrom: {secretKeyRef: {name: hf-token, key: token}}` on the variable (a Secret created out of band), "
         "or remove the variable when the model is public."
     ),
-    resource_types=WORKLOAD_TYPES,
+    resource_types=workload_types(SECRET_TYPE),
     check_resource=_check,
     rationale=(
         "An empty HF_TOKEN is read as no token (https://huggingface.co/docs/huggingface_hub/package_reference/"

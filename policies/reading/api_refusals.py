@@ -1,4 +1,5 @@
-"""Shapes the Kubernetes API server refuses that its OpenAPI schema accepts (G45, pod-template-api-valid).
+"""Shapes the Kubernetes API server refuses that its OpenAPI schema accepts (G45, pod-template-api-valid; S26 for a
+probe or hook with more than one handler, ``handler_refusals``).
 
 Read from kubernetes/kubernetes at a7264f95ffc8b56377da16e83461aa59467ebb3e (the function names are those of every
 release since v1.19):
@@ -107,6 +108,38 @@ def container_refusals(path: str, container: Mapping) -> list[str]:
     return messages
 
 
+# A probe's and a lifecycle hook's handler fields: "One and only one of the fields must be specified" (kubernetes/api
+# v0.33.0 core/v1/types.go:2946-2961 ProbeHandler; :2963-2981 LifecycleHandler, with sleep); the API server refuses
+# more than one ("may not specify more than 1 handler type", kubernetes/kubernetes pkg/apis/core/validation/
+# validation.go validateHandler, at the commit above). A Kustomize strategic merge builds such a probe when a patch's
+# probe sets another handler than its base's: the probe structs are merged key by key (spent set 69 nohdol97/Nexus
+# k8s/overlays/gpu: tcpSocket over httpGet).
+_PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
+_HOOK_HANDLERS = ("exec", "httpGet", "tcpSocket", "sleep")
+
+
+def handler_refusals(path: str, container: Mapping) -> list[str]:
+    """Probes and lifecycle hooks of one container that state more than one handler (the API server refuses them)."""
+    places = [(name, container.get(name), _PROBE_HANDLERS) for name in ("livenessProbe", "readinessProbe", "startupProbe")]
+    hooks = container.get("lifecycle")
+    if isinstance(hooks, Mapping):
+        places += [(f"lifecycle.{name}", hooks.get(name), _HOOK_HANDLERS) for name in ("postStart", "preStop")]
+    messages = []
+    for where, handler, fields in places:
+        if not isinstance(handler, Mapping):
+            continue
+        stated = [f for f in fields if handler.get(f) is not None]
+        if len(stated) > 1:
+            messages.append(
+                f"{container_label(path, container)}: {where} states {len(stated)} handlers ({', '.join(stated)}); one "
+                f"and only one may be set, and the API server refuses the pod template ('may not specify more than 1 "
+                f"handler type'), so no pod is created; keep one (a Kustomize patch that sets another handler than its "
+                f"base's merges into both: give the patch's probe `httpGet: null` or the like, or patch with a JSON "
+                f"patch that replaces the probe)"
+            )
+    return messages
+
+
 def _matches(selector: Mapping, labels: Mapping) -> bool | None:
     """Whether a LabelSelector selects these labels; None when a part cannot be read (templated, malformed)."""
     for key, value in as_dict(selector.get("matchLabels")).items():
@@ -186,3 +219,43 @@ def ingress_class_refusal(resource: Any) -> tuple[str, bool] | None:
         f"release that accepts a matching annotation; drop the deprecated annotation",
         False,
     )
+
+
+# kubernetes/kubernetes pkg/apis/networking/validation/validation.go validateIngressRules (at the commit above; every
+# release since networking.k8s.io/v1): a rule's host, when set, must be a DNS-1123 subdomain (lowercase, at most 253
+# characters; a leading "*." wildcard label allowed: IsWildcardDNS1123Subdomain) and not an IP address ("must be a DNS
+# name, not an IP address"). A fill-in for a person (``webui.<YOUR-NODE-EXTERNAL-IP>.sslip.io``, spent set 68
+# jakepage91/operating-llms-on-kubernetes kubernetes/open-webui-ingress.yaml) is refused as committed; a variable a
+# pipeline renders first (``${HOST}``, ``{{ .Values.host }}``) is not what is applied: advice.
+_IP = re.compile(r"^\d{1,3}(\.\d{1,3}){3}$|^[0-9a-fA-F:]*:[0-9a-fA-F:.]*$")
+
+
+def ingress_host_refusals(resource: Any) -> list[tuple[str, bool]]:
+    """(message, proven) for each Ingress rule host the API server refuses; not proven for a rendering variable."""
+    if split_type(getattr(resource, "type", "")) not in (("networking.k8s.io", "Ingress"), ("extensions", "Ingress")):
+        return []
+    found = []
+    # A placeholder is UNKNOWN in the props (S27 names it): its written text is what kubectl sends.
+    written = getattr(resource, "written", None)
+    props = written if isinstance(written, Mapping) else getattr(resource, "props", None)
+    for i, rule in enumerate(as_list(get(as_dict(props), "spec", "rules"))):
+        host = as_dict(rule).get("host")
+        if not isinstance(host, str) or not host:
+            continue
+        name = host[2:] if host.startswith("*.") else host
+        if _IP.match(host):
+            why = "an IP address, not a DNS name"
+        elif len(host) > 253 or not DNS_SUBDOMAIN.match(name):
+            why = "not a DNS-1123 subdomain (lowercase letters, digits, '-' and '.'; a leading '*.' wildcard)"
+        else:
+            continue
+        rendered = "$" in host or "{{" in host
+        text = (
+            f"spec.rules[{i}].host {host!r} is {why}; the API server refuses the Ingress (spec.rules[{i}].host: Invalid "
+            f"value), so the route is never created; "
+            + ("fill in the host before applying" if "<" in host or rendered else "write the host name in lowercase")
+        )
+        if rendered:
+            text += " (a variable rendered before apply: the rendered host is what counts)"
+        found.append((text, not rendered))
+    return found

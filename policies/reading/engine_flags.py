@@ -23,6 +23,7 @@ from typing import Optional
 from components.engine_image_names import OTHER_PROGRAM_WORDS, image_names
 from components.images import names_image, names_repository
 from components.serving_engines import ENGINES, Engine
+from policies.framework import UNKNOWN
 from policies.kube import as_dict, as_list, as_quantity, name_of, port_number
 
 # Images that take an engine's flags without being that engine (llm-d's CPU-only vLLM simulator).
@@ -172,3 +173,38 @@ def rebuilt_or_bound(container: Mapping, engine: Engine) -> bool:
     """The engine's server under an image no row names: a rebuild of its image (rebuilt_image), or a container that
     binds the engine's port through the engine's own host variable (binds_by_env)."""
     return rebuilt_image(container, engine) or binds_by_env(container, engine)
+
+
+def named_server(container: Mapping, engine: Engine) -> bool:
+    """True for a container that runs the engine under an image no row names, by its own name: no ``command`` (the
+    image's entrypoint runs), an accelerator asked, the engine's default port declared (a containerPort or a probe's),
+    an image no row claims and no other program's (a placeholder the pipeline fills, ``IMAGE_NAME``, or an in-house
+    build FROM the engine's image), and a container name with one of the row's ``image_names`` as a word followed by no
+    word of ``other_program_words`` (``qwen-app-vllm-container``, ``vllm``; not ``vllm-router``, ``vllm-proxy``).
+    Spent set 70 ngthecoder/qwen_serving k8s/vllm/deployment.yaml: image IMAGE_NAME (its Dockerfile, not among the
+    files, is FROM vllm/vllm-openai:v0.19.1), container qwen-app-vllm-container on 8000 with one GPU and vLLM's
+    --model/--max-model-len. A word alone is no evidence: the port and the GPU come with it, and args (the command
+    line the image's entrypoint is given; with none, an in-house script starts the server with options the files do not
+    show, and the vLLM rules that read options would misjudge it)."""
+    if container.get("command") or not _asks_accelerator(container) or engine.port is None:
+        return False
+    if not any(isinstance(a, str) and a for a in as_list(container.get("args"))):
+        return False  # no args: the image's own script starts the server, with options the files do not show
+    image = container.get("image")
+    if image is UNKNOWN:
+        image = ""  # a placeholder the pack read as unknown (IMAGE_NAME, ${IMAGE})
+    if (
+        not isinstance(image, str)
+        or any(n in image.lower() for n in _NOT_ENGINES)
+        or _claimed_by_image_or_env(container, ENGINES)
+    ):
+        return False
+    image_name = image.lower().split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
+    if set(_NAME_WORDS.split(image_name)) & (_OTHER_PROGRAMS | OTHER_PROGRAM_WORDS):
+        return False
+    words = [w for w in _NAME_WORDS.split(str(container.get("name") or "").lower()) if w]
+    names = set(image_names(engine))
+    at = next((i for i, w in enumerate(words) if w in names), None)
+    if at is None or set(words[at + 1 :]) & OTHER_PROGRAM_WORDS:
+        return False
+    return engine.port in _declared_ports(container)

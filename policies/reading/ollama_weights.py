@@ -88,10 +88,21 @@ def holds_gpu(podspec: Mapping) -> bool:
     resources.claims), a runtime class, NVIDIA's device variable, or a GPU node it selects or tolerates (the
     ollama/ollama image sets NVIDIA_VISIBLE_DEVICES=all itself, v0.5.4 Dockerfile:196-197, so on a node whose
     default runtime is NVIDIA's the pod sees the GPUs and the CPU path, v0.5.4 llm/server.go:247-255, is not taken)."""
+    if assigned_gpu(podspec):
+        return True
+    return selects_gpu_nodes(podspec)
+
+
+def assigned_gpu(podspec: Mapping) -> bool:
+    """True when the pod is handed a GPU by what it states: an accelerator resource, a DRA claim, a runtime class, or
+    NVIDIA's device variable set by the pod itself."""
     if requests_accelerator(podspec) or claims_devices(podspec) or podspec.get("runtimeClassName"):
         return True
-    if any("NVIDIA_VISIBLE_DEVICES" in env_values(c) for c in containers(podspec, init=True)):
-        return True
+    return any("NVIDIA_VISIBLE_DEVICES" in env_values(c) for c in containers(podspec, init=True))
+
+
+def selects_gpu_nodes(podspec: Mapping) -> bool:
+    """True when the pod selects or tolerates nodes by a GPU or accelerator label or taint key."""
     words = [*node_label_keys(dict(podspec)), *(f"{k}={v}" for k, v in as_dict(podspec.get("nodeSelector")).items())]
     words += [str(as_dict(t).get("key") or "") for t in as_list(podspec.get("tolerations"))]
     return any("gpu" in w.lower() or "accelerator" in w.lower() for w in words)

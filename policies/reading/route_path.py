@@ -226,9 +226,8 @@ def named_services(resource: Any, defined: Any) -> set[str]:
     to vllm-service beside Deployment vllm, no Service file)."""
     from policies.reading.serving import pod_labels
 
-    bases = {get(resource.props, "metadata", "name")}
-    bases |= {labels.get(k) for labels in pod_labels(resource) for k in _NAME_LABELS}
-    names = {f"{b}{suffix}" for b in bases if isinstance(b, str) and b for suffix in _SERVICE_SUFFIXES}
+    found = [get(resource.props, "metadata", "name"), *(labels.get(k) for labels in pod_labels(resource) for k in _NAME_LABELS)]
+    names = {f"{b}{suffix}" for b in found if isinstance(b, str) and b for suffix in _SERVICE_SUFFIXES}
     return names - set(defined)
 
 

@@ -21,7 +21,7 @@ from components.serving_engines import ENGINES, engine_named
 from policies.framework import UNKNOWN
 from policies.kube import as_int, container_label, containers, get, is_ray, memoized, model_container, name_of, pod_specs
 from policies.reading.config_map_data import config_maps, names_config_maps
-from policies.reading.engine_flags import flag_set_engine, runs_engine_image
+from policies.reading.engine_flags import flag_set_engine, named_server, runs_engine_image
 from policies.reading.placeholders import placeholder_in
 from policies.reading.shell_words import SHELL_OPERATORS as _SHELL_OPERATORS
 from policies.reading.shell_words import shell_script, split_shell
@@ -258,8 +258,9 @@ def _vllm_command_line(container: Mapping, image_entrypoint: bool) -> list[str] 
             return None
         if not image_runs_vllm(container.get("image")):
             # Args alone to an image the table does not name: vLLM when they carry one of its flag sets.
+            # Or a container named after vLLM, on its port with a GPU, under an image no row names (named_server).
             engine = flag_set_engine(container, parse_vllm_args(argv))
-            if engine is None or engine.name != "vllm":
+            if (engine is None or engine.name != "vllm") and not named_server(container, _VLLM_ROW):
                 return None
         start = 0
     line = []

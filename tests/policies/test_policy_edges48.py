@@ -307,11 +307,13 @@ def test_a_caller_no_rule_admits_gets_advice():
     )
     admits = copy.deepcopy(VLLM_INGRESS)
     admits["spec"]["ingress"][0]["from"].append({"podSelector": {"matchLabels": {"app": "backend"}}})
-    found = _callers_found([DENY_ALL, admits, VLLM, VLLM_SERVICE, CONFIG, BACKEND])
-    assert len(found) == 1
-    assert found[0].startswith(
-        "isolates the pods of Deployment/backend for Egress, and no egress rule of the policies selecting them reaches "
-        "the pods of Deployment/vllm (a model server behind Service vllm) on port 8000"
+    assert _callers_found([DENY_ALL, admits, VLLM, VLLM_SERVICE, CONFIG, BACKEND]) == []
+    # the caller's own egress rules are caller-egress-reaches-service's (session 49): advice, the URL is a ConfigMap's
+    found_egress = found_by([DENY_ALL, admits, VLLM, VLLM_SERVICE, CONFIG, BACKEND], "caller-egress-reaches-service")
+    assert len(found_egress) == 1 and found_egress[0][0] == "advisory"
+    assert found_egress[0][1].startswith(
+        "calls Service vllm (VLLM_BASE_URL=http://vllm:8000), but its pods are isolated for Egress by NetworkPolicy "
+        "default-deny and no egress rule of those policies reaches the pods of Deployment/vllm on port 8000"
     )
 
 

@@ -333,6 +333,10 @@ def test_an_env_secret_written_as_an_envsubst_variable_is_advice(tmp_path, capsy
         ("ENABLE_PASSWORD_AUTH", "false"),
         ("DISABLE_API_KEY_CHECK", "1"),
         ("OAUTH_TOKEN_ENABLED", "yes"),
+        # huggingface_hub's switch, written 1 (spent set 68 israa-benrjab/genai-platform k8s/backend.yaml, a wrong
+        # blocking finding at session 49's freeze 1), and any secret-named switch written 0.
+        ("HF_HUB_DISABLE_TOKEN", "1"),
+        ("LITELLM_SECRET_CHECK", "0"),
         # The Docker images' _FILE convention and a path: where the secret is, not the secret.
         ("POSTGRES_PASSWORD_FILE", "/run/secrets/db-password"),
         ("HF_TOKEN_PATH", "/var/run/secrets/hf/token"),
@@ -355,6 +359,7 @@ def test_a_secret_named_variable_with_a_value_still_fires():
         literal("OAUTH_CLIENT_SECRET")
     ]
     assert messages(POLICY, with_env({"name": "DB_PASSWORD", "value": "trueblue42"})) == [literal("DB_PASSWORD")]
+    assert messages(POLICY, with_env({"name": "HF_HUB_TOKEN", "value": "10"})) == [literal("HF_HUB_TOKEN")]
 
 
 @pytest.mark.parametrize("value", ["xxx", "sk-xxxxxxxx", "XXXX", "****"])

@@ -172,3 +172,37 @@ def test_cpu_only_careful_forms_stay_silent():
     assert found_by([gpu], POLICY) == []
     # Not a model server (a chat UI beside it).
     assert found_by([_cpu_server("ghcr.io/open-webui/open-webui:v0.6.5", "500m", name="webui")], POLICY) == []
+
+
+def _named(name: str = "qwen-app-vllm-container", image: str = "IMAGE_NAME", **changes) -> dict:
+    """Spent set 70 ngthecoder/qwen_serving k8s/vllm/deployment.yaml, reduced: image IMAGE_NAME (the repository's
+    Dockerfile, not among the files, is FROM vllm/vllm-openai:v0.19.1), a container named after vLLM on 8000 with one
+    GPU and cpu 1000m."""
+    obj = _vllm({"cpu": "1000m", "memory": "8Gi"}, ["--host", "0.0.0.0", "--port", "8000", "--max-model-len", "2048"])
+    container = obj["spec"]["template"]["spec"]["containers"][0]
+    container.update(name=name, image=image, ports=[{"containerPort": 8000}])
+    container["args"][1] = "Qwen/Qwen2-1.5B-Instruct"
+    container.update(changes)
+    return obj
+
+
+def test_a_server_named_after_vllm_under_an_unnamed_image_is_vllm():
+    ((level, message),) = found_by([_named()], POLICY)
+    assert level == "advisory"
+    assert message.startswith(
+        "container qwen-app-vllm-container: resources.limits.cpu 1000m is below the 2 CPUs this vLLM server's own "
+        "processes keep busy with 1 GPU"
+    )
+    assert len(found_by([_named(name="vllm", image="registry.example.com/team/qwen-serving:1.2")], POLICY)) == 1
+
+
+def test_careful_named_forms_are_not_taken_for_vllm():
+    assert found_by([_named(name="vllm-router")], POLICY) == []  # another program named after it
+    assert found_by([_named(image="nginx:1.27")], POLICY) == []
+    assert found_by([_named(name="qwen-server")], POLICY) == []  # no engine word in the name
+    assert found_by([_named(ports=[{"containerPort": 9000}], args=["--port", "9000"])], POLICY) == []  # not vLLM's port
+    assert found_by([_named(command=["python", "serve.py"])], POLICY) == []  # its own program
+    assert found_by([_named(args=[])], POLICY) == []  # the image's own script, options unseen
+    no_gpu = _named()
+    no_gpu["spec"]["template"]["spec"]["containers"][0]["resources"] = {"limits": {"cpu": "1000m"}}
+    assert found_by([no_gpu], POLICY) == []
