@@ -121,6 +121,7 @@ _OPTIONAL: dict[str, type] = {
     "entrypoint": str,
     "entrypoint_images": list,
     "no_server_images": list,
+    "image_cmd": str,
     "max_gpus": int,
     "image_port": int,
     "needs_gpu": bool,
@@ -249,6 +250,9 @@ class Engine:
     entrypoint: str = ""
     entrypoint_images: tuple[str, ...] = ()
     no_server_images: tuple[str, ...] = ()  # images whose ENTRYPOINT starts no server: args run as the command (G80)
+    # the CMD of the publisher's images (``entrypoint_images``), run after ``entrypoint`` when a container gives neither
+    # command nor args ("serve": ollama/ollama runs `ollama serve`); "" when not read (G89)
+    image_cmd: str = ""
     # the most GPUs one server process uses whatever it is given (TEI: CUDA device 0 only); 0 = no such limit
     max_gpus: int = 0
     # true when the engine serves only on an accelerator (NIM, TensorRT-LLM): G13 reads a container of it with no GPU
@@ -485,7 +489,7 @@ def _row(name: str, row: Any) -> Engine:
         start_load_env=tuple(x[len(ENV_PREFIX) :] for x in _start_loads(where, row) if x.startswith(ENV_PREFIX)),
         live_before_ready=row.get("live_before_ready", False),
         image_words=tuple(w.lower() for w in row.get("image_words", ())),
-        entrypoint=row.get("entrypoint", ""),
+        **{key: str(row.get(key, "")) for key in ("entrypoint", "image_cmd")},
         entrypoint_images=tuple(i.lower() for i in row.get("entrypoint_images", ())),
         no_server_images=tuple(i.lower() for i in row.get("no_server_images", ())),
         max_gpus=row.get("max_gpus", 0),

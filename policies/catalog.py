@@ -190,6 +190,7 @@ _ENTRIES = (
     Entry("G", 86, "a StatefulSet's serviceName names a headless Service, so its pods' DNS names (NAME-0.SERVICE) resolve"),
     Entry("G", 87, "a chat UI keeps its login on and a session signing key that outlives the container (Open WebUI)"),
     Entry("G", 88, "a manifest is not a live object's export (resourceVersion, uid, status copied from a cluster)"),
+    Entry("G", 89, "an init container or a Job runs no model server (an engine image given no command: `ollama serve`)"),
 )
 
 
