@@ -14,8 +14,10 @@ Reach: a URL in the client's environment (literal, or from a ConfigMap of the fi
 ``configMapKeyRef``) whose host is a Service of the files (``svc``, ``svc.ns``, ``svc.ns.svc.cluster.local``) that
 selects the pods of exactly one workload, and that workload runs vLLM; or a KServe InferenceService's own host
 (``<name>-predictor``, ``<name>``) for its vLLM predictor. The model variable pairs with the URL variable by its
-prefix (LLM_BASE_URL with LLM_MODEL/LLM_MODEL_NAME, VLLM_URL with VLLM_MODEL); a generic one (MODEL, MODEL_NAME,
-LLM_MODEL, DEFAULT_MODEL, OPENAI_MODEL, ...) only when every endpoint-like URL of the container reaches that server.
+prefix (LLM_BASE_URL with LLM_MODEL/LLM_MODEL_NAME, VLLM_URL with VLLM_MODEL); one named by its role (MODEL,
+MODEL_NAME, LLM_MODEL, DEFAULT_MODEL, OPENAI_MODEL, INFERENCE_MODEL, ...: ``_ROLES``) only when every endpoint-like URL
+of the container reaches that server. Several workloads behind the Service count as one server when each is a vLLM
+server serving the same names (variants of one Deployment in two files).
 
 A LiteLLM-SDK client (OpenHands, CrewAI, aider) names the model with a provider prefix that LiteLLM strips before it
 calls the server (``hosted_vllm/Qwen/...``, ``openai/...``: the prefixes of components/litellm_providers.json, read in
@@ -24,7 +26,7 @@ prefix is compared too, and the advice keeps the prefix.
 
 Silent where the served names cannot be read (a ``--config`` file, a command line with a variable the files do not
 resolve, runtime LoRA loading), where the URL reaches a router (LiteLLM, a gateway) or a Service in front of several
-workloads, for a client that is itself a router, for embedding/reranker variables, and where the names agree.
+workloads that serve different names, for a client that is itself a router, for embedding/reranker variables, and where the names agree.
 Ollama's clients are S57's (``ollama-client-model-pulled``: the names the run pulls), not repeated here.
 """
 
@@ -51,22 +53,11 @@ _URL_SUFFIX = re.compile(
 )
 # Model variables: a prefix, then MODEL, MODEL_NAME or MODEL_ID.
 _MODEL_VAR = re.compile(r"^(?:(?P<prefix>[A-Z0-9_]*?)_)?(?:MODEL|MODEL_NAME|MODEL_ID)$")
-# Generic model variables a client with one model endpoint reads.
-_GENERIC = frozenset(
-    {
-        "MODEL",
-        "MODEL_NAME",
-        "MODEL_ID",
-        "LLM_MODEL",
-        "LLM_MODEL_NAME",
-        "LLM_MODEL_ID",
-        "DEFAULT_MODEL",
-        "OPENAI_MODEL",
-        "OPENAI_MODEL_NAME",
-        "CHAT_MODEL",
-        "CHAT_MODEL_NAME",
-        "DEFAULT_LLM_MODEL",
-    }
+# Model variables by role, not by endpoint: a client with one model endpoint reads them whatever its URL variable is
+# called (MODEL_NAME, LLM_MODEL, CHAT_MODEL_ID, DEFAULT_MODEL; Llama Stack's INFERENCE_MODEL beside VLLM_URL: spent set
+# 70 bugbiteme/vllm-demo k8s/ogx/deployment-base.yaml@a31b9769, brief clients49b).
+_ROLES = frozenset(
+    {"", "LLM", "CHAT", "DEFAULT", "DEFAULT_LLM", "OPENAI", "INFERENCE", "COMPLETION", "COMPLETIONS", "GENERATION"}
 )
 # Variables of another model than the chat/completion one: an embedding, reranker, speech or vision model may be
 # served elsewhere.
@@ -141,7 +132,13 @@ def _servers(resources: list[Resource]) -> dict[tuple[str, Optional[str]], tuple
             hosts |= {name, f"{name}-predictor"}
         for host in hosts:
             behind.setdefault((host.lower(), namespace), []).append(entry)
-    return {key: entries[0] for key, entries in behind.items() if len(entries) == 1 and entries[0] is not None}
+    # Several workloads behind one host answer as one only when each is a vLLM server serving the same names (two
+    # variants of one Deployment, a storage and a no-storage file: spent set 70 bugbiteme/vllm-demo).
+    return {
+        key: first
+        for key, entries in behind.items()
+        if (first := entries[0]) is not None and all(e is not None and e[2] == first[2] for e in entries)
+    }
 
 
 def _reached(
@@ -209,7 +206,7 @@ def _client(
             if m is None or variable in seen or _OTHER_MODEL.search(variable):
                 continue
             paired = (m.group("prefix") or "") == prefix and prefix != ""
-            if not paired and not (variable in _GENERIC and one_endpoint):
+            if not paired and not ((m.group("prefix") or "") in _ROLES and one_endpoint):
                 continue
             value = value.strip() if isinstance(value, str) else ""
             if not value or not _PLAIN.match(value) or set_at_run_time(value) or value in names:

@@ -11,9 +11,14 @@ every request. Names are compared as the server stores them (``model_key``: ``ll
 default host, namespace and tag are registry.ollama.ai, library and latest, types/model/name.go:39-42 at v0.32.15).
 
 Advice, and silent unless every pull of the run names its model (a pull by a variable the files do not resolve, an
-API call whose body is not read, may be the one), the run has an Ollama server and pulls at least one model (a run
-that pulls nothing leaves the store to S57's server form or to a pull out of band), and the client reaches an Ollama
-(an OLLAMA_ variable, or a URL on port 11434 or naming an ollama host).
+API call whose body is not read, may be the one), the run has an Ollama server, and the client reaches an Ollama (an
+OLLAMA_ variable, a Secret's included though its value is not read, or a URL on port 11434 or naming an ollama host).
+A run that pulls nothing at all is read only where every Ollama server's store starts empty (an emptyDir, a generic
+ephemeral volume, the ollama/ollama image's layer: ``ollama_store_lasts.starts_empty``): a claim or a hostPath may hold
+models pulled by hand. A value a ConfigMap of the files gives is reported on that ConfigMap too (either may be what to change: spent set
+67 Chunshan-Theta/local-voice-ai k8s/configmap.yaml), and a ConfigMap whose data reads as an Ollama client's
+environment is a client of its own when no Ollama server reads it (a gateway whose Deployment is elsewhere: spent set
+68 jakepage91/operating-llms-on-kubernetes llm-gateway/k8s/configmap.yaml; brief clients49b).
 
 Where the run pulls nothing at all (every pod read) while a ConfigMap in the server's namespace that names Ollama (the
 word, or a Service selecting the server) lists models by a size tag (mistral:7b, qwen2.5:0.5b: a host:port or an
@@ -25,13 +30,15 @@ k8s/ollama-deployment.yaml with borgos-config in k8s/secrets.yaml, brief pods49)
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Optional
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, container_label, containers, get, pod_specs, split_type
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, get, name_of, pod_specs, split_type
+from policies.models.ollama_store_lasts import starts_empty
 from policies.reading import route_path
-from policies.reading.engines import env_values, table_servers
+from policies.reading.container_env import env_config_map
+from policies.reading.engines import cache_dirs, env_values, table_servers
 from policies.reading.ollama_pulls import model_key, pod_pull_names
 from policies.reading.serving import namespace_of
 
@@ -44,16 +51,20 @@ _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*(?::[a-z0-9][a-z0-9._-]*)?$", re.IGNOR
 _OLLAMA_URL = re.compile(r"(?::11434\b|//[^/\s]*ollama)", re.IGNORECASE)
 
 
-def _reaches_ollama(env: Mapping[str, str]) -> bool:
-    return any(k.startswith("OLLAMA_") for k in env) or any(_OLLAMA_URL.search(v) for v in env.values())
+def _reaches_ollama(env: Mapping[str, str], names: Iterable[str] = ()) -> bool:
+    """True when an environment (a container's, or a ConfigMap's data read as one) reaches an Ollama: an OLLAMA_
+    variable (``names``: those a container sets from a Secret too, whose value is not read) or a URL on port 11434 or
+    naming an ollama host."""
+    return any(k.startswith("OLLAMA_") for k in (*env, *names)) or any(
+        _OLLAMA_URL.search(v) for v in env.values() if isinstance(v, str)
+    )
 
 
-def _asked(container: Mapping) -> list[tuple[str, str]]:
-    """(variable, model) for each Ollama model the container's environment asks for."""
-    env = env_values(container)
-    names = list(_OLLAMA_NAMES) + (list(_GENERIC_NAMES) if _reaches_ollama(env) else [])
+def _asked(env: Mapping[str, str], names: Iterable[str] = ()) -> list[tuple[str, str]]:
+    """(variable, model) for each Ollama model an environment asks for."""
+    variables = list(_OLLAMA_NAMES) + (list(_GENERIC_NAMES) if _reaches_ollama(env, names) else [])
     found = []
-    for name in names:
+    for name in variables:
         value = env.get(name)
         if not isinstance(value, str):
             continue
@@ -65,7 +76,8 @@ def _asked(container: Mapping) -> list[tuple[str, str]]:
 
 
 def _run_pulls(resources: list[Resource]) -> Optional[list[str]]:
-    """Every model the run's pods pull (``model_key`` form), or None when one pull is not resolved or none is made."""
+    """Every model the run's pods pull (``model_key`` form), [] when no pod pulls one (every pod read), None when a
+    pull is not resolved."""
     pulled: list[str] = []
     for r in resources:
         if r.type not in WORKLOAD_TYPES or not isinstance(r.props, dict):
@@ -75,7 +87,7 @@ def _run_pulls(resources: list[Resource]) -> Optional[list[str]]:
             if not known:
                 return None
             pulled += models
-    return pulled or None
+    return pulled
 
 
 # An Ollama model named with a size tag in a configuration text (mistral:7b, qwen2.5:0.5b, llama3.1:8b-instruct-q4_K_M):
@@ -137,6 +149,80 @@ def _unpulled_config(resources: list[Resource], workloads: list[Resource], serve
     return findings
 
 
+def _config_map_resources(resources: list[Resource]) -> dict[tuple[Optional[str], str], Resource]:
+    """(namespace or None, name) -> the ConfigMap of the files (the last one read of the name wins, as kubectl apply)."""
+    found: dict[tuple[Optional[str], str], Resource] = {}
+    for r in resources:
+        if split_type(r.type) == ("", "ConfigMap") and isinstance(r.props, dict):
+            name = get(r.props, "metadata", "name")
+            if isinstance(name, str) and name:
+                found[(namespace_of(r), name)] = r
+    return found
+
+
+def _map_of(maps: Mapping[tuple[Optional[str], str], Resource], namespace: Optional[str], name: str) -> Optional[Resource]:
+    """The ConfigMap a pod of ``namespace`` reads by ``name``: one of its namespace, or one that writes none."""
+    return maps.get((namespace, name)) or maps.get((None, name))
+
+
+def _asks(resources: list[Resource], workloads: list[Resource], serving: set[int]) -> list[tuple[str, str, str]]:
+    """(resource reported on, where: the variable with its source, model) of each model a client of the run asks
+    Ollama for: each container that is not an Ollama server (said on the ConfigMap of the files a value comes from too:
+    either may be what to change; spent set 67 Chunshan-Theta/local-voice-ai k8s/configmap.yaml labels the ConfigMap,
+    spent set 58 kunalsingh286/k8s-llm-deployment-platform k8s/deployment.yaml the client), and each ConfigMap of the
+    files whose data reads as a client's environment and feeds no Ollama server (a gateway whose Deployment is not among
+    the files: spent set 68 jakepage91/operating-llms-on-kubernetes llm-gateway/k8s/configmap.yaml)."""
+    maps = _config_map_resources(resources)
+    found: dict[tuple[str, str, str], str] = {}
+    feeds_server: set[int] = set()
+    for r in workloads:
+        namespace = namespace_of(r)
+        for path, podspec in pod_specs(r):
+            for container in containers(podspec):
+                names = [n for e in as_list(container.get("env")) if (n := name_of(as_dict(e))) is not None]
+                if id(container) in serving:
+                    # A ConfigMap the server reads (its own OLLAMA_MODEL for a pull script) is no client's.
+                    read = [name_of(get(as_dict(e), "valueFrom", "configMapKeyRef")) for e in as_list(container.get("env"))]
+                    read += [name_of(get(as_dict(e), "configMapRef")) for e in as_list(container.get("envFrom"))]
+                    feeds_server.update(id(cm) for n in read if n and (cm := _map_of(maps, namespace, n)) is not None)
+                    continue
+                env = env_values(container)
+                for variable, model in _asked(env, names):
+                    source = env_config_map(container, variable)
+                    cm = _map_of(maps, namespace, source[0]) if source else None
+                    label = container_label(path, container)
+                    if cm is None or source is None:
+                        found.setdefault((r.name, variable, model), f"{label}: {variable}")
+                        continue
+                    # Said on the client and on the ConfigMap that gives the value (either may be the one to change).
+                    found.setdefault((r.name, variable, model), f"{label}: {variable} (ConfigMap {source[0]} key {source[1]})")
+                    reader = f"{label} of {split_type(r.type)[1]} {get(r.props, 'metadata', 'name')}"
+                    where = f"ConfigMap {source[0]} key {source[1]} ({reader} reads it as {variable})"
+                    found.setdefault((cm.name, variable, model), where)
+    for cm in maps.values():
+        data = cm.props.get("data")
+        if id(cm) in feeds_server or not isinstance(data, Mapping):
+            continue
+        env = {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
+        for variable, model in _asked(env):
+            if not any(key[0] == cm.name and key[1] == variable for key in found):
+                found.setdefault((cm.name, variable, model), f"ConfigMap {get(cm.props, 'metadata', 'name')} key {variable}")
+    return [(name, where, model) for (name, _variable, model), where in found.items()]
+
+
+def _empty_stores(servers: list) -> Optional[str]:
+    """How every Ollama server of the run starts with an empty store (for the message), or None when one may keep its
+    models (a claim, a hostPath: filled out of band, it lasts)."""
+    said = []
+    for server in servers:
+        dirs = cache_dirs(server.container, {}, server.row)
+        empty = starts_empty(server.podspec, server.container, dirs[0]) if len(dirs) == 1 else None
+        if empty is None:
+            return None
+        said.append(empty)
+    return "; ".join(dict.fromkeys(said)) or None
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     workloads = [r for r in resources if r.type in WORKLOAD_TYPES and isinstance(r.props, dict)]
     servers = [s for r in workloads for s in table_servers(r, "ollama")]
@@ -144,28 +230,33 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         return []
     pulled = _run_pulls(workloads)
     if pulled is None:
-        return _unpulled_config(resources, workloads, servers)
-    serving = {id(s.container) for s in servers}
+        return []
     findings: list[tuple[str, str]] = []
-    for r in workloads:
-        for path, podspec in pod_specs(r):
-            for container in containers(podspec):
-                if id(container) in serving:
-                    continue
-                for variable, model in _asked(container):
-                    if model_key(model) in pulled:
-                        continue
-                    findings.append(
-                        (
-                            r.name,
-                            unproven(
-                                f"{container_label(path, container)}: {variable} asks Ollama for {model}, but the "
-                                f"run pulls only {', '.join(pulled)}: Ollama serves only models in its store, so "
-                                f"every request for {model} fails with model not found; pull {model} where the run "
-                                f"pulls its models, or ask for one it pulls"
-                            ),
-                        )
-                    )
+    empty = ""
+    if not pulled:
+        findings += _unpulled_config(resources, workloads, servers)
+        # Nothing pulls: a client's model is missing for certain only where no store can hold a model pulled by hand.
+        stores = _empty_stores(servers)
+        if stores is None:
+            return findings
+        empty = stores
+    for name, where, model in _asks(resources, workloads, {id(s.container) for s in servers}):
+        if model_key(model) in pulled:
+            continue
+        if pulled:
+            why = f"but the run pulls only {', '.join(pulled)}"
+        else:
+            why = f"but nothing in the files pulls a model into the run's Ollama, whose store is {empty}"
+        findings.append(
+            (
+                name,
+                unproven(
+                    f"{where} asks Ollama for {model}, {why}: Ollama serves only models in its store, so "
+                    f"every request for {model} fails with model not found; pull {model} where the run pulls its "
+                    f"models, or ask for one it pulls"
+                ),
+            )
+        )
     return findings
 
 

@@ -39,7 +39,7 @@ def _shared(podspec: Mapping, container: Mapping, volume_name: Any) -> bool:
     return False
 
 
-def _starts_empty(podspec: Mapping, container: Mapping, directory: str) -> Optional[str]:
+def starts_empty(podspec: Mapping, container: Mapping, directory: str) -> Optional[str]:
     """How the model store starts empty (for the message), or None when it may last or be filled."""
     volume = volume_at(podspec, container, directory)
     if volume is None:
@@ -63,7 +63,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             continue
         if any(PULLS.search(text) for text in pod_scripts(server.podspec)):
             continue
-        empty = _starts_empty(server.podspec, server.container, dirs[0])
+        empty = starts_empty(server.podspec, server.container, dirs[0])
         if empty is None:
             continue
         messages.append(

@@ -73,3 +73,26 @@ def unset_port(container: Mapping, row: Any) -> Optional[tuple[int, str]]:
             return None
         return row.image_port, f"the image's ENV {variables[0] if variables else 'PORT'}={row.image_port}"
     return row.port, f"its default port {row.port}"
+
+
+def env_config_map(container: Mapping, variable: str) -> Optional[tuple[str, str]]:
+    """(ConfigMap name, key) the kubelet takes ``variable`` of the container from, among the ConfigMaps of the objects
+    being checked, or None (a literal value, a Secret, a field, a ConfigMap outside the files, no such variable). The
+    order is env_values's: an ``env`` entry of the name wins, else the last ``envFrom`` configMapRef (with its prefix)
+    that holds the key."""
+    for e in reversed(as_list(container.get("env"))):
+        if isinstance(e, dict) and e.get("name") == variable:
+            ref = get(e, "valueFrom", "configMapKeyRef")
+            name, key = name_of(ref), name_of(ref, "key")
+            if name is None or key is None or not names_config_maps(container):
+                return None
+            return (name, key) if isinstance(config_maps(container).get(name, {}).get(key), str) else None
+    if not as_list(container.get("envFrom")) or not names_config_maps(container):
+        return None
+    maps = config_maps(container)
+    for source in reversed([as_dict(s) for s in as_list(container.get("envFrom"))]):
+        name = name_of(get(source, "configMapRef"))
+        prefix = source.get("prefix") if isinstance(source.get("prefix"), str) else ""
+        if name is not None and variable.startswith(prefix) and variable[len(prefix) :] in maps.get(name, {}):
+            return name, variable[len(prefix) :]
+    return None

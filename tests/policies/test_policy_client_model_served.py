@@ -194,3 +194,41 @@ def test_a_litellm_provider_prefix_is_stripped_before_comparing():
         ]
     )
     assert [e for e, _ in found_by([server, SERVICE, local], POLICY)] == ["advisory"]
+
+
+def test_a_role_variable_and_variants_of_one_server_behind_one_service():
+    # bugbiteme/vllm-demo@a31b9769067aa62dfd555c490b121b1244d55797 k8s/ogx/deployment-base.yaml (spent set 70): the
+    # Llama Stack distribution's VLLM_URL with INFERENCE_MODEL ibm-granite/granite-4.2-8b-fp8, while k8s/vllm/
+    # deployment.yaml and deployment-w-storage.yaml (two variants of Deployment rhaiis-granite behind one Service name)
+    # both serve --model ibm-granite/granite-4.2-8b.
+    plain = _server(["--model", "ibm-granite/granite-4.2-8b"])
+    storage = _server(["--model", "ibm-granite/granite-4.2-8b", "--gpu-memory-utilization", "0.95"])
+    storage["metadata"]["name"] = "vllm-storage"
+    ogx = _client(
+        [
+            {"name": "VLLM_URL", "value": "http://vllm-service:8000/v1"},
+            {"name": "VLLM_MAX_TOKENS", "value": "1024"},
+            {"name": "INFERENCE_MODEL", "value": "ibm-granite/granite-4.2-8b-fp8"},
+        ]
+    )
+    ((enforcement, message),) = found_by([plain, storage, SERVICE, ogx], POLICY)
+    assert enforcement == "advisory"
+    assert message.startswith("container backend: INFERENCE_MODEL=ibm-granite/granite-4.2-8b-fp8 asks the vLLM server")
+    assert "(reached by VLLM_URL)" in message and "serves only ibm-granite/granite-4.2-8b," in message
+    # Careful: the name served; variants behind the Service serving different names; a role variable beside a second
+    # model endpoint; a variable of another provider's role (ANTHROPIC_MODEL) is no role of this endpoint.
+    served = copy.deepcopy(ogx)
+    served["spec"]["template"]["spec"]["containers"][0]["env"][2]["value"] = "ibm-granite/granite-4.2-8b"
+    other = _server(["--model", "ibm-granite/granite-4.2-8b-fp8"])
+    other["metadata"]["name"] = "vllm-fp8"
+    second = copy.deepcopy(ogx)
+    second["spec"]["template"]["spec"]["containers"][0]["env"].append(
+        {"name": "OPENAI_BASE_URL", "value": "https://api.openai.com/v1"}
+    )
+    anthropic = _client(
+        [{"name": "VLLM_URL", "value": "http://vllm-service:8000/v1"}, {"name": "ANTHROPIC_MODEL", "value": "claude-x"}]
+    )
+    assert found_by([plain, storage, SERVICE, served], POLICY) == []
+    assert found_by([plain, other, SERVICE, copy.deepcopy(ogx)], POLICY) == []
+    assert found_by([plain, SERVICE, second], POLICY) == []
+    assert found_by([plain, SERVICE, anthropic], POLICY) == []
