@@ -89,3 +89,26 @@ def test_a_malformed_label_names_the_field(tmp_path: Path, entry: dict, field: s
     set_dir = _set(tmp_path, [entry])
     assert score_labels.main([str(set_dir)]) == 2
     assert field in capsys.readouterr().err
+
+
+def test_the_tree_unit_builds_a_flattened_overlay_as_the_checkout_holds_it(tmp_path: Path) -> None:
+    """A set keeps each file under its flattened name (k8s/overlays/prod/kustomization.yaml ->
+    k8s__overlays__prod__kustomization.yaml), so the overlay's `../../base` and its kustomization's name mean nothing
+    there; `--unit tree` rebuilds the tree, and the overlay's retag to :latest is found on its kustomization."""
+    repo = tmp_path / "files" / "acme__serving"
+    repo.mkdir(parents=True)
+    (repo / "k8s__base__deployment.yaml").write_text(MANIFEST.replace(":latest", ":v0.10.1").replace("0.99", "0.9"))
+    (repo / "k8s__base__kustomization.yaml").write_text("resources: [deployment.yaml]\n")
+    overlay = "files/acme__serving/k8s__overlays__prod__kustomization.yaml"
+    (tmp_path / overlay).write_text("resources: [../../base]\nimages:\n- name: vllm/vllm-openai\n  newTag: latest\n")
+    files = [{"file": f"files/acme__serving/{p.name}", "repo": "acme/serving", "commit": "0" * 40} for p in repo.iterdir()]
+    label = {"file": overlay, "object": "Deployment/chat", "ids": ["G1"], "severity": "advisory", "why": "retagged latest"}
+    (tmp_path / "labels.yaml").write_text(yaml.safe_dump({"set": 0, "files": files, "labels": [label], "traps": []}))
+    labels, traps, _ = score_labels.load_labels(tmp_path)
+    tree = score_labels.run_tree(tmp_path, str(repo), sys.executable)
+    assert score_labels.score(labels, traps, tree)["found"] == 1
+    flat = score_labels.run_pack(tmp_path, [str(repo)], sys.executable)
+    assert score_labels.score(labels, traps, flat)["found"] == 0
+    # Names that cannot rebuild into a tree (a file that is also a folder) are run flat.
+    (repo / "k8s").write_text("kind: x\n")
+    assert score_labels._tree(repo, tmp_path / "t") is None

@@ -31,15 +31,22 @@ the set was labelled, for example). `--json` lists, under `none_candidates`, eac
 with the findings on its file and object, for a person to read; the figures above never count them.
 
 The unit of a run is a repository folder (what a pull-request check sees: cross-file joins count) or
-one file at a time (`--unit file`, the figure sets 2 to 11 were scored with).
+one file at a time (`--unit file`, the figure sets 2 to 11 were scored with). `--unit tree` runs each
+repository on its folder tree rebuilt from the flattened names (`k8s__overlays__gpu__kustomization.yaml`
+back to `k8s/overlays/gpu/kustomization.yaml`, in a temporary folder), as a pull request's checkout holds
+it: a Kustomize overlay is built only there, where its kustomization sits beside its patches and its
+base (`../../base`) resolves. Findings are mapped back to the flattened names; a repository whose names
+do not rebuild into a tree (a file that is also a folder) is run flat, as `repository` does.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -149,6 +156,39 @@ def run_pack(set_dir: Path, targets: list[str], python: str) -> list[Finding]:
     return findings
 
 
+def _tree(repo: Path, into: Path) -> dict[str, str] | None:
+    """``repo``'s flattened files copied into ``into`` as the tree their names spell; rebuilt path -> flattened path
+    (both relative to their roots), or None when the names collide (a file that is also a folder)."""
+    back: dict[str, str] = {}
+    for file in sorted(p for p in repo.iterdir() if p.is_file()):
+        rebuilt = Path(*[part for part in file.name.split("__") if part]) if "__" in file.name.strip("_") else Path(file.name)
+        back[rebuilt.as_posix()] = file.name
+    folders = {parent.as_posix() for path in back for parent in Path(path).parents if parent != Path(".")}
+    if folders & set(back) or len(back) != sum(1 for p in repo.iterdir() if p.is_file()):
+        return None
+    for rebuilt, flat in back.items():
+        (into / rebuilt).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(repo / flat, into / rebuilt)
+    return back
+
+
+def run_tree(set_dir: Path, repo: str, python: str) -> list[Finding]:
+    """The pack's findings on one repository folder's rebuilt tree (module docstring), under the flattened names."""
+    with tempfile.TemporaryDirectory(prefix="score-tree-") as tmp:
+        into = Path(tmp) / Path(repo).name
+        back = _tree(Path(repo), into)
+        if back is None:
+            return run_pack(set_dir, [repo], python)
+        prefix = Path(repo).resolve().relative_to(set_dir.resolve()).as_posix()
+        found = run_pack(into, [str(into)], python)
+        return [
+            Finding(
+                f"{prefix}/{back[f.file]}" if f.file in back else f.file, f.name, f.catalog, f.enforcement, f.policy, f.message
+            )
+            for f in found
+        ]
+
+
 def matches(finding: Finding, label: Label) -> bool:
     """The documented matching rule."""
     if finding.file != label.file or finding.catalog not in label.ids:
@@ -196,7 +236,7 @@ def _none_candidates(labels: list[Label], findings: list[Finding]) -> list[dict[
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("set_dir", type=Path)
-    parser.add_argument("--unit", choices=("repository", "file"), default="repository")
+    parser.add_argument("--unit", choices=("repository", "file", "tree"), default="repository")
     parser.add_argument("--python", default=sys.executable, help="the interpreter that runs the pack")
     parser.add_argument("--json", action="store_true", help="print the whole result as JSON")
     args = parser.parse_args(argv)
@@ -211,7 +251,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         repos = sorted({str(set_dir / Path(f).parent) for f in files})
         units = [[r] for r in repos]
-    findings = [f for unit in units for f in run_pack(set_dir, unit, args.python) if f.file in files]
+    if args.unit == "tree":
+        findings = [f for (repo,) in units for f in run_tree(set_dir, repo, args.python) if f.file in files]
+    else:
+        findings = [f for unit in units for f in run_pack(set_dir, unit, args.python) if f.file in files]
     result = score(labels, traps, findings)
     if args.json:
         print(json.dumps(result, indent=2, default=sorted))

@@ -11,7 +11,9 @@ template's object (its namespace is the release's), a Pulumi resource (the provi
 controller derives (origin). Only kinds known to be namespaced are judged: Kubernetes' own (each registry strategy's
 NamespaceScoped() is true) and the custom kinds whose pinned CRD says `scope: Namespaced` (the reference folder's
 crds/, PROVENANCE.md: KServe v0.20.0, KubeRay v1.7.0, LWS v0.10.0, KEDA v2.20.2, prometheus-operator v0.93.0,
-Gateway API v1.6.1, Istio 1.30.3, Karpenter v1.14.1 CapacityBuffer); an unknown custom kind may be cluster-scoped.
+Gateway API v1.6.1, Istio 1.30.3, Karpenter v1.14.1 CapacityBuffer) and the operator kinds the pack reads whose CRD
+says so at the cited release (KubeAI Model, NIMService/NIMCache, production-stack VLLMRuntime & co: ``_OPERATORS``);
+an unknown custom kind may be cluster-scoped.
 
 One finding per object that lacks it, as Checkov reports CKV_K8S_21 per resource: a finding is read on the object it
 names (a report's row, a pull-request annotation, a label of a review), so a file-wide finding on its first object
@@ -76,7 +78,23 @@ _PINNED = {
     ("networking.istio.io", "Gateway"),
     ("autoscaling.x-k8s.io", "CapacityBuffer"),
 }
-NAMESPACED = frozenset(_OWN | _PINNED)
+# Operators' custom kinds the pack reads whose CRD is not in the reference folder, namespaced by that CRD at the release
+# the readers cite (each `spec.scope: Namespaced`): KubeAI's Model (substratusai/kubeai v0.21.0
+# charts/kubeai/templates/crds/kubeai.org_models.yaml:15), NVIDIA NIM operator v3.1.2 (config/crd/bases/
+# apps.nvidia.com_nimservices.yaml:15, apps.nvidia.com_nimcaches.yaml:15), vLLM production-stack vllm-stack-0.1.12
+# (operator/config/crd/bases/production-stack.vllm.ai_vllmruntimes.yaml:17, _vllmrouters.yaml:15,
+# _cacheservers.yaml:15, _loraadapters.yaml:15). Spent set 67 wellflat/k8s-dev kubeai/llama-model.yaml (a Model with no
+# namespace beside siblings in kubeai; labelled G38).
+_OPERATORS = {
+    ("kubeai.org", "Model"),
+    ("apps.nvidia.com", "NIMService"),
+    ("apps.nvidia.com", "NIMCache"),
+    ("production-stack.vllm.ai", "VLLMRuntime"),
+    ("production-stack.vllm.ai", "VLLMRouter"),
+    ("production-stack.vllm.ai", "CacheServer"),
+    ("production-stack.vllm.ai", "LoraAdapter"),
+}
+NAMESPACED = frozenset(_OWN | _PINNED | _OPERATORS)
 # Objects every namespace has, which Checkov spares too (DefaultNamespace.py:44-48).
 _SPARED = {(("", "ServiceAccount"), "default"), (("", "Service"), "kubernetes")}
 

@@ -314,3 +314,38 @@ def test_an_empty_token_secret_is_advice_or_silent_when_the_files_cannot_prove_a
     assert level == "advisory"
     assert _on_secret([_token_secret()]) == []  # nobody reads it
     assert _on_secret([_token_secret("hf_" + "a1B2" * 9), _worker("meta-llama/Meta-Llama-3-8B-Instruct")]) == []
+
+
+# G38 namespace-set on operator kinds whose CRD says `scope: Namespaced` at the cited release (KubeAI Model v0.21.0
+# charts/kubeai/templates/crds/kubeai.org_models.yaml:15). Spent set 67 wellflat/k8s-dev kubeai/llama-model.yaml.
+G38 = "namespace-set"
+
+
+def _model(namespace: str | None = None) -> dict:
+    model = {
+        "apiVersion": "kubeai.org/v1",
+        "kind": "Model",
+        "metadata": {"name": "llama-3.1-8b-instruct-cpu"},
+        "spec": {"features": ["TextGeneration"], "url": "hf://meta-llama/Meta-Llama-3.1-8B-Instruct", "engine": "VLLM"},
+    }
+    if namespace:
+        model["metadata"]["namespace"] = namespace
+    return model
+
+
+def test_a_kubeai_model_without_a_namespace_is_advice(tmp_path, capsys):
+    (tmp_path / "llama-model.yaml").write_text(json.dumps(_model()))
+    (tmp_path / "elyza-model.yaml").write_text(
+        json.dumps({**_model("kubeai"), "metadata": {"name": "elyza", "namespace": "kubeai"}})
+    )
+    main([str(tmp_path), "--format", "json"])
+    found = [v for v in json.loads(capsys.readouterr().out)["violations"] if v["policy"] == G38]
+    assert [(v["enforcement"], Path(v["file"]).name) for v in found] == [("advisory", "llama-model.yaml")]
+    assert found[0]["message"].startswith("Model/llama-3.1-8b-instruct-cpu states no metadata.namespace")
+
+
+def test_an_unknown_operator_kind_stays_silent(tmp_path, capsys):
+    unknown = {**_model(), "apiVersion": "example.com/v1", "kind": "Widget"}  # may be cluster-scoped
+    (tmp_path / "widget.yaml").write_text(json.dumps(unknown))
+    main([str(tmp_path), "--format", "json"])
+    assert [v for v in json.loads(capsys.readouterr().out)["violations"] if v["policy"] == G38] == []

@@ -456,6 +456,9 @@ EXPECTED = {
     ("ray-operator__config__samples__ray-service.high-throughput-llm.yaml", "namespace-set"),
     ("ray-operator__config__samples__ray-service.llm-serve.yaml", "namespace-set"),
     ("samples__kvcache__vineyard__deployment-tp.yaml", "namespace-set"),
+    # Brief api49 item 4: production-stack's VLLMRuntime is namespaced (vllm-stack-0.1.12 operator/config/crd/bases/
+    # production-stack.vllm.ai_vllmruntimes.yaml:17 scope: Namespaced); its autoscaling samples state none.
+    ("operator__config__samples__production-stack_v1alpha1_vllmruntime_autoscaling.yaml", "namespace-set"),
     # Session 48 (G5, advisory): model servers probed for readiness with no livenessProbe (a hung engine only leaves
     # the Service): the gateway-api-inference-extension SGLang Deployment (readiness + startup), LWS's SGLang and vLLM
     # leaders, AIBrix's heterogeneous llm-engine (its runtime sidecar's liveness probes only the sidecar).
