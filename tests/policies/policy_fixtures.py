@@ -61,6 +61,8 @@ _VLLM_CONTAINER = {
     "livenessProbe": {"httpGet": {"path": "/health", "port": 8080.0}, "periodSeconds": 10.0, "failureThreshold": 6.0},
     "lifecycle": {"preStop": {"sleep": {"seconds": 15.0}}},
     "volumeMounts": [{"name": "dshm", "mountPath": "/dev/shm"}],
+    # The restricted Pod Security Standard's container field (G27), as the product's own predictor sets it.
+    "securityContext": {"allowPrivilegeEscalation": False},
 }
 
 _ISVC = {
