@@ -41,6 +41,7 @@ from components.secrets import first_token, placeholder_value, server_key_stand_
 from components.server_keys import CONFIG_KEYS, SERVER_ENV
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, container_label, containers, get, name_of, pod_specs, workload_types
+from policies.reading.hf_tokens import TOKEN_VARIABLES, token_placeholder
 from policies.reading.placeholders import placeholder_in
 from policies.reading.server_keys import enforced_keys
 
@@ -211,16 +212,22 @@ def _token_message(where: str, text: str, fix: str = _FIX) -> str | None:
 _SUBSTITUTED = re.compile(r"[\"']?\$(?:\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}]*)?\}|[A-Za-z_][A-Za-z0-9_]*)[\"']?")
 
 
-def _substituted(resource: Resource) -> set[tuple[object, object]]:
-    """(container, env name) pairs whose value is written as an envsubst variable (the props hold UNKNOWN there)."""
+def _substituted(resource: Resource) -> tuple[set[tuple[object, object]], set[tuple[object, object]]]:
+    """(container, env name) pairs whose value is written as an envsubst variable (the props hold UNKNOWN there), and
+    those of a Hugging Face token variable written as a fill-in (``<hf_token>``): S28's row names that form (a token
+    that is a committed fill-in, in the env), so it reports them (spent set 73 ratishjain12/eks-vllm-multinode
+    lws.yaml, labelled S28, was a wrong G35 block at session 49's freeze 2)."""
     written = dataclasses.replace(resource, props=resource.written) if resource.written is not None else resource
-    return {
-        (name_of(c), name_of(e))
+    pairs: list[tuple[object, object, str]] = [
+        (name_of(c), name_of(e), str(e.get("value")))
         for _, podspec in pod_specs(written)
         for c in containers(podspec, init=True, model=True)
         for e in (as_dict(x) for x in as_list(c.get("env")))
-        if isinstance(e.get("value"), str) and _SUBSTITUTED.fullmatch(e["value"].strip())
-    }
+        if isinstance(e.get("value"), str)
+    ]
+    variables: set[tuple[object, object]] = {(c, e) for c, e, v in pairs if _SUBSTITUTED.fullmatch(v.strip())}
+    fill_ins: set[tuple[object, object]] = {(c, e) for c, e, v in pairs if e in TOKEN_VARIABLES and token_placeholder(v)}
+    return variables, fill_ins
 
 
 # A variable or key that names a user (POSTGRES_USER, DB_USERNAME, RABBITMQ_DEFAULT_USER): a password beside it with the
@@ -240,7 +247,13 @@ def _default_message(where: str, fix: str) -> str:
     )
 
 
-def _check_env(label: str, container: dict, patterns: list[str], substituted: set | frozenset = frozenset()) -> list[str]:
+def _check_env(
+    label: str,
+    container: dict,
+    patterns: list[str],
+    substituted: set | frozenset = frozenset(),
+    fill_ins: set | frozenset = frozenset(),
+) -> list[str]:
     messages: list[str] = []
     patterns = [*patterns, *SERVER_ENV]  # a server's own key (LITELLM_MASTER_KEY) is a credential by its name
     users = _user_values([(as_dict(e).get("name"), as_dict(e).get("value")) for e in as_list(container.get("env"))])
@@ -250,7 +263,7 @@ def _check_env(label: str, container: dict, patterns: list[str], substituted: se
         if not isinstance(name, str):
             continue
         value = env.get("value")
-        if looks_secret(name, patterns) and names_a_setting(name, value):
+        if (looks_secret(name, patterns) and names_a_setting(name, value)) or (name_of(container), name) in fill_ins:
             continue
         if looks_secret(name, patterns) and (name_of(container), name) in substituted:
             messages.append(
@@ -472,11 +485,11 @@ def _check(resource: Resource, config: dict) -> list[str]:
     if resource.type == CONFIG_MAP_TYPE:
         return _check_config_map(resource, patterns)
     messages = []
-    substituted = _substituted(resource)
+    substituted, fill_ins = _substituted(resource)
     for path, podspec in pod_specs(resource):
         for container in containers(podspec, init=True, model=True):
             label = container_label(path, container)
-            messages.extend(_check_env(label, container, patterns, substituted))
+            messages.extend(_check_env(label, container, patterns, substituted, fill_ins))
             messages.extend(_check_argv(label, container, patterns))
             messages.extend(_check_headers(label, container, patterns))
     return messages

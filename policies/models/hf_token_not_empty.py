@@ -39,6 +39,7 @@ Secret its pod reads, literally, is that name sent as the token: the Hub answers
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from typing import Any, Optional
@@ -60,13 +61,10 @@ from policies.kube import (
     workload_types,
 )
 from policies.reading.flux_substitution import flux_substituted
+from policies.reading.hf_tokens import TOKEN_VARIABLES, token_placeholder
 from policies.reading.placeholders import placeholder_in
 from policies.reading.secrets import decoded, secret_values, variables_of_key
 from policies.reading.serving import namespace_of
-
-# The variables huggingface_hub reads for the token (constants.py: HF_TOKEN, and the legacy HUGGING_FACE_HUB_TOKEN).
-TOKEN_VARIABLES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HUGGINGFACE_HUB_TOKEN", "HF_API_TOKEN")
-
 
 SECRET_TYPE = "kubernetes:core/v1:Secret"
 # Keys a Secret named for Hugging Face commonly holds the token under (besides the variable names themselves).
@@ -77,33 +75,6 @@ _HF_NAME = re.compile(r"(?i)\bhf\b|hf[-_]|hugging")
 # funtastic1234/SkyGuardian k8s/nim.yaml Secret ngc-secret api-key "REPLACE_WITH_NGC_API_KEY", labelled S27; set 34
 # shenoyabhijith/llama-k8s-deployment k8s/secret.yaml API_KEY "your_api_key", labelled S28).
 _CREDENTIAL_KEY = re.compile(r"(?i)(?:^|[_.-])(?:api[_-]?key|apikey|token)$")
-# The Hub's token prefix followed by filler (hf_xxxxxxxx, hf_..., hf_XXXX).
-_FILLER_TOKEN = re.compile(r"^(?:hf_)?(?:[xX*.]{3,}|\.\.\.)$")
-# A description in capitals where the credential goes: API_KEY_GENERATED_FROM_NGC, NGC_API_KEY, MY_SECRET_TOKEN. No
-# service issues a key of words joined by underscores (NGC: nvapi-... or base64, the Hub: hf_..., OpenAI: sk-...), so
-# such a value is a fill-in (spent set 24 MohammadB88/rag-anythingllm models/nvidia_nim/llama3-8b_all_resources.yaml, label filed NONE).
-_DESCRIBED = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
-_CREDENTIAL_WORD = re.compile(r"(?:^|_)(?:API|KEY|TOKEN|SECRET|PASSWORD|GENERATED)(?:_|$)")
-
-
-def token_placeholder(value: object) -> Optional[str]:
-    """The fill-in a committed token value is (module docstring), or None for a value that may be a real token."""
-    if not isinstance(value, str) or not value.strip():
-        return None
-    text = value.strip()
-    if text.startswith("$"):
-        return None  # ${HF_TOKEN} / $HF_TOKEN / $(HF_TOKEN): a rendering step (envsubst, a shell heredoc) fills it
-    if _FILLER_TOKEN.match(text):
-        return text
-    if _DESCRIBED.match(text) and _CREDENTIAL_WORD.search(text):
-        return text
-    # A fill-in behind the token's own prefix: hf_YOUR_TOKEN_HERE, hf_REPLACE_ME (sealed set 44,
-    # devfloor9/engineering-playbook deploy/nvidia-platform/base/hf-token-secret.yaml, read after the freeze).
-    if text.startswith("hf_") and placeholder_in(text[3:], ("stringData", "token")):
-        return text
-    return placeholder_in(text, ("stringData", "token"))
-
-
 # A whole value that is one variable for a rendering step (envsubst, a CI template): ${HF_TOKEN}, $HF_TOKEN. In a
 # Secret nothing expands it (the kubelet expands $(VAR) only in a container's command, args and env values:
 # https://kubernetes.io/docs/tasks/inject-data-application/define-interdependent-environment-variables/), so a Secret
@@ -344,6 +315,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
         return _check_empty_secret(resource)
     messages = _token_is_a_secret_name(resource)
     namespace = namespace_of(resource)
+    # A fill-in (<hf_token>) is an unrendered placeholder, which the props hold as UNKNOWN for the other rules; this
+    # rule judges the value as written (spent set 73 ratishjain12/eks-vllm-multinode lws.yaml, labelled S28).
+    resource = dataclasses.replace(resource, props=resource.written) if resource.written is not None else resource
     servers = _servers(resource)
     for path, podspec in pod_specs(resource):
         for container in containers(podspec, init=True):

@@ -265,3 +265,34 @@ def test_placeholders_found_with_and_without_the_quick_pass_are_the_same() -> No
         "spec.template.spec.containers[0].image",
         "spec.template.spec.containers[0].args[0]",
     ]
+
+
+# ratishjain12/eks-vllm-multinode lws.yaml (spent set 73, cut down): the Hub token is the fill-in <hf_token>, labelled
+# S28 (a token that is a committed fill-in, in the env); G35 blocked it as a literal credential at session 49's freeze 2.
+HF_FILL_IN = """\
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: vllm, namespace: llm}
+    spec:
+      selector: {matchLabels: {app: vllm}}
+      template:
+        metadata: {labels: {app: vllm}}
+        spec:
+          containers:
+            - name: vllm-leader
+              image: vllm/vllm-openai:v0.10.1
+              args: [--model, meta-llama/Llama-3.1-8B-Instruct]
+              env:
+                - {name: HUGGING_FACE_HUB_TOKEN, value: <hf_token>}
+                - {name: OPENAI_API_KEY, value: <your-api-key>}
+              resources: {limits: {nvidia.com/gpu: "1"}}
+    """
+
+
+def test_an_hf_token_fill_in_is_s28s_as_written_and_not_a_literal_credential(tmp_path):
+    found = _check(tmp_path, HF_FILL_IN)
+    (s28,) = [f for f in found if f[0] == "S28"]
+    assert s28[1] == "advisory" and "HUGGING_FACE_HUB_TOKEN is the fill-in '<hf_token>'" in s28[2]
+    # G35 leaves the token variable to S28, and still blocks a fill-in under another credential name (sets 13, 31).
+    g35 = [f for f in found if f[0] == "G35"]
+    assert [f[1] for f in g35] == ["mandatory"] and all("OPENAI_API_KEY" in f[2] for f in g35)

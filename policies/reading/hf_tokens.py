@@ -1,0 +1,40 @@
+"""Hugging Face token variables, and the committed fill-ins a token value can be (S28 reads them on workloads and
+Secrets; G35 leaves a fill-in under a token variable to S28, whose row names that form)."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from policies.reading.placeholders import placeholder_in
+
+# The variables huggingface_hub reads for the token (constants.py: HF_TOKEN, and the legacy HUGGING_FACE_HUB_TOKEN).
+TOKEN_VARIABLES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HUGGINGFACE_HUB_TOKEN", "HF_API_TOKEN")
+
+
+# The Hub's token prefix followed by filler (hf_xxxxxxxx, hf_..., hf_XXXX).
+_FILLER_TOKEN = re.compile(r"^(?:hf_)?(?:[xX*.]{3,}|\.\.\.)$")
+# A description in capitals where the credential goes: API_KEY_GENERATED_FROM_NGC, NGC_API_KEY, MY_SECRET_TOKEN. No
+# service issues a key of words joined by underscores (NGC: nvapi-... or base64, the Hub: hf_..., OpenAI: sk-...), so
+# such a value is a fill-in (spent set 24 MohammadB88/rag-anythingllm models/nvidia_nim/llama3-8b_all_resources.yaml, label filed NONE).
+_DESCRIBED = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+_CREDENTIAL_WORD = re.compile(r"(?:^|_)(?:API|KEY|TOKEN|SECRET|PASSWORD|GENERATED)(?:_|$)")
+
+
+def token_placeholder(value: object) -> Optional[str]:
+    """The fill-in a committed token value is (all filler, a description in capitals, a fill-in behind ``hf_``, or any
+    placeholder: ``<hf_token>``, ``your-hf-token-here``), or None for a value that may be a real token."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip()
+    if text.startswith("$"):
+        return None  # ${HF_TOKEN} / $HF_TOKEN / $(HF_TOKEN): a rendering step (envsubst, a shell heredoc) fills it
+    if _FILLER_TOKEN.match(text):
+        return text
+    if _DESCRIBED.match(text) and _CREDENTIAL_WORD.search(text):
+        return text
+    # A fill-in behind the token's own prefix: hf_YOUR_TOKEN_HERE, hf_REPLACE_ME (sealed set 44,
+    # devfloor9/engineering-playbook deploy/nvidia-platform/base/hf-token-secret.yaml, read after the freeze).
+    if text.startswith("hf_") and placeholder_in(text[3:], ("stringData", "token")):
+        return text
+    return placeholder_in(text, ("stringData", "token"))
