@@ -54,7 +54,10 @@ def _runs(argv: list[str], row: Engine) -> Optional[str]:
 def _server(container: Mapping) -> Optional[tuple[str, str]]:
     """(engine display name, how the server is started) when the container's main process is a model server."""
     image = container.get("image")
-    args = [t for t in as_list(container.get("args")) if isinstance(t, str)]
+    written = container.get("args")
+    if written is not None and (not isinstance(written, list) or not all(isinstance(t, str) for t in written)):
+        return None  # args the API server refuses (S26): what would run is unknown, so no claim (review 49b #5)
+    args = list(written or ())
     for row in engine_table():
         if not container.get("command") and row.entrypoint and isinstance(image, str):
             if not is_published(image, row.entrypoint_images):

@@ -21,7 +21,11 @@ README says to replace with ``kubectl create secret`` (spent set 23, aubree-lian
 376d28461652927a4da42fba6580a3e88bf61b0f: "DO NOT fill in real values here"). On the Secret itself it blocks where a
 reader's engine reads the variable, downloads a gated model and has no other token source (applied as it stands, it
 also overwrites a token created out of band): spent set 69 nohdol97/Nexus k8s/overlays/gpu/model-worker-secret.yaml
-(stringData HF_TOKEN "", read by the overlay's vLLM for meta-llama/Meta-Llama-3-8B-Instruct).
+(stringData HF_TOKEN "", read by the overlay's vLLM for meta-llama/Meta-Llama-3-8B-Instruct). Advice instead where a
+kustomization of the run rewrites that Secret (a patch of it, or a ``secretGenerator`` with ``behavior: replace`` or
+``merge``: policies/reading/kustomize.py), since the base is applied only through the overlay (review 49b #1), and
+wherever the server downloads nothing through the Hub: a local model path, or HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE true
+on the container (review 49b #2; the empty variable stays advice, as it fails once the server goes online).
 
 A token that is a fill-in (``your-huggingface-token-here``, ``REPLACE_WITH_REAL_TOKEN``, ``<your-hf-token>``,
 ``hf_xxx``; policies/reading/placeholders.py's recogniser, plus the Hub's ``hf_`` prefix followed by x's or dots) is
@@ -62,6 +66,7 @@ from policies.kube import (
 )
 from policies.reading.flux_substitution import flux_substituted
 from policies.reading.hf_tokens import TOKEN_VARIABLES, token_placeholder
+from policies.reading.model_ids import offline
 from policies.reading.placeholders import placeholder_in
 from policies.reading.secrets import decoded, secret_values, variables_of_key
 from policies.reading.serving import namespace_of
@@ -193,13 +198,19 @@ def _servers(resource: Resource) -> dict[int, tuple[Any, Optional[str]]]:
 
 def _reading(servers: dict, container: dict, name: str) -> tuple[bool, str]:
     """(whether the container's engine reads the token variable ``name``, as far as the engine env table says; the
-    gated model it downloads, "" when none is known). An engine the table does not cover reads every Hub name."""
+    gated model it downloads, "" when none is known). An engine the table does not cover reads every Hub name. A
+    local model path downloads nothing (hub_model None), nor does a container whose environment sets the Hub client
+    offline (huggingface_hub constants.py is_offline_mode: HF_HUB_OFFLINE, else TRANSFORMERS_OFFLINE, true for 1, ON,
+    YES, TRUE; policies/reading/engines.py _HF_OFFLINE cites it): the empty token is then never sent, and where it is,
+    only if the files change is a matter for advice, not a block (review 49b #2)."""
     from policies.reading.engines import hub_model
 
     row, model = servers.get(id(container), (None, None))
     names = tokens_read(row, container.get("image"))
     if names is not None and name not in names:
         return False, ""
+    if offline(container):
+        return True, ""  # HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE on: the Hub client sends no request, so no 401
     repository = hub_model(model)
     return True, repository if names is not None and repository and gated(repository) else ""
 
@@ -285,13 +296,33 @@ def _check_empty_secret(resource: Resource) -> list[str]:
         return []
     namespace = get(resource.props, "metadata", "namespace")
     namespace = namespace if isinstance(namespace, str) and namespace else None
+    # A Kustomize patch, or a base a patch or a generator (secretGenerator behavior: replace|merge) of the run rewrites
+    # (policies/reading/kustomize.py): the empty value is an absence the overlay fills, not a value the applied Secret
+    # states, so hf-token-not-empty's place among the framework's STATED_VALUE_POLICIES does not hold here (review 49b
+    # #1: a base's empty hf-secret that the prod overlay's secretGenerator replaces).
+    rewritten = (
+        "this Secret is a Kustomize patch merged onto a base"
+        if resource.patch
+        else "a patch or a generator (behavior: replace or merge) of the files rewrites this Kustomize base"
+        if resource.base
+        else ""
+    )
     messages: list[str] = []
     for key, value in sorted(_secret_values(resource).items()):
         if not isinstance(value, str) or value.strip():
             continue
         readers = _empty_token_readers(namespace, name, key)
         gated_models = sorted({(who, model) for who, model in readers if model})
-        if gated_models:
+        if gated_models and rewritten:
+            who, model = gated_models[0]
+            messages.append(
+                unproven(
+                    f"key {key} is empty while {who} reads it as its Hugging Face token to download the gated {model}: "
+                    f"applied as this file stands the download gets 401, but {rewritten}, so the Secret applied may "
+                    f"hold the token; make sure every overlay that is applied fills it"
+                )
+            )
+        elif gated_models:
             who, model = gated_models[0]
             messages.append(
                 f"key {key} is empty while {who} reads it as its Hugging Face token to download the gated {model}: "

@@ -17,7 +17,8 @@ would report the base's fields missing. A patch is recognised two ways:
   snippets omit it too, and what they state is judged as written.
 
 A **base** is the other half: an object of a file that a kustomization of the run lists under ``resources``
-(through folders holding a kustomization of their own) and that a patch of the run targets (same kind and name). It
+(through folders holding a kustomization of their own) and that a patch of the run targets (same kind and name), or
+a Secret or ConfigMap a generator of the run replaces or merges into (``secretGenerator`` ``behavior: replace``). It
 lacks by design what the patch adds (a volume, a GPU limit), and a kustomization's ``images`` entry may rewrite its
 image; findings on what a patch could add are advice there too.
 
@@ -100,7 +101,8 @@ class Overlays:
     ``bases``: each file a kustomization lists under ``resources`` (or the old ``bases``), through folders holding a
     kustomization of their own, mapped to the image names an ``images`` entry of a kustomization including it rewrites
     (kustomize api/types/image.go: ``name`` matched against the image without tag, ``newName``/``newTag``/``digest``
-    replacing it). ``targets``: the (kind, name) pairs a ``patches[].target`` names."""
+    replacing it). ``targets``: the (kind, name) pairs a ``patches[].target`` names, and the Secrets and ConfigMaps a
+    generator replaces or merges into (``behavior: replace|merge``)."""
 
     bases: dict[str, frozenset[str]] = field(default_factory=dict)
     targets: frozenset[tuple[str, str]] = frozenset()
@@ -154,6 +156,25 @@ def _include(
                     namespaces.setdefault(path, set_to)
 
 
+# A generator entry whose ``behavior`` is ``replace`` or ``merge`` rewrites the base's object of that name (kustomize
+# api/types/generatorargs.go:16-20@api/v0.21.1: "'replace': replace the existing one", "'merge': merge with the existing
+# one"; the default ``create`` makes a new one): the base object is then a patch target like any other.
+_GENERATED_KINDS = (("secretGenerator", "Secret"), ("configMapGenerator", "ConfigMap"))
+
+
+def _regenerated(kustomization: Any) -> set[tuple[str, str]]:
+    """The (kind, name) of each Secret or ConfigMap a generator of the kustomization replaces or merges into."""
+    found: set[tuple[str, str]] = set()
+    if not isinstance(kustomization, dict):
+        return found
+    for key, kind in _GENERATED_KINDS:
+        entries = kustomization.get(key)
+        for entry in entries if isinstance(entries, list) else ():
+            if isinstance(entry, dict) and entry.get("behavior") in ("replace", "merge") and isinstance(entry.get("name"), str):
+                found.add((kind, entry["name"]))
+    return found
+
+
 def overlays(files: Sequence[str]) -> Overlays:
     """The bases and patch targets the kustomizations among (or beside) ``files`` name."""
     folders = {os.path.dirname(os.path.abspath(f)) for f in files if os.path.isfile(f)}
@@ -172,6 +193,7 @@ def overlays(files: Sequence[str]) -> Overlays:
                 target = entry.get("target") if isinstance(entry, dict) else None
                 if isinstance(target, dict) and isinstance(target.get("kind"), str):
                     targets.add((target["kind"], str(target.get("name") or "")))
+            targets.update(_regenerated(doc))
     return Overlays(bases=bases, targets=frozenset(targets), replicas=frozenset(replicas), namespaces=namespaces)
 
 

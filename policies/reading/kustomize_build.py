@@ -345,9 +345,18 @@ class _Builder:
                     and (not ns or ns == _dig(i.obj, ("metadata", "namespace")))
                 ]
                 if behavior in ("merge", "replace") and existing:
+                    # The generated object takes the existing one's place, keeping its name, namespace, labels and
+                    # annotations (api/resmap/reswrangler.go:582-602, api/resource/resource.go:165-197): merge joins
+                    # the old data and binaryData under the new, and nothing else of the old object survives, so a
+                    # base Secret's stringData (an empty HF_TOKEN the overlay regenerates) is gone (review 49b #1).
                     for item in existing:
                         before = _mapping(item.obj.get("data"))
                         item.obj["data"] = {**before, **data} if behavior == "merge" else data
+                        item.obj.pop("stringData", None)
+                        if behavior == "replace":
+                            item.obj.pop("binaryData", None)
+                        if kind == "Secret":
+                            item.obj["type"] = entry.get("type") or "Opaque"
                         item.touched.append((path, 0, 1))
                     continue
                 if behavior != "create":

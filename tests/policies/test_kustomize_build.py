@@ -428,3 +428,27 @@ def test_a_resource_added_twice_is_not_built(tmp_path):
     _write(tmp_path / "kustomization.yaml", "resources: [isvc.yaml, isvc.yaml]\n")
     built = build(str(tmp_path), {})
     assert "twice" in built.skipped and built.objects == []
+
+
+def test_a_generator_that_replaces_or_merges_a_base_secret_drops_its_string_data(tmp_path):
+    """The generated object takes the existing one's place (api/resmap/reswrangler.go:582-602, resource.go:165-197):
+    merge keeps the old data under the new, replace keeps none, and the old stringData survives neither (review 49b #1:
+    a base hf-secret with stringData HF_TOKEN "" that the prod overlay regenerates)."""
+    secret = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "hf", "labels": {"a": "b"}},
+        "type": "kubernetes.io/opaque-old",
+        "data": {"OLD": "eA=="},
+        "stringData": {"HF_TOKEN": ""},
+    }
+    _write(tmp_path / "base" / "secret.yaml", secret)
+    _write(tmp_path / "base" / "kustomization.yaml", "resources:\n- secret.yaml\n")
+    for behavior, data in (("replace", {"HF_TOKEN": "aGZfeA=="}), ("merge", {"OLD": "eA==", "HF_TOKEN": "aGZfeA=="})):
+        _write(
+            tmp_path / "overlay" / "kustomization.yaml",
+            f"resources: [../base]\nsecretGenerator:\n- name: hf\n  behavior: {behavior}\n  literals: [HF_TOKEN=hf_x]\n",
+        )
+        (obj,) = [o.obj for o in build(str(tmp_path / "overlay"), {}).objects]
+        assert obj["data"] == data and "stringData" not in obj, behavior
+        assert obj["type"] == "Opaque" and obj["metadata"]["labels"] == {"a": "b"}

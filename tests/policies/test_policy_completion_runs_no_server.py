@@ -95,3 +95,13 @@ def test_bad_input_never_tracebacks():
     odd = copy.deepcopy(LOADER)
     odd["spec"]["template"]["spec"]["containers"] = [None, "x", {"name": {}, "image": ["ollama/ollama"]}]
     found_by([odd], POLICY)
+
+
+def test_malformed_args_are_unknown_not_absent():
+    """Review 49b #5: `args: [{a: 1}]` is refused by the API server (S26 blocks it); what the image would run is
+    unknown, so G89 makes no claim (it said "no command and no args")."""
+    for args in ([{"a": 1}], ["serve", 5], "serve", {"a": 1}):
+        assert found_by([_init({"image": "ollama/ollama:0.6.8", "args": args})], POLICY) == [], args
+    # Careful form: an empty or null args list is no args, and still blocks.
+    for args in ([], None):
+        assert [level for level, _ in found_by([_init({"image": "ollama/ollama:0.6.8", "args": args})], POLICY)] == ["mandatory"]

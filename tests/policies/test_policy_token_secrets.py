@@ -97,3 +97,100 @@ def test_careful_secret_forms_stay_silent():
     elsewhere["metadata"]["namespace"] = "other"
     assert found_by([elsewhere, _DEPLOYMENT], "hf-token-not-empty") == []
     assert found_by([_DEPLOYMENT], "hf-token-not-empty") == []
+
+
+# Review 49b #1 (/work/r49b/s28): a Kustomize base commits Secret hf-secret with an empty HF_TOKEN and an overlay's
+# secretGenerator replaces it (kustomize api/types/generatorargs.go:16-20@api/v0.21.1 "'replace': replace the existing
+# one", "'merge': merge with the existing one"): the base is applied only through the overlay, so the empty value is an
+# absence the overlay fills, advice on the base; the built overlay's Secret holds the token (stringData dropped,
+# api/resmap/reswrangler.go:582-602) and is silent. Without the overlay the base Secret still blocks.
+_KUSTOMIZE_BASE = """apiVersion: v1
+kind: Secret
+metadata: {name: hf-secret}
+type: Opaque
+stringData:
+  HF_TOKEN: ""
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm}
+spec:
+  selector: {matchLabels: {app: vllm}}
+  template:
+    metadata: {labels: {app: vllm}}
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.8.5
+        args: ["--model", "meta-llama/Meta-Llama-3-8B-Instruct"]
+        env:
+        - name: HF_TOKEN
+          valueFrom: {secretKeyRef: {name: hf-secret, key: HF_TOKEN}}
+        resources: {limits: {nvidia.com/gpu: 1, memory: 32Gi}}
+"""
+
+
+def _on_secrets(root, capsys) -> list[tuple[str, str]]:
+    import json
+
+    from policies.check import main
+
+    main([str(root), "--format", "json"])
+    rows = json.loads(capsys.readouterr().out)["violations"]
+    return sorted(
+        (r["enforcement"], r["file"].split(str(root))[-1])
+        for r in rows
+        if r["policy"] == "hf-token-not-empty" and "Secret" in r["resource"]
+    )
+
+
+def test_a_base_secret_an_overlay_regenerates_or_patches_is_advice(tmp_path, capsys):
+    (tmp_path / "base").mkdir()
+    (tmp_path / "base" / "all.yaml").write_text(_KUSTOMIZE_BASE)
+    (tmp_path / "base" / "kustomization.yaml").write_text("resources: [all.yaml]\n")
+    prod = tmp_path / "overlays" / "prod"
+    prod.mkdir(parents=True)
+    (prod / "hf.env").write_text("HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyzABCDEFGH\n")
+    for behavior in ("replace", "merge"):
+        (prod / "kustomization.yaml").write_text(
+            "resources: [../../base]\nsecretGenerator:\n- name: hf-secret\n"
+            f"  behavior: {behavior}\n  envs: [hf.env]\ngeneratorOptions: {{disableNameSuffixHash: true}}\n"
+        )
+        assert _on_secrets(tmp_path, capsys) == [("advisory", "/base/all.yaml")], behavior
+    (prod / "hf.env").unlink()  # the env file gitignored: the overlay is not built, the base still advice
+    assert _on_secrets(tmp_path, capsys) == [("advisory", "/base/all.yaml")]
+    # A strategic-merge patch of the Secret marks the base the same way.
+    (prod / "secret.yaml").write_text("apiVersion: v1\nkind: Secret\nmetadata: {name: hf-secret}\nstringData: {HF_TOKEN: x}\n")
+    (prod / "kustomization.yaml").write_text("resources: [../../base]\npatches:\n- path: secret.yaml\n")
+    assert ("mandatory", "/base/all.yaml") not in _on_secrets(tmp_path, capsys)
+    # Careful form: an overlay that only includes the base (a generator creating another Secret) leaves it blocking.
+    (prod / "secret.yaml").unlink()
+    (prod / "kustomization.yaml").write_text("resources: [../../base]\nsecretGenerator:\n- name: other\n  literals: [a=b]\n")
+    assert ("mandatory", "/base/all.yaml") in _on_secrets(tmp_path, capsys)
+
+
+def test_a_server_that_never_contacts_the_hub_is_not_blocked():
+    """Review 49b #2 (/work/r49b/s28b): HF_HUB_OFFLINE (or TRANSFORMERS_OFFLINE) true makes huggingface_hub send no
+    request (constants.py is_offline_mode, cited at policies/reading/engines.py _HF_OFFLINE), so the empty token is
+    never sent: advice (the leftover empty variable fails the moment the server goes online), not a block. A local
+    model path downloads nothing either."""
+    offline = copy.deepcopy(_DEPLOYMENT)
+    container = offline["spec"]["template"]["spec"]["containers"][0]
+    for name, value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "TRUE")):
+        container["env"] = [{"name": name, "value": value}, *_DEPLOYMENT_ENV]
+        assert {level for level, _ in found_by([_SECRET, offline], "hf-token-not-empty")} == {"advisory"}, name
+        literal = copy.deepcopy(offline)
+        literal["spec"]["template"]["spec"]["containers"][0]["env"] = [
+            {"name": name, "value": value},
+            {"name": "HF_TOKEN", "value": ""},
+        ]
+        assert [level for level, _ in found_by([literal], "hf-token-not-empty")] == ["advisory"], name
+    local = copy.deepcopy(_DEPLOYMENT)
+    local["spec"]["template"]["spec"]["containers"][0]["args"][1] = "/models/Meta-Llama-3-8B-Instruct"
+    assert {level for level, _ in found_by([_SECRET, local], "hf-token-not-empty")} == {"advisory"}
+    # Careful form: offline set false keeps the block.
+    container["env"] = [{"name": "HF_HUB_OFFLINE", "value": "0"}, *_DEPLOYMENT_ENV]
+    assert "mandatory" in {level for level, _ in found_by([_SECRET, offline], "hf-token-not-empty")}
+
+
+_DEPLOYMENT_ENV = _DEPLOYMENT["spec"]["template"]["spec"]["containers"][0]["env"]
