@@ -22,7 +22,7 @@ Read here:
   them; a namespaceSelector on labels the files cannot check counts as admitting).
 
 The caller's end (caller-egress-reaches-service, session 49, blocking): any pod of the run, not only a model server's
-client, isolated for Egress (kubernetes/api networking/v1/types.go:81-86@v0.34.0: outgoing traffic is allowed only if
+client, isolated for Egress (kubernetes/api networking/v1/types.go:82-87@v0.34.0: outgoing traffic is allowed only if
 it matches an egress rule of some policy selecting the pod; a namespace-wide allow-DNS policy with ``podSelector: {}``
 and policyTypes Egress isolates every pod of the namespace) whose env URL names a Service of the files on one of its
 ports, where no egress rule reaches the pods that Service selects on the port it forwards to (rules name "a numerical or
@@ -30,8 +30,9 @@ named port on a pod", :160-161): DNS-only and HTTPS-only rules drop the call (sp
 @3107d69b4ec252da595fa3788c46f1ae5554460f: open-webui -> dlp-proxy:8080 and dlp-proxy -> openclaw:11434). Silent when a
 rule with no ``to`` or with an ipBlock admits the Service's own port (a plugin judging before the Service's translation),
 when a peer may hold the pods (a namespaceSelector on labels the files cannot check), and for host-network pods. Advice
-when the URL comes from a ConfigMap, the container sets a proxy variable, a namespace-less policy may apply, or another
-engine's policy is in the files; blocking assumes the files hold every policy that applies to the caller (as G81).
+when the URL comes from a ConfigMap, the container sets a proxy variable, a Kustomize patch of the files targets one of
+the caller's egress policies (the overlay may add the rule; its build is checked whole), a namespace-less policy may
+apply, or another engine's policy is in the files; blocking assumes the files hold every policy that applies to the caller (as G81).
 
 Advice: a policy of another engine (Cilium, Calico, AdminNetworkPolicy) in the files may allow it (silent then), and a
 namespace-less policy may be applied elsewhere (silent for those). Silent where an Ingress or route already makes
@@ -484,7 +485,8 @@ def egress_findings(resources: list[Resource]) -> list[tuple[str, str]]:
         service = services.get(call.key)
         if service is None or call.caller.patch or get(service.props, "spec", "type") == "ExternalName":
             continue
-        egress = [p for p in applying(policies, call.namespace, call.labels, "Egress") if not p.patch]
+        isolating = applying(policies, call.namespace, call.labels, "Egress")
+        egress = [p for p in isolating if not p.patch]
         if not egress:
             continue
         port = _service_port(service, call.port)
@@ -510,6 +512,10 @@ def egress_findings(resources: list[Resource]) -> list[tuple[str, str]]:
             why = "the URL comes from a ConfigMap, which may be replaced outside the files"
         elif call.proxied:
             why = "the container sets a proxy variable, so the call may leave through the proxy"
+        elif any(p.base or p.patch for p in isolating):
+            # A Kustomize base policy a patch of the run targets is not what is applied: the overlay's patch may add
+            # the egress rule (its build, checked whole, judges the result).
+            why = "a Kustomize patch of the files changes one of these policies, and may add the egress rule"
         elif unplaced(policies, call.namespace, call.labels, "Egress"):
             why = "a policy that leaves its namespace out (applied with kubectl apply -n) may apply to these pods"
         elif others:
@@ -542,11 +548,12 @@ EGRESS_POLICY = Policy(
     description=(
         "A pod isolated for Egress by NetworkPolicies that calls a Service of the run by URL (its env, literal or from "
         "a ConfigMap) has an egress rule reaching that Service's pods on the port it forwards to; advice when the URL "
-        "comes from a ConfigMap, a proxy variable is set, or a namespace-less or other-engine policy may allow it."
+        "comes from a ConfigMap, a proxy variable is set, a Kustomize patch of the files targets one of its egress "
+        "policies, or a namespace-less or other-engine policy may allow it."
     ),
     rationale=(
         "A pod isolated for egress may open only what some egress rule of a policy selecting it allows, and rules match "
-        "the destination pod and its port after the Service's translation (kubernetes/api networking/v1/types.go:81-86 "
+        "the destination pod and its port after the Service's translation (kubernetes/api networking/v1/types.go:82-87 "
         "and :160-161@v0.34.0); a DNS-only or HTTPS-only policy drops the call. Blocking assumes the files hold every "
         "policy that applies to the caller."
     ),

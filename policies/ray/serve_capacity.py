@@ -36,6 +36,7 @@ from typing import Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_int, as_list, get, split_type
+from policies.reading.ollama_weights import selects_gpu_nodes
 from policies.reading.ray_cluster import cluster_spec, groups
 from policies.reading.serve_apps import ServeAppEngine, actor_gpus, replica_floor, serve_app_engines
 from policies.reading.serve_python import mounted_llm_configs
@@ -69,6 +70,18 @@ def _gpu_ceiling(resource: Resource) -> Optional[tuple[int, list[str]]]:
         if gpus:
             parts.append(f"{group.name} {pods} pod(s) x {gpus} GPU")
     return total, parts
+
+
+def _runtime_gpus(resource: Resource) -> bool:
+    """True when a group counted with no GPU may still see some: it states no num-gpus and no GPU limit, yet selects or
+    tolerates GPU nodes, where a node whose default runtime is NVIDIA's hands every device to a CUDA image, and Ray
+    detects what it sees when KubeRay passes no --num-gpus (kuberay v1.7.0 pod.go:1453-1455 passes it only from a
+    limit). Sealed set 74 vilovnok/ray_vllm k8s/ray-service.yaml (GPU limits commented out, a gpunode toleration,
+    num_gpus 0.05 actors) was a wrong blocking finding at session 49's freeze 2."""
+    return any(
+        not g.is_head and g.pod_gpus() == 0 and "num-gpus" not in g.start_params and selects_gpu_nodes(g.podspec)
+        for g in groups(resource)
+    )
 
 
 def _floor(config: dict) -> Optional[int]:
@@ -226,7 +239,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             f"never reaches its target; raise the GPU worker group's replicas/maxReplicas or lower min_replicas"
         )
         # Settings an app's own code reads from its variables are not proven to reach the engine.
-        proven = need - sum(f * p for _, f, p, sure in needs if not sure) > ceiling[0]
+        proven = need - sum(f * p for _, f, p, sure in needs if not sure) > ceiling[0] and not _runtime_gpus(resource)
         findings.append((resource.name, message if proven else unproven(message)))
     return findings
 

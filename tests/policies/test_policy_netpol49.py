@@ -6,7 +6,7 @@
   k8s/network-policies.yaml, k8s/services.yaml, k8s/open-webui-deployment.yaml and k8s/dlp-proxy-deployment.yaml
   @3107d69b4ec252da595fa3788c46f1ae5554460f (spent set 67): allow-dns-egress and an HTTPS/HTTP-only egress policy, while
   Open WebUI calls http://dlp-proxy:8080/v1. Kubernetes: a pod isolated for egress opens only what some egress rule
-  allows (kubernetes/api networking/v1/types.go:81-86@v0.34.0), rules name the pod's port (:160-161).
+  allows (kubernetes/api networking/v1/types.go:82-87@v0.34.0), rules name the pod's port (:160-161).
 - ingress-controller-admitted (G62, advice) for callers from outside the cluster: a LoadBalancer/NodePort Service whose
   pods admit only pod and namespace peers (Josh-Archer/swe-agent k8s/networkpolicy.yaml and k8s/service.yaml
   @83f04a51a9a95a63f1d31cf89349ebfe328b40f1, spent set 67), and an Ingress of an in-cluster controller whose backend
@@ -18,8 +18,11 @@
 from __future__ import annotations
 
 import copy
+import json
 
 from policy_fixtures import found_by
+
+from policies.check import main
 
 EGRESS = "caller-egress-reaches-service"
 G62 = "ingress-controller-admitted"
@@ -253,3 +256,113 @@ def test_the_controller_admitted_or_a_cloud_balancer_is_silent():
         assert _outside([WEBUI, WEBUI_SERVICE, policy, _ingress("traefik")]) == [], peers
     # no Ingress routes to it: silent
     assert _outside([WEBUI, WEBUI_SERVICE, WEBUI_POLICY]) == []
+
+
+# --- a Kustomize overlay that changes the caller's egress policy (review 49b item 3) -----------------------------------
+
+KUSTOMIZE_BASE = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ollama, namespace: llm}
+spec:
+  selector: {matchLabels: {app: ollama}}
+  template:
+    metadata: {labels: {app: ollama}}
+    spec:
+      containers:
+      - {name: ollama, image: ollama/ollama:0.5.7, ports: [{name: http, containerPort: 11434}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: ollama, namespace: llm}
+spec:
+  selector: {app: ollama}
+  ports: [{port: 80, targetPort: http}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: webui, namespace: llm}
+spec:
+  selector: {matchLabels: {app: webui}}
+  template:
+    metadata: {labels: {app: webui}}
+    spec:
+      containers:
+      - name: webui
+        image: ghcr.io/open-webui/open-webui:v0.5.20
+        env: [{name: OLLAMA_BASE_URL, value: "http://ollama.llm.svc.cluster.local:80"}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: default-deny, namespace: llm}
+spec:
+  podSelector: {}
+  policyTypes: [Ingress, Egress]
+  egress:
+  - to: [{namespaceSelector: {}, podSelector: {matchLabels: {k8s-app: kube-dns}}}]
+    ports: [{port: 53, protocol: UDP}]
+"""
+TO_OLLAMA = """  - to: [{podSelector: {matchLabels: {app: ollama}}}]
+    ports: [{port: 11434}]
+"""
+DENY_PATCH = (
+    "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: default-deny, namespace: llm}\nspec:\n"
+    "  egress:\n  - to: [{namespaceSelector: {}, podSelector: {matchLabels: {k8s-app: kube-dns}}}]\n"
+    "    ports: [{port: 53, protocol: UDP}]\n" + TO_OLLAMA
+)
+ALLOW_POLICY = (
+    "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: webui-egress, namespace: llm}\nspec:\n"
+    "  podSelector: {matchLabels: {app: webui}}\n  policyTypes: [Egress]\n  egress:\n" + TO_OLLAMA
+)
+
+
+def _tree(root, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def _egress_levels(root, capsys) -> list[tuple[str, bool]]:
+    main([str(root), "--format", "json"])
+    rows = json.loads(capsys.readouterr().out)["violations"]
+    return [(r["enforcement"], bool(r.get("built"))) for r in rows if r["policy"] == EGRESS]
+
+
+def test_a_base_deny_policy_an_overlay_patches_is_advice(tmp_path, capsys):
+    # Review 49b's /work/r49b/g62p: the overlay's strategic-merge patch of default-deny adds the egress rule to the
+    # ollama pods; the base alone is never applied, so its finding is advice and the built overlay is silent.
+    _tree(
+        tmp_path,
+        {
+            "base/all.yaml": KUSTOMIZE_BASE,
+            "base/kustomization.yaml": "resources: [all.yaml]\n",
+            "overlays/prod/kustomization.yaml": "resources: [../../base]\npatches: [{path: patch.yaml}]\n",
+            "overlays/prod/patch.yaml": DENY_PATCH,
+        },
+    )
+    assert _egress_levels(tmp_path, capsys) == [("advisory", False)]
+    # A JSON 6902 patch naming the policy in `target` marks it the same way.
+    (tmp_path / "overlays" / "prod" / "patch.yaml").unlink()
+    (tmp_path / "overlays" / "prod" / "kustomization.yaml").write_text(
+        "resources: [../../base]\npatches:\n- target: {kind: NetworkPolicy, name: default-deny}\n"
+        "  patch: |-\n    - op: add\n      path: /spec/egress/-\n"
+        "      value: {to: [{podSelector: {matchLabels: {app: ollama}}}], ports: [{port: 11434}]}\n"
+    )
+    assert [level for level, built in _egress_levels(tmp_path, capsys) if not built] == ["advisory"]
+    # Careful form: the same base with no overlay changing the policy is applied as written, and the call is dropped.
+    (tmp_path / "overlays" / "prod" / "kustomization.yaml").write_text("resources: [../../base]\n")
+    assert _egress_levels(tmp_path, capsys) == [("mandatory", False)]
+
+
+def test_an_overlay_adding_a_separate_allow_policy_is_silent(tmp_path, capsys):
+    # Review 49b's /work/r49b/g62k: the overlay lists an allow policy of its own beside the base.
+    _tree(
+        tmp_path,
+        {
+            "base/all.yaml": KUSTOMIZE_BASE,
+            "base/kustomization.yaml": "resources: [all.yaml]\n",
+            "overlays/prod/kustomization.yaml": "resources: [../../base, allow.yaml]\n",
+            "overlays/prod/allow.yaml": ALLOW_POLICY,
+        },
+    )
+    assert _egress_levels(tmp_path, capsys) == []
