@@ -160,11 +160,12 @@ def _tree(repo: Path, into: Path) -> dict[str, str] | None:
     """``repo``'s flattened files copied into ``into`` as the tree their names spell; rebuilt path -> flattened path
     (both relative to their roots), or None when the names collide (a file that is also a folder)."""
     back: dict[str, str] = {}
-    for file in sorted(p for p in repo.iterdir() if p.is_file()):
+    files = sorted(p for p in repo.iterdir() if p.is_file())
+    for file in files:
         rebuilt = Path(*[part for part in file.name.split("__") if part]) if "__" in file.name.strip("_") else Path(file.name)
         back[rebuilt.as_posix()] = file.name
     folders = {parent.as_posix() for path in back for parent in Path(path).parents if parent != Path(".")}
-    if folders & set(back) or len(back) != sum(1 for p in repo.iterdir() if p.is_file()):
+    if folders & set(back) or len(back) != len(files):
         return None
     for rebuilt, flat in back.items():
         (into / rebuilt).parent.mkdir(parents=True, exist_ok=True)

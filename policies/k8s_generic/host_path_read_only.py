@@ -30,11 +30,6 @@ from policies.reading.node_agents import serving, weighed_to_serving
 from policies.reading.placement import home_path, pinned_node, placed, system_path
 
 
-def _text(value: object) -> str:
-    """``value`` when it is a string, else "" (a mistyped hostPath type must not raise: tests/hostile)."""
-    return value if isinstance(value, str) else ""
-
-
 def _run_as(podspec: dict, container: dict) -> object:
     """The user the container runs as where the manifest says so (its securityContext over the pod's)."""
     own = as_dict(container.get("securityContext")).get("runAsUser")
@@ -89,7 +84,8 @@ def _unnamed(path: str, podspec: dict) -> list[str]:
 
 # hostPath types the kubelet checks before it mounts: the path must already exist on the node as that kind of file
 # (https://kubernetes.io/docs/concepts/storage/volumes/#hostpath-volume-types; FailedMount "hostPath type check failed").
-_MUST_EXIST = frozenset({"Directory", "File"})
+# A tuple, not a set: membership compares by equality, so a mistyped type (a map) is simply absent (tests/hostile).
+_MUST_EXIST = ("Directory", "File")
 
 
 def _served_models(resource: Resource) -> list[tuple[str, dict, dict, str]]:
@@ -157,7 +153,7 @@ def _must_exist_unplaced(resource: Resource) -> list[str]:
         must = {
             name_of(v): as_dict(as_dict(v).get("hostPath"))
             for v in as_list(podspec.get("volumes"))
-            if name_of(v) and _text(as_dict(as_dict(v).get("hostPath")).get("type")) in _MUST_EXIST
+            if name_of(v) and as_dict(as_dict(v).get("hostPath")).get("type") in _MUST_EXIST
         }
         reported: set[object] = set()
         for container in containers(podspec, init=True):

@@ -9,15 +9,11 @@ every file a kustomization names in or below its folder (api/internal/loader/loa
 from __future__ import annotations
 
 import os
-from typing import Any
 
+from policies.kube import as_dict
 from policies.reading.kustomize_transforms import Unbuilt
 
 MAX_BYTES = 1 << 20  # a kustomization, patch or generator file read here
-
-
-def _mapping(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
 
 
 def within(folder: str, file: str, path: str) -> str:
@@ -35,7 +31,7 @@ def generator_options(obj: dict, common: dict, own: dict) -> None:
     value wins on a shared key) and ``immutable`` (api/types/generatoroptions.go:34-66 MergeGlobalOptionsIntoLocal;
     api/internal/generators/utils.go:62-98 copyLabelsAndAnnotations, setImmutable; configmap.go:43-47)."""
     for part in ("labels", "annotations"):
-        pairs = {str(k): str(v) for k, v in {**_mapping(common.get(part)), **_mapping(own.get(part))}.items()}
+        pairs = {str(k): str(v) for k, v in {**as_dict(common.get(part)), **as_dict(own.get(part))}.items()}
         if pairs:
             obj["metadata"][part] = pairs
     if common.get("immutable") is True or own.get("immutable") is True:
