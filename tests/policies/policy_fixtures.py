@@ -321,3 +321,20 @@ RISK_ROWS = {
         "serving-code-pinned",
     )
 }
+
+
+def network_policy(
+    name: str, namespace: str, selector: dict, types: list, ingress: list | None = None, egress: list | None = None
+) -> dict:
+    """A networking.k8s.io/v1 NetworkPolicy manifest; ``ingress``/``egress`` rule lists only where given."""
+    spec: dict = {"podSelector": selector, "policyTypes": types}
+    if ingress is not None:
+        spec["ingress"] = ingress
+    if egress is not None:
+        spec["egress"] = egress
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": spec,
+    }

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import copy
 
-from policy_fixtures import found_by
+from policy_fixtures import found_by, network_policy
 
 
 def _deployment(name: str, pod: dict, namespace: str = "llm", labels: dict | None = None) -> dict:
@@ -222,17 +222,7 @@ G62 = "ingress-controller-admitted"
 
 
 def _netpol(name: str, selector: dict, types: list, ingress: list | None = None, egress: list | None = None) -> dict:
-    spec: dict = {"podSelector": selector, "policyTypes": types}
-    if ingress is not None:
-        spec["ingress"] = ingress
-    if egress is not None:
-        spec["egress"] = egress
-    return {
-        "apiVersion": "networking.k8s.io/v1",
-        "kind": "NetworkPolicy",
-        "metadata": {"name": name, "namespace": "llm"},
-        "spec": spec,
-    }
+    return network_policy(name, "llm", selector, types, ingress, egress)
 
 
 DENY_ALL = _netpol("default-deny", {}, ["Ingress", "Egress"])

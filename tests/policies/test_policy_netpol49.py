@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 import json
 
-from policy_fixtures import found_by
+from policy_fixtures import found_by, network_policy
 
 from policies.check import main
 
@@ -30,17 +30,7 @@ NS = "open-os"
 
 
 def _netpol(name: str, selector: dict, types: list, ingress: list | None = None, egress: list | None = None) -> dict:
-    spec: dict = {"podSelector": selector, "policyTypes": types}
-    if ingress is not None:
-        spec["ingress"] = ingress
-    if egress is not None:
-        spec["egress"] = egress
-    return {
-        "apiVersion": "networking.k8s.io/v1",
-        "kind": "NetworkPolicy",
-        "metadata": {"name": name, "namespace": NS},
-        "spec": spec,
-    }
+    return network_policy(name, NS, selector, types, ingress, egress)
 
 
 def _deployment(name: str, container: dict) -> dict:
