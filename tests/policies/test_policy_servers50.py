@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import copy
 
+from policies import evaluate
+from policies.check import load_resources, manifest_files
 from policies.framework import Resource
 from policies.reading.serving import model_servers
 from tests.policies.policy_fixtures import found_by
@@ -101,3 +103,55 @@ def test_tgi_gaudi_server_with_only_the_gaudi_device_is_reported_and_the_careful
     objs = [_deployment("codetrans-tgi", careful, 1)]
     assert found_by(objs, "serving-resource-requests") == []
     assert found_by(objs, "serving-memory-limit") == []
+
+
+# -- S26: a container that writes `image` with no value ------------------------------------------------------------------
+
+# yashbhangale/Karpenter-GPU-Autoscaling@cb9bd7ce2ff763ca1803bf158b7f26e783ddcf8f eks_manifest/deployments-a.yaml: the file
+# text, since the null comes from YAML (`image: # Docker Image URL`).
+_EMPTY_IMAGE_YAML = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: demo-model-a
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: demo-model-a
+  template:
+    metadata:
+      labels:
+        app: demo-model-a
+    spec:
+      serviceAccountName: my-service-account
+      containers:
+        - name: demo-model-a
+          image: # Docker Image URL
+          imagePullPolicy: Always
+          ports:
+            - containerPort: 8000
+"""
+
+
+def _check_text(tmp_path, files: dict[str, str], policy: str) -> list[tuple[str, str]]:
+    tmp_path.mkdir(exist_ok=True)
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    found = evaluate(load_resources(manifest_files([str(tmp_path)])))
+    return [(v.enforcement, v.message) for v in found if v.policy == policy]
+
+
+def test_an_image_key_written_empty_is_refused_by_the_api_server(tmp_path):
+    [(level, message)] = _check_text(tmp_path, {"deployments-a.yaml": _EMPTY_IMAGE_YAML}, "api-object-valid")
+    assert level == "mandatory" and "image is empty" in message and "Required value" in message
+    objs = [_deployment("demo", {"name": "demo", "image": "", "ports": [{"containerPort": 8000}]}, 1)]
+    [(level, _)] = found_by(objs, "api-object-valid")
+    assert level == "mandatory"
+
+
+def test_a_patch_that_leaves_the_image_out_and_a_named_image_are_silent(tmp_path):
+    patch = _EMPTY_IMAGE_YAML.replace("          image: # Docker Image URL\n", "")
+    assert _check_text(tmp_path / "a", {"patch.yaml": patch}, "api-object-valid") == []
+    named = _EMPTY_IMAGE_YAML.replace("image: # Docker Image URL", "image: ghcr.io/acme/demo-model:1.0")
+    assert _check_text(tmp_path / "b", {"deployment.yaml": named}, "api-object-valid") == []
