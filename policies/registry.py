@@ -189,6 +189,7 @@ from policies.ray import (
     serve_capacity,
     serve_config_keys_current,
     serving_priority,
+    worker_group_grows,
 )
 from policies.timeouts import keep_alive_outlives_proxy, llm_route_timeout, termination_drains_streams, timeout_chain_ordered
 from policies.vllm import (
@@ -334,6 +335,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     model_source_pinned.POLICY,
     config_revision_pinned.POLICY,
     kuberay_gpu_hygiene.POLICY,
+    worker_group_grows.POLICY,
     serve_config_keys_current.POLICY,
     serve_capacity.POLICY,
     image_tag_pinned.POLICY,
