@@ -44,6 +44,7 @@ from policies.gpu import (
     visible_devices_env,
 )
 from policies.ingress import (
+    alb_https_certificate,
     callers_admitted,
     egress_allows_dns,
     external_gce_ingress_guarded,
@@ -379,6 +380,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     host_path_volume_per_node.POLICY,
     no_load_balancer_service.POLICY,
     internet_facing_alb_guarded.POLICY,
+    alb_https_certificate.POLICY,
     external_gce_ingress_guarded.POLICY,
     public_model_endpoint_guarded.POLICY,
     rewrite_keeps_api_path.POLICY,
@@ -431,6 +433,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     api_version_served.POLICY,
     api_version_served.DEPRECATED_POLICY,
     api_version_served.GROUP_POLICY,
+    api_version_served.INGRESS_CLASS_ANNOTATION_POLICY,
     startup_batched_tokens_cover_seqs.POLICY,
     client_context_within_server.POLICY,
     startup_tp_divides_attention_heads.POLICY,
