@@ -44,6 +44,7 @@ from policies.gpu import (
     visible_devices_env,
 )
 from policies.ingress import (
+    alb_https_certificate,
     callers_admitted,
     egress_allows_dns,
     external_gce_ingress_guarded,
@@ -165,6 +166,7 @@ from policies.models import (
     hf_token_not_empty,
     hf_token_on_service_account,
     hub_id_named,
+    hub_token_name_read,
     kubeai_model_url,
     lora_adapter_asked,
     model_cache_fits_checkpoint,
@@ -190,6 +192,7 @@ from policies.ray import (
     serve_capacity,
     serve_config_keys_current,
     serving_priority,
+    worker_group_grows,
 )
 from policies.timeouts import keep_alive_outlives_proxy, llm_route_timeout, termination_drains_streams, timeout_chain_ordered
 from policies.vllm import (
@@ -241,6 +244,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     hf_token_not_empty.FILL_IN_POLICY,
     engine_env_known.POLICY,
     gated_model_token.POLICY,
+    hub_token_name_read.POLICY,
     engine_download_credential.POLICY,
     offline_cache_starts_empty.POLICY,
     ollama_store_lasts.POLICY,
@@ -334,6 +338,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     model_source_pinned.POLICY,
     config_revision_pinned.POLICY,
     kuberay_gpu_hygiene.POLICY,
+    worker_group_grows.POLICY,
     serve_config_keys_current.POLICY,
     serve_capacity.POLICY,
     image_tag_pinned.POLICY,
@@ -379,6 +384,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     host_path_volume_per_node.POLICY,
     no_load_balancer_service.POLICY,
     internet_facing_alb_guarded.POLICY,
+    alb_https_certificate.POLICY,
     external_gce_ingress_guarded.POLICY,
     public_model_endpoint_guarded.POLICY,
     rewrite_keeps_api_path.POLICY,
@@ -431,6 +437,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     api_version_served.POLICY,
     api_version_served.DEPRECATED_POLICY,
     api_version_served.GROUP_POLICY,
+    api_version_served.INGRESS_CLASS_ANNOTATION_POLICY,
     startup_batched_tokens_cover_seqs.POLICY,
     client_context_within_server.POLICY,
     startup_tp_divides_attention_heads.POLICY,
