@@ -135,6 +135,8 @@ from policies.k8s_generic import (
     stateful_set_headless_service,
     tolerates_node_pressure,
     webui_data_lasts,
+    workload_memory_limit,
+    workload_resource_requests,
 )
 from policies.karpenter import (
     ami_family_published,
@@ -356,8 +358,10 @@ POLICIES: tuple[Policy, ...] = _collect(
     claim_fits_bound_volume.POLICY,
     readiness_waits_for_model.POLICY,
     serving_resource_requests.POLICY,
+    workload_resource_requests.POLICY,
     serving_cpu_limit_floor.POLICY,
     serving_memory_limit.POLICY,
+    workload_memory_limit.POLICY,
     read_only_root_writable.POLICY,
     gpu_memory_request_equals_limit.POLICY,
     model_server_memory_ratio.POLICY,
