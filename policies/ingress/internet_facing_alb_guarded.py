@@ -59,7 +59,7 @@ INGRESS_TYPES = (
 API_KEY_ENV = "VLLM_API_KEY"
 
 
-def _by_kind(resources: list[Resource]) -> dict[str, list[Resource]]:
+def by_kind(resources: list[Resource]) -> dict[str, list[Resource]]:
     out: dict[str, list[Resource]] = {}
     for r in resources:
         out.setdefault(split_type(r.type)[1], []).append(r)
@@ -70,7 +70,7 @@ def _name(r: Resource) -> Any:
     return get(r.props, "metadata", "name")
 
 
-def _class_settings(ing: Resource, kinds: dict[str, list[Resource]], classes: list[str]) -> tuple[bool, dict]:
+def alb_class_settings(ing: Resource, kinds: dict[str, list[Resource]], classes: list[str]) -> tuple[bool, dict]:
     """(is an ALB Ingress, the IngressClassParams spec its class names or {})."""
     class_name = get(ing.props, "spec", "ingressClassName") or annotations_of(ing.props).get("kubernetes.io/ingress.class")
     ingress_class = next((c for c in kinds.get("IngressClass", []) if _name(c) == class_name), None)
@@ -309,7 +309,7 @@ def _named_for_a_model(ing: Resource) -> bool:
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    kinds = _by_kind(resources)
+    kinds = by_kind(resources)
     ingresses = [r for r in resources if r.type in INGRESS_TYPES]
     if not ingresses:
         return []
@@ -317,7 +317,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     classes = [c for c in config.get("albIngressClasses", []) if isinstance(c, str)]
     findings = []
     for ing in ingresses:
-        is_alb, params = _class_settings(ing, kinds, classes)
+        is_alb, params = alb_class_settings(ing, kinds, classes)
         ann = annotations_of(ing.props)
         scheme = params.get("scheme") or ann.get(ALB + "scheme") or "internal"
         if not is_alb or scheme != "internet-facing":

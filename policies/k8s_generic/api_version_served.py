@@ -399,3 +399,46 @@ DEPRECATED_POLICY = Policy(
     rationale="A deprecated version is removed in a later controller release; KubeRay v1.7.0 marks ray.io/v1alpha1 "
     "deprecated. Kubernetes 1.33 deprecates core/v1 Endpoints (KEP-4974).",
 )
+
+# The Ingress class annotation: deprecated for spec.ingressClassName since Kubernetes 1.18. k8s.io/api v0.34.9
+# networking/v1/types.go:279-288 (IngressSpec.IngressClassName) documents the `kubernetes.io/ingress.class` annotation as
+# deprecated, an informal binding that new Ingresses should replace with the field; controllers still honour it. Both set is api_object_valid's (the API server refuses it); this is the annotation alone.
+_CLASS_ANNOTATION = "kubernetes.io/ingress.class"
+_INGRESS_TYPES = (
+    "kubernetes:networking.k8s.io/v1:Ingress",
+    "kubernetes:networking.k8s.io/v1beta1:Ingress",
+    "kubernetes:extensions/v1beta1:Ingress",
+)
+
+
+def _class_annotation(resource: Resource, config: dict) -> list[str]:
+    """The deprecated class annotation written instead of spec.ingressClassName (spent set 78: Brayantcw/kserve_k8s_setup
+    k8s/ingress.yaml and Kindee18/opti-inference-pipeline k8s/ingress.yaml, `kubernetes.io/ingress.class: alb`)."""
+    annotations = as_dict(get(resource.props, "metadata", "annotations"))
+    value = annotations.get(_CLASS_ANNOTATION)
+    if not isinstance(value, str) or not value.strip() or get(resource.props, "spec", "ingressClassName") is not None:
+        return []
+    return [
+        f"metadata.annotations[{_CLASS_ANNOTATION}] ({value}) is the deprecated way to pick an Ingress controller "
+        f"(k8s.io/api networking/v1 IngressSpec.ingressClassName documents it as deprecated); controllers still "
+        f"honour it for now, but write spec.ingressClassName: {value} (naming an IngressClass the controller "
+        f"serves) and drop the annotation"
+    ]
+
+
+INGRESS_CLASS_ANNOTATION_POLICY = Policy(
+    name="ingress-class-annotation-deprecated",
+    description="An Ingress picks its controller by spec.ingressClassName, not by the deprecated "
+    "kubernetes.io/ingress.class annotation.",
+    catalog="G40",
+    severity="low",
+    enforcement="advisory",
+    remediation_steps="Set spec.ingressClassName to the class the annotation names (an IngressClass of that name must "
+    "exist; the AWS Load Balancer Controller and ingress-nginx charts create one) and remove the annotation.",
+    config_schema={},
+    resource_types=_INGRESS_TYPES,
+    check_resource=_class_annotation,
+    rationale="Kubernetes 1.18 added IngressClass and spec.ingressClassName; the API documents the kubernetes.io/ingress.class "
+    "annotation as officially deprecated (k8s.io/api v0.34.9 networking/v1/types.go:279-288), kept only for backwards "
+    "compatibility.",
+)

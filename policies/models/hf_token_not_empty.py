@@ -64,6 +64,8 @@ from policies.kube import (
     viewed_resources,
     workload_types,
 )
+from policies.reading.config_map_data import config_maps, names_config_maps
+from policies.reading.container_env import env_config_map
 from policies.reading.flux_substitution import flux_substituted
 from policies.reading.hf_tokens import TOKEN_VARIABLES, token_placeholder
 from policies.reading.model_ids import offline
@@ -374,7 +376,42 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 if value is None or (isinstance(value, str) and not value.strip()):
                     other = _other_token_source(podspec, container, str(name))
                     messages.append(_empty_literal(label, str(name), "" if other else gated_model))
+            messages += _from_config_maps(label, container, servers)
     return messages
+
+
+def _from_config_maps(label: str, container: dict, servers: dict) -> list[str]:
+    """Advice for each token variable the kubelet fills from a ConfigMap of the files (``envFrom: configMapRef`` or
+    ``valueFrom.configMapKeyRef``: policies/reading/container_env.py) with a fill-in or an empty value, where the
+    container's engine reads that variable. Spent set 76 opea-project/GenAIExamples@d311b85f
+    CodeTrans/kubernetes/intel/cpu/xeon/manifest/codetrans.yaml: ConfigMap codetrans-tgi-config ``HF_TOKEN:
+    "insert-your-huggingface-token-here"``, read by the TGI Deployment through envFrom for the gated
+    mistralai/Mistral-7B-Instruct-v0.3 (labelled S28). Advice, as for a literal fill-in: the README may say to edit it."""
+    if not names_config_maps(container):
+        return []  # (no view read: the fact stays shared by every scope)
+    found: list[str] = []
+    for name in TOKEN_VARIABLES:
+        where = env_config_map(container, name)
+        if where is None:
+            continue
+        value = config_maps(container).get(where[0], {}).get(where[1])
+        filler = token_placeholder(value)
+        if not filler and (not isinstance(value, str) or value.strip()):
+            continue
+        if not _reading(servers, container, name)[0]:
+            continue  # the engine never reads this name: inert
+        source = f"key {where[1]} of ConfigMap {where[0]}"
+        found.append(
+            unproven(
+                f"{label}: env {name} comes from {source}, which holds the fill-in {filler!r}: the Hub client sends it "
+                f"as the token and the Hub answers 401 (an invalid token fails even for a public model), so the "
+                f"download fails at start; take the token from a Secret (valueFrom.secretKeyRef), not a ConfigMap"
+                if filler
+                else f"{label}: env {name} comes from {source}, which is empty: the Hub client sends no token and a "
+                f"gated or private model fails with 401 at start; take the token from a Secret (valueFrom.secretKeyRef)"
+            )
+        )
+    return found
 
 
 POLICY = Policy(

@@ -19,6 +19,13 @@ _FILLER_TOKEN = re.compile(r"^(?:hf_)?(?:[xX*.]{3,}|\.\.\.)$")
 # such a value is a fill-in (spent set 24 MohammadB88/rag-anythingllm models/nvidia_nim/llama3-8b_all_resources.yaml, label filed NONE).
 _DESCRIBED = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _CREDENTIAL_WORD = re.compile(r"(?:^|_)(?:API|KEY|TOKEN|SECRET|PASSWORD|GENERATED)(?:_|$)")
+# Lower-case words joined by '-' or '_' that say what to do with the value (insert-token-here, replace_me, changeme,
+# hf_token_here, paste-token): no service issues a credential of lower-case words (the Hub's are hf_ and mixed-case
+# letters and digits), so under a token's name such a value is a fill-in whatever its words' order.
+_WORDS = re.compile(r"^[a-z]+(?:[-_][a-z]+)*$")
+_FILL_IN_WORDS = frozenset(
+    {"insert", "replace", "changeme", "change", "fill", "paste", "put", "enter", "here", "placeholder", "todo", "your"}
+)
 
 
 def token_placeholder(value: object) -> Optional[str]:
@@ -36,5 +43,7 @@ def token_placeholder(value: object) -> Optional[str]:
     # A fill-in behind the token's own prefix: hf_YOUR_TOKEN_HERE, hf_REPLACE_ME (sealed set 44,
     # devfloor9/engineering-playbook deploy/nvidia-platform/base/hf-token-secret.yaml, read after the freeze).
     if text.startswith("hf_") and placeholder_in(text[3:], ("stringData", "token")):
+        return text
+    if _WORDS.match(text) and _FILL_IN_WORDS.intersection(re.split(r"[-_]", text)):
         return text
     return placeholder_in(text, ("stringData", "token"))

@@ -52,6 +52,10 @@ EXPECTED = {
     ("samples__distributed__fleet.yaml", "serving-privilege-escalation"),
     ("samples__heterogeneous__deepseek-coder-7b-l20-deployment.yaml", "serving-privilege-escalation"),
     ("samples__kvcache__vineyard__deployment-tp.yaml", "serving-privilege-escalation"),
+    # G8/G10 on every workload container (advisory, brief hygiene50), reviewed: aibrix's heterogeneous sample runs its
+    # aibrix-runtime sidecar container (ports 8080, a readinessProbe) with no resources at all.
+    ("samples__heterogeneous__deepseek-coder-7b-l20-deployment.yaml", "workload-resource-requests"),
+    ("samples__heterogeneous__deepseek-coder-7b-l20-deployment.yaml", "workload-memory-limit"),
     # GKE Gemma 3 1B: no probes at all, unpinned model via $(MODEL_ID), engine defaults, unbounded /dev/shm, no PDB.
     ("ai-ml__llm-serving-gemma__vllm__vllm-3-1b-it.yaml", "llm-startup-probe-budget"),
     ("ai-ml__llm-serving-gemma__vllm__vllm-3-1b-it.yaml", "memory-emptydir-size-limit"),
