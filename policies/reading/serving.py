@@ -46,6 +46,7 @@ from policies.kube import (
 )
 from policies.reading.engine_flags import flag_set_engine, rebuilt_or_bound, runs_engine_image
 from policies.reading.groups import pod_group
+from policies.reading.inline_python import python_texts
 from policies.reading.kustomize import image_rewritten
 from policies.reading.label_selectors import only_equalities, selector_equalities, selector_matches  # noqa: F401
 from policies.reading.vllm_args import (
@@ -238,10 +239,19 @@ def _requests_gpus(container: Mapping) -> bool:
 _COMMAND_PREFIX = frozenset({"exec", "nohup", "env"})
 
 
-def starts_ray_serve(container: Mapping) -> bool:
+# A Python program that deploys a Serve application in its own process (`serve.run(app.bind())`, Ray's Python API).
+_SERVE_RUN_CALL = re.compile(r"\bserve\.run\s*\(")
+
+
+def starts_ray_serve(container: Mapping, podspec: Mapping | None = None) -> bool:
     """True when the container's command line runs a Ray Serve application itself, outside KubeRay: `serve run ...`, or
     `ray start --head` followed by `serve deploy` / `serve start` in the same script (a Deployment or StatefulSet
-    that is its own one-node Ray cluster, serving the models it deploys)."""
+    that is its own one-node Ray cluster, serving the models it deploys), or a Python program the files hold (`python
+    -c`, a heredoc, a mounted ConfigMap script: policies/reading/inline_python.py) that calls `serve.run(...)`: spent set
+    71 Sanmay-Das/LLM-Serving-Benchmark ray-serve-deployment.yaml (rayproject/ray, `python -c` with serve.start and
+    serve.run of a TinyLlama pipeline, then a sleep loop; labelled G4)."""
+    if podspec is not None and any(_SERVE_RUN_CALL.search(t.code) for t in python_texts(podspec, container)):
+        return True
     argv = command_tokens(container)[0]
     head = serve = False
     for i, token in enumerate(argv[:-1]):
@@ -295,7 +305,14 @@ def _model_servers(resource: Any) -> list[ModelServer]:
                 # script (TensorRT-LLM behind a custom server.py, an in-house server, llama.cpp configured by env in a
                 # bare Pod), still held to the pod rules.
                 engine = GPU_SERVER
-            elif engine is None and not ray and serving_kind and not any(engines) and runs_on and starts_ray_serve(container):
+            elif (
+                engine is None
+                and not ray
+                and serving_kind
+                and not any(engines)
+                and runs_on
+                and starts_ray_serve(container, podspec)
+            ):
                 engine = "ray"  # Ray Serve run in the pod itself (`serve run`): its HTTP proxy serves the models
             if engine is not None:
                 found.append(ModelServer(path, podspec, container, engine))
