@@ -22,6 +22,10 @@ What this reads (each rule cites its source in the reading module):
   where it holds a placeholder: a fill-in for a person is refused as committed (spent set 68 jakepage91/
   operating-llms-on-kubernetes kubernetes/open-webui-ingress.yaml), a pipeline's ``${VAR}`` is advice.
 
+- a container of a pod template of Kubernetes' own kinds that writes ``image`` with no value (``image: # Docker Image
+  URL`` reads as null): the API server requires an image on every container (policies/reading/api_refusals.py
+  image_refusal; spent set 79 yashbhangale/Karpenter-GPU-Autoscaling eks_manifest/deployments-a.yaml).
+
 Either way ``kubectl apply`` or ``pulumi up`` stops on the object and nothing it defines exists.
 """
 
@@ -30,7 +34,7 @@ from __future__ import annotations
 from policies.framework import Policy, Resource, unproven
 from policies.k8s_generic import ANY_KUBERNETES_TYPE
 from policies.kube import containers, get, is_custom_type, pod_specs, split_type
-from policies.reading.api_refusals import handler_refusals, ingress_class_refusal, ingress_host_refusals
+from policies.reading.api_refusals import handler_refusals, image_refusal, ingress_class_refusal, ingress_host_refusals
 from policies.reading.object_labels import label_problems
 from policies.reading.object_names import name_problems, reference_problems
 
@@ -139,9 +143,23 @@ def _handler_findings(resource: Resource) -> list[str]:
     return [unproven(text) for text in found] if custom else found
 
 
+def _image_findings(resource: Resource) -> list[str]:
+    """A container of a pod template that writes ``image`` with no value (policies/reading/api_refusals.py
+    image_refusal): Kubernetes' own kinds are refused with the object; an operator's custom resource may fill the
+    image itself (its defaults), so it is not judged."""
+    if not resource.type.startswith("kubernetes:") or is_custom_type(resource.type):
+        return []
+    return [
+        text
+        for path, podspec in pod_specs(resource)
+        for container in containers(podspec, init=True)
+        if (text := image_refusal(path, container)) is not None
+    ]
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = _name_findings(resource) + _label_findings(resource) + _reference_findings(resource)
-    messages += _handler_findings(resource)
+    messages += _handler_findings(resource) + _image_findings(resource)
     messages += [text if proven else unproven(text) for text, proven in ingress_host_refusals(resource)]
     refused = ingress_class_refusal(resource)
     if refused is not None:
@@ -154,7 +172,8 @@ POLICY = Policy(
     name="api-object-valid",
     description=(
         "An object's name, generateName and namespace are valid for its kind, its labels and selectors' matchLabels "
-        "are valid label keys and values, a probe or hook states one handler, an Ingress rule's host is a DNS name, and an "
+        "are valid label keys and values, a probe or hook states one handler, a container that writes `image` gives one, "
+        "an Ingress rule's host is a DNS name, and an "
         "Ingress does not set both the class annotation and spec.ingressClassName (the API server refuses the object "
         "otherwise)."
     ),

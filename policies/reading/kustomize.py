@@ -13,7 +13,8 @@ would report the base's fields missing. A patch is recognised two ways:
 - **patch-shaped**: a pod template of Kubernetes' own workload kinds whose container names no ``image`` (core/v1
   ``Container.image``: "optional to allow higher level config management to default or override container images
   in workload controllers like Deployments and StatefulSets", kubernetes-validate 1.34 ``container-v1.json``): a
-  merge patch leaves the image to its base. A missing ``spec.selector`` alone is not taken as a patch: hand-written
+  merge patch leaves the image to its base. A container that states ``image`` empty or null (``image: # Docker Image
+  URL``) is no patch: the key is written, and the API server refuses the template (S26 api-object-valid). A missing ``spec.selector`` alone is not taken as a patch: hand-written
   snippets omit it too, and what they state is judged as written.
 
 A **base** is the other half: an object of a file that a kustomization of the run lists under ``resources``
@@ -266,7 +267,9 @@ def patch_shaped(obj: Any) -> bool:
     for key in ("containers", "initContainers"):
         items = podspec.get(key)
         for container in items if isinstance(items, list) else ():
-            if isinstance(container, dict) and not container.get("image"):
+            # The key left out: a merge patch leaves the image to its base. A key stated empty (``image:`` followed
+            # by a comment reads as null) is the object's own value, which the API server refuses (S26), not a patch.
+            if isinstance(container, dict) and "image" not in container:
                 return True
     return False
 

@@ -225,7 +225,11 @@ def test_a_served_name_or_a_hub_model_is_silent():
     assert found_by([_vllm(["--model", "/models/qwen", "--served-model-name", "qwen"])], S66) == []
     assert found_by([_vllm(["--model", "Qwen/Qwen2.5-7B-Instruct"])], S66) == []
     assert found_by([RUNTIME, _isvc(["--served-model-name=gpt-oss-20b", "--dtype=float16"])], S66) == []
-    assert found_by([RUNTIME], S66) == []  # the runtime alone: its InferenceServices may name the model
+    # the runtime beside an InferenceService of the files that names it: the InferenceService is read, not the runtime
+    assert found_by([RUNTIME, _isvc(["--served-model-name=gpt-oss-20b"])], S66) == []
+    # the runtime alone is read on its own command line since spent set 76 (cfchase/basic-kserve-vllm vllm-runtime.yaml,
+    # labelled S66): advice, as an InferenceService outside the files may still add the name
+    assert [lv for lv, _ in found_by([RUNTIME], S66)] == ["advisory"]
     huggingface = copy.deepcopy(RUNTIME)  # KServe's Hugging Face server passes --model_name itself
     huggingface["spec"]["containers"][0].update(image="kserve/huggingfaceserver:v0.15.0", args=["--model_dir=/mnt/models"])
     assert found_by([huggingface, _isvc([])], S66) == []
