@@ -251,3 +251,12 @@ def test_an_inline_python_serve_run_is_a_model_server_and_a_ray_client_is_not():
     assert level == "advisory"
     client = dict(_INLINE_SERVE, args=["python -c \"import ray\nray.init(address='ray://head:10001')\nprint(ray.nodes())\""])
     assert _engines(_deployment("ray-client", client, 1)) == []
+
+
+def test_the_gaudi_forks_and_opeas_vllm_images_are_their_engines():
+    # huggingface/tei-gaudi v1.1.0 Dockerfile L109 ENTRYPOINT ["text-embeddings-router"]; OPEA's vLLM builds are named
+    # vllm-<platform> (image_names); OPEA's own microservices (llm-textgen) are clients, no servers.
+    tei = {"name": "tei", "image": "ghcr.io/huggingface/tei-gaudi:1.5.0", "resources": {"limits": {"habana.ai/gaudi": 1}}}
+    assert _engines(_deployment("tei", tei, 1)) == ["tei"]
+    assert _engines(_deployment("vllm", {"name": "vllm", "image": "opea/vllm-gaudi:1.2"}, 1)) == ["vllm"]
+    assert _engines(_deployment("llm", {"name": "llm", "image": "opea/llm-textgen:latest"}, 1)) == []
