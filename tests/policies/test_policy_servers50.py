@@ -218,6 +218,16 @@ def test_a_vllm_named_gpu_build_beside_a_vllm_service_is_advised():
     assert level == "advisory" and "named after vLLM" in message and "VLLM_PORT" in message
 
 
+def test_a_gpu_build_that_sets_vllms_own_variables_is_presumed_vllm_and_a_client_url_is_not():
+    build = dict(_ML_VLLM, name="server", image="registry.local/llm-server:v1")
+    assert found_by([_deployment("vllm", build, 1), _VLLM_SERVICE], "service-links-spare-engine-variables") == []
+    tuned = dict(build, env=[{"name": "VLLM_USE_V1", "value": "1"}])
+    [(level, _)] = found_by([_deployment("vllm", tuned, 1), _VLLM_SERVICE], "service-links-spare-engine-variables")
+    assert level == "advisory"
+    client = dict(build, env=[{"name": "VLLM_API_URL", "value": "http://vllm:8100/v1"}])
+    assert found_by([_deployment("vllm", client, 1), _VLLM_SERVICE], "service-links-spare-engine-variables") == []
+
+
 def test_careful_forms_of_the_vllm_named_build_are_silent():
     links_off = _deployment("vllm", _ML_VLLM, 1)
     links_off["spec"]["template"]["spec"]["enableServiceLinks"] = False
