@@ -240,7 +240,7 @@ def _reading_section() -> list[str]:
         "engine is one row. Beside the table, a long-running container of a serving workload (Deployment, "
         "StatefulSet, a Pod that restarts) counts as a model server when it holds a GPU and no row names it, and "
         "when its command line runs Ray Serve itself (`serve run`, or `ray start --head` with `serve deploy`; "
-        "`policies/reading/serving.py` starts_ray_serve):",
+        "`policies/reading/ray_serve_cli.py`):",
         "",
         "| engine | recognised by | memory fraction | context length | tensor parallel | health / readiness | on SIGTERM "
         "| start-up rules | moving tags | downloads into |",
