@@ -186,6 +186,7 @@ from policies.models import (
     registry_pull_auth,
     serving_code_pinned,
     serving_start_installs,
+    storage_uri_versioned,
 )
 from policies.pack_config import config_errors
 from policies.ray import (
@@ -342,6 +343,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     network_policy_pod_port.POLICY,
     startup_probe_budget.POLICY,
     model_source_pinned.POLICY,
+    storage_uri_versioned.POLICY,
     config_revision_pinned.POLICY,
     kuberay_gpu_hygiene.POLICY,
     worker_group_grows.POLICY,
