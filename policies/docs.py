@@ -55,10 +55,6 @@ LEFT_OUT = (
         ("G14",),
         "ADAPT: the right floor is per environment and GPU budget; the autoscaling policies (S5) keep at least one replica, the stack config sets the rest.",
     ),
-    (
-        ("G15",),
-        "Autoscaling rows, owned with S5-S8 by the autoscaling policies; G17's duplicate half is one-autoscaler-per-workload, its dangling half (an HPA whose target is in no file) is what S6/S8 advise on.",
-    ),
     (("G34",), "Not implemented: KServe and Ray pods use their service account; a default-off rule would break them."),
     (("G37",), "Not implemented as a gate: labels are cost attribution, not serving safety."),
 )
@@ -244,7 +240,7 @@ def _reading_section() -> list[str]:
         "engine is one row. Beside the table, a long-running container of a serving workload (Deployment, "
         "StatefulSet, a Pod that restarts) counts as a model server when it holds a GPU and no row names it, and "
         "when its command line runs Ray Serve itself (`serve run`, or `ray start --head` with `serve deploy`; "
-        "`policies/reading/serving.py` starts_ray_serve):",
+        "`policies/reading/ray_serve_cli.py`):",
         "",
         "| engine | recognised by | memory fraction | context length | tensor parallel | health / readiness | on SIGTERM "
         "| start-up rules | moving tags | downloads into |",

@@ -48,6 +48,7 @@ from policies.reading.engine_flags import flag_set_engine, rebuilt_or_bound, run
 from policies.reading.groups import pod_group
 from policies.reading.kustomize import image_rewritten
 from policies.reading.label_selectors import only_equalities, selector_equalities, selector_matches  # noqa: F401
+from policies.reading.ray_serve_cli import starts_ray_serve
 from policies.reading.vllm_args import (
     VllmServer,
     command_tokens,
@@ -230,34 +231,6 @@ def _requests_gpus(container: Mapping) -> bool:
     return any((as_quantity(get(container, "resources", s, "nvidia.com/gpu")) or 0) > 0 for s in ("limits", "requests"))
 
 
-# Ray Serve's CLI (ray-project/ray python/ray/serve/scripts.py at 003ac80274ff, the code index's stored version):
-# `serve run` deploys the application and, with --blocking (the default), loops until interrupted while the HTTP
-# proxy serves it (DEFAULT_HTTP_PORT 8000); --non-blocking returns. `serve deploy` sends a config to a running cluster
-# and returns, `serve start` starts Serve detached on it: with `ray start --head` in the same script, the pod is its
-# own one-node cluster serving what was deployed. Words that may begin a command of the script before the program.
-_COMMAND_PREFIX = frozenset({"exec", "nohup", "env"})
-
-
-def starts_ray_serve(container: Mapping) -> bool:
-    """True when the container's command line runs a Ray Serve application itself, outside KubeRay: `serve run ...`, or
-    `ray start --head` followed by `serve deploy` / `serve start` in the same script (a Deployment or StatefulSet
-    that is its own one-node Ray cluster, serving the models it deploys)."""
-    argv = command_tokens(container)[0]
-    head = serve = False
-    for i, token in enumerate(argv[:-1]):
-        first = i == 0 or is_shell_operator(argv[i - 1]) or argv[i - 1] in _COMMAND_PREFIX
-        if not first:
-            continue
-        word, following = posixpath.basename(token), argv[i + 1]
-        if word == "serve" and following == "run" and "--non-blocking" not in argv[i + 2 :]:
-            return True
-        if word == "serve" and following in ("deploy", "start"):
-            serve = True
-        elif word == "ray" and following == "start" and "--head" in argv[i + 2 :]:
-            head = True
-    return head and serve
-
-
 # Operator kinds that run batch or interactive work (training and tuning jobs: Kubeflow PyTorchJob, JobSet, TrainJob,
 # Katib Experiment/Trial; Argo Workflow, Tekton PipelineRun/TaskRun; Kubeflow Notebook), whose GPU containers are no
 # model servers.
@@ -295,7 +268,14 @@ def _model_servers(resource: Any) -> list[ModelServer]:
                 # script (TensorRT-LLM behind a custom server.py, an in-house server, llama.cpp configured by env in a
                 # bare Pod), still held to the pod rules.
                 engine = GPU_SERVER
-            elif engine is None and not ray and serving_kind and not any(engines) and runs_on and starts_ray_serve(container):
+            elif (
+                engine is None
+                and not ray
+                and serving_kind
+                and not any(engines)
+                and runs_on
+                and starts_ray_serve(container, podspec)
+            ):
                 engine = "ray"  # Ray Serve run in the pod itself (`serve run`): its HTTP proxy serves the models
             if engine is not None:
                 found.append(ModelServer(path, podspec, container, engine))

@@ -20,7 +20,8 @@ an ExternalName one gives no variables: the kubelet skips a Service whose cluste
 code index's stored version), so a StatefulSet's same-named governing Service is silent.
 
 A GPU model server no engine row names whose image repository or container is named after vLLM (``ml-vllm:v1``,
-container ``vllm``: an in-house build whose entrypoint the files do not show) is presumed to run vLLM: advice only
+container ``vllm``: an in-house build whose entrypoint the files do not show), or that sets a variable of vLLM's own
+prefix (``VLLM_USE_V1``; not a client's ``VLLM_API_URL``), is presumed to run vLLM: advice only
 (spent set 69 ScottNi0809/ml-serving-platform k8s/deployment-vllm.yaml, brief servers50).
 """
 
@@ -60,14 +61,22 @@ def _servers(resource: Resource) -> Iterator[tuple[str, dict, dict, str, bool]]:
 
 
 _WORDS = re.compile(r"[-_./:@]+")
+# Variables a client of vLLM names after it (VLLM_API_URL, VLLM_BASE_URL, VLLM_ENDPOINT): where to reach a server.
+_CLIENT_SUFFIXES = ("_URL", "_URI", "_ENDPOINT", "_HOST", "_ADDRESS")
 
 
 def _named_vllm(container: dict) -> bool:
-    """True when the image's repository name (its last path segment) or the container's name has the word vllm, with no
-    word of another program after it (components/serving_engines.toml other_program_words: vllm-router): an in-house
+    """True when the container sets a variable of vLLM's own prefix (VLLM_*, not a client's VLLM_*_URL), or the image's
+    repository name (its last path segment) or the container's name has the word vllm, with no word of another program
+    after it (components/serving_engines.toml other_program_words: vllm-router): an in-house
     build of vLLM whose entrypoint the files do not show (spent set 69 ScottNi0809/ml-serving-platform
     k8s/deployment-vllm.yaml: image ml-vllm:v1, container vllm, one GPU, its Dockerfile.vllm, not among the files,
     installs vllm==0.7.3)."""
+    if any(
+        isinstance(name := as_dict(item).get("name"), str) and name.startswith("VLLM_") and not name.endswith(_CLIENT_SUFFIXES)
+        for item in as_list(container.get("env"))
+    ):
+        return True  # vLLM's own variables (VLLM_USE_V1, VLLM_LOGGING_LEVEL) set on the GPU container that runs it
     image = container.get("image")
     repository = image.lower().split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0] if isinstance(image, str) else ""
     for name in (repository, str(container.get("name") or "").lower()):
