@@ -55,10 +55,6 @@ LEFT_OUT = (
         ("G14",),
         "ADAPT: the right floor is per environment and GPU budget; the autoscaling policies (S5) keep at least one replica, the stack config sets the rest.",
     ),
-    (
-        ("G15",),
-        "Autoscaling rows, owned with S5-S8 by the autoscaling policies; G17's duplicate half is one-autoscaler-per-workload, its dangling half (an HPA whose target is in no file) is what S6/S8 advise on.",
-    ),
     (("G34",), "Not implemented: KServe and Ray pods use their service account; a default-off rule would break them."),
     (("G37",), "Not implemented as a gate: labels are cost attribution, not serving safety."),
 )

@@ -19,6 +19,7 @@ from policies.autoscaling import (
     hpa_behavior,
     keda_trigger_metadata,
     metrics_served,
+    min_replicas_floor,
     monitor_selects_targets,
     no_scale_to_zero,
     one_autoscaler,
@@ -171,6 +172,7 @@ from policies.models import (
     hf_token_on_service_account,
     hub_id_named,
     hub_token_name_read,
+    kserve_s3_credentials,
     kubeai_model_url,
     lora_adapter_asked,
     model_cache_fits_checkpoint,
@@ -186,6 +188,7 @@ from policies.models import (
     registry_pull_auth,
     serving_code_pinned,
     serving_start_installs,
+    storage_uri_versioned,
 )
 from policies.pack_config import config_errors
 from policies.ray import (
@@ -248,6 +251,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     hf_token_not_empty.FILL_IN_POLICY,
     engine_env_known.POLICY,
     gated_model_token.POLICY,
+    kserve_s3_credentials.POLICY,
     hub_token_name_read.POLICY,
     engine_download_credential.POLICY,
     offline_cache_starts_empty.POLICY,
@@ -328,6 +332,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     hpa_behavior.UNSET_POLICY,
     one_autoscaler.POLICY,
     replicas_left_out.POLICY,
+    min_replicas_floor.POLICY,
     replica_spread.POLICY,
     utilization_requests.POLICY,
     averaged_twice.POLICY,
@@ -341,6 +346,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     network_policy_pod_port.POLICY,
     startup_probe_budget.POLICY,
     model_source_pinned.POLICY,
+    storage_uri_versioned.POLICY,
     config_revision_pinned.POLICY,
     kuberay_gpu_hygiene.POLICY,
     worker_group_grows.POLICY,
