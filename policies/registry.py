@@ -77,6 +77,7 @@ from policies.k8s_generic import (
     completion_runs_no_server,
     container_can_start,
     defined_once,
+    emptydir_bounded,
     entrypoint_args_fit,
     exec_tools_in_image,
     gpu_image_pull_policy,
@@ -136,6 +137,7 @@ from policies.k8s_generic import (
     tolerates_node_pressure,
     webui_data_lasts,
     workload_memory_limit,
+    workload_readiness_probe,
     workload_resource_requests,
 )
 from policies.karpenter import (
@@ -345,6 +347,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     gpu_image_pull_policy.POLICY,
     serving_readiness_probe.POLICY,
     router_readiness_probe.POLICY,
+    workload_readiness_probe.POLICY,
     serving_liveness_probe.POLICY,
     serving_privilege_escalation.POLICY,
     limit_range_device_default.POLICY,
@@ -409,6 +412,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     live_object_export.POLICY,
     served_name_for_path.POLICY,
     memory_emptydir_size_limit.POLICY,
+    emptydir_bounded.POLICY,
     model_store_emptydir_bounded.POLICY,
     pod_template_api_valid.POLICY,
     kserve_model_mount.POLICY,
