@@ -16,8 +16,8 @@ AlemMekru/sovereign-llm-kubernetes-platform infra/k8s/api-deployment.yaml, set 7
 fastapi-deployment.yaml); a container with no port and no Service is not (a worker).
 
 Silent for: a pod with any readinessProbe (a pod is Ready only when every container is, so another container's probe
-holds it back too); Jobs, CronJobs and pods that run to completion; pods that hold a model server or an app of the
-tables (their rows judge them); KubeRay's kinds (the head Service is the operator's); KServe's kinds (the operator
+holds it back too); Jobs, CronJobs and pods that run to completion; pods that hold a model server, an app of the
+tables or a chat UI run from its publisher's image (their rows judge them); KubeRay's kinds (the head Service is the operator's); KServe's kinds (the operator
 supplies a probe: policies/operator_defaults.py).
 """
 
@@ -29,6 +29,7 @@ from typing import Any
 from policies.framework import Policy, Resource, unproven
 from policies.k8s_generic.router_readiness_probe import fronting
 from policies.kube import as_list, containers, get, is_ray, split_type
+from policies.reading.chat_ui_backends import ui_app
 from policies.reading.label_selectors import selector_matches
 from policies.reading.published import same_namespace
 from policies.reading.serving import template_labels
@@ -87,6 +88,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             running = containers(podspec) + native_sidecars(podspec)
             if podspec.get("restartPolicy") in ("Never", "OnFailure") or len(judged) != len(running):
                 continue  # a run to completion, or a pod holding a server or app another row judges
+            if any(ui_app(c) for c in running):
+                continue  # a chat UI run from its publisher's image: serving-readiness-probe's
             if any(isinstance(c.get("readinessProbe"), dict) for c in running):
                 continue
             labels = template_labels(r, path)

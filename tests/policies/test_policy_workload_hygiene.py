@@ -328,3 +328,9 @@ def test_local_build_tag_is_moving() -> None:
     local = _with(KEYNOTE, image="inference:local")
     assert [level for level, _ in found_by([local], "image-tag-pinned")] == ["advisory"]
     assert found_by([_with(KEYNOTE, image="inference:1.4.2")], "image-tag-pinned") == []
+
+
+def test_chat_ui_keeps_its_own_g4_finding() -> None:
+    webui = _with(KEYNOTE, image="ghcr.io/open-webui/open-webui:v0.6.5", ports=[{"containerPort": 8080}])
+    assert found_by([webui, KEYNOTE_SERVICE], PROBE) == []
+    assert found_by([webui, KEYNOTE_SERVICE], "serving-readiness-probe") != []
