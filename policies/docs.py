@@ -55,10 +55,6 @@ LEFT_OUT = (
         ("G14",),
         "ADAPT: the right floor is per environment and GPU budget; the autoscaling policies (S5) keep at least one replica, the stack config sets the rest.",
     ),
-    (
-        ("G15",),
-        "Autoscaling rows, owned with S5-S8 by the autoscaling policies; G17's duplicate half is one-autoscaler-per-workload, its dangling half (an HPA whose target is in no file) is what S6/S8 advise on.",
-    ),
     (("G34",), "Not implemented: KServe and Ray pods use their service account; a default-off rule would break them."),
     (("G37",), "Not implemented as a gate: labels are cost attribution, not serving safety."),
 )
@@ -241,7 +237,10 @@ def _reading_section() -> list[str]:
         "of S21-S25 it enforces, how it shards KV heads, the variable that lifts its context limit) and the image "
         "tags it moves, and where a model it downloads at start lands (the cache variables, first set winning, "
         "then its images' folders). S1, S2, S10, S16, S17, S19, S22, S23, S29 and G1 read the table, so a new "
-        "engine is one row:",
+        "engine is one row. Beside the table, a long-running container of a serving workload (Deployment, "
+        "StatefulSet, a Pod that restarts) counts as a model server when it holds a GPU and no row names it, and "
+        "when its command line runs Ray Serve itself (`serve run`, or `ray start --head` with `serve deploy`; "
+        "`policies/reading/ray_serve_cli.py`):",
         "",
         "| engine | recognised by | memory fraction | context length | tensor parallel | health / readiness | on SIGTERM "
         "| start-up rules | moving tags | downloads into |",

@@ -8,13 +8,17 @@ Prometheus directly, so for a ScaledObject only the monitor half applies.
 "The same stack" is the set of resources the pack sees at once: a Pulumi stack's resources (the
 adapter is a Helm release whose values hold its rules), or every manifest given to one `python -m
 policies check` run (the adapter's ConfigMap or a Release document). A set that holds no adapter
-configuration at all, or no monitor at all, is assumed to get them from elsewhere (a cluster-wide
-adapter, a shared monitoring repository), so that half is not judged, unless the
+configuration at all, or no monitor at all, may get them from elsewhere (a cluster-wide
+adapter, a shared monitoring repository): for the monitor half it is not judged, and an HPA's
+custom metric in a set with no adapter configuration is advice (``no_adapter_findings``, brief
+autoscale50: spent set 78's DCGM_FI_DEV_GPU_UTIL Pods metric with no adapter in the repository), unless the
 `requireInSameSet` option asks for both to be in the set. Once a set holds an adapter or a
 monitor, every HPA in it must be served by them.
 """
 
 from __future__ import annotations
+
+import re
 
 from components.vllm_metrics import retired_in
 from policies.autoscaling.scalers import (
@@ -225,11 +229,44 @@ def unknown_engine_name_findings(scaler: Resource) -> list[str]:
     return found
 
 
+# Metric names another adapter serves, not Prometheus Adapter: Google's Stackdriver adapter ("prometheus.googleapis.com|
+# vllm:num_requests_running|gauge", "custom.googleapis.com|..."), Datadog's ("datadogmetric@ns:name"), and KEDA's own
+# metrics server, which answers only the names of the HPAs it renders ("s0-prometheus-...").
+_OTHER_ADAPTER = re.compile(r"[|@]|googleapis\.com|^s\d+-")
+
+
+def no_adapter_findings(scaler: Resource, already: list[str], has_keda: bool) -> list[str]:
+    """Advice on each custom metric (Pods, Object; External unless the run holds KEDA, whose metrics server answers
+    external metrics) of an HPA in a run that holds no Prometheus Adapter configuration at all: spent set 78
+    ishaangulati8/kubernetes-gpu-inference@af4c161a hpa.yaml and run.yaml (Pods metric DCGM_FI_DEV_GPU_UTIL, no adapter
+    anywhere in the repository). The custom metrics API answers only the names an installed adapter's rules serve
+    (https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/#support-for-custom-metrics); one may be
+    installed cluster-wide from elsewhere, so this is advice. A metric another finding of this set already names
+    (``already``), and a name another adapter's form (Stackdriver, Datadog, KEDA's) are left alone."""
+    found: list[str] = []
+    for metric in _custom_metrics(scaler):
+        name = metric.name
+        if not isinstance(name, str) or not name or "{" in name or _OTHER_ADAPTER.search(name):
+            continue
+        if (metric.type == "External" and has_keda) or any(f"{metric.path}.metric.name {name} " in m for m in already):
+            continue
+        api = "external.metrics.k8s.io" if metric.type == "External" else "custom.metrics.k8s.io"
+        found.append(
+            unproven(
+                f"{metric.path}.metric.name {name}: the files hold no Prometheus Adapter configuration (no adapter "
+                f"ConfigMap, chart release or rules) to serve it on {api}; unless an adapter installed elsewhere in "
+                f"the cluster has a rule that names it, {_UNSERVED}"
+            )
+        )
+    return found
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     require = bool(config.get("requireInSameSet"))
     rules = adapter_rules(resources)
     has_monitors = bool(monitors(resources))
     candidates = workloads(resources)
+    has_keda = any(is_scaled_object(r) for r in resources)
     findings: list[tuple[str, str]] = retired_rule_findings(rules, resources)
     for isvc in (r for r in resources if r.type == ISVC_TYPE):
         findings.extend((isvc.name, m) for m in per_pod_query_findings(isvc) + misspelled_series_findings(isvc))
@@ -240,7 +277,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             findings.extend((scaler.name, m) for m in retired_series_findings(scaler, candidates))
         custom = _custom_metrics(scaler) if is_hpa(scaler) else []
         if custom and not rules.present and not require:
-            findings.extend((scaler.name, m) for m in unknown_engine_name_findings(scaler))
+            misnamed = unknown_engine_name_findings(scaler)
+            findings.extend((scaler.name, m) for m in misnamed + no_adapter_findings(scaler, misnamed, has_keda))
         if (rules.present or require) and not scaler.type.startswith("kubernetes:autoscaling/v1:"):
             for metric in custom:
                 external = metric.type == "External"

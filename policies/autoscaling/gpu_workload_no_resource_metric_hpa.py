@@ -436,7 +436,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             gpu_target = _targets_gpu(resource, targets)
             findings.extend((resource.name, m) for m in gpu_memory_findings(resource, gpu_target))
             findings.extend((resource.name, m) for m in cpu_usage_findings(resource, gpu_target))
-            findings.extend((resource.name, m) for m in memory_beside_findings(resource, gpu_target))
+            findings.extend((resource.name, m) for m in memory_beside_findings(resource, gpu_target, candidates))
             findings.extend((resource.name, message) for message in _fraction_findings(resource, fraction_names))
             findings.extend((resource.name, message) for message in _near_zero_findings(resource))
             findings.extend((resource.name, m) for m in running_cap_findings(resource, scale_target(resource, candidates)))

@@ -34,6 +34,7 @@ from policies.autoscaling.scalers import (
     max_replicas,
     mentions_vllm,
     model_server_hint,
+    model_word_hint,
     scale_target,
     scalers,
     target_in_set,
@@ -358,6 +359,17 @@ def llm_scaler(scaler: Resource, resources: list[Resource], target: Optional[Wor
     return None if hint is None else f"its target is in no file read, but {hint}"
 
 
+def _named_server(scaler: Resource, target: Optional[Workload]) -> Optional[str]:
+    """The hint for a target of the files in which the readers see no model server and no GPU, while its names say it
+    serves a model (scalers.model_word_hint): spent set 79 yashbhangale/Karpenter-GPU-Autoscaling@cb9bd7ce
+    eks_manifest/hpa.yaml, HPA demo-model-a-hpa on Deployment demo-model-a, whose image is left empty (two labels, G15
+    and S8, missed). A target whose pods run an engine the readers know on CPU keeps llm_scaler's reading (None)."""
+    if target is None or target.gpus_per_pod > 0 or model_servers(target.resource):
+        return None
+    hint = model_word_hint(scaler)
+    return None if hint is None else f"the readers see no engine in {target.kind}/{target.name}, but {hint}"
+
+
 def _scalers_with_targets(resources: list[Resource]) -> list[tuple[Resource, Optional[Workload], Optional[str]]]:
     """Every autoscaler (HPA, ScaledObject, an operator's embedded HPA) with its target (None when not in the set) and
     whether it scales an LLM server (llm_scaler; an operator's embedded HPA scales its model server: "")."""
@@ -365,9 +377,16 @@ def _scalers_with_targets(resources: list[Resource]) -> list[tuple[Resource, Opt
     found: list[tuple[Resource, Optional[Workload], Optional[str]]] = []
     for scaler in scalers(resources):
         target = scale_target(scaler, candidates)
-        found.append((scaler, target, llm_scaler(scaler, resources, target)))
+        relevance = llm_scaler(scaler, resources, target)
+        found.append((scaler, target, _named_server(scaler, target) if relevance is None else relevance))
     found.extend((hpa, target, "") for hpa, target in embedded_scalers(resources))
     return found
+
+
+def serving_scalers(resources: list[Resource]) -> list[tuple[Resource, Optional[Workload], Optional[str]]]:
+    """The autoscalers of the set with their targets and whether they scale a model server, as llm-hpa-behavior reads
+    them: "" proven, a hint (advice), None not a model server's."""
+    return _scalers_with_targets(resources)
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from policies.autoscaling.scalers import hpa_metrics, is_hpa, model_server_hint
+from policies.autoscaling.scalers import Workload, hpa_metrics, is_hpa, model_word_hint, scale_target
 from policies.framework import Resource, unproven
+from policies.reading.serving import model_servers
 
 _MEMORY_TYPES = ("Resource", "ContainerResource")
 _WHY = (
@@ -39,19 +40,34 @@ def _shown_target(target: dict) -> str:
     return "its target"
 
 
-def memory_beside_findings(scaler: Resource, gpu_target: Optional[str]) -> list[str]:
+def _who(scaler: Resource, gpu_target: Optional[str], candidates: list[Workload]) -> Optional[str]:
+    """What makes the target a model server: a GPU workload of the files, a model server the readers see in it, else a
+    name that suggests one (model_word_hint: "kserve-sentiment", "demo-model-a"); None when nothing does."""
+    if gpu_target:
+        return f"scaleTargetRef {gpu_target} is a GPU workload"
+    target = scale_target(scaler, candidates)
+    if target is not None and (engines := sorted({s.engine for s in model_servers(target.resource)})):
+        return f"scaleTargetRef {target.kind}/{target.name} runs a model server ({', '.join(engines)})"
+    hint = model_word_hint(scaler)
+    if hint is None:
+        return None
+    return hint if target is not None else f"{hint} (its target is not in the files read)"
+
+
+def memory_beside_findings(scaler: Resource, gpu_target: Optional[str], candidates: Optional[list[Workload]] = None) -> list[str]:
     """Advice for each memory Resource/ContainerResource metric of an HPA that also has a non-Resource metric, when its
-    target is a GPU workload of the files (``gpu_target``) or, not in the files, its names hint at a model server."""
+    target is a GPU workload of the files (``gpu_target``), a model server of the files (``candidates``: any engine,
+    on CPU too), or its names hint at a model server (spent set 78 Brayantcw/kserve_k8s_setup k8s/hpa.yaml: memory 75%
+    beside cpu and two Pods metrics on Deployment kserve-sentiment, a label filed NONE)."""
     if not is_hpa(scaler):
         return []
     metrics = hpa_metrics(scaler)
     memory = [m for m in metrics if m.type in _MEMORY_TYPES and m.name == "memory"]
     if not memory or all(m.type == "Resource" for m in metrics):
         return []  # nothing but Resource metrics: S6's own reason (gpu_workload_no_resource_metric_hpa._hpa_reason)
-    hint = None if gpu_target else model_server_hint(scaler)
-    if not (gpu_target or hint):
+    who = _who(scaler, gpu_target, candidates or [])
+    if who is None:
         return []
-    who = f"scaleTargetRef {gpu_target} is a GPU workload" if gpu_target else f"{hint} (its target is not in the files read)"
     others = sorted({m.name or m.type for m in metrics if m not in memory})
     return [
         unproven(f"{m.path}: a memory target ({_shown_target(m.target)}) beside {', '.join(others)}; {who}: {_WHY}")

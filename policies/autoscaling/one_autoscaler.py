@@ -126,6 +126,14 @@ def _claim(r: Resource, config: dict) -> Optional[Claim]:
     return None if kind is None or target is None else Claim(r, how, kind, target, namespace_of(r))
 
 
+def written_claims(resources: list[Resource]) -> list[Claim]:
+    """The autoscalers the files write themselves on a named workload (HPA, KEDA ScaledObject and HTTPScaledObject,
+    AIBrix PodAutoscaler, NIMService spec.scale), less those another of them owns (KEDA's keda-hpa-<name>)."""
+    claims = [c for r in resources if r.type != ISVC_TYPE and (c := _claim(r, {})) is not None]
+    claimed = {(split_type(c.resource.type)[1], metadata_name(c.resource.props) or c.resource.name) for c in claims}
+    return [c for c in claims if not _owned(c.resource, claimed)]
+
+
 def _owned(r: Resource, claimed: set[tuple[str, str]]) -> bool:
     """An HPA or ScaledObject another claimant of the set creates: owned by it, or named as KEDA / the add-on name it."""
     for owner in as_list(get(r.props, "metadata", "ownerReferences")):
@@ -166,7 +174,7 @@ def _target_present(claim: Claim, resources: list[Resource]) -> bool:
 _LOCATION = re.compile(r"^(?P<file>.+)#(?P<document>\d+)(?P<items>(\[\d+\])*) [^ ]+/[^ ]*$")
 
 
-def _file_of(resource: Resource) -> Optional[str]:
+def file_of(resource: Resource) -> Optional[str]:
     """The manifest file an object was read from, or None (a stack resource, stdin included as one file)."""
     found = _LOCATION.match(resource.name or "")
     return found.group("file") if found else None
@@ -200,7 +208,7 @@ def _pair(one: Claim, other: Claim, resources: list[Resource]) -> tuple[str, boo
     proven = proven and (_target_present(one, resources) or _target_present(other, resources))
     # Two files of one folder may be alternatives (hpa.yaml "or" keda.yaml, review 32 R7): only one file holding both
     # proves they are applied together.
-    files = {_file_of(one.resource), _file_of(other.resource)}
+    files = {file_of(one.resource), file_of(other.resource)}
     if None not in files and len(files) > 1:
         proven, message = False, message + f" (if both {' and '.join(sorted(str(f) for f in files))} are applied)"
     return message, proven
@@ -255,7 +263,7 @@ def _vpa_findings(claims: list[Claim], resources: list[Resource]) -> list[tuple[
             if not both:
                 continue
             message = vpa_message(vpa, claim.how, claim.kind, claim.name, both)
-            files = {_file_of(vpa), _file_of(claim.resource)}
+            files = {file_of(vpa), file_of(claim.resource)}
             proven = vpa_mode(vpa) in APPLYING and _target_present(claim, resources) and len(files) == 1
             findings.append((vpa.name, message if proven else unproven(message)))
     return findings

@@ -513,17 +513,40 @@ def model_server_hint(scaler: Resource) -> Optional[str]:
     text = _metrics_text(scaler)
     if "vllm" in text.lower() or _SERVER_METRIC.search(text):
         return "its metrics read a model server's series"
+    found = _named_hint(scaler, SERVER_WORD)
+    if found is not None:
+        return found
+    if _GPU_METRIC.search(_metric_names(scaler)):
+        return "its metrics name GPU work"
+    return None
+
+
+def _named_hint(scaler: Resource, words: re.Pattern) -> Optional[str]:
+    """Where the scaler's target name, own name or app labels hold one of ``words`` (not a part beside the server)."""
     ref_name = get(scaler.props, "spec", "scaleTargetRef", "name")
     labels = as_dict(get(scaler.props, "metadata", "labels"))
     named = [("scaleTargetRef.name", ref_name), ("metadata.name", metadata_name(scaler.props))]
     # Labels that name the app itself; part-of, managed-by and the like name the platform ("llm-serving").
     named += [(f"metadata.labels.{k}", labels.get(k)) for k in _NAME_LABELS if k in labels]
     for where, value in named:
-        if isinstance(value, str) and (word := SERVER_WORD.search(value)) and not _BESIDE_SERVER.search(value):
+        if isinstance(value, str) and (word := words.search(value)) and not _BESIDE_SERVER.search(value):
             return f"{where} {value!r} names a model server ({word.group(1)})"
-    if _GPU_METRIC.search(_metric_names(scaler)):
-        return "its metrics name GPU work"
     return None
+
+
+# Words that name a model-serving app of any kind, not only an LLM engine: "demo-model-a" (spent set 79 yashbhangale/
+# Karpenter-GPU-Autoscaling), "kserve-sentiment" (spent set 78 Brayantcw/kserve_k8s_setup), an embedding or reranker
+# service, a classifier. Weaker than SERVER_WORD: read only where the pack's readers see no engine in the target.
+_MODEL_WORD = re.compile(
+    r"(?<![a-z0-9])(models?|kserve|predictor|embeddings?|embedder|reranker|classifier|sentiment|ml-api)(?![a-z])",
+    re.IGNORECASE,
+)
+
+
+def model_word_hint(scaler: Resource) -> Optional[str]:
+    """model_server_hint, or a weaker hint: a model-serving word (_MODEL_WORD) in the scaler's target name, own name or
+    app labels. None when nothing suggests a model server."""
+    return model_server_hint(scaler) or _named_hint(scaler, _MODEL_WORD)
 
 
 def scaler_annotations(scaler: Resource) -> dict:

@@ -32,7 +32,9 @@ A URL naming ``NAME.NS.svc...`` where the run defines no Service in NS but defin
 (the files applied with ``kubectl -n NS`` or a kustomization's namespace) is judged against that Service's ports, as
 advice: where it lands is decided outside the files (session 48: OLLAMA_BASE_URL
 http://ollama.ollama.svc.cluster.local:8000 while Service ollama, namespace omitted, offers 11434 only; silent before,
-as the Service counted in namespace default).
+as the Service counted in namespace default). Also advice: a URL naming ``NAME.NS.svc...`` where the files put nothing in
+NS (and place every workload and Service they hold), and a URL to a name only a desktop container engine resolves
+(``host.docker.internal``), whatever Services the files hold.
 """
 
 from __future__ import annotations
@@ -208,7 +210,53 @@ def _name_finding(where: str, url: str, name: str, namespace: str, names: Names,
     return unproven(message + "unless that Service comes from elsewhere, use the name of the Service in front of the server")
 
 
+# Names only a desktop container engine resolves (its host's address: Docker Desktop's host.docker.internal and
+# gateway.docker.internal, https://docs.docker.com/desktop/features/networking/networking-how-tos/; Podman's
+# host.containers.internal), not cluster DNS, which answers Services and pods only (dns-pod-service, cited above).
+_DESKTOP_HOSTS = ("host.docker.internal", "gateway.docker.internal", "host.containers.internal")
+
+
+def _desktop_hosts(resources: list[Resource]) -> list[tuple[str, str]]:
+    """Advice for a URL a container is given (env, a ConfigMap it reads) whose host only a desktop container engine
+    resolves, where the pod does not map it itself (hostAliases). Advice: Docker Desktop's own Kubernetes resolves the
+    name in its pods, so the files do not prove the cluster is another. Spent set 76 cncf/llm-in-action@64ff29db
+    kubernetes/deployment.yaml (OLLAMA_BASE_URL http://host.docker.internal:11434 on the Streamlit app keynote;
+    labelled G63). A chat UI's resolved backend is S62's (chat_ui_reaches_backend)."""
+    findings: list[tuple[str, str]] = []
+    configmaps = by_namespace(resources, "", "ConfigMap")
+    for workload in resources:
+        if workload.type not in WORKLOAD_TYPES or not isinstance(workload.props, dict) or workload.template:
+            continue
+        own = namespace_of(workload, "default")
+        for _, podspec in pod_specs(workload):
+            local = _pod_local_names(podspec)
+            for where, variable, value, owner in _values(podspec, configmaps.get(own, {})):
+                if "internal" not in value or _COMPARED.search(variable):
+                    continue
+                for url, scheme, host, _port in _urls(value):
+                    if scheme in _SCHEMES and host.lower() in _DESKTOP_HOSTS and host.lower() not in local:
+                        findings.append(
+                            (
+                                owner or workload.name,
+                                unproven(
+                                    f"{where.replace('{}', _kind_name(workload))} = {url} names {host}, which only a "
+                                    f"desktop container engine (Docker Desktop, Podman) resolves: cluster DNS answers "
+                                    f"Services and pods only, so on any other cluster the name does not resolve and "
+                                    f"every request fails; name the Service in front of the server (or map the name "
+                                    f"with spec.hostAliases)"
+                                ),
+                            )
+                        )
+                        break
+    return findings
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    desktop = _desktop_hosts(resources)
+    return desktop + _in_cluster(resources)
+
+
+def _in_cluster(resources: list[Resource]) -> list[tuple[str, str]]:
     makers = {**SERVICE_MAKERS, **KSERVE_SERVICE_MAKERS}
     services = services_by_namespace(resources, makers)
     if not services:
@@ -219,6 +267,13 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     namespaces |= {str(get(r.props, "metadata", "name")) for r in resources if split_type(r.type) == ("", "Namespace")}
     configmaps = by_namespace(resources, "", "ConfigMap")
     floating = _floating_services(resources, hidden)
+    # A workload or Service whose namespace is left out may be applied into any namespace (kubectl -n): then no
+    # namespace is shown empty by the files.
+    namespace_left_out = any(
+        (r.type in WORKLOAD_TYPES or split_type(r.type) == ("", "Service")) and namespace_of(r) is None
+        for r in resources
+        if isinstance(r.props, dict)
+    )
     findings: list[tuple[str, str]] = []
     indexed: dict[str, Names] = {}
     for workload in resources:
@@ -249,6 +304,16 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                         findings.append((reported, unplaced))
                         continue
                     if (
+                        scheme in _SCHEMES
+                        and target is not None
+                        and url not in seen
+                        and not namespace_left_out
+                        and (empty := _empty_namespace(where, url, host, variable, value, target, namespaces, hidden, floating))
+                    ):
+                        seen.add(url)
+                        findings.append((reported, empty))
+                        continue
+                    if (
                         scheme not in _SCHEMES
                         or target is None
                         or url in seen
@@ -268,6 +333,37 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                         sure = _UPSTREAM.search(variable) and target[1] not in kserve
                         findings.append((reported, found if sure else unproven(found)))
     return findings
+
+
+def _empty_namespace(
+    where: str,
+    url: str,
+    host: str,
+    variable: str,
+    value: str,
+    target: tuple[str, str, bool],
+    namespaces: set[str],
+    hidden: set[str],
+    floating: Mapping[str, Resource],
+) -> Optional[str]:
+    """Advice for an upstream's URL naming ``NAME.NS.svc...`` where the files put nothing at all in NS (no object, no
+    Namespace) while they define Services elsewhere, nothing of the files may make objects the files do not show, and
+    no workload or Service of the files leaves its namespace out (one applied with ``kubectl -n NS`` would put it there). Spent set 75
+    kcjones91/k8s-applications@2eaadd1d apps/open-webui/deployment.yaml (OLLAMA_BASE_URL
+    http://ollama.ollama.svc.cluster.local:11434 while the files deploy only vLLM, in namespace vllm; labelled G63).
+    Advice: the server may be installed by another repository or chart."""
+    name, namespace, pod_dns = target
+    if pod_dns or ".svc" not in host or namespace in namespaces or hidden or name in floating:
+        return None
+    if not _UPSTREAM.search(variable) or templated(value):
+        return None
+    shown = ", ".join(sorted(namespaces)[:6])
+    return unproven(
+        f"{where} = {url} names Service {name} in namespace {namespace}, where none of the files read puts anything "
+        f"(they hold objects in {shown} only): unless another repository or chart deploys it there, the name does "
+        f"not resolve and every request fails; deploy the server with these files, or point the URL at the Service in "
+        f"front of the server they deploy"
+    )
 
 
 def _kind_name(resource: Resource) -> str:

@@ -17,19 +17,59 @@ from __future__ import annotations
 import re
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import as_dict, container_label, get, name_of, split_type
+from policies.kube import WORKLOAD_TYPES, as_dict, container_label, get, name_of, split_type, viewed_resources
 from policies.reading.container_env import env_values
 from policies.reading.engines import hub_model
 from policies.reading.model_ids import HUB_CLIENT_ENV, MODEL_ENV, REVISION_ENV, ConfigMapReader, config_map_readers, offline
 from policies.reading.serving import GPU_SERVER, container_argv, model_servers
+from policies.reading.vllm_args import served_model, vllm_servers
+from policies.reading.vllm_config_file import config_file_text
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 # Keys a ConfigMap names its model under: the common spellings (model_ids.MODEL_ENV holds an application's own too).
 _MODEL_KEYS = MODEL_ENV
 
 
+def _config_file_reads(data: dict[str, str]) -> list[str]:
+    """Advice for a key of the ConfigMap that a vLLM server of the files reads as its --config file (the same text
+    mounted at the path its command line names: vllm_args.config_file_text) and that names a Hub model (``model:``)
+    with no revision, the server's line giving none either and the container online. vLLM takes the file's keys as its
+    options (vllm 0.33.0 vllm/utils/argparse_utils.py:606-671 load_config_file; a ``model`` key is the model when the
+    line names none, :577-596). Spent set 75 leehosanganson/homelab kubernetes/apps/vllm/overlays/default/config.yaml
+    (ConfigMap vllm-config, config.yaml ``model: unsloth/Qwen3-8B-unsloth-bnb-4bit``, read by ``vllm serve --config
+    /etc/vllm/config.yaml``; labelled S17)."""
+    texts = {k: v for k, v in data.items() if "model" in v and "\n" in v.strip()}
+    if not texts:
+        return []
+    found: list[str] = []
+    for r in viewed_resources() or ():
+        if getattr(r, "type", None) not in WORKLOAD_TYPES or not isinstance(getattr(r, "props", None), dict):
+            continue
+        for server in vllm_servers(r):
+            if "config" not in server.args or "revision" in server.args or offline(server.container):
+                continue
+            text = config_file_text(server.args["config"], server.podspec, server.container)
+            key = next((k for k, v in texts.items() if v == text), None)
+            model = hub_model(served_model(server)) if key else None
+            if key and model:
+                owner = name_of(as_dict(get(r.props, "metadata"))) or "?"
+                found.append(
+                    unproven(
+                        f"data.{key} is the vLLM --config file of {split_type(r.type)[1]} {owner} ({server.label}) and "
+                        f"names the Hugging Face model {model} with no revision: each pod downloads whatever the "
+                        f"repository's main branch holds when it starts, so replicas started at different times serve "
+                        f"different weights; add `revision: <40-character commit SHA>` to the file"
+                    )
+                )
+                del texts[key]
+    return found
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     data = {str(k): v for k, v in as_dict(get(resource.props, "data")).items() if isinstance(v, str)}
+    found_files = _config_file_reads(data)
+    if found_files:
+        return found_files
     key, model = next(((k, hub_model(data[k])) for k in _MODEL_KEYS if k in data and hub_model(data[k])), ("", None))
     if model is None:
         return []

@@ -4,6 +4,7 @@ line readers (policies/reading/vllm_args.py expands ``$(VAR)`` from it), engines
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Mapping
 from typing import Any
 
@@ -83,3 +84,43 @@ def _pod_namespaces(view: Any) -> dict[int, Any]:
             for container in containers(podspec, init=True):
                 index[id(container)] = namespace
     return index
+
+
+def _volume_files(volume: Mapping) -> dict[str, str]:
+    """File path within a ConfigMap volume that lists ``items`` -> the key it holds (only the listed keys are there)."""
+    files = {}
+    for item in as_list(volume.get("items")):
+        key, path = as_dict(item).get("key"), as_dict(item).get("path")
+        if isinstance(key, str) and isinstance(path, str) and path.strip("/"):
+            files[posixpath.normpath(path.strip("/"))] = key
+    return files
+
+
+def mounted_files(podspec: Mapping, container: Mapping, maps: Mapping[Any, Mapping[str, str]]) -> dict[str, str]:
+    """Absolute path in the container -> the text of each ConfigMap key of ``maps`` (config_maps) that ``container``
+    mounts as a file (a volume of the whole map or of its ``items``, a ``subPath`` of one file)."""
+    volumes: dict[str, tuple[str, dict[str, str]]] = {}
+    for volume in as_list(podspec.get("volumes")):
+        volume = as_dict(volume)
+        source = as_dict(volume.get("configMap"))
+        name = source.get("name")
+        if isinstance(volume.get("name"), str) and isinstance(name, str) and name in maps:
+            files = _volume_files(source) if "items" in source else {k: k for k in maps[name]}
+            volumes[volume["name"]] = (name, files)
+    found: dict[str, str] = {}
+    for mount in as_list(container.get("volumeMounts")):
+        mount = as_dict(mount)
+        path, volume = mount.get("mountPath"), volumes.get(str(mount.get("name")))
+        if not isinstance(path, str) or not path.strip("/") or volume is None or "subPathExpr" in mount:
+            continue
+        name, files = volume
+        sub = mount.get("subPath")
+        for file, key in files.items():
+            if key not in maps[name]:
+                continue
+            if isinstance(sub, str) and sub.strip("/"):
+                if posixpath.normpath(sub.strip("/")) == file:
+                    found[posixpath.normpath(path)] = maps[name][key]
+            elif sub is None or sub == "":
+                found[posixpath.join(posixpath.normpath(path), file)] = maps[name][key]
+    return found

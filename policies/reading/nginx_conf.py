@@ -45,7 +45,7 @@ class NginxProxy:
     explicit: bool
 
 
-def _is_nginx(container: Mapping) -> bool:
+def is_nginx(container: Mapping) -> bool:
     image = container.get("image")
     if not isinstance(image, str):
         return False
@@ -108,7 +108,7 @@ def _nginx_proxies(resource: Any) -> list[NginxProxy]:
     found = []
     for path, podspec in pod_specs(resource):
         for container in containers(podspec):
-            if not _is_nginx(container):
+            if not is_nginx(container):
                 continue
             texts = [t for t in mounted_config_files(podspec, container).values() if "proxy_pass" in t]
             if not texts:
@@ -129,3 +129,57 @@ def _nginx_proxies(resource: Any) -> list[NginxProxy]:
                 )
             )
     return found
+
+
+_LOCATION = re.compile(r"(?:^|[;{}\s])location\s+(?:(=|~\*|~|\^~)\s+)?([^\s{]+)\s*\{")
+_BUFFERING = re.compile(r"(?:^|[;{}\s])proxy_buffering\s+(on|off)\s*;")
+
+
+@dataclass(frozen=True)
+class Location:
+    """One ``location`` block that proxies: its path, the Service names it sends to, and its own proxy_buffering
+    ("on", "off", or "" where the block leaves it to the enclosing server/http block)."""
+
+    path: str
+    services: tuple[str, ...]
+    buffering: str
+
+
+def _block_end(text: str, start: int) -> int:
+    """The index just after the brace closing the block opened at ``start`` (an opening brace), len(text) if unclosed."""
+    depth = 0
+    for i in range(start, len(text)):
+        c = text[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return len(text)
+
+
+def proxy_locations(text: str) -> tuple[list[Location], str]:
+    """The proxying ``location`` blocks of one configuration text, and the proxy_buffering the text sets outside every
+    location ("on", "off", or ""): nginx inherits the directive from the server and http blocks (nginx/nginx
+    release-1.31.4 src/http/modules/ngx_http_proxy_module.c:3704-3705, merged from the enclosing block, else on)."""
+    text = _COMMENT.sub("", text)
+    upstreams = _upstreams(text)
+    found: list[Location] = []
+    outside: list[str] = []
+    pos = 0
+    while (m := _LOCATION.search(text, pos)) is not None:
+        outside.append(text[pos : m.start()])
+        end = _block_end(text, m.end() - 1)
+        body = text[m.end() : end]
+        services: list[str] = []
+        for target in _PROXY_PASS.findall(body):
+            host = _host(target)
+            services += [n for h in upstreams.get(host, [host]) if (n := _service(h)) is not None and n not in services]
+        if services:
+            own = _BUFFERING.findall(body)
+            found.append(Location(m.group(2), tuple(services), own[-1] if own else ""))
+        pos = end
+    outside.append(text[pos:])
+    values = _BUFFERING.findall("".join(outside))
+    return found, values[-1] if values else ""

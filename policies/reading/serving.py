@@ -48,6 +48,7 @@ from policies.reading.engine_flags import flag_set_engine, rebuilt_or_bound, run
 from policies.reading.groups import pod_group
 from policies.reading.kustomize import image_rewritten
 from policies.reading.label_selectors import only_equalities, selector_equalities, selector_matches  # noqa: F401
+from policies.reading.ray_serve_cli import starts_ray_serve
 from policies.reading.vllm_args import (
     VllmServer,
     command_tokens,
@@ -267,6 +268,15 @@ def _model_servers(resource: Any) -> list[ModelServer]:
                 # script (TensorRT-LLM behind a custom server.py, an in-house server, llama.cpp configured by env in a
                 # bare Pod), still held to the pod rules.
                 engine = GPU_SERVER
+            elif (
+                engine is None
+                and not ray
+                and serving_kind
+                and not any(engines)
+                and runs_on
+                and starts_ray_serve(container, podspec)
+            ):
+                engine = "ray"  # Ray Serve run in the pod itself (`serve run`): its HTTP proxy serves the models
             if engine is not None:
                 found.append(ModelServer(path, podspec, container, engine))
         model = podspec.get("model")

@@ -25,6 +25,7 @@ from policies.reading.engine_flags import flag_set_engine, named_server, runs_en
 from policies.reading.placeholders import placeholder_in
 from policies.reading.shell_words import SHELL_OPERATORS as _SHELL_OPERATORS
 from policies.reading.shell_words import shell_script, split_shell
+from policies.reading.vllm_config_file import with_config_file
 
 _T = TypeVar("_T")
 
@@ -507,7 +508,10 @@ def _vllm_servers(resource: Any) -> list[VllmServer]:
         for container in containers(podspec):
             line = vllm_command_line(container, image_entrypoint=not ray)
             if line is not None:
-                found.append(VllmServer(path, podspec, container, expand_abbreviations(parse_vllm_args(line), container)))
+                args = parse_vllm_args(line)
+                if "config" in args:
+                    args = parse_vllm_args(with_config_file(line, args["config"], podspec, container))
+                found.append(VllmServer(path, podspec, container, expand_abbreviations(args, container)))
         model = podspec.get("model")
         if isinstance(model, dict) and _model_runs_vllm(model):
             found.append(

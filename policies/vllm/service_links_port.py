@@ -18,17 +18,24 @@ of it usually takes), that Service may well be in another file: advice. A headle
 an ExternalName one gives no variables: the kubelet skips a Service whose cluster IP is "None" or empty
 (kubernetes/kubernetes pkg/kubelet/kubelet_pods.go getServiceEnvVarMap, ``!v1helper.IsServiceIPSet(service)``, the
 code index's stored version), so a StatefulSet's same-named governing Service is silent.
+
+A GPU model server no engine row names whose image repository or container is named after vLLM (``ml-vllm:v1``,
+container ``vllm``: an in-house build whose entrypoint the files do not show), or that sets a variable of vLLM's own
+prefix (``VLLM_USE_V1``; not a client's ``VLLM_API_URL``), is presumed to run vLLM: advice only
+(spent set 69 ScottNi0809/ml-serving-platform k8s/deployment-vllm.yaml, brief servers50).
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import Iterator, Optional
 
+from components.engine_image_names import OTHER_PROGRAM_WORDS
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, memoized, name_of, split_type, viewed_resources
 from policies.reading.engines import env_values, table_servers
-from policies.reading.serving import namespace_of
+from policies.reading.serving import GPU_SERVER, model_servers, namespace_of
 from policies.reading.vllm_args import vllm_servers
 
 # Engine -> the variable it reads as its own port (see the module docstring for the sources).
@@ -38,15 +45,45 @@ _AS_WRITTEN = frozenset({"", "apps", "batch"})
 _APP_LABELS = ("app", "app.kubernetes.io/name", "app.kubernetes.io/instance")
 
 
-def _servers(resource: Resource) -> Iterator[tuple[str, dict, dict, str]]:
-    """(label, podspec, container, variable) of every server that reads a port variable."""
+def _servers(resource: Resource) -> Iterator[tuple[str, dict, dict, str, bool]]:
+    """(label, podspec, container, variable, presumed) of every server that reads a port variable; presumed for a
+    GPU model server no engine row names whose image or container is named after vLLM (_named_vllm)."""
     for server in vllm_servers(resource):
         if not _reads_port(server.container):
             continue
-        yield server.label, server.podspec, server.container, _PORT_VARIABLE["vllm"]
+        yield server.label, server.podspec, server.container, _PORT_VARIABLE["vllm"], False
     for other in table_servers(resource):
         if other.engine in _PORT_VARIABLE:
-            yield other.label, other.podspec, other.container, _PORT_VARIABLE[other.engine]
+            yield other.label, other.podspec, other.container, _PORT_VARIABLE[other.engine], False
+    for unnamed in model_servers(resource):
+        if unnamed.engine == GPU_SERVER and _named_vllm(unnamed.container):
+            yield unnamed.label, unnamed.podspec, unnamed.container, _PORT_VARIABLE["vllm"], True
+
+
+_WORDS = re.compile(r"[-_./:@]+")
+# Variables a client of vLLM names after it (VLLM_API_URL, VLLM_BASE_URL, VLLM_ENDPOINT): where to reach a server.
+_CLIENT_SUFFIXES = ("_URL", "_URI", "_ENDPOINT", "_HOST", "_ADDRESS")
+
+
+def _named_vllm(container: dict) -> bool:
+    """True when the container sets a variable of vLLM's own prefix (VLLM_*, not a client's VLLM_*_URL), or the image's
+    repository name (its last path segment) or the container's name has the word vllm, with no word of another program
+    after it (components/serving_engines.toml other_program_words: vllm-router): an in-house
+    build of vLLM whose entrypoint the files do not show (spent set 69 ScottNi0809/ml-serving-platform
+    k8s/deployment-vllm.yaml: image ml-vllm:v1, container vllm, one GPU, its Dockerfile.vllm, not among the files,
+    installs vllm==0.7.3)."""
+    if any(
+        isinstance(name := as_dict(item).get("name"), str) and name.startswith("VLLM_") and not name.endswith(_CLIENT_SUFFIXES)
+        for item in as_list(container.get("env"))
+    ):
+        return True  # vLLM's own variables (VLLM_USE_V1, VLLM_LOGGING_LEVEL) set on the GPU container that runs it
+    image = container.get("image")
+    repository = image.lower().split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0] if isinstance(image, str) else ""
+    for name in (repository, str(container.get("name") or "").lower()):
+        words = [w for w in _WORDS.split(name) if w]
+        if "vllm" in words and not set(words[words.index("vllm") + 1 :]) & OTHER_PROGRAM_WORDS:
+            return True
+    return False
 
 
 # vLLM reads VLLM_PORT from 0.4.3 on (v0.4.3 vllm/envs.py:103-105 int(os.getenv('VLLM_PORT')), read by
@@ -135,9 +172,12 @@ def _named_like(resource: Resource, service: str) -> bool:
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
     namespace = namespace_of(resource)
-    for label, podspec, container, variable in _servers(resource):
+    for label, podspec, container, variable, presumed in _servers(resource):
         if podspec.get("enableServiceLinks") is False or _sets_itself(container, variable):
             continue
+        if presumed:
+            # No row names the server: its image or container is named after vLLM, which the files cannot prove.
+            label = f"{label} (named after vLLM: a build of it, if its image runs vLLM 0.4.3 or later)"
         service = variable[: -len("_PORT")].lower()
         fix = "set enableServiceLinks: false in the pod spec (or rename the Service)"
         services = _services_in_namespace(namespace)
@@ -149,7 +189,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
             )
             # An operator that builds the pod (Knative under KServe's serverless mode turns service links off by
             # default) may set the field the template leaves out: only a pod template applied as written blocks.
-            messages.append(message if split_type(resource.type)[0] in _AS_WRITTEN else unproven(message))
+            as_written = split_type(resource.type)[0] in _AS_WRITTEN
+            messages.append(message if as_written and not presumed else unproven(message))
         elif (elsewhere := _unplaced_service(resource, namespace, service)) is not None:
             # One of the two names no namespace: it lands in the client's (kubectl -n, the context's), which may be
             # the other's. The same failure, not proven: advice.

@@ -245,9 +245,9 @@ def test_hpa_metric_named_for_no_vllm_series_is_advice():
     assert found[1][1].startswith("spec.metrics[1].pods.metric.name vllm_kv_cache_utilization matches no vllm series")
 
 
-def test_the_usual_adapter_rename_or_an_adapter_in_the_set_stays_silent():
+def test_the_usual_adapter_rename_gets_only_the_no_adapter_advice():
     """vllm_num_requests_waiting is how Prometheus Adapter rules commonly rename vllm:num_requests_waiting (the KServe
-    docs' form); with an adapter rule in the set its own check judges the name."""
+    docs' form): not a misnamed series; with no adapter in the files, only the no-adapter advice (brief autoscale50)."""
     renamed = copy.deepcopy(DECODE_HPA)
     renamed["spec"]["metrics"] = [
         {
@@ -255,11 +255,13 @@ def test_the_usual_adapter_rename_or_an_adapter_in_the_set_stays_silent():
             "pods": {"metric": {"name": "vllm_num_requests_waiting"}, "target": {"type": "AverageValue", "averageValue": "5"}},
         }
     ]
-    assert found_by([renamed], S7) == []
+    found = found_by([renamed], S7)
+    assert [level for level, _ in found] == ["advisory"]
+    assert "vllm_num_requests_waiting: the files hold no Prometheus Adapter configuration" in found[0][1]
     other = copy.deepcopy(DECODE_HPA)
     for metric in other["spec"]["metrics"]:
         metric["pods"]["metric"]["name"] = "inference_queue_depth"
-    assert found_by([other], S7) == []
+    assert all("matches no" not in m for _, m in found_by([other], S7))
 
 
 S6_THROUGHPUT = "autoscaling-signal-not-throughput"

@@ -15,6 +15,7 @@ from policy_fixtures import (
 )
 
 from policies.autoscaling.custom_metric_is_served import POLICY
+from policies.registry import evaluate
 
 RELEASE_TYPE = "kubernetes:helm.sh/v3:Release"
 POD_MONITOR_TYPE = "kubernetes:monitoring.coreos.com/v1:PodMonitor"
@@ -128,9 +129,29 @@ def test_adapter_config_map_is_read_on_plain_manifests():
     ]
 
 
-def test_a_set_without_any_adapter_is_not_judged_on_metrics_by_default():
-    found = messages(POLICY, isvc(), resource(HPA_TYPE, hpa_props()), resource(POD_MONITOR_TYPE, copy.deepcopy(_POD_MONITOR)))
-    assert found == []
+NO_ADAPTER = (
+    "spec.metrics[0].pods.metric.name vllm_num_requests_waiting: the files hold no Prometheus Adapter configuration (no "
+    "adapter ConfigMap, chart release or rules) to serve it on custom.metrics.k8s.io; unless an adapter installed "
+    f"elsewhere in the cluster has a rule that names it, {UNSERVED}"
+)
+
+
+def test_a_set_without_any_adapter_is_advised_on_its_custom_metrics():
+    # Brief autoscale50, spent set 78 ishaangulati8/kubernetes-gpu-inference@af4c161a hpa.yaml: a Pods metric and no
+    # adapter configuration anywhere in the files. An adapter may be installed cluster-wide from elsewhere: advice.
+    found = found_by_messages(isvc(), resource(HPA_TYPE, hpa_props()), resource(POD_MONITOR_TYPE, copy.deepcopy(_POD_MONITOR)))
+    assert found == [("advisory", NO_ADAPTER)]
+
+
+def test_names_another_adapter_serves_are_not_advised():
+    for name in ("prometheus.googleapis.com|vllm:num_requests_running|gauge", "datadogmetric@llm:queue", "s0-prometheus"):
+        hpa = hpa_props()
+        hpa["spec"]["metrics"][0]["pods"]["metric"]["name"] = name
+        assert messages(POLICY, isvc(), resource(HPA_TYPE, hpa), resource(POD_MONITOR_TYPE, copy.deepcopy(_POD_MONITOR))) == []
+
+
+def found_by_messages(*resources):
+    return [(v.enforcement, v.message) for v in evaluate(list(resources), None, policies=[POLICY])]
 
 
 def test_require_in_same_set():
@@ -227,8 +248,8 @@ def test_an_alias_bomb_in_an_adapter_config_map_is_refused_quickly():
         + "rules: [{seriesQuery: x}]\n"
     )
     cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "adapter-config"}, "data": {"config.yaml": bomb}}
-    # Unreadable within bounds: not an adapter configuration, so the set has none and the metric half is not judged.
-    assert messages(POLICY, isvc(), resource(HPA_TYPE, hpa_props()), resource("kubernetes:v1:ConfigMap", cm)) == []
+    # Unreadable within bounds: not an adapter configuration, so the set has none: only the no-adapter advice.
+    assert messages(POLICY, isvc(), resource(HPA_TYPE, hpa_props()), resource("kubernetes:v1:ConfigMap", cm)) == [NO_ADAPTER]
 
 
 def _kandakji(image: str, *args: str) -> list[dict]:

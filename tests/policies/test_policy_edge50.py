@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import copy
 
+import pytest
 from policy_fixtures import found_by
+
+from components import stream_buffering
 
 # Spent set 78 Kindee18/opti-inference-pipeline k8s/ingress.yaml@1883c46d61d3ecc6031e717fbefa8c048b638d39.
 KINDEE = {
@@ -159,3 +162,153 @@ def test_any_certificate_source_or_host_stays_silent():
     nginx = copy.deepcopy(KINDEE)
     _annotations(nginx)["kubernetes.io/ingress.class"] = "nginx"
     assert found_by([nginx], _G93) == []
+
+
+# --- G94: a buffering proxy in front of a streamed model API ----------------------------------------------------------
+
+_G94 = "proxy-streams-model-replies"
+
+
+def _service(name: str, labels: dict) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": name},
+        "spec": {"selector": labels, "ports": [{"port": 80, "targetPort": 80}]},
+    }
+
+
+def _workload(name: str, container: dict, volumes: list | None = None) -> dict:
+    spec: dict = {"containers": [container]}
+    if volumes:
+        spec["volumes"] = volumes
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name},
+        "spec": {
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": spec},
+        },
+    }
+
+
+# Spent set 76 opea-project/GenAIExamples CodeTrans/kubernetes/intel/cpu/xeon/manifest/codetrans.yaml (label filed NONE):
+# nginx location /v1/codetrans -> the codetrans megaservice (env LLM_SERVICE_HOST_IP) -> llm-uservice (TGI_LLM_ENDPOINT
+# from its ConfigMap) -> TGI.
+_CONF = """server {
+    listen 80;
+    location / {
+        proxy_pass http://codetrans-ui:5174;
+    }
+    location /v1/codetrans {
+        proxy_pass http://codetrans:7777;
+        proxy_set_header Host $host;
+    }
+}
+"""
+
+
+def _opea(conf: str = _CONF) -> list[dict]:
+    tgi = {
+        "name": "tgi",
+        "image": "ghcr.io/huggingface/text-generation-inference:2.4.0-intel-cpu",
+        "ports": [{"containerPort": 80}],
+    }
+    uservice = {
+        "name": "llm-uservice",
+        "image": "opea/llm-textgen:latest",
+        "envFrom": [{"configMapRef": {"name": "llm-uservice-config"}}],
+    }
+    mega = {
+        "name": "codetrans",
+        "image": "opea/codetrans:latest",
+        "env": [{"name": "LLM_SERVICE_HOST_IP", "value": "llm-uservice"}],
+    }
+    nginx = {
+        "name": "nginx",
+        "image": "nginx:1.27.1",
+        "volumeMounts": [{"name": "conf", "mountPath": "/etc/nginx/conf.d"}],
+    }
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "llm-uservice-config"},
+            "data": {"TGI_LLM_ENDPOINT": "http://tgi"},
+        },
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "nginx-config"}, "data": {"default.conf": conf}},
+        _workload("tgi", tgi),
+        _service("tgi", {"app": "tgi"}),
+        _workload("llm-uservice", uservice),
+        _service("llm-uservice", {"app": "llm-uservice"}),
+        _workload("codetrans", mega),
+        _service("codetrans", {"app": "codetrans"}),
+        _workload("codetrans-nginx", nginx, [{"name": "conf", "configMap": {"name": "nginx-config"}}]),
+    ]
+
+
+def test_nginx_buffering_a_streamed_model_api_gets_advice():
+    assert found_by(_opea(), _G94) == [
+        (
+            "advisory",
+            "Deployment codetrans-nginx container nginx: location /v1/codetrans proxies to Service codetrans (codetrans, "
+            "which calls Service llm-uservice (llm-uservice, which calls Service tgi (tgi server tgi))) with "
+            "proxy_buffering unset (nginx's default: on): nginx holds a streamed reply (stream: true, server-sent events) "
+            "in its buffers and passes the tokens on in bursts or at the end, unless the backend answers with "
+            "X-Accel-Buffering: no; set proxy_buffering off (with proxy_http_version 1.1) in that location",
+        )
+    ]
+
+
+def test_nginx_with_buffering_off_or_in_front_of_tgi_stays_silent():
+    off = _CONF.replace("proxy_set_header Host $host;", "proxy_buffering off;")
+    assert found_by(_opea(off), _G94) == []
+    around = _CONF.replace("listen 80;", "listen 80;\n    proxy_buffering off;")
+    assert found_by(_opea(around), _G94) == []
+    # Straight in front of TGI, whose streams carry X-Accel-Buffering: no.
+    direct = _CONF.replace("http://codetrans:7777", "http://tgi")
+    assert found_by(_opea(direct), _G94) == []
+    # A proxy to no model API.
+    assert found_by(_opea(_CONF.replace("http://codetrans:7777", "http://grafana:3000")), _G94) == []
+
+
+def _ingress(buffering: str) -> dict:
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {"name": "llm", "annotations": {"nginx.ingress.kubernetes.io/proxy-buffering": buffering}},
+        "spec": {
+            "ingressClassName": "nginx",
+            "rules": [
+                {
+                    "http": {
+                        "paths": [
+                            {
+                                "path": "/",
+                                "pathType": "Prefix",
+                                "backend": {"service": {"name": "codetrans", "port": {"number": 7777}}},
+                            }
+                        ]
+                    }
+                }
+            ],
+        },
+    }
+
+
+def test_ingress_nginx_buffering_turned_on_gets_advice():
+    objs = [o for o in _opea() if o["metadata"]["name"] not in ("codetrans-nginx", "nginx-config")]
+    found = found_by([*objs, _ingress("on")], _G94)
+    assert [e for e, _ in found] == ["advisory"]
+    assert found[0][1].startswith('nginx.ingress.kubernetes.io/proxy-buffering: "on" makes ingress-nginx buffer')
+    assert found_by([*objs, _ingress("off")], _G94) == []
+
+
+def test_stream_buffering_table_loads_and_refuses_a_row_without_its_source(tmp_path):
+    assert stream_buffering.PROXIES["nginx"].buffers and not stream_buffering.PROXIES["ingress-nginx"].buffers
+    assert "router/src/server.rs:530" in stream_buffering.UNBUFFERED_ENGINES["tgi"]
+    bad = tmp_path / "t.toml"
+    bad.write_text('[proxies.nginx]\ndisplay = "x"\nbuffers = true\n\n[unbuffered_engines.tgi]\nsource = "s"\n')
+    with pytest.raises(ValueError, match=r"\[proxies.nginx\]: unknown fields \[\], missing fields \['source'\]"):
+        stream_buffering.load(bad)

@@ -84,3 +84,28 @@ def test_memory_beside_a_load_metric_on_a_cpu_tier_and_cpu_beside_one_stay_silen
     assert found(workload(name="web", gpu=False), hpa(memory, "web", name="web-hpa")) == []
     cpu = [resource_metric("cpu", 80), pods_metric("llm_request_queue_size")]
     assert found(workload(), hpa(cpu)) == []
+
+
+def _cpu_app(name, image):
+    container = {"name": "app", "image": image, "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}}}
+    spec = {"template": {"spec": {"containers": [container]}}}
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "llm"}, "spec": spec}
+
+
+def test_spent_set_78_cpu_model_app_named_for_serving_is_advised():
+    # Brayantcw/kserve_k8s_setup@(spent set 78) k8s/hpa.yaml: cpu 65%, memory 75% and two Pods metrics on the CPU
+    # Deployment kserve-sentiment (image brayanmaster/kserve-sentiment:v2), which no engine row names.
+    metrics = [resource_metric("cpu", 65), resource_metric("memory", 75), pods_metric("kserve_inference_rps", "50")]
+    app = _cpu_app("kserve-sentiment", "brayanmaster/kserve-sentiment:v2")
+    ((_, enforcement, message),) = found(app, hpa(metrics, "kserve-sentiment", name="kserve-sentiment-hpa"))
+    assert enforcement == "advisory"
+    assert "a memory target (75% of the request)" in message
+    assert "scaleTargetRef.name 'kserve-sentiment' names a model server (kserve)" in message
+    assert "its target is not in the files read" not in message
+
+
+def test_a_cpu_engine_the_readers_see_is_named():
+    metrics = [resource_metric("memory", 80), pods_metric("queue_depth")]
+    app = _cpu_app("chat", "ollama/ollama:0.5.7")
+    ((_, _, message),) = found(app, hpa(metrics, "chat", name="chat-hpa"))
+    assert "scaleTargetRef Deployment/chat runs a model server (ollama)" in message

@@ -155,3 +155,118 @@ def test_a_patch_that_leaves_the_image_out_and_a_named_image_are_silent(tmp_path
     assert _check_text(tmp_path / "a", {"patch.yaml": patch}, "api-object-valid") == []
     named = _EMPTY_IMAGE_YAML.replace("image: # Docker Image URL", "image: ghcr.io/acme/demo-model:1.0")
     assert _check_text(tmp_path / "b", {"deployment.yaml": named}, "api-object-valid") == []
+
+
+# -- Ray Serve run in a plain Deployment -------------------------------------------------------------------------------
+
+# The form of AddChew/ray-model-serving src/example_7/deploy.sh (`ray start --head ...` then `serve run app:deployment`)
+# written as a Deployment's command (no spent set holds one; a careful form of each side below).
+_RAY_SERVE = {
+    "name": "ray-serve",
+    "image": "rayproject/ray-ml:2.9.0-gpu",
+    "command": ["/bin/bash", "-c"],
+    "args": ["ray start --head --dashboard-host=0.0.0.0 && serve run app:deployment --host 0.0.0.0"],
+    "ports": [{"containerPort": 8000}],
+}
+
+
+def test_serve_run_in_a_deployment_is_a_model_server():
+    assert _engines(_deployment("ray-serve", _RAY_SERVE, 1)) == ["ray"]
+    deploy = dict(_RAY_SERVE, args=["ray start --head && serve deploy config.yaml && sleep infinity"])
+    assert _engines(_deployment("ray-serve", deploy, 1)) == ["ray"]
+    [(level, message)] = found_by([_deployment("ray-serve", _RAY_SERVE, 1)], "serving-readiness-probe")
+    assert level == "advisory" and "ray" in message
+
+
+def test_careful_ray_forms_are_not_servers():
+    # serve deploy to a cluster elsewhere (no head here), a non-blocking run, or a Job: no server in this pod.
+    remote = dict(_RAY_SERVE, args=["serve deploy config.yaml --address http://ray-head:52365"])
+    non_blocking = dict(_RAY_SERVE, args=["serve run app:deployment --non-blocking"])
+    echo = dict(_RAY_SERVE, args=["echo serve run app:deployment"])
+    for container in (remote, non_blocking, echo):
+        assert _engines(_deployment("ray-serve", container, 1)) == [], container["args"]
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "serve", "namespace": "llm"},
+        "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [_RAY_SERVE]}}},
+    }
+    assert model_servers(Resource("kubernetes:batch/v1:Job", "j", job)) == []
+
+
+# -- S41 on an in-house vLLM build --------------------------------------------------------------------------------------
+
+# ScottNi0809/ml-serving-platform k8s/deployment-vllm.yaml and k8s/service-vllm.yaml (spent set 69, abridged): image
+# ml-vllm:v1 (its Dockerfile.vllm installs vllm==0.7.3, not among the files), one GPU, a Service named vllm beside it.
+_ML_VLLM = {
+    "name": "vllm",
+    "image": "ml-vllm:v1",
+    "ports": [{"containerPort": 8100}],
+    "env": [{"name": "MODEL_NAME", "value": "Qwen/Qwen2.5-1.5B-Instruct"}],
+    "resources": {"requests": {"cpu": "500m", "memory": "4Gi"}, "limits": {"memory": "8Gi", "nvidia.com/gpu": 1}},
+}
+_VLLM_SERVICE = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "vllm", "namespace": "llm"},
+    "spec": {"selector": {"app": "vllm"}, "ports": [{"port": 8100, "targetPort": 8100}]},
+}
+
+
+def test_a_vllm_named_gpu_build_beside_a_vllm_service_is_advised():
+    [(level, message)] = found_by([_deployment("vllm", _ML_VLLM, 1), _VLLM_SERVICE], "service-links-spare-engine-variables")
+    assert level == "advisory" and "named after vLLM" in message and "VLLM_PORT" in message
+
+
+def test_a_gpu_build_that_sets_vllms_own_variables_is_presumed_vllm_and_a_client_url_is_not():
+    build = dict(_ML_VLLM, name="server", image="registry.local/llm-server:v1")
+    assert found_by([_deployment("vllm", build, 1), _VLLM_SERVICE], "service-links-spare-engine-variables") == []
+    tuned = dict(build, env=[{"name": "VLLM_USE_V1", "value": "1"}])
+    [(level, _)] = found_by([_deployment("vllm", tuned, 1), _VLLM_SERVICE], "service-links-spare-engine-variables")
+    assert level == "advisory"
+    client = dict(build, env=[{"name": "VLLM_API_URL", "value": "http://vllm:8100/v1"}])
+    assert found_by([_deployment("vllm", client, 1), _VLLM_SERVICE], "service-links-spare-engine-variables") == []
+
+
+def test_careful_forms_of_the_vllm_named_build_are_silent():
+    links_off = _deployment("vllm", _ML_VLLM, 1)
+    links_off["spec"]["template"]["spec"]["enableServiceLinks"] = False
+    router = dict(_ML_VLLM, name="router", image="ml-vllm-router:v1")
+    no_gpu = dict(_ML_VLLM, resources={"requests": {"cpu": "1", "memory": "1Gi"}})
+    for obj in (links_off, _deployment("vllm", router, 1), _deployment("vllm", no_gpu, 1)):
+        assert found_by([obj, _VLLM_SERVICE], "service-links-spare-engine-variables") == []
+
+
+# Sanmay-Das/LLM-Serving-Benchmark ray-serve-deployment.yaml (spent set 71, labelled G4; abridged): rayproject/ray runs a
+# `python -c` program that starts Serve and serve.run()s a TinyLlama pipeline, then sleeps in a loop.
+_INLINE_SERVE = {
+    "name": "ray-serve",
+    "image": "rayproject/ray:latest",
+    "command": ["/bin/sh", "-c"],
+    "args": [
+        'pip install transformers accelerate -q &&\npython -c "\nimport ray\nfrom ray import serve\n'
+        "ray.init(dashboard_host='0.0.0.0')\n\n@serve.deployment\nclass TinyLlamaDeployment:\n"
+        "    async def __call__(self, request):\n        return {}\n\n"
+        "serve.start(http_options={'host': '0.0.0.0', 'port': 8000})\nserve.run(TinyLlamaDeployment.bind())\n"
+        'import time\nwhile True:\n    time.sleep(10)\n"\n'
+    ],
+    "ports": [{"containerPort": 8000}],
+    "resources": {"limits": {"cpu": "4000m", "memory": "12Gi"}, "requests": {"cpu": "2000m", "memory": "6Gi"}},
+}
+
+
+def test_an_inline_python_serve_run_is_a_model_server_and_a_ray_client_is_not():
+    assert _engines(_deployment("ray-serve", _INLINE_SERVE, 1)) == ["ray"]
+    [(level, _)] = found_by([_deployment("ray-serve", _INLINE_SERVE, 1)], "serving-readiness-probe")
+    assert level == "advisory"
+    client = dict(_INLINE_SERVE, args=["python -c \"import ray\nray.init(address='ray://head:10001')\nprint(ray.nodes())\""])
+    assert _engines(_deployment("ray-client", client, 1)) == []
+
+
+def test_the_gaudi_forks_and_opeas_vllm_images_are_their_engines():
+    # huggingface/tei-gaudi v1.1.0 Dockerfile L109 ENTRYPOINT ["text-embeddings-router"]; OPEA's vLLM builds are named
+    # vllm-<platform> (image_names); OPEA's own microservices (llm-textgen) are clients, no servers.
+    tei = {"name": "tei", "image": "ghcr.io/huggingface/tei-gaudi:1.5.0", "resources": {"limits": {"habana.ai/gaudi": 1}}}
+    assert _engines(_deployment("tei", tei, 1)) == ["tei"]
+    assert _engines(_deployment("vllm", {"name": "vllm", "image": "opea/vllm-gaudi:1.2"}, 1)) == ["vllm"]
+    assert _engines(_deployment("llm", {"name": "llm", "image": "opea/llm-textgen:latest"}, 1)) == []

@@ -1,0 +1,189 @@
+"""G94 proxy-streams-model-replies: a reverse proxy in front of a model API passes a streamed reply on as it comes.
+
+A model API streams a generation (``stream: true``: server-sent events, one per token or chunk). A reverse proxy that
+buffers the backend's reply holds those events and passes them on in bursts or at the end, so a chat client sees no
+token for seconds and then a block; the components/stream_buffering.toml rows say which proxies buffer by default:
+
+* nginx buffers unless ``proxy_buffering off`` is set in the location or the server/http block around it (nginx/nginx
+  release-1.31.4 src/http/modules/ngx_http_proxy_module.c:3704-3705); a backend's ``X-Accel-Buffering: no`` response
+  header switches it off for that reply (src/http/ngx_http_upstream.c:322-323), which Text Generation Inference sends
+  on its streams (huggingface/text-generation-inference v3.3.7 router/src/server.rs:530), so an nginx location
+  straight in front of TGI is left alone. The configuration is read from the ConfigMaps an nginx/OpenResty container
+  mounts (policies/reading/nginx_conf.py proxy_locations).
+* ingress-nginx does not buffer by default (kubernetes/ingress-nginx controller-v1.15.1
+  internal/ingress/controller/config/config.go:882); an Ingress annotated ``nginx.ingress.kubernetes.io/proxy-buffering:
+  "on"`` turns it on for its paths.
+
+A location or Ingress backend counts as a model API when its Service selects a model server of the engine table or a
+serving-path app (components/serving_apps.toml), or a workload whose environment (literal, or from a ConfigMap of the
+files: policies/reading/container_env.py) addresses such a Service by URL or host name, a hop the rule follows three
+times (an orchestrator in front of an LLM microservice in front of the model: spent set 76
+opea-project/GenAIExamples CodeTrans/kubernetes/intel/cpu/xeon/manifest/codetrans.yaml, nginx ``location /v1/codetrans``
+to the codetrans megaservice, to llm-uservice, to TGI; label filed NONE). Chat UIs are not followed (what they stream
+is their own protocol). Advice: a client that never asks for a stream is not delayed, and a backend may send
+X-Accel-Buffering: no itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from components.stream_buffering import PROXIES, UNBUFFERED_ENGINES
+from policies.framework import Policy, Resource
+from policies.ingress.internet_facing_alb_guarded import INGRESS_TYPES
+from policies.kube import annotations_of, as_dict, container_label, containers, get, metadata_name, pod_specs, split_type
+from policies.reading import route_path as path
+from policies.reading.chat_ui_backends import ui_app
+from policies.reading.container_env import env_values
+from policies.reading.gateway_apps import app_containers
+from policies.reading.mounted_scripts import mounted_config_files
+from policies.reading.nginx_conf import is_nginx, proxy_locations
+from policies.reading.serving import model_servers
+
+_INGRESS_BUFFERING = "nginx.ingress.kubernetes.io/proxy-buffering"
+_HOST_WORD = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_HOPS = 3
+
+
+def _hosts(value: str) -> set[str]:
+    """The Service names a value addresses: a URL's host, or a bare host name (first DNS label of each)."""
+    value = value.strip().lower()
+    host = re.split(r"[:/]", value.split("://", 1)[1], maxsplit=1)[0] if "://" in value else value
+    return {host.split(".", 1)[0]} if _HOST_WORD.fullmatch(host) else set()
+
+
+def model_facing(resources: list[Resource]) -> dict[str, tuple[str, bool]]:
+    """Service name -> (what stands behind it, whether its streams reach the proxy unbuffered: only an engine of
+    stream_buffering's unbuffered_engines directly behind it), for the Services of the files in front of a model API."""
+    selectors = path.service_selectors(resources)
+    found: dict[str, tuple[str, bool]] = {}
+    rest = []
+    for w in resources:
+        if not pod_specs(w) or split_type(w.type) == ("", "Service"):
+            continue
+        servers, apps = model_servers(w), app_containers(w)
+        services = path.workload_services(w, selectors)
+        if not services:
+            continue
+        if servers or apps:
+            what = f"{servers[0].engine} server" if servers else apps[0].app.display
+            unbuffered = bool(servers) and all(s.engine in UNBUFFERED_ENGINES for s in servers) and not apps
+            for s in services:
+                found.setdefault(s, (f"{what} {metadata_name(w.props)}", unbuffered))
+        else:
+            rest.append((w, services))
+    for _ in range(_HOPS):
+        grown = False
+        for w, services in rest:
+            if all(s in found for s in services):
+                continue
+            conts = [c for _, spec in pod_specs(w) for c in containers(spec)]
+            if any(ui_app(c) is not None for c in conts):
+                continue
+            targets = sorted({h for c in conts for v in env_values(c).values() for h in _hosts(v)} & set(found) - services)
+            if targets:
+                for s in services:
+                    found.setdefault(
+                        s, (f"{metadata_name(w.props)}, which calls Service {targets[0]} ({found[targets[0]][0]})", False)
+                    )
+                grown = True
+        if not grown:
+            break
+    return found
+
+
+def _holder(w: Resource, text: str, resources: list[Resource]) -> str:
+    """The name of the ConfigMap of the files holding ``text`` (the location's configuration), else the workload's."""
+    for r in resources:
+        if split_type(r.type) == ("", "ConfigMap") and text in as_dict(get(r.props, "data")).values():
+            return r.name
+    return w.name
+
+
+def _nginx(resources: list[Resource], fronts: dict[str, tuple[str, bool]]) -> list[tuple[str, str]]:
+    findings = []
+    nginx = PROXIES["nginx"]
+    for w in resources:
+        for where, spec in pod_specs(w):
+            for c in containers(spec):
+                if not is_nginx(c):
+                    continue
+                files = [t for t in mounted_config_files(spec, c).values() if "proxy_pass" in t and "location" in t]
+                read = [(t, *proxy_locations(t)) for t in files]
+                around = {b for _, _, b in read if b}
+                for text, locations, _ in read:
+                    for loc in locations:
+                        buffering = loc.buffering or ("off" if "off" in around else "on" if around else "")
+                        if buffering == "off" or not nginx.buffers and buffering != "on":
+                            continue
+                        hits = [(s, fronts[s]) for s in loc.services if s in fronts and not fronts[s][1]]
+                        if not hits:
+                            continue
+                        service, (what, _) = hits[0]
+                        how = "proxy_buffering on" if buffering else "proxy_buffering unset (nginx's default: on)"
+                        findings.append(
+                            (
+                                _holder(w, text, resources),
+                                f"{split_type(w.type)[1]} {metadata_name(w.props)} {container_label(where, c)}: location "
+                                f"{loc.path} proxies to Service {service} ({what}) with {how}: nginx holds a streamed "
+                                f"reply (stream: true, server-sent events) in its buffers and passes the tokens on in "
+                                f"bursts or at the end, unless the backend answers with X-Accel-Buffering: no; set "
+                                f"proxy_buffering off (with proxy_http_version 1.1) in that location",
+                            )
+                        )
+    return findings
+
+
+def _ingresses(resources: list[Resource], fronts: dict[str, tuple[str, bool]]) -> list[tuple[str, str]]:
+    findings = []
+    for ing in resources:
+        if ing.type not in INGRESS_TYPES or str(annotations_of(ing.props).get(_INGRESS_BUFFERING, "")).strip() != "on":
+            continue
+        services = sorted({s for s in path.ingress_backends(ing) if s in fronts and not fronts[s][1]})
+        if services:
+            findings.append(
+                (
+                    ing.name,
+                    f'{_INGRESS_BUFFERING}: "on" makes ingress-nginx buffer the replies of Service {services[0]} '
+                    f"({fronts[services[0]][0]}), a model API: a streamed reply (stream: true) reaches the client in "
+                    f"bursts or at the end instead of token by token, unless the backend answers with "
+                    f"X-Accel-Buffering: no; drop the annotation (ingress-nginx's default is off)",
+                )
+            )
+    return findings
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    del config
+    proxies = any(is_nginx(c) for w in resources for _, spec in pod_specs(w) for c in containers(spec) if isinstance(c, Mapping))
+    annotated = any(r.type in INGRESS_TYPES and _INGRESS_BUFFERING in annotations_of(r.props) for r in resources)
+    if not proxies and not annotated:
+        return []
+    fronts = model_facing(resources)
+    if not fronts:
+        return []
+    return (_nginx(resources, fronts) if proxies else []) + (_ingresses(resources, fronts) if annotated else [])
+
+
+POLICY = Policy(
+    name="proxy-streams-model-replies",
+    description="A reverse proxy in front of a model API passes streamed replies on unbuffered: nginx locations set "
+    "proxy_buffering off, and no ingress-nginx Ingress turns proxy-buffering on.",
+    catalog="G94",
+    severity="medium",
+    enforcement="advisory",
+    remediation_steps=(
+        "In each nginx location that proxies a model API, set `proxy_buffering off;` and `proxy_http_version 1.1;` "
+        "(or have the backend answer with X-Accel-Buffering: no); on an ingress-nginx Ingress, drop "
+        'nginx.ingress.kubernetes.io/proxy-buffering: "on".'
+    ),
+    config_schema={},
+    check_stack=_check,
+    rationale=(
+        "nginx buffers a proxied reply unless proxy_buffering is off (nginx release-1.31.4 ngx_http_proxy_module.c:3704-3705) "
+        "or the backend sends X-Accel-Buffering: no (ngx_http_upstream.c:322-323), so a model's token stream reaches the "
+        "client in bursts; ingress-nginx turns buffering off by default (controller-v1.15.1 config.go:882) and its "
+        "proxy-buffering annotation turns it on. TGI sends the header on its streams (v3.3.7 router/src/server.rs:530)."
+    ),
+)
