@@ -80,6 +80,7 @@ from policies.k8s_generic import (
     completion_runs_no_server,
     container_can_start,
     defined_once,
+    emptydir_bounded,
     entrypoint_args_fit,
     exec_tools_in_image,
     gpu_image_pull_policy,
@@ -141,6 +142,7 @@ from policies.k8s_generic import (
     tolerates_node_pressure,
     webui_data_lasts,
     workload_memory_limit,
+    workload_readiness_probe,
     workload_resource_requests,
 )
 from policies.karpenter import (
@@ -356,6 +358,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     gpu_image_pull_policy.POLICY,
     serving_readiness_probe.POLICY,
     router_readiness_probe.POLICY,
+    workload_readiness_probe.POLICY,
     serving_liveness_probe.POLICY,
     serving_privilege_escalation.POLICY,
     limit_range_device_default.POLICY,
@@ -422,6 +425,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     quota_requests_set.POLICY,
     served_name_for_path.POLICY,
     memory_emptydir_size_limit.POLICY,
+    emptydir_bounded.POLICY,
     model_store_emptydir_bounded.POLICY,
     pod_template_api_valid.POLICY,
     kserve_model_mount.POLICY,
