@@ -73,7 +73,7 @@ _ENTRIES = (
     Entry("S", 34, "progress deadline covers the startup budget"),
     Entry("S", 35, "NodePool limits admit its GPU instance types"),
     Entry("S", 36, "no debug-only switch or benchmark setting in a model server"),
-    Entry("S", 37, "a gated Hugging Face model has a way to a token"),
+    Entry("S", 37, "a gated Hugging Face model has a way to a token; a KServe s3:// model, to its bucket's keys and endpoint"),
     Entry("S", 38, "engine command line parses at the image's release: names and values"),
     Entry("S", 39, "a multi-node engine is started as the engine starts one"),
     Entry("S", 40, "a server reads a model path something fills (its loader's folder; not a volume that starts empty)"),

@@ -12,11 +12,14 @@ as T: ``/v1/chat/completions`` becomes ``/`` and the model server answers 404.
 Blocking when T is ``/`` (the API path is provably lost: no model server's API lives at the bare root) and a model
 server of the set is behind the path; advice when the backend is in another file or T is another literal (one fixed
 endpoint may be meant). Silent where P equals T (held-out set 6's Ollama Ingress, path ``/`` with target ``/``, is
-not rewritten at all, by the line above), where T holds a capture, and on an Ingress another controller serves.
+not rewritten at all, by the line above), where T uses a capture group P has, and on an Ingress another controller
+serves. A ``$N`` naming a group P does not have is empty in nginx's rewrite, so ``/$1`` on ``/health`` is ``/``: the
+same finding.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Optional
 
 from policies.framework import Policy, Resource, unproven
@@ -46,10 +49,30 @@ def _paths(ing: Resource) -> list[tuple[str, str, Optional[str]]]:
     return found
 
 
-def _finding(label: str, path: str, target: str, service: Optional[str], models: set[str]) -> Any:
+_CAPTURE_REF = re.compile(r"\$(\d)")
+_GROUP_OPEN = re.compile(r"(?<!\\)\((?!\?)")
+
+
+def _effective(target: str, path: str) -> Optional[str]:
+    """The fixed URI the rewrite gives every request under ``path`` when the target uses no capture group of it, else
+    None: a reference to a group the path does not have ($1 on /health) is empty in nginx's rewrite, so /$1 there is
+    / (spent set 74 majonation/k8-ollama-deployment k8s/api/ingress.yaml@fe9b7324: /$1 on paths /api/v1/(.*) and /health)."""
+    refs = [int(n) for n in _CAPTURE_REF.findall(target)]
+    groups = len(_GROUP_OPEN.findall(path))
+    if any(0 < n <= groups for n in refs) or "$" in _CAPTURE_REF.sub("", target):
+        return None
+    return _CAPTURE_REF.sub("", target) or "/"
+
+
+def _finding(label: str, path: str, target: str, service: Optional[str], models: set[str], written: str = "") -> Any:
+    what = (
+        f"rewrite-target {written} refers to a capture group the path {path} does not have (nginx leaves it empty)"
+        if written and written != target
+        else f"rewrite-target {target} has no capture group"
+    )
     message = (
-        f"{label}: rewrite-target {target} has no capture group, so ingress-nginx rewrites every request URI under "
-        f'{path} to {target} (rewrite "(?i){path}" {target} break;)'
+        f"{label}: {what}, so ingress-nginx rewrites every request URI under "
+        f'{path} to {target} (rewrite "(?i){path}" {written or target} break;)'
     )
     if "(" in path:
         fix = "use the path's capture groups in the target (rewrite-target /$2 for (/|$)(.*))"
@@ -73,7 +96,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         if split_type(ing.type) != ("networking.k8s.io", "Ingress") or not _nginx(ing):
             continue
         target = annotations_of(ing.props).get(REWRITE)
-        if isinstance(target, str) and target.strip() and "$" not in target:
+        if isinstance(target, str) and target.strip() and "{" not in target:
             rewrites.append((ing, target.strip()))
     if not rewrites:
         return []
@@ -81,8 +104,10 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings = []
     for ing, target in rewrites:
         for label, path, service in _paths(ing):
-            if path != target and not (service and model_backends.not_a_model_name(service)):
-                findings.append((ing.name, _finding(label, path, target, service, models)))
+            fixed = _effective(target, path)
+            if fixed is None or path == target or (service and model_backends.not_a_model_name(service)):
+                continue
+            findings.append((ing.name, _finding(label, path, fixed, service, models, target)))
     return findings
 
 

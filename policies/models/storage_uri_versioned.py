@@ -46,7 +46,7 @@ _OBJECT_VERSION = re.compile(r"(?i)[?&]versionid=|#\d+$|[?&]generation=")
 _FRAMEWORKS = ("sklearn", "xgboost", "tensorflow", "pytorch", "triton", "onnx", "pmml", "lightgbm", "paddle", "huggingface")
 
 
-def _uris(resource: Resource) -> Iterator[tuple[str, str]]:
+def storage_uris(resource: Resource) -> Iterator[tuple[str, str]]:
     """(where, uri) of each storage URI the KServe object downloads."""
     kind = split_type(resource.type)
     if kind == LLMISVC:
@@ -92,7 +92,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
         return []
     messages: list[str] = []
     seen: set[str] = set()
-    for where, uri in _uris(resource):
+    for where, uri in storage_uris(resource):
         if uri in seen or not unversioned(uri):
             continue
         seen.add(uri)

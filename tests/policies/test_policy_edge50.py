@@ -312,3 +312,66 @@ def test_stream_buffering_table_loads_and_refuses_a_row_without_its_source(tmp_p
     bad.write_text('[proxies.nginx]\ndisplay = "x"\nbuffers = true\n\n[unbuffered_engines.tgi]\nsource = "s"\n')
     with pytest.raises(ValueError, match=r"\[proxies.nginx\]: unknown fields \[\], missing fields \['source'\]"):
         stream_buffering.load(bad)
+
+
+# --- S44: a rewrite-target capture group the path does not have --------------------------------------------------------
+
+_S44 = "ingress-rewrite-keeps-api-path"
+
+
+def _rewrite_ingress(paths: list[tuple[str, str]], target: str = "/$1") -> dict:
+    """Spent set 74 majonation/k8-ollama-deployment k8s/api/ingress.yaml@fe9b7324: rewrite-target /$1 with
+    use-regex on paths /api/v1/(.*) (Prefix) and /health (Exact), backend llm-api."""
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {
+            "name": "llm-api-ingress",
+            "namespace": "llm-system",
+            "annotations": {
+                "kubernetes.io/ingress.class": "nginx",
+                "nginx.ingress.kubernetes.io/use-regex": "true",
+                "nginx.ingress.kubernetes.io/rewrite-target": target,
+            },
+        },
+        "spec": {
+            "rules": [
+                {
+                    "host": "llm-api.example.com",
+                    "http": {
+                        "paths": [
+                            {
+                                "path": p,
+                                "pathType": t,
+                                "backend": {"service": {"name": "llm-api", "port": {"number": 80}}},
+                            }
+                            for p, t in paths
+                        ]
+                    },
+                }
+            ]
+        },
+    }
+
+
+def test_a_capture_group_the_path_lacks_rewrites_it_to_the_root():
+    found = found_by([_rewrite_ingress([("/api/v1/(.*)", "Prefix"), ("/health", "Exact")])], _S44)
+    assert found == [
+        (
+            "advisory",
+            "spec.rules[0].http.paths[1]: rewrite-target /$1 refers to a capture group the path /health does not have "
+            "(nginx leaves it empty), so ingress-nginx rewrites every request URI under /health to / "
+            '(rewrite "(?i)/health" /$1 break;): the API paths of Service llm-api are lost (a model server answers only '
+            "its own paths); capture the rest of the path (path /health(/|$)(.*), rewrite-target /$2) unless one fixed "
+            "endpoint is meant",
+        )
+    ]
+
+
+def test_captures_the_path_has_stay_silent():
+    assert found_by([_rewrite_ingress([("/api/v1/(.*)", "Prefix"), ("/llm(/|$)(.*)", "Prefix")])], _S44) == []
+    assert found_by([_rewrite_ingress([("/api(/|$)(.*)", "Prefix")], "/$2")], _S44) == []
+    # A non-capturing group gives no $1.
+    assert len(found_by([_rewrite_ingress([("/api/(?:v1|v2)", "Prefix")])], _S44)) == 1
+    # nginx variables other than captures are not judged.
+    assert found_by([_rewrite_ingress([("/health", "Exact")], "/$host$1")], _S44) == []
