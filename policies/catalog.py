@@ -196,6 +196,7 @@ _ENTRIES = (
     Entry("G", 93, "an ALB Ingress listening on HTTPS gives the controller a certificate (certificate-arn or a host)"),
     Entry("G", 94, "a proxy in front of a model API passes streamed replies on unbuffered (nginx proxy_buffering off)"),
     Entry("G", 95, "a model server's Hugging Face token is passed under a variable its Hub client reads (HF_TOKEN)"),
+    Entry("G", 96, "a pod of a namespace whose ResourceQuota limits cpu/memory states them (else refused: 'must specify')"),
 )
 
 

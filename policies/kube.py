@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from components.quantities import MAX_QUANTITY_TEXT, parse_quantity
 from policies.dynamo_defaults import dynamo_pod_specs
+from policies.kserve_predictors import framework_specs
 from policies.llmisvc_presets import llmisvc_pod_specs
 from policies.pod_search import search_pod_specs
 
@@ -399,16 +400,15 @@ def read_generically(resource: Any) -> list[str]:
 
 
 def containers(podspec: Mapping, *, init: bool = False, model: bool = False) -> list[dict]:
-    """The containers of a pod spec: `containers`, then `initContainers` if `init`.
-
-    With `model`, a KServe predictor's `model` spec (a container the ServingRuntime's
-    container is merged into) is appended, named "kserve-container" as KServe names it.
-    """
+    """The containers of a pod spec: `containers`, then `initContainers` if `init`; with `model`, a KServe predictor's
+    `model` spec (or a framework key's: policies/kserve_predictors.py), named "kserve-container" as KServe names it."""
     found = [c for c in as_list(podspec.get("containers")) if isinstance(c, dict)]
     if init:
         found.extend(c for c in as_list(podspec.get("initContainers")) if isinstance(c, dict))
     if model and isinstance(spec := podspec.get("model"), dict):
         found.append(model_container(spec))
+    elif model:
+        found.extend(model_container(spec) for spec in framework_specs(podspec))
     return found
 
 

@@ -31,8 +31,24 @@ from policies.reading.serving import engine_row, model_servers
 
 # latest, then the branch-like tags CI pipelines move to each push (docker/metadata-action: a branch's name, edge for
 # the default branch, nightly for scheduled builds; the rest are the usual channel names, stable among them: session 24
-# review R5).
-MOVING_TAGS = ("latest", "main", "master", "nightly", "dev", "develop", "edge", "head", "canary", "unstable", "rolling", "stable")
+# review R5). ``local`` is the tag a local build gives its image (``docker build -t inference:local``), re-tagged at each
+# build and pulled from no registry that pins it (spent set 79 DemecosChambers/GPUArchitectureAWS@57c81b41
+# k8s/apps/inference.yaml, ``inference:local``, label G1).
+MOVING_TAGS = (
+    "latest",
+    "main",
+    "master",
+    "nightly",
+    "dev",
+    "develop",
+    "edge",
+    "head",
+    "canary",
+    "unstable",
+    "rolling",
+    "stable",
+    "local",
+)
 _FIX = "pin a version tag (ideally a digest, image@sha256:...)"
 # Characters no image reference holds (distribution/reference grammar): a template's placeholder for one.
 _PLACEHOLDER = re.compile(r"[<>${}\s]")

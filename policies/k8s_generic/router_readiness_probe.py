@@ -119,6 +119,11 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     return findings
 
 
+def fronting(resources: list[Resource]) -> set[str]:
+    """The names of the workloads this policy reports (workload-readiness-probe leaves them to it)."""
+    return {name for name, _ in _check(resources, {})}
+
+
 POLICY = Policy(
     name="router-readiness-probe",
     description="An app in front of model servers (its environment reaches a model server's Service) that a published "

@@ -17,7 +17,9 @@ Session 48 advised only on published ones; spent sets 64-66 labelled three unpub
 securityContext (an Ollama Deployment, a KServe InferenceService predictor, a vLLM Pod), so every serving container is
 read (brief pods49). An OpenShift restricted SCC that sets the flag is not in the files: still advice.
 
-Silent for a container that sets it false and a privileged one (G26's finding). One finding per container.
+A native sidecar (an init container with ``restartPolicy: Always``) running an engine, app or chat UI counts as one of
+``containers`` (spent set 77 CivicPulse/geo-api, an Ollama native sidecar). Silent for a container that sets it false and
+a privileged one (G26's finding). One finding per container.
 """
 
 from __future__ import annotations
@@ -25,11 +27,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_list, container_label, get, pod_specs
+from policies.kube import WORKLOAD_TYPES, as_list, container_label, get, is_ray, pod_specs
 from policies.reading.chat_ui_backends import ui_app
-from policies.reading.gateway_apps import app_containers
+from policies.reading.gateway_apps import app_containers, app_of
 from policies.reading.published import published_services, publisher
-from policies.reading.serving import engine_row, model_servers
+from policies.reading.serving import engine_row, model_server_engine, model_servers
+from policies.reading.workload_pods import native_sidecars
 
 
 def _serving(resource: Resource) -> list[tuple[str, dict, str]]:
@@ -45,12 +48,27 @@ def _serving(resource: Resource) -> list[tuple[str, dict, str]]:
         if id(app.container) not in seen:
             seen.add(id(app.container))
             out.append((app.path, app.container, app.app.display))
+    ray = is_ray(resource.type)
     for path, podspec in pod_specs(resource):
         for container in (c for c in as_list(podspec.get("containers")) if isinstance(c, dict)):
             ui = ui_app(container)
             if ui is not None and id(container) not in seen:
                 seen.add(id(container))
                 out.append((path, container, ui.display))
+        # A native sidecar (an init container with restartPolicy Always) runs for the pod's life beside the main
+        # containers (https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/): a model server, app or
+        # chat UI run there takes requests as one in ``containers`` does (spent set 77 CivicPulse/geo-api
+        # k8s/base/deployment.yaml, an Ollama native sidecar with no securityContext).
+        for container in native_sidecars(podspec):
+            if id(container) in seen:
+                continue
+            engine = model_server_engine(container, ray=ray)
+            row = engine_row(engine) if engine else None
+            kind = app_of(container) or ui_app(container)
+            what = f"{row.display if row else engine} server" if engine else kind.display if kind else None
+            if what is not None:
+                seen.add(id(container))
+                out.append((path, container, f"{what} (a native sidecar)"))
     return out
 
 

@@ -19,6 +19,7 @@ import re
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, container_label, get, name_of, split_type, viewed_resources
 from policies.reading.container_env import env_values
+from policies.reading.downloaders import HUB_FILE_URL
 from policies.reading.engines import hub_model
 from policies.reading.model_ids import HUB_CLIENT_ENV, MODEL_ENV, REVISION_ENV, ConfigMapReader, config_map_readers, offline
 from policies.reading.serving import GPU_SERVER, container_argv, model_servers
@@ -65,9 +66,41 @@ def _config_file_reads(data: dict[str, str]) -> list[str]:
     return found
 
 
+def _file_url_reads(resource: Resource, data: dict[str, str]) -> list[str]:
+    """Advice for a key holding a Hub file URL at a branch (``https://huggingface.co/ORG/REPO/resolve/main/FILE``: the
+    Hub serves the file of that revision, huggingface_hub v1.28.0 constants.py HUGGINGFACE_CO_URL_TEMPLATE
+    "{repo_id}/resolve/{revision}/{filename}") that a container of the files reads (envFrom, configMapKeyRef): each
+    download takes whatever the branch holds then. Spent set 69 rajinikanthvadla-ai/llm-deploys-on-k8s
+    k8s/llamacpp/configmap.yaml (MODEL_URL .../TinyLlama-1.1B-Chat-v1.0-GGUF/resolve/main/...gguf, fetched by curl in
+    the Deployment's init container; labelled S17 on the ConfigMap)."""
+    urls = {k: m for k, v in data.items() if "/resolve/" in v and (m := HUB_FILE_URL.match(v.strip()))}
+    urls = {k: m for k, m in urls.items() if not _COMMIT.match(m.group(2))}
+    name = name_of(as_dict(get(resource.props, "metadata")))
+    if not urls or name is None:
+        return []
+    namespace = get(resource.props, "metadata", "namespace")
+    readers = config_map_readers(namespace if isinstance(namespace, str) and namespace else None, name)
+    found: list[str] = []
+    for key, match in sorted(urls.items()):
+        reader = next((r for r in readers if key in r.keys or "*" in r.keys), None)
+        if reader is None:
+            continue
+        owner = name_of(as_dict(get(reader.resource.props, "metadata"))) or "?"
+        found.append(
+            unproven(
+                f"data.{key} is a Hugging Face file URL at revision {match.group(2)!r} of {match.group(1)}, a branch or "
+                f"tag, read by {split_type(reader.resource.type)[1]} {owner} "
+                f"({container_label(reader.path, reader.container)}): each download takes whatever it points at then, so "
+                f"pods started at different times load different files; write the file's URL at a 40-character commit "
+                f"SHA (.../resolve/<sha>/FILE)"
+            )
+        )
+    return found
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     data = {str(k): v for k, v in as_dict(get(resource.props, "data")).items() if isinstance(v, str)}
-    found_files = _config_file_reads(data)
+    found_files = _config_file_reads(data) + _file_url_reads(resource, data)
     if found_files:
         return found_files
     key, model = next(((k, hub_model(data[k])) for k in _MODEL_KEYS if k in data and hub_model(data[k])), ("", None))

@@ -149,7 +149,7 @@ URL_ROWS = (
     UrlRow("curl", (("curl",),), files=("-o", "--output"), dirs=("--output-dir",), short_file="o"),
     UrlRow("wget", (("wget",),), files=("-O", "--output-document"), dirs=("-P", "--directory-prefix"), short_file="O"),
 )
-_HUB_FILE_URL = re.compile(r"^https?://(?:huggingface\.co|hf\.co)/([\w.-]+/[\w.-]+)/resolve/([^/?#]+)/([^?#]+)")
+HUB_FILE_URL = re.compile(r"^https?://(?:huggingface\.co|hf\.co)/([\w.-]+/[\w.-]+)/resolve/([^/?#]+)/([^?#]+)")
 
 
 @dataclass(frozen=True)
@@ -368,7 +368,7 @@ def _url_fetches(path: str, podspec: dict, container: dict) -> list[Fetch]:
     for tokens in [argv, *(split_shell(script) for script in mounted_scripts(podspec, container))]:
         for row in URL_ROWS:
             for args in _runs_of(tokens, DownloaderRow(row.name, (), row.commands, (), (), ())):
-                url = next((m for a in args if (m := _HUB_FILE_URL.match(a.strip("'\""))) is not None), None)
+                url = next((m for a in args if (m := HUB_FILE_URL.match(a.strip("'\""))) is not None), None)
                 if url is None:
                     continue
                 file = _value(args, row.files) or (_short_value(args, row.short_file) if row.short_file else None)

@@ -60,6 +60,10 @@ EXPECTED = {
     # aibrix-runtime sidecar container (ports 8080, a readinessProbe) with no resources at all.
     ("samples__heterogeneous__deepseek-coder-7b-l20-deployment.yaml", "workload-resource-requests"),
     ("samples__heterogeneous__deepseek-coder-7b-l20-deployment.yaml", "workload-memory-limit"),
+    # G36 emptydir-bounded (advisory, brief hygiene50), reviewed: ai-on-eks' Ray services mount a ray-logs emptyDir: {}
+    # at /tmp/ray with no sizeLimit, and no container of those pods requests or limits ephemeral-storage.
+    ("blueprints__inference__vllm-ray-gpu-deepseek__ray-vllm-deepseek.yml", "emptydir-bounded"),
+    ("blueprints__inference__vllm-rayserve-gpu__ray-service-vllm.yaml", "emptydir-bounded"),
     # GKE Gemma 3 1B: no probes at all, unpinned model via $(MODEL_ID), engine defaults, unbounded /dev/shm, no PDB.
     ("ai-ml__llm-serving-gemma__vllm__vllm-3-1b-it.yaml", "llm-startup-probe-budget"),
     ("ai-ml__llm-serving-gemma__vllm__vllm-3-1b-it.yaml", "memory-emptydir-size-limit"),

@@ -167,3 +167,170 @@ def test_unreadable_resources_are_not_judged() -> None:
     assert found_by([obj], REQUESTS) == [] and found_by([obj], LIMIT) == []
     broken = _with(KEYNOTE, resources={"requests": ["cpu"]})
     assert found_by([broken], REQUESTS) == []
+
+
+# --- G4 workload-readiness-probe -------------------------------------------------------------------------------------
+PROBE = "workload-readiness-probe"
+
+# cncf/llm-in-action@64ff29db8732253d0178ca14b2d67994d9ab7541 kubernetes/service.yaml.
+KEYNOTE_SERVICE = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "keynote"},
+    "spec": {
+        "type": "ClusterIP",
+        "selector": {"app": "keynote"},
+        "ports": [{"protocol": "TCP", "port": 8501, "targetPort": 8501}],
+    },
+}
+
+
+def test_front_end_behind_its_service_with_no_probe_is_advised() -> None:
+    [(level, message)] = found_by([KEYNOTE, KEYNOTE_SERVICE], PROBE)
+    assert level == "advisory" and "container keynote" in message and "Service keynote selects it" in message
+
+
+def test_declared_port_with_no_service_of_the_files_is_advised() -> None:
+    [(level, message)] = found_by([KEYNOTE], PROBE)
+    assert level == "advisory" and "none among the files" in message
+
+
+def test_single_container_with_no_declared_port_counts_when_a_service_targets_a_number() -> None:
+    obj = _with(KEYNOTE, ports=None)
+    assert _levels([obj, KEYNOTE_SERVICE], PROBE) == ["advisory"]
+    assert found_by([obj], PROBE) == []  # no port and no Service: a worker
+
+
+def test_readiness_probe_anywhere_in_the_pod_stays_silent() -> None:
+    probed = _with(KEYNOTE, readinessProbe={"httpGet": {"path": "/_stcore/health", "port": 8501}})
+    assert found_by([probed, KEYNOTE_SERVICE], PROBE) == []
+    sidecar = copy.deepcopy(KEYNOTE)
+    sidecar["spec"]["template"]["spec"]["containers"].append(
+        {"name": "probe", "image": "curlimages/curl:8.8.0", "readinessProbe": {"exec": {"command": ["true"]}}}
+    )
+    assert found_by([sidecar, KEYNOTE_SERVICE], PROBE) == []
+
+
+def test_jobs_and_model_servers_are_left_alone() -> None:
+    job = copy.deepcopy(EVAL_JOB)
+    job["spec"]["template"]["spec"]["containers"][0]["ports"] = [{"containerPort": 8080}]
+    assert found_by([job], PROBE) == []
+    vllm = _with(KEYNOTE, image="vllm/vllm-openai:v0.8.5", name="vllm")
+    assert found_by([vllm, KEYNOTE_SERVICE], PROBE) == []  # serving-readiness-probe's
+
+
+# --- G36 emptydir-bounded --------------------------------------------------------------------------------------------
+EMPTYDIR = "emptydir-bounded"
+
+# djleeam/kuberay-eks@517dd105b288b762e78ee5b62ab2d3a5113f6dc0 clusters/ray-cluster.complete.yaml (abridged: the head
+# group only, its /tmp/ray log volume).
+RAY_CLUSTER = {
+    "apiVersion": "ray.io/v1",
+    "kind": "RayCluster",
+    "metadata": {"name": "raycluster-complete"},
+    "spec": {
+        "rayVersion": "2.8.0",
+        "headGroupSpec": {
+            "rayStartParams": {"dashboard-host": "0.0.0.0"},
+            "template": {
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "ray-head",
+                            "image": "rayproject/ray:2.8.0-aarch64",
+                            "resources": {"limits": {"cpu": "1", "memory": "2G"}, "requests": {"cpu": "1", "memory": "2G"}},
+                            "volumeMounts": [{"mountPath": "/tmp/ray", "name": "ray-logs"}],
+                        }
+                    ],
+                    "volumes": [{"name": "ray-logs", "emptyDir": {}}],
+                }
+            },
+        },
+    },
+}
+
+
+def test_unbounded_disk_emptydir_is_advised_on_any_pod_template() -> None:
+    [(level, message)] = found_by([RAY_CLUSTER], EMPTYDIR)
+    assert level == "advisory" and "emptyDir ray-logs" in message
+
+
+def test_bounded_emptydir_forms_stay_silent() -> None:
+    sized = copy.deepcopy(RAY_CLUSTER)
+    sized["spec"]["headGroupSpec"]["template"]["spec"]["volumes"][0]["emptyDir"] = {"sizeLimit": "5Gi"}
+    assert found_by([sized], EMPTYDIR) == []
+    asked = copy.deepcopy(RAY_CLUSTER)
+    asked["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["ephemeral-storage"] = "10Gi"
+    assert found_by([asked], EMPTYDIR) == []
+    memory = copy.deepcopy(RAY_CLUSTER)
+    memory["spec"]["headGroupSpec"]["template"]["spec"]["volumes"][0]["emptyDir"] = {"medium": "Memory"}
+    assert found_by([memory], EMPTYDIR) == []  # memory-emptydir-size-limit's
+    limit_range = {
+        "apiVersion": "v1",
+        "kind": "LimitRange",
+        "metadata": {"name": "disk"},
+        "spec": {"limits": [{"type": "Container", "defaultRequest": {"ephemeral-storage": "1Gi"}}]},
+    }
+    assert found_by([RAY_CLUSTER, limit_range], EMPTYDIR) == []
+
+
+# --- G11 on a KServe predictor written with a framework key -------------------------------------------------------------
+# wbe7/torchrt@2db3af4d946a423594b89c11b3cc4ce3ad4744e5 inferenceservice-full.yaml (abridged): a triton predictor
+# (kserve v0.20.0 predictor.go:47-48, a PredictorExtensionSpec inlining corev1.Container, :122-135) with one GPU, memory
+# 1Gi requested under a 4Gi limit.
+TRITON_ISVC = {
+    "apiVersion": "serving.kserve.io/v1beta1",
+    "kind": "InferenceService",
+    "metadata": {"name": "california-housing", "namespace": "torchrt"},
+    "spec": {
+        "predictor": {
+            "triton": {
+                "storageUri": "s3://models/torchrt/models/",
+                "resources": {
+                    "requests": {"cpu": "1", "memory": "1Gi", "nvidia.com/gpu": "1"},
+                    "limits": {"cpu": "2", "memory": "4Gi", "nvidia.com/gpu": "1"},
+                },
+            }
+        }
+    },
+}
+
+
+def test_framework_predictor_gpu_pod_burstable_is_advised() -> None:
+    [(level, message)] = found_by([TRITON_ISVC], "gpu-memory-request-equals-limit")
+    assert level == "advisory" and "1Gi differs from its limit 4Gi" in message
+    equal = copy.deepcopy(TRITON_ISVC)
+    equal["spec"]["predictor"]["triton"]["resources"]["requests"]["memory"] = "4Gi"
+    assert found_by([equal], "gpu-memory-request-equals-limit") == []
+
+
+# --- G27 on a native sidecar ------------------------------------------------------------------------------------------
+def test_model_server_in_a_native_sidecar_is_held_to_g27() -> None:
+    # CivicPulse/geo-api@454a876aa8bb1fc7591f29b10b5ef80b114ec85b k8s/base/deployment.yaml (abridged): Ollama as a
+    # native sidecar (an init container with restartPolicy Always) with no securityContext.
+    obj = copy.deepcopy(KEYNOTE)
+    obj["spec"]["template"]["spec"]["initContainers"] = [
+        {"name": "ollama", "image": "ollama/ollama:0.5.7", "restartPolicy": "Always", "ports": [{"containerPort": 11434}]}
+    ]
+    found = found_by([obj], "serving-privilege-escalation")
+    assert [level for level, _ in found] == ["advisory"] and "container ollama" in found[0][1]
+    careful = copy.deepcopy(obj)
+    careful["spec"]["template"]["spec"]["initContainers"][0]["securityContext"] = {"allowPrivilegeEscalation": False}
+    assert found_by([careful], "serving-privilege-escalation") == []
+    once = copy.deepcopy(obj)
+    del once["spec"]["template"]["spec"]["initContainers"][0]["restartPolicy"]  # a pull that runs before the pod
+    assert found_by([once], "serving-privilege-escalation") == []
+
+
+# --- G1 a locally built tag -----------------------------------------------------------------------------------------
+def test_local_build_tag_is_moving() -> None:
+    # DemecosChambers/GPUArchitectureAWS@57c81b41e83b096113c5c14a3cb6662aa8bd3245 k8s/apps/inference.yaml: inference:local.
+    local = _with(KEYNOTE, image="inference:local")
+    assert [level for level, _ in found_by([local], "image-tag-pinned")] == ["advisory"]
+    assert found_by([_with(KEYNOTE, image="inference:1.4.2")], "image-tag-pinned") == []
+
+
+def test_chat_ui_keeps_its_own_g4_finding() -> None:
+    webui = _with(KEYNOTE, image="ghcr.io/open-webui/open-webui:v0.6.5", ports=[{"containerPort": 8080}])
+    assert found_by([webui, KEYNOTE_SERVICE], PROBE) == []
+    assert found_by([webui, KEYNOTE_SERVICE], "serving-readiness-probe") != []
