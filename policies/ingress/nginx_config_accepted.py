@@ -58,7 +58,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 POLICY = Policy(
     name="nginx-config-accepted",
     description="An nginx proxy's mounted configuration puts each directive in a block nginx takes it in "
-    "(limit_req_zone, upstream, map... in http; listen, server_name in server).",
+    "(limit_req_zone, upstream or map in http; listen and server_name in server).",
     catalog="G46",
     severity="high",
     enforcement="mandatory",
