@@ -88,7 +88,10 @@ def test_a_bare_gpu_pod_that_restarts_is_a_model_server_and_a_run_to_completion_
     assert _levels(pod, "G8") and _levels(pod, "G10")
     for restart in ("Never", "OnFailure"):
         assert model_servers(_pod(restart)) == []
-        assert _levels(_pod(restart), "G8") == []
+        # A run-to-completion pod is no model server: the server wording is absent; the generic workload row
+        # (workload-resource-requests, session 50) still advises on its containers, as on any pod.
+        g8 = _levels(_pod(restart), "G8")
+        assert g8 and all(level == "advisory" and "server" not in message for level, message in g8), g8
 
 
 def _cr(kind: str) -> Resource:

@@ -1,0 +1,70 @@
+"""Session 50 cold review (brief review50a) of servers50 and autoscale50: careful third-party forms that a blocking
+finding must not reach, and the forms that must still block.
+
+- S26 api-object-valid, empty image: a Kustomize base whose image a kustomization of the run fills through
+  ``replacements`` (kubernetes-sigs/kustomize api/v0.21.1 api/types/replacement.go:17-26 Replacement{Source, Targets},
+  :55-67 TargetSelector{Select, Reject, FieldPaths}) is written empty on purpose: the built object holds the image, so
+  the base alone is advice, as for a base a ``patches[].target`` names.
+"""
+
+from __future__ import annotations
+
+from policies import evaluate
+from policies.check import load_resources, manifest_files
+
+_BASE = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+        - name: web
+          image: ""
+          resources:
+            requests: {cpu: 100m, memory: 128Mi}
+            limits: {memory: 128Mi}
+"""
+
+_REPLACEMENTS = """\
+resources:
+  - ../base
+configMapGenerator:
+  - name: build
+    literals: [image=nginx:1.27]
+replacements:
+  - source: {kind: ConfigMap, name: build, fieldPath: data.image}
+    targets:
+      - select: {kind: Deployment, name: web}
+        fieldPaths:
+          - spec.template.spec.containers.[name=web].image
+"""
+
+
+def _found(root, files: dict[str, str], policy: str) -> list[tuple[str, str]]:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    found = evaluate(load_resources(manifest_files([str(root)])))
+    return [(v.enforcement, v.message) for v in found if v.policy == policy]
+
+
+def test_a_base_image_filled_by_kustomize_replacements_is_advice(tmp_path):
+    files = {"base/deploy.yaml": _BASE, "base/kustomization.yaml": "resources:\n  - deploy.yaml\n"}
+    [(level, message)] = _found(tmp_path, {**files, "overlay/kustomization.yaml": _REPLACEMENTS}, "api-object-valid")
+    assert level == "advisory" and "image is empty" in message
+
+
+def test_a_base_image_left_empty_with_no_replacement_still_blocks(tmp_path):
+    # The same base with an overlay that replaces another object's field: nothing fills the image.
+    other = _REPLACEMENTS.replace("{kind: Deployment, name: web}", "{kind: Deployment, name: api}")
+    files = {"base/deploy.yaml": _BASE, "base/kustomization.yaml": "resources:\n  - deploy.yaml\n"}
+    [(level, _)] = _found(tmp_path, {**files, "overlay/kustomization.yaml": other}, "api-object-valid")
+    assert level == "mandatory"
