@@ -166,8 +166,6 @@ class Document:
     index: int
     line: int
     lines: dict[int, int] = field(default_factory=dict, repr=False)
-    # Read with ``Limits.repeated_keys_last``: each repeated mapping key as (path, first value, value kept), in order.
-    repeats: list[tuple[str, Any, Any]] = field(default_factory=list, repr=False)
 
 
 _STR = "tag:yaml.org,2002:str"
@@ -320,7 +318,6 @@ class _Composer:
         "root_line",
         "doc_line",
         "lines",
-        "repeats",
     )
 
     def __init__(self, loader: Any, label: str, limits: Limits, track_lines: int):
@@ -339,7 +336,6 @@ class _Composer:
         self.root_line = 0
         self.doc_line = 1
         self.lines: dict[int, int] = {}
-        self.repeats: list[tuple[str, Any, Any]] = []
 
     def fail(self, problem: str, event: Any) -> LoadError:
         """The error for ``event``, at its line."""
@@ -365,7 +361,7 @@ class _Composer:
             elif cls is DocumentStartEvent:
                 self._start_document(event)
             elif cls is DocumentEndEvent:
-                yield Document(self.root, self.documents_seen - 1, self.root_line or self.doc_line, self.lines, self.repeats)
+                yield Document(self.root, self.documents_seen - 1, self.root_line or self.doc_line, self.lines)
             elif cls is StreamEndEvent:
                 return
 
@@ -463,7 +459,7 @@ class _Composer:
             many = "document" if limit == 1 else "documents"
             raise self.fail(f"holds more than {limit:,} YAML {many} (the limit for {self.limits.what})", event)
         self.anchors.clear()
-        self.root, self.root_line, self.lines, self.repeats = None, 0, {}, []
+        self.root, self.root_line, self.lines = None, 0, {}
         self.doc_line = event.start_mark.line + 1
 
     def _place(self, value: Any, height: int, event: Any, is_key_ok: bool, tag: Optional[str]) -> None:
@@ -490,23 +486,10 @@ class _Composer:
             parent.has_key = False
             if key is _MERGE_KEY:
                 parent.merges.append((value, event.start_mark.line + 1))
-            elif key in parent.value:
-                if not self.limits.repeated_keys_last:
-                    raise self.fail(f"repeats the key {_show(key)}", event)
-                self.repeats.append((self._path(key), parent.value[key], value))
-                parent.value[key] = value
+            elif key in parent.value and not self.limits.repeated_keys_last:
+                raise self.fail(f"repeats the key {_show(key)}", event)
             else:
                 parent.value[key] = value
-
-    def _path(self, key: Any) -> str:
-        """Where a key of the innermost open mapping sits: ``spec.template.spec.containers[0].env``."""
-        parts = []
-        for frame in self.stack[:-1]:
-            if frame.is_map:
-                parts.append(f".{frame.key}")
-            else:
-                parts.append(f"[{len(frame.value)}]")
-        return ("".join(parts) + f".{key}").lstrip(".")
 
 
 def _merged(frame: _Frame, label: str) -> dict:

@@ -8,8 +8,8 @@ first value either. A container that writes ``env:`` twice therefore runs with t
 two ``volumes:`` lists mounts only the second one's volumes, and nothing says so. kustomize and strict YAML readers
 refuse the file instead (S27 reports that; it is advice there).
 
-Reported on the document (the reader records each repeated key while it reads the document best-effort,
-components/loading.py ``Document.repeats``), once per key whose two values differ, naming what is dropped: the items
+Reported on the document (each repeated key is read from the document the loader refused for it,
+policies/reading/repeated_keys.py, with PyYAML's composer, which keeps both pairs), once per key whose two values differ, naming what is dropped: the items
 of the first list the second does not name (env variables, volumes, ports), the keys of the first mapping, or the
 first value. Advice: the dropped value may have been a leftover. Silent: a key repeated with the same value (spent set
 14 Angel-FulFilment-Services/Angel-Intelligence k8s/vllm-deployment.yaml@04f4b28e, one nodeSelector twice).
