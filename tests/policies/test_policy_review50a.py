@@ -68,3 +68,75 @@ def test_a_base_image_left_empty_with_no_replacement_still_blocks(tmp_path):
     files = {"base/deploy.yaml": _BASE, "base/kustomization.yaml": "resources:\n  - deploy.yaml\n"}
     [(level, _)] = _found(tmp_path, {**files, "overlay/kustomization.yaml": other}, "api-object-valid")
     assert level == "mandatory"
+
+
+# -- scalers.model_word_hint: a name word "model" in an app that serves none ------------------------------------------
+
+_REGISTRY = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: model-registry
+  namespace: platform
+spec:
+  selector:
+    matchLabels: {app: model-registry}
+  template:
+    metadata:
+      labels: {app: model-registry}
+    spec:
+      containers:
+        - name: api
+          image: ghcr.io/acme/model-registry:1.4.2
+          ports:
+            - containerPort: 8080
+          readinessProbe:
+            httpGet: {path: /healthz, port: 8080}
+          resources:
+            requests: {cpu: 250m, memory: 256Mi}
+            limits: {memory: 512Mi}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: model-registry
+  namespace: platform
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: model-registry}
+  minReplicas: 1
+  maxReplicas: 5
+  metrics:
+    - type: Resource
+      resource:
+        name: memory
+        target: {type: Utilization, averageUtilization: 80}
+    - type: Pods
+      pods:
+        metric: {name: http_requests_per_second}
+        target: {type: AverageValue, averageValue: "100"}
+"""
+
+_MODEL_SCALER_POLICIES = ("gpu-workload-no-resource-metric-hpa", "hpa-min-replicas-floor", "llm-autoscaler-behavior-explicit")
+
+
+def _all_found(root, files: dict[str, str]) -> list[tuple[str, str, str]]:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return [(v.policy, v.enforcement, v.message) for v in evaluate(load_resources(manifest_files([str(root)])))]
+
+
+def test_a_model_registry_is_no_model_server_to_the_scaler_rules(tmp_path):
+    # Careful form: an app that stores models (Kubeflow's model-registry, an MLflow-like catalogue) is named after
+    # them but serves none; the name word alone must not make its HPA a model server's (S6, G15, S8).
+    found = _all_found(tmp_path, {"registry.yaml": _REGISTRY})
+    assert [f for f in found if f[0] in _MODEL_SCALER_POLICIES] == []
+    assert [f for f in found if f[1] == "mandatory"] == []
+
+
+def test_a_model_named_server_still_draws_the_scaler_advice(tmp_path):
+    served = _REGISTRY.replace("model-registry", "demo-model-a")
+    found = _all_found(tmp_path, {"served.yaml": served})
+    assert {f[0] for f in found if f[0] in _MODEL_SCALER_POLICIES} == set(_MODEL_SCALER_POLICIES)
+    assert all(f[1] == "advisory" for f in found if f[0] in _MODEL_SCALER_POLICIES)
