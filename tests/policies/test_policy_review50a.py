@@ -140,3 +140,71 @@ def test_a_model_named_server_still_draws_the_scaler_advice(tmp_path):
     found = _all_found(tmp_path, {"served.yaml": served})
     assert {f[0] for f in found if f[0] in _MODEL_SCALER_POLICIES} == set(_MODEL_SCALER_POLICIES)
     assert all(f[1] == "advisory" for f in found if f[0] in _MODEL_SCALER_POLICIES)
+
+
+# -- Ray Serve run in a plain Deployment (servers50): a careful one blocks on nothing ---------------------------------
+
+_RAY_SERVE = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: llm-serve
+  namespace: serving
+spec:
+  selector:
+    matchLabels: {app: llm-serve}
+  template:
+    metadata:
+      labels: {app: llm-serve}
+    spec:
+      terminationGracePeriodSeconds: 120
+      containers:
+        - name: serve
+          image: rayproject/ray-ml:2.9.3-py310
+          command: ["serve", "run", "--host", "0.0.0.0", "app:deployment"]
+          ports:
+            - containerPort: 8000
+          readinessProbe:
+            httpGet: {path: /-/healthz, port: 8000}
+          startupProbe:
+            httpGet: {path: /-/healthz, port: 8000}
+            periodSeconds: 10
+            failureThreshold: 90
+          resources:
+            requests: {cpu: "4", memory: 16Gi}
+            limits: {memory: 16Gi}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: llm-serve
+  namespace: serving
+spec:
+  selector: {app: llm-serve}
+  ports:
+    - port: 8000
+      targetPort: 8000
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: llm-serve
+  namespace: serving
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: llm-serve}
+  minReplicas: 2
+  maxReplicas: 4
+  metrics:
+    - type: Resource
+      resource:
+        name: cpu
+        target: {type: Utilization, averageUtilization: 70}
+"""
+
+
+def test_a_careful_ray_serve_deployment_blocks_on_nothing(tmp_path):
+    # `serve run` in a Deployment is a model server of engine ray (policies/reading/ray_serve_cli.py); its advice
+    # (G18, G22, G27, G33) may stand, but no blocking rule reaches a careful one.
+    found = _all_found(tmp_path, {"serve.yaml": _RAY_SERVE})
+    assert [f for f in found if f[1] == "mandatory"] == []
+    assert any(f[0] == "serving-privilege-escalation" and "ray server" in f[2] for f in found)
