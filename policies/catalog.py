@@ -148,7 +148,7 @@ _ENTRIES = (
     Entry("G", 43, "rolling update strategy"),
     Entry("G", 44, "Karpenter helpers"),
     Entry("G", 45, "pod template passes the API server's own validation (unique mount paths and names)"),
-    Entry("G", 46, "containers can start (image reference, command path, memory floor, vLLM command, program hidden)"),
+    Entry("G", 46, "containers can start (image ref, command path, memory floor, vLLM command, program hidden, nginx config)"),
     Entry("G", 47, "Secret data is base64"),
     Entry("G", 48, "a postStart hook that calls the pod's own server waits for it"),
     Entry("G", 49, "a GPU model server's probes survive one slow answer"),
