@@ -9,6 +9,10 @@ form that stays silent.
 - G97 key-stated-once: a key written twice with different values: kubectl keeps the last (k8s.io/apimachinery v0.33.0
   pkg/util/yaml/decoder.go:125-132; sigs.k8s.io/yaml v1.4.0 yaml.go:50-57). Spent set 73:
   local-ops/graph-demo@00e749c0a9c42cb060ede13433e87f0bfb475276:k8s/ollama-pull-job.yaml (two env: keys).
+- G84 claim-writable-by-user, widened to well-known apps with a fixed non-root user (components/image_users.toml:
+  grafana/helm-charts grafana-8.15.0 charts/grafana/values.yaml:148-152, UID 472; prometheus/prometheus v3.1.0
+  Dockerfile:16-24, nobody). Spent set 78: Brayantcw/kserve_k8s_setup k8s/monitoring/grafana.yaml (grafana/grafana:11.4.0
+  over a gp3 claim, no fsGroup).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from tests.conftest import ROOT
 
 G96 = "quota-requests-set"
 G97 = "key-stated-once"
+G84 = "claim-writable-by-user"
 
 
 # paravatha/k8s-llmops-iac@955ec205 4-gpu/limits.yaml: the quota of namespace test.
@@ -200,3 +205,114 @@ spec:
     assert not [r for r in _rows(tmp_path, twice) if r["policy"] == G97]
     clean = PULL_JOB.replace("          env:\n            - name: PULL_LLM_MODEL\n", "            - name: PULL_LLM_MODEL\n")
     assert not [r for r in _rows(tmp_path, clean) if r["policy"] == G97]
+
+
+def _grafana(storage_class="gp3", pod_context=None, image="grafana/grafana:11.4.0") -> list[dict]:
+    """Brayantcw/kserve_k8s_setup k8s/monitoring/grafana.yaml, its shape: Grafana over a gp3 claim, no fsGroup."""
+    pod = {
+        "containers": [
+            {
+                "name": "grafana",
+                "image": image,
+                "ports": [{"containerPort": 3000}],
+                "volumeMounts": [
+                    {"name": "dashboards", "mountPath": "/var/lib/grafana/dashboards"},
+                    {"name": "grafana-storage", "mountPath": "/var/lib/grafana"},
+                ],
+            }
+        ],
+        "volumes": [
+            {"name": "dashboards", "configMap": {"name": "grafana-dashboards"}},
+            {"name": "grafana-storage", "persistentVolumeClaim": {"claimName": "grafana-pvc"}},
+        ],
+    }
+    if pod_context is not None:
+        pod["securityContext"] = pod_context
+    claim_spec = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "5Gi"}}}
+    if storage_class is not None:
+        claim_spec["storageClassName"] = storage_class
+    return [
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "grafana", "namespace": "monitoring"},
+            "spec": {
+                "selector": {"matchLabels": {"app": "grafana"}},
+                "template": {"metadata": {"labels": {"app": "grafana"}}, "spec": pod},
+            },
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": {"name": "grafana-pvc", "namespace": "monitoring"},
+            "spec": claim_spec,
+        },
+    ]
+
+
+def test_grafana_over_a_new_gp3_claim_without_fs_group_blocks():
+    ((level, message),) = found_by(_grafana(), G84)
+    assert level == "mandatory"
+    assert message.startswith("container grafana: grafana/grafana runs as user 472 and must write /var/lib/grafana")
+    assert "set securityContext.fsGroup: 472" in message
+
+
+def test_grafana_careful_forms():
+    assert found_by(_grafana(pod_context={"fsGroup": 472}), G84) == []
+    assert found_by(_grafana(pod_context={"runAsUser": 0}), G84) == []
+    # No class, or a class of the files whose provisioner makes world-writable folders: advice.
+    assert [level for level, _ in found_by(_grafana(storage_class=None), G84)] == ["advisory"]
+    local = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "gp3"}}
+    local["provisioner"] = "rancher.io/local-path"
+    assert [level for level, _ in found_by([*_grafana(), local], G84)] == ["advisory"]
+    # An init container that chowns the folder; an image the table does not list.
+    objs = _grafana()
+    objs[0]["spec"]["template"]["spec"]["initContainers"] = [
+        {
+            "name": "init-chown-data",
+            "image": "busybox:1.36",
+            "command": ["chown", "-R", "472:472", "/var/lib/grafana"],
+            "volumeMounts": [{"name": "grafana-storage", "mountPath": "/var/lib/grafana"}],
+        }
+    ]
+    assert found_by(objs, G84) == []
+    assert found_by(_grafana(image="bitnami/grafana:11.4.0"), G84) == []
+
+
+def test_prometheus_with_a_moved_tsdb_path_on_an_ebs_class_of_the_files():
+    ebs = {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": {"name": "fast"},
+        "provisioner": "ebs.csi.aws.com",
+    }
+    prometheus = {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": "prometheus", "namespace": "monitoring"},
+        "spec": {
+            "serviceName": "prometheus",
+            "selector": {"matchLabels": {"app": "prometheus"}},
+            "template": {
+                "metadata": {"labels": {"app": "prometheus"}},
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "prometheus",
+                            "image": "prom/prometheus:v3.1.0",
+                            "args": ["--config.file=/etc/prometheus/prometheus.yml", "--storage.tsdb.path=/data"],
+                            "volumeMounts": [{"name": "data", "mountPath": "/data"}],
+                        }
+                    ]
+                },
+            },
+            "volumeClaimTemplates": [
+                {"metadata": {"name": "data"}, "spec": {"storageClassName": "fast", "accessModes": ["ReadWriteOnce"]}}
+            ],
+        },
+    }
+    ((level, message),) = found_by([ebs, prometheus], G84)
+    assert level == "mandatory" and "prom/prometheus runs as user 65534 and must write /data" in message
+    # Mounted where the flag no longer points: silent.
+    prometheus["spec"]["template"]["spec"]["containers"][0]["volumeMounts"][0]["mountPath"] = "/prometheus"
+    assert found_by([ebs, prometheus], G84) == []
