@@ -289,7 +289,9 @@ def _salvaged(
     checked = f"{n} object{'' if one else 's'} checked, every finding on {'it' if one else 'them'} advice"
     if exc.problem.startswith("repeats the key"):  # S27 advice: kubectl apply -f applies it (policies/input/manifest_readable.py)
         why = f"{exc.problem}: `kubectl apply -f` keeps its last value, kustomize and strict YAML readers refuse it; {checked}"
-        return docs, Unreadable(shown, index, line, why, "repeated-read")
+        from policies.reading.repeated_keys import repeated_keys
+
+        return docs, Unreadable(shown, index, line, why, "repeated-read", repeats=tuple(repeated_keys(chunk)))
     why = f"{exc.problem}, so it cannot be applied; read best-effort ({found.repair}): {checked}"
     return docs, Unreadable(shown, index, line, why, "invalid-read")
 

@@ -66,7 +66,7 @@ from policies.ingress import (
     route_backend_resolves,
     route_path_served,
 )
-from policies.input import fill_in_models, manifest_is_kubernetes, manifest_readable
+from policies.input import fill_in_models, key_stated_once, manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
     api_object_valid,
     api_schema_valid,
@@ -278,6 +278,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     lora_adapter_asked.POLICY,
     client_model_served.POLICY,
     manifest_readable.POLICY,
+    key_stated_once.POLICY,
     manifest_is_kubernetes.POLICY,
     fill_in_models.POLICY,
     requests_within_limits.POLICY,

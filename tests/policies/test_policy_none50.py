@@ -6,15 +6,24 @@ form that stays silent.
   pkg/quota/v1/evaluator/core/pods.go validationSet, Constraints, enforcePodContainerConstraints at code index stored
   version 05e7cb29). Spent set 78: paravatha/k8s-llmops-iac@955ec2051d2a07517e351b5666adab9b48cd3c89:4-gpu/pytorch.yaml
   and 4-gpu/limits.yaml.
+- G97 key-stated-once: a key written twice with different values: kubectl keeps the last (k8s.io/apimachinery v0.33.0
+  pkg/util/yaml/decoder.go:125-132; sigs.k8s.io/yaml v1.4.0 yaml.go:50-57). Spent set 73:
+  local-ops/graph-demo@00e749c0a9c42cb060ede13433e87f0bfb475276:k8s/ollama-pull-job.yaml (two env: keys).
 """
 
 from __future__ import annotations
 
 import copy
+import json
+import subprocess
+import sys
 
 from policy_fixtures import found_by
 
+from tests.conftest import ROOT
+
 G96 = "quota-requests-set"
+G97 = "key-stated-once"
 
 
 # paravatha/k8s-llmops-iac@955ec205 4-gpu/limits.yaml: the quota of namespace test.
@@ -137,3 +146,57 @@ def test_bad_input_never_tracebacks():
     weird = copy.deepcopy(PYTORCH)
     weird["spec"]["containers"] = [{"name": "main", "image": "x", "resources": "none"}, "junk"]
     assert [level for level, _ in found_by([QUOTA, weird], G96)] == ["mandatory"]
+
+
+# local-ops/graph-demo@00e749c0 k8s/ollama-pull-job.yaml, its shape: two env: keys in one container.
+PULL_JOB = """apiVersion: batch/v1
+kind: Job
+metadata: {name: ollama-pull-models, namespace: lightrag-stack}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: pull
+          image: ollama/ollama:0.6.5
+          env:
+            - name: OLLAMA_HOST
+              value: "http://ollama.lightrag-stack.svc.cluster.local:11434"
+          command: [/bin/sh, -c, 'ollama pull "${PULL_LLM_MODEL}"']
+          env:
+            - name: PULL_LLM_MODEL
+              value: "qwen2.5:0.5b"
+"""
+
+
+def _rows(tmp_path, text: str) -> list[dict]:
+    path = tmp_path / "job.yaml"
+    path.write_text(text)
+    proc = subprocess.run(
+        [sys.executable, "-m", "policies", "check", str(path), "--format", "json"], cwd=ROOT, capture_output=True, text=True
+    )
+    return json.loads(proc.stdout)["violations"]
+
+
+def test_two_env_lists_in_one_container_name_the_variable_dropped(tmp_path):
+    rows = _rows(tmp_path, PULL_JOB)
+    ((row),) = [r for r in rows if r["policy"] == G97]
+    assert row["enforcement"] == "advisory"
+    assert row["message"].startswith("spec.template.spec.containers[0].env is written twice with different values")
+    assert "the first list's OLLAMA_HOST never reaches the object" in row["message"]
+    # S27 still says the file is not strictly readable.
+    assert [r["enforcement"] for r in rows if r["policy"] == "manifest-readable"] == ["advisory"]
+
+
+def test_a_key_repeated_with_the_same_value_and_a_clean_file_stay_silent(tmp_path):
+    twice = """apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  nodeSelector: {gpu: a100}
+  containers: [{name: c, image: busybox:1.36}]
+  nodeSelector: {gpu: a100}
+"""
+    assert not [r for r in _rows(tmp_path, twice) if r["policy"] == G97]
+    clean = PULL_JOB.replace("          env:\n            - name: PULL_LLM_MODEL\n", "            - name: PULL_LLM_MODEL\n")
+    assert not [r for r in _rows(tmp_path, clean) if r["policy"] == G97]
