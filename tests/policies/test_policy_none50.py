@@ -13,6 +13,10 @@ form that stays silent.
   grafana/helm-charts grafana-8.15.0 charts/grafana/values.yaml:148-152, UID 472; prometheus/prometheus v3.1.0
   Dockerfile:16-24, nobody). Spent set 78: Brayantcw/kserve_k8s_setup k8s/monitoring/grafana.yaml (grafana/grafana:11.4.0
   over a gp3 claim, no fsGroup).
+- G98 host-port-rollout: a Deployment holding a hostPort whose maxUnavailable resolves to 0 needs a spare node for
+  its surge pod (https://kubernetes.io/docs/concepts/configuration/overview/ hostPort uniqueness;
+  .../controllers/deployment/#max-unavailable rounding down). Spent set 79:
+  aknot242/genai-stack k8s/llm-deployment.yaml (kompose output, hostPort 11434, one replica, default strategy).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from tests.conftest import ROOT
 G96 = "quota-requests-set"
 G97 = "key-stated-once"
 G84 = "claim-writable-by-user"
+G98 = "host-port-rollout"
 
 
 # paravatha/k8s-llmops-iac@955ec205 4-gpu/limits.yaml: the quota of namespace test.
@@ -316,3 +321,43 @@ def test_prometheus_with_a_moved_tsdb_path_on_an_ebs_class_of_the_files():
     # Mounted where the flag no longer points: silent.
     prometheus["spec"]["template"]["spec"]["containers"][0]["volumeMounts"][0]["mountPath"] = "/prometheus"
     assert found_by([ebs, prometheus], G84) == []
+
+
+def _llm(strategy=None, replicas=1, host_network=False) -> dict:
+    """aknot242/genai-stack k8s/llm-deployment.yaml, its shape: kompose's Ollama Deployment with hostPort 11434."""
+    port = {"containerPort": 11434, "protocol": "TCP"}
+    if not host_network:
+        port["hostPort"] = 11434
+    pod: dict = {"containers": [{"name": "llm", "image": "ollama/ollama:0.6.5", "ports": [port]}]}
+    if host_network:
+        pod["hostNetwork"] = True
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "llm"},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"io.kompose.service": "llm"}},
+            "strategy": strategy if strategy is not None else {},
+            "template": {"metadata": {"labels": {"io.kompose.service": "llm"}}, "spec": pod},
+        },
+    }
+
+
+def test_a_host_port_with_the_default_rolling_update_is_advice():
+    ((level, message),) = found_by([_llm()], G98)
+    assert level == "advisory"
+    assert message.startswith("container llm hostPort 11434: a pod holding a host port runs only on a node")
+    assert "maxUnavailable resolves to 0 for 1 replica(s)" in message
+    ((level, _),) = found_by([_llm(replicas=3, host_network=True)], G98)
+    assert level == "advisory"
+
+
+def test_host_port_careful_forms_stay_silent():
+    assert found_by([_llm(strategy={"type": "Recreate"})], G98) == []
+    assert found_by([_llm(strategy={"rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}})], G98) == []
+    assert found_by([_llm(replicas=4)], G98) == []  # 25% of 4 rounds down to 1
+    no_port = _llm()
+    del no_port["spec"]["template"]["spec"]["containers"][0]["ports"][0]["hostPort"]
+    assert found_by([no_port], G98) == []
+    assert found_by([_llm(strategy={"rollingUpdate": {"maxUnavailable": "{{ .Values.x }}"}})], G98) == []
