@@ -148,7 +148,7 @@ _ENTRIES = (
     Entry("G", 43, "rolling update strategy"),
     Entry("G", 44, "Karpenter helpers"),
     Entry("G", 45, "pod template passes the API server's own validation (unique mount paths and names)"),
-    Entry("G", 46, "containers can start (image reference, command path, memory floor, vLLM command, program hidden)"),
+    Entry("G", 46, "containers can start (image ref, command path, memory floor, vLLM command, program hidden, nginx config)"),
     Entry("G", 47, "Secret data is base64"),
     Entry("G", 48, "a postStart hook that calls the pod's own server waits for it"),
     Entry("G", 49, "a GPU model server's probes survive one slow answer"),
@@ -197,6 +197,8 @@ _ENTRIES = (
     Entry("G", 94, "a proxy in front of a model API passes streamed replies on unbuffered (nginx proxy_buffering off)"),
     Entry("G", 95, "a model server's Hugging Face token is passed under a variable its Hub client reads (HF_TOKEN)"),
     Entry("G", 96, "a pod of a namespace whose ResourceQuota limits cpu/memory states them (else refused: 'must specify')"),
+    Entry("G", 97, "a YAML mapping states each key once (a key written twice, e.g. two env: lists, silently loses one)"),
+    Entry("G", 98, "a Deployment holding a hostPort (or hostNetwork) rolls out without a spare node (Recreate or maxSurge 0)"),
 )
 
 

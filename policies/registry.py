@@ -58,6 +58,7 @@ from policies.ingress import (
     network_policy_pod_port,
     network_policy_reach,
     network_policy_selects_pods,
+    nginx_config_accepted,
     nginx_regex_path_type,
     proxy_streams_replies,
     public_model_endpoint_guarded,
@@ -65,7 +66,7 @@ from policies.ingress import (
     route_backend_resolves,
     route_path_served,
 )
-from policies.input import fill_in_models, manifest_is_kubernetes, manifest_readable
+from policies.input import fill_in_models, key_stated_once, manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
     api_object_valid,
     api_schema_valid,
@@ -88,6 +89,7 @@ from policies.k8s_generic import (
     gpu_request_equals_limit,
     host_path_read_only,
     host_path_volume_per_node,
+    host_port_rollout,
     image_tag_pinned,
     in_cluster_url_resolves,
     job_ttl,
@@ -277,6 +279,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     lora_adapter_asked.POLICY,
     client_model_served.POLICY,
     manifest_readable.POLICY,
+    key_stated_once.POLICY,
     manifest_is_kubernetes.POLICY,
     fill_in_models.POLICY,
     requests_within_limits.POLICY,
@@ -400,6 +403,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     internet_facing_alb_guarded.POLICY,
     alb_https_certificate.POLICY,
     proxy_streams_replies.POLICY,
+    nginx_config_accepted.POLICY,
     external_gce_ingress_guarded.POLICY,
     public_model_endpoint_guarded.POLICY,
     rewrite_keeps_api_path.POLICY,
@@ -423,6 +427,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     chat_ui_auth_kept.POLICY,
     live_object_export.POLICY,
     quota_requests_set.POLICY,
+    host_port_rollout.POLICY,
     served_name_for_path.POLICY,
     memory_emptydir_size_limit.POLICY,
     emptydir_bounded.POLICY,

@@ -543,10 +543,28 @@ _MODEL_WORD = re.compile(
 )
 
 
+# Words beside "model" that name an app handling models without serving them: a registry or catalogue of models
+# (Kubeflow's model-registry), their storage, training or tuning, or a pipeline moving them (review50a). Read only for
+# the weaker _MODEL_WORD hint: a name such as "model-registry" says what the app keeps, not that it answers requests.
+_MODEL_KEEPER = re.compile(
+    r"(?<![a-z0-9])(registry|catalog|catalogue|store|storage|repository|repo|train|trainer|training|tuning|finetune|"
+    r"fine-tune|pipeline|builder|downloader|uploader|sync|exporter|monitor|monitoring)(?![a-z])",
+    re.IGNORECASE,
+)
+
+
 def model_word_hint(scaler: Resource) -> Optional[str]:
     """model_server_hint, or a weaker hint: a model-serving word (_MODEL_WORD) in the scaler's target name, own name or
-    app labels. None when nothing suggests a model server."""
-    return model_server_hint(scaler) or _named_hint(scaler, _MODEL_WORD)
+    app labels, unless a word there says the app keeps or makes models rather than serves them (_MODEL_KEEPER:
+    "model-registry"). None when nothing suggests a model server."""
+    strong = model_server_hint(scaler)
+    if strong is not None:
+        return strong
+    weak = _named_hint(scaler, _MODEL_WORD)
+    if weak is None:
+        return None
+    names = (get(scaler.props, "spec", "scaleTargetRef", "name"), metadata_name(scaler.props))
+    return None if any(isinstance(n, str) and _MODEL_KEEPER.search(n) for n in names) else weak
 
 
 def scaler_annotations(scaler: Resource) -> dict:

@@ -32,13 +32,13 @@ from collections.abc import Mapping
 from components.stream_buffering import PROXIES, UNBUFFERED_ENGINES
 from policies.framework import Policy, Resource
 from policies.ingress.internet_facing_alb_guarded import INGRESS_TYPES
-from policies.kube import annotations_of, as_dict, container_label, containers, get, metadata_name, pod_specs, split_type
+from policies.kube import annotations_of, container_label, containers, metadata_name, pod_specs, split_type
 from policies.reading import route_path as path
 from policies.reading.chat_ui_backends import ui_app
 from policies.reading.container_env import env_values
 from policies.reading.gateway_apps import app_containers
 from policies.reading.mounted_scripts import mounted_config_files
-from policies.reading.nginx_conf import is_nginx, proxy_locations
+from policies.reading.nginx_conf import holding_config_map, is_nginx, proxy_locations
 from policies.reading.serving import model_servers
 
 _INGRESS_BUFFERING = "nginx.ingress.kubernetes.io/proxy-buffering"
@@ -93,14 +93,6 @@ def model_facing(resources: list[Resource]) -> dict[str, tuple[str, bool]]:
     return found
 
 
-def _holder(w: Resource, text: str, resources: list[Resource]) -> str:
-    """The name of the ConfigMap of the files holding ``text`` (the location's configuration), else the workload's."""
-    for r in resources:
-        if split_type(r.type) == ("", "ConfigMap") and text in as_dict(get(r.props, "data")).values():
-            return r.name
-    return w.name
-
-
 def _nginx(resources: list[Resource], fronts: dict[str, tuple[str, bool]]) -> list[tuple[str, str]]:
     findings = []
     nginx = PROXIES["nginx"]
@@ -124,7 +116,7 @@ def _nginx(resources: list[Resource], fronts: dict[str, tuple[str, bool]]) -> li
                         how = "proxy_buffering on" if buffering else "proxy_buffering unset (nginx's default: on)"
                         findings.append(
                             (
-                                _holder(w, text, resources),
+                                holding_config_map(w, text, resources),
                                 f"{split_type(w.type)[1]} {metadata_name(w.props)} {container_label(where, c)}: location "
                                 f"{loc.path} proxies to Service {service} ({what}) with {how}: nginx holds a streamed "
                                 f"reply (stream: true, server-sent events) in its buffers and passes the tokens on in "

@@ -102,8 +102,9 @@ class Overlays:
     ``bases``: each file a kustomization lists under ``resources`` (or the old ``bases``), through folders holding a
     kustomization of their own, mapped to the image names an ``images`` entry of a kustomization including it rewrites
     (kustomize api/types/image.go: ``name`` matched against the image without tag, ``newName``/``newTag``/``digest``
-    replacing it). ``targets``: the (kind, name) pairs a ``patches[].target`` names, and the Secrets and ConfigMaps a
-    generator replaces or merges into (``behavior: replace|merge``)."""
+    replacing it). ``targets``: the (kind, name) pairs a ``patches[].target`` or a ``replacements[].targets[].select``
+    names (kind "" for a select by name alone), and the Secrets and ConfigMaps a generator replaces or merges into
+    (``behavior: replace|merge``)."""
 
     bases: dict[str, frozenset[str]] = field(default_factory=dict)
     targets: frozenset[tuple[str, str]] = frozenset()
@@ -176,6 +177,26 @@ def _regenerated(kustomization: Any) -> set[tuple[str, str]]:
     return found
 
 
+def _replaced(kustomization: Any) -> set[tuple[str, str]]:
+    """The (kind, name) each inline ``replacements`` entry of the kustomization writes a field of (kustomize
+    api/types/replacement.go:17-26@api/v0.21.1 Replacement ``targets``, :55-67 TargetSelector ``select``): a base
+    may leave that field empty for the replacement to fill (an image taken from a generated ConfigMap), so the base
+    is a patch target like any other. A ``select`` with no kind names every kind of that name (``("", name)``)."""
+    found: set[tuple[str, str]] = set()
+    entries = kustomization.get("replacements") if isinstance(kustomization, dict) else None
+    for entry in entries if isinstance(entries, list) else ():
+        targets = entry.get("targets") if isinstance(entry, dict) else None
+        for target in targets if isinstance(targets, list) else ():
+            select = target.get("select") if isinstance(target, dict) else None
+            if not isinstance(select, dict):
+                continue
+            kind, name = select.get("kind"), select.get("name")
+            kind, name = kind if isinstance(kind, str) else "", name if isinstance(name, str) else ""
+            if kind or name:
+                found.add((kind, name))
+    return found
+
+
 def overlays(files: Sequence[str]) -> Overlays:
     """The bases and patch targets the kustomizations among (or beside) ``files`` name."""
     folders = {os.path.dirname(os.path.abspath(f)) for f in files if os.path.isfile(f)}
@@ -195,6 +216,7 @@ def overlays(files: Sequence[str]) -> Overlays:
                 if isinstance(target, dict) and isinstance(target.get("kind"), str):
                     targets.add((target["kind"], str(target.get("name") or "")))
             targets.update(_regenerated(doc))
+            targets.update(_replaced(doc))
     return Overlays(bases=bases, targets=frozenset(targets), replicas=frozenset(replicas), namespaces=namespaces)
 
 
@@ -219,7 +241,7 @@ def targeted(file: str, obj: Any, patch_objects: Iterable[Any], found: Overlays)
     for patch in patch_objects:
         if isinstance(patch, dict) and patch.get("kind") == kind and _dig(patch, ("metadata", "name")) == name:
             return True
-    return (kind, name) in found.targets or (kind, "") in found.targets
+    return (kind, name) in found.targets or (kind, "") in found.targets or ("", name) in found.targets
 
 
 def rewritten_images(file: str, found: Overlays) -> frozenset[str]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from components.edge_timeouts import default_seconds
-from policies.kube import container_label, containers, memoized, pod_specs
+from policies.kube import as_dict, container_label, containers, get, memoized, pod_specs
 from policies.reading.edge import nginx_time_seconds
 from policies.reading.mounted_scripts import mounted_config_files
 
@@ -183,3 +183,56 @@ def proxy_locations(text: str) -> tuple[list[Location], str]:
     outside.append(text[pos:])
     values = _BUFFERING.findall("".join(outside))
     return found, values[-1] if values else ""
+
+
+# Directives nginx takes only in the http block itself (NGX_HTTP_MAIN_CONF alone; nginx/nginx release-1.31.4:
+# src/http/modules/ngx_http_limit_req_module.c:106-107 limit_req_zone, ngx_http_limit_conn_module.c:93-94
+# limit_conn_zone, ngx_http_proxy_module.c:450-451 proxy_cache_path, src/http/ngx_http_upstream.c:345-346 upstream,
+# ngx_http_map_module.c:51-52 map, ngx_http_geo_module.c:116-117 geo, ngx_http_split_clients_module.c:32-33
+# split_clients, ngx_http_log_module.c:170-171 log_format, src/http/ngx_http_core_module.c:213-214 server), and those
+# it takes only in a server block (ngx_http_core_module.c:290-291 listen, :297-298 server_name). Anywhere else nginx
+# stops at start with '"NAME" directive is not allowed here' (src/core/ngx_conf_file.c:482).
+HTTP_ONLY = frozenset(
+    {"limit_req_zone", "limit_conn_zone", "proxy_cache_path", "upstream", "map", "geo", "split_clients", "log_format"}
+)
+SERVER_ONLY = frozenset({"listen", "server_name"})
+_STATEMENT = re.compile(r"[;{}]")
+_QUOTED = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'")
+
+
+def misplaced_directives(text: str) -> list[tuple[str, str]]:
+    """(directive, the block it sits in) of each directive of an http configuration that nginx refuses where it is
+    written: an http-only directive inside a server/location block, listen or server_name inside a location. A text
+    holding a stream or mail block is not judged (their server blocks take other directives)."""
+    text = _QUOTED.sub('""', _COMMENT.sub("", text))
+    if re.search(r"(?:^|[;{}\s])(stream|mail)\s*\{", text):
+        return []
+    found: list[tuple[str, str]] = []
+    stack: list[str] = []
+    pos = 0
+    for m in _STATEMENT.finditer(text):
+        words = text[pos : m.start()].split()
+        pos = m.end()
+        if m.group() == "}":
+            if stack:
+                stack.pop()
+            continue
+        name = words[0] if words else ""
+        if stack and stack[-1] != "http":
+            inside = [b for b in stack if b in ("server", "location")]
+            if inside and name in HTTP_ONLY:
+                found.append((name, inside[-1]))
+            elif "location" in stack and name in SERVER_ONLY:
+                found.append((name, "location"))
+        if m.group() == "{":
+            stack.append(name)
+    return found
+
+
+def holding_config_map(workload: Any, text: str, resources: list) -> str:
+    """The resource name of the ConfigMap of the files whose data holds ``text`` (a configuration the workload mounts),
+    where a finding on that configuration belongs; the workload's own where none does."""
+    for r in resources:
+        if getattr(r, "type", "") == "kubernetes:core/v1:ConfigMap" and text in as_dict(get(r.props, "data")).values():
+            return str(r.name)
+    return str(workload.name)

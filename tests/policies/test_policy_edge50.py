@@ -375,3 +375,59 @@ def test_captures_the_path_has_stay_silent():
     assert len(found_by([_rewrite_ingress([("/api/(?:v1|v2)", "Prefix")])], _S44)) == 1
     # nginx variables other than captures are not judged.
     assert found_by([_rewrite_ingress([("/health", "Exact")], "/$host$1")], _S44) == []
+
+
+# --- G46: an nginx directive outside the block nginx takes it in -------------------------------------------------------
+
+_G46 = "nginx-config-accepted"
+
+# Spent set 62 Pritiks23/Kubernetes-Request-Serving-2 k8s/api-gateway.yaml (label filed NONE, blocking).
+_GATEWAY_CONF = """upstream router_backend {
+  server inference-router-service:80;
+}
+server {
+  listen 80;
+  # Rate limiting
+  limit_req_zone $binary_remote_addr zone=api:10m rate=10r/s;
+  location /v1 {
+    limit_req zone=api burst=20 nodelay;
+    proxy_pass http://router_backend;
+    add_header X-Gateway "gpu-inference-platform" always;
+  }
+  location /health {
+    return 200 '{"status": "ok; map"}';
+  }
+}
+"""
+
+
+def _gateway(conf: str, mount: str = "/etc/nginx/conf.d") -> list[dict]:
+    container = {"name": "gateway", "image": "nginx:alpine", "volumeMounts": [{"name": "conf", "mountPath": mount}]}
+    return [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "gateway-config"}, "data": {"default.conf": conf}},
+        _workload("api-gateway", container, [{"name": "conf", "configMap": {"name": "gateway-config"}}]),
+    ]
+
+
+def test_limit_req_zone_in_a_server_block_blocks():
+    text = (
+        "Deployment api-gateway container gateway: /etc/nginx/conf.d/default.conf puts limit_req_zone inside a server "
+        'block, but nginx takes it only in the http block: nginx stops at start ("limit_req_zone" directive is not '
+        "allowed here), the container restarts in a loop and the proxy never serves; move limit_req_zone to the http block"
+    )
+    assert found_by(_gateway(_GATEWAY_CONF), _G46) == [("mandatory", text)]
+    # A file nginx may not load: advice.
+    elsewhere = found_by(_gateway(_GATEWAY_CONF, "/etc/nginx/sites-available"), _G46)
+    assert [e for e, _ in elsewhere] == ["advisory"]
+    assert elsewhere[0][1].endswith("(if nginx loads this file)")
+
+
+def test_directives_in_their_blocks_stay_silent():
+    moved = "limit_req_zone $binary_remote_addr zone=api:10m rate=10r/s;\n" + _GATEWAY_CONF.replace(
+        "  limit_req_zone $binary_remote_addr zone=api:10m rate=10r/s;\n", ""
+    )
+    assert found_by(_gateway(moved), _G46) == []
+    main = "events {}\nhttp {\n  limit_req_zone $binary_remote_addr zone=api:10m rate=10r/s;\n  server { listen 80; }\n}\n"
+    assert found_by(_gateway(main, "/etc/nginx"), _G46) == []
+    stream = "stream {\n  server { listen 9000; limit_conn_zone $binary_remote_addr zone=c:1m; }\n}\n"
+    assert found_by(_gateway(stream), _G46) == []

@@ -264,7 +264,7 @@ def test_an_inline_python_serve_run_is_a_model_server_and_a_ray_client_is_not():
 
 
 def test_the_gaudi_forks_and_opeas_vllm_images_are_their_engines():
-    # huggingface/tei-gaudi v1.1.0 Dockerfile L109 ENTRYPOINT ["text-embeddings-router"]; OPEA's vLLM builds are named
+    # huggingface/tei-gaudi synapse_1.16 Dockerfile-hpu L74/L81 ENTRYPOINT ["text-embeddings-router"]; OPEA's vLLM builds are named
     # vllm-<platform> (image_names); OPEA's own microservices (llm-textgen) are clients, no servers.
     tei = {"name": "tei", "image": "ghcr.io/huggingface/tei-gaudi:1.5.0", "resources": {"limits": {"habana.ai/gaudi": 1}}}
     assert _engines(_deployment("tei", tei, 1)) == ["tei"]
