@@ -24,7 +24,7 @@ from policies.reading.engines import hub_model
 from policies.reading.model_ids import HUB_CLIENT_ENV, MODEL_ENV, REVISION_ENV, ConfigMapReader, config_map_readers, offline
 from policies.reading.serving import GPU_SERVER, container_argv, model_servers
 from policies.reading.vllm_args import served_model, vllm_servers
-from policies.reading.vllm_config_file import config_file_text
+from policies.reading.vllm_config_file import config_file_model, config_file_text
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 # Keys a ConfigMap names its model under: the common spellings (model_ids.MODEL_ENV holds an application's own too).
@@ -52,7 +52,8 @@ def _config_file_reads(data: dict[str, str]) -> list[str]:
             text = config_file_text(server.args["config"], server.podspec, server.container)
             key = next((k for k, v in texts.items() if v == text), None)
             model = hub_model(served_model(server)) if key else None
-            if key and model:
+            # The file's model only: a model tag on the line is served instead (the Deployment's rows report it).
+            if key and model and text is not None and hub_model(config_file_model(text)) == model:
                 owner = name_of(as_dict(get(r.props, "metadata"))) or "?"
                 found.append(
                     unproven(

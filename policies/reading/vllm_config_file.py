@@ -41,6 +41,13 @@ def _config_tokens(text: str) -> list[str]:
     return tokens
 
 
+def config_file_model(text: str) -> Optional[str]:
+    """The ``model`` a vLLM --config file's text names, None when it names none."""
+    tokens = _config_tokens(text)
+    found = next((i for i, token in enumerate(tokens) if token == "--model"), None)
+    return tokens[found + 1] if found is not None and found + 1 < len(tokens) else None
+
+
 def config_file_text(path: Any, podspec: Mapping, container: Mapping) -> Optional[str]:
     """The text of the vLLM --config file at ``path``: a .yaml/.yml ConfigMap key of the files the container mounts
     there, else None."""

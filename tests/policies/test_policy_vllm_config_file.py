@@ -83,3 +83,15 @@ def test_a_pinned_or_unmounted_config_file_stays_silent():
     unmounted = copy.deepcopy(DEPLOYMENT)
     unmounted["spec"]["template"]["spec"]["containers"][0]["args"] = ["vllm serve --config /etc/other/config.yaml"]
     assert found_by([CONFIG, unmounted], S17) == []
+
+
+def test_a_model_the_line_names_is_not_the_config_files():
+    """review50b: with a model tag on the line, vLLM serves the tag (vllm/utils/argparse_utils.py _pull_args_from_config
+    keeps the CLI model; S38 reports the ignored --model): the ConfigMap's S17 advice must not name the line's model as
+    the file's. The Deployment's own model-source-pinned reports the tag."""
+    tagged = copy.deepcopy(DEPLOYMENT)
+    tagged["spec"]["template"]["spec"]["containers"][0]["args"] = [
+        "vllm serve Qwen/Qwen2.5-0.5B-Instruct --config /etc/vllm/config.yaml"
+    ]
+    assert found_by([CONFIG, tagged], S17) == []
+    assert any("Qwen/Qwen2.5-0.5B-Instruct" in m for _, m in found_by([CONFIG, tagged], "model-source-pinned"))
