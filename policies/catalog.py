@@ -197,6 +197,8 @@ _ENTRIES = (
     Entry("G", 94, "a proxy in front of a model API passes streamed replies on unbuffered (nginx proxy_buffering off)"),
     Entry("G", 95, "a model server's Hugging Face token is passed under a variable its Hub client reads (HF_TOKEN)"),
     Entry("G", 96, "a pod of a namespace whose ResourceQuota limits cpu/memory states them (else refused: 'must specify')"),
+    Entry("G", 97, "a YAML mapping states each key once (a key written twice, e.g. two env: lists, silently loses one)"),
+    Entry("G", 98, "a Deployment holding a hostPort (or hostNetwork) rolls out without a spare node (Recreate or maxSurge 0)"),
 )
 
 

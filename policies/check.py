@@ -116,7 +116,7 @@ def resources_of(manifests: ManifestSet) -> list[Resource]:
     ]
     resources = _redefined(manifests.objects, resources)
     resources += [
-        Resource(type=UNREADABLE_TYPE, name=_key(u), props=unreadable_props(u.file, u.document, u.line, u.why, u.kind))
+        Resource(type=UNREADABLE_TYPE, name=_key(u), props=unreadable_props(u.file, u.document, u.line, u.why, u.kind, u.repeats))
         for u in manifests.unreadable
     ]
     # A credential-shaped token in a YAML comment (no object carries it): no-literal-credential reports it (G35).

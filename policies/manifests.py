@@ -197,7 +197,7 @@ def read_manifests(
                     f"the files read so far exceed {MAX_TOTAL_BYTES >> 20} MiB (the limit for one check)"
                     + (f"; {rest} more file{'s' if rest != 1 else ''} not read" if rest else ""),
                 )
-            docs, bad = _documents(shown, text, limits, pure_yaml, salvage_run)
+            docs, bad = _documents(shown, _ytt_values(text), limits, pure_yaml, salvage_run)
             rendered = charts.read(name, shown, text, bad, limits, docs) if bad and name != STDIN else None
         except LoadError as exc:
             unreadable.append(Unreadable(printable(shown, 4096), None, exc.line or 1, exc.problem, "invalid", bool(exc.line)))
@@ -289,7 +289,9 @@ def _salvaged(
     checked = f"{n} object{'' if one else 's'} checked, every finding on {'it' if one else 'them'} advice"
     if exc.problem.startswith("repeats the key"):  # S27 advice: kubectl apply -f applies it (policies/input/manifest_readable.py)
         why = f"{exc.problem}: `kubectl apply -f` keeps its last value, kustomize and strict YAML readers refuse it; {checked}"
-        return docs, Unreadable(shown, index, line, why, "repeated-read")
+        from policies.reading.repeated_keys import repeated_keys
+
+        return docs, Unreadable(shown, index, line, why, "repeated-read", repeats=tuple(repeated_keys(chunk)))
     why = f"{exc.problem}, so it cannot be applied; read best-effort ({found.repair}): {checked}"
     return docs, Unreadable(shown, index, line, why, "invalid-read")
 
@@ -377,6 +379,19 @@ _GO_TEMPLATE = re.compile(
 )
 # A YAML document marker at the start of a line (`---`, `--- # comment`, `--- !tag ...`).
 _DOCUMENT_START = re.compile(r"^---(?=[ \t]|$)", re.MULTILINE)
+# A Carvel ytt template's value: ``key: #@ expression`` or ``- #@ expression`` (carvel-dev/ytt: a ``#@`` annotation on a
+# node gives its value when ytt renders the file). YAML reads the comment away and the value as null, which a rule
+# would take for a key written empty (S26's ``image:`` with no value). Read instead as the text ``#@ expression``: an
+# unrendered placeholder (policies/reading/placeholders.py), unknown to every rule and named by S27 (review50a). Only
+# the value form (``#@`` then a space); a named annotation (``#@overlay/match ...``) is left a comment.
+_YTT_VALUE = re.compile(r"^([ \t]*(?:-[ \t]+)?[^\s#'\"\[{][^:#\n]*:|[ \t]*-)[ \t]+(#@[ \t][^\n]*?)[ \t]*$", re.MULTILINE)
+
+
+def _ytt_values(text: str) -> str:
+    """``text`` with each ytt value annotation quoted as a string (same lines, so every reported line stays put)."""
+    if "#@" not in text:
+        return text
+    return _YTT_VALUE.sub(lambda m: f"{m.group(1)} '{m.group(2).replace(chr(39), chr(39) * 2)}'", text)
 
 
 def _template_line(text: str) -> Optional[int]:

@@ -66,7 +66,7 @@ from policies.ingress import (
     route_backend_resolves,
     route_path_served,
 )
-from policies.input import fill_in_models, manifest_is_kubernetes, manifest_readable
+from policies.input import fill_in_models, key_stated_once, manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
     api_object_valid,
     api_schema_valid,
@@ -89,6 +89,7 @@ from policies.k8s_generic import (
     gpu_request_equals_limit,
     host_path_read_only,
     host_path_volume_per_node,
+    host_port_rollout,
     image_tag_pinned,
     in_cluster_url_resolves,
     job_ttl,
@@ -278,6 +279,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     lora_adapter_asked.POLICY,
     client_model_served.POLICY,
     manifest_readable.POLICY,
+    key_stated_once.POLICY,
     manifest_is_kubernetes.POLICY,
     fill_in_models.POLICY,
     requests_within_limits.POLICY,
@@ -425,6 +427,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     chat_ui_auth_kept.POLICY,
     live_object_export.POLICY,
     quota_requests_set.POLICY,
+    host_port_rollout.POLICY,
     served_name_for_path.POLICY,
     memory_emptydir_size_limit.POLICY,
     emptydir_bounded.POLICY,

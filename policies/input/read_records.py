@@ -61,6 +61,8 @@ class Unreadable:
     # reports name the object that was not checked rather than only the file ("" when not literal).
     object_kind: str = ""
     object_name: str = ""
+    # "repeated-read": each repeated mapping key as (path, first value, value kept) (policies/reading/repeated_keys.py).
+    repeats: tuple = ()
 
     @property
     def text(self) -> str:

@@ -14,9 +14,12 @@ from typing import Any
 UNREADABLE_TYPE = "llm-serving:manifests:Unreadable"
 
 
-def unreadable_props(file: str, document: Any, line: int, why: str, kind: str) -> dict:
-    """The props of an unreadable file's resource (what the S27 policies read)."""
-    return {"file": file, "document": document, "line": line, "why": why, "kind": kind}
+def unreadable_props(file: str, document: Any, line: int, why: str, kind: str, repeats: tuple = ()) -> dict:
+    """The props of an unreadable file's resource (what the S27 policies and G97 read)."""
+    props = {"file": file, "document": document, "line": line, "why": why, "kind": kind}
+    if repeats:
+        props["repeats"] = repeats
+    return props
 
 
 def message(props: dict) -> str:

@@ -1,4 +1,17 @@
-"""G84: a model server running as a non-root user that writes to a claim can write it (advice).
+"""G84: a non-root pod that writes to a claim can write it: a well-known app running as a fixed user, a model server.
+
+Well-known apps whose images run as a fixed user other than root (components/image_users.toml rows with ``writes``,
+each cited at a release: Grafana as 472 writing /var/lib/grafana, Prometheus as 65534 writing /prometheus) on any pod
+template, with that folder on a claim, no fsGroup and no init container that takes ownership: a block provisioner
+formats a new volume as root, its root folder root-owned with mode 0755, so the app cannot create its database and
+exits (Grafana: "failed to create SQLite database file ... permission denied"; Prometheus: the TSDB lock). Mandatory
+when the claim is provisioned new in a block class (a StorageClass of the files with the EBS, PD or Azure Disk
+provisioner, or a class name those platforms ship: gp2/gp3/io1/io2, standard-rwo/premium-rwo, managed-csi); advice
+for another or no class, a claim bound to a volume or filled from a data source. Spent set 78
+Brayantcw/kserve_k8s_setup k8s/monitoring/grafana.yaml (grafana/grafana:11.4.0 over a gp3 claim, labelled NONE
+blocking).
+
+Model servers (advice):
 
 A model server writes where its cache settings point: OLLAMA_MODELS, HF_HOME/HF_HUB_CACHE, ``--download-dir``, the
 cache variables of its engine row (components/serving_engines.toml ``downloads.env``; ``policies.reading.engines.
@@ -26,9 +39,21 @@ from collections.abc import Mapping
 from typing import Any, Optional
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import as_dict, as_list, get, workload_types
+from policies.kube import (
+    as_dict,
+    as_list,
+    container_label,
+    containers,
+    get,
+    memoized,
+    pod_specs,
+    split_type,
+    viewed_resources,
+    workload_types,
+)
 from policies.operators import OPERATOR_TYPES
 from policies.reading.engines import cache_dirs, path_under, table_servers
+from policies.reading.image_users import ImageUser, non_root_image, repository_of
 from policies.reading.serving import container_argv
 from policies.reading.vllm_args import vllm_servers
 
@@ -92,8 +117,121 @@ def _servers(resource: Resource) -> list[tuple[str, dict, dict, tuple[str, ...]]
     return found
 
 
+# Provisioners that format a new block volume (ext4/xfs made by root: its root folder root-owned, mode 0755).
+_BLOCK_PROVISIONERS = frozenset(
+    {
+        "ebs.csi.aws.com",
+        "kubernetes.io/aws-ebs",
+        "pd.csi.storage.gke.io",
+        "kubernetes.io/gce-pd",
+        "disk.csi.azure.com",
+        "kubernetes.io/azure-disk",
+    }
+)
+# Class names that are such block volumes wherever a cluster has them: EBS volume types (EKS ships gp2), GKE's and
+# AKS's built-in disk classes. A StorageClass of the files under that name decides instead.
+_BLOCK_CLASS_NAMES = frozenset({"gp2", "gp3", "io1", "io2", "standard-rwo", "premium-rwo", "managed-csi", "managed-csi-premium"})
+
+
+def _storage_index(view: Any) -> dict:
+    """("class", name) -> provisioner and ("claim", namespace, name) -> spec, over the run's objects."""
+    index: dict = {}
+    for r in view:
+        kind = split_type(getattr(r, "type", ""))
+        name, namespace = get(r.props, "metadata", "name"), get(r.props, "metadata", "namespace")
+        if kind == ("storage.k8s.io", "StorageClass"):
+            index[("class", name)] = get(r.props, "provisioner")
+        elif kind == ("", "PersistentVolumeClaim"):
+            index[("claim", namespace, name)] = as_dict(get(r.props, "spec"))
+    return index
+
+
+def _claim_spec(resource: Resource, podspec: Mapping, name: Any) -> Optional[dict]:
+    """The spec of the claim behind volume ``name``: a PVC of the files, a volumeClaimTemplate, an ephemeral template."""
+    volume = next((as_dict(v) for v in as_list(podspec.get("volumes")) if as_dict(v).get("name") == name), None)
+    if volume is None:
+        templates = as_list(get(resource.props, "spec", "volumeClaimTemplates"))
+        return next(
+            (as_dict(t.get("spec")) for t in templates if isinstance(t, dict) and get(t, "metadata", "name") == name), None
+        )
+    if "ephemeral" in volume:
+        return as_dict(get(volume, "ephemeral", "volumeClaimTemplate", "spec"))
+    view = viewed_resources() or ()
+    claim = get(volume, "persistentVolumeClaim", "claimName")
+    return memoized(view, "claim_storage_index", _storage_index).get(
+        ("claim", get(resource.props, "metadata", "namespace"), claim)
+    )
+
+
+def _block_class(resource: Resource, podspec: Mapping, name: Any) -> Optional[str]:
+    """The class of a claim that is provisioned new as a formatted block volume (root-owned), else None: no class
+    named, a class of the files with another provisioner, a claim bound to a volume or filled from a data source."""
+    spec = _claim_spec(resource, podspec, name)
+    if not spec or spec.get("volumeName") or spec.get("dataSource") or spec.get("dataSourceRef"):
+        return None
+    cls = spec.get("storageClassName")
+    if not isinstance(cls, str):
+        return None
+    index = memoized(viewed_resources() or (), "claim_storage_index", _storage_index)
+    if ("class", cls) in index:
+        return cls if index[("class", cls)] in _BLOCK_PROVISIONERS else None
+    return cls if cls in _BLOCK_CLASS_NAMES else None
+
+
+def _app_dirs(container: Mapping, row: ImageUser) -> list[str]:
+    """The folders the app writes: the table's, the first moved by its variable or flag where the container sets it."""
+    dirs = list(row.writes)
+    if row.env:
+        for item in (as_dict(e) for e in as_list(container.get("env"))):
+            if item.get("name") == row.env and isinstance(item.get("value"), str) and item["value"].startswith("/"):
+                dirs[0] = item["value"]
+    if row.flag:
+        argv = container_argv(container)
+        for i, word in enumerate(argv):
+            if word.startswith(row.flag + "=") and word[len(row.flag) + 1 :].startswith("/"):
+                dirs[0] = word[len(row.flag) + 1 :]
+            elif word == row.flag and i + 1 < len(argv) and argv[i + 1].startswith("/"):
+                dirs[0] = argv[i + 1]
+    return dirs
+
+
+def _app_messages(resource: Resource) -> list:
+    """Well-known apps that run as a fixed non-root user (components/image_users.toml) over a claim they cannot write."""
+    messages: list = []
+    for path, podspec in pod_specs(resource):
+        if get(podspec, "securityContext", "fsGroup") is not None:
+            continue
+        for container in containers(podspec):
+            row = non_root_image(container.get("image"))
+            if row is None:
+                continue
+            user = _user(podspec, container)
+            if user == 0:
+                continue
+            user = row.uid if user is None else user
+            for directory in _app_dirs(container, row):
+                mount = _mount(container, directory)
+                if mount is None or mount.get("readOnly") is True:
+                    continue
+                claim = _claim(resource, podspec, mount.get("name"))
+                if claim is None or _owned_by_init(podspec, mount.get("name")):
+                    continue
+                block = _block_class(resource, podspec, mount.get("name"))
+                made = f"a new {block} volume is formatted by root" if block else "a new block volume's root is owned by root"
+                message = (
+                    f"{container_label(path, container)}: {repository_of(str(container.get('image')))} runs as user {user} "
+                    f"and must write {directory}, on {claim}, but the pod sets no securityContext.fsGroup and no init "
+                    f"container takes ownership of the folder: {made} (mode 0755) and Kubernetes changes a volume's "
+                    f"owner only for fsGroup, so the app cannot create its files there (permission denied) and exits; set "
+                    f"securityContext.fsGroup: {user} on the pod"
+                )
+                messages.append(message if block else unproven(message + " (the claim's class may make world-writable volumes)"))
+                break
+    return messages
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
-    messages: list[str] = []
+    messages: list[str] = _app_messages(resource)
     vllm_defaults = cache_dirs({}, {})
     for label, podspec, container, dirs in _servers(resource):
         if not dirs or dirs == vllm_defaults or get(podspec, "securityContext", "fsGroup") is not None:
@@ -124,12 +262,13 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="claim-writable-by-user",
     description=(
-        "A model server running as a non-root user that writes its cache or models to a PersistentVolumeClaim has a "
-        "way to own it: securityContext.fsGroup, or an init container that chowns the folder (advice)."
+        "A pod running as a non-root user that writes to a PersistentVolumeClaim has a way to own it (securityContext."
+        "fsGroup, or an init container that chowns the folder): a well-known app with a fixed user (Grafana 472, "
+        "Prometheus 65534) over a new block volume never starts; a non-root model server's download is advice."
     ),
     catalog="G84",
     severity="medium",
-    enforcement="advisory",
+    enforcement="mandatory",
     remediation_steps=(
         "Set spec.securityContext.fsGroup (Kubernetes then gives the volume that group with group write), or add an "
         "init container running as root that chowns the model folder to the server's user."
@@ -141,6 +280,9 @@ POLICY = Policy(
         "(https://kubernetes.io/docs/tasks/configure-pod-container/security-context/#set-the-security-context-for-a-pod, "
         "#configure-volume-permission-and-ownership-change-policy-for-pods); without it a non-root server cannot write "
         "a root-owned volume. The folder a server writes is its engine row's cache setting "
-        "(components/serving_engines.toml downloads.env, policies/reading/engines.py cache_dirs)."
+        "(components/serving_engines.toml downloads.env, policies/reading/engines.py cache_dirs); the user and folders "
+        "of well-known apps are components/image_users.toml rows (grafana/helm-charts grafana-8.15.0 charts/grafana/"
+        "values.yaml:148-152 runs Grafana as 472 with fsGroup 472; prometheus/prometheus v3.1.0 Dockerfile:16-24 USER "
+        "nobody over /prometheus)."
     ),
 )

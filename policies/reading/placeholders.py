@@ -180,6 +180,8 @@ def _leaves(node: Any, path: str, where: tuple = (), spell: bool = True) -> Iter
 
 def placeholder_in(text: str, where: tuple = ()) -> Optional[str]:
     """The first placeholder ``text`` holds, read at a field under the keys ``where``, or None."""
+    if text.startswith("#@"):
+        return text  # a Carvel ytt value annotation, ``key: #@ data.values.image`` (policies/manifests.py _ytt_values)
     if _may_match(text):
         for found in _PLACEHOLDER.finditer(text):
             if found.group(0) not in _NOT_PLACEHOLDERS and found.group(0) not in _RUNTIME_VARIABLES:

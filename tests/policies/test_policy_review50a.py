@@ -208,3 +208,54 @@ def test_a_careful_ray_serve_deployment_blocks_on_nothing(tmp_path):
     found = _all_found(tmp_path, {"serve.yaml": _RAY_SERVE})
     assert [f for f in found if f[1] == "mandatory"] == []
     assert any(f[0] == "serving-privilege-escalation" and "ray server" in f[2] for f in found)
+
+
+# -- S26's empty image and a Carvel ytt template ----------------------------------------------------------------------
+
+# A ytt template (carvel-dev/ytt: a value written `key: #@ expression` is filled when ytt renders the file): the YAML
+# parser reads the value as null, which the empty-image check took for `image:` left empty.
+_YTT = """\
+#@ load("@ytt:data", "data")
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: #@ data.values.name
+  namespace: web
+spec:
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+        - name: web
+          image: #@ data.values.image
+          resources:
+            requests: {cpu: 100m, memory: 128Mi}
+            limits: {memory: 128Mi}
+"""
+
+
+def test_a_ytt_template_value_is_no_empty_image(tmp_path):
+    found = _all_found(tmp_path, {"deploy.yaml": _YTT})
+    assert [f for f in found if f[1] == "mandatory"] == []
+    assert not any("image is empty" in f[2] for f in found)
+
+
+def test_an_image_left_empty_beside_a_plain_comment_still_blocks(tmp_path):
+    plain = _YTT.replace("#@ load", "# load").replace("#@ data.values.name", "web").replace("#@ data", "# data")
+    found = _all_found(tmp_path, {"deploy.yaml": plain})
+    assert [(f[0], f[1]) for f in found if "image is empty" in f[2]] == [("api-object-valid", "mandatory")]
+
+
+def test_a_ytt_named_annotation_stays_a_comment_and_the_file_still_reads(tmp_path):
+    # `#@overlay/...` annotates the node below; only `key: #@ expression` is a value.
+    overlay = _YTT.replace("  namespace: web\n", "  namespace: web\nspec: #@overlay/match-child-defaults missing_ok=True\n", 1)
+    overlay = overlay.replace("spec:\n  selector:", "  selector:", 1)
+    found = _all_found(tmp_path, {"deploy.yaml": overlay})
+    assert not any(f[0] == "manifest-is-kubernetes" and "not valid YAML" in f[2] for f in found)
+    assert [f for f in found if f[1] == "mandatory"] == []
