@@ -18,7 +18,9 @@ fastapi-deployment.yaml); a container with no port and no Service is not (a work
 Silent for: a pod with any readinessProbe (a pod is Ready only when every container is, so another container's probe
 holds it back too); Jobs, CronJobs and pods that run to completion; pods that hold a model server, an app of the
 tables or a chat UI run from its publisher's image (their rows judge them); KubeRay's kinds (the head Service is the operator's); KServe's kinds (the operator
-supplies a probe: policies/operator_defaults.py).
+supplies a probe: policies/operator_defaults.py); Knative's Service and Configuration (its webhook adds a TCP probe:
+_PROBED_BY_OPERATOR); the training operators' kinds (PyTorchJob, TFJob, MPIJob, JobSet...: their pods run to
+completion, the port is the workers' rendezvous).
 """
 
 from __future__ import annotations
@@ -35,7 +37,20 @@ from policies.reading.published import same_namespace
 from policies.reading.serving import template_labels
 from policies.reading.workload_pods import native_sidecars, workload_containers
 
-_RUN_ONCE = frozenset({"Job", "CronJob"})
+_RUN_ONCE = frozenset({"Job", "CronJob", "JobSet"})
+# Knative Serving gives the serving container a TCP readinessProbe when it has none (knative/serving knative-v1.23.0
+# pkg/apis/serving/v1/revision_defaults.go:134-138 applyDefault, :160-170 applyUserContainerDefaultReadinessProbe).
+_PROBED_BY_OPERATOR = frozenset(
+    {("serving.knative.dev", "Service"), ("serving.knative.dev", "Configuration"), ("serving.knative.dev", "Revision")}
+)
+
+
+def _runs_once(kind: str) -> bool:
+    """Job, CronJob, JobSet and the training operators' kinds (PyTorchJob, TFJob, MPIJob, TrainJob, Volcano's Job...):
+    their pods run to completion, whatever the pod template's own restartPolicy says."""
+    return kind in _RUN_ONCE or kind.endswith("Job")
+
+
 _SERVICE = ("", "Service")
 
 
@@ -70,7 +85,11 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     candidates = [
         r
         for r in resources
-        if isinstance(r.props, dict) and split_type(r.type)[1] not in _RUN_ONCE and not is_ray(r.type) and workload_containers(r)
+        if isinstance(r.props, dict)
+        and not _runs_once(split_type(r.type)[1])
+        and split_type(r.type) not in _PROBED_BY_OPERATOR
+        and not is_ray(r.type)
+        and workload_containers(r)
     ]
     if not candidates:
         return []

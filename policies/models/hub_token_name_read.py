@@ -83,12 +83,14 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if not unread:
             continue
         name = unread[0]
+        # The name to use: HF_TOKEN where the engine reads it, else the one it does (TEI before v1.6.1: HF_API_TOKEN).
+        wanted = "HF_TOKEN" if "HF_TOKEN" in read else sorted(read)[0]
         messages.append(
             unproven(
                 f"{label}: the Hugging Face token is passed as {name} (from {names[name]}), a name "
                 f"{row.display if row is not None else 'the engine'} never reads at this release (it reads "
                 f"{', '.join(sorted(read))}): no token reaches the Hub, so the download of {model} fails with 401 if "
-                f"the repository is gated or private; name the variable HF_TOKEN"
+                f"the repository is gated or private; name the variable {wanted}"
             )
         )
     return messages
@@ -101,7 +103,8 @@ POLICY = Policy(
     catalog="G95",
     severity="medium",
     enforcement="advisory",
-    remediation_steps="Rename the variable to HF_TOKEN (valueFrom.secretKeyRef of the same Secret key).",
+    remediation_steps="Rename the variable to HF_TOKEN (HF_API_TOKEN for TEI before v1.6.1), valueFrom.secretKeyRef of the "
+    "same Secret key.",
     resource_types=workload_types(),
     check_resource=_check,
     rationale=(

@@ -137,3 +137,23 @@ def test_a_token_name_the_engine_reads_stays_silent():
     assert found_by([passed], G95) == []
     assert found_by([_vllm([HOMEL_TOKEN], ["/models/qwen"])], G95) == []
     assert found_by([_vllm([HOMEL_TOKEN], env_from=[{"secretRef": {"name": "more"}}])], G95) == []
+
+
+def test_the_fix_names_a_variable_the_engine_reads():
+    """review50b: TEI before v1.6.1 reads only HF_API_TOKEN (components/engine_env.toml [tokens.tei]: text-embeddings-
+    inference v1.5.0 router/src/main.rs L109-112), so a token given to it as HF_TOKEN is advised with HF_API_TOKEN as
+    the name to use, not HF_TOKEN again."""
+    tei = _deployment(
+        "tei",
+        {
+            "name": "tei",
+            "image": "ghcr.io/huggingface/text-embeddings-inference:cpu-1.5",
+            "args": ["--model-id", "BAAI/bge-large-en-v1.5"],
+            "env": [{"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf", "key": "token"}}}],
+        },
+    )
+    ((level, message),) = found_by([tei], G95)
+    assert level == "advisory" and "(it reads HF_API_TOKEN)" in message
+    assert message.endswith("name the variable HF_API_TOKEN")
+    ((_, vllm_message),) = found_by([_vllm([HOMEL_TOKEN])], G95)
+    assert vllm_message.endswith("name the variable HF_TOKEN")

@@ -334,3 +334,81 @@ def test_chat_ui_keeps_its_own_g4_finding() -> None:
     webui = _with(KEYNOTE, image="ghcr.io/open-webui/open-webui:v0.6.5", ports=[{"containerPort": 8080}])
     assert found_by([webui, KEYNOTE_SERVICE], PROBE) == []
     assert found_by([webui, KEYNOTE_SERVICE], "serving-readiness-probe") != []
+
+
+# --- review50b: operator kinds that fill the probe, and run-to-completion kinds of other operators -------------------
+
+
+def test_knative_service_gets_its_readiness_probe_from_knative() -> None:
+    """Knative's webhook gives the serving container a TCP readinessProbe when it has none (knative/serving
+    knative-v1.23.0 pkg/apis/serving/v1/revision_defaults.go:134-138 applyDefault, :160-170
+    applyUserContainerDefaultReadinessProbe), so G4's generic row stays silent; G8 still advises (config-defaults
+    sets no revision-cpu-request unless the operator configures one: pkg/apis/config/defaults.go:80-93)."""
+    knative = {
+        "apiVersion": "serving.knative.dev/v1",
+        "kind": "Service",
+        "metadata": {"name": "web", "namespace": "demo"},
+        "spec": {
+            "template": {
+                "spec": {
+                    "containers": [{"name": "web", "image": "ghcr.io/example/web:1.2.3", "ports": [{"containerPort": 8080}]}]
+                }
+            }
+        },
+    }
+    assert found_by([knative], PROBE) == []
+    assert _levels([knative], REQUESTS) == ["advisory"]
+
+
+def test_training_operator_jobs_run_to_completion() -> None:
+    """A Kubeflow PyTorchJob's pods run to completion (the replica's restartPolicy, not the pod's): its master port is
+    the rendezvous of the workers, not a Service's traffic to probe."""
+    job = {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "PyTorchJob",
+        "metadata": {"name": "train", "namespace": "demo"},
+        "spec": {
+            "pytorchReplicaSpecs": {
+                "Master": {
+                    "replicas": 1,
+                    "restartPolicy": "OnFailure",
+                    "template": {
+                        "spec": {
+                            "containers": [
+                                {
+                                    "name": "pytorch",
+                                    "image": "ghcr.io/example/train:1.0",
+                                    "ports": [{"containerPort": 23456, "name": "pytorchjob-port"}],
+                                }
+                            ]
+                        }
+                    },
+                }
+            }
+        },
+    }
+    assert found_by([job], PROBE) == []
+    jobset = {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": {"name": "train", "namespace": "demo"},
+        "spec": {
+            "replicatedJobs": [
+                {
+                    "name": "workers",
+                    "template": {
+                        "spec": {
+                            "template": {
+                                "spec": {
+                                    "containers": [
+                                        {"name": "w", "image": "ghcr.io/example/train:1.0", "ports": [{"containerPort": 8476}]}
+                                    ]
+                                }
+                            }
+                        }
+                    },
+                }
+            ]
+        },
+    }
+    assert found_by([jobset], PROBE) == []
