@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from policies.autoscaling.one_autoscaler import file_of, written_claims
+from policies.autoscaling.one_autoscaler import written_claims
 from policies.autoscaling.scalers import namespace_of
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_int, get, metadata_name, split_type
@@ -57,13 +57,13 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             ns = namespace_of(workload)
             if claim.namespace is not None and ns is not None and claim.namespace != ns:
                 continue
-            there = file_of(workload)
-            where = f" (in {there.rsplit('/', 1)[-1]})" if there and there != file_of(claim.resource) else ""
+            # No file in the message: a Kustomize build puts base and autoscaler in one built file, and the base's
+            # finding and the build's must read alike to be reported once, at the base (policies/kustomize_build.py).
             findings.append(
                 (
                     claim.resource.name,
                     unproven(
-                        f"{claim.how} manages {claim.kind}/{claim.name}, whose manifest{where} states spec.replicas "
+                        f"{claim.how} manages {claim.kind}/{claim.name}, whose manifest states spec.replicas "
                         f"{count}: every apply of it (kubectl apply, a GitOps sync) sets the replica count back to "
                         f"{count}, undoing what the autoscaler chose (replicas it added are stopped, then started again "
                         f"through their cold start); leave spec.replicas out of the {claim.kind} and let the "

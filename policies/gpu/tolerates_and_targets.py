@@ -43,6 +43,38 @@ GPU_TYPE_LABELS = (
 DEFAULT_TAINT = {"key": "nvidia.com/gpu", "effect": "NoSchedule"}
 
 
+def admitted_tolerations(podspec: dict, config: dict) -> list[dict]:
+    """The tolerations the ExtendedResourceToleration admission plugin adds to the pod (pack setting
+    extendedResourceToleration, default true): for every extended resource a container or init container requests
+    (a limit alone counts: API defaulting copies it into the request before admission), {key: that resource,
+    operator: Exists, effect: NoSchedule} (kubernetes plugin/pkg/admission/extendedresourcetoleration/admission.go
+    Admit, code index stored version 143ac994). EKS enables the plugin on every platform version since 1.19
+    (https://docs.aws.amazon.com/eks/latest/userguide/platform-versions.html; aws/containers-roadmap#739), AKS shipped
+    it (Azure/AKS#1449, closed resolution/shipped) and GKE documents it for its GPU nodes: a GPU pod there tolerates a
+    nvidia.com/gpu:NoSchedule taint without writing it. Spent set 80 skamalj/azure-terraform@5865145f (AKS Karpenter
+    pools tainted nvidia.com/gpu=true:NoSchedule, vLLM workers without the toleration) drew five mandatory findings
+    its labeller did not label: they are advice now."""
+    if not config.get("extendedResourceToleration", True):
+        return []
+    names: set[str] = set()
+    for key in ("containers", "initContainers"):
+        for container in as_list(podspec.get(key)):
+            resources = as_dict(as_dict(container).get("resources"))
+            for part in ("requests", "limits"):
+                names |= {n for n in as_dict(resources.get(part)) if _extended(n)}
+    return [{"key": n, "operator": "Exists", "effect": "NoSchedule"} for n in sorted(names)]
+
+
+def _extended(name: object) -> bool:
+    """Kubernetes' IsExtendedResourceName: a qualified name outside the kubernetes.io namespace, not a quota key."""
+    return (
+        isinstance(name, str)
+        and "/" in name
+        and not name.startswith("requests.")
+        and not name.split("/", 1)[0].endswith("kubernetes.io")
+    )
+
+
 def tolerates(podspec: dict, taint: dict) -> bool:
     """True when one of the pod's tolerations matches the taint (Kubernetes' matching rules, the derivations'
     matcher: components/derive/karpenter.py tolerates_taint)."""
@@ -80,54 +112,75 @@ def hard_taints(nodepool: dict) -> list[dict]:
 
 
 def _ray_worker_taints(path: str, podspec: dict, pools: dict, config: dict) -> list[str]:
-    """A Ray GPU worker group's untolerated taints: its NodePool's when one of the set is selected (proven), else the
-    assumed nvidia.com/gpu taint (setting gpuNodesTainted; unproven). Its pods then stay Pending and Ray Serve never
-    gets their GPUs."""
+    """A Ray GPU worker group's untolerated taints: its NodePool's when one of the set is selected (proven, or advice
+    when only admission's tolerations let it in: _untolerated_pools), else the assumed nvidia.com/gpu taint (setting
+    gpuNodesTainted; unproven). Its pods then stay Pending and Ray Serve never gets their GPUs."""
     name = target_pool(podspec)
     pool = pools.get(name) if name else None
-    needed = hard_taints(pool.props) if pool else assumed_taints(config, podspec)
-    out = []
-    for taint in needed:
-        if tolerates(podspec, taint):
-            continue
-        owner = (
-            f"NodePool {name}" if pool else "GPU nodes (setting gpuNodesTainted: true, no NodePool in this set says otherwise)"
-        )
-        message = (
+    if pool is not None and name:
+        return _untolerated_pools(path, "a Ray worker group requests GPUs", podspec, {name: pool}, config, RAY_PENDING)
+    admitted = admitted_tolerations(podspec, config)
+    owner = "GPU nodes (setting gpuNodesTainted: true, no NodePool in this set says otherwise)"
+    return [
+        unproven(
             f"{path}: a Ray worker group requests GPUs but does not tolerate the {taint.get('key')}:{taint.get('effect')} "
-            f"taint of {owner}; its pods stay Pending and Ray Serve never gets their GPUs"
+            f"taint of {owner}; {RAY_PENDING}" + (ADMITTED if tolerates_taint(admitted, taint) else "")
         )
-        out.append(message if pool else unproven(message))
-    return out
+        for taint in assumed_taints(config, podspec)
+        if not tolerates(podspec, taint)
+    ]
+
+
+RAY_PENDING = "its pods stay Pending and Ray Serve never gets their GPUs"
 
 
 def _pool_taints(w: GpuWorkload, pools: dict, config: dict) -> list[str]:
-    """The taint findings of one GPU workload: against the NodePool it names, else against the NodePools of the set
-    whose template labels its node selection accepts (it is Pending only if it tolerates none of them), else against
-    the assumed GPU taint (setting gpuNodesTainted; unproven)."""
+    """The taint finding of one GPU workload: against the NodePool it names, else against the NodePools of the set
+    whose template labels its node selection accepts (it is Pending only if it tolerates none of them: one finding
+    naming them all), else against the assumed GPU taint (setting gpuNodesTainted; unproven). A pool the pod reaches
+    only through the tolerations the ExtendedResourceToleration admission plugin adds is advice (admitted_tolerations)."""
     named = [w.pool] if w.pool and w.pool in pools else label_pools(w.podspec, pools)
-    out: list[str] = []
-    for name in named:
-        missing = [t for t in hard_taints(pools[name].props) if not tolerates(w.podspec, t)]
-        if not missing:
-            return []  # a pool it selects whose taints it tolerates: it schedules there
-        out += [
-            f"{w.path}: requests GPUs but does not tolerate the {t.get('key')}:{t.get('effect')} taint of NodePool "
-            f"{name}; it stays Pending"
-            for t in missing
-        ]
     if named:
-        return out
+        return _untolerated_pools(w.path, "requests GPUs", w.podspec, {n: pools[n] for n in named}, config, "it stays Pending")
     owner = "GPU nodes (setting gpuNodesTainted: true, no NodePool in this set says otherwise)"
-    # The setting only assumes the taint (GKE, or an untainted node group, would schedule the pod): unproven.
+    # The setting only assumes the taint (an untainted node group would schedule the pod): unproven.
+    admitted = admitted_tolerations(w.podspec, config)
     return [
         unproven(
             f"{w.path}: requests GPUs but does not tolerate the {t.get('key')}:{t.get('effect')} taint of {owner}; "
-            f"it stays Pending"
+            f"it stays Pending" + (ADMITTED if tolerates_taint(admitted, t) else "")
         )
         for t in assumed_taints(config, w.podspec)
         if not tolerates(w.podspec, t)
     ]
+
+
+# Said of a taint only the tolerations the ExtendedResourceToleration admission plugin adds let the pod past.
+ADMITTED = (
+    " on a cluster without the ExtendedResourceToleration admission plugin (advisory: EKS, AKS and GKE run it, and it "
+    "gives a pod that requests an extended resource {key: that resource, operator: Exists, effect: NoSchedule}; write "
+    "the toleration so the manifest does not rely on it)"
+)
+
+
+def _untolerated_pools(path: str, what: str, podspec: dict, pools: dict[str, Resource], config: dict, tail: str) -> list[str]:
+    """One finding when the pod tolerates the taints of none of these NodePools (Karpenter checks every taint of a pool:
+    hard_taints): mandatory when even the tolerations admission adds leave it out of all of them, advice when only
+    those added tolerations let it in (a cluster without the ExtendedResourceToleration plugin keeps it Pending)."""
+    admitted = admitted_tolerations(podspec, config)
+    written: dict[str, list[dict]] = {}
+    for name, pool in pools.items():
+        missing = [t for t in hard_taints(pool.props) if not tolerates(podspec, t)]
+        if not missing:
+            return []  # a pool it selects whose taints it tolerates: it schedules there
+        written[name] = missing
+    taints = ", ".join(
+        f"the {t.get('key')}:{t.get('effect')} taint of NodePool {name}" for name, missing in written.items() for t in missing
+    )
+    message = f"{path}: {what} but does not tolerate {taints}; {tail}"
+    if any(all(tolerates_taint(admitted, t) for t in missing) for missing in written.values()):
+        return [unproven(message + ADMITTED)]
+    return [message]
 
 
 # The NodePools EKS Auto Mode creates itself, which no manifest defines
@@ -228,14 +281,25 @@ POLICY = Policy(
     remediation_steps="Add the toleration {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule} and a nodeSelector "
     "on karpenter.sh/nodepool and karpenter.k8s.aws/instance-gpu-name.",
     config_schema={
+        "extendedResourceToleration": {
+            "type": "boolean",
+            "default": True,
+            "description": (
+                "Whether the cluster's API server runs the ExtendedResourceToleration admission plugin, which gives a "
+                "pod that requests an extended resource (nvidia.com/gpu) the toleration {key: that resource, operator: "
+                "Exists, effect: NoSchedule} (default true: EKS since 1.19, AKS and GKE enable it; a pool the pod "
+                "reaches only through it is advice). Set false for a cluster without it (kubeadm, k3s and kind leave "
+                "it off): a missing toleration then blocks."
+            ),
+        },
         "gpuNodesTainted": {
             "type": "boolean",
             "default": True,
             "description": (
                 "Whether GPU nodes carry the nvidia.com/gpu:NoSchedule taint when no NodePool of the checked set "
-                "says (default true: this project's Karpenter pools and EKS's GPU AMIs taint them). Set false "
-                "where the cluster adds the toleration itself (GKE's ExtendedResourceToleration admission) or "
-                "GPU node groups are untainted; a NodePool in the set always decides for its own pods."
+                "says (default true: this project's Karpenter pools and EKS's GPU AMIs taint them; a pod that requests "
+                "nvidia.com/gpu tolerates it anyway where extendedResourceToleration holds). Set false where GPU node "
+                "groups are untainted; a NodePool in the set always decides for its own pods."
             ),
         },
     },

@@ -45,8 +45,16 @@ def test_s15_missing_toleration_of_the_pool_taint():
     def edit(p):
         p["spec"]["predictor"]["tolerations"] = []
 
-    assert messages(tolerates_and_targets.POLICY, *stack(isvc_edit=edit)) == [
+    # On a cluster without the ExtendedResourceToleration admission plugin the pod stays Pending: it blocks ...
+    off = {"extendedResourceToleration": False}
+    assert messages(tolerates_and_targets.POLICY, *stack(isvc_edit=edit), config=off) == [
         "spec.predictor: requests GPUs but does not tolerate the nvidia.com/gpu:NoSchedule taint of NodePool l40s; it stays Pending"
+    ]
+    # ... while EKS, AKS and GKE (the default) add {nvidia.com/gpu, Exists, NoSchedule} to a pod that requests GPUs
+    # (kubernetes plugin/pkg/admission/extendedresourcetoleration/admission.go): advice to write it.
+    assert messages(tolerates_and_targets.POLICY, *stack(isvc_edit=edit)) == [
+        "spec.predictor: requests GPUs but does not tolerate the nvidia.com/gpu:NoSchedule taint of NodePool l40s; it stays "
+        "Pending" + tolerates_and_targets.ADMITTED
     ]
 
 
@@ -240,7 +248,7 @@ def test_s15_assumes_tainted_gpu_nodes_and_says_so():
         tolerates_and_targets.POLICY, *_untolerated_deployment({"node.kubernetes.io/instance-type": "g6e.xlarge"})
     ) == [
         "spec.template.spec: requests GPUs but does not tolerate the nvidia.com/gpu:NoSchedule taint of GPU nodes (setting "
-        "gpuNodesTainted: true, no NodePool in this set says otherwise); it stays Pending"
+        "gpuNodesTainted: true, no NodePool in this set says otherwise); it stays Pending" + tolerates_and_targets.ADMITTED
     ]
 
 

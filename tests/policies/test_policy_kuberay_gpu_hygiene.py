@@ -146,7 +146,7 @@ def test_gpu_worker_without_the_gpu_toleration_is_s15s_not_s18s():
     assert [m for m in messages(tolerates_and_targets.POLICY, untolerated) if "does not tolerate" in m] == [
         "spec.workerGroupSpecs[0].template.spec: a Ray worker group requests GPUs but does not tolerate the nvidia.com/gpu:NoSchedule "
         "taint of GPU nodes (setting gpuNodesTainted: true, no NodePool in this set says otherwise); its pods stay "
-        "Pending and Ray Serve never gets their GPUs"
+        "Pending and Ray Serve never gets their GPUs" + tolerates_and_targets.ADMITTED
     ]
 
 

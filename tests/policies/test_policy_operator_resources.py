@@ -130,7 +130,7 @@ def test_scale_to_zero_fires():
 def test_missing_gpu_toleration_and_selection_fire():
     assert messages(tolerates_and_targets.POLICY, runtime(lambda s: s["deploymentConfig"].pop("toleration"))) == [
         "spec: requests GPUs but does not tolerate the nvidia.com/gpu:NoSchedule taint of GPU nodes (setting "
-        "gpuNodesTainted: true, no NodePool in this set says otherwise); it stays Pending"
+        "gpuNodesTainted: true, no NodePool in this set says otherwise); it stays Pending" + tolerates_and_targets.ADMITTED
     ]
     (msg,) = messages(tolerates_and_targets.POLICY, nim(lambda s: s.pop("nodeSelector")))
     assert msg.startswith("spec: requests GPUs without a nodeSelector or required affinity on a GPU type or pool label")

@@ -288,12 +288,26 @@ def test_tolerations_other_people_write():
         {"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"},
     ):
         assert found_by([POOL, _tolerating(careful)], "gpu-pod-tolerates-and-targets") == [], careful
-    # Tolerating another key (GKE's or AKS's own taints) does not admit it to this pool.
+    # Tolerating another key (GKE's or AKS's own taints) does not admit it to this pool on a cluster without the
+    # ExtendedResourceToleration admission plugin (setting extendedResourceToleration false) ...
+    off = {"gpu-pod-tolerates-and-targets": {"extendedResourceToleration": False}}
     for other in (
         {"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"},
         {"key": "nvidia.com/gpu.present", "operator": "Exists"},
     ):
-        assert [e for e, _ in found_by([POOL, _tolerating(other)], "gpu-pod-tolerates-and-targets")] == ["mandatory"], other
+        assert [e for e, _ in found_by([POOL, _tolerating(other)], "gpu-pod-tolerates-and-targets", off)] == ["mandatory"], other
+        # ... while on EKS, AKS and GKE (the default) the plugin gives the pod that requests nvidia.com/gpu the
+        # toleration {nvidia.com/gpu, Exists, NoSchedule}: advice to write it (spent set 80 skamalj/azure-terraform).
+        assert [e for e, _ in found_by([POOL, _tolerating(other)], "gpu-pod-tolerates-and-targets")] == ["advisory"], other
+    # The plugin tolerates NoSchedule only, and only the resources the pod requests: a NoExecute taint, or a taint
+    # keyed by another name, still keeps the pod off the pool.
+    for taint in (
+        {"key": "nvidia.com/gpu", "value": "true", "effect": "NoExecute"},
+        {"key": "gpu", "value": "true", "effect": "NoSchedule"},
+    ):
+        pool = copy.deepcopy(POOL)
+        pool["spec"]["template"]["spec"]["taints"] = [taint]
+        assert [e for e, _ in found_by([pool, _tolerating()], "gpu-pod-tolerates-and-targets")] == ["mandatory"], taint
     # Without the pool in the files, a toleration by another key is advice (the cluster's taint is not shown).
     assert [e for e, _ in found_by([_tolerating({"key": "gpu", "operator": "Exists"})], "gpu-pod-tolerates-and-targets")] == [
         "advisory"

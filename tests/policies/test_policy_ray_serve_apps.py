@@ -317,8 +317,13 @@ def test_a_nodepool_in_the_set_proves_the_taint():
     }
     worker = _worker(1, nodeSelector={"karpenter.sh/nodepool": "gpu"})
     service = _ray_service("llama-3-8b", KUBERAY_SAMPLE_SERVE.replace('"2"', '"1"'), worker)
-    found = [f for f in found_by([pool, service], "gpu-pod-tolerates-and-targets") if "does not tolerate" in f[1]]
+    off = {"gpu-pod-tolerates-and-targets": {"extendedResourceToleration": False}}
+    found = [f for f in found_by([pool, service], "gpu-pod-tolerates-and-targets", off) if "does not tolerate" in f[1]]
     assert _levels(found) == ["mandatory"] and "taint of NodePool gpu" in found[0][1]
+    # Where the API server runs the ExtendedResourceToleration plugin (EKS, AKS, GKE: the default) the worker pods get
+    # the toleration at admission: advice to write it.
+    found = [f for f in found_by([pool, service], "gpu-pod-tolerates-and-targets") if "does not tolerate" in f[1]]
+    assert _levels(found) == ["advisory"] and "ExtendedResourceToleration" in found[0][1]
 
 
 def test_a_replica_asking_more_gpus_than_any_pod_holds_never_places():

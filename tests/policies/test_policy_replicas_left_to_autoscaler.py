@@ -70,7 +70,7 @@ def test_spent_set_78_form_fires_on_the_autoscaler(tmp_path, capsys):
     assert [(Path(v["file"]).name, v["enforcement"]) for v in found] == [("phase4__hardening.yaml", "advisory")]
     message = found[0]["message"]
     assert "HPA ml-demo-inference manages Deployment/ml-demo-inference" in message
-    assert "(in phase3__inference-stack.yaml) states spec.replicas 1" in message
+    assert "Deployment/ml-demo-inference, whose manifest states spec.replicas 1" in message, message
 
 
 def test_keda_and_statefulset_fire():
