@@ -52,6 +52,7 @@ _BUILT_IN_GROUPS = frozenset(
         "resource.k8s.io",
     }
 )
+BUILT_IN_GROUPS = _BUILT_IN_GROUPS  # the same set, for readers outside this module
 
 
 # Type token -> is_custom_type's answer: asked ~6,000 times a manifests-v2 run (WorkloadTypes' `in`) of ~30 tokens.

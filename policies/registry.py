@@ -459,6 +459,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     api_version_served.POLICY,
     api_version_served.DEPRECATED_POLICY,
     api_version_served.GROUP_POLICY,
+    api_version_served.ALPHA_POLICY,
     scale_target_version.POLICY,
     api_version_served.INGRESS_CLASS_ANNOTATION_POLICY,
     startup_batched_tokens_cover_seqs.POLICY,

@@ -26,13 +26,14 @@ The table is data, one row per (group/version, kinds), each with its source:
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from typing import Optional
 
 from policies.crd.schema import resource_types as crd_types
 from policies.crd.schema import schemas_by_type
 from policies.framework import Policy, Resource, unproven
-from policies.kube import as_dict, decimal, get, split_type
+from policies.kube import BUILT_IN_GROUPS, as_dict, decimal, get, split_type
 
 DEFAULT_KUBERNETES = "1.33"
 GUIDE = "Kubernetes deprecation guide"
@@ -398,6 +399,59 @@ DEPRECATED_POLICY = Policy(
     check_resource=_deprecated,
     rationale="A deprecated version is removed in a later controller release; KubeRay v1.7.0 marks ray.io/v1alpha1 "
     "deprecated. Kubernetes 1.33 deprecates core/v1 Endpoints (KEP-4974).",
+)
+
+# Alpha versions of Kubernetes' own API groups. The API server serves none of them unless its --runtime-config names
+# the group/version (or api/alpha): kubernetes/kubernetes pkg/controlplane/instance.go lists every alpha group/version
+# in alphaAPIGroupVersionsDisabledByDefault ("They are always disabled by default"), and TestNoAlphaVersionsEnabledByDefault
+# in instance_test.go fails a release that enables one; `api/alpha` matches the versions `^v\d+alpha\d+$`
+# (kubernetes/apiserver v0.33.0 pkg/server/resourceconfig/helpers.go:63-79). Alpha versions are also dropped without a
+# deprecation period (resource.k8s.io/v1alpha3 ResourceClaimTemplate: in kubernetes-validate's 1.31-1.33 schemas, gone
+# at 1.34). A managed or kubeadm cluster left at its defaults answers "no matches for kind"; whether this cluster
+# enables it is not in the files, so this is advice.
+_ALPHA_VERSION = re.compile(r"v[0-9]+alpha[0-9]+")
+_K8S_GROUPS = BUILT_IN_GROUPS | {"apiserverinternal.k8s.io", "authentication.k8s.io", "storagemigration.k8s.io"}
+
+
+def _alpha(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    """An object of a Kubernetes API group under an alpha version (spent set 82: sozercan/k8s-distributed-inference
+    configs/k8s/resource-claim-template.yaml@c7bfd9ed, a ResourceClaimTemplate in resource.k8s.io/v1alpha3)."""
+    findings: list[tuple[str, str]] = []
+    for r in resources:
+        api_version = r.props.get("apiVersion") if isinstance(r.props, dict) else None
+        if not isinstance(api_version, str) or "alpha" not in api_version or "/" not in api_version:
+            continue
+        group, version = api_version.rsplit("/", 1)
+        if group not in _K8S_GROUPS or not _ALPHA_VERSION.fullmatch(version):
+            continue
+        findings.append(
+            (
+                r.name,
+                f"apiVersion {api_version} is an alpha version of a Kubernetes API group: the API server serves no alpha "
+                f"version unless its --runtime-config enables it (kubernetes pkg/controlplane/instance.go "
+                f"alphaAPIGroupVersionsDisabledByDefault), and an alpha version may be dropped in the next minor, so a "
+                f"cluster at its defaults answers 'no matches for kind' and nothing is created; write the beta or GA "
+                f"version the cluster serves (`kubectl api-versions | grep {group}`)",
+            )
+        )
+    return findings
+
+
+ALPHA_POLICY = Policy(
+    name="api-version-alpha",
+    description="An object of a Kubernetes API group is written under an alpha version (resource.k8s.io/v1alpha3), "
+    "which the API server serves only when its --runtime-config enables it.",
+    catalog="G40",
+    severity="medium",
+    enforcement="advisory",
+    remediation_steps="Write the beta or GA version of the kind that the cluster serves (resource.k8s.io/v1beta1 from "
+    "Kubernetes 1.32, resource.k8s.io/v1 from 1.34 for ResourceClaimTemplate), or enable the alpha version with the "
+    "API server's --runtime-config and its feature gate on a cluster you run yourself.",
+    config_schema={},
+    check_stack=_alpha,
+    rationale="Kubernetes disables every alpha API group/version by default (pkg/controlplane/instance.go "
+    "alphaAPIGroupVersionsDisabledByDefault; kubernetes/apiserver v0.33.0 pkg/server/resourceconfig/helpers.go:63-79 "
+    "reads --runtime-config api/alpha) and removes alpha versions without a deprecation period.",
 )
 
 # The Ingress class annotation: deprecated for spec.ingressClassName since Kubernetes 1.18. k8s.io/api v0.34.9

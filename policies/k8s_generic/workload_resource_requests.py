@@ -25,10 +25,15 @@ from policies.reading.vpa_requests import vpa_requested
 from policies.reading.workload_pods import pod_sets, sets_none, workload_containers
 
 _WANTED = ("cpu", "memory")
+# The built-in priority classes at or above the kubelet's critical priority (2000000000): the kubelet never evicts such a
+# pod under node pressure (kubernetes pkg/kubelet/eviction/eviction_manager.go evictPod: kubelettypes.IsCriticalPod, 'cannot
+# evict a critical pod'), so the eviction clause is left out for them (node agents: NVIDIA's device plugin DaemonSet).
+_CRITICAL = frozenset({"system-node-critical", "system-cluster-critical"})
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     lacking: list[tuple[str, list[str]]] = []
+    evictable = False
     for c in workload_containers(resource):
         missing = [
             r
@@ -41,15 +46,19 @@ def _check(resource: Resource, config: dict) -> list[str]:
         ]
         if missing:
             lacking.append((c.label, missing))
+            evictable |= "memory" in missing and c.podspec.get("priorityClassName") not in _CRITICAL
     if not lacking:
         return []
     named = ", ".join(f"{label} ({' and '.join(missing)})" for label, missing in lacking)
-    memory = any("memory" in missing for _, missing in lacking)
     return [
         unproven(
             f"{named}: no request (nor a limit, a LimitRange default, a VPA or pod-level resources), so the scheduler "
             f"and Karpenter place the pod as if it needed none"
-            + (", and with no memory request it is among the first pods the kubelet evicts under node pressure" if memory else "")
+            + (
+                ", and with no memory request it is among the first pods the kubelet evicts under node pressure"
+                if evictable
+                else ""
+            )
             + "; request what the containers use"
         )
     ]

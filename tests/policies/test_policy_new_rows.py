@@ -180,6 +180,30 @@ def test_ray_v1alpha1_is_deprecated_not_refused():
     assert found([{**service, "apiVersion": "ray.io/v1"}], "api-version-deprecated") == []
 
 
+# sozercan/k8s-distributed-inference configs/k8s/resource-claim-template.yaml@c7bfd9ed6134b1f0b667aec639d6574acf6dca07
+# (spent set 82, labelled G40): a ResourceClaimTemplate for MIG devices in resource.k8s.io/v1alpha3, an alpha version the
+# API server serves only under --runtime-config (kubernetes pkg/controlplane/instance.go
+# alphaAPIGroupVersionsDisabledByDefault).
+MIG_CLAIM_TEMPLATE = {
+    "apiVersion": "resource.k8s.io/v1alpha3",
+    "kind": "ResourceClaimTemplate",
+    "metadata": {"name": "mig-devices", "namespace": "localai"},
+    "spec": {"spec": {"devices": {"requests": [{"name": "mig-1g-10gb", "deviceClassName": "mig.nvidia.com"}]}}},
+}
+
+
+def test_an_alpha_version_of_a_kubernetes_group_is_advised():
+    ((level, message),) = found([MIG_CLAIM_TEMPLATE], "api-version-alpha")
+    assert level == "advisory"
+    assert message.startswith("apiVersion resource.k8s.io/v1alpha3 is an alpha version of a Kubernetes API group")
+    assert "alphaAPIGroupVersionsDisabledByDefault" in message
+    # The careful forms: the beta and GA versions, and a custom resource's alpha version (its CRD serves it).
+    assert found([{**MIG_CLAIM_TEMPLATE, "apiVersion": "resource.k8s.io/v1beta1"}], "api-version-alpha") == []
+    assert found([{**MIG_CLAIM_TEMPLATE, "apiVersion": "resource.k8s.io/v1"}], "api-version-alpha") == []
+    lws = {"apiVersion": "leaderworkerset.x-k8s.io/v1alpha1", "kind": "LeaderWorkerSet", "metadata": {"name": "vllm"}}
+    assert found([lws], "api-version-alpha") == []
+
+
 # A Service without a selector and its hand-written core/v1 Endpoints bridging to an Ollama server off the cluster: the
 # form of a public Ollama bridge manifest in the code index (kubernetes/ollama/service-external.yaml, stored version id
 # 61841153192). Kubernetes 1.33 deprecates core/v1 Endpoints (KEP-4974; https://kubernetes.io/blog/2025/04/24/

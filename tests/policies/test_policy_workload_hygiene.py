@@ -412,3 +412,29 @@ def test_training_operator_jobs_run_to_completion() -> None:
         },
     }
     assert found_by([jobset], PROBE) == []
+
+
+def test_a_critical_node_agent_is_not_told_it_is_evicted_first() -> None:
+    """review50b: the kubelet never evicts a critical pod (priority >= 2000000000: system-node-critical,
+    system-cluster-critical; kubernetes pkg/kubelet/eviction/eviction_manager.go evictPod, IsCriticalPod: 'cannot evict a
+    critical pod'). NVIDIA's device plugin DaemonSet as its static manifest ships it (spent set 69 juancavallotti/k8s-ssm
+    k8s/nvidia-device-plugin.yaml, priorityClassName system-node-critical, no resources) keeps the scheduling advice only."""
+    plugin = {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": "nvidia-device-plugin-daemonset", "namespace": "kube-system"},
+        "spec": {
+            "selector": {"matchLabels": {"name": "nvidia-device-plugin-ds"}},
+            "template": {
+                "metadata": {"labels": {"name": "nvidia-device-plugin-ds"}},
+                "spec": {
+                    "priorityClassName": "system-node-critical",
+                    "containers": [{"name": "nvidia-device-plugin", "image": "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}],
+                },
+            },
+        },
+    }
+    [(level, message)] = found_by([plugin], REQUESTS)
+    assert level == "advisory" and "container nvidia-device-plugin" in message and "evicts" not in message
+    [(_, keynote)] = found_by([KEYNOTE], REQUESTS)
+    assert "first pods the kubelet evicts" in keynote
