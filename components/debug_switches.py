@@ -2,7 +2,8 @@
 
 Each row names an environment variable, the values that turn it on, whether it blocks or is advice, the engines whose
 own code reads it (none: a library every server loads, CUDA, PyTorch, NCCL) and, where only some releases read it, the
-first and last (LocalAI's DEBUG from v1.1.0). A field the loader does not know, an engine id serving_engines.toml does
+first and last (LocalAI's DEBUG from v1.1.0). A program may also be a serving-path app of serving_apps.toml (LiteLLM's
+proxy reads LITELLM_LOG): its rows apply to that app's containers. A field the loader does not know, an engine id serving_engines.toml does
 not know, a level or matcher it cannot read, or a row without its source fails the import naming the row and field.
 """
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .parse_cache import read_toml
+from .serving_apps import APPS
 from .serving_engines import ENGINES, Engine
 
 TABLE = Path(__file__).with_name("debug_switches.toml")
@@ -87,9 +89,11 @@ def _switch(index: int, row: Any, engines: tuple[Engine, ...]) -> EnvSwitch:
     if level not in ("blocking", "advice"):
         raise DebugSwitchError(f"{where}.level: {level!r} is neither 'blocking' nor 'advice'")
     programs = row.get("programs")
-    known = {e.name for e in engines}
+    known = {e.name for e in engines} | {a.name for a in APPS}
     if not isinstance(programs, list) or not all(isinstance(p, str) and p in known for p in programs):
-        raise DebugSwitchError(f"{where}.programs: a list of engine ids of serving_engines.toml ([] for any server)")
+        raise DebugSwitchError(
+            f"{where}.programs: a list of engine ids of serving_engines.toml or app ids of serving_apps.toml ([] for any server)"
+        )
     releases = row.get("releases")
     if releases is not None and (
         not isinstance(releases, list)

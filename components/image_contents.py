@@ -41,6 +41,9 @@ class ImageContents:
     needs: tuple[str, ...] = ()
     # words of a tag one of which the row requires (LocalAI's aio images run their own ENTRYPOINT): empty for any tag
     flavours_in: frozenset[str] = frozenset()
+    # the Dockerfile sets no ENTRYPOINT at all (`entrypoint = []` written out): args replace the CMD and args[0] is the
+    # program the runtime execs
+    no_entrypoint: bool = False
 
     def program(self, name: str) -> Optional[bool]:
         """True/False when the table says whether ``name`` is on the image's PATH; None when it does not say."""
@@ -91,6 +94,7 @@ def rows() -> tuple[ImageContents, ...]:
                 workdir=str(row.get("workdir", "")),
                 needs=tuple(str(n) for n in row.get("needs", ())),
                 flavours_in=frozenset(row.get("flavours_in", ())),
+                no_entrypoint="entrypoint" in row and not row["entrypoint"],
             )
         )
     return tuple(out)

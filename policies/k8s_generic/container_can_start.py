@@ -34,7 +34,10 @@ The API server stores these templates, and the pod is scheduled, but the contain
   vllm/entrypoints/cli/main.py:55-65 CMD_MODULES, :98 ``add_subparsers``: argparse exits 2 on "invalid choice").
   ``vllm serve <a vllm.entrypoints module> --model M`` is S38 engine-options-exist's (the positional model tag);
 * **a command that begins with an option** (``command: ["--model", ...]``: the runtime looks for a program of that
-  name), and **args that repeat the command the publisher's image already runs as ENTRYPOINT** (``args: ["vllm",
+  name), and **args that begin with an option on an image that sets no ENTRYPOINT** (components/image_contents.toml
+  ``entrypoint = []``: open-webui's CMD ["bash", "start.sh"], the python official images' CMD ["python3"]): args replace
+  the CMD, so the option is the program (advice off a release the row read, and on a KServe InferenceService's own
+  predictor container of an image no table knows, which may start its server from CMD), and **args that repeat the command the publisher's image already runs as ENTRYPOINT** (``args: ["vllm",
   "serve", ...]`` on vllm/vllm-openai; the row's ``entrypoint``); on a rebuild named after the engine, whose ENTRYPOINT
   the files do not show, advice;
 * **a bare word on tritonserver's command line** (``model_name=google/gemma-7b``): its getopt_long parser refuses
@@ -53,10 +56,21 @@ import posixpath
 import re
 from collections.abc import Mapping
 
+from components.image_contents import contents
 from components.images import is_published, names_image
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_list, as_quantity, container_label, containers, fmt_number, get, pod_specs
+from policies.kube import (
+    WORKLOAD_TYPES,
+    as_list,
+    as_quantity,
+    container_label,
+    containers,
+    fmt_number,
+    get,
+    pod_specs,
+    split_type,
+)
 from policies.reading.field_images import field_images
 from policies.reading.hidden_folders import hidden_program
 from policies.reading.image_first_release import never_built
@@ -233,6 +247,46 @@ def _flag_command_message(label: str, container: Mapping) -> str | None:
     )
 
 
+def _option_args_message(label: str, container: Mapping, custom_predictor: bool, raw: object) -> str | None:
+    """Args that begin with an option, no command, on an image that sets no ENTRYPOINT: the runtime runs args in place
+    of the image's CMD, so the option is the program it looks up on PATH (runc v1.2.9 standard_init_linux.go:208
+    exec.LookPath) and the container never starts. The images are data (components/image_contents.toml rows written
+    ``entrypoint = []``: open-webui's CMD ["bash", "start.sh"], the python official images' CMD ["python3"]):
+    mandatory at a release the row read, advice otherwise (latest, a branch tag, a mirror path). On a KServe
+    InferenceService's own predictor container (``custom_predictor``, run as written) of an image no table knows, advice:
+    a custom server image often starts its server from CMD (spent set 82 bhajian/fine-tuning-workshop
+    openshift/inference_service.yaml: Dockerfile.vllm ends with CMD python3 scripts/serve_vllm.py). ``raw``: the image
+    as written (a reference holding a fill-in S27 reports is hidden from the other rules' props)."""
+    args = container.get("args")
+    if container.get("command") or not isinstance(raw, str) or not isinstance(args, list) or not args:
+        return None
+    first = args[0]
+    if not isinstance(first, str) or len(first) < 2 or not first.startswith("-") or "$" in first:
+        return None
+    match = contents(raw)
+    if match is not None and match.row.no_entrypoint:
+        if not match.proven and match.why_not.endswith("may hold another build"):
+            if not any("/" in r for r in match.row.repositories):
+                return None  # acme/python is someone's image named after an official one, not a mirror of it
+        image_cmd = " ".join(match.row.cmd)
+        text = (
+            f"{label}: args begin with the option {first!r} and no command is given, but the {match.row.family} "
+            f"image {raw} sets no ENTRYPOINT (its CMD is `{image_cmd}`: components/image_contents.toml, "
+            f"{match.row.source.split(':', 1)[0]}), so args replace the CMD and the runtime looks for a program named "
+            f"{first!r} on PATH, finds none (executable file not found in $PATH) and the container never starts; "
+            f"give the command (`{image_cmd}`) before these words, or set command"
+        )
+        return text if match.proven else unproven(f"{text} ({match.why_not})")
+    if not custom_predictor or match is not None or any(names_image(raw, e.images) for e in engine_table()):
+        return None
+    return unproven(
+        f"{label}: the predictor container gives args beginning with the option {first!r} and no command; args replace "
+        f"the image's CMD, so if {raw} starts its server from CMD rather than ENTRYPOINT (a Dockerfile ending "
+        f"`CMD python3 serve.py`), the runtime execs {first!r} as the program, finds none and the container never "
+        f"starts; give the server's command line as command, or check that the image's ENTRYPOINT runs the server"
+    )
+
+
 def _engine_invocation(args: list[str], engine: Engine) -> str | None:
     """The engine's own command (``vllm serve``, ``python3 -m vllm.entrypoints...``) the args begin with, else None."""
     if not args:
@@ -354,7 +408,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
     # (``$ECR_REGISTRY/ray-llm:$TAG``) a render step fills is advice here too (_image_message): labellers of fresh set
     # 31 filed `${REGISTRY}aws-ray-custom:latest` and `$AWS_ACCOUNT_ID.dkr.ecr...` as G46, beside S27's note.
     written = written_images(resource)
+    group, kind = split_type(resource.type)
     for path, podspec in pod_specs(resource):
+        custom_predictor = group == "serving.kserve.io" and kind == "InferenceService" and not path.endswith(".model")
         for container in containers(podspec, init=True):
             label = container_label(path, container)
             image = _image_message(label, written.get(label, container.get("image")))
@@ -364,6 +420,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
             unbuilt = None if image or rewritten else _unbuilt_message(label, container.get("image"))
             messages.extend([unbuilt] if unbuilt else [])
             command = _command_message(label, container) or _flag_command_message(label, container)
+            raw = written.get(label, container.get("image"))
+            command = command or _option_args_message(label, container, custom_predictor, raw)
             messages.extend([command] if command else [])
             messages.extend(_repeated_engine_messages(label, container))
             messages.extend(_memory_messages(label, container))
@@ -384,8 +442,8 @@ POLICY = Policy(
     name="container-can-start",
     description=(
         "Every container can start: its image reference parses, a command is not a relative path to a system "
-        "binary, a memory limit is not a unit-less handful of bytes, a vLLM command line names a real command, tritonserver is given no bare argument, a command does not begin "
-        "with an option, args do not repeat the command the image's ENTRYPOINT already runs, the Python it runs from "
+        "binary, a memory limit is not a unit-less handful of bytes, a vLLM command line names a real command, tritonserver is given no bare argument, a command (or the args of "
+        "an image with no ENTRYPOINT) does not begin with an option, args do not repeat the command the image's ENTRYPOINT already runs, the Python it runs from "
         "text the files hold (python -c, a heredoc, a mounted script) compiles, no volume hides the folder the image's "
         "ENTRYPOINT runs from, and a CPU "
         "Ollama server's memory limit holds the weights of the model its pod pulls."

@@ -298,13 +298,17 @@ def _alive_only_readiness(label: str, app: Any, probe: Mapping) -> Optional[str]
     /health/readiness checks the database connection and answers 503 on failure:
     BerriAI/litellm litellm/proxy/health_endpoints/_health_endpoints.py@1376cc50f5a5ad69c2491ec926115a30283fa9d2,
     health_liveliness and health_readiness). The pod is Ready, and takes requests, while the app cannot serve them
-    (spent set 63: a LiteLLM Deployment probing /health/liveliness for readiness)."""
+    (spent set 63: a LiteLLM Deployment probing /health/liveliness for readiness). LiteLLM's ``/`` is its Swagger docs
+    page (litellm 1.55.0 wheel proxy/utils.py:2869-2885 _get_docs_url: DOCS_URL, else "/" unless NO_DOCS=True;
+    proxy/proxy_server.py:365 FastAPI(docs_url=...)), served as soon as the process runs (spent set 80
+    theepicsaxguy/homelab k8s/applications/ai/litellm/deployment.yaml, readinessProbe path /)."""
     path = as_dict(probe.get("httpGet")).get("path")
-    if not isinstance(path, str) or path.split("?", 1)[0].rstrip("/") not in app.alive_only:
+    if not isinstance(path, str) or (path.split("?", 1)[0].rstrip("/") or "/") not in app.alive_only:
         return None
     better = f"; probe GET {app.readiness}" if app.readiness else ""
+    what = "its API docs page, which" if path.split("?", 1)[0].rstrip("/") == "" else "a liveness endpoint that"
     return unproven(
-        f"{label}: readinessProbe GETs {path}, a liveness endpoint that {app.display} answers without checking the "
+        f"{label}: readinessProbe GETs {path}, {what} {app.display} answers without checking the "
         f"database it is configured with, so the pod stays Ready and receives requests while that database is "
         f"unreachable{better}"
     )

@@ -46,6 +46,14 @@ one), ``--attention-backend triton``/``torch_native`` (:2356-2361, choices :98-1
 they are the working choice. ``TORCH_SHOW_CPP_STACKTRACES=1`` is advice too (PyTorch: prints the C++ stack trace on an error,
 a debugging aid, https://docs.pytorch.org/docs/stable/torch_environment_variables.html).
 
+A serving-path app's own switch (components/serving_apps.toml apps named in a row's ``programs``) is the same advice on
+its containers: the LiteLLM proxy's ``LITELLM_LOG=DEBUG`` (litellm 1.55.0 wheel ``litellm/proxy/proxy_server.py:2530-2550``;
+spent set 80 theepicsaxguy/homelab k8s/applications/ai/litellm/deployment.yaml). TGI's Gaudi server's
+``TEXT_GENERATION_SERVER_IGNORE_EOS_TOKEN=true`` is a benchmarking switch (advice: every answer runs to max_new_tokens;
+huggingface/text-generation-inference v3.3.7 ``backends/gaudi/server/text_generation_server/utils/tokens.py:169-172``),
+and LocalAI's ``--debug`` a verbose-logging flag (the engine table's ``debug_flags``: mudler/LocalAI v4.9.0
+``core/cli/context/context.go:4``; spent set 82 sozercan/k8s-distributed-inference configs/k8s/localai-main.yaml).
+
 A log-level option at debug or trace on any model server's command line (``--log_level=DEBUG``: OpenVINO Model
 Server's TRACE/DEBUG/INFO/WARNING/ERROR, default INFO, openvinotoolkit/model_server docs/parameters.md;
 ``--log-level``, ``--uvicorn-log-level``) is the same advice, and so are the switches above in the env a custom resource
@@ -80,6 +88,7 @@ from components.serving_engines import ENGINES
 from policies.framework import Policy, Resource, Unproven, unproven
 from policies.kube import as_dict, as_int, as_list, decimal, get, is_custom_type, pod_specs, split_type
 from policies.reading.engines import env_values, table_servers
+from policies.reading.gateway_apps import app_containers
 from policies.reading.serving import ModelServer, engine_configs, engine_table, model_servers, pod_labels, serve_config
 from policies.reading.vllm_args import command_tokens, vllm_servers
 
@@ -392,6 +401,22 @@ def _spec_env_switches(resource: Resource, allowed: set[str]) -> list[Unproven]:
     return found
 
 
+def _app_switches(resource: Resource, allowed: set[str]) -> list[Unproven]:
+    """Advice for a serving-path app's own debug switches (components/debug_switches.toml rows whose programs name the
+    app: LiteLLM's LITELLM_LOG=DEBUG, litellm 1.55.0 proxy/proxy_server.py:2530-2550), set in its env or its script.
+    Only the app's own rows: the library rows (CUDA, NCCL) are a model server's."""
+    messages = []
+    for app in app_containers(resource):
+        table = {**_rows(True, app.app.name, None), **_rows(False, app.app.name, None)}
+        own = {name: entry for name, entry in table.items() if any(s.name == name and s.programs for s in ENV_SWITCHES)}
+        if not own:
+            continue
+        values = {**env_values(app.container), **_script_values(app.container, own)}
+        for setting, cost in _switched_on(values, own, allowed):
+            messages.append(unproven(f"{app.label}: env {setting} {cost}, left on in a serving pod; remove it"))
+    return messages
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     allowed = {v for v in config.get("allowedVariables", []) if isinstance(v, str)}
     findings: list = []
@@ -418,6 +443,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 message = f"{server.label}: env {setting} {cost}, left on in a serving pod; remove it"
                 findings.append((r.name, unproven(message)))
             findings.extend((r.name, m) for m in _log_level_flags(server))
+        findings.extend((r.name, m) for m in _app_switches(r, allowed))
         findings.extend((r.name, m) for m in _spec_env_switches(r, allowed))
         findings.extend((r.name, message) for message in _ray_serve_switches(r, allowed))
         findings.extend((r.name, message) for message in _short_contexts(r))

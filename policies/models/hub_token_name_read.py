@@ -11,7 +11,8 @@ the Secret is mounted but never reaches the Hub, so a gated or private model fai
 
 Advice: the model may be public (then nothing fails) and a gated one is S37's blocking finding
 (policies/models/gated_model_token.py, whose UNREAD_TOKEN_NAMES this rule shares). Silent where the container also
-has a name its engine reads (HF_TOKEN beside the legacy spelling), where its command line passes the variable on
+has a name its engine reads (HF_TOKEN beside the legacy spelling), where
+the client may read a token file (HF_TOKEN_PATH, or a volume at HF_HOME/token: _token_file), where its command line passes the variable on
 (``--hf-token $(HUGGINGFACE_HUB_TOKEN)``), where an ``envFrom`` Secret outside the files may hold HF_TOKEN, for a
 program the engine table does not cover (a LangChain app reads HUGGINGFACEHUB_API_TOKEN itself), for Ollama (no Hub
 token at all), and where the model is a local path. Spent set 75 homel-dev/memory-steward k8s/vllm-steward.yaml:
@@ -56,6 +57,18 @@ def _names(container: Mapping, namespace: Optional[str]) -> Optional[dict[str, s
     return found
 
 
+def _token_file(container: Mapping, names: Mapping[str, str]) -> bool:
+    """True when the Hub client may read the token from a file instead: HF_TOKEN_PATH is set, or a volume is mounted at
+    the default token file (HF_HOME/token). huggingface_hub v1.28.0 src/huggingface_hub/utils/_auth.py:79-84 get_token
+    (the environment, then the file), :150 _get_token_from_file; constants.py:247-254 HF_TOKEN_PATH."""
+    if "HF_TOKEN_PATH" in names:
+        return True
+    return any(
+        str(as_dict(m).get("mountPath", "")).rstrip("/").endswith("huggingface/token")
+        for m in as_list(container.get("volumeMounts"))
+    )
+
+
 def _servers(resource: Resource) -> list[tuple[str, dict, Any, Optional[str]]]:
     """(label, container, engine row, model) of each model server of the resource the engine readers know."""
     found = [(s.label, s.container, engine_row("vllm"), served_model(s)) for s in vllm_servers(resource)]
@@ -76,7 +89,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if not read or hub_model(model) is None:
             continue  # an engine the table does not cover, one that reads no Hub token (Ollama), or a local model
         names = _names(container, namespace)
-        if names is None or set(names) & read:
+        if names is None or set(names) & read or _token_file(container, names):
             continue
         argv = " ".join(container_argv(container))
         unread = sorted(n for n in names if n.upper() in UNREAD_TOKEN_NAMES | (HUB_TOKEN_NAMES - read) and n not in argv)

@@ -435,3 +435,70 @@ def test_tags_from_the_first_build_on_stay_silent():
         "acme/huggingfaceserver:v0.1.0",
     ):
         assert found_by([_hf_runtime(image)], POLICY) == [], image
+
+
+def _open_webui(args: list, image: str = "ghcr.io/open-webui/open-webui:main") -> dict:
+    # Minimal form of silavsale/ollama-open-webui-docker k8s/open-webui.yaml@a9ecd108f5ff9cafa6bec5a27e679137c64612c6
+    # (spent set 81): args ['--models-path=/root/.ollama/models'] and no command on the open-webui image, which sets no
+    # ENTRYPOINT (CMD ["bash", "start.sh"]: components/image_contents.toml, open-webui/open-webui Dockerfile @00a89829).
+    return _deployment({"name": "open-webui", "image": image, "args": args}, name="open-webui")
+
+
+def test_option_args_on_an_image_without_entrypoint_is_found():
+    found = found_by([_open_webui(["--models-path=/root/.ollama/models"])], POLICY)
+    assert [e for e, _ in found] == ["advisory"]  # tag main: no release the row read
+    assert "sets no ENTRYPOINT (its CMD is `bash start.sh`" in found[0][1]
+    assert "'--models-path=/root/.ollama/models'" in found[0][1]
+
+
+def test_python_image_given_options_only_blocks_at_a_release():
+    # docker-library/python sets no ENTRYPOINT (CMD ["python3"], Dockerfile-linux.template@90e9ca41 L341).
+    obj = _deployment({"name": "app", "image": "python:3.11-slim", "args": ["-m", "http.server", "8000"]}, name="app")
+    found = found_by([obj], POLICY)
+    assert [e for e, _ in found] == ["mandatory"]
+    assert "its CMD is `python3`" in found[0][1]
+
+
+def test_the_careful_cmd_only_forms_stay_silent():
+    # The command given before the options (args replace CMD with a whole command line), a command set, and an image
+    # that is only named like an official one (acme/python may set its own ENTRYPOINT): silent.
+    assert found_by([_open_webui(["bash", "start.sh", "--models-path=/m"])], POLICY) == []
+    obj = _open_webui(["--models-path=/m"])
+    obj["spec"]["template"]["spec"]["containers"][0]["command"] = ["bash", "start.sh"]
+    assert found_by([obj], POLICY) == []
+    mine = _deployment({"name": "app", "image": "ghcr.io/acme/python:1.0", "args": ["--port", "8000"]}, name="app")
+    assert found_by([mine], POLICY) == []
+
+
+def _custom_predictor(container: dict) -> dict:
+    # Minimal form of bhajian/fine-tuning-workshop openshift/inference_service.yaml@593d2f622dbcddf29afe1ebc25cdaa6a53da4941
+    # (spent set 82): a KServe
+    # InferenceService's own predictor container with args only (--model_name ..., --adapter_dir ...) on a custom image
+    # whose Dockerfile.vllm starts the server from CMD.
+    return {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "nemotron-phishing"},
+        "spec": {"predictor": {"containers": [container]}},
+    }
+
+
+def test_custom_predictor_given_options_only_is_advice():
+    obj = _custom_predictor(
+        {"name": "predictor", "image": "quay.io/acme/nemotron-serve:1.0", "args": ["--model_name", "m", "--adapter_dir", "/a"]}
+    )
+    found = found_by([obj], POLICY)
+    assert [e for e, _ in found] == ["advisory"]
+    assert "args replace the image's CMD" in found[0][1]
+
+
+def test_custom_predictor_with_a_command_or_an_engine_image_stays_silent():
+    with_command = {
+        "name": "p",
+        "image": "quay.io/acme/serve:1.0",
+        "command": ["python3", "serve.py"],
+        "args": ["--port", "8080"],
+    }
+    assert found_by([_custom_predictor(with_command)], POLICY) == []
+    vllm = {"name": "p", "image": "vllm/vllm-openai:v0.10.2", "args": ["--model", "m"]}
+    assert found_by([_custom_predictor(vllm)], POLICY) == []

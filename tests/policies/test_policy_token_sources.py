@@ -157,3 +157,16 @@ def test_the_fix_names_a_variable_the_engine_reads():
     assert message.endswith("name the variable HF_API_TOKEN")
     ((_, vllm_message),) = found_by([_vllm([HOMEL_TOKEN])], G95)
     assert vllm_message.endswith("name the variable HF_TOKEN")
+
+
+def test_a_token_file_the_hub_client_reads_stays_silent():
+    """review50b: huggingface_hub reads the token file at HF_TOKEN_PATH (default HF_HOME/token) after the environment
+    (v1.28.0 src/huggingface_hub/utils/_auth.py:79-84 get_token, :150 _get_token_from_file; constants.py:247-254), so a
+    Secret mounted there reaches the Hub whatever name the variable beside it has."""
+    mounted = _vllm([HOMEL_TOKEN])
+    container = mounted["spec"]["template"]["spec"]["containers"][0]
+    container["volumeMounts"] = [{"name": "hf", "mountPath": "/root/.cache/huggingface/token", "subPath": "token"}]
+    mounted["spec"]["template"]["spec"]["volumes"] = [{"name": "hf", "secret": {"secretName": "hf-token"}}]
+    assert found_by([mounted], G95) == []
+    pathed = _vllm([HOMEL_TOKEN, {"name": "HF_TOKEN_PATH", "value": "/secrets/hf/token"}])
+    assert found_by([pathed], G95) == []

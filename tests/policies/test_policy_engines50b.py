@@ -1,0 +1,96 @@
+"""Engine settings as third parties write them (brief engines50b): S36 and G4 rows read from the engine and app tables.
+
+Firing forms, from spent sets 80 and 82:
+- S36: LiteLLM's ``LITELLM_LOG=DEBUG`` (litellm 1.55.0 wheel litellm/proxy/proxy_server.py:2530-2550; set 80
+  theepicsaxguy/homelab k8s/applications/ai/litellm/deployment.yaml), LocalAI's ``run --debug`` (mudler/LocalAI
+  v4.9.0 core/cli/context/context.go:4; set 82 sozercan/k8s-distributed-inference configs/k8s/localai-main.yaml),
+  tgi-gaudi's ``TEXT_GENERATION_SERVER_IGNORE_EOS_TOKEN=true`` (huggingface/text-generation-inference v3.3.7
+  backends/gaudi/server/text_generation_server/utils/tokens.py:169-172; set 82 dell-examples/generative-ai
+  intel-XE9680-gaudi3/TGI/deployment.yml).
+- G4: a LiteLLM readinessProbe on ``/``, its Swagger docs page (litellm 1.55.0 proxy/utils.py:2869-2885; set 80
+  theepicsaxguy/homelab, the same file).
+
+Careful forms that stay silent: LITELLM_LOG=INFO; LocalAI with no --debug; the EOS switch at "false"; a LiteLLM
+readinessProbe on /health/readiness.
+"""
+
+from __future__ import annotations
+
+from policy_fixtures import found_by
+
+S36 = "debug-switches-off"
+G4 = "serving-readiness-probe"
+
+
+def _deployment(container: dict) -> dict:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "s"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "s"}},
+            "template": {"metadata": {"labels": {"app": "s"}}, "spec": {"containers": [container]}},
+        },
+    }
+
+
+def _litellm(log: str = "DEBUG", ready: str = "/") -> dict:
+    return {
+        "name": "litellm",
+        "image": "ghcr.io/berriai/litellm-non_root:v1.88.0",
+        "args": ["--config", "/app/proxy_server_config.yaml"],
+        "ports": [{"containerPort": 4000}],
+        "env": [
+            {"name": "DATABASE_URL", "valueFrom": {"secretKeyRef": {"name": "db", "key": "url"}}},
+            {"name": "LITELLM_MODE", "value": "PRODUCTION"},
+            {"name": "LITELLM_LOG", "value": log},
+        ],
+        "livenessProbe": {"httpGet": {"path": "/health/liveliness", "port": 4000}},
+        "readinessProbe": {"httpGet": {"path": ready, "port": 4000}, "initialDelaySeconds": 10},
+        "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}, "limits": {"memory": "2Gi"}},
+    }
+
+
+def test_litellm_debug_log_is_advice():
+    ((level, message),) = found_by([_deployment(_litellm())], S36)
+    assert level == "advisory"
+    assert message.startswith("container litellm: env LITELLM_LOG=DEBUG turns the LiteLLM proxy's debug logging on")
+    assert found_by([_deployment(_litellm(log="INFO"))], S36) == []
+
+
+def test_litellm_readiness_on_the_docs_page_is_advice():
+    ((level, message),) = found_by([_deployment(_litellm(log="INFO"))], G4)
+    assert level == "advisory"
+    assert "readinessProbe GETs /, its API docs page, which LiteLLM proxy answers without checking" in message
+    assert found_by([_deployment(_litellm(log="INFO", ready="/health/readiness"))], G4) == []
+
+
+def _localai(args: list) -> dict:
+    return {
+        "name": "localai",
+        "image": "localai/localai:latest-aio-gpu-nvidia-cuda-12",
+        "args": args,
+        "ports": [{"containerPort": 8080}],
+    }
+
+
+def test_localai_debug_flag_is_advice():
+    ((level, message),) = found_by([_deployment(_localai(["run", "--debug", "--p2p", "--address", "0.0.0.0:8080"]))], S36)
+    assert level == "advisory" and message.startswith("container localai: --debug turns LocalAI's verbose logging on")
+    assert found_by([_deployment(_localai(["run", "--p2p", "--address", "0.0.0.0:8080"]))], S36) == []
+
+
+def _tgi_gaudi(value: str) -> dict:
+    return {
+        "name": "tgi",
+        "image": "ghcr.io/huggingface/tgi-gaudi:2.0.5",
+        "args": ["--model-id", "meta-llama/Meta-Llama-3-8B"],
+        "env": [{"name": "TEXT_GENERATION_SERVER_IGNORE_EOS_TOKEN", "value": value}],
+        "resources": {"limits": {"habana.ai/gaudi": "1"}},
+    }
+
+
+def test_tgi_ignore_eos_is_advice():
+    ((level, message),) = found_by([_deployment(_tgi_gaudi("true"))], S36)
+    assert level == "advisory" and "env TEXT_GENERATION_SERVER_IGNORE_EOS_TOKEN=true" in message
+    assert found_by([_deployment(_tgi_gaudi("false"))], S36) == []
