@@ -4,7 +4,8 @@ which holds [settings] and [foreign]) as frozen records.
 ``[homes.ENGINE]`` names the HOME of non-root users in the engine's publisher images (uid 1000 is /home/ubuntu in
 ollama/ollama since it is built FROM ubuntu:24.04). ``[settings.ENGINE]`` names every variable under the engine's
 own prefix some release reads, with the first and last release read naming it (OLLAMA_GPU_OVERHEAD from 0.3.10 on,
-never OLLAMA_GPU_MEMORY; OLLAMA_PORT in 0.0.x only). ``[tokens.ENGINE]`` names, per release, the variables an
+never OLLAMA_GPU_MEMORY; OLLAMA_PORT in 0.0.x only). ``[env_only.ENGINE]`` says the engine reads its settings from
+its environment only (Ollama: envconfig/config.go Var is os.Getenv), so a mounted file of its settings does nothing. ``[tokens.ENGINE]`` names, per release, the variables an
 engine reads its model-download token from (TEI 1.5 reads
 HF_API_TOKEN only, vLLM HF_TOKEN and HUGGING_FACE_HUB_TOKEN through huggingface_hub). ENGINE is an id of
 serving_engines.toml. A table, engine or field the loader does not know, a release that is no version, or a row
@@ -26,8 +27,9 @@ from .serving_engines import ENGINES, Engine
 TABLE = Path(__file__).with_name("engine_env.toml")
 # The [settings] and [foreign] tables: ~1,000 names, JSON (parsed in C; written by tools/read_engine_env.py).
 NAMES = Path(__file__).with_name("engine_env_names.json")
-_TABLES = ("tokens", "homes", "settings", "foreign")
+_TABLES = ("tokens", "homes", "settings", "foreign", "env_only")
 _FIELDS = {
+    "env_only": ("files", "source"),
     "tokens": ("releases", "source"),
     "homes": ("images", "since", "users", "source"),
     "settings": ("prefix", "images", "release_tag", "releases", "names", "source"),
@@ -95,6 +97,24 @@ def _checked(table: str, engine: str, row: Any) -> str:
     if not isinstance(row.get("source"), str) or not row["source"].strip():
         raise EngineEnvError(f"{where}.source: every fact needs its source (file and line at a pinned release)")
     return where
+
+
+@dataclass(frozen=True)
+class EnvOnly:
+    """An engine that reads its settings from its environment only: a file of NAME=VALUE lines mounted into its
+    container sets nothing. ``files`` are the only files its server reads settings from (none of NAME=VALUE form)."""
+
+    engine: str
+    files: tuple[str, ...]
+    source: str
+
+
+def _env_only(engine: str, row: Any) -> EnvOnly:
+    where = _checked("env_only", engine, row)
+    files = row.get("files", [])
+    if not isinstance(files, list) or not all(isinstance(f, str) and f.strip() for f in files):
+        raise EngineEnvError(f"{where}.files: a list of the files the server reads settings from ([] for none)")
+    return EnvOnly(engine, tuple(files), row["source"])
 
 
 def _homes(engine: str, row: Any) -> Homes:
@@ -242,7 +262,7 @@ def engine_env_of(data: dict, engines: tuple[Engine, ...] = ENGINES) -> dict[str
         if table == "foreign":
             out[table] = {engine: _foreign(engine, row, frozenset(names)) for engine, row in rows.items()}
             continue
-        read = {"tokens": _tokens, "homes": _homes, "settings": _settings}[table]
+        read = {"tokens": _tokens, "homes": _homes, "settings": _settings, "env_only": _env_only}[table]
         out[table] = {engine: read(engine, row) for engine, row in rows.items()}
     return out
 
@@ -252,6 +272,7 @@ TOKENS: dict[str, Tokens] = _ENV["tokens"]
 HOMES: dict[str, Homes] = _ENV["homes"]
 ENV_SETTINGS: dict[str, EnvSettings] = _ENV["settings"]
 FOREIGN: dict[str, Foreign] = _ENV["foreign"]
+ENV_ONLY: dict[str, EnvOnly] = _ENV["env_only"]
 
 
 def image_release(image: Any, row: Engine) -> Optional[str]:
@@ -287,7 +308,9 @@ def home_of(row: Optional[Engine], image: Any, uid: int) -> Optional[str]:
 
 
 __all__ = [
+    "ENV_ONLY",
     "ENV_SETTINGS",
+    "EnvOnly",
     "EnvSettings",
     "FOREIGN",
     "Foreign",

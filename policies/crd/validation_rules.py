@@ -8,8 +8,12 @@ resource the stacks render and every one `policies check` reads; policies/crd/sc
 value of the wrong type or outside an enum. A Karpenter v1 NodePool whose ``nodeClassRef`` keeps the v1beta1 form
 (``apiVersion``, no ``group``) is refused: karpenter.sh/v1 requires [group, kind, name]. A field the schema does not
 define (set 15: a NodePool taint's ``operator``, souhailsegni/Deepseek_R1_VLLM-EKS) is refused under strict field
-validation (kubectl's default since server-side field validation went GA in Kubernetes 1.27, KEP-2885) and pruned
-otherwise: advice, for the cluster's CRD version may differ from the pinned one; so are fields at the wrong level
+validation (kubectl's default since server-side field validation went GA in Kubernetes 1.27, KEP-2885: ``--validate``
+defaults to "strict", kubernetes/kubectl v0.33.0 pkg/cmd/util/helpers.go:452-457) and pruned otherwise: mandatory where
+the object's version is a GA or beta one, or an alpha one its CRD has frozen as deprecated (ray.io/v1alpha1: set 81
+jinzishuai/jark-demo's RayService ``spec.serveConfig``, dropped from both versions at KubeRay v1.1.0; set 69
+nohdol97/Nexus's InferenceService ``spec.predictor.container``), advice under a live alpha version, whose fields a
+release newer than the pinned one may have added (LLMInferenceService v1alpha1, KEDA's v1alpha1); so are fields at the wrong level
 (policies/crd/top_level.py: a KAITO Workspace's settings under a spec it does not have, a spec field written beside
 spec), and a field the pinned version added
 after a release clusters still run (a ServingRuntime's ``schedulerName``, KServe v0.17.0: set 15
@@ -17,6 +21,8 @@ bogdancstrike/k8s-llm-slm-hami installs v0.13.0).
 """
 
 from __future__ import annotations
+
+import re
 
 from policies.crd import cel, schema, top_level
 from policies.crd.unpinned_bounds import RESOURCE_TYPES as UNPINNED_TYPES
@@ -48,21 +54,50 @@ _PRUNED = (
     "under strict field validation (kubectl's default --validate=strict) the API server refuses the object, "
     "otherwise it drops the field without a word and the setting never takes effect"
 )
+_REFUSED = (
+    "kubectl apply validates strictly by default (--validate=strict, kubernetes/kubectl v0.33.0 "
+    "pkg/cmd/util/helpers.go:452-457), so the API server refuses the object (strict decoding error: unknown field); "
+    "applied without validation, the field is dropped and the setting never takes effect"
+)
+
+
+# Alpha versions a pinned CRD still serves but marks deprecated: no release adds fields to them (KubeRay v1.7.0
+# ray-operator/config/crd/bases/ray.io_rayservices.yaml, ray.io_rayclusters.yaml, ray.io_rayjobs.yaml: v1alpha1
+# `deprecated: true`), so a field the pinned schema lacks is one no current release has.
+_FROZEN_ALPHA = frozenset({"ray.io/v1alpha1"})
+_ALPHA_VERSION = re.compile(r"v[0-9]+alpha[0-9]+")
+
+
+def _live_alpha(resource: Resource) -> bool:
+    """Whether the object's apiVersion is an alpha version its CRD still develops (fields may be newer than the pin)."""
+    api_version = resource.props.get("apiVersion") if isinstance(resource.props, dict) else None
+    if not isinstance(api_version, str) or api_version in _FROZEN_ALPHA:
+        return False
+    return _ALPHA_VERSION.fullmatch(api_version.rsplit("/", 1)[-1]) is not None
 
 
 def _undefined_fields(resource: Resource) -> list[str]:
-    """Advice on fields the CRD's structural schema does not define: the pinned version's (the cluster's may be
-    another), and fields the pinned version added after a release clusters still run (schema.NEWER_FIELDS)."""
+    """Fields the CRD's structural schema does not define: refused (mandatory) under a GA, beta or frozen alpha version,
+    advice under a live alpha one; advice too on fields the pinned version added after a release clusters still run
+    (schema.NEWER_FIELDS)."""
     messages: list[str] = []
     if resource.type in schema.schemas_by_type():
         pinned = schema.source_of(resource.type)
-        messages += [
-            unproven(
-                f"{where}: not a field of the CRD's schema ({pinned.crd}, {pinned.source}); {_PRUNED}; remove it or "
-                f"move it where the schema defines it"
-            )
-            for where in schema.unknown_fields(resource.type, resource.props)
-        ]
+        live_alpha = _live_alpha(resource)
+        for where in schema.unknown_fields(resource.type, resource.props):
+            if live_alpha:
+                messages.append(
+                    unproven(
+                        f"{where}: not a field of the CRD's schema ({pinned.crd}, {pinned.source}); {_PRUNED}; remove "
+                        f"it or move it where the schema defines it (advice: an alpha version a newer release may "
+                        f"have extended)"
+                    )
+                )
+            else:
+                messages.append(
+                    f"{where}: not a field of the CRD's schema ({pinned.crd}, {pinned.source}): {_REFUSED}; remove it "
+                    f"or move it where the schema defines it"
+                )
     kind = split_type(resource.type)[1]
     messages += [
         unproven(f"{where}: {kind} defines it only from {since} ({source}); on an earlier release {_PRUNED}")
@@ -116,8 +151,9 @@ POLICY = Policy(
         "bounds; the bounds of CRDs the reference folder lacks (KubeAI's Model) are read from their kubebuilder markers "
         "(policies/crd/unpinned_bounds.py) "
         "(policies/crd/schemas.json, `python tools/crd_schemas.py --write`); a field the schema does not define is "
-        "advice: refused under strict field validation (https://kubernetes.io/docs/reference/using-api/api-concepts/"
-        "#field-validation), pruned otherwise; "
+        "refused under strict field validation (https://kubernetes.io/docs/reference/using-api/api-concepts/"
+        "#field-validation; kubectl's --validate defaults to strict), pruned otherwise: mandatory under a GA, beta or "
+        "deprecated alpha version, advice under an alpha version a newer release may have extended; "
         "formats, patterns, lengths and pod specs inside a CRD are left to other rules."
     ),
 )

@@ -22,20 +22,31 @@ A variable of the container's own ``env`` that is a setting of ANOTHER engine of
 engine's sources names (``[foreign.ENGINE]``, written by tools/read_engine_env.py foreign: LocalAI's command-line
 variables at every release, TGI's and TEI's option env, the [settings] names) is the same advice: ``PRELOAD_MODELS``
 on ``ollama/ollama`` (LocalAI reads it, mudler/LocalAI v4.9.0 core/cli/run.go; Ollama has no such setting).
+
+A rebuild of the engine's image under its name (``ollama-amd:latest`` serving on 11434: engine_flags.rebuilt_image)
+with no command runs the engine's binary too, judged at every release read (the union). And an engine that reads its
+settings from its environment only (components/engine_env.toml ``[env_only]``: Ollama's envconfig/config.go:375-376
+Var is os.Getenv; its only file is ~/.ollama/server.json) given a ConfigMap file of ``OLLAMA_...=`` lines that nothing
+in the container sources is the same advice: those settings never apply (spent set 82 olafkfreund/SOW-generator
+deployment/k8s-pod-amd.yaml, ollama.conf mounted at /etc/ollama with OLLAMA_FLASH_ATTENTION=1 and
+OLLAMA_TENSOR_PARALLEL_SIZE, OLLAMA_MAX_BATCH_SIZE, names no release reads).
 """
 
 from __future__ import annotations
 
 import json
 import posixpath
+import re
 from typing import Any
 
-from components.engine_env import ENV_SETTINGS, FOREIGN, EnvSettings
+from components.engine_env import ENV_ONLY, ENV_SETTINGS, FOREIGN, EnvSettings
 from components.engine_options import moving_release, tagged_release
 from components.images import image_tag, is_published, names_image
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list
+from policies.reading.engine_flags import rebuilt_image
 from policies.reading.engines import EngineServer, env_values, table_servers
+from policies.reading.mounted_scripts import mounted_config_files
 from policies.reading.shell_words import sole_command
 
 
@@ -51,8 +62,15 @@ def _binary_reads_env(server: EngineServer) -> bool:
         command = sole  # `sh -c "exec ollama serve"`: the shell becomes the engine's binary
     if not command:
         image = str(server.container.get("image") or "").lower()
-        return names_image(image, row.images)
+        return names_image(image, row.images) or rebuilt_image(server.container, row)
     return any(posixpath.basename(command[0]) == words[0] for words in row.commands)
+
+
+def _rebuild_entrypoint(server: EngineServer) -> bool:
+    """True when a rebuild's own entrypoint runs (no command, an image no row names): a wrapper script of the rebuild
+    may read a variable or source a file the engine itself does not, so the advice says so."""
+    image = str(server.container.get("image") or "").lower()
+    return not server.container.get("command") and server.row is not None and not names_image(image, server.row.images)
 
 
 def _named_elsewhere(container: dict, name: str) -> bool:
@@ -101,6 +119,36 @@ def _foreign(server: EngineServer) -> list[tuple[str, str]]:
     return [(n, foreign.names[n]) for n in sorted(names) if n in foreign.names and not _named_elsewhere(server.container, n)]
 
 
+# A line of a settings file: NAME=VALUE (optionally `export NAME=...`), NAME under an engine's prefix.
+_ASSIGNMENT = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Z][A-Z0-9_]*)[ \t]*=", re.MULTILINE)
+
+
+def _settings_files(server: EngineServer) -> list[tuple[str, list[str]]]:
+    """(path, names) of each file a ConfigMap mounts into the container that sets variables under the engine's prefix
+    (NAME=VALUE lines) the container's environment does not set, for an engine that reads its settings only from its
+    environment (engine_env.toml [env_only]): nothing reads the file unless the container's command, args, hooks or
+    probes name it or its folder (``set -a; . /etc/ollama/ollama.conf``)."""
+    settings = ENV_SETTINGS.get(server.engine)
+    if server.engine not in ENV_ONLY or settings is None or not _binary_reads_env(server):
+        return []
+    files = mounted_config_files(server.podspec, server.container)
+    if not files:
+        return []
+    env = {n for n in (as_dict(e).get("name") for e in as_list(server.container.get("env"))) if isinstance(n, str)}
+    env |= set(env_values(server.container))
+    rest = json.dumps({k: v for k, v in server.container.items() if k not in ("env", "envFrom", "volumeMounts")}, default=str)
+    found = []
+    for path, text in sorted(files.items()):
+        if not isinstance(text, str) or settings.prefix not in text:
+            continue
+        if path in rest or posixpath.dirname(path) in rest or posixpath.basename(path) in rest:
+            continue
+        names = sorted({n for n in _ASSIGNMENT.findall(text) if n.startswith(settings.prefix) and n not in env})
+        if names:
+            found.append((path, names))
+    return found
+
+
 def _close_matches(name: str, known: Any) -> list[str]:
     """The known name ``name`` most likely misspells (difflib, imported here: a run whose files set no unknown variable
     never loads it, ~0.6 ms of `policies check`)."""
@@ -126,6 +174,19 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 f"{server.label}: env {name} {why}: components/engine_env_names.json settings.{server.engine}), so the value "
                 f"is silently ignored and the setting meant never applies{hint}; use the engine's own name for it, or "
                 "drop the variable"
+                + (" (unless this rebuilt image's own entrypoint reads it)" if _rebuild_entrypoint(server) else "")
+            )
+        for path, names in _settings_files(server):
+            display = server.row.display if server.row else server.engine
+            only = ENV_ONLY[server.engine]
+            unread = [n for n in names if n not in ENV_SETTINGS[server.engine].names]
+            never = f" ({', '.join(unread)} no release of it reads at all)" if unread else ""
+            hedge = " (unless this rebuilt image's own entrypoint sources the file)" if _rebuild_entrypoint(server) else ""
+            messages.append(
+                f"{server.label}: {path} sets {', '.join(names)}{never}, but {display} reads its settings only from its "
+                f"environment (components/engine_env.toml env_only.{server.engine}: no file of NAME=VALUE lines; the only "
+                f"file it reads is {', '.join(only.files) or 'none'}) and nothing in the container sources the file, so "
+                f"these settings never apply{hedge}; set them in the container's env"
             )
         for name, other in _foreign(server):
             display = server.row.display if server.row else server.engine

@@ -60,14 +60,14 @@ def test_the_schemas_are_the_reference_crds_schemas():
 
 
 def test_node_class_ref_without_group_is_refused():
-    assert sorted(findings(_gpu_inference()), key=lambda f: f[0], reverse=True) == [
+    assert sorted(findings(_gpu_inference()), key=lambda f: f[1].split(":")[0]) == [
         (
             "mandatory",
             "spec.template.spec.nodeClassRef: the API server refuses this object: required field group is missing "
             f"(Required value) {SOURCE}",
         ),
-        # v1beta1's apiVersion, which v1's nodeClassRef does not define (advice: see below).
-        ("advisory", f"spec.template.spec.nodeClassRef.apiVersion: {NOT_DEFINED}"),
+        # v1beta1's apiVersion, which v1's nodeClassRef does not define (refused: see below).
+        ("mandatory", f"spec.template.spec.nodeClassRef.apiVersion: {NOT_DEFINED}"),
     ]
 
 
@@ -83,9 +83,15 @@ PRUNED = (
     "under strict field validation (kubectl's default --validate=strict) the API server refuses the object, otherwise "
     "it drops the field without a word and the setting never takes effect"
 )
+# kubectl's --validate defaults to "strict": kubernetes/kubectl v0.33.0 pkg/cmd/util/helpers.go:452-457.
+REFUSED = (
+    "kubectl apply validates strictly by default (--validate=strict, kubernetes/kubectl v0.33.0 "
+    "pkg/cmd/util/helpers.go:452-457), so the API server refuses the object (strict decoding error: unknown field); "
+    "applied without validation, the field is dropped and the setting never takes effect"
+)
 NOT_DEFINED = (
     "not a field of the CRD's schema (nodepools.karpenter.sh, aws/karpenter-provider-aws v1.14.1 "
-    f"pkg/apis/crds/karpenter.sh_nodepools.yaml); {PRUNED}; remove it or move it where the schema defines it"
+    f"pkg/apis/crds/karpenter.sh_nodepools.yaml): {REFUSED}; remove it or move it where the schema defines it"
 )
 
 
@@ -95,21 +101,21 @@ def test_the_v1_form_passes():
     assert findings(_published()) == []
 
 
-def test_a_field_the_schema_does_not_define_is_advice():
-    # A field v1 dropped (kubelet moved to EC2NodeClass): refused under strict field validation, pruned otherwise;
-    # advice, for the cluster's CRD version may not be the pinned one.
+def test_a_field_the_schema_does_not_define_is_refused():
+    # A field v1 dropped (kubelet moved to EC2NodeClass): refused under strict field validation (kubectl's default),
+    # pruned otherwise; karpenter.sh/v1 is a GA version, so the finding blocks.
     obj = _v1_form()
     obj["spec"]["template"]["spec"]["kubelet"] = {"maxPods": 110}
-    assert findings(obj) == [("advisory", f"spec.template.spec.kubelet: {NOT_DEFINED}")]
+    assert findings(obj) == [("mandatory", f"spec.template.spec.kubelet: {NOT_DEFINED}")]
 
 
-def test_a_taint_with_a_toleration_operator_is_advice():
+def test_a_taint_with_a_toleration_operator_is_refused():
     # souhailsegni/Deepseek_R1_VLLM-EKS eks/modules/eks/karpenter/gpu-nodepool.yaml@cbc8af3960419cca39ad67329151abfe01e1d1f7
     # (spent set 15, S26 advisory): a NodePool taint with `operator: Exists`, a toleration's field; the taint schema
     # (karpenter-provider-aws v1.14.1 pkg/apis/crds/karpenter.sh_nodepools.yaml) has effect, key, timeAdded, value.
     obj = _v1_form()
     obj["spec"]["template"]["spec"]["taints"] = [{"key": "nvidia.com/gpu", "effect": "NoSchedule", "operator": "Exists"}]
-    assert findings(obj) == [("advisory", f"spec.template.spec.taints[0].operator: {NOT_DEFINED}")]
+    assert findings(obj) == [("mandatory", f"spec.template.spec.taints[0].operator: {NOT_DEFINED}")]
     # The careful form: the taint's own fields, and map keys (labels, limits) the schema leaves open.
     obj["spec"]["template"]["spec"]["taints"] = [{"key": "nvidia.com/gpu", "effect": "NoSchedule", "value": "true"}]
     obj["spec"]["template"]["metadata"]["labels"]["team.example.com/any-key"] = "x"
@@ -221,7 +227,9 @@ def _income() -> dict:
 
 def test_a_decimal_cpu_number_in_a_custom_resource_is_refused():
     isvc = "kubernetes:serving.kserve.io/v1beta1:InferenceService"
-    assert [m.split(" (schema of CRD")[0] for e, m in findings(_income(), isvc) if e == "mandatory"] == [
+    assert [
+        m.split(" (schema of CRD")[0] for e, m in findings(_income(), isvc) if e == "mandatory" and "not a field" not in m
+    ] == [
         "spec.predictor.sklearn.resources.requests.cpu: the API server refuses this object: 0.1 is not of type integer "
         "or string (Invalid value)"
     ]
@@ -230,4 +238,73 @@ def test_a_decimal_cpu_number_in_a_custom_resource_is_refused():
     obj = _income()
     obj["spec"]["predictor"]["sklearn"]["resources"]["requests"]["cpu"] = "100m"
     assert [m.split(": ")[0] for _, m in findings(obj, isvc)] == ["spec.explainer.alibi"]
-    assert [e for e, _ in findings(obj, isvc)] == ["advisory"]
+    assert [e for e, _ in findings(obj, isvc)] == ["mandatory"]
+
+
+# jinzishuai/jark-demo jark-stack/terraform/src/service/ray-service.yaml@64cab4fb (spent set 81, labelled
+# none, blocking): a ray.io/v1alpha1 RayService whose application is only in spec.serveConfig, the Serve v1 form KubeRay
+# dropped from both versions at v1.1.0 (the pinned v1.7.0 CRD ray-operator/config/crd/bases/ray.io_rayservices.yaml has
+# serveConfigV2 alone). v1alpha1 is marked deprecated there, so no release adds fields to it: the finding blocks.
+RAYSERVICE = "kubernetes:ray.io/v1alpha1:RayService"
+
+
+def _dogbooth(api_version: str = "ray.io/v1alpha1", **app) -> dict:
+    return {
+        "apiVersion": api_version,
+        "kind": "RayService",
+        "metadata": {"name": "dogbooth", "namespace": "dogbooth"},
+        "spec": {
+            "serviceUnhealthySecondThreshold": 600,
+            **(app or {"serveConfig": {"importPath": "dogbooth:entrypoint"}}),
+            "rayClusterConfig": {
+                "rayVersion": "2.6.0",
+                "headGroupSpec": {
+                    "rayStartParams": {"dashboard-host": "0.0.0.0"},
+                    "template": {
+                        "spec": {"containers": [{"name": "ray-head", "image": "public.ecr.aws/h3o5n2r0/dogbooth:0.0.1-gpu"}]}
+                    },
+                },
+            },
+        },
+    }
+
+
+def test_a_field_a_frozen_version_dropped_is_refused():
+    for version in ("ray.io/v1alpha1", "ray.io/v1"):
+        ((enforcement, message),) = findings(_dogbooth(version), f"kubernetes:{version}:RayService")
+        assert enforcement == "mandatory"
+        assert message.startswith(
+            "spec.serveConfig: not a field of the CRD's schema (rayservices.ray.io, ray-project/kuberay v1.7.0"
+        )
+        assert "strict decoding error: unknown field" in message
+    # The careful form: the application in serveConfigV2 (a YAML string), which the CRD defines.
+    assert findings(_dogbooth(serveConfigV2="applications: []\n"), RAYSERVICE) == []
+
+
+def test_a_field_under_a_live_alpha_version_is_advice():
+    # An LLMInferenceService (serving.kserve.io/v1alpha1, a version KServe still extends): a field the pinned v0.20.0
+    # schema lacks may be one a newer release added, so it stays advice.
+    llmisvc = {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "LLMInferenceService",
+        "metadata": {"name": "qwen"},
+        "spec": {"model": {"uri": "hf://Qwen/Qwen3-0.6B", "name": "Qwen/Qwen3-0.6B"}, "replicaz": 2},
+    }
+    assert [(e, m.split(":")[0]) for e, m in findings(llmisvc, "kubernetes:serving.kserve.io/v1alpha1:LLMInferenceService")] == [
+        ("advisory", "spec.replicaz")
+    ]
+
+
+def test_an_inference_service_predictor_container_is_refused():
+    # nohdol97/Nexus k8s/kserve/inferenceservice.yaml (spent set 69, S26 blocking): spec.predictor.container, a key the
+    # v1beta1 PredictorSpec lacks (it has containers, a list, and model).
+    isvc = {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "llm-vllm"},
+        "spec": {"predictor": {"container": {"name": "kserve-container", "image": "vllm/vllm-openai:v0.8.5"}}},
+    }
+    token = "kubernetes:serving.kserve.io/v1beta1:InferenceService"
+    assert ("mandatory", "spec.predictor.container") in [(e, m.split(":")[0]) for e, m in findings(isvc, token)]
+    isvc["spec"]["predictor"] = {"containers": [{"name": "kserve-container", "image": "vllm/vllm-openai:v0.8.5"}]}
+    assert [m for _, m in findings(isvc, token) if "not a field" in m] == []

@@ -8,7 +8,8 @@ publisher's image with its own entrypoint and ``OLLAMA_KEEPALIVE`` (for OLLAMA_K
 
 Careful forms that stay silent: names Ollama reads (stjohnb/homelab apps/ollama/deployment.yaml@a2d66d9, set 43:
 OLLAMA_HOST, OLLAMA_KEEP_ALIVE ...); a name a shell command reads (``ollama pull $OLLAMA_PULL_MODELS``); a client
-container (OLLAMA_BASE_URL in an app that calls Ollama); a rebuilt image whose own entrypoint may read it.
+container (OLLAMA_BASE_URL in an app that calls Ollama); a rebuilt image not shown to be Ollama's (no port 11434). A
+rebuild under Ollama's name serving 11434 with its own entrypoint is hedged advice (brief engines50b, spent set 82).
 """
 
 from __future__ import annotations
@@ -86,8 +87,19 @@ def test_careful_forms_stay_silent():
     }
     assert found_by([_deployment(client)], G74) == []
     rebuilt = copy.deepcopy(JETSON)
+    del rebuilt["command"], rebuilt["args"], rebuilt["ports"]
+    assert found_by([_deployment(rebuilt)], G74) == []  # no port of Ollama's: not known to be a rebuild of it
+
+
+def test_a_rebuild_with_its_own_entrypoint_is_hedged_advice():
+    # Brief engines50b (spent set 82 olafkfreund/SOW-generator deployment/k8s-pod.yaml: ollama-amd:latest, no command,
+    # containerPort 11434, OLLAMA_GPU): a rebuild of Ollama under its name (engine_flags.rebuilt_image) runs Ollama's
+    # binary, but its entrypoint may be a wrapper that reads the variable, so the advice says so.
+    rebuilt = copy.deepcopy(JETSON)
     del rebuilt["command"], rebuilt["args"]
-    assert found_by([_deployment(rebuilt)], G74) == []
+    ((level, message),) = found_by([_deployment(rebuilt)], G74)
+    assert level == "advisory" and message.startswith("container ollama: env OLLAMA_GPU_MEMORY is no setting Ollama reads")
+    assert message.endswith("(unless this rebuilt image's own entrypoint reads it)")
 
 
 _ROW = {"prefix": "OLLAMA_", "images": ["ollama/ollama"], "release_tag": "v?(\\d+\\.\\d+\\.\\d+)", "releases": ["0.1.0", "0.2.0"]}

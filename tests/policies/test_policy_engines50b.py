@@ -94,3 +94,71 @@ def test_tgi_ignore_eos_is_advice():
     ((level, message),) = found_by([_deployment(_tgi_gaudi("true"))], S36)
     assert level == "advisory" and "env TEXT_GENERATION_SERVER_IGNORE_EOS_TOKEN=true" in message
     assert found_by([_deployment(_tgi_gaudi("false"))], S36) == []
+
+
+# G74: spent set 82 olafkfreund/SOW-generator deployment/k8s-pod-amd.yaml and k8s-pod.yaml (an Ollama rebuild,
+# ollama-amd:latest, with a ConfigMap ollama.conf mounted at /etc/ollama; OLLAMA_GPU in env). Ollama reads its settings
+# with os.Getenv only (ollama/ollama v0.32.15 envconfig/config.go:375-376; components/engine_env.toml env_only).
+G74 = "engine-env-known"
+OLLAMA_CONF = {
+    "apiVersion": "v1",
+    "kind": "ConfigMap",
+    "metadata": {"name": "ollama-amd-config"},
+    "data": {
+        "ollama.conf": "# Ollama configuration\nOLLAMA_HOST=0.0.0.0:11434\nOLLAMA_FLASH_ATTENTION=1\n"
+        "OLLAMA_TENSOR_PARALLEL_SIZE=1\nOLLAMA_MAX_BATCH_SIZE=32\n",
+        "gpu-info.sh": "#!/bin/bash\nrocm-smi --showallinfo\n",
+    },
+}
+
+
+def _ollama(image: str = "ollama-amd:latest", **extra) -> dict:
+    return {
+        "name": "ollama",
+        "image": image,
+        "ports": [{"containerPort": 11434}],
+        "env": [{"name": "OLLAMA_HOST", "value": "0.0.0.0:11434"}],
+        "volumeMounts": [{"name": "ollama-config", "mountPath": "/etc/ollama", "readOnly": True}],
+        "resources": {"limits": {"amd.com/gpu": 1}},
+        **extra,
+    }
+
+
+def _with_config(container: dict) -> list:
+    deployment = _deployment(container)
+    deployment["spec"]["template"]["spec"]["volumes"] = [{"name": "ollama-config", "configMap": {"name": "ollama-amd-config"}}]
+    return [deployment, OLLAMA_CONF]
+
+
+def test_a_mounted_ollama_conf_sets_nothing():
+    ((level, message),) = found_by(_with_config(_ollama()), G74)
+    assert level == "advisory"
+    assert message.startswith(
+        "container ollama: /etc/ollama/ollama.conf sets OLLAMA_FLASH_ATTENTION, OLLAMA_MAX_BATCH_SIZE, "
+        "OLLAMA_TENSOR_PARALLEL_SIZE (OLLAMA_MAX_BATCH_SIZE, OLLAMA_TENSOR_PARALLEL_SIZE no release of it reads at all), "
+        "but Ollama reads its settings only from its environment"
+    )
+    assert message.endswith("(unless this rebuilt image's own entrypoint sources the file); set them in the container's env")
+    ((_, published),) = found_by(_with_config(_ollama("ollama/ollama:0.6.2")), G74)
+    assert "unless this rebuilt" not in published
+
+
+def test_a_sourced_or_env_set_ollama_conf_is_silent():
+    sourced = _ollama(command=["sh", "-c", "set -a; . /etc/ollama/ollama.conf; exec ollama serve"])
+    assert found_by(_with_config(sourced), G74) == []
+    in_env = _ollama("ollama/ollama:0.6.2")
+    in_env["env"] = [
+        {"name": n, "value": "1"}
+        for n in ("OLLAMA_HOST", "OLLAMA_FLASH_ATTENTION", "OLLAMA_TENSOR_PARALLEL_SIZE", "OLLAMA_MAX_BATCH_SIZE")
+    ]
+    assert [m for _, m in found_by(_with_config(in_env), G74) if "ollama.conf" in m] == []
+
+
+def test_an_ollama_rebuild_with_an_unread_variable_is_advice():
+    container = _ollama(env=[{"name": "OLLAMA_GPU", "value": "amd"}])
+    del container["volumeMounts"]
+    ((level, message),) = found_by([_deployment(container)], G74)
+    assert level == "advisory" and message.startswith("container ollama: env OLLAMA_GPU is no setting Ollama reads")
+    # A client image that only names Ollama and serves elsewhere is no rebuild (engine_flags.rebuilt_image).
+    client = {"name": "ollama-webui", "image": "ollama-webui:latest", "env": [{"name": "OLLAMA_GPU", "value": "amd"}]}
+    assert found_by([_deployment(client)], G74) == []
