@@ -11,6 +11,8 @@ yaml`; HF_TOKEN is the usual case in LLM serving. Four places are read:
 * ConfigMap ``data``: a secret-named key with a value, any credential-shaped token, and a secret-named key with a
   literal value inside a value that is a YAML configuration file (LiteLLM's general_settings.master_key blocks; any
   other name is advice);
+* a credential written into a command line (a container's argv or a ConfigMap's script: ``mc alias set`` keys,
+  ``PGPASSWORD=x psql``, ``mysql -pX``, ``curl -u user:pass``): advice (command_line_credentials);
 * probe and lifecycle-hook ``httpGet.httpHeaders``: an ``Authorization`` (or secret-named) header
   with a literal value, and any credential-shaped token. A header value cannot come from a Secret
   (core/v1 HTTPHeader has only name and value: kubernetes pkg/apis/core/types.go, v1.31.0), so the
@@ -33,16 +35,22 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from fnmatch import fnmatchcase
-from functools import lru_cache
 
 from components.loading import Limits, LoadError, load_yaml
 from components.secrets import first_token, placeholder_value, server_key_stand_in
 from components.server_keys import CONFIG_KEYS, SERVER_ENV
 from policies.framework import Policy, Resource, unproven
+from policies.k8s_generic.command_line_credentials import _cli_message, command_line_credentials
+from policies.k8s_generic.secret_words import (
+    _MASK,
+    NAME_PATTERNS,
+    looks_secret,
+    names_a_setting,
+    repeats_user,
+    stand_in_password,
+)
 from policies.kube import as_dict, as_list, container_label, containers, get, name_of, pod_specs, workload_types
 from policies.reading.hf_tokens import TOKEN_VARIABLES, token_placeholder
-from policies.reading.placeholders import placeholder_in
 from policies.reading.server_keys import enforced_keys
 
 _FIX = "a secret must come from valueFrom.secretKeyRef"
@@ -52,58 +60,6 @@ CONFIG_MAP_TYPE = "kubernetes:core/v1:ConfigMap"
 _FLAG_IN_TEXT = re.compile(r"(?<![\w-])--?([A-Za-z][A-Za-z0-9_-]*)(?:=|\s+)(\S+)")
 # What a flag's value may be without being a literal: an env reference ($(VAR), $VAR, ${VAR}).
 _REFERENCE = re.compile(r"[\"']?\$(\([A-Za-z_][A-Za-z0-9_]*\)|\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)[\"']?")
-
-
-# Names of variables, flags and keys that hold a secret (the namePatterns default; no-literal-credential reads them too).
-NAME_PATTERNS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "*_TOKEN", "*_SECRET*", "*PASSWORD*", "*API_KEY*", "AWS_SECRET_ACCESS_KEY")
-
-
-# Names that end in _TOKEN but count or time tokens, not credentials: llm-d/llm-d-inference-sim's
-# --time-to-first-token / --inter-token-latency family (manifests/vllm-config.yaml@86ce94f time-to-first-token),
-# benchmarks' TIME_PER_OUTPUT_TOKEN, MAX_NEW_TOKEN.
-_COUNTED_TOKEN = re.compile(r"(?:^|_)(?:FIRST|PER|OUTPUT|INTER|NEXT|LAST|NEW|EACH)_TOKEN$")
-
-
-# A secret-named variable that holds a setting about the secret, not the secret: a switch (Open WebUI's
-# ENABLE_PASSWORD_AUTH: "false" in k3s-ia-lab/infra apps/open-webui/open-webui.yaml@ff7dd27, blocked as a literal
-# credential), or where a file holding it is (POSTGRES_PASSWORD_FILE: /run/secrets/db, the Docker images' _FILE
-# convention), or which Secret holds it (KServe's SERVICE_CA_SIGNING_SECRET_NAME / _NAMESPACE, johnahull/llm-d-xks-gke
-# backups/kserve-controller-backup.yaml@7630140). Recognised by the name (ENABLE_/DISABLE_ first, _ENABLED/_DISABLED/
-# _FILE/_PATH/_DIR/_NAME/_NAMESPACE/_REF last) or by a value no credential takes: a YAML boolean word or a path.
-# A switch word may sit inside the name too (huggingface_hub's HF_HUB_DISABLE_TOKEN: "1", constants.py
-# `HF_HUB_DISABLE_TOKEN = _is_true(...)`, read on spent set 68 israa-benrjab/genai-platform k8s/backend.yaml), and a
-# switch may be written 0 or 1: no credential is a single digit.
-_SETTING_NAME = re.compile(r"(?:^|_)(?:ENABLE|DISABLE)_|_(?:ENABLED|DISABLED|FILE|PATH|DIR|NAME|NAMESPACE|REF)$", re.I)
-_SETTING_VALUE = re.compile(r"^(?:true|false|yes|no|on|off|[01]|/\S*|\./\S*)$", re.I)
-
-
-# A value made of x's or asterisks (xxx, sk-xxxx, ****): a stand-in a sample writes where the OpenAI client insists on
-# some key (walidshaari/sample-aws-eks-auto-mode examples/gpu/open-webui.yaml@8ebbbeb, OPENAI_API_KEY "xxx" for a
-# keyless vLLM), the masked form url_password already skips. Advice: no secret is committed.
-_MASK = re.compile(r"^(?:sk-)?[xX*]{3,}$")
-
-
-def names_a_setting(name: str, value: object) -> bool:
-    """True when a secret-named variable holds a switch or a file's path, not a credential (see _SETTING_NAME)."""
-    return bool(_SETTING_NAME.search(name)) or (isinstance(value, str) and bool(_SETTING_VALUE.match(value.strip())))
-
-
-def looks_secret(name: str, patterns: list[str] | tuple[str, ...]) -> bool:
-    """Whether a name matches one of the shell-style, case-insensitive secret-name patterns (a latency or count name
-    such as TIME_TO_FIRST_TOKEN never does)."""
-    # Asked ~700 times a run over manifests-v2, of a few dozen names, each a fnmatch per pattern: answered once a name.
-    try:
-        return _looks_secret(name, tuple(patterns))
-    except TypeError:  # a pattern list that cannot be a key (an object in a config the CLI did not validate)
-        return _looks_secret.__wrapped__(name, patterns)
-
-
-@lru_cache(maxsize=4096)
-def _looks_secret(name: str, patterns: tuple[str, ...] | list[str]) -> bool:
-    upper = name.upper().replace("-", "_")
-    if _COUNTED_TOKEN.search(upper):
-        return False
-    return any(fnmatchcase(name.upper(), str(p).upper()) for p in patterns)
 
 
 # Flag names that hold a credential on their own, beside the name patterns (which want a prefix: *_TOKEN): cloudflared's
@@ -166,26 +122,6 @@ def _url_passwords(text: str) -> list[tuple[str, str]]:
 def url_password(text: str) -> bool:
     """True when ``text`` holds a URL whose userinfo carries a literal password (see _url_passwords)."""
     return bool(_url_passwords(text))
-
-
-def repeats_user(user: object, password: object) -> bool:
-    """True when a password is its user name written again (postgres:postgres, guest:guest, minioadmin:minioadmin):
-    the default credential a sample or a dev stack starts its service with (RabbitMQ's guest/guest, the Postgres
-    image's superuser named postgres), which anyone guesses. Committing it leaks no secret, so it is advice (a default
-    credential left in place), not a blocking leak: spent set 57's labeller left postgresql://postgres:postgres@...
-    in a ConfigMap unlabelled, while set 46's labelled litellm:postgres123 blocking."""
-    return isinstance(user, str) and isinstance(password, str) and bool(user) and user.lower() == password.lower()
-
-
-# Words a sample writes where the reader puts their own password (USER:PASSWORD@HOST, :changeme@redis): a stand-in,
-# not a credential (cold review 29, finding 1). Fill-ins the placeholder recogniser names (REPLACE_ME, your-password,
-# YOUR_PASSWORD) count too, as S28 and G46 read them.
-_STAND_INS = frozenset({"password", "passwd", "pass", "pw", "pwd", "secret", "changeme", "change-me", "change_me"})
-
-
-def stand_in_password(password: str) -> bool:
-    """True for a password a sample writes for the reader to replace (changeme, your-password, REPLACE_ME)."""
-    return password.lower() in _STAND_INS or placeholder_in(password) is not None
 
 
 def _token_message(where: str, text: str, fix: str = _FIX) -> str | None:
@@ -343,6 +279,9 @@ def _check_argv(label: str, container: dict, patterns: list[str]) -> list[str]:
                     messages.append(f"{where}: --{flag} has a literal value; {_ARG_FIX}")
                     break
             else:
+                if cli := command_line_credentials(arg, patterns):
+                    messages.append(_cli_message(where, cli, _ARG_FIX))
+                    continue
                 nxt = argv[i + 1] if i + 1 < len(argv) else None
                 if (
                     arg.startswith("-")
@@ -477,6 +416,10 @@ def _check_config_map(resource: Resource, patterns: list[str]) -> list[str]:
                     f"Secret and let the program read it from the environment (LiteLLM: os.environ/NAME)"
                 )
                 messages.append(message if proven else unproven(message))
+            elif cli := command_line_credentials(value, patterns):
+                messages.append(
+                    _cli_message(f"ConfigMap data {key}", cli, "read it from a Secret mounted or set as an environment variable")
+                )
     return messages
 
 

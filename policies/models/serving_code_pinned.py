@@ -44,7 +44,7 @@ from policies.reading.installs import (
     runtime_env_urls,
     runtime_envs,
 )
-from policies.reading.mounted_scripts import mounted_config_files
+from policies.reading.mounted_scripts import mounted_config_files, mounted_script_files
 from policies.reading.serving import SERVE_CONFIG, model_servers, serve_config
 
 # A URL path segment that names a branch or "latest" rather than a commit or a release.
@@ -168,11 +168,20 @@ def _serving_containers(resource: Resource) -> list[tuple[str, dict, dict]]:
 
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
-    for path, _podspec, container in _serving_containers(resource):
+    for path, podspec, container in _serving_containers(resource):
         for fetch in dict.fromkeys(moving_fetches(_script(container))):
             messages.append(
                 f"{container_label(path, container)}: {fetch}: each restart may run code nobody reviewed; pin the reference or bake the code into the image"
             )
+        # A script of a ConfigMap of the files that the container runs (mounted, named on its command line) is its
+        # start as much as an inline `sh -c` (spent set 82 dell-examples/generative-ai@feba5386
+        # intel-XE9680-gaudi3/TGI/Configmap.yml init_quant.sh, run by the TGI pod's init container).
+        for file, text in mounted_script_files(podspec, container).items():
+            for fetch in dict.fromkeys(moving_fetches(text)):
+                messages.append(
+                    f"{container_label(path, container)}: the script {file} it runs {fetch}: each restart may run code "
+                    f"nobody reviewed; pin the reference or bake the code into the image"
+                )
     for where, env in ray_runtime_envs(resource):
         for key, url in runtime_env_urls(env):
             match = _MOVING_PATH.search(url.split("?", 1)[0]) or _MOVING_ARCHIVE.search(url.split("?", 1)[0])

@@ -21,11 +21,17 @@ from policies.reading.config_map_data import mounted_files as _mounted_files
 from policies.reading.vllm_args import expand_env
 
 
-def _names(argv: str, path: str) -> bool:
-    """Whether the command line names the file at ``path``: in full, or relative to its folder where it names that."""
+def _names(argv: str, path: str, working_dir: object = None) -> bool:
+    """Whether the command line names the file at ``path``: in full, relative to the container's ``workingDir``
+    (``workingDir: /root`` and ``bash -c config/init_quant.sh`` for /root/config/init_quant.sh: spent set 82
+    dell-examples/generative-ai intel-XE9680-gaudi3/TGI/deployment.yml), or relative to its folder where it names that."""
     edge = r"(?<![\w./-]){}(?![\w./-])"
     if re.search(edge.format(re.escape(path)), argv):
         return True
+    if isinstance(working_dir, str) and working_dir.startswith("/"):
+        base = working_dir.rstrip("/") + "/"
+        if path.startswith(base) and re.search(r"(?<![\w./-])(?:\./)?{}(?![\w./-])".format(re.escape(path[len(base) :])), argv):
+            return True
     folder, file = posixpath.split(path)
     if not re.search(edge.format(re.escape(folder) + "/?"), argv):
         return False
@@ -49,7 +55,8 @@ def mounted_script_files(podspec: Mapping, container: Mapping) -> dict[str, str]
     maps = config_maps(podspec)
     if not maps:
         return {}
-    return {path: text for path, text in _mounted_files(podspec, container, maps).items() if _names(argv, path)}
+    working_dir = container.get("workingDir")
+    return {path: text for path, text in _mounted_files(podspec, container, maps).items() if _names(argv, path, working_dir)}
 
 
 def mounted_config_files(podspec: Mapping, container: Mapping) -> dict[str, str]:

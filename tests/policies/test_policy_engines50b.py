@@ -162,3 +162,39 @@ def test_an_ollama_rebuild_with_an_unread_variable_is_advice():
     # A client image that only names Ollama and serves elsewhere is no rebuild (engine_flags.rebuilt_image).
     client = {"name": "ollama-webui", "image": "ollama-webui:latest", "env": [{"name": "OLLAMA_GPU", "value": "amd"}]}
     assert found_by([_deployment(client)], G74) == []
+
+
+# G53 and G13 on AMD GPU pods: spent set 82 olafkfreund/SOW-generator deployment/k8s-pod-amd.yaml (HIP_VISIBLE_DEVICES=all
+# beside amd.com/gpu: 1; HIP ends its device list at the first token that is no index or UUID, ROCm/clr rocm-6.2.2
+# rocclr/device/rocm/rocdevice.cpp:501-550) and deployment/k8s-pod.yaml (ollama-amd:latest with no amd.com/gpu).
+G53 = "gpu-visible-devices-left-to-plugin"
+G13 = "gpu-engine-has-gpu-limit"
+
+
+def _amd(value: str, gpus: int = 1) -> dict:
+    container = _ollama("ollama/ollama:rocm")
+    del container["volumeMounts"]
+    container["env"] = [{"name": "HIP_VISIBLE_DEVICES", "value": value}, {"name": "ROCR_VISIBLE_DEVICES", "value": "0"}]
+    container["resources"] = {"limits": {"amd.com/gpu": gpus}} if gpus else {}
+    return container
+
+
+def test_hip_visible_devices_all_hides_the_amd_gpu():
+    ((level, message),) = found_by([_deployment(_amd("all"))], G53)
+    assert level == "advisory"
+    assert message.startswith(
+        "container ollama: env HIP_VISIBLE_DEVICES=all beside a claim of amd.com/gpu: that value hides every device"
+    )
+    assert found_by([_deployment(_amd("0"))], G53) == []  # an index within the claim
+    assert found_by([_deployment(_amd("all", gpus=0))], G53) == []  # no AMD claim: not this rule's
+
+
+def test_an_amd_rebuild_with_no_amd_gpu_is_advice():
+    container = _ollama()
+    del container["volumeMounts"], container["resources"]
+    ((level, message),) = found_by([_deployment(container)], G13)
+    assert level == "advisory" and message.startswith("container ollama: image ollama-amd:latest is a ROCm build")
+    assert found_by([_deployment(_ollama("ollama-amd:latest") | {"volumeMounts": []})], G13) == []  # holds amd.com/gpu
+    amd64 = _ollama("example.com/ollama-amd64:0.6.2")
+    del amd64["volumeMounts"], amd64["resources"]
+    assert found_by([_deployment(amd64)], G13) == []  # an architecture, no vendor mark
