@@ -41,6 +41,7 @@ SETTINGS = (
     "hub-token",
     "gpu-layers",
     "metrics",
+    "threads",
 )
 # What an engine serves when its context-length setting is unset: "model" the model's whole context (one such
 # request must fit the KV cache), "fitted" a length the engine fits to the memory it found, "" not documented.

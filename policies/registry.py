@@ -275,6 +275,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     model_folder_mounted.POLICY,
     service_links_port.POLICY,
     single_attach_rollout.POLICY,
+    single_attach_rollout.SHARED_POLICY,
     serving_code_pinned.POLICY,
     serving_start_installs.POLICY,
     lora_adapter_asked.POLICY,

@@ -45,6 +45,7 @@ from policies.kube import (
     as_int,
     as_list,
     get,
+    known_pod_specs,
     kserve_default_mode_setting,
     kserve_deployment_mode,
     metadata_name,
@@ -454,5 +455,137 @@ POLICY = Policy(
         "(https://kubernetes.io/docs/concepts/storage/persistent-volumes/#access-modes); a Deployment's RollingUpdate "
         "surges by 25% by default (https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#max-surge), "
         "so the new GPU pod, scheduled on another node, waits on the attach the old pod holds and the rollout stalls."
+    ),
+)
+
+
+# Two workloads on one single-attach claim ---------------------------------------------------------------------------
+# ReadWriteOnce attaches a volume to one node: the attach/detach controller attaches it to a second node only when the
+# PersistentVolume's access modes hold ReadWriteMany or ReadOnlyMany (kubernetes pkg/volume/util/util.go
+# IsMultiAttachAllowed, called from pkg/controller/volume/attachdetach/reconciler/reconciler.go attachDesiredVolumes),
+# and ReadWriteOncePod admits one pod at all (the scheduler's VolumeRestrictions plugin leaves a second pod Pending).
+# Two workloads of a run that mount one claim (spent set 81 silavsale/ollama-open-webui-docker k8s/open-webui.yaml, the
+# UI mounting ollama-pvc, the Ollama Deployment's ReadWriteOnce claim, labelled none) share it only while the
+# scheduler puts their pods on one node; nothing in the files keeps them there, so the second one may wait in
+# ContainerCreating on a Multi-Attach error for as long as the first runs.
+_POD_KINDS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod"})
+_RUN_TO_COMPLETION = frozenset({"Job", "CronJob"})
+
+
+def _folder(resource: Resource) -> str:
+    """The directory of the file a manifest object was read from ("" for a Pulumi resource: one program)."""
+    location = resource.name.split(" ", 1)[0] if " " in resource.name else ""
+    return location.split("#", 1)[0].rsplit("/", 1)[0] if "#" in location and "/" in location else ""
+
+
+def _co_located(podspec: dict) -> bool:
+    """A required pod affinity on kubernetes.io/hostname: the pods go where the pods they name are (the author keeps
+    the sharers on one node), or a pod pinned to one node."""
+    terms = as_list(get(podspec, "affinity", "podAffinity", "requiredDuringSchedulingIgnoredDuringExecution"))
+    return pinned_node(podspec) is not None or any(as_dict(t).get("topologyKey") == _HOSTNAME for t in terms)
+
+
+def _shared_claims(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    claims: dict[tuple[Any, str], dict] = {}
+    for r in resources:
+        if split_type(r.type) == ("", "PersistentVolumeClaim") and isinstance(r.props, dict) and not r.patch:
+            name = metadata_name(r.props)
+            if isinstance(name, str):
+                claims[(get(r.props, "metadata", "namespace"), name)] = r.props
+    if not claims:
+        return []
+    # (namespace, claim) -> [(workload, where, kind/name, co-located)], one entry per workload identity.
+    users: dict[tuple[Any, str], dict[tuple[str, Any, Any], tuple[Resource, str, bool]]] = {}
+    for r in resources:
+        kind = split_type(r.type)[1]
+        if kind not in _POD_KINDS or r.patch or r.template or not isinstance(r.props, dict):
+            continue
+        namespace = get(r.props, "metadata", "namespace")
+        for path, podspec in known_pod_specs(r):
+            for volume in as_list(podspec.get("volumes")):
+                claim = get(volume, "persistentVolumeClaim", "claimName")
+                if not isinstance(claim, str):
+                    continue
+                key = (namespace, claim) if (namespace, claim) in claims else (None, claim)
+                if key not in claims or get(volume, "persistentVolumeClaim", "readOnly") is True:
+                    continue
+                where = f"{path}.volumes {as_dict(volume).get('name')}"
+                identity = (kind, namespace, metadata_name(r.props))
+                users.setdefault(key, {}).setdefault(identity, (r, where, _co_located(podspec)))
+    findings: list[tuple[str, str]] = []
+    for key, by_identity in users.items():
+        if len(by_identity) < 2:
+            continue
+        claim = claims[key]
+        modes = [m for m in as_list(get(claim, "spec", "accessModes")) if isinstance(m, str)]
+        if not modes or any(m not in SINGLE_ATTACH for m in modes) or _node_local_in(resources, claim):
+            continue
+        entries = list(by_identity.items())
+        pod_bound = "ReadWriteOncePod" in modes
+        for identity, (resource, where, co_located) in entries:
+            others = [
+                (i, e) for i, e in entries if i != identity and _folder(e[0]) == _folder(resource)
+            ]  # alternatives kept in other folders (a Helm and a plain variant) are not applied together
+            if not others:
+                continue
+            if not pod_bound and (co_located or all(e[2] for _, e in others)):
+                continue
+            names = ", ".join(f"{i[0]}/{i[2]}" for i, _ in others)
+            if pod_bound:
+                message = (
+                    f"{where}: PersistentVolumeClaim {key[1]} is ReadWriteOncePod and {names} mounts it too: one pod "
+                    f"at a time may use it, so the other pod stays Pending (the scheduler's VolumeRestrictions) for as "
+                    f"long as the first runs; give each workload its own claim, or use a ReadWriteMany volume"
+                )
+                long_running = identity[0] not in _RUN_TO_COMPLETION and any(i[0] not in _RUN_TO_COMPLETION for i, _ in others)
+                findings.append((resource.name, message if long_running else unproven(message)))
+                continue
+            findings.append(
+                (
+                    resource.name,
+                    unproven(
+                        f"{where}: PersistentVolumeClaim {key[1]} is {'/'.join(modes)} (attached to one node) and "
+                        f"{names} mounts it too: nothing in the files keeps their pods on one node, so when the "
+                        f"scheduler places them apart the second waits in ContainerCreating on a Multi-Attach error "
+                        f"while the first runs; give each workload its own claim, use a ReadWriteMany volume, or pin "
+                        f"them together (a required podAffinity on kubernetes.io/hostname)"
+                    ),
+                )
+            )
+    return findings
+
+
+def _node_local_in(resources: list[Resource], claim: dict) -> bool:
+    """A hostPath or local PersistentVolume of the run bound to the claim (``_node_local``'s test over ``resources``)."""
+    for other in resources:
+        if split_type(other.type) != ("", "PersistentVolume") or not binds(as_dict(other.props), claim):
+            continue
+        spec = as_dict(get(other.props, "spec"))
+        if "hostPath" in spec or "local" in spec:
+            return True
+    return False
+
+
+SHARED_POLICY = Policy(
+    name="single-attach-volume-shared",
+    description=(
+        "Two workloads of a run (Deployments, StatefulSets, Jobs, Pods) do not mount one ReadWriteOnce(Pod) claim: "
+        "on different nodes the second waits on a Multi-Attach error (advice; ReadWriteOncePod between two long-running "
+        "workloads blocks)."
+    ),
+    catalog="S30",
+    severity="medium",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Give each workload its own claim, move the shared data to a ReadWriteMany volume, or keep the pods on one node "
+        "with a required podAffinity on kubernetes.io/hostname (ReadWriteOnce admits several pods of one node)."
+    ),
+    config_schema={},
+    check_stack=_shared_claims,
+    rationale=(
+        "ReadWriteOnce mounts a volume on one node and ReadWriteOncePod in one pod "
+        "(https://kubernetes.io/docs/concepts/storage/persistent-volumes/#access-modes); the attach/detach controller "
+        "attaches a volume to a second node only for ReadWriteMany or ReadOnlyMany (kubernetes pkg/volume/util/util.go "
+        "IsMultiAttachAllowed), so a second workload's pod on another node waits on the attach."
     ),
 )

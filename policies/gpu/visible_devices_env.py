@@ -1,5 +1,8 @@
 """G53: a container that claims GPUs from the device plugin does not set NVIDIA_VISIBLE_DEVICES itself (advice), nor a
-CUDA_VISIBLE_DEVICES naming a device it was not given (blocks).
+CUDA_VISIBLE_DEVICES naming a device it was not given (blocks), nor (advice) another vendor's variable at a value that
+hides every device it claims (components/gpu_vendors.toml ``hide``: ``HIP_VISIBLE_DEVICES=all`` or ``ROCR_VISIBLE_DEVICES=-1``
+beside ``amd.com/gpu``; HIP stops at the first token that is no index or UUID, ROCm/clr rocm-6.2.2
+rocclr/device/rocm/rocdevice.cpp:501-550).
 
 With the NVIDIA device plugin's default ``envvar`` strategy, the plugin tells the NVIDIA container runtime which GPUs
 the container was allocated by setting ``NVIDIA_VISIBLE_DEVICES`` in its Allocate response (NVIDIA/k8s-device-plugin
@@ -38,7 +41,7 @@ from __future__ import annotations
 
 import re
 
-from components.gpu_vendors import vendor
+from components.gpu_vendors import device_resources, vendor
 from policies.framework import Policy, Resource, unproven
 from policies.kube import (
     WORKLOAD_TYPES,
@@ -173,6 +176,24 @@ def _hidden(head: str, variable: str) -> str:
     )
 
 
+def _other_vendor_hidden(label: str, container: dict, values: dict[str, str]) -> list[str]:
+    """Advice for a variable that hides every device of a vendor other than NVIDIA (components/gpu_vendors.toml
+    ``hide``) on a container that claims that vendor's device: ``HIP_VISIBLE_DEVICES=all`` beside ``amd.com/gpu``, which
+    HIP reads as an invalid first index, so it enumerates no GPU (ROCm/clr rocm-6.2.2 rocclr/device/rocm/rocdevice.cpp:
+    501-550; spent set 82 olafkfreund/SOW-generator deployment/k8s-pod-amd.yaml). The AMD device plugin mounts the
+    allocated devices and sets no such variable, so the value is the container's own."""
+    resources = {**as_dict(get(container, "resources", "requests")), **as_dict(get(container, "resources", "limits"))}
+    found: list[str] = []
+    for resource, row in device_resources(resources):
+        if row is NVIDIA or not (as_int(resources.get(resource)) or 0) > 0:
+            continue
+        for variable, value in sorted(values.items()):
+            if row.hides(variable, value):
+                head = f"{label}: env {variable}={value} beside a claim of {resource}"
+                found.append(unproven(_hidden(head, variable)))
+    return found
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     messages: list[str] = []
     for path, podspec in pod_specs(resource):
@@ -200,6 +221,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 )
                 message = _cuda_message(container_label(path, container), str(cuda), devices, privileged, why_not)
                 messages.extend([message] if message else [])
+            messages.extend(_other_vendor_hidden(container_label(path, container), container, values))
             if claimed <= 0:
                 continue
             literal = [

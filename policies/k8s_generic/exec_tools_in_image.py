@@ -11,6 +11,10 @@ time: "executable file not found in $PATH" for a bare command, exit 127 for a wo
 * a **postStart** hook fails, and the kubelet kills the container (FailedPostStartHook: kubernetes
   pkg/kubelet/kuberuntime/kuberuntime_container.go startContainer step 4), which restarts in a loop;
 * a container **command** that names such a program never starts (StartError, CrashLoopBackOff);
+* a container **command** whose script waits in a loop on such a program (``until curl -f URL; do sleep 5; done``,
+  ``while ! curl ...``) never gets past the wait: the condition exits 127 on every try (spent set 82
+  afterdarksys/meowdel.ai k8s/ollama-deployment.yaml, a Job on ollama/ollama waiting with curl before ``ollama pull``);
+  ``until ! X``, ``while X`` and a script that tests for programs (``command -v``) are not judged;
 * a **preStop** hook fails and is only logged (FailedPreStopHook): the drain it meant to do does not happen (advice).
 
 What each publisher's image ships is data (components/image_contents.toml, each row read from the image's Dockerfile
@@ -181,22 +185,54 @@ def _own_paths(container: Mapping) -> tuple[str, ...]:
     )
 
 
-def _missing(match: Match, argv: list[str], container: Mapping, installed: set[str]) -> Optional[tuple[str, bool]]:
-    """(program, decisive) of the first program of argv the image is known not to ship (and the pod does not add: a
-    package its scripts install, a file on a volume it mounts, a PATH of its own)."""
+def _lacks(match: Match, program: str, container: Mapping, installed: set[str]) -> bool:
+    """True when the image is known not to ship ``program`` and the pod does not add it (a package its scripts install,
+    a file on a volume it mounts, a PATH of its own)."""
     mounts = _own_paths(container)
-    own_path = any(isinstance(e, dict) and e.get("name") == "PATH" for e in as_list(container.get("env")))
+    name = posixpath.basename(program)
+    if "/" in program:
+        if posixpath.dirname(posixpath.normpath(program)) not in _PATH_DIRS or program.startswith(mounts):
+            return False  # ./curl, /tools/curl: a file the pod brings, not the image's PATH
+    elif any(isinstance(e, dict) and e.get("name") == "PATH" for e in as_list(container.get("env"))):
+        return False  # the container's own PATH
+    elif any(d + "/" in mounts for d in _PATH_DIRS):
+        return False  # a volume over a PATH directory
+    return match.row.program(name) is False and not any(provided_by(name, p) for p in installed)
+
+
+def _missing(match: Match, argv: list[str], container: Mapping, installed: set[str]) -> Optional[tuple[str, bool]]:
+    """(program, decisive) of the first program of argv the image is known not to ship (and the pod does not add)."""
     for program, decisive in _programs(argv):
         if "$" in program or "`" in program:
             return None  # a variable or substitution: the program is decided at run time
-        name = posixpath.basename(program)
-        if "/" in program:
-            if posixpath.dirname(posixpath.normpath(program)) not in _PATH_DIRS or program.startswith(mounts):
-                continue  # ./curl, /tools/curl: a file the pod brings, not the image's PATH
-        elif own_path or any(d + "/" in mounts for d in _PATH_DIRS):
-            continue  # the container's own PATH, or a volume over a PATH directory
-        if match.row.program(name) is False and not any(provided_by(name, p) for p in installed):
-            return name, decisive
+        if _lacks(match, program, container, installed):
+            return posixpath.basename(program), decisive
+    return None
+
+
+# Statement starts after which `until`/`while` begins a loop.
+_LOOP_STARTS = _SEPARATORS | {";", "do", "then", "else"}
+
+
+def _endless_wait(match: Match, argv: list[str], container: Mapping, installed: set[str]) -> Optional[str]:
+    """The program of a wait loop in argv's ``sh -c`` script whose condition runs a program the image lacks: ``until
+    curl ...; do sleep 5; done`` (exit 127 every time, so the loop never ends) or ``while ! curl ...`` (the negation
+    is always true). None otherwise; ``until ! X`` and ``while X`` end or never run, and are not judged."""
+    script = shell_script(argv)
+    if script is None or "until" not in script and "while" not in script:
+        return None
+    words = split_shell(script)
+    if _GUARDS.intersection(words):
+        return None  # the script tests for programs (`if command -v curl`): the loop may run only where it exists
+    for i, word in enumerate(words):
+        if word not in ("until", "while") or i and words[i - 1] not in _LOOP_STARTS:
+            continue
+        negated = words[i + 1 : i + 2] == ["!"]
+        if negated != (word == "while"):
+            continue
+        program = words[i + 2 if negated else i + 1] if len(words) > i + (2 if negated else 1) else ""
+        if program and "$" not in program and "`" not in program and _lacks(match, program, container, installed):
+            return posixpath.basename(program)
     return None
 
 
@@ -215,6 +251,16 @@ def _check(resource: Resource, config: dict) -> list[str]:
             for where, argv in handlers:
                 found = _missing(match, argv, container, installed | _installed(argv))
                 if found is None:
+                    waits = _endless_wait(match, argv, container, installed | _installed(argv)) if where == "command" else None
+                    if waits is not None:
+                        text = (
+                            f"{label}: command waits in a loop on `{waits}`, which the {match.row.family} image {image} "
+                            f"does not ship (components/image_contents.toml: {match.row.source.split(':', 1)[0]}), so the "
+                            f"condition fails (exit 127) on every try and the loop never ends: the container never gets "
+                            f"past its wait (a Job never completes, an init container holds the pod back); wait with a "
+                            f"program the image has, or run the wait in an image that ships `{waits}`"
+                        )
+                        messages.append(text if match.proven else unproven(f"{text} ({match.why_not})"))
                     continue
                 program, decisive = found
                 if where == "command" and program != posixpath.basename(argv[0]):

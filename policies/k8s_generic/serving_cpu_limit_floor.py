@@ -16,7 +16,12 @@ container's GPU limit (a multi-node engine's pod holds its share); an unreadable
 floor). A CPU-only server (no GPU in any form, policies.reading.ollama_weights.holds_gpu) of an engine that computes
 the model on CPU threads (the engine table's ``[engines.NAME.cpu_inference]``: Ollama, llama.cpp, LocalAI, threads
 defaulting to the physical cores) is advised under ``min_cpus`` (1): every token is computed inside that share (spent
-set 61: an Ollama Deployment limited to 500m). Silent: no CPU limit; a limit at or above the floor (4 CPUs on one GPU); a container with no GPU (vLLM's CPU
+set 61: an Ollama Deployment limited to 500m), and so is a llama.cpp server told ``--n-gpu-layers 0`` whatever GPUs it
+holds (spent set 80 josevictorferreira/homelab .k8s/apps/llama-cpp.yaml, an embeddings server at 500m). A limit of at
+least ``min_cpus`` but under 2 CPUs with the engine's thread count left to its default (the engine table's ``threads``
+setting: llama.cpp -t/--threads, LLAMA_ARG_THREADS, common/arg.cpp:1115-1123 at b8914; LocalAI --threads, THREADS) is
+advice too: one thread per physical core of the node shares that quota, so on a node of two or more cores every period
+ends throttled (spent set 81 TrainWithShubham/AI-BankApp-DevOps k8s/ollama-deployment.yaml, Ollama at 1000m). Silent: no CPU limit; a limit at or above the floor (4 CPUs on one GPU); a container with no GPU (vLLM's CPU
 backend sizes its own threads); Ray pods (Ray's own processes share them) and a worker module without the API server
 (Dynamo's dynamo.vllm).
 """
@@ -28,6 +33,7 @@ from components.quantities import parse_quantity
 from policies.framework import Policy, Resource
 from policies.kube import as_int, fmt_number, get, gpu_count, is_ray, workload_types
 from policies.operators import OPERATOR_TYPES
+from policies.reading.engines import table_servers
 from policies.reading.kserve_runtime import effective_resources
 from policies.reading.ollama_weights import holds_gpu
 from policies.reading.serving import ModelServer, container_argv, engine_row, model_servers
@@ -46,11 +52,15 @@ def _check(resource: Resource, config: dict) -> list[str]:
     if is_ray(resource.type):
         return []
     found = []
+    settings = {id(s.container): s.args for s in table_servers(resource)}
     for server in model_servers(resource):
         row, cpus_row = engine_row(server.engine), CPUS.get(server.engine)
         limit = gpu_count(server.container) or 0
-        if row is not None and limit < 1 and server.engine in CPU_INFERENCE and not holds_gpu(server.podspec):
-            found.extend(_cpu_server(resource, server, row.display, CPU_INFERENCE[server.engine].min_cpus))
+        args = settings.get(id(server.container), {})
+        no_layers = str(args.get("gpu-layers", "")).strip() == "0"
+        if row is not None and server.engine in CPU_INFERENCE and (no_layers or (limit < 1 and not holds_gpu(server.podspec))):
+            floor = CPU_INFERENCE[server.engine].min_cpus
+            found.extend(_cpu_server(resource, server, row.display, floor, args.get("threads"), no_layers))
             continue
         if row is None or cpus_row is None:
             continue
@@ -81,9 +91,18 @@ def _check(resource: Resource, config: dict) -> list[str]:
     return found
 
 
-def _cpu_server(resource: Resource, server: ModelServer, display: str, floor: int) -> list[str]:
-    """A CPU-only server (no GPU in any form) of an engine that computes the model on CPU threads: a limit below
-    ``floor`` CPUs (the engine table's ``cpu_inference.min_cpus``) caps every token's computation at that share."""
+# A CPU-computing server whose threads are left to their default (one per physical core of the node) and whose limit is
+# under this many CPUs runs more compute threads than its quota on any node of two cores or more (module docstring).
+_THREADS_QUOTA = 2
+
+
+def _cpu_server(
+    resource: Resource, server: ModelServer, display: str, floor: int, threads: object = None, no_layers: bool = False
+) -> list[str]:
+    """A CPU-only server (no GPU in any form, or told to offload no layer: llama.cpp --n-gpu-layers 0) of an engine that
+    computes the model on CPU threads: a limit below ``floor`` CPUs (the engine table's ``cpu_inference.min_cpus``) caps
+    every token's computation at that share; a limit below _THREADS_QUOTA with the threads left to their default (the
+    engine table's ``threads`` setting unset) runs a thread per physical core of the node inside it."""
     resources, merged = effective_resources(resource, server.path, server.container)
     raw = get(resources, "limits", "cpu") if resources is not None else None
     if raw is None:
@@ -92,10 +111,20 @@ def _cpu_server(resource: Resource, server: ModelServer, display: str, floor: in
         cpus = parse_quantity(raw)
     except ValueError:
         return []  # not a quantity (a template's placeholder)
+    why = "is told to offload no layer to a GPU (gpu layers 0)" if no_layers else "holds no GPU"
+    display = display if display.endswith("server") else f"{display} server"
+    if 0 < cpus and floor <= cpus < _THREADS_QUOTA and threads is None:
+        return [
+            f"{server.label}: resources.limits.cpu {raw}{merged} on this {display}, which {why} and so computes "
+            f"every token on the CPU with its threads left to their default, one per physical core of the node: those "
+            f"threads share {fmt_number(cpus)} CPU per period, so on any node of two or more cores the kernel throttles "
+            f"them every period and each answer crawls; raise the limit to a few cores, or set the server's thread "
+            f"count to the limit"
+        ]
     if not 0 < cpus < floor:
         return []
     return [
-        f"{server.label}: resources.limits.cpu {raw}{merged} on this {display} server, which holds no GPU and so "
+        f"{server.label}: resources.limits.cpu {raw}{merged} on this {display}, which {why} and so "
         f"computes every token on the CPU (its threads default to one per physical core of the node): the kernel lets "
         f"it run {fmt_number(cpus)} of a CPU per period and throttles it for the rest, so each answer takes "
         f"{fmt_number(floor / cpus)}x or more the time one core would and clients time out under load; raise the limit "

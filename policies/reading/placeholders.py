@@ -132,6 +132,12 @@ _NUMBER_FIELDS = {
     "storage",
     "ephemeral-storage",
 }
+# A registry host that is a bare word with a port (``dockerregistryip:5500/vllm_backend:1.18.0_v1``, spent set 82
+# dell-examples/generative-ai intel-XE9680-gaudi3/vLLM/deployment.yml): distribution/reference reads a first component
+# holding ``:`` as a registry host (splitDockerDomain), and a single letters-only label is no DNS name a node resolves
+# (no dot, not localhost, not an IP address) but a word standing for the author's registry. A name with a hyphen or a
+# digit (``kind-registry:5000``, a kind cluster's registry the runtime's mirror configuration names) is left alone.
+_WORD_HOST = re.compile(r"^(?!localhost:)[A-Za-z]+:[0-9]+$")
 _NODE_LABEL = re.compile(
     r"^(?:karpenter\.k8s\.aws/instance-[\w-]+|node\.kubernetes\.io/instance-type|beta\.kubernetes\.io/instance-type|"
     r"karpenter\.sh/capacity-type|topology\.kubernetes\.io/(?:zone|region)|kubernetes\.io/(?:arch|os)|"
@@ -197,6 +203,8 @@ def placeholder_in(text: str, where: tuple = ()) -> Optional[str]:
         # Any path component, the registry host included (REGISTRY_PLACEHOLDER/ecr-public/...: chrismld/ai-on-eks-demos
         # deployment.yaml.template), the last one without its tag or digest.
         *path, last = word.split("/")
+        if path and ":" in path[0] and "." not in path[0] and _WORD_HOST.match(path[0]):
+            return path[0]
         for part in [*path, re.split(r"[:@]", last, maxsplit=1)[0]]:
             if _CAPS_WORD.match(part) or _FILL_IN_WORD.search(part):
                 return word

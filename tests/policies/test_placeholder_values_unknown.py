@@ -77,6 +77,22 @@ def test_a_registry_placeholder_is_not_an_invalid_image():
     assert placeholder_in("vllm/vllm-openai:v0.6.3", ("image",)) is None
 
 
+def test_a_registry_host_that_is_a_word_is_a_placeholder():
+    # dell-examples/generative-ai intel-XE9680-gaudi3/vLLM/deployment.yml@feba53869e3badfd1281c2a0d1454a759d47580e
+    # (spent set 82, labelled S27): the registry host is the word dockerregistryip with a port, no DNS name.
+    assert placeholder_in("dockerregistryip:5500/vllm_backend:1.18.0_v1", ("image",)) == "dockerregistryip:5500"
+    assert placeholder_in("REGISTRY:5000/vllm:1.0", ("image",)) == "REGISTRY:5000"
+    # Careful forms: a DNS name, localhost, an IP address, a hyphenated local name (kind's registry), a Hub namespace.
+    for image in (
+        "registry.corp:5000/vllm:1.0",
+        "localhost:5001/vllm:1.0",
+        "10.0.0.5:5000/vllm:1.0",
+        "kind-registry:5000/vllm:1.0",
+        "dockerregistryip/vllm:1.0",
+    ):
+        assert placeholder_in(image, ("image",)) is None, image
+
+
 # ScradFTW/qwen-llm-gke k8s/deployment.yaml at 2b1a9abf8d48d5f0b21c4a543782960a71318ed0 (cut down): Cloud Build's sed
 # step replaces IMAGE_PLACEHOLDER; Davidnet/vllm-gke-guide deploy-model.yaml at ab4530fa25a61ae4d8fca6b479718e32e10002d9:
 # bucketName GCS_BUCKET ("TODO: Replace with your GCS bucket name!").

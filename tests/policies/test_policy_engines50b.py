@@ -162,3 +162,75 @@ def test_an_ollama_rebuild_with_an_unread_variable_is_advice():
     # A client image that only names Ollama and serves elsewhere is no rebuild (engine_flags.rebuilt_image).
     client = {"name": "ollama-webui", "image": "ollama-webui:latest", "env": [{"name": "OLLAMA_GPU", "value": "amd"}]}
     assert found_by([_deployment(client)], G74) == []
+
+
+# G53 and G13 on AMD GPU pods: spent set 82 olafkfreund/SOW-generator deployment/k8s-pod-amd.yaml (HIP_VISIBLE_DEVICES=all
+# beside amd.com/gpu: 1; HIP ends its device list at the first token that is no index or UUID, ROCm/clr rocm-6.2.2
+# rocclr/device/rocm/rocdevice.cpp:501-550) and deployment/k8s-pod.yaml (ollama-amd:latest with no amd.com/gpu).
+G53 = "gpu-visible-devices-left-to-plugin"
+G13 = "gpu-engine-has-gpu-limit"
+
+
+def _amd(value: str, gpus: int = 1) -> dict:
+    container = _ollama("ollama/ollama:rocm")
+    del container["volumeMounts"]
+    container["env"] = [{"name": "HIP_VISIBLE_DEVICES", "value": value}, {"name": "ROCR_VISIBLE_DEVICES", "value": "0"}]
+    container["resources"] = {"limits": {"amd.com/gpu": gpus}} if gpus else {}
+    return container
+
+
+def test_hip_visible_devices_all_hides_the_amd_gpu():
+    ((level, message),) = found_by([_deployment(_amd("all"))], G53)
+    assert level == "advisory"
+    assert message.startswith(
+        "container ollama: env HIP_VISIBLE_DEVICES=all beside a claim of amd.com/gpu: that value hides every device"
+    )
+    assert found_by([_deployment(_amd("0"))], G53) == []  # an index within the claim
+    assert found_by([_deployment(_amd("all", gpus=0))], G53) == []  # no AMD claim: not this rule's
+
+
+def test_an_amd_rebuild_with_no_amd_gpu_is_advice():
+    container = _ollama()
+    del container["volumeMounts"], container["resources"]
+    ((level, message),) = found_by([_deployment(container)], G13)
+    assert level == "advisory" and message.startswith("container ollama: image ollama-amd:latest is a ROCm build")
+    assert found_by([_deployment(_ollama("ollama-amd:latest") | {"volumeMounts": []})], G13) == []  # holds amd.com/gpu
+    amd64 = _ollama("example.com/ollama-amd64:0.6.2")
+    del amd64["volumeMounts"], amd64["resources"]
+    assert found_by([_deployment(amd64)], G13) == []  # an architecture, no vendor mark
+
+
+# G9 on CPU-computing servers: spent set 80 josevictorferreira/homelab .k8s/apps/llama-cpp.yaml (llama-server
+# --n-gpu-layers 0 on a ROCm image, cpu limit 500m) and set 81 TrainWithShubham/AI-BankApp-DevOps
+# k8s/ollama-deployment.yaml (CPU-only Ollama, cpu limit 1000m, threads left to one per physical core).
+G9 = "serving-cpu-limit-floor"
+
+
+def _llama(cpu: str, *extra: str) -> dict:
+    return {
+        "name": "embeddings",
+        "image": "ghcr.io/ggml-org/llama.cpp:server-rocm",
+        "command": ["/app/llama-server"],
+        "args": ["--model", "/models/e5.gguf", "--host", "0.0.0.0", "--port", "8081", "--embedding", *extra],
+        "resources": {"limits": {"cpu": cpu, "memory": "2Gi"}, "requests": {"cpu": "50m", "memory": "64Mi"}},
+    }
+
+
+def test_a_server_told_to_offload_no_layer_is_cpu_computed():
+    ((level, message),) = found_by([_deployment(_llama("500m", "--n-gpu-layers", "0"))], G9)
+    assert level == "advisory"
+    assert message.startswith(
+        "container embeddings: resources.limits.cpu 500m on this llama.cpp server, which is told to offload no layer to "
+        "a GPU (gpu layers 0)"
+    )
+    assert found_by([_deployment(_llama("4", "--n-gpu-layers", "0"))], G9) == []
+
+
+def test_one_core_with_default_threads_is_advice():
+    ollama = {"name": "ollama", "image": "ollama/ollama:latest", "ports": [{"containerPort": 11434}]}
+    ollama["resources"] = {"limits": {"cpu": "1000m", "memory": "4Gi"}, "requests": {"cpu": "200m", "memory": "1Gi"}}
+    ((level, message),) = found_by([_deployment(ollama)], G9)
+    assert level == "advisory" and "threads share 1 CPU per period" in message
+    # Threads set to the limit: the server runs within its quota.
+    assert found_by([_deployment(_llama("1", "--n-gpu-layers", "0", "--threads", "1"))], G9) == []
+    assert found_by([_deployment(_llama("2", "--n-gpu-layers", "0"))], G9) == []

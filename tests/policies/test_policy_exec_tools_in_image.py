@@ -261,3 +261,35 @@ def test_the_reader_joins_a_heredoc_bodys_continuation_lines():
         'ENTRYPOINT ["/build/entrypoint.sh"]\n'
     )
     assert "wget" in [p for _, p in read(dockerfile)["packages"]]
+
+
+# afterdarksys/meowdel.ai k8s/ollama-deployment.yaml (spent set 82, labelled G79): a Job on ollama/ollama:latest whose
+# script waits with `until curl -f http://ollama-service:11434/api/tags; do sleep 5; done` before `ollama pull`.
+MEOWDEL_WAIT = "until curl -f http://ollama-service:11434/api/tags; do\n  sleep 5\ndone\nollama pull llama3.2:3b\n"
+
+
+def _puller(image: str, script: str) -> dict:
+    return _deployment({"name": "model-puller", "image": image, "command": ["/bin/sh", "-c", script]})
+
+
+def test_a_wait_loop_on_a_missing_program_never_ends():
+    ((level, message),) = found_by([_puller("ollama/ollama:latest", MEOWDEL_WAIT)], POLICY)
+    assert level == "advisory"  # latest: no release read
+    assert "command waits in a loop on `curl`" in message and "never ends" in message
+    ((level, _),) = found_by([_puller("ollama/ollama:0.3.12", MEOWDEL_WAIT)], POLICY)
+    assert level == "mandatory"
+    negated = "while ! curl -sf http://ollama:11434/; do sleep 2; done; ollama pull m"
+    assert [lvl for lvl, _ in found_by([_puller("ollama/ollama:0.3.12", negated)], POLICY)] == ["mandatory"]
+
+
+def test_careful_wait_loops_stay_silent():
+    # A wait on a program the image ships, a negated until (ends at once), a plain while (never runs), a guard, and a
+    # script that installs curl first.
+    for script in (
+        "until ollama list; do sleep 5; done; ollama pull m",
+        "until ! curl -sf http://x/; do sleep 5; done",
+        "while curl -sf http://x/; do sleep 5; done",
+        "if command -v curl; then until curl -sf http://x/; do sleep 5; done; fi",
+        "apt-get update && apt-get install -y curl; until curl -sf http://x/; do sleep 5; done",
+    ):
+        assert found_by([_puller("ollama/ollama:0.3.12", script)], POLICY) == [], script

@@ -161,7 +161,9 @@ def test_a_cpu_only_server_under_one_core_is_advised():
 
 
 def test_cpu_only_careful_forms_stay_silent():
-    assert found_by([_cpu_server("ollama/ollama:0.5.4", "1")], POLICY) == []
+    # One CPU with the threads left to one per physical core is advice since brief engines50b (spent set 81
+    # TrainWithShubham/AI-BankApp-DevOps, Ollama at 1000m); two CPUs are silent.
+    assert found_by([_cpu_server("ollama/ollama:0.5.4", "2")], POLICY) == []
     assert found_by([_cpu_server("ollama/ollama:0.5.4", "4")], POLICY) == []
     assert found_by([_cpu_server("ollama/ollama:0.5.4", None)], POLICY) == []
     assert found_by([_cpu_server("ollama/ollama:0.5.4", "{{ .Values.cpu }}")], POLICY) == []
