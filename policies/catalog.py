@@ -193,6 +193,7 @@ _ENTRIES = (
     Entry("G", 89, "an init container or a Job runs no model server (an engine image given no command: `ollama serve`)"),
     Entry("G", 90, "a workload an autoscaler of the files manages states no spec.replicas (each apply resets the count)"),
     Entry("G", 91, "a KubeRay worker group whose maxReplicas is above its replicas has the in-tree autoscaler to grow it"),
+    Entry("G", 92, "a LiteLLM proxy holding provider keys sets a master key, and the clients of the files send that key"),
     Entry("G", 93, "an ALB Ingress listening on HTTPS gives the controller a certificate (certificate-arn or a host)"),
     Entry("G", 94, "a proxy in front of a model API passes streamed replies on unbuffered (nginx proxy_buffering off)"),
     Entry("G", 95, "a model server's Hugging Face token is passed under a variable its Hub client reads (HF_TOKEN)"),
