@@ -14,7 +14,8 @@ is vLLM's own (its working directory is known) or the container names its workin
 that mounts some volume (its WORKDIR, which the files do not show, may be one). Where a temporary directory is
 writable but the model is a Hub id and no volume holds the Hugging Face cache (``HF_HOME``/``HF_HUB_CACHE``, the
 ``--download-dir`` flag, else ``$HOME/.cache/huggingface``), the download fails: advice (the image's home directory
-is not in the files). Fresh set 47: SecureCloudOps/llm-rag-infra-platform k8s/vllm/deployment.yaml (labelled G29
+is not in the files; with a non-root ``runAsUser`` and no HOME it is never /root: runc sets HOME=/ for a uid with no
+passwd entry, runc v1.2.9 libcontainer/init_linux.go:468-471,552-554). Fresh set 47: SecureCloudOps/llm-rag-infra-platform k8s/vllm/deployment.yaml (labelled G29
 blocking: readOnlyRootFilesystem, runAsUser 1000, no volume).
 """
 
@@ -167,8 +168,24 @@ def _temp_writable(container: Mapping, env: dict[str, str], mounts: list[str]) -
     return any(_temp_dir_ok(c, mounts) for c in candidates)
 
 
+def _run_as_user(server: VllmServer) -> int | None:
+    """The uid the pod runs the container as (its securityContext.runAsUser, else the pod's), or None when unset."""
+    for context in (get(server.container, "securityContext"), get(server.podspec, "securityContext")):
+        uid = as_dict(context).get("runAsUser")
+        if isinstance(uid, int) and not isinstance(uid, bool):
+            return uid
+        if isinstance(uid, float) and uid.is_integer():
+            return int(uid)
+    return None
+
+
 def _cache_writable(server: VllmServer, env: dict[str, str], mounts: list[str]) -> bool:
-    """True when the Hugging Face download has a writable place the files name, or a volume it may be."""
+    """True when the Hugging Face download has a writable place the files name, or a volume it may be. With no HOME
+    and a non-root runAsUser, the home is never /root: runc sets HOME from the image's passwd entry for the uid, and
+    to / when the uid has none (runc v1.2.9 libcontainer/init_linux.go:468-471 defaultExecUser Home "/", :552-554;
+    vendor/github.com/moby/sys/user/user.go:300-305,344-350: a numeric uid with no entry keeps the default), so a
+    volume at /root/.cache/huggingface is not where huggingface_hub writes (spent set 80 theepicsaxguy/homelab
+    k8s/applications/ai/vllm-embed/deployment.yaml: runAsUser 1000, the claim at /root/.cache/huggingface)."""
     named = [env[k] for k in _CACHE_ENV if env.get(k, "").startswith("/")]
     download = server.args.get("download-dir")
     if isinstance(download, str) and download.startswith("/"):
@@ -176,7 +193,13 @@ def _cache_writable(server: VllmServer, env: dict[str, str], mounts: list[str]) 
     if named:
         return any(_under(p, mounts) for p in named)
     home = env.get("HOME")
-    homes = [home] if isinstance(home, str) and home.startswith("/") else ["/root", "/", "/home"]
+    uid = _run_as_user(server)
+    if isinstance(home, str) and home.startswith("/"):
+        homes = [home]
+    elif uid is not None and uid != 0:
+        homes = ["/", "/home"]
+    else:
+        homes = ["/root", "/", "/home"]
     return any(_under(posixpath.join(h, ".cache", "huggingface"), mounts) or _under(h, mounts) for h in homes) or any(
         m.startswith("/home/") or m.endswith("/.cache") for m in mounts
     )
@@ -210,6 +233,12 @@ def _judge(server: VllmServer) -> list[str]:
     model = served_model(server)
     if isinstance(model, str) and hub_model(model) and not _cache_writable(server, env, mounts):
         note = "" if temp else " (and a temporary directory only if the image's working directory is a volume)"
+        uid = _run_as_user(server)
+        if uid and "HOME" not in env:
+            note += (
+                f"; with runAsUser {uid} and no HOME, $HOME is / (the uid has no passwd entry in the image: runc sets "
+                f"HOME=/) or the home its passwd entry names, never /root, so the cache goes to /.cache/huggingface or that home"
+            )
         return [
             unproven(
                 f"{server.label}: readOnlyRootFilesystem is true and no volume holds the Hugging Face cache "

@@ -138,6 +138,12 @@ _NUMBER_FIELDS = {
 # (no dot, not localhost, not an IP address) but a word standing for the author's registry. A name with a hyphen or a
 # digit (``kind-registry:5000``, a kind cluster's registry the runtime's mirror configuration names) is left alone.
 _WORD_HOST = re.compile(r"^(?!localhost:)[A-Za-z]+:[0-9]+$")
+# Reference fields whose value written as the field's own name is a fill-in (``nodeName: NodeName  # Change this to the
+# name of the node your GPU is on``, spent set 61 GoingOffRoading/Ollama-on-Kubernetes-w-Nvidia-GPU Ollama.yml): no
+# node, class, claim or account is named after the field that names it.
+_SELF_NAMED_FIELDS = frozenset(
+    {"nodeName", "storageClassName", "claimName", "serviceAccountName", "secretName", "priorityClassName", "runtimeClassName"}
+)
 _NODE_LABEL = re.compile(
     r"^(?:karpenter\.k8s\.aws/instance-[\w-]+|node\.kubernetes\.io/instance-type|beta\.kubernetes\.io/instance-type|"
     r"karpenter\.sh/capacity-type|topology\.kubernetes\.io/(?:zone|region)|kubernetes\.io/(?:arch|os)|"
@@ -199,6 +205,8 @@ def placeholder_in(text: str, where: tuple = ()) -> Optional[str]:
     word = text.strip()
     if _CAPS_WORD.match(word) and (_FILL_IN_WORD.search(word) or _caps_field(where)):
         return word
+    if where and where[-1] in _SELF_NAMED_FIELDS and word.replace("_", "").replace("-", "").lower() == where[-1].lower():
+        return word  # the field's own name standing as its value: `nodeName: NodeName`
     if where and where[-1] == "image":
         # Any path component, the registry host included (REGISTRY_PLACEHOLDER/ecr-public/...: chrismld/ai-on-eks-demos
         # deployment.yaml.template), the last one without its tag or digest.

@@ -93,6 +93,16 @@ def test_a_registry_host_that_is_a_word_is_a_placeholder():
         assert placeholder_in(image, ("image",)) is None, image
 
 
+def test_a_reference_field_holding_its_own_name_is_a_placeholder():
+    # GoingOffRoading/Ollama-on-Kubernetes-w-Nvidia-GPU Ollama.yml@be581fdb91020b89019bd710820d5db04c03482e (spent set
+    # 61, labelled S27): `nodeName: NodeName  # Change this to the name of the node your GPU is on`.
+    assert placeholder_in("NodeName", ("spec", "template", "spec", "nodeName")) == "NodeName"
+    assert placeholder_in("storage-class-name", ("spec", "storageClassName")) == "storage-class-name"
+    # Careful forms: a real node name, and a field not in the list (an env variable may be named NAME).
+    assert placeholder_in("gpu-node-1", ("spec", "nodeName")) is None
+    assert placeholder_in("name", ("env", "name")) is None
+
+
 # ScradFTW/qwen-llm-gke k8s/deployment.yaml at 2b1a9abf8d48d5f0b21c4a543782960a71318ed0 (cut down): Cloud Build's sed
 # step replaces IMAGE_PLACEHOLDER; Davidnet/vllm-gke-guide deploy-model.yaml at ab4530fa25a61ae4d8fca6b479718e32e10002d9:
 # bucketName GCS_BUCKET ("TODO: Replace with your GCS bucket name!").

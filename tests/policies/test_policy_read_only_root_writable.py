@@ -169,3 +169,34 @@ def test_a_start_script_cd_into_a_volume_gives_a_temporary_directory():
     assert found_by([doc], POLICY) == []
     _container(doc)["command"][2] = "cd /opt && exec vllm serve /models/qwen --port 8000 --enforce-eager"
     assert [e for e, _ in found_by([doc], POLICY)] == ["mandatory"]
+
+
+def _embed(uid: object, home: str | None = None) -> dict:
+    # Minimal form of theepicsaxguy/homelab k8s/applications/ai/vllm-embed/deployment.yaml@29073de4a6b59f50df6f2b31962b146740d215bf
+    # (spent set 80, labelled G29): runAsUser 1000, readOnlyRootFilesystem, emptyDirs at /tmp and /var/tmp, the model
+    # cache claim at /root/.cache/huggingface, no HOME/HF_HOME, --enforce-eager, a Hub model.
+    doc = copy.deepcopy(SECURE)
+    doc["spec"]["template"]["spec"]["securityContext"] = {"runAsNonRoot": True, "runAsUser": uid}
+    container = _container(doc)
+    container["image"] = "ghcr.io/theepicsaxguy/vllm-cpu:v0.11.0-cfc13f2"
+    container["args"].append("--enforce-eager")
+    container["volumeMounts"] = [
+        {"name": "hf-cache", "mountPath": "/root/.cache/huggingface"},
+        {"name": "tmp", "mountPath": "/tmp"},
+        {"name": "var-tmp", "mountPath": "/var/tmp"},
+    ]
+    if home is not None:
+        container["env"] = [{"name": "HOME", "value": home}]
+    return doc
+
+
+def test_a_cache_under_root_for_a_non_root_user_is_not_its_home():
+    # runc sets HOME=/ for a uid with no passwd entry (v1.2.9 libcontainer/init_linux.go:468-471, :552-554).
+    ((enforcement, message),) = found_by([_embed(1000)], POLICY)
+    assert enforcement == "advisory"
+    assert "with runAsUser 1000 and no HOME, $HOME is /" in message and "never /root" in message
+
+
+def test_a_root_user_or_a_home_under_the_cache_volume_stays_silent():
+    assert found_by([_embed(0)], POLICY) == []
+    assert found_by([_embed(1000, home="/root")], POLICY) == []
