@@ -157,7 +157,7 @@ _ENTRIES = (
     Entry("G", 53, "a GPU container's env does not hide or swap the GPUs it claims (NVIDIA_/CUDA_VISIBLE_DEVICES)"),
     Entry("G", 54, "a pod passes the Pod Security level its Namespace enforces"),
     Entry("G", 55, "a single-architecture image selects nodes of its architecture"),
-    Entry("G", 56, "a Service's selector matches the pods of a workload of its run"),
+    Entry("G", 56, "a Service's selector matches the pods of a workload of its run, and no Job's"),
     Entry("G", 57, "an ingress-nginx regex path uses pathType ImplementationSpecific"),
     Entry("G", 58, "an object is defined once among the files of a folder"),
     Entry("G", 59, "a model server does not tolerate the taints of nodes in trouble (pressure, cordoned, failed)"),

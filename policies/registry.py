@@ -451,6 +451,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     no_literal_secret_env.POLICY,
     no_literal_credential.POLICY,
     service_selects_pods.POLICY,
+    service_selects_pods.SIDE_POLICY,
     defined_once.POLICY,
     proxy_backend_in_pod.POLICY,
     tolerates_node_pressure.POLICY,

@@ -76,6 +76,7 @@ from policies.reading.hidden_folders import hidden_program
 from policies.reading.image_first_release import never_built
 from policies.reading.image_reference import image_reference_error
 from policies.reading.inline_python import compile_failure, may_be_python2, newer_grammar, python_texts
+from policies.reading.kserve_runtime import option_args_images
 from policies.reading.kustomize import image_rewritten
 from policies.reading.ollama_weights import oversized_pulls
 from policies.reading.placeholders import placeholder_in, written_images
@@ -279,6 +280,8 @@ def _option_args_message(label: str, container: Mapping, custom_predictor: bool,
         return text if match.proven else unproven(f"{text} ({match.why_not})")
     if not custom_predictor or match is not None or any(names_image(raw, e.images) for e in engine_table()):
         return None
+    if is_published(raw, option_args_images()):
+        return None  # KServe's own runtimes run it so: its ENTRYPOINT takes options
     return unproven(
         f"{label}: the predictor container gives args beginning with the option {first!r} and no command; args replace "
         f"the image's CMD, so if {raw} starts its server from CMD rather than ENTRYPOINT (a Dockerfile ending "

@@ -251,3 +251,108 @@ POLICY = Policy(
         "dangling-service check finds the same."
     ),
 )
+
+
+# A Service whose selector also matches a run-to-completion pod --------------------------------------------------------
+# The EndpointSlice controller adds every pod of the namespace whose labels carry the selector (syncService, above),
+# whatever made it: a Job's pod (a model preload, a migration) that copies the server's labels becomes an endpoint too,
+# and a pod with no readinessProbe counts as ready once its containers run (kubernetes.io/docs/concepts/workloads/pods/
+# pod-lifecycle/#container-probes: without the probe the default state is Success), so while the Job runs the Service
+# sends part of its traffic to a pod that does not serve it (spent set 82 olafkfreund/SOW-generator
+# deployment/k8s-pod-ollama-nvidia.yaml@2e78b6f8: Job ollama-nvidia-model-preload labelled app: ollama, gpu-type:
+# nvidia, the selector of Service ollama-nvidia-service and of the Ollama Deployment; labelled none, advisory).
+_LONG_RUNNING = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"})
+
+
+def _runs_to_completion(resource: Resource) -> bool:
+    kind = split_type(resource.type)[1]
+    if kind in ("Job", "CronJob"):
+        return split_type(resource.type)[0] == "batch"
+    if split_type(resource.type) == ("", "Pod"):
+        return get(resource.props, "spec", "restartPolicy") in ("Never", "OnFailure")
+    return False
+
+
+def _job_podspec(resource: Resource) -> dict:
+    spec = as_dict(get(resource.props, "spec"))
+    if split_type(resource.type)[1] == "CronJob":
+        spec = as_dict(get(spec, "jobTemplate", "spec"))
+    return as_dict(get(spec, "template", "spec")) if split_type(resource.type)[1] != "Pod" else spec
+
+
+def _labels_at(resource: Resource) -> str:
+    kind = split_type(resource.type)[1]
+    if kind == "Pod":
+        return "metadata.labels"
+    return "spec.jobTemplate.spec.template.metadata.labels" if kind == "CronJob" else "spec.template.metadata.labels"
+
+
+def _side_pods(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    findings: list[tuple[str, str]] = []
+    services = [r for r in resources if split_type(r.type) == _SERVICE and isinstance(r.props, dict)]
+    if not services:
+        return findings
+    jobs = [r for r in resources if isinstance(r.props, dict) and _runs_to_completion(r) and not hides_pods(r)]
+    if not jobs:
+        return findings
+    servers = [
+        r
+        for r in resources
+        if isinstance(r.props, dict) and split_type(r.type)[1] in _LONG_RUNNING and split_type(r.type)[0] == "apps"
+    ]
+    for service in services:
+        selector = _selector(service)
+        if selector is None:
+            continue
+        namespace, folder = namespace_of(service, "default"), _where(service)
+        served = [
+            r
+            for r in servers
+            if namespace_of(r, "default") == namespace and any(_matches(selector, labels) for labels in pod_label_sets(r))
+        ]
+        if not served:
+            continue
+        wanted = ", ".join(f"{k}={v}" for k, v in selector.items())
+        server = f"{get(served[0].props, 'kind')}/{get(served[0].props, 'metadata', 'name')}"
+        for job in jobs:
+            if namespace_of(job, "default") != namespace or _where(job) != folder:
+                continue
+            if not any(_matches(selector, labels) for labels in pod_label_sets(job)):
+                continue
+            containers = [as_dict(c) for c in as_list(_job_podspec(job).get("containers"))]
+            if containers and all(c.get("readinessProbe") for c in containers):
+                continue  # ready only when it answers the probe
+            findings.append(
+                (
+                    job.name,
+                    unproven(
+                        f"{_labels_at(job)} carry {wanted}, the selector of Service "
+                        f"{get(service.props, 'metadata', 'name')} in front of {server}: while this "
+                        f"{get(job.props, 'kind')}'s pod runs, the EndpointSlice controller counts it as an endpoint "
+                        f"(ready at once: no readinessProbe), so part of the Service's traffic goes to a pod that does "
+                        f"not serve it (connection refused); give the pod template labels the selector does not match"
+                    ),
+                )
+            )
+    return findings
+
+
+SIDE_POLICY = Policy(
+    name="service-selects-only-servers",
+    description="A Service in front of a long-running workload does not also select the pods of a Job, CronJob or "
+    "run-to-completion Pod of the same folder (a model preload copying the server's labels), which take part of its "
+    "traffic while they run.",
+    catalog="G56",
+    severity="medium",
+    enforcement="advisory",
+    remediation_steps="Label the Job's pod template with labels of its own (job-type: model-preload alone, not the "
+    "server's app label), or narrow the Service's selector to a label only the server's pods carry.",
+    config_schema={},
+    check_stack=_side_pods,
+    rationale=(
+        "The EndpointSlice controller selects every pod of the namespace whose labels carry spec.selector "
+        "(https://kubernetes.io/docs/concepts/services-networking/service/#services-with-selectors), a Job's pod "
+        "included; a container with no readinessProbe counts as ready once it runs "
+        "(https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#container-probes)."
+    ),
+)

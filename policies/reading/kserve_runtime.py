@@ -390,3 +390,10 @@ def runtime_tail(resource: Any, container: dict) -> str | None:
         if isinstance(items, list) and items:
             return items[-1] if isinstance(items[-1], str) else None
     return None
+
+
+@cache
+def option_args_images() -> tuple[str, ...]:
+    """The repositories KServe's own runtimes run with option-first args and no command (components/kserve_runtimes.toml
+    [option_args]): their ENTRYPOINT starts the server."""
+    return tuple(str(i) for i in read_toml(BUILTIN_TABLE).get("option_args", {}).get("images", ()))

@@ -502,3 +502,7 @@ def test_custom_predictor_with_a_command_or_an_engine_image_stays_silent():
     assert found_by([_custom_predictor(with_command)], POLICY) == []
     vllm = {"name": "p", "image": "vllm/vllm-openai:v0.10.2", "args": ["--model", "m"]}
     assert found_by([_custom_predictor(vllm)], POLICY) == []
+    # KServe's own runtime images take options from their ENTRYPOINT (kserve v0.20.0 config/runtimes/
+    # kserve-huggingfaceserver.yaml:21-23 runs args --model_name={{.Name}} and no command).
+    hf = {"name": "p", "image": "kserve/huggingfaceserver:v0.15.0", "args": ["--model_name=m", "--model_id=org/m"]}
+    assert found_by([_custom_predictor(hf)], POLICY) == []
