@@ -19,7 +19,9 @@ ReplicaSet, Job, CronJob, LeaderWorkerSet) in the same named namespace, and no L
 files that defaults (or caps) the resource. Advice for an operator's custom resource (the operator may fill resources
 into the pods it renders) and for a quota and workload that both state no namespace (the client's namespace holds
 both only when they are applied together). Silent: a scoped quota (``scopes``/``scopeSelector``: which pods it
-matches depends on their QoS, priority or deadline), a quota of other resources only, pod-level ``spec.resources``.
+matches depends on their QoS, priority or deadline), a quota of other resources only, pod-level ``spec.resources``,
+a container whose ``resources`` (or its requests/limits) is not a mapping the files state (an unrendered
+``${RESOURCES}``), and a namespace a LimitRange stating no namespace may land in.
 Spent set 78 paravatha/k8s-llmops-iac@955ec205 4-gpu/pytorch.yaml (a Pod with only nvidia.com/gpu) and
 4-gpu/limits.yaml (quota compute-resources in namespace test), labelled NONE blocking.
 """
@@ -75,7 +77,8 @@ def _defaulted(resources: list[Resource], namespace: Any) -> tuple[set[tuple[str
     filled: set[tuple[str, str]] = set()
     seen = False
     for r in resources:
-        if split_type(r.type) != ("", "LimitRange") or _namespace(r) != namespace:
+        # A LimitRange stating no namespace lands in the namespace it is applied to, which may be this one.
+        if split_type(r.type) != ("", "LimitRange") or _namespace(r) not in (namespace, None):
             continue
         seen = True
         for item in (as_dict(i) for i in as_list(get(r.props, "spec", "limits"))):
@@ -90,7 +93,12 @@ def _defaulted(resources: list[Resource], namespace: Any) -> tuple[set[tuple[str
 
 
 def _missing(container: dict, required: list[str], filled: set[tuple[str, str]]) -> list[str]:
-    resources = as_dict(container.get("resources"))
+    stated = container.get("resources")
+    if stated is not None and not isinstance(stated, dict):  # unrendered (${RESOURCES}, a template): cannot tell
+        return []
+    resources = as_dict(stated)
+    if any(resources.get(s) is not None and not isinstance(resources.get(s), dict) for s in ("limits", "requests")):
+        return []
     limits, requests = as_dict(resources.get("limits")), as_dict(resources.get("requests"))
     missing = []
     for quota_name in required:

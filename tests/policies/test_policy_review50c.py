@@ -1,0 +1,60 @@
+"""Cold review of session 50's blocking rules (brief review50c): careful third-party forms that must not block.
+
+- G96 quota-requests-set: the pod evaluator reads each container's requests and limits as the API server receives
+  them (kubernetes pkg/quota/v1/evaluator/core/pods.go Constraints, enforcePodContainerConstraints at code index stored
+  version 05e7cb29); a ``resources: ${RESOURCES}`` an envsubst step fills, or a LimitRange that states no namespace
+  (it lands in the namespace it is applied to), is nothing the files prove missing.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from policy_fixtures import found_by
+
+G96 = "quota-requests-set"
+
+QUOTA = {
+    "apiVersion": "v1",
+    "kind": "ResourceQuota",
+    "metadata": {"name": "compute", "namespace": "llm"},
+    "spec": {"hard": {"requests.cpu": "8", "limits.memory": "16Gi"}},
+}
+DEPLOYMENT = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "vllm", "namespace": "llm"},
+    "spec": {
+        "selector": {"matchLabels": {"app": "vllm"}},
+        "template": {
+            "metadata": {"labels": {"app": "vllm"}},
+            "spec": {"containers": [{"name": "vllm", "image": "vllm/vllm-openai:v0.8.5"}]},
+        },
+    },
+}
+
+
+def _with_resources(resources: object) -> dict:
+    deployment = copy.deepcopy(DEPLOYMENT)
+    deployment["spec"]["template"]["spec"]["containers"][0]["resources"] = resources
+    return deployment
+
+
+def test_quota_still_blocks_a_container_stating_nothing():
+    ((level, message),) = found_by([QUOTA, DEPLOYMENT], G96)
+    assert level == "mandatory" and "must specify limits.memory for: vllm; requests.cpu for: vllm" in message
+
+
+def test_quota_resources_left_to_a_renderer_stay_silent():
+    assert found_by([QUOTA, _with_resources("${RESOURCES}")], G96) == []
+    assert found_by([QUOTA, _with_resources({"limits": "${LIMITS}", "requests": {"cpu": "1"}})], G96) == []
+
+
+def test_quota_with_a_limit_range_stating_no_namespace_stays_silent():
+    limit_range = {
+        "apiVersion": "v1",
+        "kind": "LimitRange",
+        "metadata": {"name": "defaults"},
+        "spec": {"limits": [{"type": "Container", "default": {"cpu": "1", "memory": "1Gi"}}]},
+    }
+    assert found_by([QUOTA, limit_range, DEPLOYMENT], G96) == []
