@@ -7,7 +7,9 @@ formats a new volume as root, its root folder root-owned with mode 0755, so the 
 exits (Grafana: "failed to create SQLite database file ... permission denied"; Prometheus: the TSDB lock). Mandatory
 when the claim is provisioned new in a block class (a StorageClass of the files with the EBS, PD or Azure Disk
 provisioner, or a class name those platforms ship: gp2/gp3/io1/io2, standard-rwo/premium-rwo, managed-csi); advice
-for another or no class, a claim bound to a volume or filled from a data source. Spent set 78
+for another or no class, a claim bound to a volume or filled from a data source, and where the files hold an
+OpenShift object (any *.openshift.io group: its restricted SCCs assign an fsGroup, MustRunAs, to a pod stating
+none); silent for a runAsUser the files do not state as a number (a template's value). Spent set 78
 Brayantcw/kserve_k8s_setup k8s/monitoring/grafana.yaml (grafana/grafana:11.4.0 over a gp3 claim, labelled NONE
 blocking).
 
@@ -67,6 +69,13 @@ def _user(podspec: Mapping, container: Mapping) -> Optional[int]:
         if isinstance(user, int) and not isinstance(user, bool):
             return user
     return None
+
+
+def _user_unstated(podspec: Mapping, container: Mapping) -> bool:
+    """True when the container's or pod's runAsUser is there but not a number the files state (``{{ .Values.uid }}``)."""
+    return any(
+        "runAsUser" in context for context in (as_dict(container.get("securityContext")), as_dict(podspec.get("securityContext")))
+    )
 
 
 def _mount(container: Mapping, directory: str) -> Optional[dict]:
@@ -139,6 +148,8 @@ def _storage_index(view: Any) -> dict:
     for r in view:
         kind = split_type(getattr(r, "type", ""))
         name, namespace = get(r.props, "metadata", "name"), get(r.props, "metadata", "namespace")
+        if kind[0].endswith(".openshift.io"):  # an OpenShift cluster's SCC admission fills in fsGroup and the user
+            index[("openshift",)] = True
         if kind == ("storage.k8s.io", "StorageClass"):
             index[("class", name)] = get(r.props, "provisioner")
         elif kind == ("", "PersistentVolumeClaim"):
@@ -206,7 +217,7 @@ def _app_messages(resource: Resource) -> list:
             if row is None:
                 continue
             user = _user(podspec, container)
-            if user == 0:
+            if user == 0 or (user is None and _user_unstated(podspec, container)):
                 continue
             user = row.uid if user is None else user
             for directory in _app_dirs(container, row):
@@ -217,6 +228,8 @@ def _app_messages(resource: Resource) -> list:
                 if claim is None or _owned_by_init(podspec, mount.get("name")):
                     continue
                 block = _block_class(resource, podspec, mount.get("name"))
+                if block and memoized(viewed_resources() or (), "claim_storage_index", _storage_index).get(("openshift",)):
+                    block = None  # restricted SCCs assign fsGroup (MustRunAs) to pods that state none
                 made = f"a new {block} volume is formatted by root" if block else "a new block volume's root is owned by root"
                 message = (
                     f"{container_label(path, container)}: {repository_of(str(container.get('image')))} runs as user {user} "

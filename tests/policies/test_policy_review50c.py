@@ -4,6 +4,9 @@
   them (kubernetes pkg/quota/v1/evaluator/core/pods.go Constraints, enforcePodContainerConstraints at code index stored
   version 05e7cb29); a ``resources: ${RESOURCES}`` an envsubst step fills, or a LimitRange that states no namespace
   (it lands in the namespace it is applied to), is nothing the files prove missing.
+- G84 claim-writable-by-user (Grafana over a new gp3 claim): an OpenShift run (a Route of the files) gets an fsGroup from
+  its restricted SCC (MustRunAs) when the pod states none, and a runAsUser left to a template is no user the files
+  state: neither blocks.
 """
 
 from __future__ import annotations
@@ -11,8 +14,10 @@ from __future__ import annotations
 import copy
 
 from policy_fixtures import found_by
+from test_policy_none50 import _grafana
 
 G96 = "quota-requests-set"
+G84 = "claim-writable-by-user"
 
 QUOTA = {
     "apiVersion": "v1",
@@ -58,3 +63,15 @@ def test_quota_with_a_limit_range_stating_no_namespace_stays_silent():
         "spec": {"limits": [{"type": "Container", "default": {"cpu": "1", "memory": "1Gi"}}]},
     }
     assert found_by([QUOTA, limit_range, DEPLOYMENT], G96) == []
+
+
+def test_grafana_on_openshift_or_with_a_templated_user_does_not_block():
+    assert [level for level, _ in found_by(_grafana(), G84)] == ["mandatory"]
+    route = {
+        "apiVersion": "route.openshift.io/v1",
+        "kind": "Route",
+        "metadata": {"name": "grafana", "namespace": "monitoring"},
+        "spec": {"to": {"kind": "Service", "name": "grafana"}},
+    }
+    assert [level for level, _ in found_by([*_grafana(), route], G84)] == ["advisory"]
+    assert found_by(_grafana(pod_context={"runAsUser": "{{ .Values.uid }}"}), G84) == []
