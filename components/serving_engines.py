@@ -140,7 +140,7 @@ _OPTIONAL: dict[str, type] = {
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
 # Optional fields of [engines.NAME.downloads]: "hub", the setting spellings (flags, or "env:VAR") that always name a
 # Hub repository whatever their value shows, so an unexpanded "$(VAR)" behind one is still a download.
-_DOWNLOAD_OPTIONAL: dict[str, type] = {"hub": list, "credentials": list}
+_DOWNLOAD_OPTIONAL: dict[str, type] = {"hub": list, "credentials": list, "image_models": list}
 
 
 _OPTION_FIELDS: dict[str, type] = {"file": str, "images": list}
@@ -170,6 +170,7 @@ class Downloads:
     hub: tuple[str, ...] = ()  # setting spellings that always name a Hub repository (llama.cpp's --hf-repo)
     # environment variables of which the engine needs one to download its model from `source` (NIM: NGC_API_KEY)
     credentials: tuple[str, ...] = ()
+    image_models: tuple[str, ...] = ()  # images whose entrypoint names models to fetch (LocalAI's -aio-)
 
 
 @dataclass(frozen=True)
@@ -382,8 +383,8 @@ def _downloads(table: dict | None) -> Downloads | None:
     if table is None:
         return None
     env = tuple((v.split("/", 1)[0], v.split("/", 1)[1] if "/" in v else "") for v in table["env"])
-    hub, credentials = tuple(table.get("hub", ())), tuple(table.get("credentials", ()))
-    return Downloads(tuple(table["models"]), tuple(table["dirs"]), env, table["source"], hub, credentials)
+    hub, credentials, images = (tuple(table.get(k, ())) for k in ("hub", "credentials", "image_models"))
+    return Downloads(tuple(table["models"]), tuple(table["dirs"]), env, table["source"], hub, credentials, images)
 
 
 def _check_sources(where: str, row: dict, sources: Any) -> None:

@@ -379,6 +379,19 @@ def _streams(args: Mapping[str, Any]) -> bool:
     return str(args.get("load-format") or "").startswith("runai_streamer")
 
 
+def _image_models(row: Engine, model: Any, container: Mapping) -> Optional[str]:
+    """The models an image's own entrypoint has the server fetch when no model setting is given (the row's
+    downloads.image_models: LocalAI's AIO images export MODELS, seven model configs, mudler/LocalAI v2.21.0
+    aio/entrypoint.sh L131-138), or None."""
+    spec = row.downloads
+    image = str(container.get("image") or "").lower()
+    if spec is None or not spec.image_models or (isinstance(model, str) and model.strip()) or container.get("command"):
+        return None
+    if not names_image(image, row.images) or not any(marker in image for marker in spec.image_models):
+        return None
+    return "the models its all-in-one image's entrypoint names"
+
+
 def _server_download(
     label: str, row: Optional[Engine], model: Any, podspec: dict, container: dict, args: Mapping, hub: Optional[str] = None
 ) -> Optional[Download]:
@@ -387,7 +400,7 @@ def _server_download(
     set a cache variable), the image's default folders are judged as advice."""
     if row is None or _streams(args):
         return None
-    what = fetches(row, model if isinstance(model, str) else None, hub)
+    what = fetches(row, model if isinstance(model, str) else None, hub) or _image_models(row, model, container)
     if what is None or row.downloads is None or hub_offline(row, container):
         return None
     dirs = cache_dirs(container, args, row)

@@ -234,3 +234,27 @@ def test_one_core_with_default_threads_is_advice():
     # Threads set to the limit: the server runs within its quota.
     assert found_by([_deployment(_llama("1", "--n-gpu-layers", "0", "--threads", "1"))], G9) == []
     assert found_by([_deployment(_llama("2", "--n-gpu-layers", "0"))], G9) == []
+
+
+# S19: spent set 82 sozercan/k8s-distributed-inference configs/k8s/localai-main.yaml runs
+# localai/localai:latest-aio-gpu-nvidia-cuda-12 with no model argument and no volume: the AIO entrypoint exports MODELS,
+# seven model configs the server installs at start (mudler/LocalAI v2.21.0 aio/entrypoint.sh L131-138).
+S19 = "gpu-pod-ephemeral-storage"
+
+
+def test_localai_aio_downloads_its_models_at_start():
+    ((level, message),) = found_by([_deployment(_localai(["run", "--p2p", "--address", "0.0.0.0:8080"]))], S19)
+    assert level == "advisory"
+    assert message.startswith("container localai: downloads the models its all-in-one image's entrypoint names")
+    # A volume at the models folder, or an image that is not an AIO build: silent.
+    plain = _localai(["run"]) | {"image": "localai/localai:v2.21.0-cublas-cuda12"}
+    assert found_by([_deployment(plain)], S19) == []
+    kept = _localai(["run"]) | {
+        "volumeMounts": [{"name": "m", "mountPath": "/models"}, {"name": "b", "mountPath": "/build/models"}]
+    }
+    obj = _deployment(kept)
+    obj["spec"]["template"]["spec"]["volumes"] = [
+        {"name": "m", "persistentVolumeClaim": {"claimName": "models"}},
+        {"name": "b", "persistentVolumeClaim": {"claimName": "models"}},
+    ]
+    assert found_by([obj], S19) == []
