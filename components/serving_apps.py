@@ -17,8 +17,20 @@ from .parse_cache import read_toml
 
 TABLE = Path(__file__).with_name("serving_apps.toml")
 _LISTS = ("images", "names", "commands", "modules")
-_FIELDS = ("display", *_LISTS, "port", "readiness", "alive_only", "readiness_env", "readiness_config", "sources")
-_SOURCES = ("recognise", "endpoints")
+_FIELDS = (
+    "display",
+    *_LISTS,
+    "port",
+    "readiness",
+    "alive_only",
+    "readiness_env",
+    "readiness_config",
+    "root_segments",
+    "root_path_env",
+    "param_segments",
+    "sources",
+)
+_SOURCES = ("recognise", "endpoints", "paths")
 
 
 @dataclass(frozen=True)
@@ -38,6 +50,12 @@ class App:
     # config file); empty: the readiness path checks something whatever is set.
     readiness_env: tuple[str, ...]
     readiness_config: tuple[str, ...]
+    # The top-level path segments the app serves at its root ("" the bare root); empty: not established. The env
+    # variables that move its root under a prefix, and the second segments its parametric first-segment routes take
+    # (LiteLLM's /{provider}/v1/files: a prefix followed by one of them may still be served).
+    root_segments: tuple[str, ...]
+    root_path_env: tuple[str, ...]
+    param_segments: tuple[str, ...]
     sources: tuple[tuple[str, str], ...]
 
 
@@ -55,7 +73,15 @@ def _row(name: str, row: Any) -> App:
     where = f"{TABLE.name} [apps.{name}]"
     if isinstance(row, dict):
         # optional: most apps state no liveness-only path
-        row = {"alive_only": [], "readiness_env": [], "readiness_config": [], **row}
+        row = {
+            "alive_only": [],
+            "readiness_env": [],
+            "readiness_config": [],
+            "root_segments": [],
+            "root_path_env": [],
+            "param_segments": [],
+            **row,
+        }
     _fields_checked(where, row, _FIELDS)
     for field in _LISTS:
         value = row[field]
@@ -70,9 +96,11 @@ def _row(name: str, row: Any) -> App:
     alive = row["alive_only"]
     if not isinstance(alive, list) or not all(isinstance(v, str) and v.startswith("/") for v in alive):
         raise ValueError(f"{where}: alive_only must be a list of HTTP paths")
-    for field in ("readiness_env", "readiness_config"):
+    for field in ("readiness_env", "readiness_config", "root_path_env", "param_segments"):
         if not isinstance(row[field], list) or not all(isinstance(v, str) and v for v in row[field]):
             raise ValueError(f"{where}: {field} must be a list of names")
+    if not isinstance(row["root_segments"], list) or not all(isinstance(v, str) and "/" not in v for v in row["root_segments"]):
+        raise ValueError(f"{where}: root_segments must be a list of path segments")
     sources = row["sources"]
     if (
         not isinstance(sources, dict)
@@ -82,6 +110,8 @@ def _row(name: str, row: Any) -> App:
         raise ValueError(f"{where}: sources must map {list(_SOURCES)} to text")
     if "recognise" not in sources or ((row["port"] or row["readiness"] or row["alive_only"]) and "endpoints" not in sources):
         raise ValueError(f"{where}: sources.recognise (and sources.endpoints with a port or readiness) required")
+    if row["root_segments"] and "paths" not in sources:
+        raise ValueError(f"{where}: sources.paths required with root_segments")
     if not any(row[f] for f in _LISTS):
         raise ValueError(f"{where}: nothing recognises the app")
     return App(
@@ -96,6 +126,9 @@ def _row(name: str, row: Any) -> App:
         alive_only=tuple(row["alive_only"]),
         readiness_env=tuple(row["readiness_env"]),
         readiness_config=tuple(row["readiness_config"]),
+        root_segments=tuple(row["root_segments"]),
+        root_path_env=tuple(row["root_path_env"]),
+        param_segments=tuple(row["param_segments"]),
         sources=tuple(sorted(sources.items())),
     )
 

@@ -207,7 +207,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 f"{label}: image {image} uses {tag}, a tag {engine} moves to each new build (engine table "
                 f"moving_tags), so replicas and rollbacks run whatever was pushed last; {_FIX}"
             )
-        elif _mutable(tag, disallowed, prefixes):
+        elif _mutable(tag, disallowed, prefixes) and not (pull == "Never" and tag.lower() == "local"):
             messages.append(f"{label}: image {image} uses the mutable tag {tag}; {_FIX}")
         elif _moving_part(tag):
             moves = "its latest part moves to each new build" if "latest" in tag.lower() else "no version or date in it"

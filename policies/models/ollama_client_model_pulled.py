@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Optional
 
 from policies.framework import Policy, Resource, unproven
@@ -41,6 +42,7 @@ from policies.reading.container_env import env_config_map
 from policies.reading.engines import cache_dirs, env_values, table_servers
 from policies.reading.ollama_pulls import model_key, pod_pull_names
 from policies.reading.serving import namespace_of
+from policies.reading.urls import cluster_service
 
 # Variables a client names its Ollama model by: the Ollama-specific ones always; the generic ones only in a container
 # that also reaches an Ollama (_reaches_ollama). DEFAULT_MODELS is Open WebUI's comma-separated list.
@@ -60,9 +62,32 @@ def _reaches_ollama(env: Mapping[str, str], names: Iterable[str] = ()) -> bool:
     )
 
 
+# A model variable paired by its prefix with an endpoint or engine variable of the same prefix: AnythingLLM's
+# OLLAMA_MODEL_PREF beside OLLAMA_BASE_PATH, EMBEDDING_MODEL_PREF beside EMBEDDING_BASE_PATH / EMBEDDING_ENGINE=ollama
+# (Mintplex-Labs/anything-llm v1.16.0 server/utils/AiProviders/ollama/index.js:24-25, EmbeddingEngines/ollama/index.js:
+# 16-17): the model is asked of an Ollama when the paired endpoint reaches one or the paired engine is ollama.
+_PREFIXED_MODEL = re.compile(r"^(?P<p>[A-Z][A-Z0-9_]*?)_MODEL(?:_PREF|_NAME|_ID)?$")
+_PAIRED_ENDPOINTS = ("_BASE_PATH", "_BASE_URL", "_API_BASE", "_URL", "_HOST", "_ENDPOINT")
+_PAIRED_ENGINES = ("_ENGINE", "_PROVIDER")
+
+
+def _paired_with_ollama(env: Mapping[str, str], variable: str) -> bool:
+    """True when a prefixed model variable's endpoint reaches an Ollama or its engine variable says ollama."""
+    m = _PREFIXED_MODEL.match(variable)
+    if m is None:
+        return False
+    prefix = m.group("p")
+    endpoints = [env.get(prefix + s) for s in _PAIRED_ENDPOINTS]
+    engines = [env.get(prefix + s) for s in _PAIRED_ENGINES]
+    return any(isinstance(v, str) and _OLLAMA_URL.search(v) for v in endpoints) or any(
+        isinstance(v, str) and v.strip().strip("\"'").lower() == "ollama" for v in engines
+    )
+
+
 def _asked(env: Mapping[str, str], names: Iterable[str] = ()) -> list[tuple[str, str]]:
     """(variable, model) for each Ollama model an environment asks for."""
     variables = list(_OLLAMA_NAMES) + (list(_GENERIC_NAMES) if _reaches_ollama(env, names) else [])
+    variables += [v for v in env if v not in variables and _paired_with_ollama(env, v)]
     found = []
     for name in variables:
         value = env.get(name)
@@ -73,6 +98,18 @@ def _asked(env: Mapping[str, str], names: Iterable[str] = ()) -> list[tuple[str,
             if _NAME.match(item) and not item.isdigit():
                 found.append((name, item))
     return found
+
+
+# A dotenv file's line: KEY=value, the value optionally quoted (AnythingLLM reads /app/server/.env with dotenv:
+# Mintplex-Labs/anything-llm v1.16.0 server/index.js:1-3).
+_DOTENV_LINE = re.compile(
+    r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:'([^'\n]*)'|\"([^\"\n]*)\"|([^#\n]*?))\s*(?:#.*)?$", re.M
+)
+
+
+def dotenv(text: str) -> dict[str, str]:
+    """The variables a dotenv file (a ConfigMap's ``.env`` key) sets."""
+    return {m.group(1): next(g for g in m.groups()[1:] if g is not None) for m in _DOTENV_LINE.finditer(text[:200_000])}
 
 
 def _run_pulls(resources: list[Resource]) -> Optional[list[str]]:
@@ -165,8 +202,39 @@ def _map_of(maps: Mapping[tuple[Optional[str], str], Resource], namespace: Optio
     return maps.get((namespace, name)) or maps.get((None, name))
 
 
-def _asks(resources: list[Resource], workloads: list[Resource], serving: set[int]) -> list[tuple[str, str, str]]:
-    """(resource reported on, where: the variable with its source, model) of each model a client of the run asks
+_URL_HOST = re.compile(r"https?://([^/\s?#'\"]+)", re.IGNORECASE)
+
+
+def server_hosts(resources: list[Resource], workloads: list[Resource]) -> set[tuple[str, Optional[str]]]:
+    """(Service name, namespace) of every Service of the files in front of an Ollama server of the files."""
+    selectors = route_path.service_selectors(resources)
+    return {
+        (host.lower(), namespace_of(r))
+        for r in workloads
+        if table_servers(r, "ollama")
+        for host in route_path.workload_services(r, selectors)
+    }
+
+
+def _reaches_server(env: Mapping[str, str], namespace: Optional[str], hosts: AbstractSet[tuple[str, Optional[str]]]) -> bool:
+    """True when a URL of the environment names a Service of ``hosts`` (``svc``, ``svc.ns``, ``svc.ns.svc...``)."""
+    for value in env.values():
+        for host in _URL_HOST.findall(value) if isinstance(value, str) else ():
+            name, url_ns = cluster_service(host)
+            want = url_ns or namespace
+            if name and any(svc == name and (want is None or ns is None or ns == want) for svc, ns in hosts):
+                return True
+    return False
+
+
+def _asks(
+    resources: list[Resource],
+    workloads: list[Resource],
+    serving: set[int],
+    hosts: AbstractSet[tuple[str, Optional[str]]] = frozenset(),
+) -> list[tuple[str, str, str, bool]]:
+    """(resource reported on, where: the variable with its source, model, whether the asker's URL reaches a Service of
+    ``hosts``) of each model a client of the run asks
     Ollama for: each container that is not an Ollama server (said on the ConfigMap of the files a value comes from too:
     either may be what to change; spent set 67 Chunshan-Theta/local-voice-ai k8s/configmap.yaml labels the ConfigMap,
     spent set 58 kunalsingh286/k8s-llm-deployment-platform k8s/deployment.yaml the client), and each ConfigMap of the
@@ -174,6 +242,7 @@ def _asks(resources: list[Resource], workloads: list[Resource], serving: set[int
     the files: spent set 68 jakepage91/operating-llms-on-kubernetes llm-gateway/k8s/configmap.yaml)."""
     maps = _config_map_resources(resources)
     found: dict[tuple[str, str, str], str] = {}
+    reached: set[tuple[str, str, str]] = set()
     feeds_server: set[int] = set()
     for r in workloads:
         namespace = namespace_of(r)
@@ -187,10 +256,13 @@ def _asks(resources: list[Resource], workloads: list[Resource], serving: set[int
                     feeds_server.update(id(cm) for n in read if n and (cm := _map_of(maps, namespace, n)) is not None)
                     continue
                 env = env_values(container)
+                reaches = bool(hosts) and _reaches_server(env, namespace, hosts)
                 for variable, model in _asked(env, names):
                     source = env_config_map(container, variable)
                     cm = _map_of(maps, namespace, source[0]) if source else None
                     label = container_label(path, container)
+                    if reaches:
+                        reached.add((r.name, variable, model))
                     if cm is None or source is None:
                         found.setdefault((r.name, variable, model), f"{label}: {variable}")
                         continue
@@ -199,15 +271,23 @@ def _asks(resources: list[Resource], workloads: list[Resource], serving: set[int
                     reader = f"{label} of {split_type(r.type)[1]} {get(r.props, 'metadata', 'name')}"
                     where = f"ConfigMap {source[0]} key {source[1]} ({reader} reads it as {variable})"
                     found.setdefault((cm.name, variable, model), where)
+                    if reaches:
+                        reached.add((cm.name, variable, model))
     for cm in maps.values():
         data = cm.props.get("data")
         if id(cm) in feeds_server or not isinstance(data, Mapping):
             continue
         env = {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
+        for key, text in list(env.items()):
+            if key == "env" or key.endswith(".env"):
+                env.update(dotenv(text))
+        reaches = bool(hosts) and _reaches_server(env, namespace_of(cm), hosts)
         for variable, model in _asked(env):
             if not any(key[0] == cm.name and key[1] == variable for key in found):
                 found.setdefault((cm.name, variable, model), f"ConfigMap {get(cm.props, 'metadata', 'name')} key {variable}")
-    return [(name, where, model) for (name, _variable, model), where in found.items()]
+                if reaches:
+                    reached.add((cm.name, variable, model))
+    return [(name, where, model, (name, variable, model) in reached) for (name, variable, model), where in found.items()]
 
 
 def _empty_stores(servers: list) -> Optional[str]:
@@ -232,19 +312,29 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     if pulled is None:
         return []
     findings: list[tuple[str, str]] = []
-    empty = ""
+    empty: Optional[str] = ""
+    hosts: AbstractSet[tuple[str, Optional[str]]] = frozenset()
     if not pulled:
         findings += _unpulled_config(resources, workloads, servers)
-        # Nothing pulls: a client's model is missing for certain only where no store can hold a model pulled by hand.
-        stores = _empty_stores(servers)
-        if stores is None:
-            return findings
-        empty = stores
-    for name, where, model in _asks(resources, workloads, {id(s.container) for s in servers}):
-        if model_key(model) in pulled:
+        # Nothing pulls: where a store may hold a model pulled by hand (a claim, a hostPath), a client is advised only
+        # when its URL reaches an Ollama server of the files through a Service of the files: that server's store starts
+        # empty too, and nothing in the run fills it (spent set 81 uaiso-serious/infra apps/anythingllm/anythingllm.yaml,
+        # granite4:3b to ollama-service.ollama-cuda on a claim; as _unpulled_config advises the server of a ConfigMap).
+        empty = _empty_stores(servers)
+        if empty is None:
+            hosts = server_hosts(resources, workloads)
+            if not hosts:
+                return findings
+    for name, where, model, reaches in _asks(resources, workloads, {id(s.container) for s in servers}, hosts):
+        if model_key(model) in pulled or (empty is None and not reaches):
             continue
         if pulled:
             why = f"but the run pulls only {', '.join(pulled)}"
+        elif empty is None:
+            why = (
+                "but nothing in the files pulls a model into the Ollama it reaches, whose store starts empty (a claim "
+                "keeps only what someone pulled by hand)"
+            )
         else:
             why = f"but nothing in the files pulls a model into the run's Ollama, whose store is {empty}"
         findings.append(

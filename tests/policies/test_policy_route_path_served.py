@@ -138,3 +138,58 @@ def test_gateway_forms_that_stay_silent() -> None:
 def test_backend_of_no_known_engine_stays_silent() -> None:
     web = _deployment("vllm-inference", "nginx:1.27", [])
     assert found_by([web, SERVICE, INGRESS], S44) == []
+
+
+# fhswf/soccer-agent k8s/ingress.yaml and k8s/litellm-deployment.yaml@bac5e294fb65105a17b339ea834dadc807d9716b (spent
+# set 81, labelled S44): Prefix /llm (no rewrite annotation) to Service litellm:4000, a LiteLLM proxy with no
+# SERVER_ROOT_PATH; the proxy's routes sit at its root (components/serving_apps.toml [apps.litellm] root_segments, read
+# from the litellm 1.77.7 wheel), so /llm/v1/chat/completions answers 404.
+def _litellm(env=None) -> dict:
+    deployment = _deployment("litellm", "ghcr.io/berriai/litellm:main-v1.77.7-stable", ["--config", "/app/config.yaml"])
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    container["ports"] = [{"containerPort": 4000}]
+    if env:
+        container["env"] = env
+    return deployment
+
+
+def _llm_ingress(path: str = "/llm", annotations=None) -> dict:
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {"name": "wm2026-ingress", "annotations": annotations or {"nginx.ingress.kubernetes.io/use-regex": "true"}},
+        "spec": {
+            "rules": [
+                {
+                    "http": {
+                        "paths": [
+                            {
+                                "path": path,
+                                "pathType": "Prefix",
+                                "backend": {"service": {"name": "litellm", "port": {"number": 4000}}},
+                            }
+                        ]
+                    }
+                }
+            ]
+        },
+    }
+
+
+def test_a_prefix_forwarded_to_litellm_at_its_root_is_advised():
+    ((level, message),) = found_by([_litellm(), _llm_ingress()], S44)
+    assert level == "advisory"
+    assert message.startswith(
+        "spec.rules[0].http.paths[0]: requests under /llm reach Service litellm unchanged (no rewrite), and the LiteLLM "
+        "proxy server behind it serves nothing there"
+    )
+    assert message.endswith("(or set SERVER_ROOT_PATH to the prefix)")
+
+
+def test_litellm_careful_forms_stay_silent():
+    # Its own root paths; SERVER_ROOT_PATH set to the prefix; a rewrite annotation.
+    assert found_by([_litellm(), _llm_ingress("/v1")], S44) == []
+    assert found_by([_litellm(), _llm_ingress("/")], S44) == []
+    assert found_by([_litellm([{"name": "SERVER_ROOT_PATH", "value": "/llm"}]), _llm_ingress()], S44) == []
+    rewrite = {"nginx.ingress.kubernetes.io/rewrite-target": "/$2"}
+    assert found_by([_litellm(), _llm_ingress("/llm(/|$)(.*)", rewrite)], S44) == []
