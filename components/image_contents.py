@@ -57,6 +57,12 @@ class Match:
     row: ImageContents
     proven: bool
     why_not: str  # when not proven: what the reference leaves open
+    mirrored: bool = False  # the reference is another registry's or namespace's path ending in the row's repository
+
+    def lookalike(self) -> bool:
+        """True for a path that only ends in an official image's bare name (``ghcr.io/acme/python``): someone's own image
+        named after it, which may be built any way, rather than a mirror of it."""
+        return self.mirrored and not any("/" in r for r in self.row.repositories)
 
 
 def release(text: str) -> Optional[tuple[int, ...]]:
@@ -121,7 +127,7 @@ def contents(image: object) -> Optional[Match]:
         if row.flavours_in and not words & row.flavours_in:
             continue
         if mirrored:
-            return Match(row, False, f"{repository} is a mirror or rebuild path, which may hold another build")
+            return Match(row, False, f"{repository} is a mirror or rebuild path, which may hold another build", True)
         if version is None:
             return Match(row, False, f"tag {tag or '(none: latest)'} names no release the table read")
         if words & row.flavours_out:

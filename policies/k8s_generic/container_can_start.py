@@ -45,6 +45,8 @@ The API server stores these templates, and the pod is scheduled, but the contain
 * **a volume mounted over the folder the image's own ENTRYPOINT runs from** (policies/reading/hidden_folders.py,
   components/image_contents.toml ``needs``: LocalAI v2.14.0-v3.0.0 /build/entrypoint.sh and /build/local-ai): the
   mount shows only the volume's files there and the runtime finds no program;
+* **a pip install as a non-root user on the python official image** (policies/reading/user_pip_install.py): no passwd
+  entry for the uid, so HOME=/, and pip's user-install fallback cannot create /.local;
 * **an Ollama model the pod pulls that its CPU server cannot hold**: the weights the tag names exceed the server
   container's memory limit in a pod with no GPU (policies/reading/ollama_weights.py: proven on ollama/ollama v0.2.0 to
   v0.24.x, which load CPU models with mmap off; advice on other tags).
@@ -81,6 +83,7 @@ from policies.reading.kustomize import image_rewritten
 from policies.reading.ollama_weights import oversized_pulls
 from policies.reading.placeholders import placeholder_in, written_images
 from policies.reading.serving import engine_table
+from policies.reading.user_pip_install import user_pip_install
 from policies.reading.vllm_args import command_tokens, expand_env, is_shell_operator
 
 # moby daemon/daemon_unix.go linuxMinMemory: the smallest limit a container runtime is known to accept.
@@ -266,9 +269,8 @@ def _option_args_message(label: str, container: Mapping, custom_predictor: bool,
         return None
     match = contents(raw)
     if match is not None and match.row.no_entrypoint:
-        if not match.proven and match.why_not.endswith("may hold another build"):
-            if not any("/" in r for r in match.row.repositories):
-                return None  # acme/python is someone's image named after an official one, not a mirror of it
+        if match.lookalike():
+            return None  # acme/python is someone's image named after an official one, not a mirror of it
         image_cmd = " ".join(match.row.cmd)
         text = (
             f"{label}: args begin with the option {first!r} and no command is given, but the {match.row.family} "
@@ -432,6 +434,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.extend(_triton_messages(label, container))
             messages.extend(_python_messages(label, podspec, container))
             messages.extend(hidden_program(label, podspec, container))
+            messages.extend(user_pip_install(label, podspec, container))
         messages.extend(oversized_pulls(path, podspec))
     for field, image in field_images(resource):
         # An image field an operator copies into its pods (Kaito presetOptions.image): read by its name alone, so a

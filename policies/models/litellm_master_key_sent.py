@@ -153,7 +153,12 @@ def _client_keys(env: Mapping[str, str], reaches: Mapping[str, Optional[_Proxy]]
         named = [k for k in keys if prefix and k in (f"{prefix}_API_KEY", f"{prefix}_KEY")]
         if named:
             pairs.append((url_var, named[0], proxy))
-        elif len(keys) == 1 and len(targets) == 1 and all(reaches.get(v) is not None for v in endpoints):
+        elif (
+            len(keys) == 1
+            and keys[0].endswith("API_KEY")
+            and len(targets) == 1
+            and all(reaches.get(v) is not None for v in endpoints)
+        ):
             pairs.append((url_var, keys[0], proxy))
     return pairs
 

@@ -7,10 +7,15 @@ table's default, components/serving_engines.toml ``port`` with its source) and s
 says so (vLLM: ``metrics_port`` = ``port``); a Service port whose target is neither reaches nothing in a pod that runs
 only the engine. Unknown (None) where something the files do not show may add a listener: a shell starting more than
 one command, a sidecar, a variable or config file, an image's own entrypoint, an engine with a metrics port of its own.
+Where only a shell script hides the engine's listeners, a number no command, argument or variable of the pod names (and
+no envFrom or mounted config file may set) is reported for an engine that serves its metrics on its API port (spent set
+80 skamalj/azure-terraform stacks/vLLM/vllm-api-deployment.yaml: a `ray start ... && vllm serve --port 8000` script,
+Service port vllm-metrics 9090; vLLM v0.11.0 serves /metrics on its API port).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -148,6 +153,17 @@ def unserved_ports(service: Any, workloads: list[Any]) -> list[UnservedPort]:
             ports = [listens_on(s, r) if r is not None else None for s, r in rows]
             known = len(mine) == len(containers) and not sidecars and all(p is not None for p in ports)
             listening = set().union(*(p for p in ports if p is not None))
+            # A shell script the engine's ports cannot be read through (listens_on None): a number no container of the
+            # pod names anywhere is still served by nothing the files show, where the engine serves its metrics on its
+            # own API port (vLLM) and nothing else (envFrom, a mounted file) may set a port.
+            scripted = (
+                not known
+                and len(mine) == len(containers)
+                and not sidecars
+                and all(r is not None and r.metrics_port == r.port for _, r in rows)
+                and _closed(podspec, containers)
+                and all(_shell(s.container) for s in mine)
+            )
             for entry in map(as_dict, as_list(get(service.props, "spec", "ports"))):
                 name = entry.get("name") if isinstance(entry.get("name"), str) else None
                 target = entry.get("targetPort", entry.get("port"))
@@ -168,6 +184,17 @@ def unserved_ports(service: Any, workloads: list[Any]) -> list[UnservedPort]:
                     via = f" (the containerPort named {target})"
                     target = declared[target]
                 number = port_number(target)
+                if scripted and number is not None and not via and number not in {r.port for _, r in rows if r}:
+                    if not _names_number(containers, number):
+                        names = " and ".join(sorted({r.display for _, r in rows if r is not None}))
+                        out.append(
+                            UnservedPort(
+                                name,
+                                resource,
+                                f"port {entry.get('port')} targets {number} on the pods of {workload}, a number no command, argument or variable of the pod names, while {names} serves its API and its metrics on its own port: nothing the files show listens on {number}, so connections to it are refused unless a program the script starts listens there by default; target the server's port",
+                            )
+                        )
+                    continue
                 if known and number is not None and number not in listening:
                     shown = ", ".join(str(p) for p in sorted(listening))
                     names = " and ".join(sorted({r.display for _, r in rows if r is not None}))
@@ -179,3 +206,34 @@ def unserved_ports(service: Any, workloads: list[Any]) -> list[UnservedPort]:
                         )
                     )
     return out
+
+
+def _shell(container: Mapping) -> bool:
+    """True when the container's command line is a shell script (``bash -c "... && vllm serve ..."``)."""
+    words = [str(t) for t in as_list(container.get("command")) + as_list(container.get("args"))]
+    return any(w in SHELLS or w == "-c" for w in words)
+
+
+def _closed(podspec: Mapping, containers: list[dict]) -> bool:
+    """True when nothing outside the containers' own lines may set a port: no envFrom, no ConfigMap or Secret volume
+    mounted (a config file), no projected volume."""
+    volumes = {name_of(v): as_dict(v) for v in as_list(podspec.get("volumes"))}
+    for c in containers:
+        if c.get("envFrom"):
+            return False
+        for mount in map(as_dict, as_list(c.get("volumeMounts"))):
+            volume = volumes.get(mount.get("name"), {})
+            if any(k in volume for k in ("configMap", "secret", "projected")):
+                return False
+    return True
+
+
+def _names_number(containers: list[dict], number: int) -> bool:
+    """True when a container's command, args, env values or hooks name ``number`` (a word of digits of that value)."""
+    text = " ".join(
+        str(v)
+        for c in containers
+        for v in (c.get("command"), c.get("args"), c.get("env"), c.get("lifecycle"), c.get("workingDir"))
+        if v is not None
+    )
+    return re.search(rf"(?<![0-9]){number}(?![0-9])", text) is not None

@@ -506,3 +506,43 @@ def test_custom_predictor_with_a_command_or_an_engine_image_stays_silent():
     # kserve-huggingfaceserver.yaml:21-23 runs args --model_name={{.Name}} and no command).
     hf = {"name": "p", "image": "kserve/huggingfaceserver:v0.15.0", "args": ["--model_name=m", "--model_id=org/m"]}
     assert found_by([_custom_predictor(hf)], POLICY) == []
+
+
+def _downloader(script: str, image: str = "python:3.11-slim", uid: object = 1000, env: list | None = None) -> dict:
+    # Minimal form of sicknosn/Proyecto2_LLM_Autoscalable_Kubernetes k8s/deployment-vllm.yaml (spent set 69, labelled
+    # NONE blocking): the pod's runAsUser 1000 and an init container on python:3.11-slim that pip-installs first.
+    obj = _deployment({"name": "vllm", "image": "vllm/vllm-openai:v0.10.2", "args": ["--model", "/models/m"]})
+    spec = obj["spec"]["template"]["spec"]
+    spec["securityContext"] = {"runAsNonRoot": True, "runAsUser": uid}
+    init = {"name": "model-downloader", "image": image, "command": ["sh", "-c", script]}
+    if env is not None:
+        init["env"] = env
+    spec["initContainers"] = [init]
+    return obj
+
+
+_PIP_SCRIPT = 'pip install -q huggingface_hub &&\npython -c "\nfrom huggingface_hub import snapshot_download\n"\n'
+
+
+def test_a_pip_install_as_a_non_root_user_on_the_python_image_blocks():
+    found = [f for f in found_by([_downloader(_PIP_SCRIPT)], POLICY) if "pip install" in f[1]]
+    assert [e for e, _ in found] == ["mandatory"]
+    assert "runc sets HOME=/" in found[0][1] and "/.local" in found[0][1]
+    # A later statement decides the script, or the tag names no release: advice.
+    later = "pip install -q huggingface_hub\necho done\nsleep 1\n"
+    assert [e for e, m in found_by([_downloader(later)], POLICY) if "pip install" in m] == ["advisory"]
+    assert [e for e, m in found_by([_downloader(_PIP_SCRIPT, image="python:latest")], POLICY) if "pip install" in m] == [
+        "advisory"
+    ]
+
+
+def test_careful_pip_installs_stay_silent():
+    for obj in (
+        _downloader(_PIP_SCRIPT, uid=0),
+        _downloader(_PIP_SCRIPT, env=[{"name": "HOME", "value": "/tmp"}]),
+        _downloader("pip install --target /models/lib huggingface_hub && python -c 'print(1)'"),
+        _downloader("python -m venv /tmp/v && /tmp/v/bin/pip install huggingface_hub"),
+        _downloader("pip install huggingface_hub || true"),
+        _downloader(_PIP_SCRIPT, image="ghcr.io/acme/python:1.0"),
+    ):
+        assert not [m for _, m in found_by([obj], POLICY) if "pip install" in m]

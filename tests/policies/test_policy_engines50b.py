@@ -258,3 +258,45 @@ def test_localai_aio_downloads_its_models_at_start():
         {"name": "b", "persistentVolumeClaim": {"claimName": "models"}},
     ]
     assert found_by([obj], S19) == []
+
+
+# S51: spent set 80 skamalj/azure-terraform stacks/vLLM/vllm-api-deployment.yaml: a bash script that joins a Ray cluster
+# and then runs `vllm serve --port 8000`, and a Service port vllm-metrics 9090 -> 9090 (vLLM serves /metrics on its API
+# port; nothing in the pod names 9090).
+S51 = "service-port-reaches-server"
+SCRIPT = "pip install ray[client]==2.51.1 && ray start --address=vllm-head:6379 && sleep 5 && vllm serve /models/q --host 0.0.0.0 --port 8000"
+
+
+def _vllm_api(script: str = SCRIPT) -> list:
+    container = {
+        "name": "vllm-api",
+        "image": "vllm/vllm-openai:v0.11.0",
+        "command": ["/bin/bash", "-c"],
+        "args": [script],
+        "ports": [{"containerPort": 8000}, {"containerPort": 9090}],
+        "resources": {"limits": {"nvidia.com/gpu": 1}},
+    }
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "vllm-api"},
+        "spec": {
+            "selector": {"app": "s"},
+            "ports": [
+                {"name": "vllm-api", "port": 8000, "targetPort": 8000},
+                {"name": "vllm-metrics", "port": 9090, "targetPort": 9090},
+            ],
+        },
+    }
+    return [_deployment(container), service]
+
+
+def test_a_metrics_port_nothing_names_is_advice():
+    ((level, message),) = found_by(_vllm_api(), S51)
+    assert level == "advisory"
+    assert message.startswith("spec.ports: port 9090 targets 9090 on the pods of Deployment/s, a number no command")
+    # The script names the port (an exporter started on it), or an envFrom may set one: silent.
+    assert found_by(_vllm_api(SCRIPT + " & python -m exporter --port 9090"), S51) == []
+    objs = _vllm_api()
+    objs[0]["spec"]["template"]["spec"]["containers"][0]["envFrom"] = [{"configMapRef": {"name": "elsewhere"}}]
+    assert found_by(objs, S51) == []

@@ -147,3 +147,11 @@ def test_a_guarded_or_keyless_proxy_stays_silent():
     assert _found([_config_map(_BEDROCK), _proxy([*copy.deepcopy(_AWS), master]), _SERVICE]) == []
     local = "model_list:\n  - model_name: qwen\n    litellm_params:\n      model: hosted_vllm/qwen\n      api_base: http://vllm:8000/v1\n      api_key: EMPTY\n"
     assert _found([_config_map(local), _proxy([]), _SERVICE]) == []
+
+
+def test_a_lone_key_that_is_no_api_key_is_not_compared():
+    env = [{"name": "LLM_ENDPOINT", "value": "http://litellm:4000"}, {"name": "SECRET_KEY", "value": "django-signing-9f8e"}]
+    client = _deployment("app", {"name": "app", "image": "acme/app:1.0", "env": env})
+    assert _found([_config_map(), _proxy(), _SERVICE, client]) == []
+    env[1] = {"name": "LLM_API_KEY", "value": "dummy"}
+    assert [e for e, _ in _found([_config_map(), _proxy(), _SERVICE, client])] == ["mandatory"]
