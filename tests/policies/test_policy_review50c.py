@@ -9,6 +9,9 @@
   state: neither blocks.
 - S30 single-attach-volume-shared: a ReadWriteOncePod claim shared with a Deployment kept at replicas: 0 (a variant
   switched off until scaled up) holds no second pod, so nothing is Pending: advice, not a block.
+- S26 crd-validation-rules: the version that decides refusal vs advice is the one of the type token that chose the
+  schema; a resource whose props state no apiVersion (a Pulumi resource's inputs) under a live alpha version
+  (serving.kserve.io/v1alpha1, which KServe v0.20.0 still extends) stays advice.
 """
 
 from __future__ import annotations
@@ -18,6 +21,10 @@ import copy
 from policy_fixtures import found_by
 from test_policy_none50 import _grafana
 from test_policy_single_attach_shared import OLLAMA, WEBUI, _claim
+
+from policies.crd import validation_rules
+from policies.framework import Resource
+from policies.registry import evaluate
 
 G96 = "quota-requests-set"
 G84 = "claim-writable-by-user"
@@ -89,3 +96,10 @@ def test_read_write_once_pod_shared_with_a_workload_scaled_to_zero_is_advice():
     off["spec"]["replicas"] = 0
     found = found_by([OLLAMA, off, _claim("ReadWriteOncePod")], "single-attach-volume-shared")
     assert [e for e, _ in found] == ["advisory", "advisory"]
+
+
+def test_an_unknown_field_under_a_live_alpha_type_without_api_version_in_props_is_advice():
+    props = {"metadata": {"name": "qwen"}, "spec": {"model": {"uri": "hf://Qwen/Qwen3-0.6B"}, "replicaz": 2}}
+    resource = Resource(type="kubernetes:serving.kserve.io/v1alpha1:LLMInferenceService", name="q", props=props)
+    found = [(v.enforcement, v.message.split(":")[0]) for v in evaluate([resource], policies=[validation_rules.POLICY])]
+    assert found == [("advisory", "spec.replicaz")]
