@@ -23,6 +23,7 @@ _FIELDS = (
     "port",
     "readiness",
     "alive_only",
+    "calls_models",
     "readiness_env",
     "readiness_config",
     "root_segments",
@@ -30,7 +31,7 @@ _FIELDS = (
     "param_segments",
     "sources",
 )
-_SOURCES = ("recognise", "endpoints", "paths")
+_SOURCES = ("recognise", "endpoints", "paths", "probes")
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,8 @@ class App:
     port: int
     readiness: str
     alive_only: tuple[str, ...]
+    # HTTP paths that call every configured model before they answer (LiteLLM's /health): a probe there (G6).
+    calls_models: tuple[str, ...]
     # What gives the readiness path more to check than the alive_only ones (env variables; dotted keys of the app's
     # config file); empty: the readiness path checks something whatever is set.
     readiness_env: tuple[str, ...]
@@ -75,6 +78,7 @@ def _row(name: str, row: Any) -> App:
         # optional: most apps state no liveness-only path
         row = {
             "alive_only": [],
+            "calls_models": [],
             "readiness_env": [],
             "readiness_config": [],
             "root_segments": [],
@@ -96,6 +100,11 @@ def _row(name: str, row: Any) -> App:
     alive = row["alive_only"]
     if not isinstance(alive, list) or not all(isinstance(v, str) and v.startswith("/") for v in alive):
         raise ValueError(f"{where}: alive_only must be a list of HTTP paths")
+    calls = row["calls_models"]
+    if not isinstance(calls, list) or not all(isinstance(v, str) and v.startswith("/") for v in calls):
+        raise ValueError(f"{where}: calls_models must be a list of HTTP paths")
+    if calls and not (isinstance(row["sources"], dict) and "probes" in row["sources"]):
+        raise ValueError(f"{where}: sources.probes required with calls_models")
     for field in ("readiness_env", "readiness_config", "root_path_env", "param_segments"):
         if not isinstance(row[field], list) or not all(isinstance(v, str) and v for v in row[field]):
             raise ValueError(f"{where}: {field} must be a list of names")
@@ -124,6 +133,7 @@ def _row(name: str, row: Any) -> App:
         port=row["port"],
         readiness=row["readiness"],
         alive_only=tuple(row["alive_only"]),
+        calls_models=tuple(row["calls_models"]),
         readiness_env=tuple(row["readiness_env"]),
         readiness_config=tuple(row["readiness_config"]),
         root_segments=tuple(row["root_segments"]),

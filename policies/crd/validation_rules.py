@@ -70,7 +70,9 @@ _ALPHA_VERSION = re.compile(r"v[0-9]+alpha[0-9]+")
 
 def _live_alpha(resource: Resource) -> bool:
     """Whether the object's apiVersion is an alpha version its CRD still develops (fields may be newer than the pin)."""
-    api_version = resource.props.get("apiVersion") if isinstance(resource.props, dict) else None
+    # The type token (kubernetes:<apiVersion>:<kind>) picked the schema; a Pulumi resource's props may lack apiVersion.
+    parts = resource.type.split(":") if isinstance(resource.type, str) else []
+    api_version = parts[1] if len(parts) == 3 else None
     if not isinstance(api_version, str) or api_version in _FROZEN_ALPHA:
         return False
     return _ALPHA_VERSION.fullmatch(api_version.rsplit("/", 1)[-1]) is not None

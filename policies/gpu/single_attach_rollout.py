@@ -537,7 +537,7 @@ def _shared_claims(resources: list[Resource], config: dict) -> list[tuple[str, s
                     f"at a time may use it, so the other pod stays Pending (the scheduler's VolumeRestrictions) for as "
                     f"long as the first runs; give each workload its own claim, or use a ReadWriteMany volume"
                 )
-                long_running = identity[0] not in _RUN_TO_COMPLETION and any(i[0] not in _RUN_TO_COMPLETION for i, _ in others)
+                long_running = _runs(resource) and any(_runs(e[0]) for _, e in others)
                 findings.append((resource.name, message if long_running else unproven(message)))
                 continue
             findings.append(
@@ -553,6 +553,15 @@ def _shared_claims(resources: list[Resource], config: dict) -> list[tuple[str, s
                 )
             )
     return findings
+
+
+def _runs(resource: Resource) -> bool:
+    """A workload whose pods keep running as the files state it: not run to completion, not scaled to replicas: 0 (a
+    variant kept off until someone scales it up holds no pod on the claim)."""
+    if split_type(resource.type)[1] in _RUN_TO_COMPLETION:
+        return False
+    replicas = get(resource.props, "spec", "replicas")
+    return not (isinstance(replicas, int) and replicas == 0)
 
 
 def _node_local_in(resources: list[Resource], claim: dict) -> bool:

@@ -26,6 +26,23 @@ Two more forms of a readiness that passes with no model, both read from the engi
   model (spent set 42 igfurlan/k3s-llmd-lab manifests/40-ollama.yaml@443808b, labelled G6; policies/reading/
   fresh_store.py).
 
+A serving-path app in front of model servers (components/serving_apps.toml, LiteLLM's proxy) gets two more, read
+from the apps table:
+
+- a livenessProbe on the app's readiness path where that path checks a dependency this container configures
+  (``readiness``, ``readiness_env``/``readiness_config``: LiteLLM's /health/readiness checks the database DATABASE_URL
+  or general_settings.database_url gives, policies/k8s_generic/serving_readiness_probe.py ``readiness_checks_more``):
+  a database outage fails liveness on every replica at once and the kubelet restarts them all, where readiness alone
+  would take them out of the Service (spent set 84 brianmlasky/serverless-agentic-platform
+  k8s/litellm-gateway-deployment.yaml and k8s/litellm/deployment.yaml, labelled G6);
+- a liveness or readiness probe on a path that calls every configured model before it answers (the row's
+  ``calls_models``: LiteLLM's /health runs a real completion against each model of its model_list, and answers a
+  request without the master key with 401 where one is set; PyPI wheel litellm 1.77.7
+  proxy/health_endpoints/_health_endpoints.py:412-512, proxy/_types.py:455-469): the probe waits on the providers
+  (the kubelet's timeoutSeconds defaults to 1 s), each run spends provider calls, and a provider outage or a key the
+  probe does not send fails it (spent set 85 Yusful33/sa-call-analyzer infra/k8s/litellm-deployment.yaml@fbc9abfe).
+  Advice: the files do not show how long the providers take, nor whether the key comes from a Secret.
+
 Advice: a request that arrives during the load fails, but the server does start and serve.
 """
 
@@ -36,10 +53,12 @@ from collections.abc import Mapping
 from typing import Optional
 
 from policies.framework import Policy, Resource, unproven
+from policies.k8s_generic.serving_readiness_probe import readiness_checks_more
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, pod_specs
 from policies.reading.engine_switches import lenient_readiness, loads_no_model_at_start
 from policies.reading.engines import EngineServer, table_servers
 from policies.reading.fresh_store import fresh_claim_store
+from policies.reading.gateway_apps import app_containers
 from policies.reading.serving import engine_row, model_servers
 from policies.reading.swallowed_fetch import swallowed_fetches
 
@@ -125,8 +144,50 @@ def _swallowed(resource: Resource) -> list[str]:
     ]
 
 
+def _app_probes(resource: Resource) -> list[str]:
+    """Advice on a serving-path app's probes (components/serving_apps.toml): a livenessProbe on the readiness path
+    that checks the app's database, and a liveness or readiness probe on a path that calls every model (``calls_models``)."""
+    found: list[str] = []
+    for proxy in app_containers(resource):
+        app, container = proxy.app, proxy.container
+        paths = {kind: probe_path(as_dict(container.get(kind))) for kind in ("livenessProbe", "readinessProbe", "startupProbe")}
+        calling = [k for k, p in paths.items() if p is not None and (p.split("?", 1)[0].rstrip("/") or "/") in app.calls_models]
+        if calling:
+            path = paths[calling[0]]
+            fine = " and ".join(p for p in (app.alive_only[:1] + ((app.readiness,) if app.readiness else ())) if p)
+            found.append(
+                unproven(
+                    f"{proxy.label}: {' and '.join(calling)} GET{'' if len(calling) > 1 else 's'} {path}, which "
+                    f"{app.display} answers only after calling every model it is configured with (a real request to "
+                    f"each provider), and refuses with 401 without the master key where one is set: each probe spends "
+                    f"provider calls and waits on them (timeoutSeconds defaults to 1 s), so a slow or failing provider, "
+                    f"or the key, fails the probe and "
+                    + ("restarts the proxy" if "livenessProbe" in calling else "takes the proxy out of the Service")
+                    + (f"; probe {fine} instead" if fine else "")
+                )
+            )
+        live = paths["livenessProbe"]
+        if (
+            live is not None
+            and app.readiness
+            and live.rstrip("/") == app.readiness.rstrip("/")
+            and (app.readiness_env or app.readiness_config)
+            and readiness_checks_more(proxy.podspec, container, app)
+        ):
+            alive = f"; probe liveness on {app.alive_only[0]}" if app.alive_only else ""
+            found.append(
+                unproven(
+                    f"{proxy.label}: livenessProbe GETs {live}, {app.display}'s readiness path, which checks the "
+                    f"database it is configured with: a database (or database proxy) outage fails liveness on every "
+                    f"replica at once and the kubelet restarts them all, where a readinessProbe would only take them "
+                    f"out of the Service until it is back{alive}"
+                )
+            )
+    return found
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
-    messages: list[str] = _tcp_while_loading(resource) + _swallowed(resource)
+    messages: list[str] = _tcp_while_loading(resource) + _swallowed(resource) + _app_probes(resource)
     for s in table_servers(resource):
         row = s.row
         if (empty := _ready_with_no_model(s) or _ready_on_empty_claim(resource, s)) is not None:
@@ -165,7 +226,9 @@ POLICY = Policy(
         "that waits for its models, and does not tell it not to wait (--strict-readiness=false); a server told to load "
         "no model at start (Triton's --model-control-mode=explicit without --load-model) is Ready with none; a "
         "tcpSocket readiness on a server that listens while it loads (llama.cpp) is Ready before it can answer; a model "
-        "fetch whose failure the pod's script swallows (ollama pull MODEL || echo) leaves the pod Ready with no model."
+        "fetch whose failure the pod's script swallows (ollama pull MODEL || echo) leaves the pod Ready with no model; a "
+        "serving-path app (LiteLLM) probes liveness on a path that does not check its database, and no probe on a path "
+        "that calls every model (LiteLLM's /health)."
     ),
     catalog="G6",
     severity="medium",

@@ -28,8 +28,15 @@ _COUNTED_TOKEN = re.compile(r"(?:^|_)(?:FIRST|PER|OUTPUT|INTER|NEXT|LAST|NEW|EAC
 # _FILE/_PATH/_DIR/_NAME/_NAMESPACE/_REF last) or by a value no credential takes: a YAML boolean word or a path.
 # A switch word may sit inside the name too (huggingface_hub's HF_HUB_DISABLE_TOKEN: "1", constants.py
 # `HF_HUB_DISABLE_TOKEN = _is_true(...)`, read on spent set 68 israa-benrjab/genai-platform k8s/backend.yaml), and a
-# switch may be written 0 or 1: no credential is a single digit.
-_SETTING_NAME = re.compile(r"(?:^|_)(?:ENABLE|DISABLE)_|_(?:ENABLED|DISABLED|FILE|PATH|DIR|NAME|NAMESPACE|REF)$", re.I)
+# switch may be written 0 or 1: no credential is a single digit. A name ending in a word that describes how a secret is
+# handled holds that description, not the secret: PASSWORD_HASH_SCHEME ("bcrypt"; fresh set 83, a ConfigMap key drew a
+# mandatory G35 its labeller did not label, session 50), JWT_SECRET_ALGORITHM ("HS256"), TOKEN_TTL, PASSWORD_MIN_LENGTH,
+# API_KEY_HEADER ("Authorization"), TOKEN_TYPE ("Bearer").
+_SETTING_NAME = re.compile(
+    r"(?:^|_)(?:ENABLE|DISABLE)_|_(?:ENABLED|DISABLED|FILE|PATH|DIR|NAME|NAMESPACE|REF|SCHEME|ALGORITHM|ALGO|POLICY|"
+    r"LENGTH|LEN|TTL|EXPIRY|EXPIRES|EXPIRATION|LIFETIME|TIMEOUT|ROTATION|HEADER|TYPE|MODE|FORMAT|PROVIDER)$",
+    re.I,
+)
 _SETTING_VALUE = re.compile(r"^(?:true|false|yes|no|on|off|[01]|/\S*|\./\S*)$", re.I)
 
 

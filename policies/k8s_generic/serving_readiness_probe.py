@@ -231,7 +231,7 @@ def _unready_apps(resource: Resource) -> list[str]:
     for proxy in app_containers(resource):
         probe_spec = proxy.container.get("readinessProbe")
         if isinstance(probe_spec, dict):
-            if _readiness_checks_more(proxy.podspec, proxy.container, proxy.app) and (
+            if readiness_checks_more(proxy.podspec, proxy.container, proxy.app) and (
                 alive := _alive_only_readiness(proxy.label, proxy.app, probe_spec)
             ):
                 found.append(alive)
@@ -251,7 +251,7 @@ def _unready_apps(resource: Resource) -> list[str]:
     return found
 
 
-def _readiness_checks_more(podspec: Mapping, container: Mapping, app: Any) -> bool:
+def readiness_checks_more(podspec: Mapping, container: Mapping, app: Any) -> bool:
     """True when the app's readiness path checks more than its alive_only paths in this container: the row names
     nothing that makes it (``readiness_env``/``readiness_config`` empty), or the container sets one of those variables
     (``env`` by name, whatever its source; an ``envFrom`` ConfigMap or Secret of the files holding it) or mounts a

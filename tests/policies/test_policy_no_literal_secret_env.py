@@ -345,6 +345,13 @@ def test_an_env_secret_written_as_an_envsubst_variable_is_advice(tmp_path, capsy
         # kserve-controller-backup.yaml at 7630140c1047f7b6e4b4f18353d96e44d10125f3 (KServe's controller env).
         ("SERVICE_CA_SIGNING_SECRET_NAME", "opendatahub-ca"),
         ("SERVICE_CA_SIGNING_SECRET_NAMESPACE", "cert-manager"),
+        # How a secret is handled, not the secret: fresh set 83 (session 50) ConfigMap data PASSWORD_HASH_SCHEME drew a
+        # mandatory G35 its labeller did not label; and the names of the same family.
+        ("PASSWORD_HASH_SCHEME", "bcrypt"),
+        ("JWT_SECRET_ALGORITHM", "HS256"),
+        ("ACCESS_TOKEN_TTL", "3600"),
+        ("API_KEY_HEADER", "Authorization"),
+        ("PASSWORD_MIN_LENGTH", "12"),
     ],
 )
 def test_a_secret_named_switch_or_path_is_no_credential(name, value):
@@ -360,6 +367,8 @@ def test_a_secret_named_variable_with_a_value_still_fires():
     ]
     assert messages(POLICY, with_env({"name": "DB_PASSWORD", "value": "trueblue42"})) == [literal("DB_PASSWORD")]
     assert messages(POLICY, with_env({"name": "HF_HUB_TOKEN", "value": "10"})) == [literal("HF_HUB_TOKEN")]
+    # A description word inside the name (not last) keeps the finding: TYPE_PASSWORD, SCHEME_SECRET.
+    assert messages(POLICY, with_env({"name": "SCHEME_SECRET", "value": "AEm8dhQuIKaRBwqh"})) == [literal("SCHEME_SECRET")]
 
 
 @pytest.mark.parametrize("value", ["xxx", "sk-xxxxxxxx", "XXXX", "****"])
