@@ -264,3 +264,23 @@ def app_template_pod_specs(props: Mapping) -> list[tuple[str, dict]]:
         if pod.get("containers"):
             out.append((f"{path}.controllers.{cname}", pod))
     return out
+
+
+def app_template_services(props: Mapping) -> list[tuple[str, str, str]]:
+    """(path, pod path of the controller it selects, type) of each enabled Service of an app-template release: the
+    chart renders ``service.<s>`` with ``type`` (ClusterIP by default, classes/_service.tpl:9 at common-4.1.1) in front
+    of ``service.<s>.controller``, the only enabled controller when none is named (service/_autoDetectController.tpl:
+    9-13)."""
+    found = release_values(props)
+    if found is None or not is_app_template(found[1]) or not isinstance(services := found[1].get("service"), Mapping):
+        return []
+    path, values = found
+    names = [name for name, _ in _controllers(values)]
+    out = []
+    for ident, service in services.items():
+        if not isinstance(service, Mapping) or service.get("enabled", True) is False:
+            continue
+        controller = service.get("controller") or (names[0] if len(names) == 1 else None)
+        if isinstance(controller, str):
+            out.append((f"{path}.service.{ident}", f"{path}.controllers.{controller}", str(service.get("type") or "ClusterIP")))
+    return out

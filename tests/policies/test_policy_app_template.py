@@ -183,3 +183,15 @@ def test_a_quoted_value_the_chart_renders_keeps_the_release_readable(tmp_path: P
     with redirect_stdout(out):
         check_main([str(path)])
     assert "unrendered template" in out.getvalue()
+
+
+def test_a_load_balancer_service_of_the_release_in_front_of_a_model_server_is_advised():
+    release = copy.deepcopy(RELEASE)
+    release["spec"]["values"]["service"]["app"]["type"] = "LoadBalancer"  # set 85 rafaribe/home-ops, Cilium LB IP
+    found = [v for v in evaluate([Resource(type=HR_TYPE, name="ollama", props=release)]) if v.catalog == "G32"]
+    assert len(found) == 1 and found[0].enforcement == "advisory"
+    assert "spec.values.service.app.type: LoadBalancer" in found[0].message and "no API key" in found[0].message
+    # ClusterIP (the chart's default) is silent, and so is a LoadBalancer selecting a controller with no model server.
+    assert "G32" not in _catalogs(RELEASE)
+    release["spec"]["values"]["service"]["app"]["controller"] = "other"
+    assert "G32" not in _catalogs(release)
