@@ -170,7 +170,7 @@ _ENTRIES = (
     Entry("G", 66, "a coscheduling PodGroup is named by the pods it gangs"),
     Entry("G", 67, "a KEDA query already per replica, or a latency, is not averaged over the replicas again"),
     Entry("G", 68, "a route's backend is a Service of its run, on a port that Service offers"),
-    Entry("G", 69, "an object's reference by name to another object resolves among the objects of its run"),
+    Entry("G", 69, "an object's reference by name resolves among its run's objects (an autoscaler's target: a kind with /scale)"),
     Entry("G", 70, "an EC2NodeClass selects an AMI family EKS still publishes (no AL2 for Kubernetes 1.33+)"),
     Entry("G", 71, "a ReadWriteMany claim names a class that provisions volumes many nodes mount"),
     Entry("G", 72, "a model server downloads a model that exists (a Hub id by its family's naming; an Ollama name and size)"),

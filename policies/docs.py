@@ -208,7 +208,12 @@ def _reading_section() -> list[str]:
         "generic_pod_specs). " + _PATCHES + " The pod policies run on what it finds, and `policies check` lists each object read "
         "this way (`[read generically]` in text, `generic` in JSON, a list in Markdown). A reader for a known kind "
         "adds meaning (replicas, autoscaling, the operator's defaults); without one the generic rules still run. "
-        "Kubernetes' own kinds outside the table are never searched.",
+        "Kubernetes' own kinds outside the table are never searched. A Flux HelmRelease (`spec.values`) or Argo CD "
+        "Application (`helm.valuesObject`) whose values are in the bjw-s app-template shape (`controllers.<c>."
+        "containers.<n>.image.repository`) is read as the pods the chart renders: probes only where `enabled`, image "
+        "`repository:tag`, env maps as lists with numbers as strings, `defaultPodOptions` under `controllers.<c>.pod`, "
+        "`persistence` as volumes and mounts (`policies/app_template.py`, bjw-s-labs/helm-charts common-3.0.0 to "
+        "common-4.1.1); the values are not the rendered pod, so pod findings on it are advice.",
         "",
         "What an operator fills into the pods it renders is data too (`policies/operator_defaults.py`, one cited row "
         "per operator), and the pod rules read it before they report a field missing: "

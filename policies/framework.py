@@ -145,7 +145,16 @@ def finding_level(level: str, message: str) -> str:
 # pkg/controller/v1beta1/inferenceservice/utils/utils.go:253-263 MergeRuntimeContainers; policies/reading/
 # kserve_runtime.py). What a pod rule finds in the runtime alone, the InferenceService (often another file) may
 # set or override; the InferenceService is checked with the runtime merged in, and that finding blocks.
-_COMPLETED_ELSEWHERE = frozenset({("serving.kserve.io", "ServingRuntime"), ("serving.kserve.io", "ClusterServingRuntime")})
+# A Flux HelmRelease or an Argo CD Application read as the pods of its app-template values (policies/app_template.py)
+# is completed by Helm: values files, valuesFrom and post-renderers the files may not show change the rendered pod.
+_COMPLETED_ELSEWHERE = frozenset(
+    {
+        ("serving.kserve.io", "ServingRuntime"),
+        ("serving.kserve.io", "ClusterServingRuntime"),
+        ("helm.toolkit.fluxcd.io", "HelmRelease"),
+        ("argoproj.io", "Application"),
+    }
+)
 
 
 def completed_elsewhere(policy_types: Any, resource: Resource) -> bool:

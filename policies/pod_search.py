@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from policies.app_template import app_template_pod_specs
 from policies.pod_patches import is_pod_patch, merge_patches
 
 # Bounds of the generic search: a CR is walked once per evaluation, never deeper or longer than this.
@@ -72,7 +73,10 @@ def _single_container_key(value: dict) -> str | None:
 
 def search_pod_specs(props: dict) -> tuple[list[tuple[str, dict]], list[str]]:
     """(pod specs as (path, podspec), paths of patches no base was found for) anywhere in ``props``: the search
-    behind kube.generic_pod_specs."""
+    behind kube.generic_pod_specs. A Helm release of bjw-s app-template is read as the pods the chart renders
+    (policies/app_template.py)."""
+    if released := app_template_pod_specs(props):
+        return released, []
     found: list[tuple[str, dict]] = []
     patches: list[tuple[str, dict]] = []
     stack: list[tuple[str, Any, int]] = [(k, v, 1) for k, v in reversed(list(props.items())) if k not in _GENERIC_SKIP]

@@ -14,6 +14,7 @@ are reachable from outside is the node network's, which the manifest does not sh
 
 from __future__ import annotations
 
+from policies.app_template import app_template_services
 from policies.framework import Policy, Resource, unproven
 from policies.kube import annotations_of, as_dict, as_list, get, split_type
 from policies.reading import gateway_service, model_backends
@@ -153,6 +154,30 @@ def _node_published(resource: Resource) -> list[str]:
     return found
 
 
+def _release_services(resource: Resource) -> list[str]:
+    """Advice on a LoadBalancer or NodePort Service an app-template release renders in front of a model server of its
+    own values (policies/app_template.py; spent set 85 rafaribe/home-ops kubernetes/apps/ai/ollama/app/helmrelease.yaml,
+    Ollama behind service.app.type LoadBalancer)."""
+    found: list[str] = []
+    servers = model_servers(resource)
+    for path, pod, kind in app_template_services(resource.props):
+        if kind not in ("LoadBalancer", "NodePort"):
+            continue
+        served = [s for s in servers if s.path == pod]
+        if not served:
+            continue
+        unkeyed = " that asks for no API key (no key flag or variable; Ollama has none)" if _unkeyed(served[0].container) else ""
+        found.append(
+            unproven(
+                f"{path}.type: {kind} makes the chart publish the {served[0].engine} server{unkeyed} "
+                f"{'through its own cloud load balancer' if kind == 'LoadBalancer' else 'on every node address'}, past "
+                f"the ingress gateway's auth, timeouts and rate limits; make it ClusterIP and route it through the gateway "
+                f"(advice: the release's values, not the rendered Service)"
+            )
+        )
+    return found
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     llm = model_backends.model_services(resources)
     selects = model_backends.selected_services(resources)
@@ -165,6 +190,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             findings += [(r.name, m) for m in _ray_finding(r)]
         if r.type != SERVICE_TYPE:
             findings += [(r.name, m) for m in _node_published(r)]
+            if isinstance(r.props, dict) and split_type(r.type)[1] in ("HelmRelease", "Application"):
+                findings += [(r.name, m) for m in _release_services(r)]
     return findings
 
 

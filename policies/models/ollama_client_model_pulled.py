@@ -290,6 +290,14 @@ def _asks(
     return [(name, where, model, (name, variable, model) in reached) for (name, variable, model), where in found.items()]
 
 
+def client_asks(
+    resources: list[Resource], workloads: list[Resource], serving: set[int], hosts: AbstractSet[tuple[str, Optional[str]]]
+) -> list[tuple[str, str, str, bool]]:
+    """The models clients of the run ask an Ollama for (``_asks``), each with whether its URL reaches a Service of
+    ``hosts``: read by G10 (ollama-client-model-fits) to size what a CPU-only Ollama is asked to load."""
+    return _asks(resources, workloads, serving, hosts)
+
+
 def _empty_stores(servers: list) -> Optional[str]:
     """How every Ollama server of the run starts with an empty store (for the message), or None when one may keep its
     models (a claim, a hostPath: filled out of band, it lasts)."""

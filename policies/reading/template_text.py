@@ -157,3 +157,32 @@ def _only_kserve_llm_objects_hold_actions(document: str) -> bool:
     return bool(holders) and all(
         o.get("kind") in _KSERVE_LLM_KINDS and str(o.get("apiVersion", "")).startswith("serving.kserve.io/") for o in holders
     )
+
+
+# A Helm release object whose values hold a template the chart renders: Flux's helm-controller hands ``spec.values``
+# to Helm as data and renders nothing in them itself (a HelmRelease is applied as written), and charts such as bjw-s
+# app-template pass some values through ``tpl`` (``existingClaim: "{{ .Release.Name }}-data"``, ``hostnames:
+# ["{{ .Release.Name }}.example.org"]``; bjw-s-labs/helm-charts common-4.1.1 templates/lib/container/fields/
+# _env.tpl:68, _probes.tpl:24,72). Such an action inside a quoted YAML string of a HelmRelease (or an Argo CD
+# Application) is text of the object, not a template of the file: the file is still read. An action outside quotes
+# (a chart that renders HelmReleases) still makes it a template.
+_RELEASE_API = re.compile(r"^apiVersion:[ \t]*[\"']?(?:helm\.toolkit\.fluxcd\.io|argoproj\.io)/", re.MULTILINE)
+_RELEASE_KINDS = frozenset({"HelmRelease", "Application"})
+
+
+def release_value(text: str, start: int) -> bool:
+    """True when the action at ``start`` sits inside a quoted string on its line, in a document that is a Flux
+    HelmRelease or an Argo CD Application (its literal kind and apiVersion)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[line_start:start]
+    if before.count('"') % 2 == 0 and before.count("'") % 2 == 0:
+        return False
+    starts = _document_starts(text)
+    i = bisect.bisect_right(starts, start) - 1
+    return _release_document(text, starts[i], starts[i + 1] if i + 1 < len(starts) else len(text))
+
+
+@functools.lru_cache(maxsize=64)
+def _release_document(text: str, begin: int, end: int) -> bool:
+    document = text[begin:end]
+    return literal_object(document)[0] in _RELEASE_KINDS and _RELEASE_API.search(document) is not None
