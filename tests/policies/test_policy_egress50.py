@@ -134,3 +134,91 @@ def test_bad_script_and_values_do_not_traceback():
     spec["initContainers"][0]["command"] = ["sh", "-c", "nc -z ' unbalanced"]
     spec["containers"][0]["env"] = [{"name": "A", "value": "x:99999999"}, {"name": "B", "value": ":"}, "junk"]
     assert found_by([gateway, TO_LUNARY], EGRESS) == []
+
+
+# --- G33 egress-allows-provider-calls: hosted providers of a LiteLLM proxy isolated for egress (advice) --------------
+
+PROVIDERS = "egress-allows-provider-calls"
+# Spent set 84 brianmlasky/serverless-agentic-platform@8200cc880e1d65976b03b5a12abdacaa98318869
+# k8s/litellm-gateway-deployment.yaml (ConfigMap litellm-config, Deployment litellm-gateway) and k8s/network-policies.yaml.
+LITELLM_CONFIG = {
+    "apiVersion": "v1",
+    "kind": "ConfigMap",
+    "metadata": {"name": "litellm-config", "namespace": "litellm"},
+    "data": {
+        "config.yaml": (
+            "model_list:\n"
+            "  - model_name: claude-haiku\n"
+            "    litellm_params:\n"
+            "      model: vertex_ai/us.anthropic.claude-haiku-4-5-20251001-v1:0\n"
+            "      vertex_location: us-central1\n"
+            "general_settings:\n"
+            "  master_key: os.environ/LITELLM_MASTER_KEY\n"
+        )
+    },
+}
+LITELLM = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "litellm-gateway", "namespace": "litellm"},
+    "spec": {
+        "selector": {"matchLabels": {"app": "litellm-gateway"}},
+        "template": {
+            "metadata": {"labels": {"app": "litellm-gateway"}},
+            "spec": {
+                "containers": [
+                    {
+                        "name": "litellm",
+                        "image": "ghcr.io/berriai/litellm:v1.77.7-stable",
+                        "args": ["--config", "/app/config.yaml", "--port", "4000"],
+                        "volumeMounts": [{"name": "litellm-config", "mountPath": "/app/config.yaml", "subPath": "config.yaml"}],
+                    }
+                ],
+                "volumes": [{"name": "litellm-config", "configMap": {"name": "litellm-config"}}],
+            },
+        },
+    },
+}
+
+
+def _egress_policy(name: str, selector: dict, egress: list) -> dict:
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": {"name": name, "namespace": "litellm"},
+        "spec": {"podSelector": selector, "policyTypes": ["Egress"], "egress": egress},
+    }
+
+
+DENY = _egress_policy("default-deny-egress", {}, [])
+DNS_ANY = _egress_policy("allow-dns-egress", {}, [{"ports": [{"port": 53, "protocol": "UDP"}, {"port": 53, "protocol": "TCP"}]}])
+CLOUDSQL = _egress_policy(
+    "allow-cloudsql-egress", {"matchLabels": {"app": "litellm-gateway"}}, [{"ports": [{"port": 3307, "protocol": "TCP"}]}]
+)
+
+
+def test_hosted_provider_routes_under_dns_only_egress_are_advice():
+    ((level, message),) = found_by([LITELLM_CONFIG, LITELLM, DENY, DNS_ANY, CLOUDSQL], PROVIDERS)
+    assert level == "advisory"
+    assert "claude-haiku -> LOCATION-aiplatform.googleapis.com" in message
+
+
+def test_a_rule_reaching_outside_on_443_is_silent():
+    https = _egress_policy("allow-https", {}, [{"to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}], "ports": [{"port": 443}]}])
+    assert found_by([LITELLM_CONFIG, LITELLM, DENY, DNS_ANY, https], PROVIDERS) == []
+
+
+def test_an_in_cluster_api_base_is_silent():
+    config = copy.deepcopy(LITELLM_CONFIG)
+    config["data"]["config.yaml"] = (
+        "model_list:\n  - model_name: llama\n    litellm_params:\n      model: hosted_vllm/llama\n"
+        "      api_base: http://vllm.llm.svc.cluster.local:8000/v1\n"
+    )
+    assert found_by([config, LITELLM, DENY, DNS_ANY], PROVIDERS) == []
+
+
+def test_an_https_proxy_or_no_egress_isolation_is_silent():
+    proxied = copy.deepcopy(LITELLM)
+    proxied["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "HTTPS_PROXY", "value": "http://proxy:3128"}]
+    assert found_by([LITELLM_CONFIG, proxied, DENY, DNS_ANY], PROVIDERS) == []
+    assert found_by([LITELLM_CONFIG, LITELLM], PROVIDERS) == []

@@ -203,7 +203,7 @@ _NEXT_S = f"S{max(e.number for e in catalog.entries() if e.series == 'S') + 1}"
     [
         ({"name": "Not_Kebab"}, "name 'Not_Kebab' is not kebab-case"),
         ({"catalog": _NEXT_S}, f"catalog '{_NEXT_S}' is not an id of the policy catalogue (policies/catalog.py)"),
-        ({"catalog": "G99"}, "catalog 'G99' is not an id of the policy catalogue (policies/catalog.py)"),
+        ({"catalog": "G999"}, "catalog 'G999' is not an id of the policy catalogue (policies/catalog.py)"),
         ({"severity": "severe"}, "severity 'severe' is not one of"),
         ({"enforcement": "disabled"}, "enforcement 'disabled' is not mandatory or advisory"),
         ({"check_stack": lambda rs, c: []}, "exactly one of check_resource and check_stack must be set"),
