@@ -48,7 +48,7 @@ from policies.gpu import (
 )
 from policies.ingress import (
     alb_https_certificate,
-    callers_admitted,
+    caller_egress,
     egress_allows_dns,
     external_gce_ingress_guarded,
     ingress_class_named,
@@ -430,7 +430,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     metrics_served.POLICY,
     network_policy_selects_pods.POLICY,
     ingress_controller_admitted.POLICY,
-    callers_admitted.EGRESS_POLICY,
+    caller_egress.EGRESS_POLICY,
     ingress_class_named.POLICY,
     stateful_set_headless_service.POLICY,
     chat_ui_auth_kept.POLICY,

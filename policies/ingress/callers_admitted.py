@@ -34,6 +34,16 @@ when the URL comes from a ConfigMap, the container sets a proxy variable, a Kust
 the caller's egress policies (the overlay may add the rule; its build is checked whole), a namespace-less policy may
 apply, or another engine's policy is in the files; blocking assumes the files hold every policy that applies to the caller (as G81).
 
+Session 50 (brief egress50) widens the caller's end to every destination the files show: an init container's calls
+(not a native sidecar's: the pod waits for it, so a dropped call keeps the pod in Init), a scheme-less host:port env value
+(``KAFKA_BROKERS=kafka.ns.svc:9092``), a shell script's ``nc HOST PORT`` and curl/wget URLs; and a Service the files do
+not hold named ``NAME.NS.svc[.cluster.local]`` (certainly in-cluster, in namespace NS) blocks when no egress rule may
+reach any pod of NS at all (each peer a namespaceSelector by kubernetes.io/metadata.name naming another namespace, or a
+bare podSelector of the policy's own namespace), whatever the Service's target port: spent set 87
+maxjeffwell/shared-ai-gateway@8e24b467cb826bdacafbdcd9510ce20a63e6ccd7 k8s/deployment.yaml, init container wait-for-kafka
+``until nc -z vertex-kafka-kafka-bootstrap.microservices.svc 9092`` under a policy admitting only lunary:3333 and DNS.
+These forms feed only the egress end (the model server's ingress end reads env URLs of app containers, as before).
+
 Advice: a policy of another engine (Cilium, Calico, AdminNetworkPolicy) in the files may allow it (silent then), and a
 namespace-less policy may be applied elsewhere (silent for those). Silent where an Ingress or route already makes
 ingress-controller-admitted report the namespace's deny-all.
@@ -45,8 +55,9 @@ import ipaddress
 from collections.abc import Mapping
 from typing import Any, Iterator, NamedTuple, Optional
 
-from policies.framework import Policy, Resource, unproven
+from policies.framework import Resource, unproven
 from policies.kube import as_dict, as_int, as_list, containers, get, memoized, pod_specs, split_type
+from policies.reading.call_sites import DEFAULT_PORTS, host_ports, script_calls, svc_host
 from policies.reading.container_env import env_values
 from policies.reading.edge import ingress_backend_ports, ingress_class, ingress_class_controllers
 from policies.reading.label_selectors import selector_matches
@@ -57,7 +68,6 @@ from policies.reading.network_policies import (
     other_engine,
     ports_admit,
     rules,
-    unplaced,
 )
 from policies.reading.operator_pod_labels import operator_pod_labels
 from policies.reading.serving import model_servers, namespace_of, pod_labels
@@ -65,7 +75,6 @@ from policies.reading.urls import COMPARED, urls
 
 _NAME_LABEL = "kubernetes.io/metadata.name"
 _INGRESSES = (("networking.k8s.io", "Ingress"), ("extensions", "Ingress"))
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 _PROXY_ENV = ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
 
 
@@ -152,6 +161,9 @@ class Call(NamedTuple):
     port: Optional[int]
     literal: bool  # the value is the container's own env ``value`` (not from a ConfigMap)
     proxied: bool  # the container sets an HTTP(S) proxy variable: its calls may go through it
+    said: str = ""  # a form other than an env URL (a host:port env value, a script's nc/curl): how the files say it
+    init: bool = False  # the caller is an init container (not a native sidecar): the pod waits for it
+    svc: bool = False  # the host is NAME.NS.svc[.cluster.local]: certainly a Service of the cluster, in namespace NS
 
 
 def _callers(resources: list[Resource]) -> list[Call]:
@@ -160,7 +172,7 @@ def _callers(resources: list[Resource]) -> list[Call]:
 
 
 def _find_callers(resources: list[Resource]) -> list[Call]:
-    found = []
+    found: list[Call] = []
     for r in resources:
         if not isinstance(r.props, dict):
             continue
@@ -168,32 +180,50 @@ def _find_callers(resources: list[Resource]) -> list[Call]:
         if not specs:
             continue
         ns = namespace_of(r, "default")
-        labels: Optional[list[dict]] = None
+        labels: list[list[dict]] = []
         for _, spec in specs:
             if spec.get("hostNetwork") is True:
                 continue  # not isolated by NetworkPolicy
-            for container in containers(spec):
-                values = env_values(container)
-                proxied = any(v in values for v in _PROXY_ENV)
-                literals = {
-                    e["name"]: e["value"]
-                    for e in as_list(container.get("env"))
-                    if isinstance(e, dict) and isinstance(e.get("name"), str) and isinstance(e.get("value"), str)
-                }
-                for name, value in values.items():
-                    if "://" not in value or COMPARED.search(name):
-                        continue
-                    for url, scheme, host, port in urls(value):
-                        key = _host_service(host, ns)
-                        if key is None:
-                            continue
-                        if labels is None:
-                            labels = pod_labels(r)
-                        number = int(port) if port else _DEFAULT_PORTS.get(scheme.lower())
-                        found.append(
-                            Call(r, ns, labels, name, url, f"{key[0]}.{key[1]}", number, literals.get(name) == value, proxied)
-                        )
+            apps = as_list(spec.get("containers"))
+            for container in containers(spec, init=True):
+                init = not any(container is c for c in apps) and container.get("restartPolicy") != "Always"
+                found.extend(_container_calls(r, ns, labels, container, init))
     return found
+
+
+def _container_calls(r: Resource, ns: str, labels: list[list[dict]], container: dict, init: bool) -> list[Call]:
+    """The calls of one container: its env URLs and host:port values, its script's nc/curl (``labels`` caches the
+    pod's label sets)."""
+    values = env_values(container)
+    proxied = any(v in values for v in _PROXY_ENV)
+    literals = {
+        e["name"]: e["value"]
+        for e in as_list(container.get("env"))
+        if isinstance(e, dict) and isinstance(e.get("name"), str) and isinstance(e.get("value"), str)
+    }
+    # (variable, text, host, port, literal, said): said is "" only for an app container's env URL (the ingress end's)
+    sites: list[tuple[str, str, str, Optional[int], bool, str]] = []
+    for name, value in values.items():
+        if COMPARED.search(name):
+            continue
+        literal = literals.get(name) == value
+        if "://" not in value:
+            sites.extend((name, value, host, number, literal, f"{name}={value}") for host, number in host_ports(value))
+            continue
+        for url, scheme, host, given in urls(value):
+            number = int(given) if given else DEFAULT_PORTS.get(scheme.lower())
+            sites.append((name, url, host, number, literal, f"{name}={url}" if init else ""))
+    sites.extend(("command", said, host, number, True, said) for host, number, said in script_calls(container))
+    calls = []
+    for name, text, host, port, literal, said in sites:
+        key = _host_service(host, ns)
+        if key is None:
+            continue
+        if not labels:
+            labels.append(pod_labels(r))
+        key_text = f"{key[0]}.{key[1]}"
+        calls.append(Call(r, ns, labels[0], name, text, key_text, port, literal, proxied, said, init, svc_host(host)))
+    return calls
 
 
 def _services(resources: list[Resource]) -> list[Resource]:
@@ -216,7 +246,9 @@ def _name(resource: Any) -> str:
 def _no_rule(server: Resource, ns: str, fronting: list[Resource], callers: list) -> str:
     """Advice for a server whose isolating policies have no ingress rule at all, naming its callers of the run."""
     keys = {f"{get(s.props, 'metadata', 'name')}.{ns}" for s in fronting}
-    named = sorted({f"{_name(c.caller)} ({c.variable})" for c in callers if c.key in keys and c.caller is not server})
+    named = sorted(
+        {f"{_name(c.caller)} ({c.variable})" for c in callers if c.key in keys and c.caller is not server and not c.said}
+    )
     who = f" ({', '.join(named)} call it)" if named else ""
     services = ", ".join(str(get(s.props, "metadata", "name")) for s in fronting)
     return unproven(
@@ -268,7 +300,7 @@ def caller_findings(resources: list[Resource], reported: set[str]) -> list[tuple
         for service in fronting:
             sname = str(get(service.props, "metadata", "name"))
             for call in callers:
-                if call.key != f"{sname}.{ns}" or call.caller is server:
+                if call.key != f"{sname}.{ns}" or call.caller is server or call.said:
                     continue
                 port = _service_port(service, call.port)
                 target = _target(port, server_containers) if port is not None else None
@@ -456,114 +488,3 @@ def _backends(resources: list[Resource], service: Resource) -> list[tuple[Resour
         if any(selector_matches(selector, ls, plain=True) for ls in label_sets):
             found.append((r, label_sets, [c for _, spec in specs for c in containers(spec)]))
     return found
-
-
-def _reaches_address(rule: Mapping, number: int) -> bool:
-    """An egress rule that lets the caller open the Service's own address on its port (no ``to``, or an ipBlock): a
-    plugin that judges the connection before the Service's translation lets it through."""
-    if ports_admit(rule, number, (), "TCP") is False:
-        return False
-    peers = as_list(rule.get("to"))
-    return not peers or any(not isinstance(p, Mapping) or "ipBlock" in p for p in peers)
-
-
-def egress_findings(resources: list[Resource]) -> list[tuple[str, str]]:
-    """Findings (caller workload, message) for a pod isolated for Egress whose egress rules reach none of the pods of a
-    Service of the run it calls by an env URL, on the port the Service forwards to."""
-    policies = memoized(resources, "network_policies", network_policies)
-    if not any(isolates(p, "Egress") for p in policies):
-        return []
-    callers = _callers(resources)
-    if not callers:
-        return []
-    services = {
-        f"{get(s.props, 'metadata', 'name')}.{namespace_of(s, 'default')}": s for s in _services(resources) if not s.patch
-    }
-    others = other_engine(resources)
-    findings: dict[tuple[str, str, int], tuple[bool, str, str]] = {}
-    for call in callers:
-        service = services.get(call.key)
-        if service is None or call.caller.patch or get(service.props, "spec", "type") == "ExternalName":
-            continue
-        isolating = applying(policies, call.namespace, call.labels, "Egress")
-        egress = [p for p in isolating if not p.patch]
-        if not egress:
-            continue
-        port = _service_port(service, call.port)
-        if port is None or call.port is None:
-            continue  # a port the Service does not offer is in-cluster-url-resolves' (G63)
-        backends = [b for b in _backends(resources, service) if b[0] is not call.caller]
-        targets = [(b, _target(port, b[2])) for b in backends]
-        if not targets or any(t is None for _, t in targets):
-            continue
-        union = rules(egress, "egress")
-        sns = namespace_of(service, "default")
-        if any(_reaches_address(rule, call.port) for _, _, rule in union):
-            continue
-        if any(
-            _rule_admits(p, rule, "to", sns, labels, t[0], t[1])
-            for (_, labels, _), t in targets
-            if t is not None
-            for p, _, rule in union
-        ):
-            continue
-        why = ""
-        if not call.literal:
-            why = "the URL comes from a ConfigMap, which may be replaced outside the files"
-        elif call.proxied:
-            why = "the container sets a proxy variable, so the call may leave through the proxy"
-        elif any(p.base or p.patch for p in isolating):
-            # A Kustomize base policy a patch of the run targets is not what is applied: the overlay's patch may add
-            # the egress rule (its build, checked whole, judges the result).
-            why = "a Kustomize patch of the files changes one of these policies, and may add the egress rule"
-        elif unplaced(policies, call.namespace, call.labels, "Egress"):
-            why = "a policy that leaves its namespace out (applied with kubectl apply -n) may apply to these pods"
-        elif others:
-            why = "another kind of network policy in the files may allow it"
-        tport = targets[0][1][0] if targets[0][1] else 0
-        sname = str(get(service.props, "metadata", "name"))
-        pods = ", ".join(_name(b[0]) for b, _ in targets)
-        names = ", ".join(str(get(p.props, "metadata", "name")) for p in egress)
-        message = (
-            f"calls Service {sname} ({call.variable}={call.url}), but its pods are isolated for Egress by NetworkPolicy "
-            f"{names} and no egress rule of those policies reaches the pods of {pods} on port {tport} (the port the "
-            f"Service forwards to; a DNS-only or HTTPS-only rule does not): every request is dropped and times out; "
-            f"add an egress rule to those pods (podSelector of their labels, namespaceSelector "
-            f"kubernetes.io/metadata.name for another namespace) on port {tport}"
-        )
-        blocking = not why
-        text = message if blocking else unproven(f"{message} ({why})")
-        key = (str(call.caller.name), call.key, tport)
-        if key not in findings or (blocking and not findings[key][0]):
-            findings[key] = (blocking, call.caller.name, text)
-    return [(name, text) for _, name, text in findings.values()]
-
-
-def _check_egress(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    return egress_findings(resources)
-
-
-EGRESS_POLICY = Policy(
-    name="caller-egress-reaches-service",
-    description=(
-        "A pod isolated for Egress by NetworkPolicies that calls a Service of the run by URL (its env, literal or from "
-        "a ConfigMap) has an egress rule reaching that Service's pods on the port it forwards to; advice when the URL "
-        "comes from a ConfigMap, a proxy variable is set, a Kustomize patch of the files targets one of its egress "
-        "policies, or a namespace-less or other-engine policy may allow it."
-    ),
-    rationale=(
-        "A pod isolated for egress may open only what some egress rule of a policy selecting it allows, and rules match "
-        "the destination pod and its port after the Service's translation (kubernetes/api networking/v1/types.go:82-87 "
-        "and :160-161@v0.34.0); a DNS-only or HTTPS-only policy drops the call. Blocking assumes the files hold every "
-        "policy that applies to the caller."
-    ),
-    catalog="G62",
-    severity="high",
-    enforcement="mandatory",
-    remediation_steps=(
-        "Add to the caller's egress policy a rule `to: [{podSelector: {matchLabels: <the Service's selector>}}]` on the "
-        "Service's targetPort (and namespaceSelector kubernetes.io/metadata.name: <its namespace> across namespaces)."
-    ),
-    config_schema={},
-    check_stack=_check_egress,
-)
