@@ -25,6 +25,10 @@ Two findings:
   variable, an ``api_key`` / ``aws_*`` parameter of a route that is no stand-in). Spent set 82 danielnuriyev/skein
   k8s/litellm-deployment.yaml (AWS Bedrock keys, no master key).
 
+* on a probe of a proxy with a proven master key that GETs a path the key guards (``calls_models``: /health) with no
+  header: the kubelet sends no key and gets 401 (``_keyless_probes``; PyPI wheel litellm 1.77.7 proxy/_types.py:455-469,
+  proxy/auth/user_api_key_auth.py:448-452 and :589-602): mandatory.
+
 Silent: a client that sends no key variable, a key from a Secret the files do not hold, a master key the files
 cannot read compared with a real-looking client key, a proxy whose config is not among the files.
 """
@@ -247,21 +251,63 @@ def _unguarded(proxies: list[tuple[_Proxy, Mapping, list[tuple[str, dict]]]]) ->
     return findings
 
 
+_PROBES = ("readinessProbe", "livenessProbe", "startupProbe")
+
+
+def _keyless_probes(proxies: list[tuple[_Proxy, Mapping, list[tuple[str, dict]]]]) -> list[tuple[str, str]]:
+    """Mandatory: a probe of a LiteLLM proxy with a proven master key that GETs a path the key guards (the apps table's
+    ``calls_models``: /health, not among the public routes, PyPI wheel litellm 1.77.7 proxy/_types.py:455-469) and
+    sends no header: the kubelet is a client of the files that sends no key, and the proxy answers 401
+    (proxy/auth/user_api_key_auth.py:448-452 public routes only, :589-602 'No api key passed in.' with a master key
+    set). A readinessProbe never passes (the pod is never Ready), a livenessProbe restarts the proxy, a startupProbe
+    never lets it start. Spent set 85 Yusful33/sa-call-analyzer infra/k8s/litellm-deployment.yaml probes /health (its
+    key in a Secret the files do not hold: G6's advice there)."""
+    found: list[tuple[str, str]] = []
+    for proxy, container, _configs in proxies:
+        if not proxy.master or not proxy.master.strip():
+            continue
+        app = next((ac.app for ac in app_containers(proxy.resource) if ac.container is container), None)
+        if app is None or not app.calls_models:
+            continue
+        for kind in _PROBES:
+            get_ = as_dict(as_dict(container.get(kind)).get("httpGet"))
+            route = get_.get("path")
+            if not isinstance(route, str) or (route.split("?", 1)[0].rstrip("/") or "/") not in app.calls_models:
+                continue
+            if as_list(get_.get("httpHeaders")):
+                continue  # a header may carry the key
+            effect = {
+                "readinessProbe": "the probe never passes and the pod is never Ready, so the Service sends it nothing",
+                "livenessProbe": "the probe fails every time and the kubelet restarts the proxy over and over",
+                "startupProbe": "the probe never passes and the kubelet restarts the proxy before it ever serves",
+            }[kind]
+            found.append(
+                (
+                    proxy.resource.name,
+                    f"{proxy.label}: {kind} GETs {route} with no header, but this LiteLLM proxy has a master key "
+                    f"({proxy.where}) and {route} is not one of its public routes: it answers the kubelet 401 (no API "
+                    f"key passed in), so {effect}; probe /health/readiness (readiness) and /health/liveliness "
+                    f"(liveness), which answer without a key",
+                )
+            )
+    return found
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     if not any(r.type in WORKLOAD_TYPES and app_containers(r) for r in resources):
         return []
     proxies = _proxies(resources)
     if not proxies:
         return []
-    return _mismatches(resources, [p for p, _, _ in proxies]) + _unguarded(proxies)
+    return _mismatches(resources, [p for p, _, _ in proxies]) + _unguarded(proxies) + _keyless_probes(proxies)
 
 
 POLICY = Policy(
     name="litellm-master-key-sent",
     description=(
         "A client of the files that calls a LiteLLM proxy with a master key sends that key (another literal is answered "
-        "401: mandatory when both keys are proven); a LiteLLM proxy holding provider credentials sets a master key "
-        "(advice)."
+        "401: mandatory when both keys are proven), the kubelet's probes included (a probe on /health sends no key); a "
+        "LiteLLM proxy holding provider credentials sets a master key (advice)."
     ),
     catalog="G92",
     severity="high",

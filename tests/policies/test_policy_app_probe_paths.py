@@ -75,3 +75,23 @@ def test_the_table_cites_the_probe_facts():
     litellm = next(a for a in load() if a.name == "litellm")
     assert litellm.calls_models == ("/health",)
     assert "_health_endpoints.py:412" in dict(litellm.sources)["probes"]
+
+
+# G92 litellm-master-key-sent: the kubelet is a client that sends no key. With a master key the files prove, a probe
+# on /health (not a public route: litellm 1.77.7 proxy/_types.py:455-469) is answered 401 (user_api_key_auth.py:589-602).
+_KEY = [{"name": "LITELLM_MASTER_KEY", "value": "sk-1234"}]
+
+
+@pytest.mark.parametrize("liveness, readiness, expected", [(None, "/health", 1), ("/health", "/health", 2)])
+def test_a_keyless_probe_on_health_with_a_proven_master_key_blocks(liveness, readiness, expected):
+    found = [(lvl, m) for lvl, m in found_by([_litellm(liveness, readiness, _KEY)], "litellm-master-key-sent") if "401" in m]
+    assert [lvl for lvl, _ in found] == ["mandatory"] * expected, found
+
+
+def test_a_probe_sending_a_header_or_a_key_the_files_do_not_show_does_not_block():
+    with_header = _litellm(None, "/health", _KEY)
+    probe = with_header["spec"]["template"]["spec"]["containers"][0]["readinessProbe"]
+    probe["httpGet"]["httpHeaders"] = [{"name": "Authorization", "value": "Bearer sk-1234"}]
+    unseen = [{"name": "LITELLM_MASTER_KEY", "valueFrom": {"secretKeyRef": {"name": "litellm-secrets", "key": "k"}}}]
+    for objs in ([with_header], [_litellm(None, "/health", unseen)], [_litellm(None, "/health/readiness", _KEY)]):
+        assert not [m for _, m in found_by(objs, "litellm-master-key-sent") if "401" in m]
