@@ -28,7 +28,13 @@ import json
 from collections.abc import Mapping
 
 from policies.framework import Policy, Resource, unproven
-from policies.ingress.internet_facing_alb_guarded import ALB, INGRESS_TYPES, alb_class_settings, by_kind
+from policies.ingress.internet_facing_alb_guarded import (
+    ALB,
+    ALB_CLASSES_SETTING,
+    INGRESS_TYPES,
+    alb_class_settings,
+    by_kind,
+)
 from policies.kube import annotations_of, as_dict, as_list, get
 
 _GROUP = ALB + "group.name"
@@ -124,13 +130,7 @@ POLICY = Policy(
         "ACM certificate for it; or listen on HTTP only (listen-ports '[{\"HTTP\":80}]')."
     ),
     config_schema={
-        "albIngressClasses": {
-            "type": "array",
-            "items": {"type": "string"},
-            "default": ["alb"],
-            "description": 'Ingress class names the AWS Load Balancer Controller serves (default ["alb"]); an IngressClass '
-            "in the stack whose controller is ingress.k8s.aws/alb counts as well.",
-        },
+        "albIngressClasses": ALB_CLASSES_SETTING,
     },
     check_stack=_check,
     rationale=(

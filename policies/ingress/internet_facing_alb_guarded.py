@@ -349,6 +349,15 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     return findings
 
 
+# The setting every ALB policy reads (alb_https_certificate.py too): which Ingress classes the controller serves.
+ALB_CLASSES_SETTING = {
+    "type": "array",
+    "items": {"type": "string"},
+    "default": ["alb"],
+    "description": 'Ingress class names the AWS Load Balancer Controller serves (default ["alb"]); an IngressClass '
+    "in the stack whose controller is ingress.k8s.aws/alb counts as well.",
+}
+
 POLICY = Policy(
     name="internet-facing-alb-guarded",
     description="An internet-facing ALB Ingress must use a TLS 1.2+ ssl-policy and carry a guard: an API key on every "
@@ -366,13 +375,7 @@ POLICY = Policy(
         'llm-serving.io/exempt-internet-facing-alb-guarded: "<reason>" where a guard lives outside the stack.'
     ),
     config_schema={
-        "albIngressClasses": {
-            "type": "array",
-            "items": {"type": "string"},
-            "default": ["alb"],
-            "description": 'Ingress class names the AWS Load Balancer Controller serves (default ["alb"]); an IngressClass '
-            "in the stack whose controller is ingress.k8s.aws/alb counts as well.",
-        },
+        "albIngressClasses": ALB_CLASSES_SETTING,
     },
     check_stack=_check,
     rationale=(
