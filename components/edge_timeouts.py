@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .parse_cache import read_toml
+from .table_rows import exact_fields, text
 
 TABLE = Path(__file__).with_name("edge_timeouts.toml")
 _FIELDS = ("display", "setting", "seconds", "counts", "source")
@@ -31,14 +32,9 @@ class EdgeDefault:
 
 def _row(name: str, row: Any) -> EdgeDefault:
     where = f"{TABLE.name} [edges.{name}]"
-    if not isinstance(row, dict):
-        raise ValueError(f"{where}: not a table")
-    unknown, missing = sorted(set(row) - set(_FIELDS)), sorted(set(_FIELDS) - set(row))
-    if unknown or missing:
-        raise ValueError(f"{where}: unknown fields {unknown}, missing fields {missing}")
+    row = exact_fields(where, row, _FIELDS)
     for field in ("display", "setting", "source"):
-        if not isinstance(row[field], str) or not row[field].strip():
-            raise ValueError(f"{where}: {field} must be text")
+        text(where, row, field)
     seconds = row["seconds"]
     if not isinstance(seconds, int) or isinstance(seconds, bool) or seconds < 0:
         raise ValueError(f"{where}: seconds must be a whole number >= 0")

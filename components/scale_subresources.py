@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .parse_cache import read_toml
+from .table_rows import exact_fields, text
 
 TABLE = Path(__file__).with_name("scale_subresources.toml")
 _FIELDS = ("group", "kind", "scale", "source")
@@ -29,14 +30,9 @@ class ScaleRow:
 
 def _row(name: str, row: Any) -> ScaleRow:
     where = f"{TABLE.name} [kinds.{name}]"
-    if not isinstance(row, dict):
-        raise ValueError(f"{where}: not a table")
-    unknown, missing = sorted(set(row) - set(_FIELDS)), sorted(set(_FIELDS) - set(row))
-    if unknown or missing:
-        raise ValueError(f"{where}: unknown fields {unknown}, missing fields {missing}")
+    row = exact_fields(where, row, _FIELDS)
     for field in ("group", "kind", "source"):
-        if not isinstance(row[field], str) or not row[field].strip():
-            raise ValueError(f"{where}: {field} must be text")
+        text(where, row, field)
     if not isinstance(row["scale"], bool):
         raise ValueError(f"{where}: scale must be true or false")
     return ScaleRow(name, row["group"], row["kind"], row["scale"], row["source"])

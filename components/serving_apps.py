@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .parse_cache import read_toml
+from .table_rows import exact_fields
 
 TABLE = Path(__file__).with_name("serving_apps.toml")
 _LISTS = ("images", "names", "commands", "modules")
@@ -62,16 +63,6 @@ class App:
     sources: tuple[tuple[str, str], ...]
 
 
-def _fields_checked(where: str, row: Any, fields: Any) -> None:
-    """Refuse a row that is not a table or whose fields are not exactly `fields`, naming the row."""
-    if not isinstance(row, dict):
-        raise ValueError(f"{where}: not a table")
-    unknown = sorted(set(row) - set(fields))
-    missing = sorted(set(fields) - set(row))
-    if unknown or missing:
-        raise ValueError(f"{where}: unknown fields {unknown}, missing fields {missing}")
-
-
 def _row(name: str, row: Any) -> App:
     where = f"{TABLE.name} [apps.{name}]"
     if isinstance(row, dict):
@@ -86,7 +77,7 @@ def _row(name: str, row: Any) -> App:
             "param_segments": [],
             **row,
         }
-    _fields_checked(where, row, _FIELDS)
+    exact_fields(where, row, _FIELDS)
     for field in _LISTS:
         value = row[field]
         if not isinstance(value, list) or not all(isinstance(v, str) and v and v == v.lower() for v in value):
@@ -176,7 +167,7 @@ class Consumer:
 
 def _consumer(name: str, row: Any) -> Consumer:
     where = f"{TABLE.name} [consumers.{name}]"
-    _fields_checked(where, row, _CONSUMER_FIELDS)
+    exact_fields(where, row, _CONSUMER_FIELDS)
     for field in (*_CONSUMER_LISTS, "own_variables", "own_prefixes"):
         value = row[field]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

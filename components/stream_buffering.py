@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from .parse_cache import read_toml
+from .table_rows import exact_fields as _fields
+from .table_rows import text as _text
 
 TABLE = Path(__file__).with_name("stream_buffering.toml")
 
@@ -23,22 +24,6 @@ class Proxy:
     display: str
     buffers: bool
     source: str
-
-
-def _text(where: str, row: dict, field: str) -> str:
-    value = row.get(field)
-    if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"{where}: {field} must be text")
-    return value
-
-
-def _fields(where: str, row: Any, fields: tuple[str, ...]) -> dict:
-    if not isinstance(row, dict):
-        raise ValueError(f"{where}: not a table")
-    unknown, missing = sorted(set(row) - set(fields)), sorted(set(fields) - set(row))
-    if unknown or missing:
-        raise ValueError(f"{where}: unknown fields {unknown}, missing fields {missing}")
-    return row
 
 
 def load(path: Path = TABLE) -> tuple[dict[str, Proxy], dict[str, str]]:

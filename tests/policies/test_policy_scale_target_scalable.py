@@ -95,3 +95,21 @@ def test_a_crd_of_the_run_with_scale_is_read_instead():
 def test_the_table_cites_each_row():
     assert not KINDS[("ray.io", "RayService")].scale and "v1.7.0" in KINDS[("ray.io", "RayService")].source
     assert KINDS[("leaderworkerset.x-k8s.io", "LeaderWorkerSet")].scale
+
+
+def test_a_bad_table_row_is_refused_naming_the_row_and_the_field(tmp_path):
+    from components.scale_subresources import load
+
+    bad = tmp_path / "scale_subresources.toml"
+    for text, said in (
+        (
+            '[kinds.x]\ngroup = "ray.io"\nkind = "RayService"\nscale = false\n',
+            "[kinds.x]: unknown fields [], missing fields ['source']",
+        ),
+        ('[kinds.x]\ngroup = "ray.io"\nkind = " "\nscale = false\nsource = "s"\n', "[kinds.x]: kind must be text"),
+        ('[kinds.x]\ngroup = "ray.io"\nkind = "K"\nscale = "no"\nsource = "s"\n', "[kinds.x]: scale must be true or false"),
+    ):
+        bad.write_text(text)
+        with pytest.raises(ValueError) as raised:
+            load(bad)
+        assert said in str(raised.value)
