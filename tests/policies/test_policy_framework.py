@@ -170,6 +170,19 @@ def test_evaluate_rejects_invalid_config():
         ({S1.name: "strict"}, [f"{S1.name}: 'strict' is not one of ['mandatory', 'advisory', 'disabled']"]),
         ({S1.name: 3}, [f"{S1.name}: 3 is neither an enforcement level nor a mapping of settings"]),
         ({"all": "remediate"}, ["all: 'remediate' is not one of ['mandatory', 'advisory', 'disabled']"]),
+        # The settings session 50 added (S15's admission plugin, G15's floor, G40's scale-target version check).
+        (
+            {"gpu-pod-tolerates-and-targets": {"extendedResourceToleration": "yes"}},
+            ["gpu-pod-tolerates-and-targets.extendedResourceToleration: 'yes' is not of type 'boolean'"],
+        ),
+        (
+            {"hpa-min-replicas-floor": {"minReplicasFloor": 0}},
+            ["hpa-min-replicas-floor.minReplicasFloor: 0 is less than the minimum of 1"],
+        ),
+        (
+            {"scale-target-version-served": {"kubernetesVersion": "latest"}},
+            ["scale-target-version-served.kubernetesVersion: 'latest' does not match '^[0-9]+[.][0-9]+([.][0-9]+)?$'"],
+        ),
         (
             {"llm-startup-probe-budget": {"minBudgetSeconds": 90.5}},
             ["llm-startup-probe-budget.minBudgetSeconds: 90.5 is not of type 'integer'"],
