@@ -81,7 +81,7 @@ _ENTRIES = (
     Entry("S", 42, "a model server is not pinned to one node"),
     Entry("S", 43, "Ray Serve config keys current for the Ray release"),
     Entry("S", 44, "an ingress route or rewrite keeps the model server's API path"),
-    Entry("S", 45, "a model download fails on an HTTP error"),
+    Entry("S", 45, "a pod script's model download fails loudly (HTTP error, swallowed status) and waits for its server"),
     Entry("S", 46, "a model server's engine image comes from the engine's publisher"),
     Entry("S", 47, "an offline Hub client finds its model in a cache something fills"),
     Entry("S", 48, "Ray Serve replicas fit the GPUs the Ray cluster can have"),
