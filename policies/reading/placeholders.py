@@ -228,11 +228,11 @@ def placeholder_in(text: str, where: tuple = (), table: bool = True) -> Optional
                 return word
         if fill_in_tag(word):
             return word
-        if table and (found := image_fill_in(word)) is not None:
-            return found
+        if table and (hit := image_fill_in(word)) is not None:
+            return hit
         return None
-    if table and (found := fill_in(text, where[-1] if where else "")) is not None:
-        return found
+    if table and (hit := fill_in(text, where[-1] if where else "")) is not None:
+        return hit
     return None
 
 
