@@ -63,7 +63,7 @@ _ENTRIES = (
     Entry("S", 24, "quantization method matches the checkpoint"),
     Entry("S", 25, "dtype supported by the GPU"),
     Entry("S", 26, "custom resource or Kubernetes object that the API server's schema accepts (types, fields, CEL rules, names)"),
-    Entry("S", 27, "every manifest file is read; no unrendered placeholder (YOUR_..., REPLACE_WITH_..., ${VAR})"),
+    Entry("S", 27, "every file is read; no placeholder or fill-in (${VAR}, YOUR_..., changeme, example.com host, zero UUID)"),
     Entry("S", 28, "Hugging Face token not an empty literal or a placeholder (your-...-token-here)"),
     Entry("S", 29, "model cache volume holds the checkpoint"),
     Entry("S", 30, "single-attach volume with a rolling update, or mounted by two workloads"),
