@@ -66,7 +66,7 @@ def _binary_reads_env(server: EngineServer) -> bool:
     return any(posixpath.basename(command[0]) == words[0] for words in row.commands)
 
 
-def _rebuild_entrypoint(server: EngineServer) -> bool:
+def rebuild_entrypoint(server: EngineServer) -> bool:
     """True when a rebuild's own entrypoint runs (no command, an image no row names): a wrapper script of the rebuild
     may read a variable or source a file the engine itself does not, so the advice says so."""
     image = str(server.container.get("image") or "").lower()
@@ -123,11 +123,26 @@ def _foreign(server: EngineServer) -> list[tuple[str, str]]:
 _ASSIGNMENT = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Z][A-Z0-9_]*)[ \t]*=", re.MULTILINE)
 
 
-def _settings_files(server: EngineServer) -> list[tuple[str, list[str]]]:
-    """(path, names) of each file a ConfigMap mounts into the container that sets variables under the engine's prefix
+def _map_of_path(podspec: dict, container: dict, path: str) -> str:
+    """The name of the ConfigMap whose volume the container mounts at ``path`` or at a folder above it ("" if none)."""
+    maps = {
+        v.get("name"): source.get("name")
+        for v in map(as_dict, as_list(podspec.get("volumes")))
+        if isinstance(source := as_dict(v.get("configMap")), dict) and isinstance(source.get("name"), str)
+    }
+    best = ("", -1)
+    for mount in map(as_dict, as_list(container.get("volumeMounts"))):
+        at, name = mount.get("mountPath"), maps.get(mount.get("name"))
+        if isinstance(at, str) and name and (path == at.rstrip("/") or path.startswith(at.rstrip("/") + "/")):
+            best = max(best, (name, len(at)), key=lambda b: b[1])
+    return best[0]
+
+
+def settings_files(server: EngineServer) -> list[tuple[str, list[str], str]]:
+    """(path, names, the ConfigMap mounted there) of each file a ConfigMap mounts into the container that sets variables under the engine's prefix
     (NAME=VALUE lines) the container's environment does not set, for an engine that reads its settings only from its
     environment (engine_env.toml [env_only]): nothing reads the file unless the container's command, args, hooks or
-    probes name it or its folder (``set -a; . /etc/ollama/ollama.conf``)."""
+    probes name it or its folder (``set -a; . /etc/ollama/ollama.conf``). Read by engine-env-file-unread too, which says it on the ConfigMap."""
     settings = ENV_SETTINGS.get(server.engine)
     if server.engine not in ENV_ONLY or settings is None or not _binary_reads_env(server):
         return []
@@ -145,7 +160,7 @@ def _settings_files(server: EngineServer) -> list[tuple[str, list[str]]]:
             continue
         names = sorted({n for n in _ASSIGNMENT.findall(text) if n.startswith(settings.prefix) and n not in env})
         if names:
-            found.append((path, names))
+            found.append((path, names, _map_of_path(server.podspec, server.container, path)))
     return found
 
 
@@ -174,14 +189,14 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 f"{server.label}: env {name} {why}: components/engine_env_names.json settings.{server.engine}), so the value "
                 f"is silently ignored and the setting meant never applies{hint}; use the engine's own name for it, or "
                 "drop the variable"
-                + (" (unless this rebuilt image's own entrypoint reads it)" if _rebuild_entrypoint(server) else "")
+                + (" (unless this rebuilt image's own entrypoint reads it)" if rebuild_entrypoint(server) else "")
             )
-        for path, names in _settings_files(server):
+        for path, names, _map in settings_files(server):
             display = server.row.display if server.row else server.engine
             only = ENV_ONLY[server.engine]
             unread = [n for n in names if n not in ENV_SETTINGS[server.engine].names]
             never = f" ({', '.join(unread)} no release of it reads at all)" if unread else ""
-            hedge = " (unless this rebuilt image's own entrypoint sources the file)" if _rebuild_entrypoint(server) else ""
+            hedge = " (unless this rebuilt image's own entrypoint sources the file)" if rebuild_entrypoint(server) else ""
             messages.append(
                 f"{server.label}: {path} sets {', '.join(names)}{never}, but {display} reads its settings only from its "
                 f"environment (components/engine_env.toml env_only.{server.engine}: no file of NAME=VALUE lines; the only "

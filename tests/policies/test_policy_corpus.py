@@ -25,6 +25,8 @@ EXPECTED = {
     # G90 replicas-left-to-autoscaler (advisory, brief autoscale50), reviewed: AIBrix's hpa.yaml and kpa.yaml PodAutoscalers
     # scale deploy.yaml's Deployment deepseek-r1-distill-llama-8b, which states replicas: 1 (each apply resets the count).
     ("samples__autoscaling__hpa.yaml", "replicas-left-to-autoscaler"),
+    # ... and on the Deployment itself, whose spec.replicas is the field to remove (brief lead51).
+    ("samples__autoscaling__deploy.yaml", "replicas-left-to-autoscaler"),
     # S7 hpa-custom-metric-is-served (advisory, brief autoscale50), reviewed: the tutorial HPA's Object metric
     # vllm_num_requests_waiting needs a Prometheus Adapter rule, and the corpus holds no adapter configuration.
     ("tutorials__assets__hpa-10.yaml", "hpa-custom-metric-is-served"),

@@ -62,21 +62,27 @@ def scaled_object():
     }
 
 
-def test_spent_set_78_form_fires_on_the_autoscaler(tmp_path, capsys):
+def test_spent_set_78_form_fires_on_the_autoscaler_and_the_workload(tmp_path, capsys):
     (tmp_path / "phase3__inference-stack.yaml").write_text(yaml.safe_dump(deployment()))
     (tmp_path / "phase4__hardening.yaml").write_text(yaml.safe_dump(hpa()))
     main([str(tmp_path), "--format", "json"], stdin=io.BytesIO())
     found = [v for v in json.loads(capsys.readouterr().out)["violations"] if v["policy"] == POLICY]
-    assert [(Path(v["file"]).name, v["enforcement"]) for v in found] == [("phase4__hardening.yaml", "advisory")]
+    assert sorted((Path(v["file"]).name, v["enforcement"]) for v in found) == [
+        ("phase3__inference-stack.yaml", "advisory"),  # the workload whose spec.replicas is the field to remove
+        ("phase4__hardening.yaml", "advisory"),  # the autoscaler that makes it wrong
+    ]
+    assert found[0]["message"] == found[1]["message"]
     message = found[0]["message"]
     assert "HPA ml-demo-inference manages Deployment/ml-demo-inference" in message
     assert "Deployment/ml-demo-inference, whose manifest states spec.replicas 1" in message, message
 
 
 def test_keda_and_statefulset_fire():
-    ((enforcement, message),) = found_by([deployment(2), scaled_object()], POLICY)
+    found = found_by([deployment(2), scaled_object()], POLICY)
+    assert len(found) == 2 and found[0] == found[1]  # on the ScaledObject and on the Deployment, one message
+    ((enforcement, message),) = set(found)
     assert enforcement == "advisory" and "ScaledObject inference" in message and "spec.replicas 2" in message
-    assert len(found_by([deployment(kind="StatefulSet"), hpa(kind="StatefulSet")], POLICY)) == 1
+    assert len(found_by([deployment(kind="StatefulSet"), hpa(kind="StatefulSet")], POLICY)) == 2
 
 
 def test_careful_forms_are_silent():
