@@ -66,7 +66,7 @@ _ENTRIES = (
     Entry("S", 27, "every file is read; no placeholder or fill-in (${VAR}, YOUR_..., changeme, example.com host, zero UUID)"),
     Entry("S", 28, "Hugging Face token not an empty literal or a placeholder (your-...-token-here)"),
     Entry("S", 29, "model cache volume holds the checkpoint"),
-    Entry("S", 30, "single-attach volume with a rolling update, or mounted by two workloads"),
+    Entry("S", 30, "single-attach (ReadWriteOnce) volume under a rolling update, several replicas/nodes, or two workloads"),
     Entry("S", 31, "serving code not fetched from a moving URL at start"),
     Entry("S", 32, "requests within limits (ours and the controllers' objects)"),
     Entry("S", 33, "controller-created objects pass the API server's schema"),

@@ -468,8 +468,11 @@ def target_number(target: dict) -> tuple[Optional[str], Optional[float]]:
 
 
 def mentions_vllm(scaler: Resource) -> bool:
-    """True when the scaler's metrics or triggers read vLLM series (its target is then an LLM server)."""
-    return "vllm" in _metrics_text(scaler).lower()
+    """True when the scaler's metric names or queries read vLLM series (its target is then an LLM server): the word in
+    a metric name, a Prometheus query or a trigger's metric, not in a host, a stream or a queue name (spent set 93
+    xinhangl44-blip/llm-inference-optimization k8s/keda-scaler.yaml: a redis-streams trigger on stream
+    vllm_task_stream scales the CPU consumer vllm-consumer, no model server; read as one, S8 blocked it)."""
+    return "vllm" in _metric_names(scaler).lower()
 
 
 def _metrics_text(scaler: Resource) -> str:
