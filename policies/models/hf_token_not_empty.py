@@ -74,6 +74,7 @@ from policies.reading.secrets import decoded, secret_values, variables_of_key
 from policies.reading.serving import namespace_of
 
 SECRET_TYPE = "kubernetes:core/v1:Secret"
+CONFIG_MAP_TYPE = "kubernetes:core/v1:ConfigMap"
 # Keys a Secret named for Hugging Face commonly holds the token under (besides the variable names themselves).
 _TOKEN_KEYS = frozenset({"token", "hf_token", "hf-token", "hftoken", "api_token", "api-token", "access_token"})
 _HF_NAME = re.compile(r"(?i)\bhf\b|hf[-_]|hugging")
@@ -343,9 +344,29 @@ def _check_empty_secret(resource: Resource) -> list[str]:
     return messages
 
 
+def _config_map_fill_ins(resource: Resource) -> list[str]:
+    """Advice on a ConfigMap whose token variable (``HF_TOKEN: insert-your-huggingface-token-here``) is a fill-in, on the
+    ConfigMap itself: the containers that read it are told so by ``_from_config_maps``; the key to fix is here (spent
+    set 76 opea-project/GenAIExamples@d311b85f CodeTrans/kubernetes/intel/cpu/xeon/manifest/codetrans.yaml ConfigMap
+    codetrans-tgi-config, labelled S28 on the ConfigMap)."""
+    messages: list[str] = []
+    for key, value in sorted(as_dict(get(resource.props, "data")).items()):
+        if key in TOKEN_VARIABLES and (filler := token_placeholder(value)):
+            messages.append(
+                unproven(
+                    f"data.{key} holds the fill-in {filler!r}, not a Hugging Face token: a server that reads it sends "
+                    "it as the token and the Hub answers 401 (even for a public model), so the download fails at "
+                    "start; keep the token in a Secret created out of band and read it with valueFrom.secretKeyRef"
+                )
+            )
+    return messages
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     if resource.type == SECRET_TYPE:
         return _check_empty_secret(resource)
+    if resource.type == CONFIG_MAP_TYPE:
+        return _config_map_fill_ins(resource)
     messages = _token_is_a_secret_name(resource)
     namespace = namespace_of(resource)
     # A fill-in (<hf_token>) is an unrendered placeholder, which the props hold as UNKNOWN for the other rules; this
@@ -425,7 +446,7 @@ POLICY = Policy(
         "Set `valueFrom: {secretKeyRef: {name: hf-token, key: token}}` on the variable (a Secret created out of band), "
         "or remove the variable when the model is public."
     ),
-    resource_types=workload_types(SECRET_TYPE),
+    resource_types=workload_types(SECRET_TYPE, CONFIG_MAP_TYPE),
     check_resource=_check,
     rationale=(
         "An empty HF_TOKEN is read as no token (https://huggingface.co/docs/huggingface_hub/package_reference/"
@@ -479,10 +500,12 @@ def _check_secret(resource: Resource, config: dict) -> list[str]:
     name = str(get(resource.props, "metadata", "name") or "")
     messages: list[str] = []
     read_as = _read_as(resource)
+    raw = as_dict(get(resource.props, "data"))
     for key, value in sorted(_secret_values(resource).items()):
         if not _hf_key(name, key, read_as):
             continue
-        filler = token_placeholder(value)
+        # A data value that is not base64 is read as the author typed it for its own name only (``HF_TOKEN: hf_token``).
+        filler = token_placeholder(value) or _own_name(key, raw.get(key) if value is None else value)
         variable = None if filler else _unrendered(value)
         if variable and flux_substituted(resource):
             variable = None  # a Flux Kustomization's postBuild fills it in (policies/reading/flux_substitution.py)
@@ -498,6 +521,14 @@ def _check_secret(resource: Resource, config: dict) -> list[str]:
                 )
             )
     return messages
+
+
+def _own_name(key: str, value: object) -> Optional[str]:
+    """The value when it spells its own key's name (``HF_TOKEN: hf_token``, the key written again where the token
+    goes: spent set 86 oscka/rag-llm-k8s@4aae52d6 llm/secret.yaml, labelled S28), else None."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return value.strip() if value.strip().lower().replace("-", "_") == key.lower().replace("-", "_") else None
 
 
 def _whole_fill_in(value: object) -> Optional[str]:
