@@ -67,7 +67,7 @@ from policies.kube import (
 from policies.reading.config_map_data import config_maps, names_config_maps
 from policies.reading.container_env import env_config_map
 from policies.reading.flux_substitution import flux_substituted
-from policies.reading.hf_tokens import TOKEN_VARIABLES, token_placeholder
+from policies.reading.hf_tokens import TOKEN_VARIABLES, config_map_fill_ins, own_name, token_placeholder
 from policies.reading.model_ids import offline
 from policies.reading.placeholders import placeholder_in
 from policies.reading.secrets import decoded, secret_values, variables_of_key
@@ -344,29 +344,11 @@ def _check_empty_secret(resource: Resource) -> list[str]:
     return messages
 
 
-def _config_map_fill_ins(resource: Resource) -> list[str]:
-    """Advice on a ConfigMap whose token variable (``HF_TOKEN: insert-your-huggingface-token-here``) is a fill-in, on the
-    ConfigMap itself: the containers that read it are told so by ``_from_config_maps``; the key to fix is here (spent
-    set 76 opea-project/GenAIExamples@d311b85f CodeTrans/kubernetes/intel/cpu/xeon/manifest/codetrans.yaml ConfigMap
-    codetrans-tgi-config, labelled S28 on the ConfigMap)."""
-    messages: list[str] = []
-    for key, value in sorted(as_dict(get(resource.props, "data")).items()):
-        if key in TOKEN_VARIABLES and (filler := token_placeholder(value)):
-            messages.append(
-                unproven(
-                    f"data.{key} holds the fill-in {filler!r}, not a Hugging Face token: a server that reads it sends "
-                    "it as the token and the Hub answers 401 (even for a public model), so the download fails at "
-                    "start; keep the token in a Secret created out of band and read it with valueFrom.secretKeyRef"
-                )
-            )
-    return messages
-
-
 def _check(resource: Resource, config: dict) -> list[str]:
     if resource.type == SECRET_TYPE:
         return _check_empty_secret(resource)
     if resource.type == CONFIG_MAP_TYPE:
-        return _config_map_fill_ins(resource)
+        return config_map_fill_ins(resource)
     messages = _token_is_a_secret_name(resource)
     namespace = namespace_of(resource)
     # A fill-in (<hf_token>) is an unrendered placeholder, which the props hold as UNKNOWN for the other rules; this
@@ -505,7 +487,7 @@ def _check_secret(resource: Resource, config: dict) -> list[str]:
         if not _hf_key(name, key, read_as):
             continue
         # A data value that is not base64 is read as the author typed it for its own name only (``HF_TOKEN: hf_token``).
-        filler = token_placeholder(value) or _own_name(key, raw.get(key) if value is None else value)
+        filler = token_placeholder(value) or own_name(key, raw.get(key) if value is None else value)
         variable = None if filler else _unrendered(value)
         if variable and flux_substituted(resource):
             variable = None  # a Flux Kustomization's postBuild fills it in (policies/reading/flux_substitution.py)
@@ -521,14 +503,6 @@ def _check_secret(resource: Resource, config: dict) -> list[str]:
                 )
             )
     return messages
-
-
-def _own_name(key: str, value: object) -> Optional[str]:
-    """The value when it spells its own key's name (``HF_TOKEN: hf_token``, the key written again where the token
-    goes: spent set 86 oscka/rag-llm-k8s@4aae52d6 llm/secret.yaml, labelled S28), else None."""
-    if not isinstance(value, str) or not value.strip():
-        return None
-    return value.strip() if value.strip().lower().replace("-", "_") == key.lower().replace("-", "_") else None
 
 
 def _whole_fill_in(value: object) -> Optional[str]:
