@@ -337,17 +337,21 @@ _OLLAMA_UP = ("/", "/api/tags", "/api/version")
 
 def _ready_before_pull(server: ModelServer) -> Optional[str]:
     """Advice for an Ollama server that pulls its model beside `ollama serve` and is Ready by a path that answers
-    before the pull ends: requests for the model fail ("model not found") while it downloads."""
-    path = as_dict(as_dict(server.container.get("readinessProbe")).get("httpGet")).get("path")
-    if server.engine != "ollama" or path not in _OLLAMA_UP:
+    before the pull ends, or by a tcpSocket check (it passes once the server listens): requests for the model fail
+    ("model not found") while it downloads (spent set 84 asifkhan03/ollamaverse K8S-Manifests/python/
+    ollama-smollm2.yaml and ollama-tinyllama.yaml: `ollama serve &` then `ollama run MODEL`, tcpSocket 11434)."""
+    probe = as_dict(server.container.get("readinessProbe"))
+    path = as_dict(probe.get("httpGet")).get("path")
+    if server.engine != "ollama" or (path not in _OLLAMA_UP and not isinstance(probe.get("tcpSocket"), dict)):
         return None
     from policies.reading.ollama_pulls import pulls_while_serving
 
     models = pulls_while_serving(server.container, server.podspec)
     if not models:
         return None
+    how = f"GET {path} answers 200" if path in _OLLAMA_UP else "tcpSocket passes"
     return unproven(
-        f"{server.label}: readinessProbe GET {path} answers 200 as soon as ollama serve listens, but the container pulls "
+        f"{server.label}: readinessProbe {how} as soon as ollama serve listens, but the container pulls "
         f"{', '.join(models)} beside it, so the pod is Ready and receives requests that fail with 'model not found' "
         f"until the pull ends; probe with an exec command that checks the model (ollama show MODEL), or pull in an "
         f"init container"
