@@ -307,7 +307,7 @@ def test_a_caller_no_rule_admits_gets_advice():
     found_egress = found_by([DENY_ALL, admits, VLLM, VLLM_SERVICE, CONFIG, BACKEND], "caller-egress-reaches-service")
     assert len(found_egress) == 1 and found_egress[0][0] == "advisory"
     assert found_egress[0][1].startswith(
-        "calls Service vllm (VLLM_BASE_URL=http://vllm:8000), but its pods are isolated for Egress by NetworkPolicy "
+        "Deployment/backend calls Service vllm (VLLM_BASE_URL=http://vllm:8000), but its pods are isolated for Egress by NetworkPolicy "
         "default-deny and no egress rule of those policies reaches the pods of Deployment/vllm on port 8000"
     )
 
