@@ -177,7 +177,7 @@ _ENTRIES = (
     Entry("G", 73, "a Ray Serve application's import_path names a module the cluster can import"),
     Entry("G", 74, "a variable set for an engine (OLLAMA_..., another engine's setting) is one the image's release reads"),
     Entry("G", 75, "a NetworkPolicy's ports name the pods' port, not a Service port forwarded to another"),
-    Entry("G", 76, "a model server's probes act within minutes, not hours: period, timeoutSeconds x failureThreshold"),
+    Entry("G", 76, "a model server's probes act within minutes, not hours: initial delay, period, timeout x failureThreshold"),
     Entry("G", 77, "an Ollama server keeps the models it serves loaded (keep-alive not zero, room for the models pulled)"),
     Entry("G", 78, "an Open WebUI keeps its data directory on a volume that outlives the container"),
     Entry("G", 79, "an exec probe, lifecycle hook or command runs a program its image ships"),
