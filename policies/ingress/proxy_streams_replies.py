@@ -26,71 +26,18 @@ X-Accel-Buffering: no itself.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
-from components.stream_buffering import PROXIES, UNBUFFERED_ENGINES
+from components.stream_buffering import PROXIES
 from policies.framework import Policy, Resource
 from policies.ingress.internet_facing_alb_guarded import INGRESS_TYPES
 from policies.kube import annotations_of, container_label, containers, metadata_name, pod_specs, split_type
 from policies.reading import route_path as path
-from policies.reading.chat_ui_backends import ui_app
-from policies.reading.container_env import env_values
-from policies.reading.gateway_apps import app_containers
+from policies.reading.model_callers import model_facing
 from policies.reading.mounted_scripts import mounted_config_files
 from policies.reading.nginx_conf import holding_config_map, is_nginx, proxy_locations
-from policies.reading.serving import model_servers
 
 _INGRESS_BUFFERING = "nginx.ingress.kubernetes.io/proxy-buffering"
-_HOST_WORD = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_HOPS = 3
-
-
-def _hosts(value: str) -> set[str]:
-    """The Service names a value addresses: a URL's host, or a bare host name (first DNS label of each)."""
-    value = value.strip().lower()
-    host = re.split(r"[:/]", value.split("://", 1)[1], maxsplit=1)[0] if "://" in value else value
-    return {host.split(".", 1)[0]} if _HOST_WORD.fullmatch(host) else set()
-
-
-def model_facing(resources: list[Resource]) -> dict[str, tuple[str, bool]]:
-    """Service name -> (what stands behind it, whether its streams reach the proxy unbuffered: only an engine of
-    stream_buffering's unbuffered_engines directly behind it), for the Services of the files in front of a model API."""
-    selectors = path.service_selectors(resources)
-    found: dict[str, tuple[str, bool]] = {}
-    rest = []
-    for w in resources:
-        if not pod_specs(w) or split_type(w.type) == ("", "Service"):
-            continue
-        servers, apps = model_servers(w), app_containers(w)
-        services = path.workload_services(w, selectors)
-        if not services:
-            continue
-        if servers or apps:
-            what = f"{servers[0].engine} server" if servers else apps[0].app.display
-            unbuffered = bool(servers) and all(s.engine in UNBUFFERED_ENGINES for s in servers) and not apps
-            for s in services:
-                found.setdefault(s, (f"{what} {metadata_name(w.props)}", unbuffered))
-        else:
-            rest.append((w, services))
-    for _ in range(_HOPS):
-        grown = False
-        for w, services in rest:
-            if all(s in found for s in services):
-                continue
-            conts = [c for _, spec in pod_specs(w) for c in containers(spec)]
-            if any(ui_app(c) is not None for c in conts):
-                continue
-            targets = sorted({h for c in conts for v in env_values(c).values() for h in _hosts(v)} & set(found) - services)
-            if targets:
-                for s in services:
-                    found.setdefault(
-                        s, (f"{metadata_name(w.props)}, which calls Service {targets[0]} ({found[targets[0]][0]})", False)
-                    )
-                grown = True
-        if not grown:
-            break
-    return found
 
 
 def _nginx(resources: list[Resource], fronts: dict[str, tuple[str, bool]]) -> list[tuple[str, str]]:
