@@ -220,3 +220,54 @@ def test_alb_in_front_of_a_model_caller_fires_and_a_raised_idle_timeout_is_silen
     raised = copy.deepcopy(ALB)
     raised["metadata"]["annotations"]["alb.ingress.kubernetes.io/load-balancer-attributes"] = "idle_timeout.timeout_seconds=600"
     assert [m for _, m in found_by([*run[:-1], raised], S9) if "gate-service-entry" in m] == []
+
+
+# --- G94: an nginx sidecar proxying to the model server of its own pod ----------------------------------------------------
+
+G94 = "proxy-streams-model-replies"
+SIDECAR_CONF = """server {
+    listen 80;
+    location / {
+        if ($http_authorization != "Bearer ${OLLAMA_API_KEY}") { return 401; }
+        proxy_pass http://127.0.0.1:11434;
+        proxy_read_timeout 600s;
+    }
+}
+"""
+
+
+def _sidecar_run(conf: str, ollama_port: int = 11434) -> list[dict]:
+    config = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "ollama-nginx-template"},
+        "data": {"default.conf.template": conf},
+    }
+    pod = _deployment(
+        "ollama",
+        [
+            {"name": "ollama", "image": "ollama/ollama:0.6.5", "ports": [{"containerPort": ollama_port}]},
+            {
+                "name": "nginx-proxy",
+                "image": "nginx:1.27-alpine",
+                "ports": [{"containerPort": 80}],
+                "volumeMounts": [{"name": "nginx-template", "mountPath": "/etc/nginx/templates"}],
+            },
+        ],
+        namespace="default",
+    )
+    pod["spec"]["template"]["spec"]["volumes"] = [{"name": "nginx-template", "configMap": {"name": "ollama-nginx-template"}}]
+    return [config, pod, _service("ollama-service", 80, 80, namespace="default", app="ollama")]
+
+
+def test_nginx_sidecar_to_the_pods_ollama_fires_on_the_config_map() -> None:
+    found = found_by(_sidecar_run(SIDECAR_CONF), G94)
+    assert len(found) == 1 and found[0][0] == "advisory", found
+    assert "the ollama server container ollama of the same pod (127.0.0.1:11434)" in found[0][1]
+
+
+def test_nginx_sidecar_careful_forms_stay_silent() -> None:
+    unbuffered = SIDECAR_CONF.replace("proxy_read_timeout 600s;", "proxy_read_timeout 600s;\n        proxy_buffering off;")
+    assert found_by(_sidecar_run(unbuffered), G94) == []
+    # the loopback port is not the model server's: another sidecar (an exporter, an auth service) answers there
+    assert found_by(_sidecar_run(SIDECAR_CONF.replace("11434", "9090")), G94) == []
