@@ -43,6 +43,7 @@ from policies.gpu import (
     recreate_rollout,
     rollout_surge,
     single_attach_rollout,
+    single_attach_spread,
     tolerates_and_targets,
     visible_devices_env,
 )
@@ -287,6 +288,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     service_links_port.POLICY,
     single_attach_rollout.POLICY,
     single_attach_rollout.SHARED_POLICY,
+    single_attach_spread.POLICY,
     serving_code_pinned.POLICY,
     serving_start_installs.POLICY,
     lora_adapter_asked.POLICY,

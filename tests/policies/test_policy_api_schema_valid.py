@@ -353,3 +353,28 @@ def test_the_kept_form_of_the_definitions_reads_as_the_file() -> None:
     kept = core_schema._Definitions(core_schema._packed(data)["definitions"])
     assert all(kept.get(name) == definition for name, definition in data["definitions"].items())
     assert kept.get("io.k8s.no.such.Definition", {}) == {}
+
+
+def test_a_sops_encrypted_secret_is_read_as_the_cluster_sees_it():
+    """Spent set 95 tpural/flux@3f85be5136a5040822c7faf9f5fe6b27adbe9efd apps/openwebui/secret.yaml (trimmed): Flux
+    decrypts the file before applying it, which removes the top-level sops block (getsops/sops v3.9.0
+    stores/stores.go L28); at base S26 blocked `sops` as an unknown field of Secret. A `sops` key that is no SOPS block
+    (no mac, lastmodified or version) is still an unknown field."""
+    from policy_fixtures import found_by
+
+    secret = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "openwebui-secret", "namespace": "openwebui"},
+        "type": "Opaque",
+        "stringData": {"WEBUI_SECRET_KEY": "ENC[AES256_GCM,data:hrpL,iv:r0Wz,tag:oWTp,type:str]"},
+        "sops": {
+            "age": [{"recipient": "age1s6em2an08sfhsrrf"}],
+            "lastmodified": "2025-10-07T05:43:15Z",
+            "mac": "ENC[AES256_GCM,data:tk]",
+            "version": "3.8.1",
+        },
+    }
+    assert found_by([secret], "api-schema-valid") == []
+    stray = {**secret, "sops": {"note": "encrypt me"}}
+    assert [level for level, _ in found_by([stray], "api-schema-valid")] == ["mandatory"]
