@@ -292,7 +292,8 @@ def selector_matches(selector: Any, labels: dict) -> bool:
     return True
 
 
-def _namespace_selected(monitor: Resource, namespace: Optional[str]) -> bool:
+def namespace_selected(monitor: Resource, namespace: Optional[str]) -> bool:
+    """Whether a PodMonitor/ServiceMonitor discovers targets in ``namespace`` (its namespaceSelector, else its own)."""
     ns_sel = as_dict(get(monitor.props, "spec", "namespaceSelector"))
     if ns_sel.get("any") is True:
         return True
@@ -315,7 +316,7 @@ def monitored_by(workload: Workload, resources: list[Resource]) -> list[Resource
     services = memoized(resources, "services", lambda rs: [r for r in rs if split_type(r.type) == ("", "Service")])
     found = []
     for mon in memoized(resources, "monitors", monitors):
-        if not _namespace_selected(mon, workload.namespace):
+        if not namespace_selected(mon, workload.namespace):
             continue
         selector = get(mon.props, "spec", "selector")
         if split_type(mon.type) == POD_MONITOR_GROUP_KIND:
