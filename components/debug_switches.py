@@ -3,7 +3,8 @@
 Each row names an environment variable, the values that turn it on, whether it blocks or is advice, the engines whose
 own code reads it (none: a library every server loads, CUDA, PyTorch, NCCL) and, where only some releases read it, the
 first and last (LocalAI's DEBUG from v1.1.0). A program may also be a serving-path app of serving_apps.toml (LiteLLM's
-proxy reads LITELLM_LOG): its rows apply to that app's containers. A field the loader does not know, an engine id serving_engines.toml does
+proxy reads LITELLM_LOG): its rows apply to that app's containers. A row's ``flag`` is the programs' command-line
+option that sets the same switch (LiteLLM's --detailed_debug, read from the env DETAILED_DEBUG too). A field the loader does not know, an engine id serving_engines.toml does
 not know, a level or matcher it cannot read, or a row without its source fails the import naming the row and field.
 """
 
@@ -20,7 +21,7 @@ from .serving_apps import APPS
 from .serving_engines import ENGINES, Engine
 
 TABLE = Path(__file__).with_name("debug_switches.toml")
-_FIELDS = ("name", "on", "level", "programs", "releases", "cost", "source")
+_FIELDS = ("name", "on", "level", "programs", "releases", "flag", "cost", "source")
 _MATCHERS = ("<non-zero>", "<positive>")
 
 
@@ -50,6 +51,7 @@ class EnvSwitch:
     releases: Optional[tuple[str, str]]
     cost: str
     source: str
+    flag: str = ""  # the programs' command-line flag that sets the same switch (a bare flag: click's envvar option)
 
     def switched_on(self, value: str) -> bool:
         """True when ``value`` turns the switch on."""
@@ -106,8 +108,11 @@ def _switch(index: int, row: Any, engines: tuple[Engine, ...]) -> EnvSwitch:
     for field in ("cost", "source"):
         if not isinstance(row.get(field), str) or not row[field].strip():
             raise DebugSwitchError(f"{where}.{field}: required (the source: where the owner documents it)")
+    flag = row.get("flag", "")
+    if not isinstance(flag, str) or (flag and (not programs or not re.fullmatch(r"--[a-z][a-z0-9_-]*", flag))):
+        raise DebugSwitchError(f"{where}.flag: a long option of the programs named (--detailed_debug)")
     span = (releases[0], releases[1]) if releases else None
-    return EnvSwitch(name, tuple(on), level == "blocking", tuple(programs), span, row["cost"], row["source"])
+    return EnvSwitch(name, tuple(on), level == "blocking", tuple(programs), span, row["cost"], row["source"], flag)
 
 
 def debug_switches_of(data: dict, engines: tuple[Engine, ...] = ENGINES) -> tuple[EnvSwitch, ...]:

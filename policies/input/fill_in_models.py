@@ -83,7 +83,7 @@ def _fill_ins(resources: list[Resource]) -> Iterator[tuple[str, str]]:
                         f"model through $({variable}); {why}"
                     ),
                 )
-            elif placeholder_in(model) is None:  # (a placeholder of its own is manifest-is-kubernetes's to name)
+            elif placeholder_in(model, table=False) is None:  # (a placeholder of its own is manifest-is-kubernetes's to name)
                 yield resource.name, f"{server.label}: the model {model} is a fill-in, not a model; {why}"
 
 

@@ -48,7 +48,9 @@ a debugging aid, https://docs.pytorch.org/docs/stable/torch_environment_variable
 
 A serving-path app's own switch (components/serving_apps.toml apps named in a row's ``programs``) is the same advice on
 its containers: the LiteLLM proxy's ``LITELLM_LOG=DEBUG`` (litellm 1.55.0 wheel ``litellm/proxy/proxy_server.py:2530-2550``;
-spent set 80 theepicsaxguy/homelab k8s/applications/ai/litellm/deployment.yaml). TGI's Gaudi server's
+spent set 80 theepicsaxguy/homelab k8s/applications/ai/litellm/deployment.yaml), and a row's command-line ``flag``
+(LiteLLM's ``--detailed_debug``, whose click envvar is DETAILED_DEBUG: litellm 1.77.7 wheel ``proxy/proxy_cli.py:349-356``,
+``proxy_server.py:3333-3344`` DEBUG loggers; spent set 84 brianmlasky/serverless-agentic-platform k8s/litellm/deployment.yaml). TGI's Gaudi server's
 ``TEXT_GENERATION_SERVER_IGNORE_EOS_TOKEN=true`` is a benchmarking switch (advice: every answer runs to max_new_tokens;
 huggingface/text-generation-inference v3.3.7 ``backends/gaudi/server/text_generation_server/utils/tokens.py:169-172``),
 and LocalAI's ``--debug`` a verbose-logging flag (the engine table's ``debug_flags``: mudler/LocalAI v4.9.0
@@ -412,9 +414,32 @@ def _app_switches(resource: Resource, allowed: set[str]) -> list[Unproven]:
         if not own:
             continue
         values = {**env_values(app.container), **_script_values(app.container, own)}
-        for setting, cost in _switched_on(values, own, allowed):
+        on = _switched_on(values, own, allowed)
+        for setting, cost in on:
             messages.append(unproven(f"{app.label}: env {setting} {cost}, left on in a serving pod; remove it"))
+        reported = {setting.split("=", 1)[0] for setting, _ in on}
+        messages.extend(_flag_switches(app.label, app.container, app.app.name, allowed, reported))
     return messages
+
+
+@lru_cache(maxsize=64)
+def _program_flags(program: str) -> tuple[tuple[str, str, str], ...]:
+    """(flag, variable, cost) of components/debug_switches.toml rows of ``program`` that a command-line flag sets."""
+    return tuple((s.flag, s.name, s.cost) for s in ENV_SWITCHES if s.flag and program in s.programs)
+
+
+def _flag_switches(label: str, container: dict, program: str, allowed: set[str], reported: set[str]) -> list[Unproven]:
+    """Advice for a program's debug flag on the container's command line (a row's ``flag``: LiteLLM's
+    --detailed_debug, litellm 1.77.7 proxy/proxy_cli.py:349-356), unless its variable was reported from the env."""
+    flags = _program_flags(program)
+    if not flags:
+        return []
+    tokens, _ = command_tokens(container)
+    return [
+        unproven(f"{label}: {flag} {cost}, left on in a serving pod; remove it")
+        for flag, name, cost in flags
+        if name not in allowed and name not in reported and flag in tokens
+    ]
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:

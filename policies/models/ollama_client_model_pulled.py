@@ -25,6 +25,12 @@ word, or a Service selecting the server) lists models by a size tag (mistral:7b,
 image version is no such name), the app configured there expects models no pull of the files provides: advice on the
 Ollama server, whatever its store (a PersistentVolumeClaim starts empty too; spent set 64 AdityaKhari1001/borgos
 k8s/ollama-deployment.yaml with borgos-config in k8s/secrets.yaml, brief pods49).
+
+Brief ollama51 widens the client reading: a prefixed model variable pairs with any endpoint of its prefix that names
+the engine in between (SOCIAL_AI_OLLAMA_URL beside SOCIAL_AI_MODEL, spent set 88 geekychris/enterprise_social_platform
+k8s/social-app.yaml), and a client's settings files in ConfigMaps are read (policies.reading.ollama_client_config:
+LiteLLM ``ollama/`` routes, spent set 84 rjmad1/AegisOS; appsettings sections beside an Ollama endpoint, spent set 90
+PMeeske/Ouroboros-v2), said on the ConfigMap and on each client that mounts it.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from policies.models.ollama_store_lasts import starts_empty
 from policies.reading import route_path
 from policies.reading.container_env import env_config_map
 from policies.reading.engines import cache_dirs, env_values, table_servers
+from policies.reading.ollama_client_config import ConfigAsk, file_asks, mounted_keys
 from policies.reading.ollama_pulls import model_key, pod_pull_names
 from policies.reading.serving import namespace_of
 from policies.reading.urls import cluster_service
@@ -72,16 +79,26 @@ _PAIRED_ENGINES = ("_ENGINE", "_PROVIDER")
 
 
 def _paired_with_ollama(env: Mapping[str, str], variable: str) -> bool:
-    """True when a prefixed model variable's endpoint reaches an Ollama or its engine variable says ollama."""
+    """True when a prefixed model variable's endpoints (every one of the prefix that holds a URL) reach an Ollama, or
+    its engine variable says ollama (and none says another)."""
     m = _PREFIXED_MODEL.match(variable)
     if m is None:
         return False
-    prefix = m.group("p")
-    endpoints = [env.get(prefix + s) for s in _PAIRED_ENDPOINTS]
-    engines = [env.get(prefix + s) for s in _PAIRED_ENGINES]
-    return any(isinstance(v, str) and _OLLAMA_URL.search(v) for v in endpoints) or any(
-        isinstance(v, str) and v.strip().strip("\"'").lower() == "ollama" for v in engines
-    )
+    prefix = m.group("p") + "_"
+    # The endpoint may name the engine between prefix and suffix: SOCIAL_AI_OLLAMA_URL beside SOCIAL_AI_MODEL (spent set
+    # 88 geekychris/enterprise_social_platform k8s/social-app.yaml, brief ollama51); a prefix that also holds another
+    # provider's URL (APP_OPENAI_URL) may send the model there.
+    endpoints = [
+        v
+        for k, v in env.items()
+        if k.startswith(prefix) and k.endswith(_PAIRED_ENDPOINTS) and isinstance(v, str) and ("://" in v or _OLLAMA_URL.search(v))
+    ]
+    engines = [
+        str(v).strip().strip("\"'").lower() for k, v in env.items() if k.startswith(prefix) and k.endswith(_PAIRED_ENGINES)
+    ]
+    if engines:
+        return all(e == "ollama" for e in engines)
+    return bool(endpoints) and all(_OLLAMA_URL.search(v) for v in endpoints)
 
 
 def _asked(env: Mapping[str, str], names: Iterable[str] = ()) -> list[tuple[str, str]]:
@@ -257,6 +274,7 @@ def _asks(
                     continue
                 env = env_values(container)
                 reaches = bool(hosts) and _reaches_server(env, namespace, hosts)
+                _mounted_file_asks(r, container_label(path, container), podspec, container, maps, hosts, found, reached)
                 for variable, model in _asked(env, names):
                     source = env_config_map(container, variable)
                     cm = _map_of(maps, namespace, source[0]) if source else None
@@ -282,12 +300,64 @@ def _asks(
             if key == "env" or key.endswith(".env"):
                 env.update(dotenv(text))
         reaches = bool(hosts) and _reaches_server(env, namespace_of(cm), hosts)
+        for key, ask in _config_map_asks(cm):
+            where = f"ConfigMap {get(cm.props, 'metadata', 'name')} key {key}: {ask.where}"
+            found.setdefault((cm.name, f"{key}: {ask.where}", ask.model), where)
+            if bool(hosts) and _reaches_server(_urls(ask), namespace_of(cm), hosts):
+                reached.add((cm.name, f"{key}: {ask.where}", ask.model))
         for variable, model in _asked(env):
             if not any(key[0] == cm.name and key[1] == variable for key in found):
                 found.setdefault((cm.name, variable, model), f"ConfigMap {get(cm.props, 'metadata', 'name')} key {variable}")
                 if reaches:
                     reached.add((cm.name, variable, model))
     return [(name, where, model, (name, variable, model) in reached) for (name, variable, model), where in found.items()]
+
+
+def _urls(ask: ConfigAsk) -> dict[str, str]:
+    """A settings file's URLs as an environment ``_reaches_server`` reads."""
+    return {str(i): url for i, url in enumerate(ask.urls)}
+
+
+def _config_map_asks(cm: Resource, keys: Optional[AbstractSet[str]] = None) -> list[tuple[str, ConfigAsk]]:
+    """(data key, ask) of each Ollama model the ConfigMap's settings files (``keys``: those mounted; None: all) ask for
+    (policies.reading.ollama_client_config: LiteLLM ``ollama/`` routes, settings sections beside an Ollama endpoint)."""
+    data = cm.props.get("data") if isinstance(cm.props, dict) else None
+    if not isinstance(data, Mapping):
+        return []
+    return [
+        (key, ask)
+        for key, text in data.items()
+        if isinstance(key, str) and isinstance(text, str) and (keys is None or key in keys)
+        for ask in file_asks(key, text)
+        if _NAME.match(ask.model) and not ask.model.isdigit()
+    ]
+
+
+def _mounted_file_asks(
+    r: Resource,
+    label: str,
+    podspec: dict,
+    container: dict,
+    maps: Mapping[tuple[Optional[str], str], Resource],
+    hosts: AbstractSet[tuple[str, Optional[str]]],
+    found: dict[tuple[str, str, str], str],
+    reached: set[tuple[str, str, str]],
+) -> None:
+    """Adds the models a client container's mounted settings files ask an Ollama for, said on the client and on the
+    ConfigMap (either may be what to change: spent set 90 PMeeske/Ouroboros-v2 labels the Deployment that mounts
+    appsettings.Production.json, set 84 rjmad1/AegisOS the ConfigMap of the LiteLLM routes)."""
+    namespace = namespace_of(r)
+    for map_name, keys in mounted_keys(podspec, container).items():
+        cm = _map_of(maps, namespace, map_name)
+        if cm is None:
+            continue
+        for key, ask in _config_map_asks(cm, keys):
+            variable = f"{key}: {ask.where}"
+            reaches = bool(hosts) and _reaches_server(_urls(ask), namespace, hosts)
+            found.setdefault((r.name, variable, ask.model), f"{label}: mounted ConfigMap {map_name} key {key}: {ask.where}")
+            found.setdefault((cm.name, variable, ask.model), f"ConfigMap {map_name} key {key}: {ask.where}")
+            if reaches:
+                reached.update({(r.name, variable, ask.model), (cm.name, variable, ask.model)})
 
 
 def client_asks(

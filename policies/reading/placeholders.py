@@ -35,6 +35,7 @@ import dataclasses
 import re
 from typing import Any, Iterator, Optional
 
+from components.fill_ins import fill_in, image_fill_in
 from policies.framework import UNKNOWN, Resource
 from policies.kube import container_label, containers, pod_specs, split_type
 
@@ -180,6 +181,9 @@ def _leaves(node: Any, path: str, where: tuple = (), spell: bool = True) -> Iter
             if key in _SKIPPED_ANNOTATIONS:
                 continue
             if key in ("command", "args") and here:
+                # A shell expands $VAR there, but never a sed marker (`vllm serve __MODEL_NAME_AND_PARAMETERS__`).
+                step = (f"{path}.{key}" if path else str(key)) if spell or not path else path
+                yield from _leaves(value, step, (*where, key, "@shell"), spell)
                 continue
             if key == "exec" and isinstance(value, dict) and _runs_a_shell(_strings(value.get("command"))):
                 continue
@@ -190,8 +194,14 @@ def _leaves(node: Any, path: str, where: tuple = (), spell: bool = True) -> Iter
             yield from _leaves(value, step, below, spell)
 
 
-def placeholder_in(text: str, where: tuple = ()) -> Optional[str]:
-    """The first placeholder ``text`` holds, read at a field under the keys ``where``, or None."""
+def placeholder_in(text: str, where: tuple = (), table: bool = True) -> Optional[str]:
+    """The first placeholder ``text`` holds, read at a field under the keys ``where``, or None. ``table`` False
+    leaves out the fill-ins of components/fill_ins.toml (a documentation domain, an all-zero UUID or digest, a
+    phrase such as ``change-this-in-production``): values a rule may still read as written."""
+    if where and where[-1] == "@shell":
+        # A shell script's text: only a sed step's marker is a fill-in there (the shell expands the rest).
+        dunder = _DUNDER.search(text) if "__" in text else None
+        return dunder.group(0) if dunder else None
     if text.startswith("#@"):
         return text  # a Carvel ytt value annotation, ``key: #@ data.values.image`` (policies/manifests.py _ytt_values)
     if _may_match(text):
@@ -218,6 +228,11 @@ def placeholder_in(text: str, where: tuple = ()) -> Optional[str]:
                 return word
         if fill_in_tag(word):
             return word
+        if table and (hit := image_fill_in(word)) is not None:
+            return hit
+        return None
+    if table and (hit := fill_in(text, where[-1] if where else "")) is not None:
+        return hit
     return None
 
 
@@ -289,7 +304,7 @@ def _replaced(node: Any, where: tuple) -> Any:
     if isinstance(node, str):
         # A document embedded in one field (a RayService's serveConfigV2, a script) stays text: its other values
         # are still read, and the placeholder inside is only the part of it S27 names.
-        if "\n" in node.strip() or placeholder_in(node, where) is None:
+        if "\n" in node.strip() or placeholder_in(node, where, table=False) is None:
             return node
         # A fill-in tag behind a literal repository leaves the image's repository known (engine recognition still
         # reads vllm/vllm-openai); the release the tag would name is unknown to every rule that reads one.
@@ -334,15 +349,34 @@ def written_images(resource: Resource) -> dict[str, str]:
 
 def placeholder_findings(resource: Resource) -> list[str]:
     """One finding naming the fields of a Kubernetes object that hold unrendered placeholders, or none."""
-    hits = [
-        f"{path} holds {found}"
-        for path, found in (placeholders(resource) if resource.unrendered is None else resource.unrendered)
-    ]
+    every = placeholders(resource) if resource.unrendered is None else resource.unrendered
+    table = [(path, found) for path, found in every if _from_table(found)]
+    findings = _table_findings(table)
+    hits = [f"{path} holds {found}" for path, found in every if (path, found) not in table]
     if not hits:
-        return []
+        return findings
     shown = "; ".join(hits[:_MAX_SHOWN]) + (f"; and {len(hits) - _MAX_SHOWN} more" if len(hits) > _MAX_SHOWN else "")
     return [
         f"{shown}: an unrendered placeholder (envsubst, sed or Terraform style), which Kubernetes takes literally (the "
         f"kubelet expands only $(VAR)), so applied as committed the object fails or does not do what it says, and the "
         f"pack checked no rule on the placeholder's value; render it first (envsubst < FILE | python -m policies check -)"
+    ] + findings
+
+
+def _from_table(found: str) -> bool:
+    """True for a hit of components/fill_ins.toml's table (what ``placeholder_in`` finds only with ``table``)."""
+    return any(fill_in(found, field) is not None for field in ("", "hosts", "newTag")) or image_fill_in(found) is not None
+
+
+def _table_findings(table: list) -> list[str]:
+    """One finding naming the fields that hold a fill-in of components/fill_ins.toml, or none."""
+    if not table:
+        return []
+    shown = "; ".join(f"{path} holds {found!r}" for path, found in table[:_MAX_SHOWN])
+    more = f"; and {len(table) - _MAX_SHOWN} more" if len(table) > _MAX_SHOWN else ""
+    return [
+        f"{shown}{more}: a fill-in left where the real value goes (a documentation domain, a 'your...' registry, an "
+        f"all-zero UUID or digest, a tag that names the field, words such as change-this-in-production), which "
+        f"Kubernetes and the program take literally: applied as committed, the pull, the identity exchange or the "
+        f"routing it names fails or matches nothing; put the real value in before applying"
     ]

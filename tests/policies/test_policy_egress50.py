@@ -79,7 +79,7 @@ def test_an_init_wait_for_kafka_in_a_namespace_no_rule_reaches_blocks():
     ((level, message),) = found_by([GATEWAY, TO_LUNARY], EGRESS)
     assert level == "mandatory"
     assert message.startswith(
-        "calls Service vertex-kafka-kafka-bootstrap of namespace microservices (nc vertex-kafka-kafka-bootstrap.microservices.svc"
+        "Deployment/shared-ai-gateway calls Service vertex-kafka-kafka-bootstrap of namespace microservices (nc vertex-kafka-kafka-bootstrap.microservices.svc"
     )
     assert "the pod never starts" in message
 
@@ -222,3 +222,96 @@ def test_an_https_proxy_or_no_egress_isolation_is_silent():
     proxied["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "HTTPS_PROXY", "value": "http://proxy:3128"}]
     assert found_by([LITELLM_CONFIG, proxied, DENY, DNS_ANY], PROVIDERS) == []
     assert found_by([LITELLM_CONFIG, LITELLM], PROVIDERS) == []
+
+
+# Spent set 91 2coolkalamkaar/k8s-SRE-Agent@3b9c5017c73ac1118048b3162c807a6b768b16bb k8s/network-policy.yaml,
+# k8s/ollama-model-init-job.yaml and k8s/ollama-statefulset.yaml (trimmed): the labeller filed G62 on the NetworkPolicy,
+# whose egress rules are what to change; the finding sat on the Job and counted as a wrong blocking finding.
+SRE_POLICY = {
+    "apiVersion": "networking.k8s.io/v1",
+    "kind": "NetworkPolicy",
+    "metadata": {"name": "isolate-ai-infra", "namespace": "ai-infra"},
+    "spec": {
+        "podSelector": {},
+        "policyTypes": ["Ingress", "Egress"],
+        "ingress": [{"from": [{"namespaceSelector": {"matchLabels": {"name": "monitoring"}}}], "ports": [{"port": 11434}]}],
+        "egress": [
+            {
+                "to": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}}}],
+                "ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}],
+            }
+        ],
+    },
+}
+SRE_JOB = {
+    "apiVersion": "batch/v1",
+    "kind": "Job",
+    "metadata": {"name": "ollama-pull-model", "namespace": "ai-infra"},
+    "spec": {
+        "template": {
+            "spec": {
+                "restartPolicy": "OnFailure",
+                "containers": [
+                    {
+                        "name": "model-puller",
+                        "image": "curlimages/curl:8.11.1",
+                        "command": [
+                            "/bin/sh",
+                            "-c",
+                            "until curl -sf http://ollama-service.ai-infra.svc.cluster.local:11434/api/tags > /dev/null; do sleep 5;"
+                            " done\ncurl -X POST http://ollama-service.ai-infra.svc.cluster.local:11434/api/pull -d '{}'",
+                        ],
+                    }
+                ],
+            }
+        }
+    },
+}
+SRE_OLLAMA = [
+    {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "ollama-service", "namespace": "ai-infra"},
+        "spec": {"selector": {"app": "ollama"}, "ports": [{"name": "http", "port": 11434, "targetPort": 11434}]},
+    },
+    {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": "ollama", "namespace": "ai-infra"},
+        "spec": {
+            "serviceName": "ollama-service",
+            "selector": {"matchLabels": {"app": "ollama"}},
+            "template": {
+                "metadata": {"labels": {"app": "ollama"}},
+                "spec": {
+                    "containers": [
+                        {"name": "ollama", "image": "ollama/ollama:0.5.7", "ports": [{"name": "http", "containerPort": 11434}]}
+                    ]
+                },
+            },
+        },
+    },
+]
+
+
+def test_the_finding_sits_on_the_policy_that_isolates_the_caller(tmp_path, capsys):
+    import io
+    import json
+
+    import yaml
+
+    from policies.check import main
+
+    (tmp_path / "network-policy.yaml").write_text(yaml.safe_dump(SRE_POLICY))
+    (tmp_path / "job.yaml").write_text(yaml.safe_dump(SRE_JOB))
+    (tmp_path / "ollama.yaml").write_text(yaml.safe_dump_all(SRE_OLLAMA))
+    main([str(tmp_path), "--format", "json"], stdin=io.BytesIO())
+    found = [v for v in json.loads(capsys.readouterr().out)["violations"] if v["policy"] == EGRESS]
+    assert [(v["file"].rsplit("/", 1)[-1], v["resource"].rsplit("/", 1)[-1]) for v in found] == [
+        ("network-policy.yaml", "isolate-ai-infra")
+    ], found
+    assert found[0]["message"].startswith("Job/ollama-pull-model calls Service ollama-service"), found[0]["message"]
+    # an egress rule to the Ollama pods on 11434 is the fix: silent
+    fixed = copy.deepcopy(SRE_POLICY)
+    fixed["spec"]["egress"].append({"to": [{"podSelector": {"matchLabels": {"app": "ollama"}}}], "ports": [{"port": 11434}]})
+    assert found_by([fixed, SRE_JOB, *SRE_OLLAMA], EGRESS) == []

@@ -83,3 +83,102 @@ def test_a_sourced_or_env_set_ollama_conf_is_silent_on_the_config_map():
     client = {"name": "app", "image": "python:3.12", "volumeMounts": _ollama()["volumeMounts"]}
     volumes = [{"name": "ollama-config", "configMap": {"name": "ollama-amd-config"}}]
     assert _found([_deployment("app", [client], volumes), OLLAMA_CONF], FILE_UNREAD) == []
+
+
+# S57 ollama-client-model-pulled: the client forms brief ollama51 reaches. The Ollama server of each run below keeps its
+# store on an emptyDir and nothing pulls (ollama/ollama v0.32.15 server/routes.go:3107-3116: 404 model not found).
+PULLED = "ollama-client-model-pulled"
+
+
+def _ollama_server(pull: str = "") -> list[dict]:
+    server = {"name": "ollama", "image": "ollama/ollama:0.6.2", "ports": [{"containerPort": 11434}]}
+    server["volumeMounts"] = [{"name": "data", "mountPath": "/root/.ollama"}]
+    if pull:
+        server["lifecycle"] = {"postStart": {"exec": {"command": ["sh", "-c", f"sleep 5; ollama pull {pull}"]}}}
+    deployment = _deployment("ollama", [server], [{"name": "data", "emptyDir": {}}], namespace="ai")
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "ollama-service", "namespace": "ai"},
+        "spec": {"selector": {"app": "ollama"}, "ports": [{"port": 11434}]},
+    }
+    return [deployment, service]
+
+
+def _client(name: str, env: dict, mounts: dict | None = None) -> dict:
+    container: dict = {"name": name, "image": f"example/{name}:1.0", "env": [{"name": k, "value": v} for k, v in env.items()]}
+    volumes = []
+    if mounts:
+        container["volumeMounts"] = [{"name": "cfg", "mountPath": path, "subPath": key} for key, path in mounts["files"].items()]
+        volumes = [{"name": "cfg", "configMap": {"name": mounts["map"]}}]
+    return _deployment(name, [container], volumes, namespace="ai")
+
+
+def _config_map(name: str, data: dict) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "ai"}, "data": data}
+
+
+def test_a_prefixed_pair_naming_the_engine_in_between_is_a_client():
+    # spent set 88 geekychris/enterprise_social_platform k8s/social-app.yaml
+    app = _client("social-app", {"SOCIAL_AI_OLLAMA_URL": "http://ollama:11434", "SOCIAL_AI_MODEL": "llama3.2:latest"})
+    ((level, where, message),) = _found([*_ollama_server(), app], PULLED)
+    assert (level, where) == ("advisory", "Deployment/social-app")
+    assert message.startswith("container social-app: SOCIAL_AI_MODEL asks Ollama for llama3.2:latest")
+    # Pulled: silent. A prefix that also holds another provider's URL may send the model there: silent.
+    assert _found([*_ollama_server("llama3.2"), app], PULLED) == []
+    mixed = _client(
+        "social-app",
+        {"APP_OLLAMA_URL": "http://ollama:11434", "APP_OPENAI_URL": "https://api.openai.com/v1", "APP_MODEL": "gpt-4o"},
+    )
+    assert _found([*_ollama_server(), mixed], PULLED) == []
+
+
+LITELLM = """model_list:
+  - model_name: smollm:135m
+    litellm_params:
+      model: ollama/smollm:135m
+      api_base: http://ollama-service:11434
+  - model_name: gpt-4o
+    litellm_params:
+      model: openai/gpt-4o
+"""
+
+
+def test_a_litellm_ollama_route_is_a_client_on_its_config_map_and_gateway():
+    # spent set 84 rjmad1/AegisOS k8s/configmaps.yaml (litellm 1.77.7 main.py:3327-3332 sends the rest to api_base)
+    cm = _config_map("aegisos-configs", {"litellm-config.yaml": LITELLM, "nginx.conf": "events {}\n"})
+    gateway = _client("litellm", {}, {"map": "aegisos-configs", "files": {"litellm-config.yaml": "/app/config.yaml"}})
+    found = {where: message for _, where, message in _found([*_ollama_server(), cm, gateway], PULLED)}
+    # The server is told too (a ConfigMap naming Ollama lists smollm:135m and nothing pulls: spent set 64's reading).
+    assert set(found) == {"ConfigMap/aegisos-configs", "Deployment/litellm", "Deployment/ollama"}
+    assert found["ConfigMap/aegisos-configs"].startswith(
+        "ConfigMap aegisos-configs key litellm-config.yaml: LiteLLM route smollm:135m (litellm_params.model "
+        "ollama/smollm:135m) asks Ollama for smollm:135m"
+    )
+    assert _found([*_ollama_server("smollm:135m"), cm, gateway], PULLED) == []
+
+
+APPSETTINGS = """{
+  "Pipeline": {
+    "LlmProvider": {"DefaultProvider": "Ollama", "OllamaEndpoint": "http://ollama-service:11434",
+                    "DefaultChatModel": "llama3", "DefaultEmbeddingModel": "nomic-embed-text"},
+    "Other": {"Provider": "OpenAI", "Endpoint": "http://ollama-service:11434", "Model": "gpt-4o"}
+  }
+}"""
+
+
+def test_an_appsettings_section_beside_an_ollama_endpoint_is_a_client():
+    # spent set 90 PMeeske/Ouroboros-v2 k8s/configmap.yaml and k8s/deployment.yaml (the label is on the Deployment)
+    cm = _config_map("monadic-pipeline-config", {"appsettings.Production.json": APPSETTINGS})
+    app = _client(
+        "monadic-pipeline", {}, {"map": "monadic-pipeline-config", "files": {"appsettings.Production.json": "/app/a.json"}}
+    )
+    found = [(where, message) for _, where, message in _found([*_ollama_server("llama3"), cm, app], PULLED)]
+    assert {w for w, _ in found} == {"ConfigMap/monadic-pipeline-config", "Deployment/monadic-pipeline"}
+    assert all("nomic-embed-text" in m and "gpt-4o" not in m for _, m in found)  # the OpenAI section is not Ollama's
+    assert "Pipeline.LlmProvider.DefaultEmbeddingModel asks Ollama for nomic-embed-text, but the run pulls only" in found[0][1]
+    # A settings file with no Ollama endpoint asks nothing of it.
+    plain = _config_map(
+        "monadic-pipeline-config", {"appsettings.json": '{"Llm": {"Endpoint": "http://vllm:8000", "Model": "x"}}'}
+    )
+    assert _found([*_ollama_server("llama3"), plain, app], PULLED) == []
