@@ -189,3 +189,35 @@ def test_the_table_rows_carry_their_source_and_a_bad_row_names_itself():
         load({**good, "pattern": [{**good["pattern"][0], "extra": 1}]})
     with pytest.raises(ValueError, match=r"\[phrases\]: cues must be a list of words"):
         load({**good, "phrases": {**good["phrases"], "cues": []}})
+
+
+# spent set 76 opea-project/GenAIExamples@d311b85f CodeTrans/kubernetes/intel/cpu/xeon/manifest/codetrans.yaml (cut down)
+TOKEN_CONFIG_MAP = """\
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: codetrans-tgi-config}
+    data:
+      MODEL_ID: mistralai/Mistral-7B-Instruct-v0.3
+      HF_TOKEN: "VALUE"
+    """
+
+
+def test_a_config_map_token_fill_in_is_named_on_the_config_map(tmp_path):
+    found = [
+        f for f in _check(tmp_path, TOKEN_CONFIG_MAP.replace("VALUE", "insert-your-huggingface-token-here")) if f[0] == "S28"
+    ]
+    assert [(f[1], f[2]) for f in found] == [("advisory", "hf-token-not-empty")]
+    assert "data.HF_TOKEN holds the fill-in 'insert-your-huggingface-token-here'" in found[0][3]
+
+
+def test_a_config_map_without_a_token_fill_in_is_silent(tmp_path):
+    assert not [f for f in _check(tmp_path, TOKEN_CONFIG_MAP.replace("VALUE", "")) if f[0] == "S28"]
+
+
+# spent set 86 oscka/rag-llm-k8s@4aae52d6 llm/secret.yaml: the key's own name where the token goes, in data (not base64)
+def test_a_token_secret_holding_its_own_key_name_is_a_fill_in(tmp_path):
+    text = "apiVersion: v1\nkind: Secret\nmetadata: {name: hf-token}\ntype: Opaque\ndata:\n  HF_TOKEN: hf_token\n"
+    found = [f for f in _check(tmp_path, text) if f[0] == "S28"]
+    assert [f[2] for f in found] == ["hf-token-secret-not-placeholder"] and "'hf_token'" in found[0][3]
+    real = text.replace("hf_token\n", "aGZfQWJDZEVmR2hJaktsTW5PcFFyU3RVdld4WXo=\n")  # a token-shaped value: G35's
+    assert not [f for f in _check(tmp_path, real) if f[0] == "S28"]
