@@ -39,7 +39,15 @@ from policies.reading.engines import env_values, fetches, hub_offline, table_ser
 from policies.reading.kserve_storage import ISVC, LLMISVC, downloaded_source
 from policies.reading.llmisvc_pods import llmisvc_pod_labels
 from policies.reading.model_ids import model_id
-from policies.reading.network_policies import NETPOL, applying, network_policies, other_engine, rules, unplaced
+from policies.reading.network_policies import (
+    NETPOL,
+    applying,
+    network_policies,
+    other_engine,
+    rules,
+    selects_every_pod,
+    unplaced,
+)
 from policies.reading.serving import engine_row, namespace_of, pod_labels
 from policies.reading.vllm_args import served_model, vllm_servers
 
@@ -115,8 +123,10 @@ def _download_findings(resources: list[Resource]) -> list[tuple[str, str]]:
             reach = [outside_https(as_dict(rule)) for p in egress for rule in as_list(get(p.props, "spec", "egress"))]
             if True in reach:
                 continue
+            first = next((p for p in egress if not as_list(get(p.props, "spec", "egress"))), egress[0])
+            wide = selects_every_pod(first)
             blocker = _blocker(egress, reported)
-            if blocker is None:
+            if blocker is None and not wide:
                 continue
             volumes = [volume_at(podspec, container, d) for d in dirs] or [None]
             persistent = any(v is not None and not any(k in v for k in _EPHEMERAL) for v in volumes)
@@ -145,7 +155,13 @@ def _download_findings(resources: list[Resource]) -> list[tuple[str, str]]:
                 why = "the container's envFrom may set HF_HUB_OFFLINE or a proxy"
             elif not names_image(container.get("image"), row.images):
                 why = f"the image {container.get('image')} is not the engine's own and may hold the model"
-            findings.append((blocker.name, unproven(f"{message} ({why})") if why else message))
+            text = unproven(f"{message} ({why})") if why else message
+            if blocker is not None:
+                findings.append((blocker.name, text))
+            if wide:
+                # A namespace-wide policy is no one workload's mistake: said on the server's workload too, as advice
+                # (spent set 62 david66l/travelagent3 k8s/vllm-deployment.yaml, labelled G33 there).
+                findings.append((workload.name, unproven(f"NetworkPolicy {get(first.props, 'metadata', 'name')} {text}")))
     return findings
 
 
