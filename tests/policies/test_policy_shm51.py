@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from policy_fixtures import found_by
 
+from policies.reading.ollama_pulls import pod_pulls
+
 S36 = "debug-switches-off"
 S19 = "gpu-pod-ephemeral-storage"
 G9 = "serving-cpu-limit-floor"
@@ -180,3 +182,30 @@ def test_cpu_only_vllm_below_its_two_processes_is_advice():
     assert "holds no GPU and computes every token on the CPU" in message
     assert found_by([_cpu_vllm({"cpu": "2", "memory": "10Gi"})], G9) == []
     assert found_by([_cpu_vllm({"memory": "10Gi"})], G9) == []
+
+
+def test_pod_pulls_reads_a_for_loop_over_a_variable():
+    # Spent set 86 Varsilias/zero-downtime k8s/ollama.yaml: a postStart hook pulls every model of OLLAMA_PULL_MODELS.
+    podspec = {
+        "containers": [
+            {
+                "name": "ollama",
+                "image": "ollama/ollama:latest",
+                "env": [{"name": "OLLAMA_PULL_MODELS", "value": "gemma3:270m llama3.2:3b"}],
+                "lifecycle": {
+                    "postStart": {
+                        "exec": {
+                            "command": [
+                                "/bin/sh",
+                                "-lc",
+                                'for m in ${OLLAMA_PULL_MODELS}; do\n  ollama pull "$m" || true\ndone\n',
+                            ]
+                        }
+                    }
+                },
+            }
+        ]
+    }
+    assert pod_pulls(podspec) == ["gemma3:270m", "llama3.2:3b"]
+    podspec["containers"][0]["env"] = []
+    assert pod_pulls(podspec) == []  # the variable is not in the files: nothing named
