@@ -445,6 +445,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     network_policy_selects_pods.POLICY,
     ingress_controller_admitted.POLICY,
     caller_egress.EGRESS_POLICY,
+    caller_egress.CALLER_POLICY,
     ingress_class_named.POLICY,
     stateful_set_headless_service.POLICY,
     chat_ui_auth_kept.POLICY,
