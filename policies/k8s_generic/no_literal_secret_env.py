@@ -39,7 +39,7 @@ import re
 from components.loading import Limits, LoadError, load_yaml
 from components.secrets import first_token, placeholder_value, server_key_stand_in
 from components.server_keys import CONFIG_KEYS, SERVER_ENV
-from policies.framework import UNKNOWN, Policy, Resource, unproven
+from policies.framework import Policy, Resource, unproven
 from policies.k8s_generic.command_line_credentials import _cli_message, command_line_credentials
 from policies.k8s_generic.secret_words import (
     _MASK,
@@ -219,8 +219,7 @@ def _check_env(
         elif looks_secret(name, patterns):
             if isinstance(value, str) and any(repeats_user(user, value) for user in users):
                 messages.append(_default_message(f"{label}: env {name} has a literal value that", _FIX))
-            elif value not in (None, "") and value is not UNKNOWN and not placeholder_value(value, name):
-                # (UNKNOWN: a fill-in such as your-secret-key-here, which S27 names; no credential is in the file.)
+            elif value not in (None, "") and not placeholder_value(value, name):
                 messages.append(
                     f"{label}: env {name} has a literal value; {_FIX} (a literal lands in "
                     f"the pod spec, etcd and the Pulumi state)"
