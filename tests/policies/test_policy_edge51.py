@@ -271,3 +271,41 @@ def test_nginx_sidecar_careful_forms_stay_silent() -> None:
     assert found_by(_sidecar_run(unbuffered), G94) == []
     # the loopback port is not the model server's: another sidecar (an exporter, an auth service) answers there
     assert found_by(_sidecar_run(SIDECAR_CONF.replace("11434", "9090")), G94) == []
+
+
+# --- S10: a caller of a model that takes requests itself ---------------------------------------------------------------
+
+S10_CALLER = "model-caller-drains-calls"
+
+
+def test_model_caller_without_a_drain_fires() -> None:
+    run = [VLLM, GATE, _service("gate-service-entry", 80, 8080, namespace="default", app="gate-service")]
+    found = found_by(run, S10_CALLER)
+    assert len(found) == 1 and found[0][0] == "advisory", found
+    assert "calls Service vllm-qwen-service" in found[0][1] and "no preStop hook" in found[0][1]
+    assert (
+        "terminationGracePeriodSeconds 30 (unset: Kubernetes' default) < preStop 0s + the longest model call 300s" in found[0][1]
+    )
+
+
+def test_model_caller_careful_forms_stay_silent() -> None:
+    drained = copy.deepcopy(GATE)
+    drained["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] = 360
+    drained["spec"]["template"]["spec"]["containers"][0]["lifecycle"] = {"preStop": {"sleep": {"seconds": 15}}}
+    service = _service("gate-service-entry", 80, 8080, namespace="default", app="gate-service")
+    assert found_by([VLLM, drained, service], S10_CALLER) == []
+    # no Service of its own (a batch client, a worker): it takes no requests to cut
+    assert found_by([VLLM, GATE], S10_CALLER) == []
+    # a chat UI is not followed
+    ui = copy.deepcopy(GATE)
+    ui["spec"]["template"]["spec"]["containers"][0]["image"] = "ghcr.io/open-webui/open-webui:v0.6.5"
+    assert found_by([VLLM, ui, service], S10_CALLER) == []
+
+
+def test_a_projects_own_litellm_build_is_the_litellm_proxy() -> None:
+    # spent set 84 rjmad1/AegisOS k8s/litellm-deployment.yaml: image aegisos-litellm:latest
+    from policies.reading.gateway_apps import app_of
+
+    app = app_of({"name": "litellm", "image": "aegisos-litellm:latest"})
+    assert app is not None and app.name == "litellm"
+    assert app_of({"name": "x", "image": "acme/litellmish:1"}) is None
