@@ -309,3 +309,33 @@ def test_a_projects_own_litellm_build_is_the_litellm_proxy() -> None:
     app = app_of({"name": "litellm", "image": "aegisos-litellm:latest"})
     assert app is not None and app.name == "litellm"
     assert app_of({"name": "x", "image": "acme/litellmish:1"}) is None
+
+
+# --- G32: an unguarded edge in front of an app that calls a model; the route behind a Gateway ---------------------------
+
+G32 = "public-model-endpoint-guarded"
+
+
+def _nginx_ingress(backend: str, annotations: dict | None = None) -> dict:
+    ingress = copy.deepcopy(AGIC)
+    ingress["metadata"]["name"] = "llm-api-ingress"
+    ingress["metadata"]["annotations"] = {"kubernetes.io/ingress.class": "nginx", **(annotations or {})}
+    del ingress["spec"]["ingressClassName"]
+    ingress["spec"]["rules"][0]["http"]["paths"][0]["backend"] = {"service": {"name": backend, "port": {"number": 80}}}
+    return ingress
+
+
+def test_unguarded_ingress_to_a_model_caller_is_advice() -> None:
+    # spent set 74 majonation/k8-ollama-deployment k8s/api/ingress.yaml: nginx Ingress, no TLS, to llm-api calling Ollama
+    found = found_by([*AGIC_RUN[:-1], _nginx_ingress("ai-api")], G32)
+    mine = [m for level, m in found if "an app that calls a model" in m and level == "advisory"]
+    assert len(mine) == 1 and "publishes Service ai-api (ai-api, which calls Service ollama" in mine[0], found
+
+
+def test_guarded_ingress_or_plain_app_stays_silent() -> None:
+    guarded = _nginx_ingress("ai-api", {"nginx.ingress.kubernetes.io/auth-url": "https://auth.example.net/oauth2/auth"})
+    assert [m for _, m in found_by([*AGIC_RUN[:-1], guarded], G32) if "an app that calls a model" in m] == []
+    plain = copy.deepcopy(AGENT)
+    plain["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "DB_URL", "value": "http://postgres:5432"}]
+    run = [OLLAMA, _service("ollama", 11434, 11434), plain, _service("ai-api", 80, 8000), _nginx_ingress("ai-api")]
+    assert found_by(run, G32) == []
