@@ -24,9 +24,9 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from policies.autoscaling.scalers import workloads
-from policies.autoscaling.scrape_and_scaler_reach import scraped_ports
+from policies.autoscaling.scrape_and_scaler_reach import meant_scrapes, scraped_ports
 from policies.framework import Policy, Resource, unproven
-from policies.kube import as_dict, as_int, as_list
+from policies.kube import as_dict, as_int, as_list, metadata_name, split_type
 from policies.reading.engines import table_servers
 from policies.reading.serving import container_argv
 
@@ -72,6 +72,12 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         if not servers:
             continue
         scraped = scraped_ports(workload, resources)
+        # A monitor that selects no Service by its labels but was written for this one: said on the monitor only
+        # (whether it scrapes anything at all is G42's finding there).
+        meant = [
+            (n, name, f"{split_type(m.type)[1]} {metadata_name(m.props)}") for n, name, m in meant_scrapes(workload, resources)
+        ]
+        by_where = {f"{split_type(m.type)[1]} {metadata_name(m.props)}": m for m in _monitors(resources)}
         for server in servers:
             if server.row is None:
                 continue
@@ -82,10 +88,21 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 if c is not server.container
                 for p in _ports(c, -1)
             }
-            hit = next(((n, w) for n, _, w in scraped if n in own and n not in others), None)
-            if hit is not None and (message := _finding(server, *hit)) is not None:
+            hits = [(n, w) for n, _, w in scraped if n in own and n not in others]
+            if hits and (message := _finding(server, *hits[0])) is not None:
                 findings.append((workload.resource.name, unproven(message)))
-    return findings
+            # The monitor's endpoint is the field to change: said on the monitor too (spent set 88 amey2025/ollama
+            # prometheus_service_monitor.yaml, labelled S64 on the ServiceMonitor).
+            for number, where in hits + [(n, w) for n, _, w in meant if n in own and n not in others]:
+                monitor = by_where.get(where)
+                if monitor is not None and (message := _finding(server, number, where)) is not None:
+                    text = f"{message} (pods of {split_type(workload.resource.type)[1]} {workload.name})"
+                    findings.append((monitor.name, unproven(text)))
+    return list(dict.fromkeys(findings))
+
+
+def _monitors(resources: list[Resource]) -> list[Resource]:
+    return [r for r in resources if split_type(r.type)[1] in ("ServiceMonitor", "PodMonitor")]
 
 
 POLICY = Policy(

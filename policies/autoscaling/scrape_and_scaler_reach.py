@@ -28,6 +28,8 @@ from policies.autoscaling.scalers import (
     Workload,
     hpa_metrics,
     monitored_by,
+    monitors,
+    namespace_selected,
     scale_target,
     scalers,
     triggers,
@@ -35,7 +37,14 @@ from policies.autoscaling.scalers import (
 )
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_int, as_list, containers, get, metadata_name, pod_specs, split_type
-from policies.reading.network_policies import applying, network_policies, other_engine, ports_admit, rules
+from policies.reading.network_policies import (
+    applying,
+    network_policies,
+    other_engine,
+    ports_admit,
+    rules,
+    selects_every_pod,
+)
 from policies.reading.promql import server_series
 from policies.reading.serving import model_servers, namespace_of, selector_matches
 
@@ -91,19 +100,50 @@ def _scraped_ports(workload: Workload, resources: list[Resource]) -> list[tuple[
                 or not selector_matches(selector, as_dict(get(service.props, "metadata", "labels")))
             ):
                 continue
-            ports = [as_dict(p) for p in as_list(get(service.props, "spec", "ports"))]
-            for ep in (as_dict(e) for e in as_list(get(monitor.props, "spec", "endpoints"))):
-                if ep.get("targetPort") is not None:
-                    value = ep.get("targetPort")
-                else:
-                    sp = next((p for p in ports if ep.get("port") is not None and p.get("name") == ep.get("port")), None)
-                    value = None if sp is None else sp.get("targetPort", sp.get("port"))
-                if value is not None and (port := _pod_port(value, declared)) is not None:
-                    found.append((*port, where))
+            found += [(*port, where) for port in _through(monitor, service, declared)]
     annotations = as_dict(get(workload.resource.props, "spec", "template", "metadata", "annotations"))
     if str(annotations.get("prometheus.io/scrape", "")).lower() == "true" and _SCRAPE_PORT in annotations:
         if (port := _pod_port(annotations[_SCRAPE_PORT], declared)) is not None:
             found.append((*port, f"the annotation {_SCRAPE_PORT}"))
+    return found
+
+
+def _through(monitor: Resource, service: Resource, declared: Mapping[int, Optional[str]]) -> list[tuple[int, Optional[str]]]:
+    """(pod port, its name) each endpoint of a ServiceMonitor scrapes through one Service (its targetPort)."""
+    ports = [as_dict(p) for p in as_list(get(service.props, "spec", "ports"))]
+    found = []
+    for ep in (as_dict(e) for e in as_list(get(monitor.props, "spec", "endpoints"))):
+        if ep.get("targetPort") is not None:
+            value = ep.get("targetPort")
+        else:
+            sp = next((p for p in ports if ep.get("port") is not None and p.get("name") == ep.get("port")), None)
+            value = None if sp is None else sp.get("targetPort", sp.get("port"))
+        if value is not None and (port := _pod_port(value, declared)) is not None:
+            found.append(port)
+    return found
+
+
+def meant_scrapes(workload: Workload, resources: list[Resource]) -> list[tuple[int, Optional[str], Resource]]:
+    """(pod port, its name, monitor) for a ServiceMonitor that selects no Service of the run by its labels but repeats,
+    as its selector, the ``spec.selector`` of a Service in front of the workload's pods: the Service it was written for
+    (G42 monitor-selects-targets reports the selector; what it would scrape is read here)."""
+    found = []
+    services = _services(resources)
+    for monitor in monitors(resources):
+        if split_type(monitor.type) != SERVICE_MONITOR_GROUP_KIND or not namespace_selected(monitor, workload.namespace):
+            continue
+        selector = as_dict(get(monitor.props, "spec", "selector"))
+        wanted = as_dict(selector.get("matchLabels"))
+        if not wanted or any(selector_matches(selector, as_dict(get(s.props, "metadata", "labels"))) for s in services):
+            continue
+        for service in services:
+            svc_selector = as_dict(get(service.props, "spec", "selector"))
+            if (
+                svc_selector == wanted
+                and namespace_of(service) in (None, workload.namespace)
+                and selector_matches({"matchLabels": svc_selector}, workload.pod_labels)
+            ):
+                found += [(*port, monitor) for port in _through(monitor, service, _declared(workload.resource))]
     return found
 
 
@@ -154,9 +194,9 @@ def _ingress_findings(resources: list[Resource]) -> list[tuple[str, str]]:
             if any(ports_admit(rule, number, names, "TCP") is not False for _, _, rule in union):
                 continue
             blocker = next((p for p in isolating if not as_list(get(p.props, "spec", "ingress"))), isolating[0])
-            if blocker.name in reported:
+            wide = selects_every_pod(blocker)
+            if blocker.name in reported and not wide:
                 break
-            reported.add(blocker.name)
             scaler, proven = _scaled_on(workload, resources, every)
             port = f"{number}" + (f" ({name})" if name else "")
             message = (
@@ -175,7 +215,13 @@ def _ingress_findings(resources: list[Resource]) -> list[tuple[str, str]]:
                     message = unproven(f"{message} (its metric may come from another exporter)")
                 elif others:
                     message = unproven(f"{message} (another kind of network policy in the files may admit it)")
-            findings.append((blocker.name, message))
+            if blocker.name not in reported:
+                findings.append((blocker.name, message))
+            reported.add(blocker.name)
+            if wide:
+                # A namespace-wide policy is no one workload's mistake: the pods' missing allowance is said on the
+                # workload too (spent set 62 david66l/travelagent3 k8s/vllm-deployment.yaml, labelled G82 there).
+                findings.append((workload.resource.name, unproven(f"NetworkPolicy {metadata_name(blocker.props)} {message}")))
             break
     return findings
 

@@ -180,15 +180,32 @@ def pod_ephemeral_request(podspec: dict) -> Optional[float]:
     return max([sum(v or 0.0 for v in app)] + [v or 0.0 for v in init])
 
 
+# Download.model when no setting names the model (policies/reading/engines.py fetches: the engine pulls at run time).
+UNNAMED_MODEL = "its model"
+
+
+def _large_named(download: Download) -> bool:
+    """True when the files name the downloaded checkpoint and it is at least SMALL_CHECKPOINT_GIB."""
+    if download.model == UNNAMED_MODEL:
+        return False
+    size = checkpoint_estimate_gib(download.model)
+    return size is not None and size >= SMALL_CHECKPOINT_GIB
+
+
 def _bounded(download: Download) -> Optional[str]:
     """Advice for a download into a disk-backed emptyDir with a sizeLimit whose pod requests less ephemeral storage
     than that limit (none at all, the common form): the kubelet evicts the pod past the limit, but the scheduler
     places it by requests alone, so a node whose disk holds less than the limit can take it and fill up (spent sets:
-    a GPU pod's model emptyDir of sizeLimit 12Gi or 20Gi and no request). None when the request covers the limit,
-    a pod with no GPU request, or the limit is not a quantity."""
+    a GPU pod's model emptyDir of sizeLimit 12Gi or 20Gi and no request). A CPU server's download the files show is
+    the same advice (spent set 56 namphuongtran/llm-serving-stack models/ornith-9b/overlays/local/
+    patch-resources.yaml: an init container curls a 9B GGUF into a 12Gi emptyDir, no request) when the files name a
+    checkpoint of at least SMALL_CHECKPOINT_GIB (checkpoint_estimate_gib); a CPU pod's download of a model they do not
+    name (an Ollama pulled at run time) or whose size they do not show, and its model-store-named emptyDir that
+    nothing shown fills, stay silent (_model_caches). None when the request covers the limit, or the limit is not a
+    quantity."""
     limit = as_quantity(download.limit)
-    if limit is None or limit <= 0 or not requests_gpu(download.podspec):
-        return None  # a CPU pod's bounded folder places no GPU node at stake
+    if limit is None or limit <= 0 or not (requests_gpu(download.podspec) or _large_named(download)):
+        return None  # a CPU pod's bounded folder of a checkpoint not shown large: nothing shown to outgrow the node
     asked = pod_ephemeral_request(download.podspec)
     if asked is not None and asked >= limit:
         return None

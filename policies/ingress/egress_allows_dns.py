@@ -44,7 +44,7 @@ from typing import Optional
 
 from components.images import names_image
 from policies.framework import Policy, Resource, unproven
-from policies.ingress.network_policy_reach import downloading_servers, outside_https
+from policies.ingress.network_policy_reach import downloading_servers, outside_https, runtime_pullers
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, memoized, pod_specs, split_type
 from policies.reading.downloaders import fetches as loader_fetches
 from policies.reading.engines import env_values, volume_at
@@ -131,10 +131,34 @@ def _names_dns(peer: Mapping) -> bool:
     return any(v in _DNS_POD_VALUES for v in values) or any(k in labels for k in _DNS_POD_KEYS)
 
 
+# The label keys the cluster DNS pods carry in the common installs: k8s-app (kube-dns in coredns/deployment
+# coredns-1.14.0 kubernetes/coredns.yaml.sed:89-90, the manifest kubeadm, GKE, EKS, AKS and k3s ship; coredns, or the
+# override, in the coredns/helm chart coredns-1.46.2 charts/coredns/templates/deployment.yaml:44-49, with
+# app.kubernetes.io/name and app.kubernetes.io/instance), EKS's eks.amazonaws.com/component, OpenShift's daemonset-dns.
+_DNS_POD_LABEL_KEYS = frozenset(
+    ("k8s-app", "app.kubernetes.io/name", "app.kubernetes.io/instance", "eks.amazonaws.com/component", *_DNS_POD_KEYS)
+)
+
+
+def _misses_dns(peer: Mapping, policy_ns: str) -> bool:
+    """Whether a peer written for the DNS pods (kube-system, a DNS value such as kube-dns) selects them by a label key
+    they do not carry (``app: kube-dns``: CoreDNS's pods say ``k8s-app: kube-dns``), so it matches none of them."""
+    namespace = as_dict(as_dict(peer.get("namespaceSelector")).get("matchLabels")).get(_METADATA_NAME)
+    if "namespaceSelector" in peer and namespace != "kube-system":
+        return False
+    if "namespaceSelector" not in peer and policy_ns != "kube-system":
+        return False
+    labels = as_dict(as_dict(peer.get("podSelector")).get("matchLabels"))
+    return any(str(k) not in _DNS_POD_LABEL_KEYS and str(v) in _DNS_POD_VALUES for k, v in labels.items())
+
+
 def _dns_rule(rule: Mapping, policy_ns: str) -> _Reach:
     """Whether an egress rule reaches the cluster DNS (see _Reach). A rule to the DNS pods on any UDP port reaches them:
     NetworkPolicy matches the pod's port, 5353 on OpenShift (dns-default maps 53 to it), 8053 on Gardener."""
     udp = ports_admit(rule, 53, _DNS_PORT_NAMES, "UDP")
+    peers = [as_dict(p) for p in as_list(rule.get("to"))]
+    if peers and all(_misses_dns(p, policy_ns) for p in peers):
+        return "missed"
     if udp is not None:
         if udp:
             return "udp"
@@ -149,6 +173,12 @@ def _dns_rule(rule: Mapping, policy_ns: str) -> _Reach:
         return "udp"
     found = [_dns_peer(p, policy_ns) for p in peers]
     return next((r for r in ("udp", "maybe") if r in found), None)
+
+
+def _shown_peer(rule: Mapping) -> str:
+    """The pod labels of a rule's first DNS peer that misses the DNS pods, as ``app=kube-dns`` in kube-system."""
+    labels = as_dict(as_dict(as_dict(as_list(rule.get("to"))[0]).get("podSelector")).get("matchLabels"))
+    return "pods " + ", ".join(f"{k}={v}" for k, v in labels.items()) + " in kube-system"
 
 
 def _fetched(text: str) -> list[str]:
@@ -215,6 +245,8 @@ def _needs(workload: Resource, outside: bool) -> list[_Need]:
             scheme = source[0].strip().partition("://")[0]
             why = "" if scheme in ("hf", "gs", "https", "http") else "its endpoint may be an address, not a name"
             found.append(_Need(f"KServe's storage initializer downloads {source[0]} at start", True, why))
+    for puller, _, pulled_from in runtime_pullers(workload):
+        found.append(_Need(f"{puller} pulls models from {pulled_from} when a client asks", False))
     seen: set[int] = set()
     for fetch in loader_fetches(workload):
         if fetch.source.startswith(("pvc://", "/")) or id(fetch.container) in seen:
@@ -296,9 +328,13 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         need = next((n for n in needs if n.start and not n.why), next((n for n in needs if n.start), needs[0]))
         blocker = next((p for p in egress if not as_list(get(p.props, "spec", "egress"))), egress[0])
         dns_policy = next((s.get("dnsPolicy") for s in specs if s.get("dnsPolicy")), "ClusterFirst")
+        missed = next((_shown_peer(r) for p, _, r in union if _dns_rule(r, namespace_of(p, "default")) == "missed"), "")
         how = (
             "its egress rules allow port 53 over TCP only, while resolvers ask over UDP first"
             if "tcp" in reach
+            else f"its rule to port 53 selects {missed}, a label the cluster DNS pods do not carry (CoreDNS's pods are "
+            f"labelled k8s-app: kube-dns), so no egress rule reaches the cluster DNS"
+            if missed
             else "no egress rule of the policies selecting them reaches port 53 (UDP) of the cluster DNS"
         )
         message = (

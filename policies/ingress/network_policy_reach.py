@@ -39,7 +39,15 @@ from policies.reading.engines import env_values, fetches, hub_offline, table_ser
 from policies.reading.kserve_storage import ISVC, LLMISVC, downloaded_source
 from policies.reading.llmisvc_pods import llmisvc_pod_labels
 from policies.reading.model_ids import model_id
-from policies.reading.network_policies import NETPOL, applying, network_policies, other_engine, rules, unplaced
+from policies.reading.network_policies import (
+    NETPOL,
+    applying,
+    network_policies,
+    other_engine,
+    rules,
+    selects_every_pod,
+    unplaced,
+)
 from policies.reading.serving import engine_row, namespace_of, pod_labels
 from policies.reading.vllm_args import served_model, vllm_servers
 
@@ -115,8 +123,10 @@ def _download_findings(resources: list[Resource]) -> list[tuple[str, str]]:
             reach = [outside_https(as_dict(rule)) for p in egress for rule in as_list(get(p.props, "spec", "egress"))]
             if True in reach:
                 continue
+            first = next((p for p in egress if not as_list(get(p.props, "spec", "egress"))), egress[0])
+            wide = selects_every_pod(first)
             blocker = _blocker(egress, reported)
-            if blocker is None:
+            if blocker is None and not wide:
                 continue
             volumes = [volume_at(podspec, container, d) for d in dirs] or [None]
             persistent = any(v is not None and not any(k in v for k in _EPHEMERAL) for v in volumes)
@@ -145,7 +155,13 @@ def _download_findings(resources: list[Resource]) -> list[tuple[str, str]]:
                 why = "the container's envFrom may set HF_HUB_OFFLINE or a proxy"
             elif not names_image(container.get("image"), row.images):
                 why = f"the image {container.get('image')} is not the engine's own and may hold the model"
-            findings.append((blocker.name, unproven(f"{message} ({why})") if why else message))
+            text = unproven(f"{message} ({why})") if why else message
+            if blocker is not None:
+                findings.append((blocker.name, text))
+            if wide:
+                # A namespace-wide policy is no one workload's mistake: said on the server's workload too, as advice
+                # (spent set 62 david66l/travelagent3 k8s/vllm-deployment.yaml, labelled G33 there).
+                findings.append((workload.name, unproven(f"NetworkPolicy {get(first.props, 'metadata', 'name')} {text}")))
     return findings
 
 
@@ -347,11 +363,59 @@ def _storage_findings(resources: list[Resource], policies: list[Resource], repor
     return findings
 
 
+def runtime_pullers(workload: Resource) -> list[tuple[str, str, str]]:
+    """(container label, engine, where it pulls from) of each server of the workload started with no model that pulls
+    one when a client asks (engine table downloads ``unset`` with a source pulled at run time: Ollama)."""
+    found = []
+    for server in table_servers(workload):
+        downloads = server.row.downloads if server.row is not None else None
+        if downloads is not None and "unset" in downloads.models and "run time" in downloads.source and not server.model:
+            found.append((server.label, server.row.display if server.row is not None else "", downloads.source))
+    return found
+
+
+def _pull_findings(resources: list[Resource], policies: list[Resource], reported: set[str]) -> list[tuple[str, str]]:
+    """Advice for a server that starts with no model and pulls one from its library when a client asks (engine table
+    downloads ``unset`` at run time: Ollama's /api/pull and ``ollama pull`` fetch from registry.ollama.ai over HTTPS),
+    isolated for Egress with no rule reaching an outside address on HTTPS: every pull fails, so it has nothing to
+    serve. Advice: a volume may hold models pulled before the policy. Spent set 88 amey2025/ollama@26c52f4c
+    network_policy_ollama.yaml (egress to the monitoring, Ollama and DNS pods only; labelled none, blocking)."""
+    findings: list[tuple[str, str]] = []
+    for workload in resources:
+        if workload.type not in WORKLOAD_TYPES or not isinstance(workload.props, dict):
+            continue
+        pulling = runtime_pullers(workload)
+        if not pulling:
+            continue
+        egress = applying(policies, namespace_of(workload, "default"), pod_labels(workload), "Egress")
+        if not egress or any(outside_https(r) is not False for _, _, r in rules(egress, "egress")):
+            continue
+        blocker = _blocker(egress, reported)
+        if blocker is None:
+            continue
+        label, display, source = pulling[0]
+        findings.append(
+            (
+                blocker.name,
+                unproven(
+                    f"selects the pods of {get(workload.props, 'kind')}/{get(workload.props, 'metadata', 'name')} "
+                    f"({label}: {display}, started with no model) for Egress, and no egress "
+                    f"rule of a policy selecting them reaches an outside address on HTTPS, while the server gets its "
+                    f"models from {source} when a client asks: every pull fails and it has no "
+                    f"model to serve (unless its volume already holds them); allow egress on 443 to 0.0.0.0/0 (except "
+                    f"the cluster's ranges) with an ipBlock, and DNS to kube-dns"
+                ),
+            )
+        )
+    return findings
+
+
 def _check_download(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     found = _download_findings(resources)
     policies = network_policies(resources)
     if policies:
         found += _storage_findings(resources, policies, {n for n, _ in found})
+        found += _pull_findings(resources, policies, {n for n, _ in found})
     return found + _generic_findings(resources, policies, {name for name, _ in found}) if policies else found
 
 

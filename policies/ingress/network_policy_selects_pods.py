@@ -15,7 +15,10 @@ k8s/network-policies/01-vllm.yaml NetworkPolicy/vllm-allow, app=vllm; label G33 
 default-deny-all, which the set does not hold, so it is advice there).
 
 Judged only where the selector was written for a model server of the namespace: it names a label value the server's
-pods carry (on another key) or the server's name. Silent where the run may not show the namespace's pods
+pods carry (on another key) or the server's name; or, in a namespace where a model server runs, for any workload of the
+run whose pods carry the selector's key with the same value but for case and separators (session 51: spent set 88
+amey2025/ollama@26c52f4c network_policy_ollama_web.yaml, podSelector ``app: openwebui`` while the Open WebUI pods are
+labelled ``app: open-webui``: the UI is left without the policy meant for it). Silent where the run may not show the namespace's pods
 (run_objects.hidden_namespaces: an operator's resource, a template, a patch, unrendered labels), on ``podSelector: {}``
 (every pod), on a selector for another app whose pods the files leave out (spent set 37 qais001-pr/Multi-Tenant-AI-
 Inference-And-Traffic-Hub allow-frontend-to-backend.yaml@e3d9eb8: app=backend-deployment-label, the backend's
@@ -85,8 +88,23 @@ def _meant_for(selector: Mapping[str, Any], workload: Resource, labels: Mapping[
     return bool(wanted & {str(v) for v in labels.values()} | wanted & {str(metadata_name(workload.props))})
 
 
+def _squash(value: str) -> str:
+    """A label value with case and separators dropped (open-webui, Open_WebUI and openwebui are one)."""
+    return "".join(ch for ch in value.lower() if ch not in "-_.")
+
+
+def _misspelt(selector: Mapping[str, Any], labels: Mapping[str, Any]) -> bool:
+    """True when a pair the selector requires is carried by these pods under its key with another spelling of the
+    value (case and separators only): the selector was written for them."""
+    wanted = selector_equalities(selector)
+    return any(
+        k in labels and str(labels[k]) != v and _squash(str(labels[k])) == _squash(v) and _squash(v) for k, v in wanted.items()
+    )
+
+
 def _namespaces(resources: list[Resource]) -> tuple[dict[str, list], dict[str, list], dict[str, list[Resource]]]:
-    """Per namespace: every pod label set of the run, the (workload, labels) of model servers, the NetworkPolicies."""
+    """Per namespace: the (workload, labels) of every pod template of the run, the (workload, labels) of model servers,
+    the NetworkPolicies."""
     pods: dict[str, list] = {}
     servers: dict[str, list] = {}
     policies: dict[str, list[Resource]] = {}
@@ -96,7 +114,7 @@ def _namespaces(resources: list[Resource]) -> tuple[dict[str, list], dict[str, l
             policies.setdefault(ns, []).append(r)
             continue
         labels = list(pod_label_sets(r))
-        pods.setdefault(ns, []).extend(labels)
+        pods.setdefault(ns, []).extend((r, lab) for lab in labels)
         if labels and is_serving_app(r):
             servers.setdefault(ns, []).extend((r, lab) for lab in labels)
     return pods, servers, policies
@@ -116,11 +134,13 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             selector = _selector(policy)
             if _every_pod(policy) or unrendered(str(selector)):
                 continue
-            if any(selector_matches(selector, labels) for labels in pods.get(ns, [])):
+            if any(selector_matches(selector, labels) for _, labels in pods.get(ns, [])):
                 continue
             meant = [(w, labels) for w, labels in servers[ns] if _meant_for(selector, w, labels)]
             if meant:
                 findings.append((policy.name, _message(policy, ns, meant, in_ns, deny)))
+            elif misspelt := [(w, labels) for w, labels in pods.get(ns, []) if _misspelt(selector, labels)]:
+                findings.append((policy.name, _misspelt_message(policy, ns, misspelt)))
     return findings
 
 
@@ -144,6 +164,18 @@ def _message(policy: Resource, ns: str, servers: list, in_ns: list[Resource], de
     return unproven(
         f"{head} (unless pods outside the files carry them); with a default-deny policy in the namespace the server "
         f"is cut off; select the labels the server's pods carry"
+    )
+
+
+def _misspelt_message(policy: Resource, ns: str, pods: list) -> str:
+    workload, labels = pods[0]
+    kind, name = split_type(workload.type)[1], metadata_name(workload.props)
+    carried = ", ".join(f"{k}={v}" for k, v in sorted(labels.items())) or "no labels"
+    return unproven(
+        f"spec.podSelector {_shown(_selector(policy))} matches no pod of namespace {ns} in the files, while {kind} "
+        f"{name} there runs pods labelled {carried}, the same value spelt otherwise: the policy meant for them applies "
+        f"to nothing, so its rules (and the isolation it was written to give) never reach them; select the labels the "
+        f"pods carry"
     )
 
 

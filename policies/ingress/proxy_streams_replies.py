@@ -20,76 +20,54 @@ files: policies/reading/container_env.py) addresses such a Service by URL or hos
 times (an orchestrator in front of an LLM microservice in front of the model: spent set 76
 opea-project/GenAIExamples CodeTrans/kubernetes/intel/cpu/xeon/manifest/codetrans.yaml, nginx ``location /v1/codetrans``
 to the codetrans megaservice, to llm-uservice, to TGI; label filed NONE). Chat UIs are not followed (what they stream
-is their own protocol). Advice: a client that never asks for a stream is not delayed, and a backend may send
+is their own protocol). A location that proxies to the pod's loopback (``127.0.0.1``, ``localhost``, ``[::1]``) on the
+port a model server container of the same pod declares is in front of that server (an nginx sidecar keeping an API
+key in front of Ollama: spent set 88 20206205Tech/gitops-argocd@76f37441cd8b6401482830c90056398c93ba6d4a
+k8s/temp/ollama.yaml). Advice: a client that never asks for a stream is not delayed, and a backend may send
 X-Accel-Buffering: no itself.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 from components.stream_buffering import PROXIES, UNBUFFERED_ENGINES
 from policies.framework import Policy, Resource
 from policies.ingress.internet_facing_alb_guarded import INGRESS_TYPES
-from policies.kube import annotations_of, container_label, containers, metadata_name, pod_specs, split_type
+from policies.kube import (
+    annotations_of,
+    as_int,
+    as_list,
+    container_label,
+    containers,
+    get,
+    metadata_name,
+    pod_specs,
+    split_type,
+)
 from policies.reading import route_path as path
-from policies.reading.chat_ui_backends import ui_app
-from policies.reading.container_env import env_values
-from policies.reading.gateway_apps import app_containers
+from policies.reading.model_callers import model_facing
 from policies.reading.mounted_scripts import mounted_config_files
 from policies.reading.nginx_conf import holding_config_map, is_nginx, proxy_locations
 from policies.reading.serving import model_servers
 
 _INGRESS_BUFFERING = "nginx.ingress.kubernetes.io/proxy-buffering"
-_HOST_WORD = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_HOPS = 3
 
 
-def _hosts(value: str) -> set[str]:
-    """The Service names a value addresses: a URL's host, or a bare host name (first DNS label of each)."""
-    value = value.strip().lower()
-    host = re.split(r"[:/]", value.split("://", 1)[1], maxsplit=1)[0] if "://" in value else value
-    return {host.split(".", 1)[0]} if _HOST_WORD.fullmatch(host) else set()
-
-
-def model_facing(resources: list[Resource]) -> dict[str, tuple[str, bool]]:
-    """Service name -> (what stands behind it, whether its streams reach the proxy unbuffered: only an engine of
-    stream_buffering's unbuffered_engines directly behind it), for the Services of the files in front of a model API."""
-    selectors = path.service_selectors(resources)
-    found: dict[str, tuple[str, bool]] = {}
-    rest = []
-    for w in resources:
-        if not pod_specs(w) or split_type(w.type) == ("", "Service"):
+def _pod_servers(w: Resource, where: str, ports: tuple[int, ...]) -> list[str]:
+    """How a message names each model server of the nginx container's own pod listening on one of the loopback ports
+    a location proxies to (a server that declares no port is taken at its word of none: not matched), where its
+    engine buffers nothing itself (stream_buffering's unbuffered_engines send X-Accel-Buffering: no)."""
+    if not ports:
+        return []
+    found = []
+    for server in model_servers(w):
+        if server.path != where or server.engine in UNBUFFERED_ENGINES:
             continue
-        servers, apps = model_servers(w), app_containers(w)
-        services = path.workload_services(w, selectors)
-        if not services:
-            continue
-        if servers or apps:
-            what = f"{servers[0].engine} server" if servers else apps[0].app.display
-            unbuffered = bool(servers) and all(s.engine in UNBUFFERED_ENGINES for s in servers) and not apps
-            for s in services:
-                found.setdefault(s, (f"{what} {metadata_name(w.props)}", unbuffered))
-        else:
-            rest.append((w, services))
-    for _ in range(_HOPS):
-        grown = False
-        for w, services in rest:
-            if all(s in found for s in services):
-                continue
-            conts = [c for _, spec in pod_specs(w) for c in containers(spec)]
-            if any(ui_app(c) is not None for c in conts):
-                continue
-            targets = sorted({h for c in conts for v in env_values(c).values() for h in _hosts(v)} & set(found) - services)
-            if targets:
-                for s in services:
-                    found.setdefault(
-                        s, (f"{metadata_name(w.props)}, which calls Service {targets[0]} ({found[targets[0]][0]})", False)
-                    )
-                grown = True
-        if not grown:
-            break
+        declared = {as_int(get(p, "containerPort")) for p in as_list(server.container.get("ports"))}
+        port = next((p for p in ports if p in declared), None)
+        if port is not None:
+            found.append(f"the {server.engine} server {server.label} of the same pod (127.0.0.1:{port})")
     return found
 
 
@@ -110,15 +88,20 @@ def _nginx(resources: list[Resource], fronts: dict[str, tuple[str, bool]]) -> li
                         if buffering == "off" or not nginx.buffers and buffering != "on":
                             continue
                         hits = [(s, fronts[s]) for s in loc.services if s in fronts and not fronts[s][1]]
-                        if not hits:
+                        beside = _pod_servers(w, where, loc.local_ports)
+                        if not hits and not beside:
                             continue
-                        service, (what, _) = hits[0]
+                        if hits:
+                            service, (what, _) = hits[0]
+                            to = f"Service {service} ({what})"
+                        else:
+                            to = beside[0]
                         how = "proxy_buffering on" if buffering else "proxy_buffering unset (nginx's default: on)"
                         findings.append(
                             (
                                 holding_config_map(w, text, resources),
                                 f"{split_type(w.type)[1]} {metadata_name(w.props)} {container_label(where, c)}: location "
-                                f"{loc.path} proxies to Service {service} ({what}) with {how}: nginx holds a streamed "
+                                f"{loc.path} proxies to {to} with {how}: nginx holds a streamed "
                                 f"reply (stream: true, server-sent events) in its buffers and passes the tokens on in "
                                 f"bursts or at the end, unless the backend answers with X-Accel-Buffering: no; set "
                                 f"proxy_buffering off (with proxy_http_version 1.1) in that location",
@@ -153,7 +136,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     if not proxies and not annotated:
         return []
     fronts = model_facing(resources)
-    if not fronts:
+    if not fronts and not proxies:
         return []
     return (_nginx(resources, fronts) if proxies else []) + (_ingresses(resources, fronts) if annotated else [])
 

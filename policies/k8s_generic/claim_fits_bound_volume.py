@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from typing import Any, Optional
 
 from policies.framework import Policy, Resource, unproven
+from policies.k8s_generic.host_path_volume_per_node import _matches
 from policies.kube import as_dict, as_list, as_quantity, get, memoized, metadata_name, split_type, viewed_resources
 from policies.reading.run_objects import templated, unrendered
 
@@ -76,10 +77,52 @@ def _modes(value: Any) -> Optional[list[str]]:
     return [m for m in modes if isinstance(m, str)] if all(isinstance(m, str) and not unrendered(m) for m in modes) else None
 
 
+def _meant_for_classless(claim: dict, view: Any) -> list[str]:
+    """Advice on a claim that names no volume and no class while a PersistentVolume of the run with no class, reserving
+    no other claim, is the one it matches (its selector, access modes, size and volumeMode: the volume controller's
+    test, policies.k8s_generic.host_path_volume_per_node._matches): admission gives the claim the cluster's default
+    class (setdefault/admission.go, stored version id 65377254), and the binder then matches only volumes of that class
+    (component-helpers FindMatchingVolume), so the claim never binds the volume written for it: a fresh empty volume
+    of the default class is provisioned instead, or, with a selector (which dynamic provisioning refuses), the claim
+    stays Pending. Spent set 86 cuongtop4598/chatbot-ui k8s/ollama-pvc.yaml (hostPath PV, claim with no class) and set
+    89 doublefix/OpsFlow deploy/deepseek_r1_pvc_model.yaml (NFS PV picked by a label selector), both labelled G83."""
+    if _class(claim, claim=True) is not None:
+        return []
+    defaults = sorted(memoized(view, "default_classes", _default_classes))
+    given = (
+        f"the default class {defaults[0]} of the files"
+        if defaults
+        else "the cluster's default class (EKS, GKE, AKS and k3s all have one)"
+    )
+    for volumes in memoized(view, "named_volumes", _volumes).values():
+        if len(volumes) != 1:
+            continue
+        volume = volumes[0].props
+        if _class(volume, claim=False) != "" or not _matches(volume, claim):
+            continue
+        selector = get(claim, "spec", "selector") is not None
+        outcome = (
+            "its selector rules out dynamic provisioning, so it stays Pending with every pod that mounts it"
+            if selector
+            else "a fresh, empty volume of that class is provisioned instead and the data on the volume is never seen"
+        )
+        return [
+            unproven(
+                f"spec: the claim states no storageClassName and no volumeName, and PersistentVolume "
+                f"{metadata_name(volume)} (no storage class) is the volume it matches"
+                f"{' by its selector' if selector else ''}; admission gives the claim {given}, so it never binds that volume: {outcome}; set the claim's "
+                f'storageClassName to "" (or volumeName {metadata_name(volume)})'
+            )
+        ]
+    return []
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     claim = resource.props
     name = get(claim, "spec", "volumeName")
     view = viewed_resources()
+    if isinstance(claim, dict) and name is None and view:
+        return _meant_for_classless(claim, view)
     if not isinstance(claim, dict) or not isinstance(name, str) or not name or templated(name) or not view:
         return []
     volumes = memoized(view, "named_volumes", _volumes).get(name, [])

@@ -20,7 +20,9 @@ Two forms, both advice (the cluster may have one node, or the files may be on ev
 And since session 47, one workload alone on such a volume (labellers label it: the pod may start on another node after
 a drain, an eviction or a node loss, and find that node's own directory empty, the models it pulled there gone):
 advice on the PersistentVolume and on the workload, when that workload runs a model server or asks for GPUs (one
-database or web UI alone on such a volume is not judged: its data, not the models) (spent set 34
+database or web UI alone on such a volume is not judged: its data, not the models); on the PersistentVolume also when
+its host path is named as a model store (``_MODEL_STORE``) and the one workload only reads it (an app loading a GGUF
+in-process, session 51) (spent set 34
 kimduquan/JavaEE OpenUP/Ollama/ollama.yaml@3b870ee2: one Ollama replica on a hostPath PV, held silent until then).
 
 Silent: a PV of a device path (/dev/dri, /dev/infiniband: each node's own on purpose), a PV with nodeAffinity (the scheduler keeps the claim's pods on the node that holds the path), a local PV
@@ -35,6 +37,7 @@ the claim's access modes among the PV's, enough capacity, the claim's selector (
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import Any, Iterator, Optional
 
 from policies.framework import Policy, Resource, unproven
@@ -58,6 +61,11 @@ from policies.reading.placement import pinned_node
 from policies.reading.run_objects import binds
 
 PV_TYPE = "kubernetes:core/v1:PersistentVolume"
+# A host path named as a model store (/model-gguf, /mnt/models, /var/lib/ollama, /data/hf-cache, /weights): one pod of
+# any workload that only reads it (models placed on one node beforehand) finds none on another node, as a model server
+# does (session 51: spent set 83 donggi22/Capa-Agent k8s/05-agent.yaml, PV model-gguf-pv hostPath /model-gguf mounted
+# read-only by an agent that loads the GGUF in-process, labelled G31). A pod writing there keeps its own data (silent).
+_MODEL_STORE = re.compile(r"model|gguf|weights|checkpoint|huggingface|hf[-_]?(?:cache|home)|ollama", re.IGNORECASE)
 # Host paths that are the node's own devices and kernel state: a pod reads its node's on purpose.
 _NODE_OWN = ("/dev/", "/sys/", "/proc/")
 
@@ -275,6 +283,29 @@ def _unclaimed(pv: dict, host: str) -> list[str]:
     return []
 
 
+def _reads_only(podspec: dict, claim: str) -> bool:
+    """True when the pod only reads the claim (the volume or every container mount of it readOnly): files placed on
+    one node beforehand, not data the pod keeps."""
+    names = {
+        v.get("name")
+        for v in (as_dict(v) for v in as_list(podspec.get("volumes")))
+        if get(v, "persistentVolumeClaim", "claimName") == claim
+    }
+    if any(
+        get(v, "persistentVolumeClaim", "readOnly") is True
+        for v in as_list(podspec.get("volumes"))
+        if as_dict(v).get("name") in names
+    ):
+        return True
+    mounts = [
+        as_dict(m)
+        for c in [*as_list(podspec.get("initContainers")), *as_list(podspec.get("containers"))]
+        for m in as_list(as_dict(c).get("volumeMounts"))
+        if as_dict(m).get("name") in names
+    ]
+    return bool(mounts) and all(m.get("readOnly") is True for m in mounts)
+
+
 def _on_volume(resource: Resource) -> list[str]:
     host = _host_path_pv(resource.props)
     claims = _claim_of(resource.props) if host is not None else []
@@ -283,18 +314,19 @@ def _on_volume(resource: Resource) -> list[str]:
     if not claims:
         return []
     users: list[tuple[str, Any]] = []
-    servers = False
+    servers, readers = False, True
     for workload in viewed_resources() or ():
         if workload.type not in WORKLOAD_TYPES or _kind(workload) == "DaemonSet":
             continue
-        for _path, podspec, _claim in _mounts(workload, claims):
+        for _path, podspec, claim in _mounts(workload, claims):
             users.append((f"{_kind(workload)} {metadata_name(workload.props)}", pinned_node(podspec)))
             servers = servers or serving(workload)
+            readers = readers and _reads_only(podspec, claim)
     names = sorted({name for name, _ in users})
     nodes = {node for _, node in users}
     if not names or (len(nodes) == 1 and None not in nodes):
         return []
-    if len(names) == 1 and not servers:
+    if len(names) == 1 and not servers and not (host is not None and _MODEL_STORE.search(host) and readers):
         return []  # one pod of no model server (a database, a web UI): its data, not the models, is G31's one-user case
     listed = ", ".join(f"{ns}/{name}" if ns else name for ns, name in claims)
     if len(names) == 1:

@@ -27,6 +27,14 @@ reads, and from a quarter of an hour on it is advice too (fresh sets: a vLLM rea
 and periodSeconds 10 keeps a wedged server in its Service about 30 min; a LeaderWorkerSet leader's with
 timeoutSeconds 720 and periodSeconds 15 about 36 min).
 
+An ``initialDelaySeconds`` of an hour or more switches the probe off for that long after every start: the kubelet's
+worker skips the probe until the container has run that many seconds (kubernetes/kubernetes pkg/kubelet/prober/worker.go
+at 00421113e1c655426f1954d9865726f491265bcd, doProbe :271-274 "Probe disabled for InitialDelaySeconds"), keeping the
+result it starts with: Success for liveness, Failure for readiness (newWorker's initialValue). A liveness delay of hours
+never restarts a server that hangs in that time (spent set 89 helixml/llms-on-k8s vllm/llama-deployment.yaml:
+initialDelaySeconds 1800000, about 21 days, on vLLM); a readiness delay of hours keeps the pod out of its Service that
+long after every start.
+
 Advice: nothing fails at apply time, and how long a model takes to load, or how often a server hangs, is not in the
 files. Judged on the containers that run a model server or hold an accelerator; startup probes are S16's (a long
 startup budget is what they are for).
@@ -50,6 +58,8 @@ _READINESS_PERIOD_SECONDS = 300
 _DEFAULT_PERIOD = 10
 _DEFAULT_FAILURES = 3
 _DEFAULT_TIMEOUT = 1
+# A probe held back an hour or more after each start (initialDelaySeconds) is off for that long.
+_DELAY_OFF_SECONDS = 3600
 # A budget a timeoutSeconds above periodSeconds stretches (it reads shorter than it is) is advice from a quarter hour on.
 _STRETCHED_BUDGET_SECONDS = 900
 
@@ -63,7 +73,9 @@ def _holds_device(container: Mapping) -> bool:
 
 
 def _span(seconds: int) -> str:
-    """Seconds in the unit a reader thinks in: hours from two hours on, else minutes."""
+    """Seconds in the unit a reader thinks in: days from a week on, hours from two hours on, else minutes."""
+    if seconds >= 604800:
+        return f"about {round(seconds / 86400)} days"
     if seconds >= 7200:
         return f"about {round(seconds / 3600)} h"
     return f"about {round(seconds / 60)} min"
@@ -93,8 +105,27 @@ def _lax(period: int, failures: int, timeout: int) -> Optional[tuple[str, int]]:
     return None
 
 
+def _held_back(label: str, field: str, probe: Mapping) -> Optional[str]:
+    """Advice for an initialDelaySeconds of an hour or more (module docstring): the probe is off that long."""
+    delay = as_int(probe.get("initialDelaySeconds"))
+    if delay is None or delay < _DELAY_OFF_SECONDS:
+        return None
+    if field == "livenessProbe":
+        effect = "a server that hangs in that time is not restarted before then"
+    else:
+        effect = "the pod stays un-Ready, out of its Service, that long after every start, even once the model is loaded"
+    return (
+        f"{label}: {field} initialDelaySeconds {delay} ({_span(delay)}): the kubelet does not run the probe until the "
+        f"container has run that long, so {effect}; cover the model load with a startupProbe and keep initialDelaySeconds "
+        f"to seconds or minutes"
+    )
+
+
 def _findings(label: str, container: Mapping) -> list[str]:
     messages: list[str] = []
+    for field in ("livenessProbe", "readinessProbe"):
+        if held := _held_back(label, field, as_dict(container.get(field))):
+            messages.append(held)
     liveness = as_dict(container.get("livenessProbe"))
     if liveness and (lax := _lax(*_timing(liveness))):
         what, budget = lax

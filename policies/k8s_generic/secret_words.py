@@ -46,9 +46,24 @@ _SETTING_VALUE = re.compile(r"^(?:true|false|yes|no|on|off|[01]|/\S*|\./\S*)$", 
 _MASK = re.compile(r"^(?:sk-)?[xX*]{3,}$")
 
 
+# A quantity about a secret (a rate limit, a count, a size per key), written as a number: RATE_LIMIT_PER_API_KEY "120"
+# (spent set 93 dios07022004-coder/ai-generation-api k8s/configmap.yaml drew a mandatory G35 its labeller did not
+# label), MAX_API_KEYS "5", TOKEN_BUDGET "4096". Both must hold: a password of digits under PASSWORD stays a credential.
+_QUANTITY_NAME = re.compile(r"(?:^|_)(?:PER|RATE|LIMIT|LIMITS|MAX|MIN|COUNT|NUM|SIZE|QUOTA|BUDGET|RPM|TPM|RPS)(?:_|$)", re.I)
+_NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
+
+
 def names_a_setting(name: str, value: object) -> bool:
-    """True when a secret-named variable holds a switch or a file's path, not a credential (see _SETTING_NAME)."""
-    return bool(_SETTING_NAME.search(name)) or (isinstance(value, str) and bool(_SETTING_VALUE.match(value.strip())))
+    """True when a secret-named variable holds a switch, a file's path or a quantity, not a credential (see
+    _SETTING_NAME, _QUANTITY_NAME)."""
+    if _SETTING_NAME.search(name):
+        return True
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        return False
+    text = value.strip()
+    return bool(_SETTING_VALUE.match(text)) or (bool(_QUANTITY_NAME.search(name)) and bool(_NUMBER.match(text)))
 
 
 def looks_secret(name: str, patterns: list[str] | tuple[str, ...]) -> bool:

@@ -21,8 +21,12 @@ holds (spent set 80 josevictorferreira/homelab .k8s/apps/llama-cpp.yaml, an embe
 least ``min_cpus`` but under 2 CPUs with the engine's thread count left to its default (the engine table's ``threads``
 setting: llama.cpp -t/--threads, LLAMA_ARG_THREADS, common/arg.cpp:1115-1123 at b8914; LocalAI --threads, THREADS) is
 advice too: one thread per physical core of the node shares that quota, so on a node of two or more cores every period
-ends throttled (spent set 81 TrainWithShubham/AI-BankApp-DevOps k8s/ollama-deployment.yaml, Ollama at 1000m). Silent: no CPU limit; a limit at or above the floor (4 CPUs on one GPU); a container with no GPU (vLLM's CPU
-backend sizes its own threads); Ray pods (Ray's own processes share them) and a worker module without the API server
+ends throttled (spent set 81 TrainWithShubham/AI-BankApp-DevOps k8s/ollama-deployment.yaml, Ollama at 1000m). An
+engine with a ``cpus`` row that holds no GPU (vLLM's CPU backend) keeps the same processes busy, its engine core now
+computing every token itself: a limit below ``processes`` (vLLM 2) is advised too (session 51, spent set 50
+Torence7/llm-kserve-autoscaling manifests/kserve/facebook-opt-125m.yaml, an LLMInferenceService of
+quay.io/pierdipi/vllm-cpu limited to 1 CPU). Silent: no CPU limit; a limit at or above the floor (4 CPUs on one GPU;
+2 on a CPU-only vLLM); a GPU held in a form whose count is not read (a DRA claim); Ray pods (Ray's own processes share them) and a worker module without the API server
 (Dynamo's dynamo.vllm).
 """
 
@@ -64,8 +68,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
             continue
         if row is None or cpus_row is None:
             continue
-        if limit < 1:
-            continue  # no GPU: a CPU backend sizes its threads to what it gets
+        cpu_only = limit < 1
+        if cpu_only and holds_gpu(server.podspec):
+            continue  # a GPU in another form (a DRA claim, a runtime class): how many is not read
         argv = " ".join(container_argv(server.container))
         if any(module in argv for module in row.worker_modules):
             continue  # a worker behind another program's frontend: no API server process of its own
@@ -77,9 +82,17 @@ def _check(resource: Resource, config: dict) -> list[str]:
             cpus = parse_quantity(raw)
         except ValueError:
             continue  # not a quantity (a template's placeholder): G45 and S26 read it
-        gpus = _gpus(resource, server.container, limit)
+        gpus = 0 if cpu_only else _gpus(resource, server.container, limit)
         floor = cpus_row.min_cpus(gpus)
-        if 0 < cpus < floor:
+        if 0 < cpus < floor and cpu_only:
+            found.append(
+                f"{server.label}: resources.limits.cpu {raw}{merged} is below the {floor} CPUs this {row.display} "
+                f"server's own processes keep busy (its API server, which tokenises and streams, and its engine core, "
+                f"which here holds no GPU and computes every token on the CPU): the kernel throttles the container "
+                f"every period, so latency grows with every concurrent request; raise the limit to {floor} or more "
+                f"(a few cores for the CPU backend), or set only a request"
+            )
+        elif 0 < cpus < floor:
             workers = f" and {gpus} GPU worker processes" if gpus >= cpus_row.worker_per_gpu_from else ""
             found.append(
                 f"{server.label}: resources.limits.cpu {raw}{merged} is below the {floor} CPUs this {row.display} "

@@ -56,7 +56,7 @@ from policies.reading.container_env import env_values, unset_port
 from policies.reading.gateway_apps import app_containers
 from policies.reading.litellm import mounted_configs
 from policies.reading.pod_probes import server_ports, sidecar_probe
-from policies.reading.serving import ModelServer, engine_command_line, engine_row, model_servers, takes_requests
+from policies.reading.serving import GPU_SERVER, ModelServer, engine_command_line, engine_row, model_servers, takes_requests
 
 # Where a container's whole command line is in the manifest: the core workload kinds and LeaderWorkerSet.
 _OWN_COMMAND_LINE = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Pod", "LeaderWorkerSet"})
@@ -206,14 +206,30 @@ def _supplied_tcp_early(resource: Any, server: ModelServer) -> Optional[str]:
     """Advice where an operator gives a server with no readinessProbe a TCP one (KServe's kserve-container, Knative's
     serving container) and the server listens while it loads its model (the engine row's listens_while_loading:
     llama.cpp's llama-server answers 503 on /health meanwhile): the pod is Ready, and takes requests, before the model
-    is loaded. A fresh-set form: a KServe ServingRuntime running llama-server with no readiness or startup probe."""
+    is loaded. A fresh-set form: a KServe ServingRuntime running llama-server with no readiness or startup probe.
+
+    A GPU model server no engine row names (GPU_SERVER) may bind before it loads, or not: the advice says what the TCP
+    check does and what it cannot tell (spent set 54 explicitworkload/llamacpp-oai llm/llamacpp/servingruntime.yaml, a
+    ServingRuntime's in-house llama.cpp image on amd.com/gpu; set 87 brianlechthaler/llama-k8s
+    generator/generator-a40-knative-serving.yml, a Knative Service whose gunicorn app fetches and loads its model
+    after the bind; both labelled G4)."""
     row = engine_row(server.engine)
-    if row is None or not row.listens_while_loading or isinstance(server.container.get("startupProbe"), dict):
+    if isinstance(server.container.get("startupProbe"), dict):
         return None  # a startupProbe holds Ready back until it succeeds (its own budget is S16's)
+    if server.engine != GPU_SERVER and (row is None or not row.listens_while_loading):
+        return None
     operator = tcp_readiness_supplied(resource, server.path, server.podspec, server.container)
     if operator is None:
         return None
     who = operator.split(" (", 1)[0]
+    if row is None:
+        return unproven(
+            f"{server.label}: no readinessProbe on this GPU model server, so {who} gives it a TCP one on its port, "
+            f"which passes as soon as the port accepts connections, whether or not the model is loaded: a server "
+            f"that binds its port before it has fetched and loaded its model (a web server whose workers load it "
+            f"after the bind, one that answers 'loading') is Ready and receives requests during every load; probe "
+            f"an HTTP path that answers only once the model is loaded"
+        )
     return unproven(
         f"{server.label}: no readinessProbe on this {row.display} container, so {who} gives it a TCP one on its port, "
         f"which passes as soon as the server listens; {row.display} listens while it loads the model and answers "
@@ -231,9 +247,8 @@ def _unready_apps(resource: Resource) -> list[str]:
     for proxy in app_containers(resource):
         probe_spec = proxy.container.get("readinessProbe")
         if isinstance(probe_spec, dict):
-            if readiness_checks_more(proxy.podspec, proxy.container, proxy.app) and (
-                alive := _alive_only_readiness(proxy.label, proxy.app, probe_spec)
-            ):
+            checks_more = readiness_checks_more(proxy.podspec, proxy.container, proxy.app)
+            if alive := _alive_only_readiness(proxy.label, proxy.app, probe_spec, checks_more):
                 found.append(alive)
             continue
         ports = server_ports(proxy.container, proxy.app.port or None)
@@ -292,7 +307,7 @@ def _secret_env_names(container: Mapping) -> set[str]:
     return names
 
 
-def _alive_only_readiness(label: str, app: Any, probe: Mapping) -> Optional[str]:
+def _alive_only_readiness(label: str, app: Any, probe: Mapping, checks_more: bool = True) -> Optional[str]:
     """Advice on a serving-path app whose readinessProbe GETs a path the app answers as soon as its process runs (the
     row's ``alive_only``: LiteLLM's /health/liveliness and /health/liveness return a constant text with no check, while
     /health/readiness checks the database connection and answers 503 on failure:
@@ -301,12 +316,26 @@ def _alive_only_readiness(label: str, app: Any, probe: Mapping) -> Optional[str]
     (spent set 63: a LiteLLM Deployment probing /health/liveliness for readiness). LiteLLM's ``/`` is its Swagger docs
     page (litellm 1.55.0 wheel proxy/utils.py:2869-2885 _get_docs_url: DOCS_URL, else "/" unless NO_DOCS=True;
     proxy/proxy_server.py:365 FastAPI(docs_url=...)), served as soon as the process runs (spent set 80
-    theepicsaxguy/homelab k8s/applications/ai/litellm/deployment.yaml, readinessProbe path /)."""
+    theepicsaxguy/homelab k8s/applications/ai/litellm/deployment.yaml, readinessProbe path /).
+
+    With nothing configured that the readiness path checks (``checks_more`` false: LiteLLM with no database), the
+    readiness path answers as the alive-only one does today (litellm 1.77.7 wheel proxy/health_endpoints/
+    _health_endpoints.py:772-787; litellm 1.110.2 wheel :2309-2351, db "Not connected"), so nothing is served
+    early; the advice is then that the probe checks nothing and stops meaning readiness once a database is added
+    (spent sets 71 yduman/ai-platform-poc litellm-deployment.yaml and 74 nammireddy/litellm-multi-model-gateway
+    k8s/litellm-deployment.yaml, both labelled G4 with no database)."""
     path = as_dict(probe.get("httpGet")).get("path")
     if not isinstance(path, str) or (path.split("?", 1)[0].rstrip("/") or "/") not in app.alive_only:
         return None
     better = f"; probe GET {app.readiness}" if app.readiness else ""
     what = "its API docs page, which" if path.split("?", 1)[0].rstrip("/") == "" else "a liveness endpoint that"
+    if not checks_more:
+        where = f"{app.readiness} " if app.readiness else "its readiness path "
+        return unproven(
+            f"{label}: readinessProbe GETs {path}, {what} {app.display} answers without any check; with no database "
+            f"configured {where}answers alike for now, but it is the path that checks the database once one is "
+            f"configured, so this probe will keep the pod Ready while a database added later is unreachable{better}"
+        )
     return unproven(
         f"{label}: readinessProbe GETs {path}, {what} {app.display} answers without checking the "
         f"database it is configured with, so the pod stays Ready and receives requests while that database is "
@@ -324,17 +353,21 @@ _OLLAMA_UP = ("/", "/api/tags", "/api/version")
 
 def _ready_before_pull(server: ModelServer) -> Optional[str]:
     """Advice for an Ollama server that pulls its model beside `ollama serve` and is Ready by a path that answers
-    before the pull ends: requests for the model fail ("model not found") while it downloads."""
-    path = as_dict(as_dict(server.container.get("readinessProbe")).get("httpGet")).get("path")
-    if server.engine != "ollama" or path not in _OLLAMA_UP:
+    before the pull ends, or by a tcpSocket check (it passes once the server listens): requests for the model fail
+    ("model not found") while it downloads (spent set 84 asifkhan03/ollamaverse K8S-Manifests/python/
+    ollama-smollm2.yaml and ollama-tinyllama.yaml: `ollama serve &` then `ollama run MODEL`, tcpSocket 11434)."""
+    probe = as_dict(server.container.get("readinessProbe"))
+    path = as_dict(probe.get("httpGet")).get("path")
+    if server.engine != "ollama" or (path not in _OLLAMA_UP and not isinstance(probe.get("tcpSocket"), dict)):
         return None
     from policies.reading.ollama_pulls import pulls_while_serving
 
     models = pulls_while_serving(server.container, server.podspec)
     if not models:
         return None
+    how = f"GET {path} answers 200" if path in _OLLAMA_UP else "tcpSocket passes"
     return unproven(
-        f"{server.label}: readinessProbe GET {path} answers 200 as soon as ollama serve listens, but the container pulls "
+        f"{server.label}: readinessProbe {how} as soon as ollama serve listens, but the container pulls "
         f"{', '.join(models)} beside it, so the pod is Ready and receives requests that fail with 'model not found' "
         f"until the pull ends; probe with an exec command that checks the model (ollama show MODEL), or pull in an "
         f"init container"

@@ -41,6 +41,13 @@ whose script ends by blocking (``sleep infinity``, ``tail -f``, ``wait``), so a 
 for the server before is told so (a server slower than N fails it: "could not connect"), and a model server's own
 script that pulls in the foreground after only ``sleep N`` and then keeps serving (``ollama serve & sleep 3; ollama
 pull mistral; wait``) with no set -e is reported too.
+
+A download may follow variable assignments (``OLLAMA_HOST=http://ollama:11434 ollama pull "$model"``: the words name=value
+before the command name are no command, POSIX Shell Command Language 2.9.1; spent set 51 HaxxonHax/ollama-k8s-RPi
+pull-ollama-models-job.yaml@61b9bbcf), and ``ollama run MODEL`` pulls a missing model as ``ollama pull`` does. A download
+put in the background with ``&`` is swallowed in a script whose status is the signal, set -e or not: "the exit status of
+an asynchronous list shall be zero" (POSIX 2.9.3.1) unless a checked ``wait`` collects it (spent set 90
+barbaria888/KubeOps-AI k8s/ollama.yaml@3a157731, postStart ``sleep 5 && ollama pull tinyllama:latest &``).
 """
 
 from __future__ import annotations
@@ -53,6 +60,10 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_list, container_label, containers, get, pod_specs
 from policies.reading.downloaders import CALL_ROWS, ROWS
 from policies.reading.serving import model_servers
+from policies.reading.shell_commands import CLOSERS as _CLOSERS
+from policies.reading.shell_commands import script_commands as _script_commands
+from policies.reading.shell_commands import unwrapped as _unwrapped
+from policies.reading.shell_commands import wrapped as _wrapped
 from policies.reading.vllm_args import command_tokens, is_shell_operator
 
 _OUTPUT_LONG = ("--output", "--remote-name", "--remote-name-all")
@@ -99,6 +110,7 @@ def _fails(args: list[str]) -> bool:
 # rest must show, or "" for any). The Hugging Face CLI's words come from the downloaders table.
 _DOWNLOAD_COMMANDS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("ollama", "pull"), ""),
+    (("ollama", "run"), ""),
     *((words, "") for row in ROWS for words in row.commands),
     (("curl",), "model"),
     (("wget",), "model"),
@@ -107,22 +119,6 @@ _DOWNLOAD_COMMANDS: tuple[tuple[tuple[str, ...], str], ...] = (
 _OLLAMA_PULL_API = re.compile(r"/api/pull\b")
 _CALLS = re.compile(r"\b(" + "|".join(f for row in CALL_ROWS for f in row.functions) + r")\s*\(")
 _ERREXIT = re.compile(r"^-[a-zA-Z]*e[a-zA-Z]*$")
-
-
-# Commands that run the command after their own options and operands: `timeout 600 ollama pull M` is a download.
-_WRAPPERS = {"timeout": 1, "nohup": 0, "time": 0, "exec": 0, "command": 0}
-
-
-def _wrapped(command: list[str]) -> list[str]:
-    """A command without the wrappers before it (``timeout -s KILL 600 ollama pull m`` is ``ollama pull m``)."""
-    i = 0
-    while i < len(command) and posixpath.basename(command[i]) in _WRAPPERS:
-        operands = _WRAPPERS[posixpath.basename(command[i])]
-        i += 1
-        while i < len(command) and command[i].startswith("-"):
-            i += 2 if command[i] in ("-s", "-k", "--signal", "--kill-after") else 1
-        i += operands
-    return command[i:]
 
 
 def _download_form(command: list[str]) -> bool:
@@ -148,19 +144,6 @@ def _errexit(container: dict, tokens: list[str]) -> bool:
         if token == "set" and (_ERREXIT.match(tokens[i + 1]) or tokens[i + 1 : i + 3] == ["-o", "errexit"]):
             return True
     return False
-
-
-# Shell words that open or continue a compound command: the command proper follows them.
-_OPENERS = ("then", "do", "{", "!", "(")
-_CLOSERS = ("fi", "done", "esac", "}", ")")
-
-
-def _unwrapped(command: list[str]) -> list[str]:
-    """A command without the compound-command words before it (``then curl ...`` is ``curl ...``)."""
-    i = 0
-    while i < len(command) and command[i] in _OPENERS:
-        i += 1
-    return command[i:]
 
 
 def _runs_after(rest: list[tuple[list[str], str]]) -> bool:
@@ -199,21 +182,6 @@ def _checks_later(rest: list[tuple[list[str], str]]) -> bool:
     return False
 
 
-def _script_commands(tokens: list[str]) -> list[tuple[list[str], str]]:
-    """A split script's simple commands, each with the operator that ends it (redirections stay in the command)."""
-    commands: list[tuple[list[str], str]] = []
-    current: list[str] = []
-    for i, token in enumerate(tokens):
-        redirects = token.lstrip("0123456789&") in (">", ">>", "<", ">&", "<<")
-        if is_shell_operator(token) and not redirects and not (i and tokens[i - 1] in (">", ">>", "<", ">&")):
-            commands.append((current, token))
-            current = []
-        else:
-            current.append(token)
-    commands.append((current, ""))
-    return [(c, op) for c, op in commands if c or op in ("&&", "||")]
-
-
 def _shown(command: list[str]) -> str:
     command = _wrapped(command)
     url = next((t for t in command if "://" in t), None)
@@ -243,6 +211,12 @@ def _swallowed(container: dict) -> Optional[tuple[str, str]]:
             and not _checks_later(commands[i + 2 :])
         ):
             return _shown(command), fallback[0][0]
+        if op == "&":
+            # Backgrounded: the shell never sees its status, set -e or not (POSIX 2.9.3.1 Asynchronous Lists: "the
+            # exit status of an asynchronous list shall be zero"), unless a checked `wait` collects it.
+            if not _checks_later(commands[i + 1 :]) and not _wait_checked(raw[i + 1 :]):
+                return _shown(command), "&"
+            continue
         if not errexit and op not in ("&&", "||", "|") and _runs_after(commands[i + 1 :]):
             return _shown(command), ""
     return None
@@ -261,6 +235,14 @@ def _swallowed_downloads(resource: Resource, streamed: set[int]) -> list[str]:
         if leaves == _KEEPS_RUNNING and _repeated(container):
             continue  # a loop that runs the download again (a sync loop) is no one-shot pull
         download, fallback = swallowed
+        if fallback == "&":
+            messages.append(
+                f"{container_label(path, container)}: the script runs `{download}` in the background (`&`) and nothing "
+                f"collects its exit status (a checked `wait $!`) or checks the model afterwards, so a failed download "
+                f"is silent: {leaves}{_only_slept(container)}; run it in the foreground with `|| exit 1` (or "
+                "`wait $! || exit 1`)"
+            )
+            continue
         if fallback:
             messages.append(
                 f"{container_label(path, container)}: the script answers a failed `{download}` with "
@@ -334,7 +316,9 @@ def _only_slept(container: dict) -> str:
     commands = [(_unwrapped(c), op) for c, op in _script_commands(tokens)]
     for i, (command, _) in enumerate(commands):
         words = _wrapped(command)
-        if words[:2] == ["ollama", "pull"] or (words[:1] == ["curl"] and any(_OLLAMA_PULL_API.search(w) for w in words)):
+        if words[:2] in (["ollama", "pull"], ["ollama", "run"]) or (
+            words[:1] == ["curl"] and any(_OLLAMA_PULL_API.search(w) for w in words)
+        ):
             if _sleep_only_wait(commands[:i]):
                 return ", and `sleep` is all that waits for the server before the pull, so a slow start fails it too"
             return ""

@@ -67,13 +67,14 @@ from policies.kube import (
 from policies.reading.config_map_data import config_maps, names_config_maps
 from policies.reading.container_env import env_config_map
 from policies.reading.flux_substitution import flux_substituted
-from policies.reading.hf_tokens import TOKEN_VARIABLES, token_placeholder
+from policies.reading.hf_tokens import TOKEN_VARIABLES, config_map_fill_ins, own_name, token_placeholder
 from policies.reading.model_ids import offline
 from policies.reading.placeholders import placeholder_in
 from policies.reading.secrets import decoded, secret_values, variables_of_key
 from policies.reading.serving import namespace_of
 
 SECRET_TYPE = "kubernetes:core/v1:Secret"
+CONFIG_MAP_TYPE = "kubernetes:core/v1:ConfigMap"
 # Keys a Secret named for Hugging Face commonly holds the token under (besides the variable names themselves).
 _TOKEN_KEYS = frozenset({"token", "hf_token", "hf-token", "hftoken", "api_token", "api-token", "access_token"})
 _HF_NAME = re.compile(r"(?i)\bhf\b|hf[-_]|hugging")
@@ -346,6 +347,8 @@ def _check_empty_secret(resource: Resource) -> list[str]:
 def _check(resource: Resource, config: dict) -> list[str]:
     if resource.type == SECRET_TYPE:
         return _check_empty_secret(resource)
+    if resource.type == CONFIG_MAP_TYPE:
+        return config_map_fill_ins(resource)
     messages = _token_is_a_secret_name(resource)
     namespace = namespace_of(resource)
     # A fill-in (<hf_token>) is an unrendered placeholder, which the props hold as UNKNOWN for the other rules; this
@@ -425,7 +428,7 @@ POLICY = Policy(
         "Set `valueFrom: {secretKeyRef: {name: hf-token, key: token}}` on the variable (a Secret created out of band), "
         "or remove the variable when the model is public."
     ),
-    resource_types=workload_types(SECRET_TYPE),
+    resource_types=workload_types(SECRET_TYPE, CONFIG_MAP_TYPE),
     check_resource=_check,
     rationale=(
         "An empty HF_TOKEN is read as no token (https://huggingface.co/docs/huggingface_hub/package_reference/"
@@ -479,10 +482,12 @@ def _check_secret(resource: Resource, config: dict) -> list[str]:
     name = str(get(resource.props, "metadata", "name") or "")
     messages: list[str] = []
     read_as = _read_as(resource)
+    raw = as_dict(get(resource.props, "data"))
     for key, value in sorted(_secret_values(resource).items()):
         if not _hf_key(name, key, read_as):
             continue
-        filler = token_placeholder(value)
+        # A data value that is not base64 is read as the author typed it for its own name only (``HF_TOKEN: hf_token``).
+        filler = token_placeholder(value) or own_name(key, raw.get(key) if value is None else value)
         variable = None if filler else _unrendered(value)
         if variable and flux_substituted(resource):
             variable = None  # a Flux Kustomization's postBuild fills it in (policies/reading/flux_substitution.py)

@@ -8,7 +8,8 @@ revision (S17). The careful forms pin the reference (a commit SHA or a tag in th
 ``git checkout <sha>``) or bake the code into the image.
 
 Read in pods that hold a model server or request GPUs (their containers, init containers too), in
-command/args and shell scripts (``sh -c``).
+command/args and shell scripts (``sh -c``); the code fetches (not the bare installs) in every other pod that restarts too
+(session 51: an app in front of the model cloning a default branch, spent set 90 barbaria888/KubeOps-AI@3a157731).
 
 Packages installed at every start by bare name are the same moving reference: ``pip install vllm`` or a Ray
 ``runtime_env`` ``pip: [awscli]`` take whatever the index holds when the pod starts. A range (``>=0.15.7``) moves
@@ -166,9 +167,25 @@ def _serving_containers(resource: Resource) -> list[tuple[str, dict, dict]]:
     ]
 
 
+def _restarting_containers(resource: Resource) -> list[tuple[str, dict, dict]]:
+    """(path, pod spec, container) of the serving pods' containers, then of every other pod that restarts (not a Job's,
+    not restartPolicy Never/OnFailure): a code fetch from a moving reference at start is the same hazard in the app, UI
+    or gateway in front of the model (spent set 90 barbaria888/KubeOps-AI@3a157731 k8s/backend.yaml, init container
+    `git clone --depth 1` of runwhen-contrib/rw-cli-codecollection's default branch in the LLM backend's pod)."""
+    serving = _serving_containers(resource)
+    seen = {id(podspec) for _path, podspec, _container in serving}
+    others = [
+        (path, podspec, container)
+        for path, podspec in pod_specs(resource)
+        if id(podspec) not in seen and not _runs_to_completion(resource, podspec)
+        for container in containers(podspec, init=True)
+    ]
+    return serving + others
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
-    for path, podspec, container in _serving_containers(resource):
+    for path, podspec, container in _restarting_containers(resource):
         for fetch in dict.fromkeys(moving_fetches(_script(container))):
             messages.append(
                 f"{container_label(path, container)}: {fetch}: each restart may run code nobody reviewed; pin the reference or bake the code into the image"
@@ -236,6 +253,12 @@ POLICY = Policy(
         "latest-tag rule (catalogue row 1) and model-revision pinning (S17) exist to prevent."
     ),
 )
+
+
+def restarting_containers(resource: Resource) -> list[tuple[str, dict, dict]]:
+    """(path, pod spec, container) of every container the code-fetch reading covers: serving pods, and every pod that
+    restarts."""
+    return _restarting_containers(resource)
 
 
 def serving_containers(resource: Resource) -> list[tuple[str, dict, dict]]:

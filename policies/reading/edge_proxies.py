@@ -12,7 +12,8 @@ validates against; the fields are read at the projects' tags:
   ``basicAuth`` (:44), ``digestAuth`` (:45) or ``forwardAuth`` (:46), or admits only ``ipAllowList`` /
   ``ipWhiteList`` sources (:35-37). Traefik's own Service (its entry points' load balancer) is installed by its chart,
   not by the model's files: how far a route reaches is unknown from them. Traefik's forwarding timeouts default to
-  none (ServersTransport ``responseHeaderTimeout`` 0), so no S9 default applies.
+  none (ServersTransport ``responseHeaderTimeout`` 0); its entry points' read timeout (60 s) is read by
+  policies/reading/edge_entrypoints.py.
 - **Contour HTTPProxy** (``projectcontour.io/v1``; projectcontour/contour v1.33.6
   ``apis/projectcontour/v1/httpproxy.go``): a root proxy has ``spec.virtualhost`` (``VirtualHost`` :316-360:
   ``fqdn`` :321, ``tls`` :329 with ``secretName`` :450 or ``passthrough`` :465, ``authorization`` :339 an external

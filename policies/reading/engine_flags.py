@@ -130,7 +130,9 @@ def _declared_ports(container: Mapping) -> set[int]:
     return {n for p in ports if (n := port_number(p)) is not None}
 
 
-# Images of other programs (proxies, gateways, web UIs): a container of one named after the engine is not the engine.
+# Images of other programs (proxies, gateways, web UIs, metrics exporters): a container of one named after the engine
+# is not the engine (spent set 88 amey2025/ollama@26c52f4c ollama_deployment_nfs.yaml: sidecar ollama-metrics runs
+# prom/node-exporter:v1.7.0 with probes on Ollama's 11434 misplaced on it).
 _OTHER_PROGRAMS = frozenset(
     {
         "nginx",
@@ -148,6 +150,9 @@ _OTHER_PROGRAMS = frozenset(
         "alpine",
         "curl",
         "socat",
+        "node-exporter",
+        "process-exporter",
+        "dcgm-exporter",
     }
 )
 

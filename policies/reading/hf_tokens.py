@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from policies.framework import Resource, unproven
+from policies.kube import as_dict, get
 from policies.reading.placeholders import placeholder_in
 
 # The variables huggingface_hub reads for the token (constants.py: HF_TOKEN, and the legacy HUGGING_FACE_HUB_TOKEN).
@@ -47,3 +49,29 @@ def token_placeholder(value: object) -> Optional[str]:
     if _WORDS.match(text) and _FILL_IN_WORDS.intersection(re.split(r"[-_]", text)):
         return text
     return placeholder_in(text, ("stringData", "token"))
+
+
+def own_name(key: str, value: object) -> Optional[str]:
+    """The value when it spells its own key's name (``HF_TOKEN: hf_token``, the key written again where the token
+    goes: spent set 86 oscka/rag-llm-k8s@4aae52d6 llm/secret.yaml, labelled S28), else None."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return value.strip() if value.strip().lower().replace("-", "_") == key.lower().replace("-", "_") else None
+
+
+def config_map_fill_ins(resource: Resource) -> list[str]:
+    """Advice on a ConfigMap whose token variable (``HF_TOKEN: insert-your-huggingface-token-here``) is a fill-in, on the
+    ConfigMap itself: the containers that read it are told so by hf_token_not_empty ``_from_config_maps``; the key to fix is here (spent
+    set 76 opea-project/GenAIExamples@d311b85f CodeTrans/kubernetes/intel/cpu/xeon/manifest/codetrans.yaml ConfigMap
+    codetrans-tgi-config, labelled S28 on the ConfigMap)."""
+    messages: list[str] = []
+    for key, value in sorted(as_dict(get(resource.props, "data")).items()):
+        if key in TOKEN_VARIABLES and (filler := token_placeholder(value)):
+            messages.append(
+                unproven(
+                    f"data.{key} holds the fill-in {filler!r}, not a Hugging Face token: a server that reads it sends "
+                    "it as the token and the Hub answers 401 (even for a public model), so the download fails at "
+                    "start; keep the token in a Secret created out of band and read it with valueFrom.secretKeyRef"
+                )
+            )
+    return messages

@@ -5,8 +5,11 @@ starting it: the manifest then shows a local model path (``LLAMA_ARG_MODEL=/mnt/
 ``--model /models/...``) beside the store's coordinates and credentials (``S3_BUCKET``, ``MODEL_KEY``,
 ``AWS_ACCESS_KEY_ID``, ``AWS_ENDPOINT_URL``, ``GCS_BUCKET``, ``AZURE_STORAGE_...``, ``MODEL_URL``), and no volume at
 that path. The copy then lands in the container's writable layer, on the node's disk (held-out set 3,
-nebius/ml-cookbook knative-llamacpp/llamacpp.yml: a 16 GB GGUF from S3). The script is not in the files, so S19
-reports such a download as advice.
+nebius/ml-cookbook knative-llamacpp/llamacpp.yml: a 16 GB GGUF from S3). A GPU container of its image's own
+entrypoint that mounts no volume at all, whose environment names a checkpoint file by its weight format
+(``FILE_NAME=ggml-model-f16.gguf``) beside the store's credentials, fetches it into its own layer too, wherever the
+script puts it (spent set 87 brianlechthaler/llama-k8s generator/generator-a100-deployment.yaml). The script is not
+in the files, so S19 reports such a download as advice.
 """
 
 from __future__ import annotations
@@ -45,6 +48,21 @@ def _env_model_path(container: dict) -> Optional[str]:
     return None
 
 
+# A variable's value that names a checkpoint file by its weight format (FILE_NAME=ggml-model-f16.gguf): the file the
+# start script fetches, its folder unknown.
+_WEIGHT_FILE = re.compile(r"^[\w./-]+\.(gguf|ggml|safetensors)$", re.IGNORECASE)
+
+
+def _env_model_file(container: dict) -> Optional[str]:
+    """A checkpoint file (by its weight format) a variable of the container's environment names, or None."""
+    return next((v for v in env_values(container).values() if _WEIGHT_FILE.match(v.strip())), None)
+
+
+def _no_volume(container: dict) -> bool:
+    """True when the container mounts nothing: whatever its script writes lands in its own writable layer."""
+    return not as_list(container.get("volumeMounts"))
+
+
 def _gpu_wrapped_servers(resource: Any, known: set[int]) -> list[tuple[str, dict, dict, Optional[str]]]:
     """GPU containers no engine reader names, run by their image's own entrypoint (no command), whose environment
     names a local model path (MODEL_PATH=/models/...): a server image built around a start script (spent set 16
@@ -58,6 +76,10 @@ def _gpu_wrapped_servers(resource: Any, known: set[int]) -> list[tuple[str, dict
             if id(container) in known or container.get("command"):
                 continue
             model = _env_model_path(container)
+            if model is None and _no_volume(container):
+                # A checkpoint file named beside the store (spent set 87 brianlechthaler/llama-k8s
+                # generator/generator-a100-deployment.yaml: FILE_NAME ggml-model-f16.gguf, AWS keys, no volume).
+                model = _env_model_file(container)
             if model is not None:
                 out.append((container_label(path, container), podspec, container, model))
     return out
@@ -71,12 +93,15 @@ def image_fetches(resource: Any) -> list[Download]:
     servers += _gpu_wrapped_servers(resource, {id(c) for _, _, c, _ in servers})
     found = []
     for label, podspec, container, model in servers:
-        if not isinstance(model, str) or not model.startswith("/"):
+        if not isinstance(model, str):
+            continue
+        layer = not model.startswith("/") and _WEIGHT_FILE.match(model) is not None and _no_volume(container)
+        if not model.startswith("/") and not layer:
             continue
         variable = _store_variable(container)
-        if variable is None or not lands_on_ephemeral_storage(podspec, container, model):
+        if variable is None or not (layer or lands_on_ephemeral_storage(podspec, container, model)):
             continue
-        folder = posixpath.dirname(model.rstrip("/")) or "/"
+        folder = "its own writable layer (it mounts no volume)" if layer else posixpath.dirname(model.rstrip("/")) or "/"
         why = f"the image's own start script fetches it, as its environment ({variable}) says; the script is not in the files"
         found.append(Download(label, model, podspec, container, folder, "object storage", True, why))
     return found

@@ -59,6 +59,13 @@ def selects(policy: Any, labels: Mapping[str, Any]) -> bool:
     return selector_matches(selector, labels)
 
 
+def selects_every_pod(policy: Any) -> bool:
+    """Whether the policy's podSelector is ``{}`` or absent (every pod of its namespace): a namespace-wide default, no
+    one workload's policy, so a finding of what it leaves out is said on the workload as well."""
+    selector = get(policy.props, "spec", "podSelector")
+    return not isinstance(selector, Mapping) or not (selector.get("matchLabels") or selector.get("matchExpressions"))
+
+
 def isolates(policy: Any, direction: str) -> bool:
     """Whether the policy isolates the pods it selects for ``direction`` ("Ingress" or "Egress")."""
     types = as_list(get(policy.props, "spec", "policyTypes"))

@@ -70,6 +70,15 @@ def _host(target: str) -> str:
     return re.split(r"[:/]", rest, maxsplit=1)[0]
 
 
+_LOOPBACK = re.compile(r"^(?:https?://)?(?:localhost|127\.0\.0\.1|\[::1\])(?::(\d+))?(?:/|$)", re.IGNORECASE)
+
+
+def _loopback_port(target: str) -> int | None:
+    """The port of a proxy_pass URL or upstream server on the pod's loopback (80 when none is written); None else."""
+    m = _LOOPBACK.match(target.strip())
+    return None if m is None else int(m.group(1) or 80)
+
+
 def _upstreams(text: str) -> dict[str, list[str]]:
     """Each ``upstream NAME { ... }`` block's server hosts. The block's end is searched forward from its head, and the
     reading stops at the first head with no closing brace, so an unclosed file costs one pass, not one per head."""
@@ -143,6 +152,7 @@ class Location:
     path: str
     services: tuple[str, ...]
     buffering: str
+    local_ports: tuple[int, ...] = ()  # ports of its loopback targets (localhost, 127.0.0.1, [::1]): a container of the pod
 
 
 def _block_end(text: str, start: int) -> int:
@@ -173,12 +183,15 @@ def proxy_locations(text: str) -> tuple[list[Location], str]:
         end = _block_end(text, m.end() - 1)
         body = text[m.end() : end]
         services: list[str] = []
+        local: list[int] = []
         for target in _PROXY_PASS.findall(body):
             host = _host(target)
             services += [n for h in upstreams.get(host, [host]) if (n := _service(h)) is not None and n not in services]
-        if services:
+            port = _loopback_port(target) if host not in upstreams else None
+            local += [port] if port is not None and port not in local else []
+        if services or local:
             own = _BUFFERING.findall(body)
-            found.append(Location(m.group(2), tuple(services), own[-1] if own else ""))
+            found.append(Location(m.group(2), tuple(services), own[-1] if own else "", tuple(local)))
         pos = end
     outside.append(text[pos:])
     values = _BUFFERING.findall("".join(outside))

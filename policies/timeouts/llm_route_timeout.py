@@ -20,6 +20,10 @@ model (an LLM gateway app of components/serving_apps.toml; an nginx whose mounte
 Service, policies/reading/nginx_conf.py) is a route to an LLM like the model's own; and an OpenShift Route or an
 Ingress whose timeout is below the proxy_read_timeout of the nginx proxy behind it is reported whatever its value: the
 outer layer cuts what the inner one was set to allow (advisory: streams may be short).
+A Traefik IngressRoute or Traefik Ingress is judged by its entry points' respondingTimeouts.readTimeout (60 s unless
+the files' Traefik arguments or chart values set it), an Azure Application Gateway Ingress by its request timeout (30 s
+unless annotated): policies/reading/edge_entrypoints.py has the sources. An app that calls a model by the URL its
+environment gives (policies/reading/model_callers.py; chat UIs left out) is in front of the model too.
 """
 
 from __future__ import annotations
@@ -31,9 +35,11 @@ from components.edge_timeouts import default_seconds
 from policies.framework import Policy, Resource
 from policies.kube import as_dict, as_list, get, metadata_name, pod_specs, split_type
 from policies.reading import edge, litellm
+from policies.reading import edge_entrypoints as entry
 from policies.reading import edge_proxies as proxies
 from policies.reading import route_path as path
 from policies.reading.gateway_apps import app_containers
+from policies.reading.model_callers import model_callers
 from policies.reading.nginx_conf import NginxProxy, nginx_proxies
 from policies.reading.serving import model_servers
 from policies.reading.vllm_args import vllm_servers
@@ -59,7 +65,14 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings = _nginx_in_front(resources, selectors, fronts)
     # Every Service name the set defines (or a controller derives from a workload): a backend outside it is unknown.
     known = set(edge.services_by_name(resources)) | llm
-    context = (edge.services_by_name(resources), edge.backend_configs(resources), edge.ingress_class_controllers(resources))
+    context = (
+        edge.services_by_name(resources),
+        edge.backend_configs(resources),
+        edge.ingress_class_controllers(resources),
+        entry.traefik_entry_timeouts(resources)
+        if any(proxies.is_traefik_route(r) or r.type in path.INGRESS_TYPES for r in resources)
+        else {},
+    )
     pools = {
         p
         for r in resources
@@ -92,6 +105,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             findings += _gcp_backend_policy(r, minimum, llm, pools)
         elif proxies.is_contour_proxy(r):
             findings += _contour(r, minimum, llm, known)
+        elif proxies.is_traefik_route(r):
+            findings += _traefik_route(r, minimum, llm, known, fronts, context[3])
         elif split_type(r.type) == ("route.openshift.io", "Route"):
             findings += _openshift_route(r, minimum, llm, known, fronts)
         elif r.type == litellm.CONFIG_MAP_TYPE:
@@ -141,6 +156,13 @@ def _model_proxies(resources: list[Resource], selectors: dict, llm: set[str]) ->
                 models = sorted(set(proxy.services) & (llm | unwritten))
                 if models:
                     found[service] = ModelProxy(f"nginx proxy {name} to an LLM ({', '.join(models)})", proxy, True)
+    # A workload that calls a model API by the URL its environment gives (policies/reading/model_callers.py: an agent
+    # or gateway app, chat UIs left out) waits on the model for its reply: an edge in front of it cuts that wait as
+    # it would the model's (spent set 88 biswa123642/local-k8s-ai-agent k8s/ingress.yaml, an Application Gateway
+    # Ingress to ai-api, which calls Ollama at OLLAMA_URL).
+    for service, (what, _, caller) in model_callers(resources).items():
+        if caller and service not in llm and service not in found:
+            found[service] = ModelProxy(what, None, True)
     return found
 
 
@@ -385,13 +407,14 @@ def _where(service: str, llm: set[str], fronts: dict[str, ModelProxy] | None = N
 
 
 def _edge_of(ingress: Resource, service: str, port: object, context: tuple) -> tuple[str, edge.EdgeTimeout] | None:
-    """(what the edge is, its timeout for this backend) of an ALB, GKE, NGINX Inc., ingress-nginx or Kong Ingress;
+    """(what the edge is, its timeout for this backend) of an ALB, GKE, NGINX Inc., ingress-nginx, Kong, Application
+    Gateway or Traefik Ingress;
     None otherwise."""
     if path.is_alb_ingress(ingress):
         idle, explicit = path.alb_idle_seconds(ingress)
         return "ALB idle_timeout.timeout_seconds", edge.EdgeTimeout(idle, "set" if explicit else "unset: the ALB's default")
     if edge.is_gce_ingress(ingress):
-        services, configs, _ = context
+        services, configs = context[0], context[1]
         found = edge.gce_backend_timeout(services.get(service), port, configs)
         return ("GKE backend service timeout (BackendConfig timeoutSec)", found) if found is not None else None
     if edge.is_nginx_inc_ingress(ingress, context[2]):
@@ -402,7 +425,46 @@ def _edge_of(ingress: Resource, service: str, port: object, context: tuple) -> t
         return f"{edge.NGINX}/proxy-read-timeout", edge.EdgeTimeout(read, how)
     if edge.is_kong_ingress(ingress):
         return f"Kong read timeout (Service annotation {edge.KONG_READ_TIMEOUT})", edge.kong_read_timeout(context[0].get(service))
+    if entry.is_agic_ingress(ingress):
+        seconds, explicit = entry.agic_request_timeout(ingress)
+        how = "set" if explicit else "unset: Application Gateway's default"
+        return f"Application Gateway {entry.AGIC_REQUEST_TIMEOUT}", edge.EdgeTimeout(seconds, how)
+    if entry.is_traefik_ingress(ingress):
+        seconds, explicit = entry.traefik_read_timeout(entry.ingress_entry_points(ingress), context[3])
+        how = "set" if explicit else _TRAEFIK_UNSET
+        return "Traefik entry point readTimeout", edge.EdgeTimeout(seconds, how)
     return None
+
+
+_TRAEFIK_UNSET = "unset in these files: Traefik's default from v2.11.2 and v3.0 unless its static configuration sets it"
+
+
+def _traefik_route(
+    r: Resource, minimum: float, llm: set[str], known: set[str], fronts: dict[str, ModelProxy], configured: dict[str, float]
+) -> list[tuple[str, str]]:
+    """A Traefik IngressRoute to a model (a proxy in front of one, or a Service the set does not hold) on entry points
+    whose readTimeout, set in the files' Traefik configuration or left at 60 s, is at or below `minimum` or below the
+    proxy_read_timeout of the nginx proxy behind it."""
+    points = entry.route_entry_points(r)
+    seconds, explicit = entry.traefik_read_timeout(points, configured)
+    for service in proxies.traefik_edge(r, []).services:
+        inner = _inner(service, fronts)
+        if service not in llm and service in known and service not in fronts:
+            continue
+        if seconds > minimum and (inner is None or inner <= seconds):
+            continue
+        state = "" if explicit else f" ({_TRAEFIK_UNSET})"
+        shown = f"entry points {', '.join(points)}" if points else "every entry point"
+        return [
+            (
+                r.name,
+                f"IngressRoute {metadata_name(r.props)} on {shown}: Traefik's respondingTimeouts.readTimeout "
+                f"{path.fmt(seconds)}{state} {_where(service, llm, fronts)} ends every request still answering after "
+                f"{path.fmt(seconds)} from its start (a streamed generation included, HTTP/1.1){_undercut(service, fronts, seconds)}; "
+                f"set the entry point's transport.respondingTimeouts.readTimeout above the longest request",
+            )
+        ]
+    return []
 
 
 def _ingress(
@@ -432,6 +494,10 @@ def _ingress(
         t = path.fmt(timeout.seconds)
         if what.startswith("GKE"):
             cut = f"cuts every response that takes longer than {t} in all (a streamed generation included)"
+        elif what.startswith("Traefik"):
+            cut = f"ends every request still answering {t} after its start (a streamed generation included, HTTP/1.1)"
+        elif what.startswith("Application Gateway"):
+            cut = f"fails a request whose backend has not answered within {t} (a long prefill, a non-streamed reply)"
         else:  # the ALB's idle timeout, nginx's proxy_read_timeout and Kong's read_timeout count the time between two bytes
             cut = f"cuts a request that sends no byte for {t} (a long prefill, a non-streamed reply)"
         value = t[:-1] if what.startswith("ALB") else t

@@ -100,6 +100,7 @@ from policies.vllm.option_values import (
     one_argument,
     value_missing,
     value_refused,
+    word_after_flag,
 )
 from policies.vllm.serve_command import serve_missing
 from policies.vllm.serve_model_tag_release import model_tag_finding, serve_written, shown_image, tag_regime
@@ -530,6 +531,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             if table is not None:
                 judged = Judged(*_release(server), server.row.name, server.row.display, server.image, _moving(server))
                 messages += [value_refused(o, v, judged) for o, v in explicit_values(own) if o.replace("_", "-") not in allowed]
+                messages += word_after_flag(own, judged)
                 # from the runtime's last argument: an option of it left without a value by the predictor's first
                 pairs = missing_values(server.tokens[max(server.own_from - 1, 0) :]) if server.strings else []
                 tail = server.appended_after if server.tokens[-1:] == [server.appended_after] else None

@@ -243,3 +243,53 @@ def all_strings(container: dict) -> bool:
     return all(
         all(isinstance(a, str) for a in v) for v in (container.get("command"), container.get("args")) if isinstance(v, list)
     )
+
+
+# What each parser does with a boolean word written as the next argument after a flag that takes no value: argparse
+# keeps it as a positional (vLLM's api_server module and SGLang's launch_server read none; `vllm serve` already has its
+# model tag) and exits with "unrecognized arguments: true" (CPython Lib/argparse.py parse_args); clap 4 exits with
+# "unexpected argument 'true' found" (TGI's launcher and TEI's router declare no positional). Spent set 93
+# cc-automation-projects/voicegraph-autonomous-agent infra/k8s/vllm-deployment.yaml: '--enable-prefix-caching' 'true'
+# on vllm/vllm-openai:v0.6.1, whose flag takes no value (components/vllm_cli_flags.json `flags`), labelled S38 blocking.
+_STRAY_WORD = {
+    "vllm": "argparse keeps it as a positional argument and exits with 'unrecognized arguments: {word}'",
+    "sglang": "argparse keeps it as a positional argument and exits with 'unrecognized arguments: {word}'",
+    "tgi": "clap exits with \"unexpected argument '{word}' found\"",
+    "tei": "clap exits with \"unexpected argument '{word}' found\"",
+}
+_STRAY_BOOLEANS = frozenset({"true", "false", "yes", "no", "on", "off"})
+
+
+def word_after_flag(tokens: list[str], server: Judged) -> list[str]:
+    """``--flag true`` (two arguments) for a flag that takes no value: the word is a stray argument and the server
+    exits before serving. Mandatory where the image names a release read whose parser has the flag take no value;
+    advice where it names none and every release read that has the flag has it take no value."""
+    parser = _STRAY_WORD.get(server.engine)
+    if parser is None or not server.table.no_value:
+        return []
+    found: list[str] = []
+    for option, word in zip(tokens, tokens[1:]):
+        if is_shell_operator(option) or option == "--":
+            break
+        if not option.startswith("--") or "=" in option or word.lower() not in _STRAY_BOOLEANS:
+            continue
+        table, release, bounds = server.table, server.release, server.bounds
+        refused = parser.format(word=word)
+        fix = f"write {option} alone (or its --no- form, where the release has one), or drop {word}"
+        if bounds:
+            if all(table.takes_no_value(option, bound) for bound in bounds):
+                found.append(
+                    f"{option} {word}: {option} takes no value in {server.name} {release} (image {server.image}), so "
+                    f"{refused} and the server never starts; {fix}"
+                )
+            continue
+        having = table.releases_with(option)
+        if having and all(table.takes_no_value(option, r) for r in having):
+            found.append(
+                unproven(
+                    f"{option} {word}: {option} takes no value in every {server.name} release read that has it "
+                    f"({table.span(having)}), and image {server.image} names none of them; if its {server.name} is one "
+                    f"of them, {refused} and the server never starts; {fix}"
+                )
+            )
+    return found

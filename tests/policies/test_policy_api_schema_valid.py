@@ -353,3 +353,69 @@ def test_the_kept_form_of_the_definitions_reads_as_the_file() -> None:
     kept = core_schema._Definitions(core_schema._packed(data)["definitions"])
     assert all(kept.get(name) == definition for name, definition in data["definitions"].items())
     assert kept.get("io.k8s.no.such.Definition", {}) == {}
+
+
+def test_a_sops_encrypted_secret_is_read_as_the_cluster_sees_it():
+    """Spent set 95 tpural/flux@3f85be5136a5040822c7faf9f5fe6b27adbe9efd apps/openwebui/secret.yaml (trimmed): Flux
+    decrypts the file before applying it, which removes the top-level sops block (getsops/sops v3.9.0
+    stores/stores.go L28); at base S26 blocked `sops` as an unknown field of Secret. A `sops` key that is no SOPS block
+    (no mac, lastmodified or version) is still an unknown field."""
+    from policy_fixtures import found_by
+
+    secret = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "openwebui-secret", "namespace": "openwebui"},
+        "type": "Opaque",
+        "stringData": {"WEBUI_SECRET_KEY": "ENC[AES256_GCM,data:hrpL,iv:r0Wz,tag:oWTp,type:str]"},
+        "sops": {
+            "age": [{"recipient": "age1s6em2an08sfhsrrf"}],
+            "lastmodified": "2025-10-07T05:43:15Z",
+            "mac": "ENC[AES256_GCM,data:tk]",
+            "version": "3.8.1",
+        },
+    }
+    assert found_by([secret], "api-schema-valid") == []
+    stray = {**secret, "sops": {"note": "encrypt me"}}
+    assert [level for level, _ in found_by([stray], "api-schema-valid")] == ["mandatory"]
+
+
+def test_cidr_fields_the_api_server_parses():
+    """Spent set 94 ricardolins/akamai_inference_cloud kubernetes/vllm/service.yaml: loadBalancerSourceRanges holds the
+    literal ALLOWED_ADMIN_CIDR_PLACEHOLDER, refused by ValidateService ("must be a list of IP ranges", kubernetes
+    pkg/apis/core/validation/validation.go); the pack reads that placeholder as unknown (S27 reports it), so the form
+    here is a word no placeholder reader knows (advice: a tool may replace it). A bare address is refused (net.ParseCIDR
+    needs /n), and a NetworkPolicy ipBlock.cidr the same way (ValidateIPBlock). Valid ranges, IPv6 and templated values
+    are silent."""
+    from policy_fixtures import found_by
+
+    def service(ranges):
+        return {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {"name": "vllm"},
+            "spec": {
+                "type": "LoadBalancer",
+                "selector": {"app": "vllm"},
+                "ports": [{"port": 80}],
+                "loadBalancerSourceRanges": ranges,
+            },
+        }
+
+    ((level, message),) = found_by([service(["office-range"])], "api-schema-valid")
+    assert level == "advisory" and "spec.loadBalancerSourceRanges[0]" in message and "fill-in" in message, message
+    ((level, message),) = found_by([service(["203.0.113.7"])], "api-schema-valid")
+    assert level == "mandatory" and "is not a CIDR" in message
+    assert found_by([service(["203.0.113.0/24", " 10.0.0.0/8", "2001:db8::/32", "${ADMIN_CIDR}"])], "api-schema-valid") == []
+    policy = {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": {"name": "p"},
+        "spec": {
+            "podSelector": {},
+            "policyTypes": ["Egress"],
+            "egress": [{"to": [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8", "169.254.169.254"]}}]}],
+        },
+    }
+    ((level, message),) = found_by([policy], "api-schema-valid")
+    assert level == "mandatory" and "spec.egress[0].to[0].ipBlock.except[1]" in message

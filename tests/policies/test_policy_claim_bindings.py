@@ -154,3 +154,40 @@ def test_a_claim_the_volume_satisfies_or_a_reserved_volume_is_silent():
     unclassed = _claim("c", volumeName="model-cache-pv")
     assert found_by([_volume(storageClassName="manual"), unclassed, default], G83) == []
     assert found_by([GUIDE_CLAIM], G83) == []
+
+
+# A claim with no volumeName and no class, meant for a class-less PersistentVolume of the run (session 51): spent set 86
+# cuongtop4598/chatbot-ui k8s/ollama-pvc.yaml (hostPath PV ollama-models-pv, 150Gi ReadWriteOnce, and claim
+# ollama-models-pvc with neither class nor volumeName) and set 89 doublefix/OpsFlow deploy/deepseek_r1_pvc_model.yaml
+# (NFS PV labelled app: model-deepseek-r1-671b, the claim picks it by selector), both labelled G83.
+def test_a_claim_with_no_class_meant_for_a_volume_with_none_is_advice():
+    ((level, message),) = found_by([GUIDE_PV, _claim("model-cache-pvc", resources={"requests": {"storage": "500Gi"}})], G83)
+    assert level == "advisory"
+    assert message.startswith(
+        "spec: the claim states no storageClassName and no volumeName, and PersistentVolume model-cache-pv (no storage "
+        "class) is the volume it matches;"
+    )
+    assert "a fresh, empty volume of that class is provisioned instead" in message
+    labelled = _volume(storageClassName="")
+    labelled["metadata"]["labels"] = {"app": "model"}
+    picker = _claim("model-cache-pvc", selector={"matchLabels": {"app": "model"}})
+    ((level, message),) = found_by([labelled, picker], G83)
+    assert level == "advisory" and "by its selector" in message and "stays Pending" in message
+
+
+def test_a_claim_with_a_class_or_that_no_class_less_volume_fits_is_silent():
+    assert found_by([GUIDE_PV, _claim("c", storageClassName="")], G83) == []
+    assert found_by([_volume(storageClassName="manual"), _claim("c")], G83) == []
+    assert found_by([GUIDE_PV, _claim("c", resources={"requests": {"storage": "1Ti"}})], G83) == []
+    assert found_by([_volume(claimRef={"name": "other"}), _claim("c")], G83) == []
+    picky = _claim("c", selector={"matchLabels": {"app": "other"}})
+    assert found_by([GUIDE_PV, picky], G83) == []
+    default = {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": {"name": "gp3", "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+        "provisioner": "ebs.csi.aws.com",
+    }
+    # A default class of the files is what admission gives the claim: still not the volume's (said by name).
+    ((level, message),) = found_by([GUIDE_PV, _claim("c", resources={"requests": {"storage": "500Gi"}}), default], G83)
+    assert level == "advisory" and "admission gives the claim the default class gp3 of the files" in message

@@ -303,4 +303,76 @@ def test_g33_reads_a_namespace_less_policy_as_maybe():
     del floating["metadata"]["namespace"]
     found = found_by([deny, floating, _VLLM], "egress-allows-model-download")
     assert found and all(level == "advisory" for level, _ in found)
-    assert [lv for lv, _ in found_by([deny, _VLLM], "egress-allows-model-download")] == ["mandatory"]
+    # On the namespace-wide policy, and (session 51) as advice on the server's workload too.
+    assert sorted(lv for lv, _ in found_by([deny, _VLLM], "egress-allows-model-download")) == ["advisory", "mandatory"]
+
+
+# Session 51: spent set 88 amey2025/ollama@26c52f4c7eacd4bbae78893b28b649128a08eea0 network_policy_ollama.yaml allows
+# UDP/TCP 53 only to kube-system pods labelled app: kube-dns, while CoreDNS's pods carry k8s-app: kube-dns
+# (coredns/deployment coredns-1.14.0 kubernetes/coredns.yaml.sed:89-90; coredns/helm coredns-1.46.2
+# charts/coredns/templates/deployment.yaml:44-49 k8s-app, app.kubernetes.io/name, app.kubernetes.io/instance); the Ollama
+# server (no model at start) pulls from the Ollama library when a client asks. Labelled G81 on the NetworkPolicy.
+_OLLAMA = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "ollama", "namespace": _NS},
+    "spec": {
+        "selector": {"matchLabels": {"app": "ollama"}},
+        "template": {
+            "metadata": {"labels": {"app": "ollama"}},
+            "spec": {
+                "containers": [
+                    {"name": "ollama", "image": "ollama/ollama:0.12.6", "ports": [{"containerPort": 11434, "name": "http"}]}
+                ]
+            },
+        },
+    },
+}
+
+
+def _ollama_policy(dns_pods: dict) -> dict:
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": {"name": "ollama-network-policy", "namespace": _NS},
+        "spec": {
+            "podSelector": {"matchLabels": {"app": "ollama"}},
+            "policyTypes": ["Ingress", "Egress"],
+            "egress": [
+                {
+                    "to": [
+                        {
+                            "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
+                            "podSelector": {"matchLabels": dns_pods},
+                        }
+                    ],
+                    "ports": _UDP_TCP_53,
+                }
+            ],
+        },
+    }
+
+
+def test_dns_pods_selected_by_a_label_coredns_does_not_carry_reach_no_dns():
+    ((level, message),) = found_by([_ollama_policy({"app": "kube-dns"}), _OLLAMA], "egress-allows-dns")
+    assert level == "advisory"  # the pulls happen when a client asks, not at start
+    assert "its rule to port 53 selects pods app=kube-dns in kube-system, a label the cluster DNS pods do not carry" in message
+    assert "container ollama pulls models from the Ollama library" in message
+
+
+def test_dns_pods_selected_by_their_own_labels_are_reached():
+    for labels in ({"k8s-app": "kube-dns"}, {"k8s-app": "coredns"}, {"app.kubernetes.io/name": "coredns"}):
+        assert found_by([_ollama_policy(labels), _OLLAMA], "egress-allows-dns") == [], labels
+
+
+def test_an_ollama_server_pulling_at_run_time_with_no_https_egress_is_g33_advice():
+    # The same set-88 policy: egress to DNS (here the right pods) and nothing outside on 443.
+    policy = _ollama_policy({"k8s-app": "kube-dns"})
+    ((level, message),) = found_by([policy, _OLLAMA], "egress-allows-model-download")
+    assert level == "advisory"
+    assert "(container ollama: Ollama, started with no model)" in message
+    assert "gets its models from the Ollama library (pulled at run time) when a client asks" in message
+    # A rule reaching outside on 443: silent; a client container of Ollama (Open WebUI) is no server: silent.
+    internet = _with_rule(policy, {"to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}], "ports": [{"port": 443}]})
+    assert found_by([internet, _OLLAMA], "egress-allows-model-download") == []
+    assert found_by([policy, _PROXY], "egress-allows-model-download") == []

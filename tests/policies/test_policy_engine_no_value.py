@@ -101,3 +101,23 @@ def test_a_refused_value_that_is_no_boolean_word_is_not_printed():
     assert "--enforce-eager=<value>: --enforce-eager takes no value" in text
     assert "--disable-log-stats=<value>" in text and "'--api-key <value>' is one argument" in text
     assert "TOKENVALUE42" not in text and "XYZSECRET" not in text and "ONEARG" not in text
+
+
+def test_a_boolean_word_after_a_flag_is_a_stray_argument():
+    """Spent set 93 cc-automation-projects/voicegraph-autonomous-agent infra/k8s/vllm-deployment.yaml:
+    '--enable-prefix-caching' 'true' on vllm/vllm-openai:v0.6.1, whose flag takes no value there (the table's `flags`),
+    so argparse exits with 'unrecognized arguments: true' (labelled S38 blocking). The careful forms stay silent: the
+    flag alone, a value option followed by a word, and a moving tag is advice."""
+    manifest = _deployment("vllm/vllm-openai:v0.6.1", [*ARGS, "--enable-prefix-caching", "true"])
+    stray = [(level, m) for level, m in found_by([manifest], FLAGS) if "--enable-prefix-caching true" in m]
+    assert [level for level, _ in stray] == ["mandatory"], stray
+    assert "unrecognized arguments: true" in stray[0][1]
+    assert not [
+        m
+        for _, m in found_by([_deployment("vllm/vllm-openai:v0.6.1", [*ARGS, "--enable-prefix-caching"])], FLAGS)
+        if " true" in m
+    ]
+    value_option = _deployment("vllm/vllm-openai:v0.6.1", ["--model", "/models/qwen", "--served-model-name", "true"])
+    assert not [m for _, m in found_by([value_option], FLAGS) if "positional" in m]
+    moving = _deployment("vllm/vllm-openai:latest", [*ARGS, "--enforce-eager", "false"])
+    assert [level for level, m in found_by([moving], FLAGS) if "--enforce-eager false" in m] == ["advisory"]

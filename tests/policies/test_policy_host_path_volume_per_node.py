@@ -278,3 +278,21 @@ def test_read_only_device_paths_of_a_serving_pod_stay_silent():
         claims.append(claim)
     pod["volumes"] = [{"name": n, "persistentVolumeClaim": {"claimName": f"{n}-pvc", "readOnly": True}} for n in ("dri", "ib")]
     assert _found(server, *claims, *pvs) == []
+
+
+def test_one_reader_of_a_model_named_host_path_is_advice_on_the_volume():
+    """Session 51: donggi22/Capa-Agent k8s/05-agent.yaml (spent set 83, labelled G31): PV model-gguf-pv, hostPath
+    /model-gguf, no nodeAffinity, mounted read-only by an agent (no model server image) that loads the GGUF in-process.
+    The same pod writing there (its own data) stays silent, as does a read-only folder not named for models."""
+    agent = _deployment(1)
+    agent["spec"]["template"]["spec"] = _pod("ghcr.io/example/capa-agent:latest")
+    agent["spec"]["template"]["spec"]["containers"][0]["volumeMounts"][0]["readOnly"] = True
+    ((level, where, message),) = _found(agent, _claim(), _pv())
+    assert level == "advisory" and where.endswith("PersistentVolume/models-pv")
+    assert message.startswith("spec.hostPath /opt/models has no nodeAffinity and its claim default/models-pvc is mounted")
+    writer = _deployment(1)
+    writer["spec"]["template"]["spec"] = _pod("ghcr.io/example/capa-agent:latest")
+    assert _found(writer, _claim(), _pv()) == []
+    data = _pv()
+    data["spec"]["hostPath"]["path"] = "/srv/app-data"
+    assert _found(agent, _claim(), data) == []

@@ -164,3 +164,64 @@ def test_exemption_with_reason():
     props["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"] = 60.0
     props["metadata"]["annotations"] = {"llm-serving.io/exempt-llm-hpa-behavior": "batch model, cost first"}
     assert messages(POLICY, isvc(), resource(HPA_TYPE, props), pool()) == []
+
+
+def test_a_queue_named_for_vllm_does_not_make_its_consumer_a_model_server():
+    """Spent set 93 xinhangl44-blip/llm-inference-optimization k8s/keda-scaler.yaml (trimmed): a redis-streams trigger on
+    stream vllm_task_stream scales Deployment vllm-consumer (image vllm-consumer:v1, no GPU, no engine) with a 30 s
+    scale-down window; the word in a stream name is no vLLM series, so S8's blocking window check stays silent. A
+    Prometheus trigger whose query reads vllm:num_requests_waiting still marks its target as an LLM server."""
+    from policy_fixtures import found_by
+
+    consumer = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "vllm-consumer", "namespace": "default"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "vllm-consumer"}},
+            "template": {
+                "metadata": {"labels": {"app": "vllm-consumer"}},
+                "spec": {"containers": [{"name": "consumer", "image": "vllm-consumer:v1"}]},
+            },
+        },
+    }
+    scaler = {
+        "apiVersion": "keda.sh/v1alpha1",
+        "kind": "ScaledObject",
+        "metadata": {"name": "vllm-consumer-scaler", "namespace": "default"},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "vllm-consumer"},
+            "minReplicaCount": 1,
+            "maxReplicaCount": 5,
+            "advanced": {"horizontalPodAutoscalerConfig": {"behavior": {"scaleDown": {"stabilizationWindowSeconds": 30}}}},
+            "triggers": [
+                {
+                    "type": "redis-streams",
+                    "metadata": {
+                        "host": "redis-headless.default.svc.cluster.local",
+                        "stream": "vllm_task_stream",
+                        "consumerGroup": "vllm_inference_group",
+                        "lagCount": "3",
+                    },
+                }
+            ],
+        },
+    }
+    assert [f for f in found_by([consumer, scaler], "llm-hpa-behavior") if f[0] == "mandatory"] == []
+    prometheus = {
+        **scaler,
+        "spec": {
+            **scaler["spec"],
+            "triggers": [
+                {
+                    "type": "prometheus",
+                    "metadata": {
+                        "serverAddress": "http://prometheus:9090",
+                        "query": "sum(vllm:num_requests_waiting)",
+                        "threshold": "5",
+                    },
+                }
+            ],
+        },
+    }
+    assert any(level == "mandatory" for level, _ in found_by([consumer, prometheus], "llm-hpa-behavior"))

@@ -60,8 +60,58 @@ def test_ollama_scraped_by_a_service_monitor_is_advice():
         "metadata": {"name": "ollama", "namespace": "llm"},
         "spec": {"selector": {"matchLabels": {"app": "ollama"}}, "endpoints": [{"port": "http", "path": "/metrics"}]},
     }
-    ((level, message),) = found_by([_deployment(OLLAMA, name="ollama"), service, monitor], POLICY)
-    assert level == "advisory" and "serves no Prometheus metrics at all" in message
+    found = found_by([_deployment(OLLAMA, name="ollama"), service, monitor], POLICY)
+    # Said on the workload and on the monitor, whose endpoint is the field to change (session 51).
+    assert len(found) == 2 and all(level == "advisory" for level, _ in found)
+    assert all("serves no Prometheus metrics at all" in message for _, message in found)
+    assert found[1][1].endswith("(pods of Deployment ollama)")
+
+
+# Spent set 88 amey2025/ollama@26c52f4c7eacd4bbae78893b28b649128a08eea0: prometheus_service_monitor.yaml selects
+# app: ollama, which Service ollama (ollama_deployment_nfs.yaml) carries only as its spec.selector (no metadata.labels),
+# and scrapes its port http (11434, Ollama's API); the pod's sidecar ollama-metrics is prom/node-exporter on 9100 with
+# probes on 11434 misplaced on it. Labelled S64 on the ServiceMonitor; the pod's prometheus.io/port 9100 is a trap.
+def _set88():
+    ollama = _deployment(OLLAMA, {"prometheus.io/scrape": "true", "prometheus.io/port": "9100"}, name="ollama")
+    probe = {"httpGet": {"path": "/", "port": 11434}}
+    exporter = {
+        "name": "ollama-metrics",
+        "image": "prom/node-exporter:v1.7.0",
+        "args": ["--path.procfs=/host/proc", "--collector.processes"],
+        "ports": [{"containerPort": 9100, "name": "metrics"}],
+        "livenessProbe": probe,
+        "readinessProbe": probe,
+    }
+    ollama["spec"]["template"]["spec"]["containers"].append(exporter)
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "ollama", "namespace": "llm"},
+        "spec": {
+            "selector": {"app": "ollama"},
+            "ports": [{"name": "http", "port": 11434, "targetPort": 11434}, {"name": "metrics", "port": 9100}],
+        },
+    }
+    monitor = {
+        "apiVersion": "monitoring.coreos.com/v1",
+        "kind": "ServiceMonitor",
+        "metadata": {"name": "ollama-metrics", "namespace": "monitoring"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "ollama"}},
+            "namespaceSelector": {"matchNames": ["llm"]},
+            "endpoints": [{"port": "http", "path": "/metrics"}],
+        },
+    }
+    return ollama, service, monitor
+
+
+def test_a_monitor_written_for_the_service_by_its_selector_is_said_on_the_monitor_only():
+    ((level, message),) = found_by(list(_set88()), POLICY)
+    assert level == "advisory" and "ServiceMonitor ollama-metrics scrapes port 11434 of this Ollama server" in message
+    # Through the exporter's port it is silent: the node-exporter sidecar is no Ollama server.
+    ollama, service, monitor = _set88()
+    monitor["spec"]["endpoints"] = [{"port": "metrics", "path": "/metrics"}]
+    assert found_by([ollama, service, monitor], POLICY) == []
 
 
 def test_careful_forms_stay_silent():

@@ -80,3 +80,58 @@ def test_the_spent_init_script_fires_relative_to_the_working_dir():
 def test_pinned_script_and_a_script_not_run_stay_silent():
     assert _script_findings(_objs(_PINNED)) == []
     assert _script_findings(_objs(_MOVING, run="echo ready")) == []
+
+
+def test_the_config_map_that_holds_the_script_is_told_too():
+    # Spent set 82 labels ConfigMap/tgi (the script is written there): script-map-code-pinned says it on the ConfigMap.
+    found = found_by(_objs(_MOVING), "script-map-code-pinned")
+    assert [e for e, _ in found] == ["advisory", "advisory"]
+    assert found[0][1] == (
+        "key init_quant.sh (run as /root/config/init_quant.sh by container init-tgi of Deployment tgi) clones a "
+        "repository's default branch (git clone with no --branch tag or checkout of a commit) at every start: each "
+        "restart may run code nobody reviewed; pin the reference (a tag or commit) in the script, or bake the code into "
+        "the image"
+    )
+    assert "installs git+https://github.com/huggingface/optimum-habana.git without a pinned ref" in found[1][1]
+    assert found_by(_objs(_PINNED), "script-map-code-pinned") == []
+    assert found_by(_objs(_MOVING, run="echo ready"), "script-map-code-pinned") == []
+    assert found_by(_objs(_MOVING)[:1], "script-map-code-pinned") == []  # no pod runs it among the files
+
+
+def test_an_app_pod_that_clones_a_default_branch_at_start():
+    # Spent set 90: barbaria888/KubeOps-AI k8s/backend.yaml@3a157731, the LLM backend's init container (no model server,
+    # no GPU) clones runwhen-contrib/rw-cli-codecollection's default branch into an emptyDir at every start.
+    clone = "git clone --depth 1 https://github.com/runwhen-contrib/rw-cli-codecollection.git /opt/runwhen && chown -R 1000:1000 /opt/runwhen"
+    backend = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "backend"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "backend"}},
+            "template": {
+                "metadata": {"labels": {"app": "backend"}},
+                "spec": {
+                    "initContainers": [
+                        {"name": "fetch-runwhen-skills", "image": "alpine/git:latest", "command": ["sh", "-c", clone]}
+                    ],
+                    "containers": [{"name": "backend", "image": "hardik0811/kubeops-ai-backend:latest"}],
+                },
+            },
+        },
+    }
+    [(level, message)] = found_by([backend], "serving-code-pinned")
+    assert level == "advisory"
+    assert message.startswith("container fetch-runwhen-skills: clones a repository's default branch")
+    pinned = clone.replace("--depth 1", "--depth 1 --branch v0.0.9")
+    backend["spec"]["template"]["spec"]["initContainers"][0]["command"][2] = pinned
+    assert found_by([backend], "serving-code-pinned") == []
+    # a Job runs once per run: not this reading's
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "once"},
+        "spec": {"template": backend["spec"]["template"]},
+    }
+    job["spec"]["template"]["spec"]["initContainers"][0]["command"][2] = clone
+    job["spec"]["template"]["spec"]["restartPolicy"] = "Never"
+    assert found_by([job], "serving-code-pinned") == []

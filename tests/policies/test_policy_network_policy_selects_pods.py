@@ -111,3 +111,37 @@ def test_a_match_expressions_selector_is_read_as_its_labels():
     ((level, name, message),) = _found(expressions, VLLM)
     assert (level, name) == ("advisory", "NetworkPolicy/vllm-allow")
     assert "matches no pod of namespace vllm in the files" in message
+
+
+# Session 51: spent set 88 amey2025/ollama@26c52f4c7eacd4bbae78893b28b649128a08eea0 network_policy_ollama_web.yaml
+# selects app: openwebui while openwebui_deployment.yaml labels the Open WebUI pods app: open-webui (namespace ollama,
+# where the Ollama server runs). Labelled G33 on the NetworkPolicy.
+def _webui(label):
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "open-webui", "namespace": "vllm"},
+        "spec": {
+            "selector": {"matchLabels": {"app": label}},
+            "template": {
+                "metadata": {"labels": {"app": label}},
+                "spec": {"containers": [{"name": "open-webui", "image": "ghcr.io/open-webui/open-webui:0.6.36"}]},
+            },
+        },
+    }
+
+
+def test_a_selector_spelling_another_pods_label_value_otherwise_is_advice():
+    policy = _policy("openwebui-network-policy", {"matchLabels": {"app": "openwebui"}})
+    ((level, name, message),) = _found(policy, _webui("open-webui"), VLLM)
+    assert (level, name) == ("advisory", "NetworkPolicy/openwebui-network-policy")
+    assert "while Deployment open-webui there runs pods labelled app=open-webui, the same value spelt otherwise" in message
+
+
+def test_a_selector_matching_the_pods_or_naming_an_unrelated_value_is_silent():
+    policy = _policy("openwebui-network-policy", {"matchLabels": {"app": "openwebui"}})
+    assert _found(policy, _webui("openwebui"), VLLM) == []
+    other = _policy("frontend", {"matchLabels": {"app": "frontend"}})
+    assert _found(other, _webui("open-webui"), VLLM) == []
+    # No model server in the namespace: not judged.
+    assert _found(policy, _webui("open-webui")) == []

@@ -352,6 +352,10 @@ def test_an_env_secret_written_as_an_envsubst_variable_is_advice(tmp_path, capsy
         ("ACCESS_TOKEN_TTL", "3600"),
         ("API_KEY_HEADER", "Authorization"),
         ("PASSWORD_MIN_LENGTH", "12"),
+        # A quantity per key written as a number: spent set 93 dios07022004-coder/ai-generation-api k8s/configmap.yaml
+        # (session 51: a mandatory G35 at base its labeller did not label).
+        ("RATE_LIMIT_PER_API_KEY", "120"),
+        ("MAX_API_KEYS", "5"),
     ],
 )
 def test_a_secret_named_switch_or_path_is_no_credential(name, value):
@@ -367,6 +371,9 @@ def test_a_secret_named_variable_with_a_value_still_fires():
     ]
     assert messages(POLICY, with_env({"name": "DB_PASSWORD", "value": "trueblue42"})) == [literal("DB_PASSWORD")]
     assert messages(POLICY, with_env({"name": "HF_HUB_TOKEN", "value": "10"})) == [literal("HF_HUB_TOKEN")]
+    # digits under a password name with no quantity word stay a credential; a quantity word with a non-number too
+    assert messages(POLICY, with_env({"name": "ADMIN_PASSWORD", "value": "123456"})) == [literal("ADMIN_PASSWORD")]
+    assert messages(POLICY, with_env({"name": "RATE_LIMIT_API_KEY", "value": "k3yZ9pQ"})) == [literal("RATE_LIMIT_API_KEY")]
     # A description word inside the name (not last) keeps the finding: TYPE_PASSWORD, SCHEME_SECRET.
     assert messages(POLICY, with_env({"name": "SCHEME_SECRET", "value": "AEm8dhQuIKaRBwqh"})) == [literal("SCHEME_SECRET")]
 

@@ -224,3 +224,24 @@ def test_short_timeouts_stay_silent() -> None:
     # a slow /health under load: a minute's timeout, three minutes in all
     assert found_by([_timed_guide("readinessProbe", periodSeconds=10, timeoutSeconds=60)], G76) == []
     assert found_by([_timed_guide("livenessProbe", periodSeconds=30, timeoutSeconds=60, failureThreshold=5)], G76) == []
+
+
+# Spent set 89: helixml/llms-on-k8s vllm/llama-deployment.yaml (labelled G76): a vLLM livenessProbe with
+# initialDelaySeconds 1800000. The kubelet skips a probe until the container has run initialDelaySeconds
+# (kubernetes/kubernetes pkg/kubelet/prober/worker.go@00421113e1c6 doProbe :271-274), liveness starting at Success.
+def test_liveness_initial_delay_of_weeks_does_not_restart_a_hung_server() -> None:
+    found = found_by([_timed_guide("livenessProbe", initialDelaySeconds=1800000, periodSeconds=10)], G76)
+    assert [e for e, _ in found] == ["advisory"]
+    assert "livenessProbe initialDelaySeconds 1800000 (about 21 days)" in found[0][1]
+    assert "not restarted before then" in found[0][1]
+
+
+def test_readiness_initial_delay_of_hours_keeps_the_pod_out_of_its_service() -> None:
+    found = found_by([_timed_guide("readinessProbe", initialDelaySeconds=7200, periodSeconds=10)], G76)
+    assert [e for e, _ in found] == ["advisory"]
+    assert "readinessProbe initialDelaySeconds 7200 (about 2 h)" in found[0][1]
+
+
+def test_initial_delay_of_minutes_stays_silent() -> None:
+    # vLLM's production-stack and most guides wait minutes before the first liveness check: not this row's.
+    assert found_by([_timed_guide("livenessProbe", initialDelaySeconds=600, periodSeconds=10)], G76) == []

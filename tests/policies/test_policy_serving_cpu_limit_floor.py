@@ -100,11 +100,15 @@ def test_careful_limits_stay_silent():
 
 
 def test_no_gpu_or_a_tensor_parallel_size_beyond_the_pods_gpus():
-    # A container with no GPU (vLLM's CPU backend sizes its threads itself) is not judged; a multi-node TP 16 whose pod
-    # holds 8 GPUs counts the pod's 8 workers: 10 CPUs.
+    # A container with no GPU (vLLM's CPU backend) keeps its API server and engine core busy, the engine core now
+    # computing every token (session 51): below 2 CPUs is advice, 2 is silent; a multi-node TP 16 whose pod holds 8
+    # GPUs counts the pod's 8 workers: 10 CPUs.
     cpu_only = _vllm({"cpu": "1"})
     resources = cpu_only["spec"]["template"]["spec"]["containers"][0]["resources"]
     del resources["limits"]["nvidia.com/gpu"], resources["requests"]["nvidia.com/gpu"]
+    ((level, message),) = found_by([cpu_only], POLICY)
+    assert level == "advisory" and "below the 2 CPUs" in message and "holds no GPU" in message
+    resources["limits"]["cpu"] = "2"
     assert found_by([cpu_only], POLICY) == []
     ((_, message),) = found_by([_vllm({"cpu": "8"}, ["--tensor-parallel-size", "16"], gpus=8)], POLICY)
     assert "is below the 10 CPUs" in message

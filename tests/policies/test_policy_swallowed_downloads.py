@@ -262,3 +262,50 @@ def test_careful_hooks_sidecars_and_server_scripts_stay_silent():
     assert _found(_server(script=polled)) == []
     assert _found(_server(script="set -e\nollama serve &\nsleep 3\nollama pull mistral\nwait\n")) == []
     assert _found(_server(script="ollama serve &\nsleep 3\nollama pull mistral || exit 1\nwait\n")) == []
+
+
+def test_a_pull_behind_a_variable_assignment_is_a_download():
+    # Spent set 51: HaxxonHax/ollama-k8s-RPi ollama/k8s/pull-ollama-models-job.yaml@61b9bbcf, Job pull-ollama-models:
+    # `OLLAMA_HOST=http://ollama:11434 ollama pull "$model"` in a loop after `sleep 10`, then `ollama create`, no set -e.
+    # The assignment before the command name is no command of its own (POSIX Shell Command Language 2.9.1).
+    script = (
+        'sleep 10\nMODELS=(\n  gemma3:1b-it-q4_K_M\n)\nfor model in "${MODELS[@]}"; do\n'
+        '  OLLAMA_HOST=http://ollama:11434 ollama pull "$model"\ndone\ncd /opt/ollama-modelfiles\n'
+        "OLLAMA_HOST=http://ollama:11434 ollama create gemma3:pirate\n"
+    )
+    [(level, message)] = found_by([_job(script, ["/bin/bash", "-c"])], "model-download-fails-loudly")
+    assert level == "advisory"
+    assert message.startswith("container ollama-pull: the script runs on after `ollama pull` with no set -e")
+    assert "`sleep` is all that waits for the server before the pull" in message
+    assert found_by([_job("set -e\n" + script, ["/bin/bash", "-c"])], "model-download-fails-loudly") == []
+
+
+def _hooked(command: list[str]) -> dict:
+    server = {"name": "ollama", "image": "alpine/ollama:latest", "lifecycle": {"postStart": {"exec": {"command": command}}}}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "ollama"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "ollama"}},
+            "template": {"metadata": {"labels": {"app": "ollama"}}, "spec": {"containers": [server]}},
+        },
+    }
+
+
+def test_a_backgrounded_pull_in_a_post_start_hook_is_silent_on_failure():
+    # Spent set 90: barbaria888/KubeOps-AI k8s/ollama.yaml@3a157731, postStart `sleep 5 && ollama pull tinyllama:latest &`:
+    # an asynchronous list's status is zero (POSIX 2.9.3.1), so the hook succeeds whatever the pull does.
+    [(level, message)] = found_by(
+        [_hooked(["/bin/sh", "-c", "sleep 5 && ollama pull tinyllama:latest &"])], "model-download-fails-loudly"
+    )
+    assert level == "advisory"
+    assert message.startswith(
+        "container ollama lifecycle.postStart: the script runs `ollama pull` in the background (`&`) and nothing "
+        "collects its exit status"
+    )
+    assert "the hook succeeds and the container runs on without the model" in message
+    checked = "ollama pull tinyllama:latest & PID=$!; wait $PID || exit 1"
+    assert found_by([_hooked(["/bin/sh", "-c", checked])], "model-download-fails-loudly") == []
+    foreground = "until ollama list; do sleep 1; done; ollama pull tinyllama:latest"
+    assert found_by([_hooked(["/bin/sh", "-c", foreground])], "model-download-fails-loudly") == []

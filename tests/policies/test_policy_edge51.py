@@ -1,0 +1,273 @@
+"""Edges of session 51 (brief edge51): S9 llm-route-timeout-not-default reaches two more edges and the apps that call a
+model, each a generic third-party form that fires and a careful form that stays silent.
+
+- Traefik's entry point read timeout: 60 s by default (traefik/traefik v3.7.9 pkg/config/static/static_config.go:51,
+  :207-210), set as the connection's read deadline and the HTTP server's ReadTimeout (pkg/server/
+  server_entrypoint_tcp.go:270-274, :732), so a request still answering after 60 s is cut. Fires on the form of spent
+  set 80 TheBranchDriftCatalyst/talos-homelab@b57b645c6887a1d39186ce5b2a2fa92c1f9e340b
+  infrastructure/base/gpu-inference/ingressroute.yaml (an IngressRoute on entry point web to the KEDA interceptor);
+  careful: the Traefik container's --entrypoints.web.transport.respondingTimeouts.readTimeout=600s, a k3s
+  HelmChartConfig's valuesContent setting ports.web.transport.respondingTimeouts.readTimeout.
+- Azure Application Gateway: backend request timeout 30 s unless appgw.ingress.kubernetes.io/request-timeout
+  (Azure/application-gateway-kubernetes-ingress 1.9.8 pkg/appgw/backendhttpsettings.go:239,
+  pkg/annotations/ingress_annotations.go:57-58). Fires on spent set 88 biswa123642/local-k8s-ai-agent@
+  aa428151292868cc78e646c5006e46c558764298 k8s/ingress.yaml (an AGIC Ingress to ai-api, which calls Ollama at
+  OLLAMA_URL); careful: the annotation at 600, an Ingress to an app that calls no model.
+- A caller of a model behind an ALB: spent set 86 Trin9/llm-serving-control-plane@
+  45ac2db1c16f6ae99bb380844949bb90144fe3a9 deploy/k8s/aws/ingress.yaml (no idle timeout, the gate calls vLLM at
+  VLLM_URL, whose Service the files leave out); careful: idle_timeout.timeout_seconds=600.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from policy_fixtures import found_by
+
+from components import edge_timeouts
+
+S9 = "llm-route-timeout-not-default"
+
+
+def _deployment(name: str, containers: list[dict], namespace: str = "ai") -> dict:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": containers}},
+        },
+    }
+
+
+def _service(name: str, port: int, target: int, namespace: str = "ai", app: str | None = None) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"selector": {"app": app or name}, "ports": [{"port": port, "targetPort": target}]},
+    }
+
+
+OLLAMA = _deployment("ollama", [{"name": "ollama", "image": "ollama/ollama:0.6.5", "ports": [{"containerPort": 11434}]}])
+AGENT = _deployment(
+    "ai-api",
+    [
+        {
+            "name": "ai-agent",
+            "image": "ai-agent:1.0",
+            "ports": [{"containerPort": 8000}],
+            "env": [{"name": "OLLAMA_URL", "value": "http://ollama:11434"}, {"name": "MODEL", "value": "mistral"}],
+        }
+    ],
+)
+AGIC = {
+    "apiVersion": "networking.k8s.io/v1",
+    "kind": "Ingress",
+    "metadata": {"name": "ai-agent", "namespace": "ai", "annotations": {"appgw.ingress.kubernetes.io/ssl-redirect": "true"}},
+    "spec": {
+        "ingressClassName": "azure-application-gateway",
+        "rules": [
+            {
+                "host": "ai-agent.example.net",
+                "http": {
+                    "paths": [
+                        {
+                            "path": "/",
+                            "pathType": "Prefix",
+                            "backend": {"service": {"name": "ai-api", "port": {"number": 8000}}},
+                        }
+                    ]
+                },
+            }
+        ],
+    },
+}
+AGIC_RUN = [OLLAMA, _service("ollama", 11434, 11434), AGENT, _service("ai-api", 80, 8000), AGIC]
+
+
+def test_edge_rows_hold_the_new_defaults() -> None:
+    assert edge_timeouts.EDGES["azure-appgw"].seconds == 30
+    assert edge_timeouts.EDGES["traefik-entrypoint"].seconds == 60
+    assert "static_config.go:51" in edge_timeouts.EDGES["traefik-entrypoint"].source
+
+
+def test_agic_ingress_to_a_model_caller_fires() -> None:
+    found = found_by(AGIC_RUN, S9)
+    assert len(found) == 1 and found[0][0] == "advisory", found
+    message = found[0][1]
+    assert "appgw.ingress.kubernetes.io/request-timeout 30s (unset" in message
+    assert "ai-api, which calls Service ollama" in message
+
+
+def test_agic_ingress_careful_forms_stay_silent() -> None:
+    raised = copy.deepcopy(AGIC)
+    raised["metadata"]["annotations"]["appgw.ingress.kubernetes.io/request-timeout"] = "600"
+    assert found_by([*AGIC_RUN[:-1], raised], S9) == []
+    # an app that calls no model: not this LLM rule's concern
+    plain = copy.deepcopy(AGENT)
+    plain["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "DB_URL", "value": "http://postgres:5432"}]
+    assert found_by([OLLAMA, _service("ollama", 11434, 11434), plain, _service("ai-api", 80, 8000), AGIC], S9) == []
+
+
+ROUTE = {
+    "apiVersion": "traefik.io/v1alpha1",
+    "kind": "IngressRoute",
+    "metadata": {"name": "ollama", "namespace": "gpu-inference"},
+    "spec": {
+        "entryPoints": ["web"],
+        "routes": [
+            {
+                "kind": "Rule",
+                "match": "Host(`ollama.talos00`)",
+                "services": [{"name": "keda-add-ons-http-interceptor-proxy", "namespace": "keda", "port": 8080}],
+            }
+        ],
+    },
+}
+
+
+def test_traefik_ingress_route_on_the_default_read_timeout_fires() -> None:
+    found = found_by([ROUTE], S9)
+    assert len(found) == 1 and found[0][0] == "advisory", found
+    assert "respondingTimeouts.readTimeout 60s (unset in these files" in found[0][1]
+    assert "entry points web" in found[0][1]
+
+
+def _traefik(args: list[str]) -> dict:
+    return _deployment("traefik", [{"name": "traefik", "image": "traefik:v3.3.4", "args": args}], namespace="traefik")
+
+
+def test_traefik_read_timeout_set_in_the_files_stays_silent() -> None:
+    raised = _traefik(["--entryPoints.web.address=:8000", "--entryPoints.web.transport.respondingTimeouts.readTimeout=600s"])
+    assert found_by([ROUTE, raised], S9) == []
+    chart = {
+        "apiVersion": "helm.cattle.io/v1",
+        "kind": "HelmChartConfig",
+        "metadata": {"name": "traefik", "namespace": "kube-system"},
+        "spec": {"valuesContent": "ports:\n  web:\n    transport:\n      respondingTimeouts:\n        readTimeout: 900s\n"},
+    }
+    assert found_by([ROUTE, chart], S9) == []
+    # another entry point's setting does not cover web
+    other = _traefik(["--entrypoints.websecure.transport.respondingtimeouts.readtimeout=600s"])
+    assert len(found_by([ROUTE, other], S9)) == 1
+
+
+def test_traefik_ingress_class_is_read_too() -> None:
+    ingress = copy.deepcopy(AGIC)
+    ingress["spec"]["ingressClassName"] = "traefik"
+    ingress["metadata"]["annotations"] = {"traefik.ingress.kubernetes.io/router.entrypoints": "websecure"}
+    found = found_by([*AGIC_RUN[:-1], ingress], S9)
+    assert len(found) == 1 and "Traefik entry point readTimeout 60s" in found[0][1], found
+
+
+GATE = _deployment(
+    "gate-service",
+    [
+        {
+            "name": "gate",
+            "image": "trin9/gate-service:1.0",
+            "ports": [{"containerPort": 8080}],
+            "env": [{"name": "VLLM_URL", "value": "http://vllm-qwen-service.default.svc.cluster.local:8000/v1/chat/completions"}],
+        }
+    ],
+    namespace="default",
+)
+VLLM = _deployment(
+    "vllm-qwen",
+    [
+        {
+            "name": "vllm-qwen",
+            "image": "vllm/vllm-openai:v0.8.5",
+            "args": ["--model", "Qwen/Qwen2.5-1.5B-Instruct"],
+            "resources": {"limits": {"nvidia.com/gpu": 1}},
+        }
+    ],
+    namespace="default",
+)
+ALB = {
+    "apiVersion": "networking.k8s.io/v1",
+    "kind": "Ingress",
+    "metadata": {
+        "name": "gate-ingress",
+        "annotations": {"alb.ingress.kubernetes.io/scheme": "internet-facing", "alb.ingress.kubernetes.io/target-type": "ip"},
+    },
+    "spec": {
+        "ingressClassName": "alb",
+        "rules": [
+            {
+                "http": {
+                    "paths": [
+                        {
+                            "path": "/",
+                            "pathType": "Prefix",
+                            "backend": {"service": {"name": "gate-service-entry", "port": {"number": 80}}},
+                        }
+                    ]
+                }
+            }
+        ],
+    },
+}
+
+
+def test_alb_in_front_of_a_model_caller_fires_and_a_raised_idle_timeout_is_silent() -> None:
+    run = [VLLM, GATE, _service("gate-service-entry", 80, 8080, namespace="default", app="gate-service"), ALB]
+    found = [m for _, m in found_by(run, S9) if "gate-ingress" in m or "gate-service-entry" in m]
+    assert any("which calls Service vllm-qwen-service" in m for m in found), found
+    raised = copy.deepcopy(ALB)
+    raised["metadata"]["annotations"]["alb.ingress.kubernetes.io/load-balancer-attributes"] = "idle_timeout.timeout_seconds=600"
+    assert [m for _, m in found_by([*run[:-1], raised], S9) if "gate-service-entry" in m] == []
+
+
+# --- G94: an nginx sidecar proxying to the model server of its own pod ----------------------------------------------------
+
+G94 = "proxy-streams-model-replies"
+SIDECAR_CONF = """server {
+    listen 80;
+    location / {
+        if ($http_authorization != "Bearer ${OLLAMA_API_KEY}") { return 401; }
+        proxy_pass http://127.0.0.1:11434;
+        proxy_read_timeout 600s;
+    }
+}
+"""
+
+
+def _sidecar_run(conf: str, ollama_port: int = 11434) -> list[dict]:
+    config = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "ollama-nginx-template"},
+        "data": {"default.conf.template": conf},
+    }
+    pod = _deployment(
+        "ollama",
+        [
+            {"name": "ollama", "image": "ollama/ollama:0.6.5", "ports": [{"containerPort": ollama_port}]},
+            {
+                "name": "nginx-proxy",
+                "image": "nginx:1.27-alpine",
+                "ports": [{"containerPort": 80}],
+                "volumeMounts": [{"name": "nginx-template", "mountPath": "/etc/nginx/templates"}],
+            },
+        ],
+        namespace="default",
+    )
+    pod["spec"]["template"]["spec"]["volumes"] = [{"name": "nginx-template", "configMap": {"name": "ollama-nginx-template"}}]
+    return [config, pod, _service("ollama-service", 80, 80, namespace="default", app="ollama")]
+
+
+def test_nginx_sidecar_to_the_pods_ollama_fires_on_the_config_map() -> None:
+    found = found_by(_sidecar_run(SIDECAR_CONF), G94)
+    assert len(found) == 1 and found[0][0] == "advisory", found
+    assert "the ollama server container ollama of the same pod (127.0.0.1:11434)" in found[0][1]
+
+
+def test_nginx_sidecar_careful_forms_stay_silent() -> None:
+    unbuffered = SIDECAR_CONF.replace("proxy_read_timeout 600s;", "proxy_read_timeout 600s;\n        proxy_buffering off;")
+    assert found_by(_sidecar_run(unbuffered), G94) == []
+    # the loopback port is not the model server's: another sidecar (an exporter, an auth service) answers there
+    assert found_by(_sidecar_run(SIDECAR_CONF.replace("11434", "9090")), G94) == []
