@@ -202,11 +202,28 @@ def egress_findings(resources: list[Resource]) -> list[tuple[str, str]]:
             egress,
             message if not why else unproven(f"{message} ({why})"),
         )
-    return [(name, text) for _, names, text in findings.values() for name in names]
+    return [(name, text) for _, names, text in findings.values() for name in names] + [
+        (_CALLER_MARK + key[0], text) for key, (_, names, text) in findings.items() if key[0] not in names
+    ]
+
+
+# Findings said on the caller itself carry this mark until _check_callers strips it (one computation for both policies).
+_CALLER_MARK = "\0caller:"
+
+
+def _all(resources: list[Resource]) -> list[tuple[str, str]]:
+    return memoized(resources, "caller_egress_findings", egress_findings)
 
 
 def _check_egress(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    return egress_findings(resources)
+    return [(name, text) for name, text in _all(resources) if not name.startswith(_CALLER_MARK)]
+
+
+def _check_callers(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    """The same findings, said as advice on the caller whose calls fail (spent set 67 Envision-Construction/Open-OS:
+    the dlp-proxy and open-webui Deployments were labelled, not the policies that isolate them)."""
+    found = [(name[len(_CALLER_MARK) :], unproven(text)) for name, text in _all(resources) if name.startswith(_CALLER_MARK)]
+    return list(dict.fromkeys(found))
 
 
 EGRESS_POLICY = Policy(
@@ -234,4 +251,20 @@ EGRESS_POLICY = Policy(
     ),
     config_schema={},
     check_stack=_check_egress,
+)
+
+
+CALLER_POLICY = Policy(
+    name="caller-egress-calls-fail",
+    description=(
+        "The caller of caller-egress-reaches-service hears it on its own workload (advice): its calls to a Service of "
+        "the run are dropped by the NetworkPolicies that isolate it for Egress, whose rules are the field to change."
+    ),
+    rationale=EGRESS_POLICY.rationale,
+    catalog="G62",
+    severity="medium",
+    enforcement="advisory",
+    remediation_steps=EGRESS_POLICY.remediation_steps,
+    config_schema={},
+    check_stack=_check_callers,
 )

@@ -26,18 +26,22 @@ import binascii
 import re
 from typing import Any, Iterator, Optional
 
-from components.secrets import first_token, placeholder_value
+from components.secrets import NOT_A_SECRET, first_token, placeholder_value
+from components.server_keys import SERVER_KEYS
 from policies.framework import UNKNOWN, Policy, Resource, unproven
 from policies.input.comment_tokens import COMMENT_TYPE
 from policies.k8s_generic.no_literal_secret_env import CONFIG_MAP_TYPE, NAME_PATTERNS, looks_secret, stand_in_password
 from policies.kube import as_dict, as_list, get, workload_types
 from policies.reading.placeholders import placeholder_in
+from policies.reading.secrets import variables_of_key
 
 _MAX_DEPTH = 24
 _MAX_NODES = 20_000
 # Header names that carry a credential (RFC 9110 Authorization; the x-api-key convention), beside the env patterns.
 _CREDENTIAL_NAMES = ("AUTHORIZATION", "PROXY_AUTHORIZATION", "X_API_KEY", "API_KEY")
 _SECRET_TYPE = "kubernetes:core/v1:Secret"
+# Variables through which a server takes the key it enforces (LITELLM_MASTER_KEY, VLLM_API_KEY).
+_SERVER_ENV = frozenset(n for s in SERVER_KEYS for n in s.env)
 # A workload's containers (their env, args, command, probes) are no-literal-secret-env's; the rest of its spec is read
 # here: a RayService's serveConfigV2 text (runtime_env env_vars, and the YAML comments inside that block scalar: set 15,
 # usman0491/vllm-demo simple_ray_vllm/vllm-ray-service.yaml@8d2a879 comments out a real HUGGING_FACE_HUB_TOKEN there),
@@ -145,6 +149,11 @@ def _secret_values(props: dict) -> Iterator[tuple[str, str]]:
 _SOPS_VALUE = "ENC["
 
 
+def _namespace(props: dict) -> Optional[str]:
+    namespace = get(props, "metadata", "namespace")
+    return namespace if isinstance(namespace, str) and namespace else None
+
+
 def _secret_finding(props: dict) -> Optional[str]:
     """The message for a committed Secret holding a literal credential (advice when only its name says so)."""
     if isinstance(props.get("type"), str) and props["type"] in _SECRET_TYPES_SKIPPED:
@@ -152,17 +161,28 @@ def _secret_finding(props: dict) -> Optional[str]:
     if isinstance(props.get("sops"), dict):
         return None  # a SOPS-encrypted file: every value is ciphertext
     named: Optional[str] = None
+    readers: Optional[dict[str, frozenset[str]]] = None
     for where, text in _secret_values(props):
         if (token := first_token(text)) is not None:
             return f"{where} holds {token.described} in clear text: {_SECRET_FIX}"
         literal = text.strip()
-        if literal.startswith(_SOPS_VALUE):
-            continue
+        if literal.startswith(_SOPS_VALUE) or not literal or placeholder_in(literal, (where,)) is not None:
+            continue  # ciphertext, or a fill-in (S27/S28 report those)
+        key = where.split(".", 1)[1]
+        if readers is None:
+            readers = variables_of_key(_namespace(props), get(props, "metadata", "name"))
+        if (server := _SERVER_ENV.intersection(readers.get(key, ()))) and literal.lower() not in NOT_A_SECRET:
+            # The key a server of the files enforces (components/server_keys.toml), read through secretKeyRef: the
+            # committed value is that server's admin or API key whatever its words (spent set 51
+            # roen019/LiteLLM-K8s-Deploy@738ba83b local-manifests/secrets.yaml master-key, read as LITELLM_MASTER_KEY).
+            return f"{where} holds the key {sorted(server)[0]} of the server that reads it, in clear text: {_SECRET_FIX}"
         if literal.startswith((*_PLACEHOLDER_STARTS, "[")) or placeholder_value(literal, where) or stand_in_password(literal):
             continue  # a fill-in (S27/S28 report those) or a stand-in such as changeme
-        if named is None and literal:
-            if _credential_key(where.split(".", 1)[1].upper().replace("-", "_").replace(".", "_")):
-                named = where
+        if named is None and (
+            _credential_key(key.upper().replace("-", "_").replace(".", "_"))
+            or any(_credential_key(v) for v in readers.get(key, ()))
+        ):
+            named = where
     if named is not None:
         return unproven(f"{named} holds a literal value under a credential's name: {_SECRET_FIX}")
     return None

@@ -189,6 +189,35 @@ def _namespace_apart(service: Resource, selector: Mapping, others: list[Resource
     return []
 
 
+def _pinned_apart(service: Resource, selector: Mapping, in_namespace: list[Resource]) -> list[tuple[str, str]]:
+    """Advice for a Service that leaves its namespace out while the workload of its directory whose pods it selects
+    pins ``namespace: default``: ``kubectl apply -n NS`` (or a context whose namespace is not default) puts the Service
+    in NS and the workload in default, so the Service has no endpoints (spent set 58 raulcmz/k8s-llmops-inference-
+    platform k8s/gateway/service.yaml beside k8s/gateway/deployment.yaml, namespace default; labelled G56)."""
+    where = _where(service)
+    if get(service.props, "metadata", "namespace") is not None or service.kustomize_namespace or service.template:
+        return []
+    if where and any(os.path.isfile(os.path.join(where, k)) for k in KUSTOMIZATION_FILES):
+        return []
+    for workload in in_namespace:
+        if _where(workload) != where or get(workload.props, "metadata", "namespace") != "default":
+            continue
+        if not any(_matches(selector, labels) for labels in _labels(workload)):
+            continue
+        kind, name = get(workload.props, "kind"), get(workload.props, "metadata", "name")
+        return [
+            (
+                service.name,
+                unproven(
+                    f"metadata.namespace is left out while {kind}/{name} of the same directory, whose pods it selects, "
+                    f"pins namespace default: applied with -n or under a context whose namespace is not default, the "
+                    f"Service lands there, selects no pod and has no endpoints; set metadata.namespace: default"
+                ),
+            )
+        ]
+    return []
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings: list[tuple[str, str]] = []
     services = [r for r in resources if split_type(r.type) == _SERVICE and isinstance(r.props, dict)]
@@ -203,6 +232,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             continue
         in_namespace = [r for r in others if namespace_of(r, "default") == namespace and any(True for _ in _labels(r))]
         if any(_matches(selector, labels) for r in in_namespace for labels in _labels(r)):
+            findings += _pinned_apart(service, selector, in_namespace)
             continue
         here = [r for r in in_namespace if _where(r) == _where(service)]
         if not here:

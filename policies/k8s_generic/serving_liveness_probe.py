@@ -21,10 +21,13 @@ failure the files prove.
 
 from __future__ import annotations
 
+from typing import Optional
+
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, container_label, containers, pod_specs
 from policies.operator_defaults import supplied
 from policies.reading.chat_ui_backends import ui_app
+from policies.reading.pod_probes import server_ports, sidecar_probe
 from policies.reading.serving import ModelServer, engine_row, model_servers, takes_requests
 
 
@@ -42,6 +45,28 @@ def _server_message(server: ModelServer) -> str:
         f"{server.label}: no livenessProbe on this {name} server: if the engine hangs with its process alive, the "
         f"kubelet never restarts it and {ready}, so the replica serves nothing until the pod is deleted; add a "
         f"livenessProbe on {probe}{start}"
+    )
+
+
+def _sidecar_liveness(server: ModelServer) -> Optional[str]:
+    """Advice where the server has no livenessProbe and another container of its pod declares one on the server's
+    port: containers share the pod's network, so the probe asks the server, but the kubelet restarts the container
+    that declares a failing livenessProbe (https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-
+    probes/: "the kubelet kills the container"), so a hung server restarts the sidecar, never itself (spent set 88
+    amey2025/ollama ollama_deployment_nfs.yaml: liveness and readiness on :11434 declared on the node-exporter
+    sidecar, labelled G5/G7). A sidecar's readinessProbe does gate the pod (policies/reading/pod_probes.py), so only
+    the liveness is said."""
+    row = engine_row(server.engine)
+    ports = server_ports(server.container, row.port if row else None)
+    other = sidecar_probe(server.podspec, server.container, "livenessProbe", ports)
+    if other is None:
+        return None
+    name = row.display if row else server.engine
+    own = server.container.get("name") or "the server"
+    return unproven(
+        f"{server.label}: no livenessProbe on this {name} server; the livenessProbe on its port is declared on "
+        f"container {other}, and the kubelet restarts the container whose livenessProbe fails, so a hung {name} "
+        f"restarts {other}, never itself; move the livenessProbe to container {own}"
     )
 
 
@@ -77,6 +102,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
             continue  # the ServingRuntime's container is judged (a predictor `model` takes its probes from it)
         seen.add(id(server.container))
         if not takes_requests(resource, server.path, server.container) or _has(server.container, "livenessProbe"):
+            continue
+        if elsewhere := _sidecar_liveness(server):
+            messages.append(elsewhere)
             continue
         if not _has(server.container, "readinessProbe"):
             continue  # no probe at all: G4's finding (serving-readiness-probe) names the missing readiness first

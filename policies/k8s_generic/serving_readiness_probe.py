@@ -56,7 +56,7 @@ from policies.reading.container_env import env_values, unset_port
 from policies.reading.gateway_apps import app_containers
 from policies.reading.litellm import mounted_configs
 from policies.reading.pod_probes import server_ports, sidecar_probe
-from policies.reading.serving import ModelServer, engine_command_line, engine_row, model_servers, takes_requests
+from policies.reading.serving import GPU_SERVER, ModelServer, engine_command_line, engine_row, model_servers, takes_requests
 
 # Where a container's whole command line is in the manifest: the core workload kinds and LeaderWorkerSet.
 _OWN_COMMAND_LINE = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Pod", "LeaderWorkerSet"})
@@ -206,14 +206,30 @@ def _supplied_tcp_early(resource: Any, server: ModelServer) -> Optional[str]:
     """Advice where an operator gives a server with no readinessProbe a TCP one (KServe's kserve-container, Knative's
     serving container) and the server listens while it loads its model (the engine row's listens_while_loading:
     llama.cpp's llama-server answers 503 on /health meanwhile): the pod is Ready, and takes requests, before the model
-    is loaded. A fresh-set form: a KServe ServingRuntime running llama-server with no readiness or startup probe."""
+    is loaded. A fresh-set form: a KServe ServingRuntime running llama-server with no readiness or startup probe.
+
+    A GPU model server no engine row names (GPU_SERVER) may bind before it loads, or not: the advice says what the TCP
+    check does and what it cannot tell (spent set 54 explicitworkload/llamacpp-oai llm/llamacpp/servingruntime.yaml, a
+    ServingRuntime's in-house llama.cpp image on amd.com/gpu; set 87 brianlechthaler/llama-k8s
+    generator/generator-a40-knative-serving.yml, a Knative Service whose gunicorn app fetches and loads its model
+    after the bind; both labelled G4)."""
     row = engine_row(server.engine)
-    if row is None or not row.listens_while_loading or isinstance(server.container.get("startupProbe"), dict):
+    if isinstance(server.container.get("startupProbe"), dict):
         return None  # a startupProbe holds Ready back until it succeeds (its own budget is S16's)
+    if server.engine != GPU_SERVER and (row is None or not row.listens_while_loading):
+        return None
     operator = tcp_readiness_supplied(resource, server.path, server.podspec, server.container)
     if operator is None:
         return None
     who = operator.split(" (", 1)[0]
+    if row is None:
+        return unproven(
+            f"{server.label}: no readinessProbe on this GPU model server, so {who} gives it a TCP one on its port, "
+            f"which passes as soon as the port accepts connections, whether or not the model is loaded: a server "
+            f"that binds its port before it has fetched and loaded its model (a web server whose workers load it "
+            f"after the bind, one that answers 'loading') is Ready and receives requests during every load; probe "
+            f"an HTTP path that answers only once the model is loaded"
+        )
     return unproven(
         f"{server.label}: no readinessProbe on this {row.display} container, so {who} gives it a TCP one on its port, "
         f"which passes as soon as the server listens; {row.display} listens while it loads the model and answers "

@@ -4,7 +4,8 @@ A PersistentVolumeClaim of 100Gi for a ~690 GB checkpoint (DeepSeek-V3/R1), or a
 below the weights, fails the download with "No space left on device" (an emptyDir over its sizeLimit gets the
 pod evicted) minutes after the GPU node was bought. The model's checkpoint size comes from the lock file
 (`python -m stacks models lock`), then the built-in catalogue (components/capacity/models.py find_model);
-models neither knows are not judged.
+models neither knows are judged, as advice, against a lower bound their name gives (``estimate``: the parameter
+count it spells x 1 byte; session 51).
 
 Where the model lands: the server's download directory as its engine row says (`--download-dir`, the cache
 variable its env sets, or the image's default folder; components/serving_engines.toml downloads, read by
@@ -20,12 +21,13 @@ spec.storage.pvc (_nim_cache_findings).
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from components.capacity.models import CatalogModel, UnknownModel, find_model
 from components.errors import ConfigError
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, Unproven, unproven
+from policies.gpu.ephemeral_storage import _PARAMS
 from policies.kube import (
     WORKLOAD_TYPES,
     as_dict,
@@ -279,8 +281,55 @@ def _nim_cache_findings(resource: Resource) -> list[str]:
     return [unproven(message) if isinstance(field, Unproven) else message]
 
 
+class Estimate(NamedTuple):
+    """A lower bound on the checkpoint of a model neither the lock file nor the catalogue knows, from the parameter
+    count its name spells (``estimate``), reported as advice only."""
+
+    hf_id: str
+    checkpoint_bytes: float
+    source: str
+
+    @property
+    def checkpoint_gib(self) -> float:
+        return self.checkpoint_bytes / GIB
+
+
+# Names of checkpoints below 8 bits a parameter (or of formats whose size the name does not fix): no lower bound.
+_LOW_BIT = re.compile(
+    r"awq|gptq|int4|w4a|4bit|4-bit|bnb|nf4|gguf|ggml|exl2|mlx|quant|q[2-6]_|[-_.]q[2-6]\b|3bit|2bit|1\.58|bitnet|mxfp4|fp4",
+    re.IGNORECASE,
+)
+
+
+def estimate(reference: str) -> Optional[Estimate]:
+    """A lower bound on the checkpoint of a Hub model from its name: its largest parameter count in billions
+    (policies.gpu.ephemeral_storage's reading of "Qwen2.5-72B-Instruct", "Llama-3.1-70B") x 1 byte, the least a
+    parameter takes at 8 bits or more (16-bit checkpoints hold twice that). None for a name that spells no count, a
+    mixture written NxMB (its total is below N x M), or one naming a format under 8 bits (AWQ, GPTQ, bnb 4-bit, GGUF,
+    MXFP4)."""
+    repo = hub_model(reference)
+    if not repo:
+        return None
+    name = repo.rsplit("/", 1)[-1]
+    if _LOW_BIT.search(name) or re.search(r"\d+x\d", name):
+        return None
+    counts = [float(m.group(1)) for m in _PARAMS.finditer(name) if m.group(2) in "bB"]
+    if not counts:
+        return None
+    params = max(counts)
+    return Estimate(
+        repo, params * 1e9, f"its name spells {params:g}B parameters, at least 1 byte each: 8-bit weights; 16-bit ones twice"
+    )
+
+
 def _too_small(
-    resource: Resource, podspec: dict, container: dict, directory: str, model: CatalogModel, label: str, twice: float = 0.0
+    resource: Resource,
+    podspec: dict,
+    container: dict,
+    directory: str,
+    model: "CatalogModel | Estimate",
+    label: str,
+    twice: float = 0.0,
 ) -> str:
     """The finding when the volume at ``directory`` is known and holds less than the download (the checkpoint, plus
     ``twice``: the bytes of a consolidated copy the engine downloads beside the shards), else ""."""
@@ -292,6 +341,8 @@ def _too_small(
         return ""
     holds = "asks for" if isinstance(shown, Unproven) else "holds"
     what = f"the checkpoint of {model.hf_id} is {model.checkpoint_gib:,.0f} GiB ({model.source})"
+    if isinstance(model, Estimate):
+        what = f"the checkpoint of {model.hf_id} is at least {model.checkpoint_gib:,.0f} GiB ({model.source})"
     if twice:
         what = (
             f"vLLM downloads every *.safetensors file of {model.hf_id} before it drops duplicates, the sharded "
@@ -304,7 +355,7 @@ def _too_small(
         f"space left on the device; size the volume above the download"
         + (" (or pass --load-format mistral, which fetches consolidated*.safetensors only)" if twice else "")
     )
-    return unproven(message) if isinstance(shown, Unproven) else message
+    return unproven(message) if isinstance(shown, Unproven) or isinstance(model, Estimate) else message
 
 
 # From vLLM 0.14.0 download_weights_from_hf fetches only the files the safetensors index lists (0.14.0
@@ -337,13 +388,19 @@ def _check(resource: Resource, config: dict) -> list[str]:
     for label, podspec, container, args, reference, row in _servers(resource):
         if not requests_gpu(podspec):
             continue  # a Ray head (num-gpus 0) reads the config and tokenizer only: the GPU workers load the weights
-        model = _model(reference)
+        model: "CatalogModel | Estimate | None" = _model(reference)
+        if model is None and isinstance(reference, str) and not reference.startswith("/"):
+            model = estimate(reference)
         if model is None:
             continue
         assert isinstance(reference, str)
         dirs = (reference,) if reference.startswith("/") else cache_dirs(container, args, row) if row else ()
         # Where the image decides between folders (TGI's /data or /tmp), every one must be too small to be sure.
-        twice = _consolidated_copy(model, args, row, container.get("image")) if not reference.startswith("/") else 0.0
+        twice = (
+            _consolidated_copy(model, args, row, container.get("image"))
+            if isinstance(model, CatalogModel) and not reference.startswith("/")
+            else 0.0
+        )
         found = [_too_small(resource, podspec, container, d, model, label, twice) for d in dirs]
         if found and all(found):
             messages.append(found[0])

@@ -24,6 +24,10 @@ Silent where the script waits for the server (an ``until``/``while`` loop, ``oll
 poll, ``--retry-connrefused``), where something other than sleeping, echoing or assigning runs between the start and the
 call (not judged), and where the call's failure is swallowed (no set -e, a later command after ``;``): the download
 forms of model-download-fails-loudly report those. A postStart hook's call is G48's (post-start-hook-waits).
+
+Read in every pod template the pack reads (init containers, containers of pods that run to completion, server
+containers), in the container's own command line and in a ConfigMap script of the files that it mounts and runs
+(policies/reading/mounted_scripts.py: an entrypoint.sh beside the server image).
 """
 
 from __future__ import annotations
@@ -34,7 +38,9 @@ from typing import Optional
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_list, container_label, pod_specs
+from policies.reading.mounted_scripts import mounted_script_files
 from policies.reading.shell_commands import script_commands, unwrapped, wrapped
+from policies.reading.shell_words import split_shell
 from policies.reading.vllm_args import command_tokens
 
 # A call to a server on the pod's own address.
@@ -82,14 +88,17 @@ def _errexit(container: dict, tokens: list[str]) -> bool:
 
 
 def _raced(container: dict) -> Optional[tuple[str, str, str]]:
-    """(the server start, the call, the sleeps before it) of a script that calls its backgrounded server after only
-    sleeping, where the call's failure decides the script's status; None otherwise."""
+    """(the server start, the call, the sleeps before it) of a container's own script that calls its backgrounded
+    server after only sleeping, where the call's failure decides the script's status; None otherwise."""
     text = " ".join(str(t) for key in ("command", "args") for t in as_list(container.get(key)))
     if "&" not in text:
         return None
     tokens, script = command_tokens(container)
-    if not script:
-        return None
+    return _raced_tokens(tokens, _errexit(container, tokens)) if script else None
+
+
+def _raced_tokens(tokens: list[str], errexit: bool) -> Optional[tuple[str, str, str]]:
+    """_raced of a split script (``errexit``: set -e is in force)."""
     commands = [(unwrapped(c), op) for c, op in script_commands(tokens)]
     start = next((i for i, (c, op) in enumerate(commands) if op == "&" and _server(wrapped(c))), None)
     if start is None:
@@ -109,11 +118,24 @@ def _raced(container: dict) -> Optional[tuple[str, str, str]]:
             if words[0] == "sleep":
                 sleeps.append(" ".join(words[:2]))
             continue
-        return (_shown(commands[start][0]), call, ", ".join(sleeps)) if _decides(commands, j, container, tokens) else None
+        return (_shown(commands[start][0]), call, ", ".join(sleeps)) if _decides(commands, j, errexit) else None
     return None
 
 
-def _decides(commands: list[tuple[list[str], str]], j: int, container: dict, tokens: list[str]) -> bool:
+def _mounted_raced(podspec: dict, container: dict) -> Optional[tuple[str, tuple[str, str, str]]]:
+    """(the file, _raced) of a ConfigMap script of the files that the container mounts and runs (mounted_script_files:
+    an entrypoint.sh beside the server image)."""
+    for file, text in mounted_script_files(podspec, container).items():
+        if "&" not in text:
+            continue
+        tokens = split_shell(text)
+        raced = _raced_tokens(tokens, _errexit({}, tokens))
+        if raced is not None:
+            return file, raced
+    return None
+
+
+def _decides(commands: list[tuple[list[str], str]], j: int, errexit: bool) -> bool:
     """True when a failed call at commands[j] makes the script fail: ``&&`` from it to the script's last command, or a
     standalone call under set -e."""
     k = j
@@ -121,7 +143,7 @@ def _decides(commands: list[tuple[list[str], str]], j: int, container: dict, tok
         k += 1
     if k == len(commands) - 1 and commands[k][1] in ("", ";"):
         return True
-    return commands[j][1] in ("", ";") and (j == 0 or commands[j - 1][1] not in ("&&", "||")) and _errexit(container, tokens)
+    return commands[j][1] in ("", ";") and (j == 0 or commands[j - 1][1] not in ("&&", "||")) and errexit
 
 
 def _shown(command: list[str]) -> str:
@@ -151,7 +173,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
         completes = podspec.get("restartPolicy") in ("Never", "OnFailure")
         for key in ("initContainers", "containers"):
             for container in (c for c in as_list(podspec.get(key)) if isinstance(c, dict)):
-                raced = _raced(container)
+                raced, where = _raced(container), "the script"
+                if raced is None and (mounted := _mounted_raced(podspec, container)) is not None:
+                    raced, where = mounted[1], f"the script {mounted[0]} it runs"
                 if raced is None:
                     continue
                 start, call, sleeps = raced
@@ -160,7 +184,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 server = "ollama" if call.startswith("ollama") else "http"
                 waited = f"only `{sleeps}`" if sleeps else "no wait at all"
                 messages.append(
-                    f"{container_label(path, container)}: the script starts `{start}` in the background and runs "
+                    f"{container_label(path, container)}: {where} starts `{start}` in the background and runs "
                     f"`{call}` after {waited}, with no readiness check: {_WHY[server]}, so a start slower than that "
                     f"fails the call and {_OUTCOMES[kind]}; wait for the server to answer first ({_FIX[server]})"
                 )

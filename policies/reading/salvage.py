@@ -11,6 +11,8 @@ checked, although its problems are as real as anyone else's. Small general repai
 - the line the parser stops at, with the lines under it, re-indented to the nearest level open above it (ties:
   the shallower, since a line between two open levels usually closes the deeper one), one line at a time while
   the parser gets further, at most ``MAX_STEPS`` times;
+- double quotes inside single-quoted words of the line the parser stops at, within a double-quoted scalar (a shell
+  script's ``'{"key":"value"}'`` argument), read as escaped;
 - as a last resort, the document before the line the parser stops at (the object as far as it can be read).
 
 A repair is kept only when every document it yields is a mapping with a string ``apiVersion`` and ``kind``. The
@@ -218,6 +220,26 @@ def _expand(line: str, width: int) -> str:
     return line[: len(line) - len(body)].expandtabs(width) + body
 
 
+# A single-quoted shell word holding double quotes ('{"kv_connector":"LMCacheConnector"}') inside a double-quoted YAML
+# scalar (a `sh -c` script): its first " closes the scalar (spent set 50 surajssd/llm-k8s configs/deepseek-v2.5-lmcache/
+# k8s/lws.yaml:37, --kv-transfer-config in the leader's script).
+_SINGLE_QUOTED = re.compile(r"'[^'\n]*\"[^'\n]*'")
+
+
+def _inner_quotes(text: str, stop: Optional[int], budget: _Budget) -> Optional[tuple[list[Document], int]]:
+    """(documents, the line) once the double quotes inside the single-quoted words of the line the parser stops at are
+    escaped, when that line lies inside a double-quoted scalar and the text then yields Kubernetes objects; else None."""
+    lines = text.split("\n")
+    if not stop or not 1 < stop <= len(lines) or not _SINGLE_QUOTED.search(lines[stop - 1]):
+        return None
+    if '"' not in "\n".join(lines[max(0, stop - 40) : stop - 1]):
+        return None  # no double-quoted scalar open above it
+    fixed = list(lines)
+    fixed[stop - 1] = _SINGLE_QUOTED.sub(lambda m: m.group(0).replace('"', '\\"'), lines[stop - 1])
+    docs, _ = budget.attempt("\n".join(fixed))
+    return (docs or [], stop) if _objects(docs) else None
+
+
 def salvage(text: str, stop: Optional[int], parse: Parse, first: int = 1, run: Optional[RunBudget] = None) -> Optional[Salvaged]:
     """The documents of ``text`` (which ``parse`` refuses, at line ``stop``) after the smallest repair that yields
     Kubernetes objects, or None. ``parse`` raises LoadError with the line it stopped at; ``first`` is the line of the
@@ -236,6 +258,10 @@ def salvage(text: str, stop: Optional[int], parse: Parse, first: int = 1, run: O
     if best is not None:
         moved = [f"line {first + line - 1} read at column {to} (not {was})" for line, was, to in best[2]]
         return Salvaged(best[0], ", ".join(filter(None, (best[1], *moved))))
+    quoted = _inner_quotes(text, stop, budget)
+    if quoted is not None:
+        docs, line = quoted
+        return Salvaged(docs, f"the double quotes of line {first + line - 1}'s single-quoted words read as escaped")
     if stop and stop > 1:
         docs, _ = budget.attempt("\n".join(text.split("\n")[: stop - 1]) + "\n")
         if _objects(docs):

@@ -222,13 +222,21 @@ _SLEEP_ONLY = re.compile(r"^(?:(?:/usr)?/bin/)?(?:sleep\s+\S+|tail -f /dev/null)
 
 
 def _requests_gpus(container: Mapping) -> bool:
-    """A GPU container that is not a placeholder (a pause image or a command that only sleeps)."""
+    """A container holding an accelerator (policies/reading/accelerators.py ACCELERATOR_RESOURCES: NVIDIA and AMD GPUs,
+    Intel GPUs and Gaudi, AWS Neuron, TPUs) that is not a placeholder (a pause image or a command that only sleeps):
+    spent set 54 explicitworkload/llamacpp-oai ran its ServingRuntime's server on amd.com/gpu."""
     image = container.get("image")
     if isinstance(image, str) and _PLACEHOLDER.search(image.split("@", 1)[0].rsplit(":", 1)[0] + ":"):
         return False
     if _SLEEP_ONLY.match(" ".join(container_argv(container)).strip()):
         return False
-    return any((as_quantity(get(container, "resources", s, "nvidia.com/gpu")) or 0) > 0 for s in ("limits", "requests"))
+    from policies.reading.accelerators import ACCELERATOR_RESOURCES
+
+    return any(
+        (as_quantity(get(container, "resources", s, name)) or 0) > 0
+        for s in ("limits", "requests")
+        for name in ACCELERATOR_RESOURCES
+    )
 
 
 # Operator kinds that run batch or interactive work (training and tuning jobs: Kubeflow PyTorchJob, JobSet, TrainJob,
@@ -239,13 +247,18 @@ _BATCH_KIND = re.compile(
 )
 
 
+# KServe's runtimes: their containers are the model servers of every InferenceService that names them (kserve-container).
+_RUNTIME_KINDS = frozenset({("serving.kserve.io", "ServingRuntime"), ("serving.kserve.io", "ClusterServingRuntime")})
+
+
 def _runs_servers(resource: Any) -> bool:
     """Whether a GPU container no engine row names counts as a model server in this resource: in a serving app kind
-    (Deployment, StatefulSet, LeaderWorkerSet, InferenceService), a bare Pod that restarts whatever ends its
+    (Deployment, StatefulSet, LeaderWorkerSet, InferenceService) or a KServe ServingRuntime/ClusterServingRuntime (its
+    containers serve every InferenceService naming it), a bare Pod that restarts whatever ends its
     container (restartPolicy Always, the default: a server, not a run to completion), or a custom resource read
     generically whose kind names no batch work."""
     group, kind = split_type(resource.type)
-    if (group, kind) in SERVING_APP_KINDS:
+    if (group, kind) in SERVING_APP_KINDS or (group, kind) in _RUNTIME_KINDS:
         return True
     if (group, kind) == ("", "Pod"):
         return get(resource.props, "spec", "restartPolicy") in (None, "Always")

@@ -221,3 +221,49 @@ def test_a_token_secret_holding_its_own_key_name_is_a_fill_in(tmp_path):
     assert [f[2] for f in found] == ["hf-token-secret-not-placeholder"] and "'hf_token'" in found[0][3]
     real = text.replace("hf_token\n", "aGZfQWJDZEVmR2hJaktsTW5PcFFyU3RVdld4WXo=\n")  # a token-shaped value: G35's
     assert not [f for f in _check(tmp_path, real) if f[0] == "S28"]
+
+
+# spent set 51 roen019/LiteLLM-K8s-Deploy@738ba83b local-manifests/secrets.yaml and litellm.yaml (cut down): the Secret's
+# key is read as LITELLM_MASTER_KEY, the key the LiteLLM proxy enforces (components/server_keys.toml).
+LITELLM_SECRET = """\
+    apiVersion: v1
+    kind: Secret
+    metadata: {name: litellm-local-secrets, namespace: litellm}
+    type: Opaque
+    stringData:
+      master-key: "VALUE"
+    ---
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: litellm, namespace: litellm}
+    spec:
+      selector: {matchLabels: {app: litellm}}
+      template:
+        metadata: {labels: {app: litellm}}
+        spec:
+          containers:
+            - name: litellm
+              image: ghcr.io/berriai/litellm:main-v1.55.0
+              args: ["--config", "/app/config.yaml"]
+              env:
+                - name: VARIABLE
+                  valueFrom: {secretKeyRef: {name: litellm-local-secrets, key: master-key}}
+    """
+
+
+def _g35(found: list) -> list:
+    return [(f[1], f[2]) for f in found if f[0] == "G35"]
+
+
+def test_a_secret_key_a_server_enforces_blocks_whatever_its_words(tmp_path):
+    text = LITELLM_SECRET.replace("VALUE", "sk-local-master-key-123").replace("VARIABLE", "LITELLM_MASTER_KEY")
+    assert _g35(_check(tmp_path, text)) == [("mandatory", "no-literal-credential")]
+
+
+def test_a_client_variable_or_a_not_a_key_word_does_not_block(tmp_path):
+    # Read as a client's variable of no credential name: not the server's key.
+    client = LITELLM_SECRET.replace("VALUE", "sk-local-master-key-123").replace("VARIABLE", "UPSTREAM_LABEL")
+    assert ("mandatory", "no-literal-credential") not in _g35(_check(tmp_path, client))
+    for word in ("EMPTY", "change-this-in-production", "${LITELLM_MASTER_KEY}"):
+        text = LITELLM_SECRET.replace("VALUE", word).replace("VARIABLE", "LITELLM_MASTER_KEY")
+        assert ("mandatory", "no-literal-credential") not in _g35(_check(tmp_path, text)), word

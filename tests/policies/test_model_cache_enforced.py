@@ -169,3 +169,28 @@ def test_a_nim_cache_on_efs_is_silent():
     assert levels([nim, storage_class("efs", "efs.csi.aws.com", default=True)]) == []
     ((level, message),) = levels([nim])
     assert level == "advisory" and "the cluster's default StorageClass not in the files read" in message
+
+
+# Session 51: a model neither the lock file nor the catalogue knows is judged, as advice, against the lower bound its
+# name gives (policies.models.model_cache_fits_checkpoint.estimate: the parameter count it spells x 1 byte).
+def named(model: str) -> Resource:
+    resource = server()
+    resource.props["spec"]["template"]["spec"]["containers"][0]["args"] = ["--model", model]
+    return resource
+
+
+def test_an_unknown_model_is_judged_as_advice_against_its_named_parameter_count():
+    small = claim({**RWX_5GI, "storageClassName": "ebs-sc", "resources": {"requests": {"storage": "50Gi"}}})
+    ((level, message),) = levels([named("deepseek-ai/DeepSeek-R1-Distill-Llama-70B"), small, EBS])
+    assert level == "advisory"
+    assert "the checkpoint of deepseek-ai/DeepSeek-R1-Distill-Llama-70B is at least 65 GiB" in message
+    assert "its name spells 70B parameters, at least 1 byte each" in message
+
+
+def test_a_named_count_the_volume_holds_or_a_low_bit_name_stays_silent():
+    big = claim({**RWX_5GI, "storageClassName": "ebs-sc", "resources": {"requests": {"storage": "80Gi"}}})
+    assert levels([named("deepseek-ai/DeepSeek-R1-Distill-Llama-70B"), big, EBS]) == []
+    small = claim({**RWX_5GI, "storageClassName": "ebs-sc", "resources": {"requests": {"storage": "30Gi"}}})
+    assert levels([named("TheBloke/Llama-2-70B-AWQ"), small, EBS]) == []
+    assert levels([named("mistralai/Mixtral-8x22B-v0.1"), small, EBS]) == []
+    assert levels([named("moonshotai/Kimi-K2.5"), small, EBS]) == []

@@ -358,3 +358,15 @@ def test_an_overlay_adding_a_separate_allow_policy_is_silent(tmp_path, capsys):
         },
     )
     assert _egress_levels(tmp_path, capsys) == []
+
+
+def test_the_caller_hears_it_on_its_own_workload_as_advice():
+    """Session 51 (caller-egress-calls-fail): spent set 67 labelled the dlp-proxy and open-webui Deployments, not the
+    policies that isolate them; the same finding is said on the caller as advice, and nothing when the call is admitted."""
+    on_policies = found_by(OPEN_OS, EGRESS)
+    ((level, message),) = found_by(OPEN_OS, "caller-egress-calls-fail")
+    assert level == "advisory" and message.startswith("Deployment/open-webui calls Service dlp-proxy")
+    assert message in {text for _, text in on_policies}
+    admitted = copy.deepcopy(HTTPS_OUT)
+    admitted["spec"]["egress"].append({"to": [{"podSelector": {}}]})
+    assert found_by([DNS, admitted, WEBUI, PROXY, PROXY_SERVICE], "caller-egress-calls-fail") == []

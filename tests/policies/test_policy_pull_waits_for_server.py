@@ -75,3 +75,27 @@ def test_careful_scripts_stay_silent():
     # a remote server (no backgrounded start in the script)
     remote = "sleep 10 && OLLAMA_HOST=http://ollama:11434 ollama pull mistral"
     assert found_by([_pod(remote)], _POLICY) == []
+
+
+def test_a_config_map_entrypoint_the_server_runs_is_read_too():
+    # The same race in an entrypoint.sh of a ConfigMap of the files that the server container mounts and runs (the
+    # form of spent set 11 Pranav5255/llm-on-kube-cluster-local k8s/base/ollama.yaml@43dc8307, a mounted entrypoint.sh).
+    script = '#!/bin/sh\nollama serve &\nsleep 5\nollama pull "$MODEL" && wait\n'
+    config_map = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "ollama-entry"},
+        "data": {"entrypoint.sh": script},
+    }
+    pod = _pod("/scripts/entrypoint.sh", init=False)
+    spec = pod["spec"]["template"]["spec"]
+    spec["containers"][0]["volumeMounts"] = [{"name": "entry", "mountPath": "/scripts"}]
+    spec["volumes"] = [{"name": "entry", "configMap": {"name": "ollama-entry", "defaultMode": 493}}]
+    [(_, message)] = found_by([config_map, pod], _POLICY)
+    assert message.startswith(
+        "container ollama: the script /scripts/entrypoint.sh it runs starts `ollama serve` in the background and runs "
+        "`ollama pull` after only `sleep 5`"
+    )
+    polled = script.replace("sleep 5", "until ollama list >/dev/null 2>&1; do sleep 1; done")
+    config_map["data"]["entrypoint.sh"] = polled
+    assert found_by([config_map, pod], _POLICY) == []

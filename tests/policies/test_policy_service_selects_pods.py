@@ -270,3 +270,18 @@ def test_stated_namespaces_a_kustomization_overrides_stay_silent():
     resources = _in("k8s", _OLLAMA, elsewhere)
     rewritten = [type(r)(type=r.type, name=r.name, props=r.props, kustomize_namespace="serving") for r in resources]
     assert _g56(rewritten) == []
+
+
+def test_a_service_without_a_namespace_beside_a_workload_pinned_to_default_is_advice(tmp_path):
+    """Session 51: spent set 58 raulcmz/k8s-llmops-inference-platform k8s/gateway/service.yaml (no namespace) beside
+    k8s/gateway/deployment.yaml (namespace: default), labelled G56: applied with -n the Service lands elsewhere."""
+    pinned = copy.deepcopy(_OLLAMA)
+    pinned["metadata"]["namespace"] = "default"
+    ((level, message),) = _g56(_in("k8s", pinned, _OLLAMA_NODEPORT))
+    assert level == "advisory" and "pins namespace default" in message
+    named = copy.deepcopy(_OLLAMA_NODEPORT)
+    named["metadata"]["namespace"] = "default"
+    assert _g56(_in("k8s", pinned, named)) == []
+    (tmp_path / "kustomization.yaml").write_text("resources: [a.yaml]\n")
+    assert _g56(_in(str(tmp_path), pinned, _OLLAMA_NODEPORT)) == []
+    assert _g56(_in("other", pinned) + _in("k8s", _OLLAMA_NODEPORT)) == []

@@ -22,6 +22,11 @@ from __future__ import annotations
 
 from policy_fixtures import found_by
 
+from policies.check import resources_of
+from policies.manifests import read_manifests
+from policies.reading.ollama_pulls import pod_pulls
+from policies.registry import evaluate
+
 S36 = "debug-switches-off"
 S19 = "gpu-pod-ephemeral-storage"
 G9 = "serving-cpu-limit-floor"
@@ -180,3 +185,99 @@ def test_cpu_only_vllm_below_its_two_processes_is_advice():
     assert "holds no GPU and computes every token on the CPU" in message
     assert found_by([_cpu_vllm({"cpu": "2", "memory": "10Gi"})], G9) == []
     assert found_by([_cpu_vllm({"memory": "10Gi"})], G9) == []
+
+
+def test_pod_pulls_reads_a_for_loop_over_a_variable():
+    # Spent set 86 Varsilias/zero-downtime k8s/ollama.yaml: a postStart hook pulls every model of OLLAMA_PULL_MODELS.
+    podspec = {
+        "containers": [
+            {
+                "name": "ollama",
+                "image": "ollama/ollama:latest",
+                "env": [{"name": "OLLAMA_PULL_MODELS", "value": "gemma3:270m llama3.2:3b"}],
+                "lifecycle": {
+                    "postStart": {
+                        "exec": {
+                            "command": [
+                                "/bin/sh",
+                                "-lc",
+                                'for m in ${OLLAMA_PULL_MODELS}; do\n  ollama pull "$m" || true\ndone\n',
+                            ]
+                        }
+                    }
+                },
+            }
+        ]
+    }
+    assert pod_pulls(podspec) == ["gemma3:270m", "llama3.2:3b"]
+    podspec["containers"][0]["env"] = []
+    assert pod_pulls(podspec) == []  # the variable is not in the files: nothing named
+
+
+# Spent set 50 surajssd/llm-k8s configs/deepseek-v2.5-lmcache/k8s/lws.yaml: the leader's `sh -c` script is one
+# double-quoted YAML scalar whose --kv-transfer-config '{"kv_connector":...}' closes it early (line 16 here).
+LWS = """apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: deepseek-v2-5
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    leaderTemplate:
+      spec:
+        containers:
+        - name: vllm
+          image: lmcache/vllm-openai:2025-04-18
+          command:
+          - sh
+          - -c
+          - "vllm serve deepseek-ai/DeepSeek-V2.5 --tensor-parallel-size 8 --pipeline-parallel-size 2
+            --kv-transfer-config '{"kv_connector":"LMCacheConnector","kv_role":"kv_both"}';
+            sleep inf"
+          env:
+          - name: NCCL_DEBUG
+            value: INFO
+          resources:
+            limits:
+              nvidia.com/gpu: "8"
+          volumeMounts:
+          - name: shm
+            mountPath: /dev/shm
+        volumes:
+        - name: shm
+          emptyDir:
+            medium: Memory
+    workerTemplate:
+      spec:
+        containers:
+        - name: vllm
+          image: lmcache/vllm-openai:2025-04-18
+          resources:
+            limits:
+              nvidia.com/gpu: "8"
+"""
+
+
+def _read(tmp_path, text: str):
+    path = tmp_path / "lws.yaml"
+    path.write_text(text)
+    manifests = read_manifests([str(path)])
+    return manifests, evaluate(resources_of(manifests))
+
+
+def test_inner_double_quotes_of_a_single_quoted_word_are_read_as_escaped(tmp_path):
+    manifests, violations = _read(tmp_path, LWS)
+    [obj] = manifests.objects
+    assert obj.salvaged == "the double quotes of line 17's single-quoted words read as escaped"
+    script = obj.obj["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]["containers"][0]["command"][2]
+    assert """'{"kv_connector":"LMCacheConnector","kv_role":"kv_both"}'""" in script
+    found = {(v.policy, v.enforcement) for v in violations}
+    assert ("manifest-readable", "mandatory") in found
+    assert {("tensor-parallel-requires-dshm", "advisory"), (S36, "advisory")} <= found
+
+
+def test_a_single_quoted_value_outside_a_double_quoted_scalar_is_not_rewritten(tmp_path):
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: '{\"x\": 1}' trailing\n"
+    manifests, _ = _read(tmp_path, text)
+    assert all("single-quoted words" not in o.salvaged for o in manifests.objects)
+    assert [u.line for u in manifests.unreadable] == [6]

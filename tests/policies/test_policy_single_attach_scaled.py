@@ -123,3 +123,70 @@ def test_daemonset_careful_forms_stay_silent():
     }
     claim = _pvc("ollama-models-pvc", "ReadWriteOnce", volumeName="ollama-models-pv")
     assert _found(DAEMON, claim, host_path) == []
+
+
+# Two or more pods of a StatefulSet, LeaderWorkerSet group or KubeRay cluster on one claim of their pod volumes
+# (hand-written after the LeaderWorkerSet API: kubernetes-sigs/lws v0.10.0 leaderworkerset_types.go:152-165, size is the
+# pods of a group; KubeRay v1.7.0 raycluster_types.go:447-453, a worker group's replicas).
+def _lws(size, claim="hf-cache"):
+    pod = {
+        "containers": [{"name": "vllm", "image": "vllm/vllm-openai:v0.10.1", "resources": {"limits": {"nvidia.com/gpu": "8"}}}],
+        "volumes": [{"name": "cache", "persistentVolumeClaim": {"claimName": claim}}],
+    }
+    return {
+        "apiVersion": "leaderworkerset.x-k8s.io/v1",
+        "kind": "LeaderWorkerSet",
+        "metadata": {"name": "deepseek"},
+        "spec": {
+            "replicas": 1,
+            "leaderWorkerTemplate": {"size": size, "leaderTemplate": {"spec": pod}, "workerTemplate": {"spec": pod}},
+        },
+    }
+
+
+def _ray(replicas):
+    pod = {"containers": [{"name": "ray", "image": "rayproject/ray:2.46.0"}], "volumes": [_claim_volume()]}
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCluster",
+        "metadata": {"name": "llm"},
+        "spec": {
+            "headGroupSpec": {"template": {"spec": {"containers": [{"name": "head", "image": "rayproject/ray:2.46.0"}]}}},
+            "workerGroupSpecs": [{"groupName": "gpu", "replicas": replicas, "template": {"spec": pod}}],
+        },
+    }
+
+
+def _claim_volume():
+    return {"name": "cache", "persistentVolumeClaim": {"claimName": "hf-cache"}}
+
+
+def test_a_multi_node_group_or_worker_replicas_on_one_read_write_once_claim_is_advice():
+    ((level, message),) = _found(_lws(2), _pvc("hf-cache", "ReadWriteOnce"))
+    assert level == "advisory"
+    assert "PersistentVolumeClaim hf-cache is ReadWriteOnce (single-attach) and 2 pods mount it" in message
+    ((level, message),) = _found(_ray(3), _pvc("hf-cache", "ReadWriteOnce"))
+    assert level == "advisory" and "spec.workerGroupSpecs[0].template.spec (3 pods)" in message
+
+
+def test_one_pod_a_shared_claim_or_claim_templates_stay_silent():
+    assert _found(_lws(1), _pvc("hf-cache", "ReadWriteOnce")) == []
+    assert _found(_lws(2), _pvc("hf-cache", "ReadWriteMany")) == []
+    assert _found(_ray(1), _pvc("hf-cache", "ReadWriteOnce")) == []
+    sts = {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": "vllm"},
+        "spec": {
+            "replicas": 3,
+            "serviceName": "vllm",
+            "selector": {"matchLabels": {"app": "vllm"}},
+            "template": {"metadata": {"labels": {"app": "vllm"}}, "spec": {"containers": [{"name": "vllm", "image": "x"}]}},
+            "volumeClaimTemplates": [{"metadata": {"name": "hf-cache"}, "spec": {"accessModes": ["ReadWriteOnce"]}}],
+        },
+    }
+    assert _found(sts) == []
+    shared = copy.deepcopy(sts)
+    shared["spec"]["template"]["spec"]["volumes"] = [_claim_volume()]
+    ((level, message),) = _found(shared, _pvc("hf-cache", "ReadWriteOnce"))
+    assert level == "advisory" and "3 pods mount it" in message
