@@ -83,6 +83,7 @@ from policies.reading.kustomize import image_rewritten
 from policies.reading.ollama_weights import oversized_pulls
 from policies.reading.placeholders import placeholder_in, written_images
 from policies.reading.serving import engine_table
+from policies.reading.unmounted_programs import unmounted_programs
 from policies.reading.user_pip_install import user_pip_install
 from policies.reading.vllm_args import command_tokens, expand_env, is_shell_operator
 
@@ -407,6 +408,19 @@ def _python_messages(label: str, podspec: Mapping, container: Mapping) -> list[s
     return found
 
 
+def _unmounted_messages(label: str, podspec: Mapping, container: Mapping) -> list[str]:
+    """A program run from a folder only another container mounts (policies/reading/unmounted_programs.py)."""
+    found = []
+    for path, folder, volume, proven in unmounted_programs(podspec, container):
+        message = (
+            f"{label}: runs {path}, but {folder} is volume {volume} mounted in another container of the pod, not in "
+            f"this one (volumes are mounted per container), so there is no such file here and the container exits at "
+            f"once ('No such file or directory'); mount {volume} at {folder} in this container too"
+        )
+        found.append(message if proven else unproven(f"{message} (unless image {container.get('image')} ships it)"))
+    return found
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     messages: list[str] = []
     # An image S27 found a placeholder in is UNKNOWN to the other rules; its grammar is judged as written. A variable
@@ -435,6 +449,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.extend(_python_messages(label, podspec, container))
             messages.extend(hidden_program(label, podspec, container))
             messages.extend(user_pip_install(label, podspec, container))
+            messages.extend(_unmounted_messages(label, podspec, container))
         messages.extend(oversized_pulls(path, podspec))
     for field, image in field_images(resource):
         # An image field an operator copies into its pods (Kaito presetOptions.image): read by its name alone, so a

@@ -1,0 +1,89 @@
+"""A program a container runs from a folder that only another container of its pod mounts (G46).
+
+A pod's volumes are mounted per container (core/v1 Container.volumeMounts: "Pod volumes to mount into the container's
+filesystem"); a ConfigMap or Secret volume mounted at /scripts in the app container is not in the init container's
+filesystem. When a container runs a program by its absolute path under such a folder (``/scripts/model-download.sh``
+as its command, after a shell's ``-c``, or as ``sh|bash|python FILE``) and mounts nothing there itself, the runtime (or
+the shell) finds no file and the container exits at once (127, "No such file or directory"); an init container that
+fails so keeps the pod in Init forever. Spent set 95 soln-aixLOTA/PROJECT-lota
+k8s/base/nim-deployment.yaml: init container model-downloader on ubuntu:22.04 runs /scripts/model-download.sh, while
+ConfigMap volume ``scripts`` is mounted at /scripts only in the NIM container (labelled G46 blocking, twice).
+
+Mandatory where the folder is the mount of a ConfigMap or Secret volume of the pod (files the cluster puts there, not
+the image) and the container's image is a public base image that ships no such folder (_BASES: Docker library images such as
+ubuntu, debian, alpine, busybox, python, and the usual tool images such as curlimages/curl, bitnami/kubectl); advice
+where the image may be a build of the repository's own.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from policies.kube import as_dict, as_list
+from policies.reading.shell_words import SHELLS, shell_script, split_shell
+
+# Interpreters whose first operand is the program file.
+_RUNNERS = SHELLS | frozenset({"python", "python3", "node", "perl", "ruby", "env"})
+_SEPARATORS = frozenset({";", "&&", "||", "|", "&", "then", "do", "else", "("})
+# Base images that ship no folder a pod's ConfigMap is mounted at: library images and the usual tool images.
+_BASES = re.compile(
+    r"^(?:docker\.io/)?(?:library/)?(?:ubuntu|debian|alpine|busybox|python|centos|fedora|amazonlinux|node|bash)(?::|@|$)"
+    r"|^(?:docker\.io/)?(?:curlimages/curl|bitnami/kubectl|amazon/aws-cli|alpine/git|alpine/curl)(?::|@|$)"
+)
+
+
+def _program_paths(container: Mapping[str, Any]) -> list[str]:
+    argv = [str(t) for t in as_list(container.get("command")) + as_list(container.get("args")) if isinstance(t, (str, int))]
+    if not argv:
+        return []
+    found: list[str] = []
+    script = shell_script(argv)
+    if script is not None:
+        words = split_shell(script)
+        for i, word in enumerate(words):
+            starts = i == 0 or words[i - 1] in _SEPARATORS
+            after_runner = i > 0 and posixpath.basename(words[i - 1]) in _RUNNERS and (i == 1 or words[i - 2] in _SEPARATORS)
+            if (starts or after_runner) and word.startswith("/") and "$" not in word:
+                found.append(word)
+        return found
+    if argv[0].startswith("/") and posixpath.basename(argv[0]) not in _RUNNERS:
+        found.append(argv[0])
+    elif posixpath.basename(argv[0]) in _RUNNERS and len(argv) > 1 and argv[1].startswith("/"):
+        found.append(argv[1])
+    return [p for p in found if "$" not in p]
+
+
+def _under(path: str, folder: str) -> bool:
+    folder = folder.rstrip("/") or "/"
+    return folder != "/" and (path == folder or path.startswith(folder + "/"))
+
+
+def unmounted_programs(podspec: Mapping[str, Any], container: Mapping[str, Any]) -> list[tuple[str, str, str, bool]]:
+    """(program path, folder, volume name, proven) for each program the container runs from a folder another container
+    of the pod mounts from a ConfigMap or Secret volume while this one mounts nothing over that path."""
+    volumes = {str(v.get("name")): v for v in as_list(podspec.get("volumes")) if isinstance(v, dict)}
+    own = [str(m.get("mountPath", "")) for m in as_list(container.get("volumeMounts")) if isinstance(m, dict)]
+    others: list[tuple[str, str]] = []
+    for other in as_list(podspec.get("containers")) + as_list(podspec.get("initContainers")):
+        if not isinstance(other, dict) or other is container:
+            continue
+        for mount in as_list(other.get("volumeMounts")):
+            if isinstance(mount, dict) and isinstance(mount.get("mountPath"), str) and not mount.get("subPath"):
+                others.append((mount["mountPath"], str(mount.get("name"))))
+    if not others:
+        return []
+    image = str(container.get("image") or "")
+    found = []
+    for path in dict.fromkeys(_program_paths(container)):
+        if any(_under(path, m) for m in own if m):
+            continue
+        for folder, volume in others:
+            source = as_dict(volumes.get(volume))
+            if not _under(path, folder) or not (source.get("configMap") or source.get("secret") or source.get("projected")):
+                continue
+            found.append((path, folder, volume, bool(_BASES.match(image))))
+            break
+    return found

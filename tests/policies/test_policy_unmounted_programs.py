@@ -1,0 +1,90 @@
+"""G46 container-can-start: a container that runs a program from a folder only another container of its pod mounts.
+
+Spent set 95 soln-aixLOTA/PROJECT-lota@b6730ddc81ed9f7d08cbdd1a81eadde5238b39ad k8s/base/nim-deployment.yaml (trimmed):
+init container model-downloader (ubuntu:22.04) runs `bash -c "... && /scripts/model-download.sh"`, while ConfigMap volume
+`scripts` is mounted at /scripts only in the NIM container; volumes are mounted per container, so the init container
+finds no file and the pod stays in Init (labelled G46 blocking)."""
+
+from __future__ import annotations
+
+import copy
+
+from policy_fixtures import found_by
+
+POLICY = "container-can-start"
+
+NIM = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "nim-embedding-service", "namespace": "lotabots"},
+    "spec": {
+        "selector": {"matchLabels": {"app": "nim-embedding-service"}},
+        "template": {
+            "metadata": {"labels": {"app": "nim-embedding-service"}},
+            "spec": {
+                "initContainers": [
+                    {
+                        "name": "model-downloader",
+                        "image": "ubuntu:22.04",
+                        "command": ["/bin/bash"],
+                        "args": ["-c", "apt-get update && apt-get install -y curl jq && /scripts/model-download.sh"],
+                    }
+                ],
+                "containers": [
+                    {
+                        "name": "nim-embedding",
+                        "image": "nvcr.io/nim/nvidia/nv-embedqa-e5-v5:1.0.0",
+                        "volumeMounts": [
+                            {"name": "models", "mountPath": "/models"},
+                            {"name": "scripts", "mountPath": "/scripts"},
+                        ],
+                    }
+                ],
+                "volumes": [
+                    {"name": "models", "persistentVolumeClaim": {"claimName": "nim-models-pvc"}},
+                    {"name": "scripts", "configMap": {"name": "model-download-script", "defaultMode": 493}},
+                ],
+            },
+        },
+    },
+}
+
+
+def _messages(manifest: dict) -> list[tuple[str, str]]:
+    return [(level, m) for level, m in found_by([manifest], POLICY) if "volumes are mounted per container" in m]
+
+
+def test_the_init_container_runs_a_script_only_the_app_container_mounts():
+    ((level, message),) = _messages(NIM)
+    assert level == "mandatory"
+    assert "container model-downloader: runs /scripts/model-download.sh" in message
+    assert "mount scripts at /scripts in this container too" in message
+
+
+def test_other_forms_read_and_an_image_of_the_repository_is_advice():
+    for argv in (["/scripts/model-download.sh"], ["sh", "/scripts/model-download.sh"], ["python3", "/scripts/fetch.py"]):
+        manifest = copy.deepcopy(NIM)
+        init = manifest["spec"]["template"]["spec"]["initContainers"][0]
+        init["command"], init["args"] = argv, []
+        assert [level for level, _ in _messages(manifest)] == ["mandatory"], argv
+    own = copy.deepcopy(NIM)
+    own["spec"]["template"]["spec"]["initContainers"][0]["image"] = "registry.example.com/lota/downloader:1.2"
+    assert [level for level, _ in _messages(own)] == ["advisory"]
+
+
+def test_careful_forms_are_silent():
+    mounted = copy.deepcopy(NIM)
+    mounted["spec"]["template"]["spec"]["initContainers"][0]["volumeMounts"] = [{"name": "scripts", "mountPath": "/scripts"}]
+    assert _messages(mounted) == []
+    # a claim's folder (data, not files the cluster writes), a path outside every mount, a variable path: silent
+    claim = copy.deepcopy(NIM)
+    claim["spec"]["template"]["spec"]["initContainers"][0]["args"] = ["-c", "/models/bin/fetch.sh"]
+    assert _messages(claim) == []
+    for script in ("/opt/tools/fetch.sh", "$SCRIPTS/model-download.sh", "echo /scripts/model-download.sh"):
+        other = copy.deepcopy(NIM)
+        other["spec"]["template"]["spec"]["initContainers"][0]["args"] = ["-c", script]
+        assert _messages(other) == [], script
+    broken = copy.deepcopy(NIM)
+    broken["spec"]["template"]["spec"]["volumes"] = "nope"
+    broken["spec"]["template"]["spec"]["initContainers"][0]["command"] = 7
+    assert _messages(broken) == []
