@@ -218,7 +218,13 @@ from policies.ray import (
     serving_priority,
     worker_group_grows,
 )
-from policies.timeouts import keep_alive_outlives_proxy, llm_route_timeout, termination_drains_streams, timeout_chain_ordered
+from policies.timeouts import (
+    caller_drains_calls,
+    keep_alive_outlives_proxy,
+    llm_route_timeout,
+    termination_drains_streams,
+    timeout_chain_ordered,
+)
 from policies.vllm import (
     client_context_within_server,
     engine_supports_architecture,
@@ -337,6 +343,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     keep_alive_outlives_proxy.POLICY,
     llm_route_timeout.POLICY,
     termination_drains_streams.POLICY,
+    caller_drains_calls.POLICY,
     gpu_memory_utilization_bounds.POLICY,
     gpu_memory_utilization_unset.POLICY,
     kv_cache_headroom.POLICY,

@@ -180,8 +180,55 @@ def foreign(localai: str, ollama_mirror: str, llama_mirror: str) -> dict[str, di
     return texts
 
 
+# vLLM (brief ollama51): every quoted 'VLLM_...' string of the wheel's Python files and every NUL-ended VLLM_... string
+# of its shared objects, per release (a superset of envs.py's environment_variables, the names vLLM reads: vllm 0.34.0
+# vllm/envs.py:662, and since the release that added it vllm/platforms/interface.py:1494-1502 validate_environ warns
+# "Unknown vLLM environment variable detected" for any other VLLM_ name).
+_VLLM_QUOTED = re.compile(rb"""["'](VLLM_[A-Z0-9_]*[A-Z0-9])["']""")
+_VLLM_CSTRING = re.compile(rb"(?<![A-Za-z0-9_])(VLLM_[A-Z0-9_]*[A-Z0-9])\x00")
+
+
+def vllm_scan(wheel: str) -> list[str]:
+    """The VLLM_ names one vLLM wheel (pip download vllm==X --no-deps --only-binary :all:) names."""
+    import zipfile
+
+    names: set[str] = set()
+    with zipfile.ZipFile(wheel) as z:
+        for info in z.infolist():
+            if info.filename.endswith(".py"):
+                names |= {m.decode() for m in _VLLM_QUOTED.findall(z.read(info))}
+            elif info.filename.endswith(".so"):
+                names |= {m.decode() for m in _VLLM_CSTRING.findall(z.read(info))}
+    return sorted(names)
+
+
+def vllm(names_dir: str) -> tuple[dict, int]:
+    """The ``settings.vllm`` row from the per-release name lists ``vllm-scan`` wrote into ``names_dir`` (RELEASE.json)."""
+    present = {p.stem: set(json.loads(p.read_text())["names"]) for p in Path(names_dir).glob("*.json")}
+    releases = sorted(present, key=_key)
+    source = (
+        f"tools/read_engine_env.py vllm: the PyPI wheels of vLLM {', '.join(releases)} ({len(releases)} releases; pip download "
+        "vllm==X --no-deps --only-binary :all:, scanned one at a time by `vllm-scan`): every quoted 'VLLM_...' string of the "
+        "Python files and every NUL-ended VLLM_ string of the shared objects, a superset of the names vLLM reads (0.34.0 "
+        "vllm/envs.py:662 environment_variables; 0.11.0 vllm/envs.py:364; 0.34.0 vllm/platforms/interface.py:1494-1502 warns "
+        "'Unknown vLLM environment variable detected' for any other VLLM_ name); first and last release naming each"
+    )
+    named = spans(present, releases)
+    tag = r"v?(\d+\.\d+\.\d+)(?:\.post\d+)?(?:-[a-z0-9.]+)?"
+    return settings_text("vllm", "VLLM_", releases, named, ["vllm/vllm-openai"], tag, source), len(named)
+
+
 if __name__ == "__main__":
     engine = sys.argv[1]
+    if engine == "vllm-scan":
+        # python tools/read_engine_env.py vllm-scan WHEEL OUT_DIR  (writes OUT_DIR/RELEASE.json)
+        release = Path(sys.argv[2]).name.split("-")[1]
+        Path(sys.argv[3], f"{release}.json").write_text(json.dumps({"names": vllm_scan(sys.argv[2])}, indent=0) + "\n")
+        sys.exit(0)
+    if engine == "vllm":
+        # python tools/read_engine_env.py vllm NAMES_DIR [--check]
+        check_or_write("vllm", *vllm(sys.argv[2]))
+        sys.exit(0)
     if engine == "foreign":
         # python tools/read_engine_env.py foreign LOCALAI_MIRROR OLLAMA_MIRROR LLAMA_CPP_MIRROR
         for judged, row in foreign(sys.argv[2], sys.argv[3], sys.argv[4]).items():

@@ -32,7 +32,15 @@ from policies.ingress.network_policy_reach import outside_https
 from policies.kube import as_dict, as_list, containers, get, memoized, pod_specs
 from policies.reading.container_env import env_values
 from policies.reading.litellm import mounted_configs
-from policies.reading.network_policies import applying, isolates, network_policies, other_engine, rules, unplaced
+from policies.reading.network_policies import (
+    applying,
+    isolates,
+    network_policies,
+    other_engine,
+    rules,
+    selects_every_pod,
+    unplaced,
+)
 from policies.reading.serving import namespace_of, pod_labels
 from policies.reading.urls import cluster_service, urls
 
@@ -101,19 +109,21 @@ def _findings(resources: list[Resource]) -> list[tuple[str, str]]:
                     continue
                 names = ", ".join(str(get(p.props, "metadata", "name")) for p in egress)
                 shown = ", ".join(routes[:4]) + (f" and {len(routes) - 4} more" if len(routes) > 4 else "")
-                found.append(
-                    (
-                        r.name,
-                        unproven(
-                            f"container {container.get('name')}: its LiteLLM routes go to hosted providers over HTTPS "
-                            f"({shown}), but its pods are isolated for Egress by NetworkPolicy {names} and no egress rule "
-                            f"reaches an address outside the cluster on port 443 (only pods, namespaces, private blocks or "
-                            f"other ports): every completion on those routes fails to connect, unless an egress gateway "
-                            f"outside the files carries it; add an egress rule with an ipBlock (0.0.0.0/0 except the "
-                            f"cluster's ranges, or the providers') on TCP 443"
-                        ),
-                    )
+                text = (
+                    f"container {container.get('name')}: its LiteLLM routes go to hosted providers over HTTPS "
+                    f"({shown}), but its pods are isolated for Egress by NetworkPolicy {names} and no egress rule "
+                    f"reaches an address outside the cluster on port 443 (only pods, namespaces, private blocks or "
+                    f"other ports): every completion on those routes fails to connect, unless an egress gateway "
+                    f"outside the files carries it; add an egress rule with an ipBlock (0.0.0.0/0 except the "
+                    f"cluster's ranges, or the providers') on TCP 443"
                 )
+                found.append((r.name, unproven(text)))
+                # Said on the policies written for these pods (a podSelector naming them, with egress rules) too:
+                # their rules are the field to change (spent set 84 labelled NetworkPolicy allow-cloudsql-egress).
+                kind_name = f"{get(r.props, 'kind')}/{get(r.props, 'metadata', 'name')}"
+                for policy in egress:
+                    if not selects_every_pod(policy) and as_list(get(policy.props, "spec", "egress")):
+                        found.append((policy.name, unproven(f"selects the pods of {kind_name} for Egress; {text}")))
     return list(dict.fromkeys(found))
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 from policies.framework import Policy, Resource, unproven
 from policies.kube import annotations_of, as_dict, as_list, get, split_type
 from policies.reading import exposure, model_backends
+from policies.reading.model_callers import model_callers
 from policies.reading.serving import model_servers
 
 ODH_VISIBILITY = "networking.kserve.io/visibility"
@@ -138,10 +139,14 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     known = set(model_backends.selected_services(resources)) | llm
     keys = model_backends.key_states(resources)
     findings: list[tuple[str, str]] = []
+    callers: dict[str, str] | None = None
     for pub in exposure.publications(resources):
         if pub.reach.level == "internal":
             continue
         state = exposure.model_behind(pub, llm, known)
+        if state == "none" and pub.guard is None:
+            callers = _callers(resources) if callers is None else callers
+            findings += _caller_published(pub, callers)
         if state == "none" or (pub.tls is not False and pub.guard is not None):
             continue
         missing = _missing(pub)
@@ -165,6 +170,35 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         proven = proven and not secrets and not routed
         findings.append((pub.resource.name, message if proven else unproven(message)))
     return findings + _odh_exposed(resources)
+
+
+def _callers(resources: list[Resource]) -> dict[str, str]:
+    """Service name -> what stands behind it, for the Services of apps that call a model by the URL their environment
+    gives (policies/reading/model_callers.py: an agent, a RAG backend, a custom API; chat UIs left out)."""
+    return {name: what for name, (what, _, caller) in model_callers(resources).items() if caller}
+
+
+def _caller_published(pub: exposure.Publication, callers: dict[str, str]) -> list[tuple[str, str]]:
+    """Advice for an edge with no guard in front of an app that calls a model: every request it takes drives the model
+    (spent set 74 majonation/k8-ollama-deployment k8s/api/ingress.yaml: an nginx Ingress, TLS commented out, to llm-api,
+    which calls Ollama at OLLAMA_URL). Whether the app authenticates its callers itself is in its code, not in these
+    files: advisory."""
+    hit = next((n for n in pub.services if n in callers), None)
+    if hit is None:
+        return []
+    reach = "public" if pub.reach.level == "public" else "possibly public"
+    tls = "" if pub.tls is not False else " and no TLS (prompts and answers cross the network in clear text)"
+    return [
+        (
+            pub.resource.name,
+            unproven(
+                f"{pub.what} ({reach}: {pub.reach.why}) publishes Service {hit} ({callers[hit]}), an app that calls a "
+                f"model, with nothing in these files authenticating callers{tls}: whoever reaches it drives the model "
+                f"through it, unless the app checks its callers itself; add auth at the edge (auth-url, a forwardAuth "
+                f"middleware, an oauth2-proxy) or keep the edge internal"
+            ),
+        )
+    ]
 
 
 POLICY = Policy(

@@ -30,6 +30,12 @@ Var is os.Getenv; its only file is ~/.ollama/server.json) given a ConfigMap file
 in the container sources is the same advice: those settings never apply (spent set 82 olafkfreund/SOW-generator
 deployment/k8s-pod-amd.yaml, ollama.conf mounted at /etc/ollama with OLLAMA_FLASH_ATTENTION=1 and
 OLLAMA_TENSOR_PARALLEL_SIZE, OLLAMA_MAX_BATCH_SIZE, names no release reads).
+
+vLLM (brief ollama51): ``settings.vllm`` holds every VLLM_ name its PyPI wheels name (tools/read_engine_env.py vllm; vllm
+0.34.0 vllm/envs.py:662 environment_variables, and vllm/platforms/interface.py:1494-1502 warns "Unknown vLLM environment
+variable detected" for any other). Judged on plain workloads only (an LLMInferenceService's preset command reads
+$VLLM_ADDITIONAL_ARGS), on the container's own env, never on a fork republished as ``*/vllm-openai``; spent set 62
+david66l/travelagent3 k8s/vllm-deployment.yaml (VLLM_MODEL, VLLM_SERVED_MODEL_NAME on a rebuild given vLLM's flags).
 """
 
 from __future__ import annotations
@@ -43,10 +49,11 @@ from components.engine_env import ENV_ONLY, ENV_SETTINGS, FOREIGN, EnvSettings
 from components.engine_options import moving_release, tagged_release
 from components.images import image_tag, is_published, names_image
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, split_type
 from policies.reading.engine_flags import rebuilt_image
 from policies.reading.engines import EngineServer, env_values, table_servers
 from policies.reading.mounted_scripts import mounted_config_files
+from policies.reading.serving import engine_row, model_servers
 from policies.reading.shell_words import sole_command
 
 
@@ -62,8 +69,49 @@ def _binary_reads_env(server: EngineServer) -> bool:
         command = sole  # `sh -c "exec ollama serve"`: the shell becomes the engine's binary
     if not command:
         image = str(server.container.get("image") or "").lower()
-        return names_image(image, row.images) or rebuilt_image(server.container, row)
-    return any(posixpath.basename(command[0]) == words[0] for words in row.commands)
+        if names_image(image, row.images) or rebuilt_image(server.container, row):
+            return True
+        # A rebuild given only the engine's own flags (``args: [--model, ...]`` on travel-agent-vllm:latest, spent set 62
+        # david66l/travelagent3 k8s/vllm-deployment.yaml): its entrypoint runs the engine's server with them (the
+        # message hedges: that entrypoint may read a variable the engine does not).
+        args = as_list(server.container.get("args"))
+        return bool(args) and isinstance(args[0], str) and args[0].startswith("--")
+    if any(posixpath.basename(command[0]) == words[0] for words in row.commands):
+        return True
+    # ``python3 -m vllm.entrypoints.openai.api_server``: the engine's server module run by the interpreter.
+    module = _SERVER_MODULES.get(row.name)
+    words = command + [w for w in as_list(server.container.get("args")) if isinstance(w, str)]
+    return module is not None and any(a == "-m" and b.startswith(module) for a, b in zip(words, words[1:]))
+
+
+# Engines judged on the container's own ``env`` only: a ConfigMap given through envFrom is often the app's shared one
+# (spent set 62 david66l/travelagent3: travel-agent-config carries the clients' VLLM_BASE_URL, VLLM_MAX_RETRIES).
+_OWN_ENV_ONLY = frozenset({"vllm"})
+
+# The Python package of an engine whose server may be run as ``python -m PACKAGE....`` (vLLM's OpenAI server).
+_SERVER_MODULES = {"vllm": "vllm.entrypoints"}
+
+
+def judged_servers(resource: Resource) -> list[EngineServer]:
+    """The engine servers of a workload whose environment is judged: those of the engine table (table_servers), and
+    vLLM's (read by policies.reading.vllm_args elsewhere; here only its container, command and image matter)."""
+    found = list(table_servers(resource))
+    row, settings = engine_row("vllm"), ENV_SETTINGS.get("vllm")
+    if row is None or settings is None or split_type(resource.type)[1] not in _PLAIN_WORKLOADS:
+        return found  # an operator's resource (LLMInferenceService) gets its command, reading $VLLM_..., from a preset
+    for s in model_servers(resource):
+        image = str(s.container.get("image") or "").lower()
+        repository = image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
+        published = is_published(image, settings.images)
+        # A fork republished under the publisher's repository name reads variables of its own (aibrix/vllm-openai's
+        # VLLM_USE_VINEYARD_CACHE, vllm-project/aibrix samples/kvcache/vineyard/deployment-tp.yaml): not judged.
+        if s.engine == "vllm" and (published or repository not in _PUBLISHED_NAMES):
+            found.append(EngineServer("vllm", s.path, s.podspec, s.container, {}, None, {}, row))
+    return found
+
+
+_PLAIN_WORKLOADS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod", "LeaderWorkerSet"})
+_PUBLISHED_NAMES = frozenset({"vllm-openai", "vllm"})
 
 
 def rebuild_entrypoint(server: EngineServer) -> bool:
@@ -100,7 +148,8 @@ def _unknown(server: EngineServer) -> list[tuple[str, list[str], str]]:
     if settings is None or not _binary_reads_env(server):
         return []
     names = {n for n in (as_dict(e).get("name") for e in as_list(server.container.get("env"))) if isinstance(n, str)}
-    names |= set(env_values(server.container))
+    if server.engine not in _OWN_ENV_ONLY:
+        names |= set(env_values(server.container))
     candidates = [n for n in sorted(names) if n.startswith(settings.prefix) and not _named_elsewhere(server.container, n)]
     if not candidates:
         return []
@@ -174,7 +223,7 @@ def _close_matches(name: str, known: Any) -> list[str]:
 
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
-    for server in table_servers(resource):
+    for server in judged_servers(resource):
         for name, closest, at in _unknown(server):
             settings = ENV_SETTINGS[server.engine]
             display = server.row.display if server.row else server.engine

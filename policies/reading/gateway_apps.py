@@ -3,7 +3,8 @@ model API in front of model servers (components/serving_apps.toml: LiteLLM's pro
 vLLM's semantic-router, AIBrix's gateway plugins).
 
 A container runs an app when its image is the app's (components.images.names_image on the row's ``images``; or the
-image repository's last path segment is one of the row's ``names``, alone or followed by - or _), or one of the
+image repository's last path segment is one of the row's ``names``, alone, followed by - or _, or after a project's
+own prefix and - or _: ``aegisos-litellm``, spent set 84 rjmad1/AegisOS k8s/litellm-deployment.yaml), or one of the
 first three tokens of its command line is one of the row's ``commands`` (by file name) or starts one of its
 ``modules``. Only pods that serve for as long as they run are app pods (not a Job's, nor restartPolicy Never or
 OnFailure): a one-off `litellm --test` run takes no traffic.
@@ -43,7 +44,7 @@ def _app_for(image: str, words: tuple[str, ...]) -> Optional[App]:
     for app in APPS:
         if image and names_image(image, app.images):
             return app
-        if name and any(name == n or name.startswith((f"{n}-", f"{n}_")) for n in app.names):
+        if name and any(name == n or name.startswith((f"{n}-", f"{n}_")) or name.endswith((f"-{n}", f"_{n}")) for n in app.names):
             return app
         if any(w in app.commands for w in words) or any(w.startswith(m) for w in words for m in app.modules):
             return app

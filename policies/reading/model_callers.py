@@ -25,9 +25,10 @@ _HOPS = 3
 
 
 def _hosts(value: str) -> set[str]:
-    """The Service names a value addresses: a URL's host, or a bare host name (first DNS label of each)."""
+    """The Service names a value addresses: a URL's host, a host:port, or a bare host name (first DNS label of each)."""
     value = value.strip().lower()
-    host = re.split(r"[:/]", value.split("://", 1)[1], maxsplit=1)[0] if "://" in value else value
+    rest = value.split("://", 1)[1] if "://" in value else re.sub(r":\d+(?:/.*)?$", "", value)
+    host = re.split(r"[:/]", rest, maxsplit=1)[0] if "://" in value else rest
     return {host.split(".", 1)[0]} if _HOST_WORD.fullmatch(host) else set()
 
 
@@ -40,6 +41,17 @@ def model_facing(resources: list[Resource]) -> dict[str, tuple[str, bool]]:
 def model_callers(resources: list[Resource]) -> dict[str, tuple[str, bool, bool]]:
     """model_facing's Services with a third field: whether the workload behind the Service is a caller found by the
     hop (it addresses a model API by its environment), not a model server or serving-path app itself."""
+    return _walk(resources)[0]
+
+
+def caller_workloads(resources: list[Resource]) -> list[tuple[Resource, str, str]]:
+    """(workload, the Service of a model API it calls, what stands behind that Service) of every caller the hop finds,
+    in document order: a workload with a Service of its own (it takes requests) whose environment addresses one."""
+    return _walk(resources)[1]
+
+
+def _walk(resources: list[Resource]) -> tuple[dict[str, tuple[str, bool, bool]], list[tuple[Resource, str, str]]]:
+    callers: list[tuple[Resource, str, str]] = []
     selectors = path.service_selectors(resources)
     defined = {metadata_name(r.props) for r in resources if split_type(r.type) == ("", "Service")}
     found: dict[str, tuple[str, bool, bool]] = {}
@@ -71,6 +83,7 @@ def model_callers(resources: list[Resource]) -> dict[str, tuple[str, bool, bool]
                 continue
             targets = sorted({h for c in conts for v in env_values(c).values() for h in _hosts(v)} & set(found) - services)
             if targets:
+                callers.append((w, targets[0], found[targets[0]][0]))
                 for s in services:
                     found.setdefault(
                         s, (f"{metadata_name(w.props)}, which calls Service {targets[0]} ({found[targets[0]][0]})", False, True)
@@ -78,4 +91,16 @@ def model_callers(resources: list[Resource]) -> dict[str, tuple[str, bool, bool]
                 grown = True
         if not grown:
             break
-    return found
+    order = {id(r): i for i, r in enumerate(resources)}
+    return found, sorted(callers, key=lambda c: order[id(c[0])])
+
+
+_ADDRESS = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*://|[a-z0-9][-a-z0-9.]*:\d+(?:/|\s*$))", re.IGNORECASE)
+
+
+def calls(container: object, service: str) -> bool:
+    """Whether a container's environment addresses the Service by a URL or a host:port (a bare word is not taken here:
+    POSTGRES_DB=litellm names a database, not the LiteLLM Service)."""
+    if not isinstance(container, dict):
+        return False
+    return any(_ADDRESS.match(v) is not None and service in _hosts(v) for v in env_values(container).values())

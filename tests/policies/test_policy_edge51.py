@@ -271,3 +271,71 @@ def test_nginx_sidecar_careful_forms_stay_silent() -> None:
     assert found_by(_sidecar_run(unbuffered), G94) == []
     # the loopback port is not the model server's: another sidecar (an exporter, an auth service) answers there
     assert found_by(_sidecar_run(SIDECAR_CONF.replace("11434", "9090")), G94) == []
+
+
+# --- S10: a caller of a model that takes requests itself ---------------------------------------------------------------
+
+S10_CALLER = "model-caller-drains-calls"
+
+
+def test_model_caller_without_a_drain_fires() -> None:
+    run = [VLLM, GATE, _service("gate-service-entry", 80, 8080, namespace="default", app="gate-service")]
+    found = found_by(run, S10_CALLER)
+    assert len(found) == 1 and found[0][0] == "advisory", found
+    assert "calls Service vllm-qwen-service" in found[0][1] and "no preStop hook" in found[0][1]
+    assert (
+        "terminationGracePeriodSeconds 30 (unset: Kubernetes' default) < preStop 0s + the longest model call 300s" in found[0][1]
+    )
+
+
+def test_model_caller_careful_forms_stay_silent() -> None:
+    drained = copy.deepcopy(GATE)
+    drained["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] = 360
+    drained["spec"]["template"]["spec"]["containers"][0]["lifecycle"] = {"preStop": {"sleep": {"seconds": 15}}}
+    service = _service("gate-service-entry", 80, 8080, namespace="default", app="gate-service")
+    assert found_by([VLLM, drained, service], S10_CALLER) == []
+    # no Service of its own (a batch client, a worker): it takes no requests to cut
+    assert found_by([VLLM, GATE], S10_CALLER) == []
+    # a chat UI is not followed
+    ui = copy.deepcopy(GATE)
+    ui["spec"]["template"]["spec"]["containers"][0]["image"] = "ghcr.io/open-webui/open-webui:v0.6.5"
+    assert found_by([VLLM, ui, service], S10_CALLER) == []
+
+
+def test_a_projects_own_litellm_build_is_the_litellm_proxy() -> None:
+    # spent set 84 rjmad1/AegisOS k8s/litellm-deployment.yaml: image aegisos-litellm:latest
+    from policies.reading.gateway_apps import app_of
+
+    app = app_of({"name": "litellm", "image": "aegisos-litellm:latest"})
+    assert app is not None and app.name == "litellm"
+    assert app_of({"name": "x", "image": "acme/litellmish:1"}) is None
+
+
+# --- G32: an unguarded edge in front of an app that calls a model; the route behind a Gateway ---------------------------
+
+G32 = "public-model-endpoint-guarded"
+
+
+def _nginx_ingress(backend: str, annotations: dict | None = None) -> dict:
+    ingress = copy.deepcopy(AGIC)
+    ingress["metadata"]["name"] = "llm-api-ingress"
+    ingress["metadata"]["annotations"] = {"kubernetes.io/ingress.class": "nginx", **(annotations or {})}
+    del ingress["spec"]["ingressClassName"]
+    ingress["spec"]["rules"][0]["http"]["paths"][0]["backend"] = {"service": {"name": backend, "port": {"number": 80}}}
+    return ingress
+
+
+def test_unguarded_ingress_to_a_model_caller_is_advice() -> None:
+    # spent set 74 majonation/k8-ollama-deployment k8s/api/ingress.yaml: nginx Ingress, no TLS, to llm-api calling Ollama
+    found = found_by([*AGIC_RUN[:-1], _nginx_ingress("ai-api")], G32)
+    mine = [m for level, m in found if "an app that calls a model" in m and level == "advisory"]
+    assert len(mine) == 1 and "publishes Service ai-api (ai-api, which calls Service ollama" in mine[0], found
+
+
+def test_guarded_ingress_or_plain_app_stays_silent() -> None:
+    guarded = _nginx_ingress("ai-api", {"nginx.ingress.kubernetes.io/auth-url": "https://auth.example.net/oauth2/auth"})
+    assert [m for _, m in found_by([*AGIC_RUN[:-1], guarded], G32) if "an app that calls a model" in m] == []
+    plain = copy.deepcopy(AGENT)
+    plain["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "DB_URL", "value": "http://postgres:5432"}]
+    run = [OLLAMA, _service("ollama", 11434, 11434), plain, _service("ai-api", 80, 8000), _nginx_ingress("ai-api")]
+    assert found_by(run, G32) == []

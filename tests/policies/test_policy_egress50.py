@@ -198,9 +198,14 @@ CLOUDSQL = _egress_policy(
 
 
 def test_hosted_provider_routes_under_dns_only_egress_are_advice():
-    ((level, message),) = found_by([LITELLM_CONFIG, LITELLM, DENY, DNS_ANY, CLOUDSQL], PROVIDERS)
+    (level, message), (policy_level, policy_message) = found_by([LITELLM_CONFIG, LITELLM, DENY, DNS_ANY, CLOUDSQL], PROVIDERS)
     assert level == "advisory"
     assert "claude-haiku -> LOCATION-aiplatform.googleapis.com" in message
+    # Session 51: said on allow-cloudsql-egress too, the policy written for the proxy's pods (spent set 84 labelled it
+    # there); not on the namespace-wide default-deny-egress or allow-dns-egress.
+    assert policy_level == "advisory" and policy_message.startswith("selects the pods of Deployment/")
+    assert policy_message.endswith(message)
+    assert len(found_by([LITELLM_CONFIG, LITELLM, DENY, DNS_ANY], PROVIDERS)) == 1
 
 
 def test_a_rule_reaching_outside_on_443_is_silent():

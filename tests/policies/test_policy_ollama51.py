@@ -182,3 +182,57 @@ def test_an_appsettings_section_beside_an_ollama_endpoint_is_a_client():
         "monadic-pipeline-config", {"appsettings.json": '{"Llm": {"Endpoint": "http://vllm:8000", "Model": "x"}}'}
     )
     assert _found([*_ollama_server("llama3"), plain, app], PULLED) == []
+
+
+# G74 engine-env-known on vLLM: the names its releases read (components/engine_env_names.json settings.vllm, written by
+# tools/read_engine_env.py vllm from the PyPI wheels; vllm 0.34.0 vllm/envs.py:662 environment_variables, and
+# vllm/platforms/interface.py:1494-1502 warns "Unknown vLLM environment variable detected" for any other VLLM_ name).
+# Firing form: spent set 62 david66l/travelagent3 k8s/vllm-deployment.yaml (VLLM_MODEL, VLLM_SERVED_MODEL_NAME,
+# VLLM_PROMETHEUS_MULTIPROC_DIR on a rebuild given only vLLM's flags).
+ENV_KNOWN = "engine-env-known"
+
+
+def _vllm(image: str, env: dict, **extra) -> dict:
+    container = {
+        "name": "vllm",
+        "image": image,
+        "args": ["--model", "Qwen/Qwen2.5-14B-Instruct", "--port", "8000", "--gpu-memory-utilization", "0.85"],
+        "ports": [{"containerPort": 8000}],
+        "env": [{"name": k, "value": v} for k, v in env.items()],
+        "resources": {"limits": {"nvidia.com/gpu": 1}},
+        **extra,
+    }
+    return _deployment("vllm", [container])
+
+
+def _g74(objs: list[dict]) -> list[str]:
+    return [m for _, _, m in _found(objs, ENV_KNOWN)]
+
+
+def test_a_variable_no_vllm_release_reads_is_advice():
+    env = {"VLLM_MODEL": "Qwen/Qwen2.5-14B-Instruct", "VLLM_LOGGING_LEVEL": "INFO"}
+    (message,) = _g74([_vllm("ghcr.io/travelagent/travel-agent-vllm:latest", env)])
+    assert message.startswith("container vllm: env VLLM_MODEL is no setting vLLM reads (no release of it reads")
+    assert message.endswith("(unless this rebuilt image's own entrypoint reads it)")
+    (published,) = _g74([_vllm("vllm/vllm-openai:v0.11.0", env)])
+    assert "VLLM_MODEL" in published and "unless this rebuilt" not in published
+
+
+def test_a_variable_the_release_reads_is_judged_at_the_tag():
+    assert _g74([_vllm("vllm/vllm-openai:v0.11.0", {"VLLM_USE_V1": "1"})]) == []
+    (message,) = _g74([_vllm("vllm/vllm-openai:latest", {"VLLM_USE_V1": "1"})])
+    assert "env VLLM_USE_V1 is no setting vLLM 0.34.0 (the tag latest follows the newest release) reads" in message
+
+
+def test_vllm_careful_forms_stay_silent():
+    # A fork republished under the publisher's name (aibrix/vllm-openai reads VLLM_USE_VINEYARD_CACHE).
+    assert _g74([_vllm("aibrix/vllm-openai:v0.6.1-edb07092-20250118", {"VLLM_USE_VINEYARD_CACHE": "1"})]) == []
+    # A variable the container's own command reads.
+    script = ["sh", "-c", "vllm serve $VLLM_MODEL --port 8000"]
+    assert _g74([_vllm("vllm/vllm-openai:v0.11.0", {"VLLM_MODEL": "x"}, command=script)]) == []
+    # A shared ConfigMap given through envFrom (the app's VLLM_BASE_URL for its clients).
+    shared = _vllm("vllm/vllm-openai:v0.11.0", {})
+    shared["spec"]["template"]["spec"]["containers"][0]["envFrom"] = [{"configMapRef": {"name": "app-config"}}]
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "app-config", "namespace": "sow"}}
+    config["data"] = {"VLLM_BASE_URL": "http://vllm:8000/v1"}
+    assert _g74([shared, config]) == []
