@@ -50,6 +50,23 @@ class Chart:
         """The image tag ``version`` of the chart renders without image.tag, or None for a version not in the table."""
         return self.default_tags.get(version.lstrip("v"))
 
+    def nearest_tag(self, version: str) -> str | None:
+        """The tag of the closest chart version the table has read at or below ``version`` (X.Y.Z), else the lowest:
+        for a pinned version newer than the table or never tagged in the chart's repository."""
+        key = _numbers(version)
+        if key is None:
+            return None
+        known = sorted((k, v) for k, v in ((_numbers(name), tag) for name, tag in self.default_tags.items()) if k is not None)
+        below = [tag for k, tag in known if k <= key]
+        return below[-1] if below else (known[0][1] if known else None)
+
+
+def _numbers(version: str) -> tuple[int, int, int] | None:
+    parts = version.lstrip("v").split("-", 1)[0].split("+", 1)[0].split(".")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return None
+    return int(parts[0]), int(parts[1]), int(parts[2])
+
 
 @lru_cache(maxsize=1)
 def charts() -> tuple[Chart, ...]:

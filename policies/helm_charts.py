@@ -9,7 +9,8 @@ of values onto the pod is the chart's template as read at those tags:
 
 - otwld/ollama-helm (templates/deployment.yaml:53-137@ollama-0.54.0; :71-246@ollama-1.77.0): the image
   ``image.repository:image.tag``, the tag defaulting to the chart's appVersion (``-rocm`` for ``ollama.gpu.type``
-  amd); ``extraEnv``, ``extraArgs``; resources as written plus ``ollama.gpu.number`` of ``nvidia.com/gpu`` (or
+  amd; a pinned chart version the table has not read takes the tag of the closest version read below it);
+  ``extraEnv``, ``extraArgs``; resources as written plus ``ollama.gpu.number`` of ``nvidia.com/gpu`` (or
   ``ollama.gpu.nvidiaResource``, ``amd.com/gpu``) when ``ollama.gpu.enabled``; liveness and readiness probes GET
   ``livenessProbe.path``/``readinessProbe.path`` (``/``) unless disabled; the volume ``ollama-data`` at
   ``ollama.mountPath`` (``/root/.ollama``): a PVC when ``persistentVolume.enabled`` is true in Go's sense (any
@@ -46,8 +47,6 @@ _ENVSUBST = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=]([^}]*)\}$")
 _MAX_VALUES_TEXT = 256 * 1024
 # A chart version that names one release (not a range such as ``>=1.0``, ``1.x`` or ``*``).
 _PINNED = re.compile(r"^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$")
-# The tag shown for a pinned chart version the table has not read: a placeholder the rules read as an unknown release.
-_UNREAD_TAG = "${CHART_APP_VERSION}"
 
 
 def _text_values(text: Any) -> Mapping | None:
@@ -146,7 +145,10 @@ def _image(chart: Chart, values: Mapping, version: str, amd: bool = False) -> st
     if tag in (None, ""):
         if not _PINNED.match(version):
             return str(repository)  # no chart version pinned: the tag moves with the chart, like no tag at all
-        tag = chart.default_tag(version) or _UNREAD_TAG  # a pinned version the table has not read: pinned, unknown
+        # A pinned version the table has not read (newer than the table, or never tagged): the closest one read.
+        tag = chart.default_tag(version) or chart.nearest_tag(version)
+        if tag is None:
+            return str(repository)
         if amd and chart.key == "ollama":
             tag = f"{tag}-rocm"
     return f"{repository}:{tag}"

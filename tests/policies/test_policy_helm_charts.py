@@ -143,9 +143,12 @@ def test_k3s_helmchart_values_content_and_unread_version():
     [(path, pod)] = chart_pod_specs(K3S)
     assert path == "spec.valuesContent[ollama chart 0.1.32 defaults]"
     assert pod["volumes"][0]["persistentVolumeClaim"]  # "ture" is a non-empty string: true to Helm
+    # 0.1.32 is no tag of otwld/ollama-helm: the closest version read below it (0.1.2, appVersion 0.1.11)
+    assert pod["containers"][0]["image"] == "ollama/ollama:0.1.11"
     found = _findings((K3S_TYPE, "ollama", K3S))
     assert _ids(found, "serving-resource-requests")
     assert not _ids(found, "image-tag-pinned")  # a pinned chart version the table has not read pins its appVersion
+    assert not _ids(found, "container-can-start")
 
 
 def test_unpinned_chart_version_and_bad_input():
