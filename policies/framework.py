@@ -146,13 +146,14 @@ def finding_level(level: str, message: str) -> str:
 # kserve_runtime.py). What a pod rule finds in the runtime alone, the InferenceService (often another file) may
 # set or override; the InferenceService is checked with the runtime merged in, and that finding blocks.
 # A Flux HelmRelease or an Argo CD Application read as the pods of its app-template values (policies/app_template.py)
-# is completed by Helm: values files, valuesFrom and post-renderers the files may not show change the rendered pod.
+# or of a chart's defaults (policies/helm_charts.py; also a k3s HelmChart) is completed by Helm: values files, valuesFrom and post-renderers the files may not show change the rendered pod.
 _COMPLETED_ELSEWHERE = frozenset(
     {
         ("serving.kserve.io", "ServingRuntime"),
         ("serving.kserve.io", "ClusterServingRuntime"),
         ("helm.toolkit.fluxcd.io", "HelmRelease"),
         ("argoproj.io", "Application"),
+        ("helm.cattle.io", "HelmChart"),
     }
 )
 

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from policies.app_template import app_template_pod_specs
+from policies.helm_charts import chart_pod_specs
 from policies.pod_patches import is_pod_patch, merge_patches
 
 # Bounds of the generic search: a CR is walked once per evaluation, never deeper or longer than this.
@@ -74,8 +75,11 @@ def _single_container_key(value: dict) -> str | None:
 def search_pod_specs(props: dict) -> tuple[list[tuple[str, dict]], list[str]]:
     """(pod specs as (path, podspec), paths of patches no base was found for) anywhere in ``props``: the search
     behind kube.generic_pod_specs. A Helm release of bjw-s app-template is read as the pods the chart renders
-    (policies/app_template.py)."""
+    (policies/app_template.py), and a release of a chart components/helm_charts.toml knows as the pod the chart renders
+    (policies/helm_charts.py)."""
     if released := app_template_pod_specs(props):
+        return released, []
+    if released := chart_pod_specs(props):
         return released, []
     found: list[tuple[str, dict]] = []
     patches: list[tuple[str, dict]] = []

@@ -166,8 +166,8 @@ def _secret_finding(props: dict) -> Optional[str]:
         if (token := first_token(text)) is not None:
             return f"{where} holds {token.described} in clear text: {_SECRET_FIX}"
         literal = text.strip()
-        if literal.startswith(_SOPS_VALUE) or not literal or placeholder_in(literal, (where,)) is not None:
-            continue  # ciphertext, or a fill-in (S27/S28 report those)
+        if literal.startswith((_SOPS_VALUE, *_PLACEHOLDER_STARTS, "[")) or not literal or placeholder_in(literal, (where,)):
+            continue  # ciphertext, a value rendered at deploy time ([secret]: the plan's Pulumi secret), or a fill-in
         key = where.split(".", 1)[1]
         if readers is None:
             readers = variables_of_key(_namespace(props), get(props, "metadata", "name"))
@@ -176,7 +176,7 @@ def _secret_finding(props: dict) -> Optional[str]:
             # committed value is that server's admin or API key whatever its words (spent set 51
             # roen019/LiteLLM-K8s-Deploy@738ba83b local-manifests/secrets.yaml master-key, read as LITELLM_MASTER_KEY).
             return f"{where} holds the key {sorted(server)[0]} of the server that reads it, in clear text: {_SECRET_FIX}"
-        if literal.startswith((*_PLACEHOLDER_STARTS, "[")) or placeholder_value(literal, where) or stand_in_password(literal):
+        if placeholder_value(literal, where) or stand_in_password(literal):
             continue  # a fill-in (S27/S28 report those) or a stand-in such as changeme
         if named is None and (
             _credential_key(key.upper().replace("-", "_").replace(".", "_"))

@@ -11,7 +11,19 @@ from functools import lru_cache
 from policies.reading.placeholders import placeholder_in
 
 # Names of variables, flags and keys that hold a secret (the namePatterns default; no-literal-credential reads them too).
-NAME_PATTERNS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "*_TOKEN", "*_SECRET*", "*PASSWORD*", "*API_KEY*", "AWS_SECRET_ACCESS_KEY")
+# SECRET_KEY: the web frameworks' signing key (Django settings SECRET_KEY, Flask's app.config["SECRET_KEY"]), which
+# ``*_SECRET*`` misses for want of a prefix (spent set 86 alexmachulsky/devops-chatbot@37636001 k8s/deployment.yaml
+# SECRET_KEY "devops-chatbot-k8s-demo", labelled G35).
+NAME_PATTERNS = (
+    "HF_TOKEN",
+    "HUGGING_FACE_HUB_TOKEN",
+    "*_TOKEN",
+    "*_SECRET*",
+    "SECRET_KEY",
+    "*PASSWORD*",
+    "*API_KEY*",
+    "AWS_SECRET_ACCESS_KEY",
+)
 
 
 # Names that end in _TOKEN but count or time tokens, not credentials: llm-d/llm-d-inference-sim's

@@ -267,3 +267,28 @@ def test_a_client_variable_or_a_not_a_key_word_does_not_block(tmp_path):
     for word in ("EMPTY", "change-this-in-production", "${LITELLM_MASTER_KEY}"):
         text = LITELLM_SECRET.replace("VALUE", word).replace("VARIABLE", "LITELLM_MASTER_KEY")
         assert ("mandatory", "no-literal-credential") not in _g35(_check(tmp_path, text)), word
+
+
+# spent set 86 alexmachulsky/devops-chatbot@37636001 k8s/deployment.yaml (cut down): the web app's signing key.
+SIGNING_KEY = """\
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: devops-chatbot}
+    spec:
+      selector: {matchLabels: {app: chatbot}}
+      template:
+        metadata: {labels: {app: chatbot}}
+        spec:
+          containers:
+            - name: chatbot
+              image: python:3.12-slim
+              env:
+                - name: SECRET_KEY
+                  value: "VALUE"
+    """
+
+
+def test_a_literal_signing_key_is_a_literal_secret(tmp_path):
+    assert _g35(_check(tmp_path, SIGNING_KEY.replace("VALUE", "devops-chatbot-k8s-demo"))) == [
+        ("mandatory", "no-literal-secret-env")
+    ]

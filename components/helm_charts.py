@@ -1,0 +1,115 @@
+"""Helm charts of LLM serving apps as data: the rows of helm_charts.toml (the defaults a chart renders into its
+server's pod: image and the tag each chart version renders, the probes it writes, the data folder, the port) as
+frozen records. The pack reads a release object of one of these charts as the pod it renders
+(policies/helm_charts.py). A row with an unknown or missing field fails the load naming the row and the field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from .parse_cache import read_toml
+from .table_rows import exact_fields
+
+TABLE = Path(__file__).with_name("helm_charts.toml")
+_FIELDS = (
+    "display",
+    "names",
+    "repositories",
+    "container",
+    "image",
+    "port",
+    "data_mount",
+    "probes",
+    "probe_path",
+    "sources",
+    "default_tags",
+)
+
+
+@dataclass(frozen=True)
+class Chart:
+    """One chart (a row of helm_charts.toml)."""
+
+    key: str
+    display: str
+    names: tuple[str, ...]
+    repositories: tuple[str, ...]
+    container: str
+    image: str
+    port: int
+    data_mount: str
+    probes: tuple[str, ...]  # the probe fields the chart renders by default (path ``probe_path``)
+    probe_path: str
+    sources: tuple[str, ...]
+    default_tags: dict[str, str]  # chart version -> image tag rendered when values set none
+
+    def default_tag(self, version: str) -> str | None:
+        """The image tag ``version`` of the chart renders without image.tag, or None for a version not in the table."""
+        return self.default_tags.get(version.lstrip("v"))
+
+    def nearest_tag(self, version: str) -> str | None:
+        """The tag of the closest chart version the table has read at or below ``version`` (X.Y.Z), else the lowest:
+        for a pinned version newer than the table or never tagged in the chart's repository."""
+        key = _numbers(version)
+        if key is None:
+            return None
+        known = sorted((k, v) for k, v in ((_numbers(name), tag) for name, tag in self.default_tags.items()) if k is not None)
+        below = [tag for k, tag in known if k <= key]
+        return below[-1] if below else (known[0][1] if known else None)
+
+
+def _numbers(version: str) -> tuple[int, int, int] | None:
+    parts = version.lstrip("v").split("-", 1)[0].split("+", 1)[0].split(".")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return None
+    return int(parts[0]), int(parts[1]), int(parts[2])
+
+
+@lru_cache(maxsize=1)
+def charts() -> tuple[Chart, ...]:
+    """Every row of helm_charts.toml."""
+    data = read_toml(TABLE).get("charts")
+    if not isinstance(data, dict):
+        raise ValueError(f"{TABLE.name}: no [charts] table")
+    out = []
+    for key, raw in data.items():
+        row = exact_fields(f"{TABLE.name} [charts.{key}]", raw, _FIELDS)
+        tags = {}
+        for item in row["default_tags"]:
+            version, _, tag = str(item).partition("=")
+            tags[version] = tag
+        out.append(
+            Chart(
+                key=key,
+                display=str(row["display"]),
+                names=tuple(row["names"]),
+                repositories=tuple(row["repositories"]),
+                container=str(row["container"]),
+                image=str(row["image"]),
+                port=int(row["port"]),
+                data_mount=str(row["data_mount"]),
+                probes=tuple(row["probes"]),
+                probe_path=str(row["probe_path"]),
+                sources=tuple(row["sources"]),
+                default_tags=tags,
+            )
+        )
+    return tuple(out)
+
+
+def chart_named(name: str, repository: str = "") -> Chart | None:
+    """The row whose chart name is ``name`` (the last segment of an OCI reference counts), or whose repository
+    ``repository`` names, or None."""
+    base = name.rstrip("/").rsplit("/", 1)[-1].lower()
+    for chart in charts():
+        if base in chart.names:
+            return chart
+    repo = repository.lower()
+    if repo:
+        for chart in charts():
+            if any(r in repo for r in chart.repositories):
+                return chart
+    return None

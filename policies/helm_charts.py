@@ -1,0 +1,337 @@
+"""The pod a Helm release of a known LLM serving chart renders, read from the release object and the chart's defaults.
+
+Homelabs and small teams install Ollama and Open WebUI as release objects: a Flux HelmRelease (``spec.chart.spec.chart``
+and ``version``, ``spec.values``), an Argo CD Application (``spec.source.chart`` or the repoURL's last segment,
+``targetRevision``, ``helm.valuesObject`` or the ``helm.values`` text) or a k3s HelmChart (``spec.chart``,
+``spec.version``, the ``spec.valuesContent`` text). What the release leaves out, the chart fills from its own
+defaults: those are DATA (components/helm_charts.toml, each fact read at a chart tag and cited there), and the mapping
+of values onto the pod is the chart's template as read at those tags:
+
+- otwld/ollama-helm (templates/deployment.yaml:53-137@ollama-0.54.0; :71-246@ollama-1.77.0): the image
+  ``image.repository:image.tag``, the tag defaulting to the chart's appVersion (``-rocm`` for ``ollama.gpu.type``
+  amd; a pinned chart version the table has not read takes the tag of the closest version read below it);
+  ``extraEnv``, ``extraArgs``; resources as written plus ``ollama.gpu.number`` of ``nvidia.com/gpu`` (or
+  ``ollama.gpu.nvidiaResource``, ``amd.com/gpu``) when ``ollama.gpu.enabled``; liveness and readiness probes GET
+  ``livenessProbe.path``/``readinessProbe.path`` (``/``) unless disabled; the volume ``ollama-data`` at
+  ``ollama.mountPath`` (``/root/.ollama``): a PVC when ``persistentVolume.enabled`` is true in Go's sense (any
+  non-empty string is), else an emptyDir; a postStart hook running ``ollama pull`` when ``ollama.models`` (a list
+  before 1.0, ``pull``/``run``/``create`` lists after) names any model.
+- open-webui/helm-charts (charts/open-webui/templates/workload-manager.yaml:57-115@open-webui-3.1.6; :104-150
+  @open-webui-16.0.0): the image tag defaulting to the values' own tag (``latest`` before chart 3.1.10) or the
+  appVersion; probes only as written in ``livenessProbe``/``readinessProbe``/``startupProbe`` (none by default, none at
+  all before chart 4); ``OLLAMA_BASE_URLS`` when ``ollamaUrls`` or ``ollama.enabled``; ``extraEnvVars`` appended (a
+  mapping of ``NAME: {value|valueFrom}`` read as its items); the volume ``data`` at /app/backend/data: the
+  ``persistence.existingClaim`` or the chart's claim while ``persistence.enabled`` (default true), else an emptyDir.
+  No template of the chart sets ``WEBUI_SECRET_KEY``.
+
+Envsubst defaults Flux's postBuild fills (``${name:=default}``, ``${name:-default}``) are read as their default; a
+value left empty by one is treated as not written. The values are not the whole release (a values file,
+``valuesFrom`` or post-renderers may add to them): what a pod rule finds on such a release is advice
+(policies/framework.py, completed_elsewhere), and the pod's path names the chart and the version whose defaults were
+used. Pure: no helper of policies.kube, so that kube can call it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+
+from components.helm_charts import Chart, chart_named
+
+_RELEASE_KINDS = frozenset({"HelmRelease", "Application", "HelmChart"})
+# A whole value that is one envsubst placeholder with a default (Flux postBuild substitution, envsubst -d).
+_ENVSUBST = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=]([^}]*)\}$")
+_MAX_VALUES_TEXT = 256 * 1024
+# A chart version that names one release (not a range such as ``>=1.0``, ``1.x`` or ``*``).
+_PINNED = re.compile(r"^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$")
+
+
+def _text_values(text: Any) -> Mapping | None:
+    if not isinstance(text, str) or len(text) > _MAX_VALUES_TEXT:
+        return None
+    try:
+        loaded = yaml.safe_load(text)
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return None
+    return loaded if isinstance(loaded, Mapping) else None
+
+
+def _release(props: Mapping) -> tuple[str, str, str, str, Mapping] | None:
+    """(values path, chart name, repository, chart version, values) of a release object, or None."""
+    kind = props.get("kind")
+    spec = props.get("spec")
+    if kind not in _RELEASE_KINDS or not isinstance(spec, Mapping):
+        return None
+    if kind == "HelmRelease":
+        chart = spec.get("chart")
+        chart = chart.get("spec") if isinstance(chart, Mapping) else None
+        if not isinstance(chart, Mapping):
+            return None  # a chartRef names an OCIRepository object, not the chart (often bjw-s app-template)
+        name, version = chart.get("chart"), chart.get("version")
+        values = spec.get("values")
+        return "spec.values", str(name or ""), "", str(version or ""), values if isinstance(values, Mapping) else {}
+    if kind == "HelmChart":
+        values = _text_values(spec.get("valuesContent")) if spec.get("valuesContent") else {}
+        if values is None:
+            return None
+        return (
+            "spec.valuesContent",
+            str(spec.get("chart") or ""),
+            str(spec.get("repo") or ""),
+            str(spec.get("version") or ""),
+            values,
+        )
+    source = spec.get("source")
+    if not isinstance(source, Mapping):
+        return None
+    repo = str(source.get("repoURL") or "")
+    name = str(source.get("chart") or (repo if repo.startswith("oci://") else ""))
+    helm = source.get("helm")
+    helm = helm if isinstance(helm, Mapping) else {}
+    if isinstance(helm.get("valuesObject"), Mapping):
+        path, values = "spec.source.helm.valuesObject", helm["valuesObject"]
+    elif helm.get("values"):
+        path, values = "spec.source.helm.values", _text_values(helm.get("values"))
+        if values is None:
+            return None
+    else:
+        path, values = "spec.source.helm", {}
+    return path, name, repo, str(source.get("targetRevision") or ""), values
+
+
+def _resolved(value: Any) -> Any:
+    """``value`` with each envsubst placeholder that has a default read as its default ("" when empty)."""
+    if isinstance(value, str):
+        match = _ENVSUBST.match(value.strip())
+        if not match:
+            return value
+        try:  # substituted into the text before it is parsed: `${on:=false}` is the boolean false
+            parsed = yaml.safe_load(match.group(1)) if match.group(1).strip() else ""
+        except yaml.YAMLError:
+            return match.group(1)
+        return "" if parsed is None else parsed if isinstance(parsed, (str, bool, int, float)) else match.group(1)
+    if isinstance(value, Mapping):
+        out = {}
+        for key, item in value.items():
+            item = _resolved(item)
+            if item != "" or not isinstance(value.get(key), str):
+                out[key] = item
+        return out
+    if isinstance(value, list):
+        return [_resolved(v) for v in value]
+    return value
+
+
+def _truthy(value: Any) -> bool:
+    """Go template truth: false, 0, "", nil and empty collections are false; anything else (the string "false" too)."""
+    return bool(value)
+
+
+def _get(values: Mapping, *keys: str, default: Any = None) -> Any:
+    node: Any = values
+    for key in keys:
+        if not isinstance(node, Mapping) or key not in node:
+            return default
+        node = node[key]
+    return default if node is None else node
+
+
+def _image(chart: Chart, values: Mapping, version: str, amd: bool = False) -> str | None:
+    repository = _get(values, "image", "repository") or chart.image
+    tag = _get(values, "image", "tag")
+    if tag in (None, ""):
+        if not _PINNED.match(version):
+            return str(repository)  # no chart version pinned: the tag moves with the chart, like no tag at all
+        # A pinned version the table has not read (newer than the table, or never tagged): the closest one read.
+        tag = chart.default_tag(version) or chart.nearest_tag(version)
+        if tag is None:
+            return str(repository)
+        if amd and chart.key == "ollama":
+            tag = f"{tag}-rocm"
+    return f"{repository}:{tag}"
+
+
+def _env_list(env: Any) -> list:
+    if isinstance(env, list):
+        return [e for e in env if isinstance(e, Mapping)]
+    if isinstance(env, Mapping):  # NAME: {value: ...} or NAME: value
+        return [{"name": str(k), **v} if isinstance(v, Mapping) else {"name": str(k), "value": str(v)} for k, v in env.items()]
+    return []
+
+
+def _pod_options(values: Mapping, pod: dict) -> None:
+    for key, field in (
+        ("nodeSelector", "nodeSelector"),
+        ("tolerations", "tolerations"),
+        ("affinity", "affinity"),
+        ("runtimeClassName", "runtimeClassName"),
+        ("podSecurityContext", "securityContext"),
+        ("imagePullSecrets", "imagePullSecrets"),
+        ("topologySpreadConstraints", "topologySpreadConstraints"),
+        ("priorityClassName", "priorityClassName"),
+    ):
+        if _truthy(values.get(key)):
+            pod[field] = values[key]
+    for flag in ("hostNetwork", "hostPID", "hostIPC"):
+        if values.get(flag) is True:
+            pod[flag] = True
+
+
+def _models(values: Mapping) -> list[str]:
+    models = _get(values, "ollama", "models")
+    if isinstance(models, list):
+        return [str(m) for m in models]
+    if isinstance(models, Mapping):
+        return [
+            str(m.get("name") if isinstance(m, Mapping) else m) for k in ("pull", "run", "create") for m in models.get(k) or []
+        ]
+    default = _get(values, "ollama", "defaultModel")
+    return [str(default)] if default else []
+
+
+def _ollama(chart: Chart, values: Mapping, version: str) -> dict:
+    gpu = _get(values, "ollama", "gpu", default={})
+    gpu = gpu if isinstance(gpu, Mapping) else {}
+    gpu_on = _truthy(gpu.get("enabled"))
+    kind = str(gpu.get("type") or "nvidia")
+    port = _get(values, "ollama", "port") or _get(values, "service", "port") or chart.port
+    container: dict = {"name": chart.container, "ports": [{"name": "http", "containerPort": port}]}
+    image = _image(chart, values, version, amd=gpu_on and kind == "amd")
+    if image:
+        container["image"] = image
+    env = []
+    if gpu_on and kind == "nvidia":
+        env += [
+            {"name": "NVIDIA_DRIVER_CAPABILITIES", "value": "compute,utility"},
+            {"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"},
+        ]
+    env += _env_list(values.get("extraEnv"))
+    if env:
+        container["env"] = env
+    if isinstance(values.get("extraArgs"), list) and values["extraArgs"]:
+        container["args"] = values["extraArgs"]
+    resources = values.get("resources") if "resources" in values else {"requests": {}, "limits": {}}
+    resources = dict(resources) if isinstance(resources, Mapping) else {}
+    if gpu_on and kind in ("nvidia", "amd"):
+        name = str(gpu.get("nvidiaResource") or "nvidia.com/gpu") if kind == "nvidia" else "amd.com/gpu"
+        limits = dict(resources.get("limits") or {}) if isinstance(resources.get("limits") or {}, Mapping) else {}
+        limits.setdefault(name, gpu.get("number") or 1)
+        resources["limits"] = limits
+    container["resources"] = resources
+    if isinstance(values.get("securityContext"), Mapping) and values["securityContext"]:
+        container["securityContext"] = values["securityContext"]
+    for field in chart.probes:
+        probe = values.get(field)
+        probe = probe if isinstance(probe, Mapping) else {}
+        if probe.get("enabled", True) is False:
+            continue
+        rendered: dict = {"httpGet": {"path": probe.get("path") or chart.probe_path, "port": "http"}}
+        rendered.update(
+            {
+                k: probe[k]
+                for k in ("initialDelaySeconds", "periodSeconds", "timeoutSeconds", "failureThreshold", "successThreshold")
+                if k in probe
+            }
+        )
+        container[field] = rendered
+    mount = _get(values, "ollama", "mountPath") or chart.data_mount
+    container["volumeMounts"] = [
+        {"name": "ollama-data", "mountPath": mount},
+        *[m for m in values.get("volumeMounts") or [] if isinstance(m, Mapping)],
+    ]
+    models = _models(values)
+    if models:
+        command = f"echo {' '.join(models)} | xargs -n1 /bin/ollama pull"
+        container["lifecycle"] = {"postStart": {"exec": {"command": ["/bin/sh", "-c", command]}}}
+    persistent = values.get("persistentVolume")
+    persistent = persistent if isinstance(persistent, Mapping) else {}
+    if _truthy(persistent.get("enabled")):
+        volume: dict = {
+            "name": "ollama-data",
+            "persistentVolumeClaim": {"claimName": persistent.get("existingClaim") or chart.container},
+        }
+    else:
+        volume = {"name": "ollama-data", "emptyDir": {}}
+    pod: dict = {
+        "containers": [container],
+        "volumes": [volume, *[v for v in values.get("volumes") or [] if isinstance(v, Mapping)]],
+    }
+    if isinstance(values.get("initContainers"), list) and values["initContainers"]:
+        pod["initContainers"] = values["initContainers"]
+    _pod_options(values, pod)
+    return pod
+
+
+def _open_webui(chart: Chart, values: Mapping, version: str) -> dict:
+    port = _get(values, "service", "containerPort") or chart.port
+    container: dict = {"name": chart.container, "ports": [{"name": "http", "containerPort": port}]}
+    image = _image(chart, values, version)
+    if image:
+        container["image"] = image
+    for key in ("command", "args"):
+        if isinstance(values.get(key), list) and values[key]:
+            container[key] = values[key]
+    for field in chart.probes:
+        if isinstance(values.get(field), Mapping) and values[field]:
+            container[field] = values[field]
+    if isinstance(values.get("resources"), Mapping) and values["resources"]:
+        container["resources"] = values["resources"]
+    if isinstance(values.get("containerSecurityContext"), Mapping) and values["containerSecurityContext"]:
+        container["securityContext"] = values["containerSecurityContext"]
+    mounts: list = [{"name": "data", "mountPath": chart.data_mount}]
+    extra = _get(values, "volumeMounts", "container")
+    mounts += [m for m in extra if isinstance(m, Mapping)] if isinstance(extra, list) else []
+    container["volumeMounts"] = mounts
+    env: list = []
+    urls = values.get("ollamaUrls")
+    if not values.get("ollamaUrlsFromExtraEnv") and (_truthy(urls) or _truthy(_get(values, "ollama", "enabled", default=True))):
+        shown = ";".join(str(u) for u in urls) if isinstance(urls, list) and urls else None
+        env.append({"name": "OLLAMA_BASE_URLS", **({"value": shown} if shown else {"valueFrom": {"chart": "ollama"}})})
+    env += _env_list(values.get("extraEnvVars"))
+    container["env"] = env
+    if isinstance(values.get("extraEnvFrom"), list) and values["extraEnvFrom"]:
+        container["envFrom"] = values["extraEnvFrom"]
+    persistence = values.get("persistence")
+    persistence = persistence if isinstance(persistence, Mapping) else {}
+    if _truthy(persistence.get("enabled", True)):
+        volume: dict = {
+            "name": "data",
+            "persistentVolumeClaim": {"claimName": persistence.get("existingClaim") or chart.container},
+        }
+    else:
+        volume = {"name": "data", "emptyDir": {}}
+    pod: dict = {"containers": [container], "volumes": [volume]}
+    _pod_options(values, pod)
+    return pod
+
+
+_RENDERERS = {"ollama": _ollama, "open-webui": _open_webui}
+
+
+def chart_release(props: Mapping) -> tuple[Chart, str, str] | None:
+    """(chart row, chart version, values path) of a release object of a chart the table knows, or None."""
+    found = _release(props)
+    if found is None:
+        return None
+    path, name, repo, version, _ = found
+    chart = chart_named(name, repo) if name or repo else None
+    return (chart, version, path) if chart is not None else None
+
+
+def chart_pod_specs(props: Mapping) -> list[tuple[str, dict]]:
+    """The server pod a release of a known chart renders, as (``<values path>[chart NAME VERSION defaults]``, podspec),
+    or [] for any other object."""
+    found = _release(props)
+    if found is None:
+        return []
+    path, name, repo, version, values = found
+    chart = chart_named(name, repo) if name or repo else None
+    if chart is None or chart.key not in _RENDERERS:
+        return []
+    values = _resolved(values)
+    pod = _RENDERERS[chart.key](chart, values, version)
+    shown = f"{chart.names[0]} chart {version or '(version not pinned)'} defaults"
+    return [(f"{path}[{shown}]", pod)]
