@@ -23,7 +23,10 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     maps = {
         (namespace_of(r), get(r.props, "metadata", "name")): r
         for r in resources
-        if split_type(r.type) == ("", "ConfigMap") and isinstance(r.props, dict)
+        if split_type(r.type) == ("", "ConfigMap")
+        and isinstance(r.props, dict)
+        and isinstance(get(r.props, "metadata", "name"), str)
+        and isinstance(namespace_of(r), (str, type(None)))
     }
     if not maps:
         return []
@@ -33,6 +36,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             continue
         for server in table_servers(r):
             for path, names, map_name in settings_files(server):
+                if not isinstance(map_name, str):
+                    continue  # a mistyped configMap.name (a map, a number): no ConfigMap is named so
                 cm = maps.get((namespace_of(r), map_name)) or maps.get((None, map_name))
                 if cm is None:
                     continue

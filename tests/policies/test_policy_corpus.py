@@ -27,6 +27,9 @@ EXPECTED = {
     ("samples__autoscaling__hpa.yaml", "replicas-left-to-autoscaler"),
     # ... and on the Deployment itself, whose spec.replicas is the field to remove (brief lead51).
     ("samples__autoscaling__deploy.yaml", "replicas-left-to-autoscaler"),
+    # G74 engine-env-known (advisory, brief ollama51), reviewed: GAIE's vLLM Deployment on vllm/vllm-openai:latest sets
+    # VLLM_USE_V1, which vLLM read only in 0.6.6-0.11.0 (components/engine_env_names.json settings.vllm); latest runs newer.
+    ("config__manifests__vllm__gpu-deployment.yaml", "engine-env-known"),
     # S7 hpa-custom-metric-is-served (advisory, brief autoscale50), reviewed: the tutorial HPA's Object metric
     # vllm_num_requests_waiting needs a Prometheus Adapter rule, and the corpus holds no adapter configuration.
     ("tutorials__assets__hpa-10.yaml", "hpa-custom-metric-is-served"),
