@@ -450,9 +450,13 @@ def _traefik_route(
     proxy_read_timeout of the nginx proxy behind it."""
     points = entry.route_entry_points(r)
     seconds, explicit = entry.traefik_read_timeout(points, configured)
-    for service in proxies.traefik_edge(r, []).services:
+    services = proxies.traefik_edge(r, []).services
+    # A Service the set does not hold is judged only where the route names no Service the set holds (as for an
+    # Ingress): beside a model's route, an auth callback's (Authentik's outpost) is not a model (review51b).
+    unknown = not set(services) & known
+    for service in sorted(services, key=lambda s: s not in llm and s not in fronts):
         inner = _inner(service, fronts)
-        if service not in llm and service in known and service not in fronts:
+        if service not in llm and service not in fronts and (service in known or not unknown):
             continue
         if seconds > minimum and (inner is None or inner <= seconds):
             continue

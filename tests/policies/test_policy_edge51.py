@@ -136,6 +136,28 @@ def test_traefik_ingress_route_on_the_default_read_timeout_fires() -> None:
     assert "entry points web" in found[0][1]
 
 
+def test_traefik_route_names_the_model_route_not_an_auth_callback_beside_it() -> None:
+    # Spent set 95 aymenmastouri/k8s-manifests@83fa65a7 apps/litellm/ingressroute.yaml: a route to authentik-server
+    # (the outpost callback, a Service the files do not hold) before the route to the model caller of the files. The
+    # finding names the caller; an unheld Service beside a held one is no model (review51b).
+    route = copy.deepcopy(ROUTE)
+    route["metadata"]["namespace"] = "ai"
+    route["spec"]["routes"] = [
+        {
+            "kind": "Rule",
+            "match": "PathPrefix(`/outpost.goauthentik.io/`)",
+            "services": [{"name": "authentik-server", "port": 9000}],
+        },
+        {"kind": "Rule", "match": "Host(`llm.example.net`)", "services": [{"name": "ai-api", "port": 80}]},
+    ]
+    ((level, message),) = found_by([*AGIC_RUN[:-1], route], S9)
+    assert level == "advisory" and "ai-api" in message and "authentik-server" not in message
+    # the callback beside an app that calls no model: silent
+    plain = copy.deepcopy(AGENT)
+    plain["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "DB_URL", "value": "http://postgres:5432"}]
+    assert found_by([plain, _service("ai-api", 80, 8000), route], S9) == []
+
+
 def _traefik(args: list[str]) -> dict:
     return _deployment("traefik", [{"name": "traefik", "image": "traefik:v3.3.4", "args": args}], namespace="traefik")
 
