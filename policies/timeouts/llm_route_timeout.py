@@ -450,9 +450,7 @@ def _traefik_route(
     proxy_read_timeout of the nginx proxy behind it."""
     points = entry.route_entry_points(r)
     seconds, explicit = entry.traefik_read_timeout(points, configured)
-    services = proxies.traefik_edge(r, []).services
-    # A Service the set does not hold is judged only where the route names no Service the set holds (as for an
-    # Ingress): beside a model's route, an auth callback's (Authentik's outpost) is not a model (review51b).
+    services = proxies.traefik_edge(r, []).services  # unheld ones only where none is held, as for an Ingress (review51b)
     unknown = not set(services) & known
     for service in sorted(services, key=lambda s: s not in llm and s not in fronts):
         inner = _inner(service, fronts)
