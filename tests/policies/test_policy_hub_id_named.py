@@ -68,6 +68,14 @@ def test_the_same_id_in_sglang_is_advised():
     assert "downloads meta-llama/Llama-3-8B-Instruct" in found[1]
 
 
+def test_a_qwen35_instruct_id_is_advised():
+    # Spent set 60: mjpinot/aks-qwen k8s/qwen-deployment.yaml serves --model Qwen/Qwen3.5-2B-Instruct.
+    (found,) = found_by([_vllm(["--model", "Qwen/Qwen3.5-2B-Instruct"])], POLICY)
+    assert "downloads Qwen/Qwen3.5-2B-Instruct" in found[1] and "Qwen/Qwen3.5-<size>-Base" in found[1]
+    (moe,) = found_by([_vllm(["--model", "qwen/qwen3.5-122b-a10b-instruct"])], POLICY)
+    assert "Qwen3.5" in moe[1]
+
+
 @pytest.mark.parametrize(
     "model",
     [
@@ -80,6 +88,11 @@ def test_the_same_id_in_sglang_is_advised():
         "meta-llama/Llama-2-7b-chat-hf",
         "meta-llama/Llama-2-70b-hf",
         "/models/meta-llama/Llama-3-8B-Instruct",  # a local path, not a Hub id
+        "Qwen/Qwen3.5-2B",
+        "Qwen/Qwen3.5-35B-A3B-FP8",
+        "Qwen/Qwen3.5-4B-Base",
+        "Qwen/Qwen2.5-7B-Instruct",
+        "Qwen/Qwen3-30B-A3B-Instruct-2507",
     ],
 )
 def test_real_repositories_are_silent(model):
