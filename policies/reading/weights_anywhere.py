@@ -28,8 +28,6 @@ from policies.reading.gpu_selection import pinned_gpu
 from policies.reading.vllm_args import VllmServer, served_model
 
 GIB = 1024**3
-# vLLM's default --gpu-memory-utilization (0.9 at every release the capacity accounting reads: components/capacity).
-_DEFAULT_UTILIZATION = 0.9
 # The 80-96 GB class most clusters have: the largest catalogue GPU below this many GiB bounds it.
 _COMMON_CLASS_GIB = 100.0
 _SIZE = re.compile(r"(?<![\w.])(\d{1,4}(?:\.\d{1,3})?)([bt])(?![a-z0-9])")
@@ -107,41 +105,48 @@ def _positive(args: dict, flag: str) -> Optional[int]:
 
 
 def weights_anywhere(server: VllmServer) -> tuple[str, bool]:
-    """Why the server's weights fit no GPU, or only a GPU larger than the common class ("" when they fit); True when
-    it is sure (the catalogue's checkpoint over the largest GPU)."""
+    """Why a vLLM server's weights fit no GPU, or only a GPU larger than the common class ("" when they fit); True
+    when it is sure (the catalogue's checkpoint over the largest GPU)."""
     model = served_model(server)
-    args: Any = server.args
-    if not isinstance(model, str) or not model:
+    return weights_fit(server.label, model if isinstance(model, str) else "", server.args, server.podspec)
+
+
+def weights_fit(
+    label: str, model: str, args: Any, podspec: Any, fraction_flag: str = "gpu-memory-utilization", default: float = 0.9
+) -> tuple[str, bool]:  # default: vLLM's --gpu-memory-utilization, 0.9 at every release components/capacity reads
+    """weights_anywhere for any engine: ``fraction_flag`` is the canonical flag of its share of the GPU ("" when its
+    fraction is of the memory the weights leave) and ``default`` the share when it is unset."""
+    if not model:
         return "", False
     quantization = str(args.get("quantization") or "").lower()
     found = estimate(model, quantization)
     tp, pp = _positive(args, "tensor-parallel-size"), _positive(args, "pipeline-parallel-size")
     if found is None or tp is None or pp is None:
         return "", False
-    utilization = _DEFAULT_UTILIZATION
-    if "gpu-memory-utilization" in args:
-        value = as_float(args.get("gpu-memory-utilization"))
+    utilization = default
+    if fraction_flag and fraction_flag in args:
+        value = as_float(args.get(fraction_flag))
         if value is None or not 0 < value <= 1:
             return "", False  # S1's finding
         utilization = value
     per_gpu = found.gib / (tp * pp)
     (big_name, big_gib), (common_name, common_gib) = _gpu_bounds()
     head = (
-        f"{server.label}: {model}'s weights take {per_gpu:.1f} GiB per GPU ({found.gib:.1f} GiB, {found.how}, over "
+        f"{label}: {model}'s weights take {per_gpu:.1f} GiB per GPU ({found.gib:.1f} GiB, {found.how}, over "
         f"tensor parallel {tp} x pipeline parallel {pp})"
     )
     if per_gpu > utilization * big_gib:
         return (
             f"{head}, more than {utilization:g} of even a {big_name} ({big_gib:.2f} GiB): no GPU can load them; raise "
-            f"--tensor-parallel-size / --pipeline-parallel-size or serve a quantized checkpoint",
+            f"the tensor / pipeline parallel size or serve a quantized checkpoint",
             found.exact,
         )
-    if per_gpu > utilization * common_gib and pinned_gpu(server.podspec) is None:
+    if per_gpu > utilization * common_gib and pinned_gpu(podspec) is None:
         # (A selection naming a GPU the catalogue does not know may name a larger one: only the tier above holds.)
         return (
             f"{head}, more than {utilization:g} of an 80-96 GB GPU (up to {common_name}, {common_gib:.2f} GiB), and "
-            f"nothing in the pod's node selection asks for a larger one: on the GPUs most clusters have vLLM cannot "
-            f"load them (CUDA out of memory); pin an H200/B200-class GPU, raise --tensor-parallel-size or quantize",
+            f"nothing in the pod's node selection asks for a larger one: on the GPUs most clusters have the engine cannot "
+            f"load them (CUDA out of memory); pin an H200/B200-class GPU, raise the tensor parallel size or quantize",
             False,
         )
     return "", False

@@ -34,7 +34,7 @@ from policies.reading.kubeai_models import kubeai_vllm_servers
 from policies.reading.serving import engine_configs
 from policies.reading.vllm_args import parallel_size, served_model, vllm_servers
 from policies.reading.vllm_capacity import gpu_type, release_note, server_plan, stamped_plan
-from policies.reading.weights_anywhere import weights_anywhere
+from policies.reading.weights_anywhere import weights_anywhere, weights_fit
 from policies.vllm.startup_rules import catalogue_model, refused, table_refused
 
 GIB = 1024**3
@@ -127,6 +127,8 @@ def _table_weights(resource: Resource, server: EngineServer) -> str:
     model = found[1] if found else None
     gpu = gpu_type(resource, server)
     tp, pp = parallel_size(server.args, "tensor-parallel-size"), parallel_size(server.args, "pipeline-parallel-size")
+    if gpu is None:
+        return _anywhere(server)
     if model is None or gpu is None or tp is None or pp is None:
         return ""
     if "tensor-parallel-size" not in server.args:
@@ -153,6 +155,16 @@ def _table_weights(resource: Resource, server: EngineServer) -> str:
         f"raise {row.spelling('tensor-parallel-size')} (more GPUs per replica), serve a quantized checkpoint or use "
         f"a GPU with more memory"
     )
+
+
+def _anywhere(server: EngineServer) -> str:
+    """A table engine on no known GPU: its weights must still fit some GPU (policies/reading/weights_anywhere.py);
+    its memory fraction, unset, is read as the whole GPU (the most favourable reading, as above)."""
+    row = server.row
+    assert row is not None
+    flag = "gpu-memory-utilization" if row.memory_fraction_of == "total" else ""
+    why, sure = weights_fit(server.label, server.model or "", server.args, server.podspec, flag, 1.0)
+    return (why if sure else unproven(why)) if why else ""
 
 
 POLICY = Policy(

@@ -76,3 +76,16 @@ def test_a_selection_of_an_unknown_gpu_is_not_read_as_the_common_class():
     vllm_container(props)["args"][0] = "moonshotai/Kimi-K2.5"
     set_arg(vllm_container(props), "tensor-parallel-size", "4")
     assert messages(POLICY, isvc(props)) == []
+
+
+def test_a_table_engine_on_no_gpu_is_held_to_the_same_bound():
+    # SGLang serving a 72B bf16 checkpoint on one unpinned GPU: ~135 GiB, above every 80-96 GB GPU.
+    props = isvc_props()
+    container = vllm_container(props)
+    container["image"] = "lmsysorg/sglang:v0.4.6"
+    container["command"] = ["python3", "-m", "sglang.launch_server"]
+    container["args"] = ["--model-path", "Qwen/Qwen2.5-72B-Instruct", "--tp", "1"]
+    ((level, msg),) = _levels(isvc(props))
+    assert "Qwen/Qwen2.5-72B-Instruct's weights take 135.4 GiB per GPU" in msg and level == "advisory"
+    container["args"] = ["--model-path", "Qwen/Qwen2.5-72B-Instruct", "--tp", "2"]
+    assert messages(POLICY, isvc(props)) == []
