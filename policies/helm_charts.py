@@ -22,9 +22,11 @@ of values onto the pod is the chart's template as read at those tags:
   all before chart 4); ``OLLAMA_BASE_URLS`` when ``ollamaUrls`` or ``ollama.enabled``; ``extraEnvVars`` appended (a
   mapping of ``NAME: {value|valueFrom}`` read as its items); the volume ``data`` at /app/backend/data: the
   ``persistence.existingClaim`` or the chart's claim while ``persistence.enabled`` (default true), else an emptyDir.
-  No template of the chart sets ``WEBUI_SECRET_KEY``.
+  No template of the chart sets ``WEBUI_SECRET_KEY``. Its dependency, the Ollama chart at ``>=0.24.0`` (whatever is
+  newest, so its image tag is not known), renders a second pod from ``ollama.*`` unless ``ollama.enabled`` is false.
 
-Envsubst defaults Flux's postBuild fills (``${name:=default}``, ``${name:-default}``) are read as their default; a
+A release whose values come from elsewhere (Flux ``valuesFrom``, Argo CD ``helm.valueFiles``) is not read: the
+object does not show what the chart is given. Envsubst defaults Flux's postBuild fills (``${name:=default}``, ``${name:-default}``) are read as their default; a
 value left empty by one is treated as not written. The values are not the whole release (a values file,
 ``valuesFrom`` or post-renderers may add to them): what a pod rule finds on such a release is advice
 (policies/framework.py, completed_elsewhere), and the pod's path names the chart and the version whose defaults were
@@ -45,6 +47,8 @@ _RELEASE_KINDS = frozenset({"HelmRelease", "Application", "HelmChart"})
 # A whole value that is one envsubst placeholder with a default (Flux postBuild substitution, envsubst -d).
 _ENVSUBST = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=]([^}]*)\}$")
 _MAX_VALUES_TEXT = 256 * 1024
+# The version of the Ollama chart open-webui depends on (charts/open-webui/Chart.yaml@open-webui-3.1.6 to 16.0.0).
+_SUBCHART_RANGE = ">=0.24.0"
 # A chart version that names one release (not a range such as ``>=1.0``, ``1.x`` or ``*``).
 _PINNED = re.compile(r"^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$")
 
@@ -71,6 +75,8 @@ def _release(props: Mapping) -> tuple[str, str, str, str, Mapping] | None:
         if not isinstance(chart, Mapping):
             return None  # a chartRef names an OCIRepository object, not the chart (often bjw-s app-template)
         name, version = chart.get("chart"), chart.get("version")
+        if spec.get("valuesFrom"):
+            return None  # values from a ConfigMap or Secret the release object does not show
         values = spec.get("values")
         return "spec.values", str(name or ""), "", str(version or ""), values if isinstance(values, Mapping) else {}
     if kind == "HelmChart":
@@ -84,21 +90,29 @@ def _release(props: Mapping) -> tuple[str, str, str, str, Mapping] | None:
             str(spec.get("version") or ""),
             values,
         )
-    source = spec.get("source")
+    source, where = spec.get("source"), "spec.source"
+    sources = spec.get("sources")
+    if not isinstance(source, Mapping) and isinstance(sources, list):  # multi-source: the one naming a chart
+        charted = [(i, s) for i, s in enumerate(sources) if isinstance(s, Mapping) and s.get("chart")]
+        if len(charted) != 1:
+            return None
+        source, where = charted[0][1], f"spec.sources[{charted[0][0]}]"
     if not isinstance(source, Mapping):
         return None
     repo = str(source.get("repoURL") or "")
     name = str(source.get("chart") or (repo if repo.startswith("oci://") else ""))
     helm = source.get("helm")
     helm = helm if isinstance(helm, Mapping) else {}
+    if helm.get("valueFiles"):
+        return None  # values files the Application names, which the object does not show
     if isinstance(helm.get("valuesObject"), Mapping):
-        path, values = "spec.source.helm.valuesObject", helm["valuesObject"]
+        path, values = f"{where}.helm.valuesObject", helm["valuesObject"]
     elif helm.get("values"):
-        path, values = "spec.source.helm.values", _text_values(helm.get("values"))
+        path, values = f"{where}.helm.values", _text_values(helm.get("values"))
         if values is None:
             return None
     else:
-        path, values = "spec.source.helm", {}
+        path, values = f"{where}.helm", {}
     return path, name, repo, str(source.get("targetRevision") or ""), values
 
 
@@ -334,4 +348,12 @@ def chart_pod_specs(props: Mapping) -> list[tuple[str, dict]]:
     values = _resolved(values)
     pod = _RENDERERS[chart.key](chart, values, version)
     shown = f"{chart.names[0]} chart {version or '(version not pinned)'} defaults"
-    return [(f"{path}[{shown}]", pod)]
+    out = [(f"{path}[{shown}]", pod)]
+    sub = values.get("ollama")
+    sub = sub if isinstance(sub, Mapping) else {}
+    ollama = chart_named("ollama")
+    if chart.key == "open-webui" and ollama is not None and _truthy(sub.get("enabled", True)):
+        # The Ollama chart as open-webui's dependency (condition ollama.enabled, default true; version ">=0.24.0":
+        # charts/open-webui/Chart.yaml and values.yaml:14-16@open-webui-16.0.0), configured by ``ollama.*``.
+        out.append((f"{path}.ollama[ollama chart {_SUBCHART_RANGE} defaults, open-webui's dependency]", _ollama(ollama, sub, "")))
+    return out

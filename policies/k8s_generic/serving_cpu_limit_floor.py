@@ -26,7 +26,8 @@ engine with a ``cpus`` row that holds no GPU (vLLM's CPU backend) keeps the same
 computing every token itself: a limit below ``processes`` (vLLM 2) is advised too (session 51, spent set 50
 Torence7/llm-kserve-autoscaling manifests/kserve/facebook-opt-125m.yaml, an LLMInferenceService of
 quay.io/pierdipi/vllm-cpu limited to 1 CPU). Silent: no CPU limit; a limit at or above the floor (4 CPUs on one GPU;
-2 on a CPU-only vLLM); a GPU held in a form whose count is not read (a DRA claim); Ray pods (Ray's own processes share them) and a worker module without the API server
+2 on a CPU-only vLLM); a container with no GPU whose image is only named like vLLM's and that gives the engine no
+model or options (a client: vllm-consumer, review51b); a GPU held in a form whose count is not read (a DRA claim); Ray pods (Ray's own processes share them) and a worker module without the API server
 (Dynamo's dynamo.vllm).
 """
 
@@ -41,7 +42,7 @@ from policies.reading.engines import table_servers
 from policies.reading.kserve_runtime import effective_resources
 from policies.reading.ollama_weights import holds_gpu
 from policies.reading.serving import ModelServer, container_argv, engine_row, model_servers
-from policies.reading.vllm_args import vllm_servers
+from policies.reading.vllm_args import vllm_command_line, vllm_servers
 
 
 def _gpus(resource: Resource, container: dict, limit: int) -> int:
@@ -50,6 +51,17 @@ def _gpus(resource: Resource, container: dict, limit: int) -> int:
     args = next((s.args for s in vllm_servers(resource) if s.container is container), {})
     size = (as_int(args.get("tensor-parallel-size")) or 1) * (as_int(args.get("pipeline-parallel-size")) or 1)
     return max(1, min(size, limit))
+
+
+def _visibly_cpu_engine(container: dict) -> bool:
+    """A container with no GPU judged as vLLM's CPU backend only on evidence beyond an image named like vLLM's: a
+    command line or args that give the engine a model or options, or an image naming a CPU build (vllm-cpu). Spent set
+    93 xinhangl44-blip/llm-inference-optimization k8s/consumer-deployment.yaml runs vllm-consumer:v1, a Redis stream
+    consumer that calls vLLM (VLLM_ENDPOINT), with no command or args: no vLLM server (review51b)."""
+    image = container.get("image")
+    if isinstance(image, str) and "cpu" in image.rsplit("/", 1)[-1].split("@", 1)[0].split(":", 1)[0].lower():
+        return True
+    return bool(vllm_command_line(container, image_entrypoint=True))
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -71,6 +83,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
         cpu_only = limit < 1
         if cpu_only and holds_gpu(server.podspec):
             continue  # a GPU in another form (a DRA claim, a runtime class): how many is not read
+        if cpu_only and not _visibly_cpu_engine(server.container):
+            continue  # only an image name like vLLM's, nothing given to an engine: a client (vllm-consumer) as likely
         argv = " ".join(container_argv(server.container))
         if any(module in argv for module in row.worker_modules):
             continue  # a worker behind another program's frontend: no API server process of its own

@@ -103,4 +103,9 @@ def calls(container: object, service: str) -> bool:
     POSTGRES_DB=litellm names a database, not the LiteLLM Service)."""
     if not isinstance(container, dict):
         return False
-    return any(_ADDRESS.match(v) is not None and service in _hosts(v) for v in env_values(container).values())
+    return any(service in addresses(v) for v in env_values(container).values())
+
+
+def addresses(value: str) -> set[str]:
+    """The Service a URL or a host:port names (its first DNS label); empty for a bare word or anything else."""
+    return _hosts(value) if _ADDRESS.match(value) is not None else set()

@@ -24,6 +24,8 @@ A Traefik IngressRoute or Traefik Ingress is judged by its entry points' respond
 the files' Traefik arguments or chart values set it), an Azure Application Gateway Ingress by its request timeout (30 s
 unless annotated): policies/reading/edge_entrypoints.py has the sources. An app that calls a model by the URL its
 environment gives (policies/reading/model_callers.py; chat UIs left out) is in front of the model too.
+An app's own call timeout beside a model's address (a ConfigMap's data or a container's literal env) at or below the
+minimum is reported where it is written (policies/reading/call_timeouts.py).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from policies.reading import edge, litellm
 from policies.reading import edge_entrypoints as entry
 from policies.reading import edge_proxies as proxies
 from policies.reading import route_path as path
+from policies.reading.call_timeouts import short_call_timeouts
 from policies.reading.gateway_apps import app_containers
 from policies.reading.model_callers import model_callers
 from policies.reading.nginx_conf import NginxProxy, nginx_proxies
@@ -62,7 +65,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             llm |= path.workload_services(w, selectors)
     fronts = _model_proxies(resources, selectors, llm)
     llm |= {service for service, proxy in fronts.items() if proxy.model}
-    findings = _nginx_in_front(resources, selectors, fronts)
+    findings = _nginx_in_front(resources, selectors, fronts) + short_call_timeouts(resources, minimum)
     # Every Service name the set defines (or a controller derives from a workload): a backend outside it is unknown.
     known = set(edge.services_by_name(resources)) | llm
     context = (
@@ -447,9 +450,11 @@ def _traefik_route(
     proxy_read_timeout of the nginx proxy behind it."""
     points = entry.route_entry_points(r)
     seconds, explicit = entry.traefik_read_timeout(points, configured)
-    for service in proxies.traefik_edge(r, []).services:
+    services = proxies.traefik_edge(r, []).services  # unheld ones only where none is held, as for an Ingress (review51b)
+    unknown = not set(services) & known
+    for service in sorted(services, key=lambda s: s not in llm and s not in fronts):
         inner = _inner(service, fronts)
-        if service not in llm and service in known and service not in fronts:
+        if service not in llm and service not in fronts and (service in known or not unknown):
             continue
         if seconds > minimum and (inner is None or inner <= seconds):
             continue

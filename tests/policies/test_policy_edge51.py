@@ -136,6 +136,28 @@ def test_traefik_ingress_route_on_the_default_read_timeout_fires() -> None:
     assert "entry points web" in found[0][1]
 
 
+def test_traefik_route_names_the_model_route_not_an_auth_callback_beside_it() -> None:
+    # Spent set 95 aymenmastouri/k8s-manifests@83fa65a7 apps/litellm/ingressroute.yaml: a route to authentik-server
+    # (the outpost callback, a Service the files do not hold) before the route to the model caller of the files. The
+    # finding names the caller; an unheld Service beside a held one is no model (review51b).
+    route = copy.deepcopy(ROUTE)
+    route["metadata"]["namespace"] = "ai"
+    route["spec"]["routes"] = [
+        {
+            "kind": "Rule",
+            "match": "PathPrefix(`/outpost.goauthentik.io/`)",
+            "services": [{"name": "authentik-server", "port": 9000}],
+        },
+        {"kind": "Rule", "match": "Host(`llm.example.net`)", "services": [{"name": "ai-api", "port": 80}]},
+    ]
+    ((level, message),) = found_by([*AGIC_RUN[:-1], route], S9)
+    assert level == "advisory" and "ai-api" in message and "authentik-server" not in message
+    # the callback beside an app that calls no model: silent
+    plain = copy.deepcopy(AGENT)
+    plain["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "DB_URL", "value": "http://postgres:5432"}]
+    assert found_by([plain, _service("ai-api", 80, 8000), route], S9) == []
+
+
 def _traefik(args: list[str]) -> dict:
     return _deployment("traefik", [{"name": "traefik", "image": "traefik:v3.3.4", "args": args}], namespace="traefik")
 
@@ -339,3 +361,51 @@ def test_guarded_ingress_or_plain_app_stays_silent() -> None:
     plain["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "DB_URL", "value": "http://postgres:5432"}]
     run = [OLLAMA, _service("ollama", 11434, 11434), plain, _service("ai-api", 80, 8000), _nginx_ingress("ai-api")]
     assert found_by(run, G32) == []
+
+
+# --- S9: an app's own call timeout beside a model's address -------------------------------------------------------------
+
+
+def _gateway_config(data: dict) -> dict:
+    # spent set 68 jakepage91/operating-llms-on-kubernetes llm-gateway/k8s/configmap.yaml
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "llm-gateway-config", "namespace": "llm-gateway"},
+        "data": data,
+    }
+
+
+def test_short_call_timeout_beside_a_model_url_fires_on_the_config_map() -> None:
+    config = _gateway_config({"OLLAMA_BASE_URL": "http://ollama.ai.svc.cluster.local:11434", "REQUEST_TIMEOUT_SECONDS": "30"})
+    found = [m for _, m in found_by([OLLAMA, config], S9) if "REQUEST_TIMEOUT_SECONDS" in m]
+    assert len(found) == 1 and "REQUEST_TIMEOUT_SECONDS 30s beside the address of Service ollama" in found[0], found
+    # literal env of a workload too, milliseconds read as such
+    agent = copy.deepcopy(AGENT)
+    agent["spec"]["template"]["spec"]["containers"][0]["env"].append({"name": "LLM_TIMEOUT_MS", "value": "45000"})
+    assert any("LLM_TIMEOUT_MS 45s" in m for _, m in found_by([OLLAMA, _service("ollama", 11434, 11434), agent], S9))
+
+
+def test_long_or_unrelated_timeouts_stay_silent() -> None:
+    base = {"OLLAMA_BASE_URL": "http://ollama:11434"}
+    assert [
+        m for _, m in found_by([OLLAMA, _gateway_config({**base, "REQUEST_TIMEOUT_SECONDS": "600"})], S9) if "beside" in m
+    ] == []
+    assert [
+        m
+        for _, m in found_by([OLLAMA, _gateway_config({**base, "CONNECT_TIMEOUT": "5", "REDIS_TIMEOUT": "2"})], S9)
+        if "beside" in m
+    ] == []
+    # a bare number above 600 may be milliseconds: not judged
+    assert [m for _, m in found_by([OLLAMA, _gateway_config({**base, "REQUEST_TIMEOUT": "30000"})], S9) if "beside" in m] == []
+    # no model's address beside it
+    other = {"API_URL": "http://billing:8080", "REQUEST_TIMEOUT_SECONDS": "30"}
+    assert [m for _, m in found_by([OLLAMA, _gateway_config(other)], S9) if "beside" in m] == []
+
+
+def test_an_app_servers_own_read_and_write_timeouts_are_not_call_timeouts() -> None:
+    base = {"LLM_BASE_URL": "http://ollama:11434/v1", "GATEWAY_READ_TIMEOUT": "10s", "GATEWAY_WRITE_TIMEOUT": "30s"}
+    assert [m for _, m in found_by([OLLAMA, _gateway_config(base)], S9) if "beside" in m] == []
+    assert any(
+        "LLM_READ_TIMEOUT 20s" in m for _, m in found_by([OLLAMA, _gateway_config({**base, "LLM_READ_TIMEOUT": "20"})], S9)
+    )

@@ -160,3 +160,40 @@ def test_unpinned_chart_version_and_bad_input():
     assert chart_pod_specs({"kind": "HelmRelease", "spec": {"chart": {"spec": {"chart": "ollama"}}, "values": [1]}})
     ref = {"kind": "HelmRelease", "spec": {"chartRef": {"kind": "OCIRepository", "name": "ollama"}, "values": {}}}
     assert chart_pod_specs(ref) == []
+
+
+def test_open_webui_renders_its_ollama_dependency_unless_disabled():
+    bundled = copy.deepcopy(OPEN_WEBUI)
+    bundled["spec"]["values"]["ollama"] = {"persistentVolume": {"enabled": True}, "ollama": {"models": {"pull": ["llama3"]}}}
+    pods = chart_pod_specs(bundled)
+    assert [p for p, _ in pods][1] == "spec.values.ollama[ollama chart >=0.24.0 defaults, open-webui's dependency]"
+    assert pods[1][1]["containers"][0]["image"] == "ollama/ollama"  # a range: the newest chart's tag
+    assert "lifecycle" in pods[1][1]["containers"][0]
+    assert len(chart_pod_specs(OPEN_WEBUI)) == 1  # ollama.enabled false
+
+
+def test_argo_application_sources_and_values_elsewhere():
+    app = {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {"name": "ollama"},
+        "spec": {
+            "sources": [
+                {
+                    "repoURL": "https://otwld.github.io/ollama-helm/",
+                    "chart": "ollama",
+                    "targetRevision": "1.77.0",
+                    "helm": {"values": "persistentVolume:\n  enabled: true\n"},
+                },
+                {"repoURL": "https://github.com/example/gitops", "ref": "values"},
+            ]
+        },
+    }
+    [(path, pod)] = chart_pod_specs(app)
+    assert path == "spec.sources[0].helm.values[ollama chart 1.77.0 defaults]"
+    assert pod["containers"][0]["image"] == "ollama/ollama:0.32.15"  # appVersion@ollama-1.77.0
+    app["spec"]["sources"][0]["helm"] = {"valueFiles": ["$values/ollama.yaml"]}
+    assert chart_pod_specs(app) == []
+    flux = copy.deepcopy(OLLAMA)
+    flux["spec"]["valuesFrom"] = [{"kind": "ConfigMap", "name": "ollama-values"}]
+    assert chart_pod_specs(flux) == []

@@ -114,6 +114,21 @@ def test_no_gpu_or_a_tensor_parallel_size_beyond_the_pods_gpus():
     assert "is below the 10 CPUs" in message
 
 
+def test_a_cpu_container_only_named_like_vllm_is_no_cpu_backend():
+    # Spent set 93 xinhangl44-blip/llm-inference-optimization@5d87a865 k8s/consumer-deployment.yaml: vllm-consumer:v1,
+    # no command or args, limit 1 CPU, VLLM_ENDPOINT http://vllm-service:80: a Redis stream consumer calling vLLM, not
+    # vLLM's CPU backend (review51b: the CPU-only advice said it was).
+    consumer = _vllm({"cpu": "1"})
+    container = consumer["spec"]["template"]["spec"]["containers"][0]
+    container.update(image="vllm-consumer:v1", env=[{"name": "VLLM_ENDPOINT", "value": "http://vllm-service:80"}])
+    del container["args"], container["resources"]["limits"]["nvidia.com/gpu"]
+    del container["resources"]["requests"]["nvidia.com/gpu"]
+    assert found_by([consumer], POLICY) == []
+    container["image"] = "quay.io/pierdipi/vllm-cpu:latest"  # a CPU build of vLLM: the advice stands
+    ((level, _),) = found_by([consumer], POLICY)
+    assert level == "advisory"
+
+
 def test_the_floor_is_a_fact_of_the_engine_table():
     assert [engine_cpus.min_cpus("vllm", n) for n in (1, 2, 8)] == [2, 4, 10]
     assert "CPU Resources for GPU Deployments" in engine_cpus.CPUS["vllm"].source
