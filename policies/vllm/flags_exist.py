@@ -157,8 +157,7 @@ class _Server:
     # the last item of a KServe ServingRuntime container's command and args, after which KServe appends each
     # InferenceService's args (kserve v0.20.0 utils.go:253-263): an option there may get its value from them
     appended_after: Optional[str] = None
-    # vLLM's line runs `vllm serve` (written, or a KServe preset's): its only positional is the model tag
-    serve: bool = False
+    serve: bool = False  # vLLM's line runs `vllm serve` (written, or a preset's): its one positional is the model tag
 
 
 def _module_run(tokens: list[str], row: Engine) -> Optional[str]:
@@ -213,11 +212,7 @@ def _servers(resource: Resource) -> list[_Server]:
         strings = all_strings(server.container)
         tail = runtime_tail(resource, server.container)
         serve = serve_written(server.container)
-        found.append(
-            _Server(
-                server.label, image, vllm, line, module, installed, provided, strings=strings, appended_after=tail, serve=serve
-            )
-        )
+        found.append(_Server(server.label, image, vllm, line, module, installed, provided, 0, strings, tail, serve))
     for other in table_servers(resource):
         row = other.row
         if row is None or row.options is None:
