@@ -38,7 +38,7 @@ SERIES = {
 
 _ENTRIES = (
     Entry("S", 1, "GPU memory utilization within a band"),
-    Entry("S", 2, "max-model-len fits the KV cache"),
+    Entry("S", 2, "the weights fit the GPUs (pinned, or any GPU when none is) and max-model-len fits the KV cache"),
     Entry("S", 3, "tensor parallel size matches the GPU limit"),
     Entry("S", 4, "a multi-process GPU server (tensor/pipeline parallel, torchrun, Ray workers) has a bounded memory /dev/shm"),
     Entry("S", 5, "no scale to zero for LLM servers"),

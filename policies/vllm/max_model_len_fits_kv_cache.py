@@ -34,6 +34,7 @@ from policies.reading.kubeai_models import kubeai_vllm_servers
 from policies.reading.serving import engine_configs
 from policies.reading.vllm_args import parallel_size, served_model, vllm_servers
 from policies.reading.vllm_capacity import gpu_type, release_note, server_plan, stamped_plan
+from policies.reading.weights_anywhere import weights_anywhere
 from policies.vllm.startup_rules import catalogue_model, refused, table_refused
 
 GIB = 1024**3
@@ -91,6 +92,11 @@ def _check(resource: Resource, config: dict) -> list[str]:
                     f"{server.label}: {served_model(server) or 'the model'} does not start: {stamped.get('reason')} "
                     f"[capacity plan stamped by llm-serving, {stamped.get('kvCacheGib')} GiB KV per GPU]"
                 )
+            elif stamped is None and gpu_type(resource, server) is None:
+                # No plan stamped and no GPU pinned: the weights must still fit some GPU (reading/weights_anywhere.py).
+                why, sure = weights_anywhere(server)
+                if why:
+                    messages.append(why if sure else unproven(why))
             continue
         if found.plan.fits or found.plan.startup_rule:
             # A start-up rule's refusal is that rule's row to report, or was lifted where the plan cannot see it
