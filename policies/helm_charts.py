@@ -194,13 +194,18 @@ def _pod_options(values: Mapping, pod: dict) -> None:
             pod[flag] = True
 
 
+def _items(value: object) -> list:
+    """A values list as written, or none when the release gives another shape (review51b: hostile values)."""
+    return value if isinstance(value, list) else []
+
+
 def _models(values: Mapping) -> list[str]:
     models = _get(values, "ollama", "models")
     if isinstance(models, list):
         return [str(m) for m in models]
     if isinstance(models, Mapping):
         return [
-            str(m.get("name") if isinstance(m, Mapping) else m) for k in ("pull", "run", "create") for m in models.get(k) or []
+            str(m.get("name") if isinstance(m, Mapping) else m) for k in ("pull", "run", "create") for m in _items(models.get(k))
         ]
     default = _get(values, "ollama", "defaultModel")
     return [str(default)] if default else []
@@ -254,7 +259,7 @@ def _ollama(chart: Chart, values: Mapping, version: str) -> dict:
     mount = _get(values, "ollama", "mountPath") or chart.data_mount
     container["volumeMounts"] = [
         {"name": "ollama-data", "mountPath": mount},
-        *[m for m in values.get("volumeMounts") or [] if isinstance(m, Mapping)],
+        *[m for m in _items(values.get("volumeMounts")) if isinstance(m, Mapping)],
     ]
     models = _models(values)
     if models:
@@ -271,7 +276,7 @@ def _ollama(chart: Chart, values: Mapping, version: str) -> dict:
         volume = {"name": "ollama-data", "emptyDir": {}}
     pod: dict = {
         "containers": [container],
-        "volumes": [volume, *[v for v in values.get("volumes") or [] if isinstance(v, Mapping)]],
+        "volumes": [volume, *[v for v in _items(values.get("volumes")) if isinstance(v, Mapping)]],
     }
     if isinstance(values.get("initContainers"), list) and values["initContainers"]:
         pod["initContainers"] = values["initContainers"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from policies.framework import Policy, Resource, unproven
+from policies.framework import Policy, Resource, Unproven, unproven
 from policies.ingress.callers_admitted import (
     Call,
     _backends,
@@ -202,9 +202,20 @@ def egress_findings(resources: list[Resource]) -> list[tuple[str, str]]:
             egress,
             message if not why else unproven(f"{message} ({why})"),
         )
-    return [(name, text) for _, names, text in findings.values() for name in names] + [
+    return [(name, _shared(text, names)) for _, names, text in findings.values() for name in names] + [
         (_CALLER_MARK + key[0], text) for key, (_, names, text) in findings.items() if key[0] not in names
     ]
+
+
+def _shared(text: str, names: tuple[str, ...]) -> str:
+    """The finding as said on each of several isolating policies: advice (review51a). The calls fail either way, but the
+    rule may go in any of them, and one blocking finding per policy would block the run several times for one fault
+    (spent set 67 Envision-Construction/Open-OS: dlp-proxy is isolated by allow-dlp-proxy-egress-to-evolution-api and
+    allow-external-https-egress; its labeller filed the fault on the Deployment). One blamed policy keeps it blocking
+    (set 91 2coolkalamkaar/k8s-SRE-Agent isolate-ai-infra)."""
+    if len(names) < 2 or isinstance(text, Unproven):
+        return text
+    return unproven(f"{text} (said on each of the {len(names)} policies that isolate it: the rule may go in any of them)")
 
 
 # Findings said on the caller itself carry this mark until _check_callers strips it (one computation for both policies).

@@ -135,8 +135,17 @@ def _names_dns(peer: Mapping) -> bool:
 # coredns-1.14.0 kubernetes/coredns.yaml.sed:89-90, the manifest kubeadm, GKE, EKS, AKS and k3s ship; coredns, or the
 # override, in the coredns/helm chart coredns-1.46.2 charts/coredns/templates/deployment.yaml:44-49, with
 # app.kubernetes.io/name and app.kubernetes.io/instance), EKS's eks.amazonaws.com/component, OpenShift's daemonset-dns.
+# kubernetes.io/name (the addon manifests' kube-dns Service label, "CoreDNS"/"KubeDNS") is let pass too: an install
+# that puts it on its pods would be matched, and the files cannot tell (review51a).
 _DNS_POD_LABEL_KEYS = frozenset(
-    ("k8s-app", "app.kubernetes.io/name", "app.kubernetes.io/instance", "eks.amazonaws.com/component", *_DNS_POD_KEYS)
+    (
+        "k8s-app",
+        "app.kubernetes.io/name",
+        "app.kubernetes.io/instance",
+        "eks.amazonaws.com/component",
+        "kubernetes.io/name",
+        *_DNS_POD_KEYS,
+    )
 )
 
 

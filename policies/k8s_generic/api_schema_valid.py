@@ -38,8 +38,22 @@ def sops_encrypted(props: dict) -> bool:
 # each trimmed entry) and a NetworkPolicy's ipBlock.cidr / except (pkg/apis/networking/validation ValidateIPBlock,
 # "must be a valid CIDR"). Spent set 94 ricardolins/akamai_inference_cloud kubernetes/vllm/service.yaml:
 # loadBalancerSourceRanges [ALLOWED_ADMIN_CIDR_PLACEHOLDER], labelled S26 blocking.
-_TEMPLATED = re.compile(r"\$\{|\{\{|\$\(|<[^>]+>")
+# Any $ is a variable some tool fills in ($ADMIN_CIDR for envsubst, as ${...}); an address part holding a letter where
+# it is no IPv6 address (YOUR_IP/32, 10.0.x.x/16) is a fill-in too: advice (review51a). The API server parses with
+# k8s.io/utils/net ParseCIDRSloppy, which reads IPv4 octets with leading zeros as decimal (010.0.0.0/8), where Python's
+# ipaddress refuses them: they are stripped before parsing.
+_TEMPLATED = re.compile(r"\$|\{\{|<[^>]+>")
 _FILL_IN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+_LEADING_ZEROS = re.compile(r"(?<![0-9])0+(?=[0-9])")
+
+
+def _fill_in(text: str) -> bool:
+    address = text.split("/", 1)[0]
+    return (
+        bool(_FILL_IN.match(text))
+        and not any(c.isdigit() for c in address)
+        or (":" not in address and any(c.isalpha() for c in address))
+    )
 
 
 def _cidr_fields(resource: Resource) -> Iterator[tuple[str, object]]:
@@ -70,7 +84,7 @@ def _cidr_messages(resource: Resource) -> list[str]:
         try:
             if "/" not in text:
                 raise ValueError(text)
-            ipaddress.ip_network(text, strict=False)
+            ipaddress.ip_network(text if ":" in text else _LEADING_ZEROS.sub("", text), strict=False)
             continue
         except ValueError:
             pass
@@ -79,9 +93,7 @@ def _cidr_messages(resource: Resource) -> list[str]:
             f"{split_type(resource.type)[1]}, so it is never created"
         )
         messages.append(
-            unproven(f"{message}; the text reads as a fill-in a tool replaces before applying")
-            if _FILL_IN.match(text) and not any(c.isdigit() for c in text.split("/")[0])
-            else message
+            unproven(f"{message}; the text reads as a fill-in a tool replaces before applying") if _fill_in(text) else message
         )
     return messages
 

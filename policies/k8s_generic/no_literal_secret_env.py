@@ -58,6 +58,10 @@ _ARG_FIX = "pass it as $(VAR) of an env var from valueFrom.secretKeyRef"
 CONFIG_MAP_TYPE = "kubernetes:core/v1:ConfigMap"
 # --flag=value or --flag value inside one argument (a shell string of sh -c, or "--flag=value").
 _FLAG_IN_TEXT = re.compile(r"(?<![\w-])--?([A-Za-z][A-Za-z0-9_-]*)(?:=|\s+)(\S+)")
+# A dependent variable in an env value: the kubelet expands $(VAR_NAME) from the container's previously defined env
+# (core/v1 EnvVar.value, kubernetes-validate 1.37.0 v1.33.0-local-strict/envvar-v1.json:12; "$$(" escapes it), so
+# `API_KEY: $(OPENAI_KEY)` or `Bearer $(TOKEN)` holds no literal credential (review51a).
+_DEPENDENT = re.compile(r"(?<!\$)\$\([A-Za-z_][A-Za-z0-9_]*\)")
 # What a flag's value may be without being a literal: an env reference ($(VAR), $VAR, ${VAR}).
 _REFERENCE = re.compile(r"[\"']?\$(\([A-Za-z_][A-Za-z0-9_]*\)|\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)[\"']?")
 
@@ -219,7 +223,7 @@ def _check_env(
         elif looks_secret(name, patterns):
             if isinstance(value, str) and any(repeats_user(user, value) for user in users):
                 messages.append(_default_message(f"{label}: env {name} has a literal value that", _FIX))
-            elif value not in (None, "") and not placeholder_value(value, name):
+            elif value not in (None, "") and not placeholder_value(value, name) and not _DEPENDENT.search(str(value)):
                 messages.append(
                     f"{label}: env {name} has a literal value; {_FIX} (a literal lands in "
                     f"the pod spec, etcd and the Pulumi state)"

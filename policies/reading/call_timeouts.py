@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Optional
 
 from policies.framework import Resource
-from policies.kube import as_dict, container_label, containers, get, metadata_name, pod_specs, split_type
+from policies.kube import as_dict, as_list, container_label, containers, get, metadata_name, pod_specs, split_type
 from policies.reading.model_callers import addresses, model_callers
 from policies.reading.route_path import duration_seconds
 
@@ -98,7 +98,7 @@ def short_call_timeouts(resources: list[Resource], minimum: float) -> list[tuple
 def _literal_env(container: Mapping) -> dict[str, str]:
     return {
         e["name"]: e["value"]
-        for e in container.get("env") or []
+        for e in as_list(container.get("env"))
         if isinstance(e, dict) and isinstance(e.get("name"), str) and isinstance(e.get("value"), str)
     }
 

@@ -34,6 +34,8 @@ _BASES = re.compile(
     r"|^(?:docker\.io/)?(?:curlimages/curl|bitnami/kubectl|amazon/aws-cli|alpine/git|alpine/curl)(?::|@|$)"
 )
 
+_SYSTEM = frozenset({"bin", "sbin", "usr", "lib", "lib64", "lib32", "etc"})
+
 
 def _program_paths(container: Mapping[str, Any]) -> list[str]:
     argv = [str(t) for t in as_list(container.get("command")) + as_list(container.get("args")) if isinstance(t, (str, int))]
@@ -47,7 +49,11 @@ def _program_paths(container: Mapping[str, Any]) -> list[str]:
             starts = i == 0 or words[i - 1] in _SEPARATORS
             after_runner = i > 0 and posixpath.basename(words[i - 1]) in _RUNNERS and (i == 1 or words[i - 2] in _SEPARATORS)
             if (starts or after_runner) and word.startswith("/") and "$" not in word:
-                found.append(word)
+                # a script that names the folder before running from it may write the file there first
+                # (mkdir -p /scripts; curl -o /scripts/run.sh ...; /scripts/run.sh): not judged (review51a)
+                folder = posixpath.dirname(word)
+                if not any(folder in earlier for earlier in words[:i]):
+                    found.append(word)
         return found
     if argv[0].startswith("/") and posixpath.basename(argv[0]) not in _RUNNERS:
         found.append(argv[0])
@@ -84,6 +90,8 @@ def unmounted_programs(podspec: Mapping[str, Any], container: Mapping[str, Any])
             source = as_dict(volumes.get(volume))
             if not _under(path, folder) or not (source.get("configMap") or source.get("secret") or source.get("projected")):
                 continue
-            found.append((path, folder, volume, bool(_BASES.match(image))))
+            # a base image ships the system folders (/usr/local/bin/python): a mount there only suggests (review51a)
+            system = path.lstrip("/").split("/", 1)[0] in _SYSTEM
+            found.append((path, folder, volume, bool(_BASES.match(image)) and not system))
             break
     return found

@@ -157,6 +157,7 @@ class _Server:
     # the last item of a KServe ServingRuntime container's command and args, after which KServe appends each
     # InferenceService's args (kserve v0.20.0 utils.go:253-263): an option there may get its value from them
     appended_after: Optional[str] = None
+    serve: bool = False  # vLLM's line runs `vllm serve` (written, or a preset's): its one positional is the model tag
 
 
 def _module_run(tokens: list[str], row: Engine) -> Optional[str]:
@@ -193,7 +194,7 @@ def _servers(resource: Resource) -> list[_Server]:
             tokens = expand_env([a for a in args if isinstance(a, str)], server.container) if isinstance(args, list) else []
             tokens = additional_args(server.container) + tokens
             image = shown_image(server.container.get("image"))
-            found.append(_Server(server.label, image, vllm, tokens, None, strings=all_strings(server.container)))
+            found.append(_Server(server.label, image, vllm, tokens, None, strings=all_strings(server.container), serve=True))
             continue
         argv = command_tokens(server.container)[0]
         module = _module_run(argv, vllm)
@@ -210,7 +211,8 @@ def _servers(resource: Resource) -> list[_Server]:
         image = shown_image(server.container.get("image"))
         strings = all_strings(server.container)
         tail = runtime_tail(resource, server.container)
-        found.append(_Server(server.label, image, vllm, line, module, installed, provided, strings=strings, appended_after=tail))
+        serve = serve_written(server.container)
+        found.append(_Server(server.label, image, vllm, line, module, installed, provided, 0, strings, tail, serve))
     for other in table_servers(resource):
         row = other.row
         if row is None or row.options is None:
@@ -531,7 +533,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             if table is not None:
                 judged = Judged(*_release(server), server.row.name, server.row.display, server.image, _moving(server))
                 messages += [value_refused(o, v, judged) for o, v in explicit_values(own) if o.replace("_", "-") not in allowed]
-                messages += word_after_flag(own, judged)
+                messages += word_after_flag(own, judged, serve=server.serve)
                 # from the runtime's last argument: an option of it left without a value by the predictor's first
                 pairs = missing_values(server.tokens[max(server.own_from - 1, 0) :]) if server.strings else []
                 tail = server.appended_after if server.tokens[-1:] == [server.appended_after] else None

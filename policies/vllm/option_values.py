@@ -11,7 +11,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Optional
 
-from components.engine_options import CliOptions
+from components.engine_options import CliOptions, version_key
 from policies.framework import unproven
 from policies.reading.container_env import env_values
 from policies.reading.vllm_args import is_shell_operator
@@ -257,13 +257,23 @@ _STRAY_WORD = {
     "tgi": "clap exits with \"unexpected argument '{word}' found\"",
     "tei": "clap exits with \"unexpected argument '{word}' found\"",
 }
+_SHARED_TAG = (0, 10, 0)  # make_arg_parser declares model_tag (0.10.0 vllm/entrypoints/openai/cli_args.py:214)
 _STRAY_BOOLEANS = frozenset({"true", "false", "yes", "no", "on", "off"})
 
 
-def word_after_flag(tokens: list[str], server: Judged) -> list[str]:
+def word_after_flag(tokens: list[str], server: Judged, serve: bool = False) -> list[str]:
     """``--flag true`` (two arguments) for a flag that takes no value: the word is a stray argument and the server
     exits before serving. Mandatory where the image names a release read whose parser has the flag take no value;
-    advice where it names none and every release read that has the flag has it take no value."""
+    advice where it names none and every release read that has the flag has it take no value.
+
+    vLLM: a ``vllm serve`` line (``serve``) has one positional, the model tag: a second one is refused, and a word
+    taken as the tag replaces the model (0.9.2 vllm/entrypoints/cli/serve.py:42-43) or is refused beside --model
+    (serve_model_tag_release), so the server never starts at every release. ``python -m
+    vllm.entrypoints.openai.api_server`` (and args to an image whose entrypoint it is) has no positional up to 0.9.2
+    (the tag is declared on serve's sub-parser only: 0.6.6.post1 vllm/scripts.py:158, 0.9.2
+    vllm/entrypoints/cli/serve.py:68; api_server.py parse_args, 0.9.2 :1492), so the word is refused there; from
+    0.10.0 the shared make_arg_parser declares an optional ``model_tag`` (0.10.0 vllm/entrypoints/openai/cli_args.py:214)
+    that api_server never reads, so the word is taken and ignored: advice there (review51a)."""
     parser = _STRAY_WORD.get(server.engine)
     if parser is None or not server.table.no_value:
         return []
@@ -278,6 +288,16 @@ def word_after_flag(tokens: list[str], server: Judged) -> list[str]:
         fix = f"write {option} alone (or its --no- form, where the release has one), or drop {word}"
         if bounds:
             if all(table.takes_no_value(option, bound) for bound in bounds):
+                if server.engine == "vllm" and not serve and any(version_key(b) >= _SHARED_TAG for b in bounds):
+                    found.append(
+                        unproven(
+                            f"{option} {word}: {option} takes no value in {server.name} {release} (image "
+                            f"{server.image}); from 0.10.0 the API server's parser takes {word} as its optional model "
+                            f"tag and ignores it (only `vllm serve` reads the tag): the flag alone turns the setting on, "
+                            f"whatever {word} says; {fix}"
+                        )
+                    )
+                    continue
                 found.append(
                     f"{option} {word}: {option} takes no value in {server.name} {release} (image {server.image}), so "
                     f"{refused} and the server never starts; {fix}"

@@ -407,6 +407,11 @@ def test_cidr_fields_the_api_server_parses():
     ((level, message),) = found_by([service(["203.0.113.7"])], "api-schema-valid")
     assert level == "mandatory" and "is not a CIDR" in message
     assert found_by([service(["203.0.113.0/24", " 10.0.0.0/8", "2001:db8::/32", "${ADMIN_CIDR}"])], "api-schema-valid") == []
+    # review51a: an envsubst $VAR is templated and leading zeros parse (k8s.io/utils/net ParseCIDRSloppy): silent; a
+    # fill-in address part (YOUR_IP/32, 10.0.x.x/16) is advice, never a blocking refusal
+    assert found_by([service(["$ADMIN_CIDR", "010.000.0.0/8"])], "api-schema-valid") == []
+    levels = [level for level, _ in found_by([service(["YOUR_IP/32", "10.0.x.x/16"])], "api-schema-valid")]
+    assert levels == ["advisory", "advisory"], levels
     policy = {
         "apiVersion": "networking.k8s.io/v1",
         "kind": "NetworkPolicy",

@@ -320,3 +320,18 @@ def test_the_finding_sits_on_the_policy_that_isolates_the_caller(tmp_path, capsy
     fixed = copy.deepcopy(SRE_POLICY)
     fixed["spec"]["egress"].append({"to": [{"podSelector": {"matchLabels": {"app": "ollama"}}}], "ports": [{"port": 11434}]})
     assert found_by([fixed, SRE_JOB, *SRE_OLLAMA], EGRESS) == []
+
+
+def test_a_fault_said_on_several_isolating_policies_is_advice_on_each():
+    """Review 51a: where two policies isolate the caller (here the set 91 deny and a second namespace-wide DNS policy),
+    the rule may go in either, and one blocking finding per policy would block the run twice for one fault (spent set
+    67 Envision-Construction/Open-OS dlp-proxy, whose labeller filed it on the Deployment): advice on each. One
+    isolating policy keeps it blocking (set 91)."""
+    dns = copy.deepcopy(SRE_POLICY)
+    dns["metadata"]["name"] = "allow-dns"
+    dns["spec"].pop("ingress")
+    dns["spec"]["policyTypes"] = ["Egress"]
+    found = found_by([SRE_POLICY, dns, SRE_JOB, *SRE_OLLAMA], EGRESS)
+    assert [level for level, _ in found] == ["advisory", "advisory"], found
+    assert all("said on each of the 2 policies" in m for _, m in found)
+    assert [level for level, _ in found_by([SRE_POLICY, SRE_JOB, *SRE_OLLAMA], EGRESS)] == ["mandatory"]

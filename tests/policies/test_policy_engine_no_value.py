@@ -121,3 +121,19 @@ def test_a_boolean_word_after_a_flag_is_a_stray_argument():
     assert not [m for _, m in found_by([value_option], FLAGS) if "positional" in m]
     moving = _deployment("vllm/vllm-openai:latest", [*ARGS, "--enforce-eager", "false"])
     assert [level for level, m in found_by([moving], FLAGS) if "--enforce-eager false" in m] == ["advisory"]
+
+
+def test_a_boolean_word_after_a_flag_blocks_only_where_no_positional_takes_it():
+    """Review 51a: from vLLM 0.10.0 the API server's make_arg_parser declares an optional model_tag positional (0.10.0
+    vllm/entrypoints/openai/cli_args.py:214; up to 0.9.2 only serve's sub-parser has it, vllm/entrypoints/cli/serve.py:68)
+    that api_server never reads: '--enable-prefix-caching true' given to python -m vllm.entrypoints.openai.api_server
+    there starts (advice). A `vllm serve` line has the tag already, or takes the word for the model: it blocks."""
+    api_server = _deployment("vllm/vllm-openai:v0.10.1", [*ARGS, "--enable-prefix-caching", "true"])
+    api_server["spec"]["template"]["spec"]["containers"][0]["command"] = ["python3", "-m", "vllm.entrypoints.openai.api_server"]
+    assert [level for level, m in found_by([api_server], FLAGS) if "--enable-prefix-caching true" in m] == ["advisory"]
+    serve = _deployment("vllm/vllm-openai:v0.10.1", ["/models/qwen", "--enable-prefix-caching", "true"])
+    serve["spec"]["template"]["spec"]["containers"][0]["command"] = ["vllm", "serve"]
+    assert [level for level, m in found_by([serve], FLAGS) if "--enable-prefix-caching true" in m] == ["mandatory"]
+    old = _deployment("vllm/vllm-openai:v0.9.2", [*ARGS, "--enable-prefix-caching", "true"])
+    old["spec"]["template"]["spec"]["containers"][0]["command"] = ["python3", "-m", "vllm.entrypoints.openai.api_server"]
+    assert [level for level, m in found_by([old], FLAGS) if "--enable-prefix-caching true" in m] == ["mandatory"]

@@ -160,6 +160,10 @@ def test_unpinned_chart_version_and_bad_input():
     assert chart_pod_specs({"kind": "HelmRelease", "spec": {"chart": {"spec": {"chart": "ollama"}}, "values": [1]}})
     ref = {"kind": "HelmRelease", "spec": {"chartRef": {"kind": "OCIRepository", "name": "ollama"}, "values": {}}}
     assert chart_pod_specs(ref) == []
+    # review51b: values lists written as other shapes never raise (TypeError: 'int' object is not iterable at main)
+    odd = {"ollama": {"models": {"pull": 5, "run": {"a": 1}}}, "volumeMounts": 9, "volumes": "x"}
+    [(_, pod)] = chart_pod_specs(_release("ollama", "0.54.0", odd))
+    assert [v["name"] for v in pod["volumes"]] == ["ollama-data"] and "lifecycle" not in pod["containers"][0]
 
 
 def test_open_webui_renders_its_ollama_dependency_unless_disabled():

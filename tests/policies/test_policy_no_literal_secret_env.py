@@ -436,3 +436,14 @@ def test_a_password_in_stand_in_words_is_still_the_password(value):
     assert [v.enforcement for v in evaluate([with_env({"name": "DB_PASSWORD", "value": value})], policies=[POLICY])] == [
         "mandatory"
     ]
+
+
+@pytest.mark.parametrize("value", ["$(OPENAI_KEY)", "Bearer $(OPENAI_KEY)"])
+def test_a_dependent_variable_is_no_literal(value):
+    """Review 51a: the kubelet expands $(VAR_NAME) in an env value from the container's earlier env (core/v1
+    EnvVar.value, kubernetes-validate 1.37.0 v1.33.0-local-strict/envvar-v1.json:12), so the credential comes from the
+    secretKeyRef variable it names: silent for SECRET_KEY and OPENAI_API_KEY. An escaped $$(...) stays a literal."""
+    source = {"name": "OPENAI_KEY", "valueFrom": {"secretKeyRef": {"name": "openai", "key": "key"}}}
+    for name in ("SECRET_KEY", "OPENAI_API_KEY"):
+        assert messages(POLICY, with_env(source, {"name": name, "value": value})) == []
+    assert messages(POLICY, with_env(source, {"name": "SECRET_KEY", "value": "x$$(OPENAI_KEY)y9Q"})) == [literal("SECRET_KEY")]

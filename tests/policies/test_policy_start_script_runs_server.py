@@ -80,3 +80,14 @@ def test_careful_scripts_stay_silent():
         {"name": "hold", "image": "busybox:1.36", "command": ["sh", "-c", _LEADER]}
     ]
     assert found_by([init], _POLICY) == []
+
+
+def test_a_here_document_or_a_timed_sleep_is_no_block():
+    """Review 51a: a here-document's lines are text written to a file, not commands the script runs, and `timeout 10
+    sleep infinity` returns after ten seconds: neither keeps the script from its server."""
+    for script in (
+        "cat <<EOF > /tmp/hold.sh\nsleep infinity\nEOF\nvllm serve deepseek-ai/DeepSeek-V2.5",
+        "cat > /tmp/hold.sh <<'EOF'\n#!/bin/sh\nsleep inf\nEOF\nchmod +x /tmp/hold.sh\nvllm serve m",
+        "timeout 10 sleep infinity; vllm serve m",
+    ):
+        assert found_by([_deployment(script)], _POLICY) == [], script

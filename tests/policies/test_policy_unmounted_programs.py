@@ -88,3 +88,19 @@ def test_careful_forms_are_silent():
     broken["spec"]["template"]["spec"]["volumes"] = "nope"
     broken["spec"]["template"]["spec"]["initContainers"][0]["command"] = 7
     assert _messages(broken) == []
+
+
+def test_a_script_that_writes_the_folder_first_or_a_system_folder_is_not_blocked():
+    """Review 51a: a script that names the folder before running from it may write the file there first (silent), and a
+    mount over a system folder the base image fills (/usr/local/bin) only suggests (advice)."""
+    written = copy.deepcopy(NIM)
+    written["spec"]["template"]["spec"]["initContainers"][0]["args"] = [
+        "-c",
+        "mkdir -p /scripts && curl -fsSL -o /scripts/model-download.sh https://example.com/x.sh && /scripts/model-download.sh",
+    ]
+    assert _messages(written) == []
+    system = copy.deepcopy(NIM)
+    system["spec"]["template"]["spec"]["containers"][0]["volumeMounts"][1]["mountPath"] = "/usr/local/bin"
+    init = system["spec"]["template"]["spec"]["initContainers"][0]
+    init["command"], init["args"] = ["/usr/local/bin/fetch.sh"], []
+    assert [level for level, _ in _messages(system)] == ["advisory"]
