@@ -10,6 +10,10 @@ Read only where the files tie the two together: a ConfigMap's data or a containe
 Service of the files whose selector picks a vLLM server's pods (same namespace), and beside it a variable named as a
 context window (MODEL_CONTEXT_WINDOW, CONTEXT_LENGTH, MAX_CONTEXT_TOKENS, MAX_MODEL_LEN, NUM_CTX, ...) with a whole
 number above that server's literal --max-model-len. Advice: how the application uses the number is in its code.
+A LiteLLM proxy configuration in a ConfigMap (policies/reading/litellm.py) is read the same way per model_list route:
+its litellm_params.api_base and its model_info.context_window (spent set 61: PYTHON01100100/Serving-Large-Language-
+Models-at-Scale-Using-LiteLLM-and-vLLM-on-Alibaba-Cloud-ACK k8s/litellm-config.yaml, context_window 6144 for a route
+to a vLLM server started with --max-model-len 4096).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from urllib.parse import urlsplit
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, containers, get, pod_specs, split_type
+from policies.reading.litellm import litellm_configs
 from policies.reading.serving import namespace_of, pod_labels, selector_matches
 from policies.reading.vllm_args import vllm_servers
 
@@ -63,6 +68,14 @@ def _bags(resource: Resource) -> Iterator[tuple[str, Mapping[str, Any]]]:
     """(where, name -> value) of a ConfigMap's data and of each container's literal env."""
     if split_type(resource.type) == ("", "ConfigMap"):
         yield "data", as_dict(resource.props.get("data"))
+        # A LiteLLM proxy's route: its api_base beside model_info.context_window, which the proxy's pre-call checks
+        # and its /model/info answer (the window clients budget by) report.
+        for key, config in litellm_configs(resource):
+            for i, entry in enumerate(as_list(config.get("model_list"))):
+                params, info = as_dict(as_dict(entry).get("litellm_params")), as_dict(as_dict(entry).get("model_info"))
+                if "context_window" in info:
+                    bag = {"api_base": params.get("api_base"), "context_window": info["context_window"]}
+                    yield f"data {key} model_list[{i}].model_info", bag
         return
     for path, podspec in pod_specs(resource):
         for container in containers(podspec):
@@ -85,6 +98,12 @@ def _target(values: Mapping[str, Any], namespace: str, limits: dict[tuple[str, s
             namespace_named = namespace
         if (namespace_named, host[0]) in limits:
             return host[0], limits[(namespace_named, host[0])]
+        if len(host) == 1:
+            # A bare name no Service of the client's namespace carries, and exactly one Service of the files does (its
+            # namespace written differently, often a fill-in such as your-namespace): the files mean that one.
+            others = [limit for (_, name), limit in limits.items() if name == host[0]]
+            if len(others) == 1 and not any(n == namespace and name == host[0] for n, name in limits):
+                return host[0], others[0]
     return None
 
 

@@ -83,3 +83,37 @@ def test_odd_values_are_read_without_a_crash():
 
     assert _whole("²") is None and _whole("9" * 5000) is None and _whole(" 16384 ") == 16384
     assert _target({"URL": "http://[fd00::1/v1"}, "default", {("default", "vllm"): 8192}) is None
+
+
+def _litellm(window: int, base: str = "http://vllm:8000/v1") -> dict:
+    """A LiteLLM proxy ConfigMap routing to the vLLM Service (spent set 61: PYTHON01100100/Serving-Large-Language-Models-
+    at-Scale-Using-LiteLLM-and-vLLM-on-Alibaba-Cloud-ACK k8s/litellm-config.yaml, context_window 6144 beside a server
+    on --max-model-len 4096, the server's manifest in namespace your-namespace and the proxy's in dga-ai)."""
+    config = (
+        "model_list:\n  - model_name: chat\n    litellm_params:\n      model: openai/chat\n"
+        f'      api_base: "{base}"\n    model_info:\n      context_window: {window}\n'
+    )
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "litellm-config", "namespace": "dga-ai"},
+        "data": {"litellm-config.yaml": config},
+    }
+
+
+def _in(namespace: str, obj: dict) -> dict:
+    obj = copy.deepcopy(obj)
+    obj["metadata"]["namespace"] = namespace
+    return obj
+
+
+def test_a_litellm_route_told_a_larger_window_is_advice():
+    vllm, service = _in("your-namespace", _VLLM), _in("your-namespace", _SERVICE)
+    ((level, message),) = found_by([_litellm(16384), vllm, service], "client-context-within-server")
+    assert level == "advisory"
+    assert message.startswith("data litellm-config.yaml model_list[0].model_info context_window=16384 tells")
+    assert found_by([_litellm(8192), vllm, service], "client-context-within-server") == []
+    # Two Services of that name in other namespaces: the files do not say which one the bare name means.
+    twin = [_in("a", _VLLM), _in("a", _SERVICE), _in("b", _VLLM), _in("b", _SERVICE)]
+    assert found_by([_litellm(16384), *twin], "client-context-within-server") == []
+    assert found_by([_litellm(16384, "http://vllm.other:8000/v1"), vllm, service], "client-context-within-server") == []
