@@ -51,7 +51,10 @@ def test_plan_exits_zero_with_the_json_contract(planned):
     # docs/controllers.md); nothing else fires, and an advisory finding leaves the exit code 0. dev and staging route
     # the ALB straight to the pods, so no NetworkPolicy is rendered and the advisory G33 says every pod reaches them
     # (docs/platform.md, "In-cluster access").
-    expected = {("progress-deadline-covers-startup", "advisory")}
+    # Every stack file ships its host under example.com (stacks/Pulumi.*.yaml ingress.host), an RFC 2606 documentation
+    # domain a deployer replaces with theirs: S27's fill-in table (components/fill_ins.toml, session 51) says so on the
+    # Ingress, as advice.
+    expected = {("progress-deadline-covers-startup", "advisory"), ("manifest-is-kubernetes", "advisory")}
     if stack != "prod":
         expected.add(("model-pods-network-isolated", "advisory"))
         # dev and staging run each model at replicas min 1 (stacks/Pulumi.dev.yaml, Pulumi.staging.yaml: one GPU
@@ -159,6 +162,18 @@ def test_text_report_is_readable(tmp_path):
         f"  [advisory] progress-deadline-covers-startup (S34) derived-llm-deployment-{m}-predictor: "
         for m in ("chat-8b", "llama-70b", "qwen3-32b")
     )
+    # The stack's hosts are under example.com (stacks/Pulumi.prod.yaml ingress.host), a documentation domain a deployer
+    # replaces with theirs: S27's fill-in table says so, as advice, on each object that routes by that host (the ALB
+    # Ingress, the Istio Gateway, each model's VirtualService), and on nothing else.
+    hosts = [line for line in text.splitlines() if line.startswith("  [advisory] manifest-is-kubernetes (S27) prod-ingress-")]
+    assert any(
+        line.startswith(
+            "  [advisory] manifest-is-kubernetes (S27) prod-ingress-alb: spec.rules[0].host holds '*.llm.example.com'"
+        )
+        for line in hosts
+    )
+    assert hosts and all("llm.example.com'" in line and "documentation domain" in line for line in hosts)
+    expected = expected + tuple(hosts)
     assert [line for line in text.splitlines() if line.startswith("  [")] == [
         line for line in text.splitlines() if line.startswith(expected)
     ]
