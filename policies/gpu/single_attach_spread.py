@@ -27,7 +27,7 @@ from policies.gpu.single_attach_rollout import (
     _one_node,
     _single_attach_claims,
 )
-from policies.kube import ISVC_TYPE, as_dict, as_int, as_list, get, known_pod_specs
+from policies.kube import ISVC_TYPE, WorkloadTypes, as_dict, as_int, as_list, get, known_pod_specs
 
 DAEMONSET_TYPE = "kubernetes:apps/v1:DaemonSet"
 GROUP_TYPES = (
@@ -196,7 +196,7 @@ POLICY = Policy(
         "Keep the predictor at one replica, or serve the model from a ReadWriteMany volume or a source each pod fetches "
         "itself; give each DaemonSet pod its node's own volume (hostPath or local), or run the server as a Deployment."
     ),
-    resource_types=(DAEMONSET_TYPE, ISVC_TYPE, *GROUP_TYPES),
+    resource_types=WorkloadTypes((DAEMONSET_TYPE, ISVC_TYPE, *GROUP_TYPES)),
     config_schema={},
     check_resource=_check,
     rationale=(

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import as_dict, as_list, get, memoized, metadata_name, split_type, viewed_resources
+from policies.kube import WorkloadTypes, as_dict, as_list, get, memoized, metadata_name, split_type, viewed_resources
 
 NO_PROVISIONER = "kubernetes.io/no-provisioner"
 STORAGE_CLASS_TYPE = "kubernetes:storage.k8s.io/v1:StorageClass"
@@ -129,7 +129,7 @@ POLICY = Policy(
         "or ship the PersistentVolumes of that class (local volumes with nodeAffinity) with the claims."
     ),
     config_schema={},
-    resource_types=(STORAGE_CLASS_TYPE, PVC_TYPE, STATEFULSET_TYPE),
+    resource_types=WorkloadTypes((STORAGE_CLASS_TYPE, PVC_TYPE, STATEFULSET_TYPE)),
     check_resource=_check,
     rationale=(
         "kubernetes.io/no-provisioner marks a class without dynamic provisioning (component-helpers storage/volume "

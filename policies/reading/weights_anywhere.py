@@ -20,6 +20,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Optional
 
+import components
 from components.capacity.architecture import ArchitectureError
 from components.capacity.gpus import gpu_names, gpu_spec
 from components.capacity.models import UnknownModel, find_model
@@ -49,7 +50,7 @@ class WeightsEstimate:
 
 @cache
 def _table() -> tuple[tuple[str, float], ...]:
-    path = Path(__file__).resolve().parents[2] / "components" / "model_weights.toml"
+    path = Path(components.__file__).resolve().with_name("model_weights.toml")  # installed as llm_serving too
     rows = tomllib.loads(path.read_text(encoding="utf-8")).get("model", [])
     return tuple((str(r["prefix"]).lower(), float(r["gb"])) for r in rows)
 

@@ -27,7 +27,12 @@ form_transforms = _tool("form_transforms")
 
 # Losses on the corpora the readers do not survive yet, (transform, unit, policy) -> why. Empty is the goal: a fix
 # removes its row, a new loss fails here until it is fixed or explained.
-PINNED: dict[tuple[str, str, str], str] = {}
+PINNED: dict[tuple[str, str, str], str] = {
+    # engine-env-known judges vLLM's VLLM_ names only in the container's own env (brief ollama51): an envFrom ConfigMap
+    # is often shared with clients and sidecars, whose VLLM_* keys vLLM never sees, so the rule stays silent there; the
+    # rewrite moves GAIE's VLLM_USE_V1 into such a ConfigMap.
+    ("env-from-configmap", "kubernetes-sigs__gateway-api-inference-extension", "engine-env-known"): "own env only",
+}
 
 
 @pytest.fixture(scope="module")
