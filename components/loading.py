@@ -357,7 +357,8 @@ class _Composer:
                 self._place(value, height, event, False, None)
             elif cls is AliasEvent:
                 value, height = self._alias(event)
-                self._place(value, height, event, False, None)
+                # an alias of a string is a string key (`? *app`, bjw-s app-template form; spent set 98 dsluo/homelab)
+                self._place(value, height, event, isinstance(value, str), None)
             elif cls is DocumentStartEvent:
                 self._start_document(event)
             elif cls is DocumentEndEvent:

@@ -142,7 +142,7 @@ def test_recursive_aliases_are_refused():
         ("true: a\n", "the mapping key 'true' is a bool, not a string"),
         ("~: a\n", "is a null, not a string"),
         ("2024-01-01: a\n", "is a timestamp, not a string"),
-        ("a: &k x\n*k : y\n", "is an alias, not a string"),
+        ("a: &k [x]\n? *k\n: y\n", "is an alias, not a string"),
         ("a: 1\nb: 2\na: 3\n", "line 3: repeats the key 'a'"),
     ],
 )
@@ -281,3 +281,12 @@ def test_plain_scalars_resolve_as_goyaml_v2_does(tmp_path):
         data = load_yaml_documents(path, pure=pure)[0].data
         assert data == {"a": "12:30", "b": "=", "c": "08080", "d": "08080", "e": "1e3", "f": "-1:30.5", "g": 31, "h": "12:30"}
         assert [k for k, v in data.items() if isinstance(v, PlainNumber)] == ["c", "e"]
+
+
+def test_an_alias_of_a_string_is_a_key():
+    """Spent set 98 dsluo/homelab kubernetes/apps/ai/llama-cpp/app/helmrelease.yaml (bjw-s app-template form):
+    `name: &app llama-cpp` then `? *app` as a controllers key. YAML resolves the alias to the anchored string, and the
+    Kubernetes YAML-to-JSON conversion only needs a string key; refusing it made S27 block a valid file (a wrong
+    blocking finding on the final fresh set of session 51) and left the file unchecked."""
+    (doc,) = _yaml("metadata:\n  name: &app llama-cpp\ncontrollers:\n  ? *app\n  : replicas: 1\n")
+    assert doc == {"metadata": {"name": "llama-cpp"}, "controllers": {"llama-cpp": {"replicas": 1}}}
