@@ -119,17 +119,26 @@ def value_refused(option: str, value: str, server: Judged) -> Optional[str]:
     fix = f"write {bare} alone (or its --no- form, where the release has one) instead of {option}={shown}"
     parser = _REFUSED_VALUE.get(server.engine, "its argument parser exits").format(value=shown, option=table.name_of(option))
     refused = f"{parser} and the server never starts"
-    if bounds:
-        if all(table.takes_no_value(option, bound) for bound in bounds):
-            return f"{option}={shown}: {bare} takes no value in {name} {release} (image {image}), so {refused}; {fix}"
+    reading = _no_value_reading(option, server)
+    if reading is None:
         return None
+    if bounds:
+        return f"{option}={shown}: {bare} takes no value in {name} {release} (image {image}), so {refused}; {fix}"
+    return unproven(
+        f"{option}={shown}: {bare} takes no value in every {name} release read that has it ({table.span(reading)}), "
+        f"and image {image} names none of them; if its {name} is one of them, {refused}; {fix}"
+    )
+
+
+def _no_value_reading(option: str, server: Judged) -> Optional[list[str]]:
+    """Whether the flag takes no value as far as the tables tell: where the image names a release read, at every read
+    release bounding it ([]: mandatory); where it names none, at every release read that has the flag (those releases:
+    advice); None otherwise. value_refused and word_after_flag judge by it."""
+    table, bounds = server.table, server.bounds
+    if bounds:
+        return [] if all(table.takes_no_value(option, bound) for bound in bounds) else None
     having = table.releases_with(option)
-    if having and all(table.takes_no_value(option, r) for r in having):
-        return unproven(
-            f"{option}={shown}: {bare} takes no value in every {name} release read that has it ({table.span(having)}), "
-            f"and image {image} names none of them; if its {name} is one of them, {refused}; {fix}"
-        )
-    return None
+    return having if having and all(table.takes_no_value(option, r) for r in having) else None
 
 
 # What each kind of parser does with a value option that has no value after it (the table's ``values``).
@@ -286,30 +295,29 @@ def word_after_flag(tokens: list[str], server: Judged, serve: bool = False) -> l
         table, release, bounds = server.table, server.release, server.bounds
         refused = parser.format(word=word)
         fix = f"write {option} alone (or its --no- form, where the release has one), or drop {word}"
-        if bounds:
-            if all(table.takes_no_value(option, bound) for bound in bounds):
-                if server.engine == "vllm" and not serve and any(version_key(b) >= _SHARED_TAG for b in bounds):
-                    found.append(
-                        unproven(
-                            f"{option} {word}: {option} takes no value in {server.name} {release} (image "
-                            f"{server.image}); from 0.10.0 the API server's parser takes {word} as its optional model "
-                            f"tag and ignores it (only `vllm serve` reads the tag): the flag alone turns the setting on, "
-                            f"whatever {word} says; {fix}"
-                        )
-                    )
-                    continue
-                found.append(
-                    f"{option} {word}: {option} takes no value in {server.name} {release} (image {server.image}), so "
-                    f"{refused} and the server never starts; {fix}"
-                )
+        reading = _no_value_reading(option, server)
+        if reading is None:
             continue
-        having = table.releases_with(option)
-        if having and all(table.takes_no_value(option, r) for r in having):
+        if bounds and server.engine == "vllm" and not serve and any(version_key(b) >= _SHARED_TAG for b in bounds):
+            found.append(
+                unproven(
+                    f"{option} {word}: {option} takes no value in {server.name} {release} (image "
+                    f"{server.image}); from 0.10.0 the API server's parser takes {word} as its optional model "
+                    f"tag and ignores it (only `vllm serve` reads the tag): the flag alone turns the setting on, "
+                    f"whatever {word} says; {fix}"
+                )
+            )
+        elif bounds:
+            found.append(
+                f"{option} {word}: {option} takes no value in {server.name} {release} (image {server.image}), so "
+                f"{refused} and the server never starts; {fix}"
+            )
+        else:
             found.append(
                 unproven(
                     f"{option} {word}: {option} takes no value in every {server.name} release read that has it "
-                    f"({table.span(having)}), and image {server.image} names none of them; if its {server.name} is one "
-                    f"of them, {refused} and the server never starts; {fix}"
+                    f"({table.span(reading)}), and image {server.image} names none of them; if its {server.name} is "
+                    f"one of them, {refused} and the server never starts; {fix}"
                 )
             )
     return found
