@@ -183,6 +183,15 @@ def test_evaluate_rejects_invalid_config():
             {"scale-target-version-served": {"kubernetesVersion": "latest"}},
             ["scale-target-version-served.kubernetesVersion: 'latest' does not match '^[0-9]+[.][0-9]+([.][0-9]+)?$'"],
         ),
+        # The setting session 51 added (S10's model-caller-drains-calls, the longest model call assumed).
+        (
+            {"model-caller-drains-calls": {"maxRequestSeconds": 0}},
+            ["model-caller-drains-calls.maxRequestSeconds: 0 is less than the minimum of 1"],
+        ),
+        (
+            {"model-caller-drains-calls": {"maxRequestSeconds": "5m"}},
+            ["model-caller-drains-calls.maxRequestSeconds: '5m' is not of type 'number'"],
+        ),
         (
             {"llm-startup-probe-budget": {"minBudgetSeconds": 90.5}},
             ["llm-startup-probe-budget.minBudgetSeconds: 90.5 is not of type 'integer'"],
