@@ -128,7 +128,7 @@ _ENTRIES = (
     Entry("G", 23, "topology spread / anti-affinity"),
     Entry("G", 24, "hostNetwork"),
     Entry("G", 25, "hostPID / hostIPC"),
-    Entry("G", 26, "privileged"),
+    Entry("G", 26, "privileged container, or seccompProfile Unconfined on a model server, proxy or chat UI (no syscall filter)"),
     Entry("G", 27, "allowPrivilegeEscalation"),
     Entry("G", 28, "runAsNonRoot"),
     Entry("G", 29, "readOnlyRootFilesystem"),
@@ -202,6 +202,7 @@ _ENTRIES = (
     Entry("G", 98, "a Deployment holding a hostPort (or hostNetwork) rolls out without a spare node (Recreate or maxSurge 0)"),
     Entry("G", 99, "an init container does not wait for its own pod's app container (app containers start after every init)"),
     Entry("G", 100, "a claim on a StorageClass that creates no volumes (kubernetes.io/no-provisioner) has a PV of it to bind"),
+    Entry("G", 101, "LLM app setting that opens access or leaks data (CORS *, open sign-up, client keys, TLS off, prompt logs)"),
     Entry("G", 104, "a start script reaches its server and the server's exit ends the container (no sleep inf around it)"),
 )
 
