@@ -115,7 +115,7 @@ _ENTRIES = (
     Entry("G", 10, "memory limits: set, and on a CPU-only model server (Ollama, llama.cpp, LocalAI) above the model it loads"),
     Entry("G", 11, "memory request == limit / Guaranteed QoS"),
     Entry("G", 12, "limit / request ratio"),
-    Entry("G", 13, "GPU limit present / GPU requests == limits"),
+    Entry("G", 13, "GPU limit present (a GPU engine or CUDA build: vLLM, TGI/TEI default tags, NIM) / GPU requests == limits"),
     Entry("G", 14, "Deployment min replicas"),
     Entry("G", 15, "HPA minReplicas floor"),
     Entry("G", 16, "HPA max > min / spread"),

@@ -395,3 +395,37 @@ def test_tgi_careful_forms_stay_silent():
     assert found_by([deployment(cpu)], POLICY) == []
     # Ollama's one image serves CPU and GPU alike: with no sign of a GPU it stays silent.
     assert found_by([deployment(HEISSANJAY)], POLICY) == []
+
+
+# Spent set 94 (labelled none, advisory): DArkadich/corp-ai-agent@4863e462c091de48123c48bc49590f410d20194b
+# k8s/tei/deployment.yaml, TEI's default tag 1.5 (the CUDA build for Ampere 8.0: huggingface/text-embeddings-inference
+# v1.5.0 README.md L312-318; cpu-1.5 is the CPU build) with CPU and memory resources only. A CUDA build that finds no
+# compatible device warns "Using CPU instead" (v1.5.0 backends/candle/src/lib.rs L133-151).
+DARKADICH_TEI = {
+    "name": "tei",
+    "image": "ghcr.io/huggingface/text-embeddings-inference:1.5",
+    "args": ["--model-id=intfloat/multilingual-e5-base", "--pooling=mean"],
+    "ports": [{"containerPort": 80}],
+    "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}, "limits": {"cpu": "1", "memory": "2Gi"}},
+}
+
+
+def test_teis_cuda_image_with_no_gpu_is_advice():
+    ((level, message),) = found_by([deployment(DARKADICH_TEI)], POLICY)
+    assert level == "advisory" and "Text Embeddings Inference's CUDA build" in message and "CPU path" in message
+    hopper = dict(DARKADICH_TEI, image="ghcr.io/huggingface/text-embeddings-inference:hopper-1.9")
+    assert [lvl for lvl, _ in found_by([deployment(hopper)], POLICY)] == ["advisory"]
+
+
+@pytest.mark.parametrize(
+    "image",
+    ["ghcr.io/huggingface/text-embeddings-inference:cpu-1.5", "ghcr.io/huggingface/text-embeddings-inference:cpu-ipex-1.9"],
+)
+def test_teis_cpu_images_stay_silent(image):
+    assert found_by([deployment(dict(DARKADICH_TEI, image=image))], POLICY) == []
+
+
+def test_teis_cuda_image_holding_a_gpu_stays_silent():
+    held = copy.deepcopy(DARKADICH_TEI)
+    held["resources"]["limits"]["nvidia.com/gpu"] = "1"
+    assert found_by([deployment(held)], POLICY) == []
