@@ -104,3 +104,49 @@ def test_a_script_that_writes_the_folder_first_or_a_system_folder_is_not_blocked
     init = system["spec"]["template"]["spec"]["initContainers"][0]
     init["command"], init["args"] = ["/usr/local/bin/fetch.sh"], []
     assert [level for level, _ in _messages(system)] == ["advisory"]
+
+
+def _script(script: str, manifest: dict = NIM) -> dict:
+    changed = copy.deepcopy(manifest)
+    changed["spec"]["template"]["spec"]["initContainers"][0]["args"] = ["-c", script]
+    return changed
+
+
+def test_the_script_is_read_through_the_shared_shell_readers():
+    """A script's commands are cut by policies/reading/shell_commands.py (script_commands, unwrapped, wrapped): the
+    program after assignments (POSIX Shell Command Language 2.9.1 "Simple Commands"), after a wrapper (timeout 600,
+    exec, env, nohup) and after a compound-command word (then, else, do, `{`, `!`, `(`, and if/while/until before a condition) is the
+    command run."""
+    for script in (
+        "MODEL=e5 /scripts/model-download.sh",
+        "apt-get update; timeout 600 /scripts/model-download.sh",
+        "exec /scripts/model-download.sh",
+        "env HF_HOME=/models /scripts/model-download.sh",
+        "nohup bash /scripts/model-download.sh",
+        "{ /scripts/model-download.sh; }",
+        "! /scripts/model-download.sh || echo failed",
+        "if [ -d /models ]; then echo ok; else /scripts/model-download.sh; fi",
+        "for i in 1 2; do /scripts/model-download.sh; done",
+        "if /scripts/model-download.sh; then echo ok; fi",
+        "until /scripts/model-download.sh; do sleep 5; done",
+        "( /scripts/model-download.sh )",
+        "set -e\n/scripts/model-download.sh | tee /tmp/log",
+    ):
+        assert [level for level, _ in _messages(_script(script))] == ["mandatory"], script
+    # a word that is an operand, not the command, stays silent: echo's argument, a test's operand, a redirection
+    for script in ("echo /scripts/model-download.sh", "[ -x /scripts/model-download.sh ]", "cat < /scripts/x.sh"):
+        assert _messages(_script(script)) == [], script
+
+
+def test_a_mount_at_the_root_folder():
+    """A mount at / in this container covers every path (silent); another container's mount at / names no folder this
+    one lacks (every path is under /), so it proves nothing and stays silent too."""
+    own = copy.deepcopy(NIM)
+    own["spec"]["template"]["spec"]["initContainers"][0]["volumeMounts"] = [{"name": "models", "mountPath": "/"}]
+    assert _messages(own) == []
+    root = copy.deepcopy(NIM)
+    root["spec"]["template"]["spec"]["containers"][0]["volumeMounts"][1]["mountPath"] = "/"
+    assert _messages(root) == []
+    dotted = copy.deepcopy(NIM)  # a mount path written with a trailing slash or a dot is the same folder
+    dotted["spec"]["template"]["spec"]["containers"][0]["volumeMounts"][1]["mountPath"] = "/scripts/./"
+    assert [level for level, _ in _messages(dotted)] == ["mandatory"]
