@@ -203,6 +203,7 @@ _ENTRIES = (
     Entry("G", 99, "an init container does not wait for its own pod's app container (app containers start after every init)"),
     Entry("G", 100, "a claim on a StorageClass that creates no volumes (kubernetes.io/no-provisioner) has a PV of it to bind"),
     Entry("G", 104, "a start script reaches its server and the server's exit ends the container (no sleep inf around it)"),
+    Entry("G", 105, "a `$(VAR)` in env, command or args names a variable Kubernetes expands (env: defined above it)"),
 )
 
 
