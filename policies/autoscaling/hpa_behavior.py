@@ -101,7 +101,7 @@ def _behavior_findings(scaler: Resource, config: dict) -> list[str]:
     path, spec = behavior(scaler)
     if scaler.type != ISVC_TYPE and not isinstance(scaler, EmbeddedHPA) and _pinned(scaler):
         return []
-    found = []
+    found: list[str] = []
     floor = config["minScaleDownStabilizationSeconds"]
     down = as_dict(spec.get("scaleDown"))
     if down.get("selectPolicy") != "Disabled":
@@ -453,8 +453,8 @@ POLICY = Policy(
         "scale in after a stabilization window of at least 300 s, scale out by bounded steps and stay within their GPU "
         "pool's limit; where the target is in another file and only names suggest a model server, or a Knative "
         "revision leaves scale-down-delay to the cluster's default, this is advice; an autoscaler whose floor equals its "
-        "ceiling never scales and is not judged. The window floor and the scale-up bound are house thresholds, so "
-        "falling short of them is advice; exceeding the GPU pool's limit blocks."
+        "ceiling never scales and is not judged; the window floor and the scale-up bound are house thresholds, so "
+        "falling short of them is advice, while exceeding the GPU pool's limit blocks."
     ),
     catalog="S8",
     severity="high",
