@@ -3,7 +3,8 @@
 Each row names an environment variable, the values that turn it on, whether it blocks or is advice, the engines whose
 own code reads it (none: a library every server loads, CUDA, PyTorch, NCCL) and, where only some releases read it, the
 first and last (LocalAI's DEBUG from v1.1.0). A program may also be a serving-path app of serving_apps.toml (LiteLLM's
-proxy reads LITELLM_LOG): its rows apply to that app's containers. A row's ``flag`` is the programs' command-line
+proxy reads LITELLM_LOG): its rows apply to that app's containers; so may a chat UI of chat_uis.toml (Open WebUI's
+GLOBAL_LOG_LEVEL). A row's ``flag`` is the programs' command-line
 option that sets the same switch (LiteLLM's --detailed_debug, read from the env DETAILED_DEBUG too). A field the loader does not know, an engine id serving_engines.toml does
 not know, a level or matcher it cannot read, or a row without its source fails the import naming the row and field.
 """
@@ -21,6 +22,8 @@ from .serving_apps import APPS
 from .serving_engines import ENGINES, Engine
 
 TABLE = Path(__file__).with_name("debug_switches.toml")
+# Chat front ends (components/chat_uis.toml [apps.NAME]) whose own switches a row may name: Open WebUI's GLOBAL_LOG_LEVEL.
+_CHAT_UIS = Path(__file__).with_name("chat_uis.toml")
 _FIELDS = ("name", "on", "level", "programs", "releases", "flag", "cost", "source")
 _MATCHERS = ("<non-zero>", "<positive>")
 
@@ -91,10 +94,11 @@ def _switch(index: int, row: Any, engines: tuple[Engine, ...]) -> EnvSwitch:
     if level not in ("blocking", "advice"):
         raise DebugSwitchError(f"{where}.level: {level!r} is neither 'blocking' nor 'advice'")
     programs = row.get("programs")
-    known = {e.name for e in engines} | {a.name for a in APPS}
+    known = {e.name for e in engines} | {a.name for a in APPS} | _chat_ui_ids()
     if not isinstance(programs, list) or not all(isinstance(p, str) and p in known for p in programs):
         raise DebugSwitchError(
-            f"{where}.programs: a list of engine ids of serving_engines.toml or app ids of serving_apps.toml ([] for any server)"
+            f"{where}.programs: a list of engine ids of serving_engines.toml, app ids of serving_apps.toml or chat UI ids "
+            "of chat_uis.toml ([] for any server)"
         )
     releases = row.get("releases")
     if releases is not None and (
@@ -113,6 +117,11 @@ def _switch(index: int, row: Any, engines: tuple[Engine, ...]) -> EnvSwitch:
         raise DebugSwitchError(f"{where}.flag: a long option of the programs named (--detailed_debug)")
     span = (releases[0], releases[1]) if releases else None
     return EnvSwitch(name, tuple(on), level == "blocking", tuple(programs), span, row["cost"], row["source"], flag)
+
+
+def _chat_ui_ids() -> set[str]:
+    """The ids of components/chat_uis.toml's [apps.NAME] rows (the UIs are read by policies/reading/chat_ui_backends)."""
+    return {str(k) for k in dict(read_toml(_CHAT_UIS).get("apps") or {})}
 
 
 def debug_switches_of(data: dict, engines: tuple[Engine, ...] = ENGINES) -> tuple[EnvSwitch, ...]:

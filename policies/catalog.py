@@ -101,7 +101,7 @@ _ENTRIES = (
     Entry("S", 62, "a chat front end's settings leave it a model backend the cluster resolves"),
     Entry("S", 63, "an InferenceService's model format is one its runtime supports"),
     Entry("S", 64, "a scraped model server serves metrics where it is scraped"),
-    Entry("S", 65, "a client asks a vLLM or other OpenAI-style server for a name it serves (Ollama clients: S57)"),
+    Entry("S", 65, "a client or router/gateway route (AIBrix, AI Gateway) asks a server for a model and path it serves"),
     Entry("S", 66, "a vLLM server that loads its model from a local path names the model it serves (--served-model-name)"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),

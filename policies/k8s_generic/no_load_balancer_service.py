@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from policies.app_template import app_template_services
 from policies.framework import Policy, Resource, unproven
+from policies.helm_charts import chart_workloads
 from policies.kube import annotations_of, as_dict, as_list, get, split_type
 from policies.reading import gateway_service, model_backends
 from policies.reading.engines import env_values
@@ -160,7 +161,8 @@ def _release_services(resource: Resource) -> list[str]:
     Ollama behind service.app.type LoadBalancer)."""
     found: list[str] = []
     servers = model_servers(resource)
-    for path, pod, kind in app_template_services(resource.props):
+    rendered = [(f"{where}.service", where, w.service) for where, w in chart_workloads(resource.props) if w.service]
+    for path, pod, kind in [*app_template_services(resource.props), *rendered]:
         if kind not in ("LoadBalancer", "NodePort"):
             continue
         served = [s for s in servers if s.path == pod]
@@ -190,7 +192,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             findings += [(r.name, m) for m in _ray_finding(r)]
         if r.type != SERVICE_TYPE:
             findings += [(r.name, m) for m in _node_published(r)]
-            if isinstance(r.props, dict) and split_type(r.type)[1] in ("HelmRelease", "Application"):
+            if isinstance(r.props, dict) and split_type(r.type)[1] in ("HelmRelease", "Application", "HelmChart"):
                 findings += [(r.name, m) for m in _release_services(r)]
     return findings
 

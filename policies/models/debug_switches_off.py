@@ -47,7 +47,9 @@ they are the working choice. ``TORCH_SHOW_CPP_STACKTRACES=1`` is advice too (PyT
 a debugging aid, https://docs.pytorch.org/docs/stable/torch_environment_variables.html).
 
 A serving-path app's own switch (components/serving_apps.toml apps named in a row's ``programs``) is the same advice on
-its containers: the LiteLLM proxy's ``LITELLM_LOG=DEBUG`` (litellm 1.55.0 wheel ``litellm/proxy/proxy_server.py:2530-2550``;
+its containers, and so is a chat UI's (components/chat_uis.toml: Open WebUI's ``GLOBAL_LOG_LEVEL=DEBUG``, open-webui
+b8912aa67 backend/open_webui/env.py:69-76; spent set 91 thaynes43/haynes-ops and nachtschatt3n/cberg-home-nextgen
+open-webui HelmReleases): the LiteLLM proxy's ``LITELLM_LOG=DEBUG`` (litellm 1.55.0 wheel ``litellm/proxy/proxy_server.py:2530-2550``;
 spent set 80 theepicsaxguy/homelab k8s/applications/ai/litellm/deployment.yaml), and a row's command-line ``flag``
 (LiteLLM's ``--detailed_debug``, whose click envvar is DETAILED_DEBUG: litellm 1.77.7 wheel ``proxy/proxy_cli.py:349-356``,
 ``proxy_server.py:3333-3344`` DEBUG loggers; spent set 84 brianmlasky/serverless-agentic-platform k8s/litellm/deployment.yaml). TGI's Gaudi server's
@@ -88,7 +90,19 @@ from components.debug_switches import ENV_SWITCHES
 from components.engine_env import image_release
 from components.serving_engines import ENGINES
 from policies.framework import Policy, Resource, Unproven, unproven
-from policies.kube import as_dict, as_int, as_list, decimal, get, is_custom_type, pod_specs, split_type
+from policies.kube import (
+    as_dict,
+    as_int,
+    as_list,
+    container_label,
+    containers,
+    decimal,
+    get,
+    is_custom_type,
+    pod_specs,
+    split_type,
+)
+from policies.reading.chat_ui_backends import ui_app
 from policies.reading.engines import env_values, table_servers
 from policies.reading.gateway_apps import app_containers
 from policies.reading.serving import ModelServer, engine_configs, engine_table, model_servers, pod_labels, serve_config
@@ -408,18 +422,32 @@ def _app_switches(resource: Resource, allowed: set[str]) -> list[Unproven]:
     app: LiteLLM's LITELLM_LOG=DEBUG, litellm 1.55.0 proxy/proxy_server.py:2530-2550), set in its env or its script.
     Only the app's own rows: the library rows (CUDA, NCCL) are a model server's."""
     messages = []
-    for app in app_containers(resource):
-        table = {**_rows(True, app.app.name, None), **_rows(False, app.app.name, None)}
+    found = [(a.label, a.container, a.app.name) for a in app_containers(resource)] + _ui_containers(resource)
+    for label, container, program in found:
+        table = {**_rows(True, program, None), **_rows(False, program, None)}
         own = {name: entry for name, entry in table.items() if any(s.name == name and s.programs for s in ENV_SWITCHES)}
         if not own:
             continue
-        values = {**env_values(app.container), **_script_values(app.container, own)}
+        values = {**env_values(container), **_script_values(container, own)}
         on = _switched_on(values, own, allowed)
         for setting, cost in on:
-            messages.append(unproven(f"{app.label}: env {setting} {cost}, left on in a serving pod; remove it"))
+            messages.append(unproven(f"{label}: env {setting} {cost}, left on in a serving pod; remove it"))
         reported = {setting.split("=", 1)[0] for setting, _ in on}
-        messages.extend(_flag_switches(app.label, app.container, app.app.name, allowed, reported))
+        messages.extend(_flag_switches(label, container, program, allowed, reported))
     return messages
+
+
+def _ui_containers(resource: Resource) -> list[tuple[str, dict, str]]:
+    """(label, container, chat UI id) of the chat UIs (components/chat_uis.toml: Open WebUI) a workload's long-running
+    pods run, whose own rows of debug_switches.toml apply to them (Open WebUI's GLOBAL_LOG_LEVEL)."""
+    if resource.template or split_type(resource.type)[1] in ("Job", "CronJob"):
+        return []
+    return [
+        (container_label(path, c), c, app.key)
+        for path, podspec in pod_specs(resource)
+        for c in containers(podspec)
+        if (app := ui_app(c)) is not None
+    ]
 
 
 @lru_cache(maxsize=64)
@@ -484,7 +512,7 @@ POLICY = Policy(
     "or VLLM_TRACE_FUNCTION, nor VLLM_SERVER_DEV_MODE's development endpoints (blocking, advice where sleep mode or "
     "AIBrix drives them), nor SGLang's fallback kernels (--disable-cuda-graph, triton/torch_native attention, pytorch "
     "sampling), nor debug logging left on (components/debug_switches.toml): NCCL_DEBUG=INFO/TRACE, "
-    "TORCH_DISTRIBUTED_DEBUG, VLLM_LOGGING_LEVEL, OLLAMA_DEBUG, LocalAI's DEBUG, "
+    "TORCH_DISTRIBUTED_DEBUG, VLLM_LOGGING_LEVEL, OLLAMA_DEBUG, LocalAI's DEBUG, Open WebUI's GLOBAL_LOG_LEVEL, "
     "LOG_LEVEL, RUST_LOG or any other *_LOG_LEVEL at debug/trace, TORCH_SHOW_CPP_STACKTRACES, a RayService's Serve "
     "logging_config at DEBUG or RAY_SERVE_ENABLE_MEMORY_PROFILING, nor a benchmark context length below 2048 "
     "tokens, nor vLLM's --trust-request-chat-template, nor an engine's verbose-logging flag "
