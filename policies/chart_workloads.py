@@ -355,3 +355,19 @@ def local_ai(chart: Chart, values: Mapping, version: str, release: str) -> list[
 
 
 RENDERERS = {"vllm-stack": vllm_stack, "local-ai": local_ai}
+
+
+def vllm_stack_literals(values: Mapping) -> list[tuple[str, str, str]]:
+    """(path below the values, what, the literal) of each credential a vllm-stack release writes as a literal string, which the
+    chart copies into its own Secret RELEASE-secrets (templates/secrets.yaml; deployment-vllm-multi.yaml:209-237
+    @vllm-stack-0.1.5: a string ``servingEngineSpec.vllmApiKey`` or ``modelSpec[].hf_token`` is read from there, a
+    mapping names a Secret made elsewhere)."""
+    engine = value_at(values, "servingEngineSpec", default={})
+    engine = engine if isinstance(engine, Mapping) else {}
+    found = []
+    if isinstance(engine.get("vllmApiKey"), str) and engine["vllmApiKey"].strip():
+        found.append((".servingEngineSpec.vllmApiKey", "the API key vLLM enforces (VLLM_API_KEY)", engine["vllmApiKey"]))
+    for i, spec in enumerate(items_of(engine.get("modelSpec"))):
+        if isinstance(spec, Mapping) and isinstance(spec.get("hf_token"), str) and spec["hf_token"].strip():
+            found.append((f".servingEngineSpec.modelSpec[{i}].hf_token", "a Hugging Face token (HF_TOKEN)", spec["hf_token"]))
+    return found

@@ -233,3 +233,16 @@ def test_vllm_stack_router_renders_and_its_service_type_is_read():
     found = [v for v in _findings((HR_TYPE, "vllm", careful)) if "routerSpec" in v.message]
     assert not {"G1", "G32", "G4"} & _catalog(found)
     assert len(chart_pod_specs(VLLM)) == 1  # enableRouter false: the engine only
+
+
+def test_vllm_stack_literal_api_key_in_values_is_advice():
+    """A string servingEngineSpec.vllmApiKey is copied into the chart's own Secret RELEASE-secrets
+    (deployment-vllm-multi.yaml:223-236@vllm-stack-0.1.5): clear text in the repository, whatever its shape."""
+    keyed = copy.deepcopy(VLLM)
+    keyed["spec"]["values"]["servingEngineSpec"]["vllmApiKey"] = "token-abc123"
+    keyed["spec"]["values"]["servingEngineSpec"]["modelSpec"][0]["vllmConfig"]["extraArgs"] = []
+    found = [v for v in _findings((HR_TYPE, "vllm", keyed)) if v.policy == "no-literal-credential"]
+    assert [v.enforcement for v in found] == ["advisory"] and "servingEngineSpec.vllmApiKey" in found[0].message
+    for careful in ("${VLLM_API_KEY}", "your-api-key", {"secretName": "vllm-api", "secretKey": "key"}):
+        keyed["spec"]["values"]["servingEngineSpec"]["vllmApiKey"] = careful
+        assert not [v for v in _findings((HR_TYPE, "vllm", keyed)) if v.policy == "no-literal-credential"]
