@@ -202,7 +202,10 @@ _ENTRIES = (
     Entry("G", 98, "a Deployment holding a hostPort (or hostNetwork) rolls out without a spare node (Recreate or maxSurge 0)"),
     Entry("G", 99, "an init container does not wait for its own pod's app container (app containers start after every init)"),
     Entry("G", 100, "a claim on a StorageClass that creates no volumes (kubernetes.io/no-provisioner) has a PV of it to bind"),
+    Entry("G", 102, "GPU requested by a container that cannot use it (a CPU build, an app only calling a model server by HTTP)"),
+    Entry("G", 103, "a pod's node selector or affinity requires a GPU node label no component sets (nvidia.com/gpu as a label)"),
     Entry("G", 104, "a start script reaches its server and the server's exit ends the container (no sleep inf around it)"),
+    Entry("G", 105, "a `$(VAR)` in env, command or args names a variable Kubernetes expands (env: defined above it)"),
 )
 
 

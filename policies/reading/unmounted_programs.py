@@ -10,18 +10,19 @@ k8s/base/nim-deployment.yaml: init container model-downloader on ubuntu:22.04 ru
 ConfigMap volume ``scripts`` is mounted at /scripts only in the NIM container (labelled G46 blocking, twice).
 
 Mandatory where the folder is the mount of a ConfigMap or Secret volume of the pod (files the cluster puts there, not
-the image) and the container's image is a public base image that ships no such folder (_BASES: Docker library images such as
-ubuntu, debian, alpine, busybox, python, and the usual tool images such as curlimages/curl, bitnami/kubectl); advice
+the image) and the container's image is a public base image that ships no such folder (components/base_images.toml, each
+row with its source: Docker Official Images such as ubuntu, debian, alpine, busybox, python, and the usual tool images
+such as curlimages/curl, bitnami/kubectl); advice
 where the image may be a build of the repository's own.
 """
 
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Mapping
 from typing import Any
 
+from components.base_images import base_image
 from policies.kube import as_dict, as_list
 from policies.reading.hidden_folders import under
 from policies.reading.shell_commands import RUN_OPENERS, script_commands, unwrapped, wrapped
@@ -29,12 +30,6 @@ from policies.reading.shell_words import SHELLS, shell_script, split_shell
 
 # Interpreters whose first operand is the program file.
 _RUNNERS = SHELLS | frozenset({"python", "python3", "node", "perl", "ruby", "env"})
-# Base images that ship no folder a pod's ConfigMap is mounted at: library images and the usual tool images.
-_BASES = re.compile(
-    r"^(?:docker\.io/)?(?:library/)?(?:ubuntu|debian|alpine|busybox|python|centos|fedora|amazonlinux|node|bash)(?::|@|$)"
-    r"|^(?:docker\.io/)?(?:curlimages/curl|bitnami/kubectl|amazon/aws-cli|alpine/git|alpine/curl)(?::|@|$)"
-)
-
 _SYSTEM = frozenset({"bin", "sbin", "usr", "lib", "lib64", "lib32", "etc"})
 
 
@@ -89,7 +84,7 @@ def unmounted_programs(podspec: Mapping[str, Any], container: Mapping[str, Any])
                 others.append((at, str(mount.get("name"))))
     if not others:
         return []
-    image = str(container.get("image") or "")
+    image = container.get("image")
     found = []
     for path in dict.fromkeys(_program_paths(container)):
         if any(under(path, m) for m in own if m.startswith("/")):
@@ -100,6 +95,6 @@ def unmounted_programs(podspec: Mapping[str, Any], container: Mapping[str, Any])
                 continue
             # a base image ships the system folders (/usr/local/bin/python): a mount there only suggests (review51a)
             system = path.lstrip("/").split("/", 1)[0] in _SYSTEM
-            found.append((path, folder, volume, bool(_BASES.match(image)) and not system))
+            found.append((path, folder, volume, base_image(image) is not None and not system))
             break
     return found

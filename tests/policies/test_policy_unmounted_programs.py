@@ -8,7 +8,9 @@ finds no file and the pod stays in Init (labelled G46 blocking)."""
 from __future__ import annotations
 
 import copy
+import re
 
+import pytest
 from policy_fixtures import found_by
 
 POLICY = "container-can-start"
@@ -150,3 +152,27 @@ def test_a_mount_at_the_root_folder():
     dotted = copy.deepcopy(NIM)  # a mount path written with a trailing slash or a dot is the same folder
     dotted["spec"]["template"]["spec"]["containers"][0]["volumeMounts"][1]["mountPath"] = "/scripts/./"
     assert [level for level, _ in _messages(dotted)] == ["mandatory"]
+
+
+def test_the_base_images_are_a_table_with_sources(tmp_path):
+    """components/base_images.toml: the images that prove the finding (mandatory), matched as the hand regex did:
+    at any tag or digest, docker.io/ in front, library/ only for a Docker Official Image; a bad row names its field."""
+    from components.base_images import base_image, load
+
+    rows = load()
+    assert all(row.source for row in rows.values()) and {"ubuntu", "curlimages/curl", "bitnami/kubectl"} <= set(rows)
+    for image in ("ubuntu:22.04", "docker.io/library/python@sha256:ab", "library/busybox", "docker.io/curlimages/curl:8"):
+        assert base_image(image) is not None, image
+    for image in ("library/curlimages/curl", "ubuntu-x:1", "ubuntu/x:1", "quay.io/ubuntu:1", "python3:1", "", None, 7):
+        assert base_image(image) is None, image
+    good = 'repository = "ubuntu"\nlibrary = true\nsource = "docker-library"\n'
+    table = tmp_path / "base_images.toml"
+    for body, named in (
+        (good.replace("library = true", 'library = "yes"'), "#1 (ubuntu): library must be true or false"),
+        (good.replace('source = "docker-library"', 'source = " "'), "#1 (ubuntu): source must be text"),
+        (good + "tags = []\n", "unknown fields ['tags']"),
+        (good.replace('repository = "ubuntu"\n', ""), "missing fields ['repository']"),
+    ):
+        table.write_text(f"[[image]]\n{body}", encoding="utf-8")
+        with pytest.raises(ValueError, match=re.escape(named)):
+            load(table)
