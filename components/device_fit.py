@@ -47,6 +47,7 @@ class ModelClients:
 
     server_words: frozenset[str]
     model_words: frozenset[str]
+    gateway_apps: frozenset[str]
     local_model_env: frozenset[str]
     source: str
 
@@ -94,10 +95,11 @@ def load(path: Path = TABLE) -> tuple[tuple[CpuBuild, ...], ModelClients, tuple[
     table = read_toml(path)
     builds = tuple(_cpu_build(name, row, path) for name, row in _table(table, "cpu_builds", path).items())
     where = f"{path.name} [model_clients]"
-    row = _fields(where, table.get("model_clients"), ("server_words", "model_words", "local_model_env", "source"))
+    row = _fields(where, table.get("model_clients"), ("server_words", "model_words", "gateway_apps", "local_model_env", "source"))
     clients = ModelClients(
         frozenset(w.lower() for w in _words(where, row, "server_words")),
         frozenset(w.lower() for w in _words(where, row, "model_words")),
+        frozenset(_words(where, row, "gateway_apps")),
         frozenset(_words(where, row, "local_model_env")),
         _text(where, row, "source"),
     )

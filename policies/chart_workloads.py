@@ -16,8 +16,9 @@ alone does not show (S30 single-attach claims under a rolling update, G32 the Se
   ``requestCPU``/``requestMemory``, ``requestGPU`` of ``requestGPUType`` (nvidia.com/gpu) in requests and limits,
   ``limitCPU``/``limitMemory``; the claim RELEASE-NAME-storage-claim (``pvcAccessMode`` else ReadWriteOnce) at /data
   when ``pvcStorage`` is set, a memory /dev/shm with ``tensorParallelSize``, ``extraVolumes``/``extraVolumeMounts``.
-  The engine Service is ClusterIP whatever the values say (service-vllm.yaml:12). Left out, as values-independent
-  or version-dependent: the boolean flags the chart writes unasked, LMCache env, the router Deployment.
+  The engine Service is ClusterIP whatever the values say (service-vllm.yaml:12). The router Deployment
+  (``routerSpec``, ``_router``) in front of the engines, behind a Service of ``routerSpec.serviceType``. Left out, as
+  values-independent or version-dependent: the boolean flags the chart writes unasked, LMCache env, the router's args.
 - go-skynet/helm-charts charts/local-ai (templates/deployment.yaml:11-208, pvcs.yaml, service.yaml@local-ai-3.4.2):
   one Deployment of ``replicaCount`` replicas with no strategy (Kubernetes' RollingUpdate, maxSurge 25%); the main
   container renders no probe and no port; image ``deployment.image`` (``repository``/``tag``, or one string before
@@ -47,6 +48,7 @@ class Workload:
     strategy: dict = field(default_factory=dict)
     claims: dict = field(default_factory=dict)  # claim name the chart renders -> its access modes
     service: str = ""  # the type of the Service the chart puts in front of it ("" when none or fixed ClusterIP)
+    fronts: str = ""  # what the pod forwards to, for a router that serves no model itself ("" for a model server)
 
 
 def _merged(default: Mapping, given: Any) -> dict:
@@ -194,12 +196,65 @@ def _vllm_pod(chart: Chart, spec: Mapping, engine: Mapping, version: str, releas
     return pod, claims
 
 
+# The router's probes (deployment-router.yaml:127-133@vllm-stack-0.1.5: liveness only, fixed; :157-177 and
+# values.yaml routerSpec.livenessProbe/startupProbe/readinessProbe@vllm-stack-0.1.8: all three from values).
+_ROUTER_PROBES = {
+    "livenessProbe": {"initialDelaySeconds": 30, "periodSeconds": 5, "failureThreshold": 3},
+    "startupProbe": {"initialDelaySeconds": 5, "periodSeconds": 5, "failureThreshold": 3},
+    "readinessProbe": {"initialDelaySeconds": 30, "periodSeconds": 5, "failureThreshold": 3},
+}
+
+
+def _router(chart: Chart, values: Mapping, version: str) -> list[Workload]:
+    """The router Deployment (deployment-router.yaml:1-134, service-router.yaml:9, values.yaml:256-318
+    @vllm-stack-0.1.5): unless ``routerSpec.enableRouter`` is false, ``replicaCount`` pods of ``repository:tag``
+    (lmcache/lmstack-router:latest by default), ``hf_token`` as a literal HF_TOKEN, resources (requests 4 CPU/16G,
+    limits 8/32G by default), the probes of ``_ROUTER_PROBES`` (readiness and startup from 0.1.8), behind a Service of
+    ``serviceType`` (ClusterIP by default)."""
+    spec = values.get("routerSpec")
+    spec = spec if isinstance(spec, Mapping) else {}
+    if spec.get("enableRouter", True) is False:
+        return []
+    port = spec.get("containerPort") or chart.port
+    image = f"{spec.get('repository') or 'lmcache/lmstack-router'}:{spec.get('tag') or 'latest'}"
+    container: dict = {"name": "router-container", "image": image, "ports": [{"name": "router-cport", "containerPort": port}]}
+    if truthy(spec.get("hf_token")) and isinstance(spec["hf_token"], (str, int, float)):
+        container["env"] = [{"name": "HF_TOKEN", "value": str(spec["hf_token"])}]
+    default = {"requests": {"cpu": "4", "memory": "16G"}, "limits": {"cpu": "8", "memory": "32G"}}
+    resources = default if "resources" not in spec else spec["resources"]
+    if isinstance(resources, Mapping) and resources:
+        container["resources"] = _merged(default, resources) if "resources" in spec else dict(resources)
+    key = _version(version)
+    for name, settings in _ROUTER_PROBES.items():
+        if name != "livenessProbe" and key is not None and key < (0, 1, 8):
+            continue
+        if name in spec and spec[name] is None:
+            continue
+        probe = _merged({**settings, "httpGet": {"path": "/health", "port": port}}, spec.get(name))
+        container[name] = probe
+    pod: dict = {"containers": [container]}
+    strategy = spec.get("strategy")
+    strategy = (
+        dict(strategy)
+        if isinstance(strategy, Mapping) and strategy
+        else {"rollingUpdate": {"maxSurge": "100%", "maxUnavailable": 0}}
+    )
+    service = str(spec.get("serviceType") or "ClusterIP")
+    return [Workload(".routerSpec", pod, spec.get("replicaCount", 1), strategy, {}, service, "the vLLM engines")]
+
+
+def _version(version: str) -> tuple[int, ...] | None:
+    parts = version.lstrip("v").split("-", 1)[0].split(".")
+    return tuple(int(p) for p in parts) if len(parts) == 3 and all(p.isdigit() for p in parts) else None
+
+
 def vllm_stack(chart: Chart, values: Mapping, version: str, release: str) -> list[Workload]:
-    """The engine Deployments of a vllm-stack release (module docstring)."""
+    """The engine Deployments and the router of a vllm-stack release (module docstring)."""
     engine = value_at(values, "servingEngineSpec", default={})
     engine = engine if isinstance(engine, Mapping) else {}
+    router = _router(chart, values, version)
     if engine.get("enableEngine", True) is False:
-        return []
+        return router
     strategy = engine.get("strategy")
     strategy = (
         dict(strategy)
@@ -212,7 +267,7 @@ def vllm_stack(chart: Chart, values: Mapping, version: str, release: str) -> lis
             continue  # a raySpec entry renders a RayCluster, not this Deployment
         pod, claims = _vllm_pod(chart, spec, engine, version, release)
         out.append(Workload(f".servingEngineSpec.modelSpec[{i}]", pod, spec.get("replicaCount", 1), strategy, claims))
-    return out
+    return out + router
 
 
 # local-ai -----------------------------------------------------------------------------------------------------------
@@ -300,3 +355,19 @@ def local_ai(chart: Chart, values: Mapping, version: str, release: str) -> list[
 
 
 RENDERERS = {"vllm-stack": vllm_stack, "local-ai": local_ai}
+
+
+def vllm_stack_literals(values: Mapping) -> list[tuple[str, str, str]]:
+    """(path below the values, what, the literal) of each credential a vllm-stack release writes as a literal string, which the
+    chart copies into its own Secret RELEASE-secrets (templates/secrets.yaml; deployment-vllm-multi.yaml:209-237
+    @vllm-stack-0.1.5: a string ``servingEngineSpec.vllmApiKey`` or ``modelSpec[].hf_token`` is read from there, a
+    mapping names a Secret made elsewhere)."""
+    engine = value_at(values, "servingEngineSpec", default={})
+    engine = engine if isinstance(engine, Mapping) else {}
+    found = []
+    if isinstance(engine.get("vllmApiKey"), str) and engine["vllmApiKey"].strip():
+        found.append((".servingEngineSpec.vllmApiKey", "the API key vLLM enforces (VLLM_API_KEY)", engine["vllmApiKey"]))
+    for i, spec in enumerate(items_of(engine.get("modelSpec"))):
+        if isinstance(spec, Mapping) and isinstance(spec.get("hf_token"), str) and spec["hf_token"].strip():
+            found.append((f".servingEngineSpec.modelSpec[{i}].hf_token", "a Hugging Face token (HF_TOKEN)", spec["hf_token"]))
+    return found

@@ -44,7 +44,7 @@ import yaml
 from components.helm_charts import Chart, chart_named
 from policies.chart_values import chart_image, env_list, items_of, pod_options, truthy, value_at
 from policies.chart_workloads import RENDERERS as _WORKLOAD_RENDERERS
-from policies.chart_workloads import Workload
+from policies.chart_workloads import Workload, vllm_stack_literals
 
 _RELEASE_KINDS = frozenset({"HelmRelease", "Application", "HelmChart"})
 # (API group, kind) of the release objects read here, for policies that list the types they check.
@@ -316,6 +316,19 @@ def chart_workloads(props: Mapping) -> list[tuple[str, Workload]]:
     shown = f"{chart.names[0]} chart {version or '(version not pinned)'} defaults"
     rendered = _WORKLOAD_RENDERERS[chart.key](chart, _resolved(values), version, _release_name(props))
     return [(f"{path}{w.where}[{shown}]", w) for w in rendered]
+
+
+def chart_literal_credentials(props: Mapping) -> list[tuple[str, str, str]]:
+    """(path, what, literal) of each credential a release of a known chart gives as a literal string that the chart
+    puts into a Secret of its own (vllm-stack: policies/chart_workloads.py vllm_stack_literals); [] otherwise."""
+    found = _release(props)
+    if found is None:
+        return []
+    path, name, repo, _, values = found
+    chart = chart_named(name, repo) if name or repo else None
+    if chart is None or chart.key != "vllm-stack":
+        return []
+    return [(f"{path}{where}", what, literal) for where, what, literal in vllm_stack_literals(_resolved(values))]
 
 
 def chart_pod_specs(props: Mapping) -> list[tuple[str, dict]]:

@@ -12,6 +12,8 @@ Knative Services, LeaderWorkerSets, KServe and operator resources, Flux/Argo cha
   light tags, LocalAI's -cpu tags), or an image that names itself one (the word cpu in its repository's last segment
   or its tag: quay.io/.../vllm-cpu-only). Such a build carries no CUDA: spent set 96 nextvirus/fake-gpu@e92e0648
   deploy/k8s/vllm-cpu-run.yaml, vllm/vllm-openai-cpu:v0.19.1 with nvidia.com/gpu: 1 (labelled none, advisory);
+* the container runs a proxy of the model API (components/serving_apps.toml rows named in device_fit.toml
+  [model_clients] gateway_apps: LiteLLM's proxy, vLLM's production-stack router, AIBrix's gateway plugins);
 * the container runs no engine (policies/reading/serving.py model_server_engine finds none), its image's words name
   nothing that runs a model (device_fit.toml [model_clients] model_words: an engine, ComfyUI, a torch/CUDA base, a
   notebook, a trainer), it sets no variable of a local model (a Hugging Face or torch cache, CUDA_VISIBLE_DEVICES, a
@@ -35,6 +37,7 @@ from components.device_fit import MODEL_CLIENTS, cpu_build, names_itself_cpu, re
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, as_quantity, container_label, containers, is_ray, pod_specs
 from policies.reading.container_env import env_values
+from policies.reading.gateway_apps import app_of
 from policies.reading.serving import container_argv, model_server_engine
 
 _GPUS = ("nvidia.com/gpu", "amd.com/gpu")
@@ -136,6 +139,13 @@ def _judge(label: str, container: dict, gpu: tuple[str, str]) -> str | None:
         )
     if model_server_engine(container) is not None:
         return None
+    app = app_of(container)
+    if app is not None and app.name in MODEL_CLIENTS.gateway_apps:
+        return unproven(
+            f"{label}: runs {app.display} (image {image}), a proxy of the model API that forwards requests to model "
+            f"servers and runs no model itself, yet the container {held}: the GPU sits idle on every replica (and the "
+            f"pod waits for a free one); drop the GPU request and give it to the model servers"
+        )
     client = _client_of(container)
     if client is None:
         return None

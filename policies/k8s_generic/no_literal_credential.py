@@ -29,6 +29,7 @@ from typing import Any, Iterator, Optional
 from components.secrets import NOT_A_SECRET, first_token, placeholder_value
 from components.server_keys import SERVER_KEYS
 from policies.framework import UNKNOWN, Policy, Resource, unproven
+from policies.helm_charts import chart_literal_credentials
 from policies.input.comment_tokens import COMMENT_TYPE
 from policies.k8s_generic.no_literal_secret_env import CONFIG_MAP_TYPE, NAME_PATTERNS, looks_secret, stand_in_password
 from policies.kube import as_dict, as_list, get, workload_types
@@ -258,7 +259,28 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     f"and stays in the repository's history)",
                 )
             )
+        elif (message := _chart_literal(r.props)) is not None:
+            findings.append((r.name, message))
     return findings
+
+
+def _chart_literal(props: dict) -> Optional[str]:
+    """Advice on a release whose values give a credential as a literal string that its chart copies into a Secret of
+    its own (policies/helm_charts.py chart_literal_credentials: vllm-stack's ``servingEngineSpec.vllmApiKey`` and
+    ``modelSpec[].hf_token``, deployment-vllm-multi.yaml:209-237@vllm-stack-0.1.5): the key is in the repository
+    whatever its shape. Placeholders and envsubst variables are silent; advice, as any literal under a credential's
+    name is (module docstring)."""
+    if props.get("kind") not in ("HelmRelease", "Application", "HelmChart"):
+        return None
+    for where, what, literal in chart_literal_credentials(props):
+        if literal.strip().startswith(_PLACEHOLDER_STARTS) or placeholder_value(literal, "API_KEY"):
+            continue
+        return unproven(
+            f"{where} gives {what} as a literal, which the chart copies into its own Secret: the key is clear text in "
+            f"the repository and its history; give the chart a Secret made elsewhere ({{secretName, secretKey}}) and "
+            f"rotate this one"
+        )
+    return None
 
 
 POLICY = Policy(

@@ -206,5 +206,43 @@ def test_argo_application_value_files_and_bad_input():
             chart_workloads(_release(chart, "0.1.5", bad, "x"))
     off = _release("vllm-stack", "0.1.5", {"servingEngineSpec": {"enableEngine": False, "modelSpec": [{"name": "a"}]}}, "x")
     ray = _release("vllm-stack", "0.1.5", {"servingEngineSpec": {"modelSpec": [{"name": "a", "raySpec": {}}]}}, "x")
-    assert chart_pod_specs(off) == [] and chart_pod_specs(ray) == []
+    assert (
+        [w for w, _ in chart_pod_specs(off)]
+        == [w for w, _ in chart_pod_specs(ray)]
+        == [
+            "spec.values.routerSpec[vllm-stack chart 0.1.5 defaults]"  # the router only
+        ]
+    )
     _findings((APP_TYPE, "inference", app), (PVC_TYPE, "p", {"kind": "PersistentVolumeClaim", "metadata": {"name": "p"}}))
+
+
+def test_vllm_stack_router_renders_and_its_service_type_is_read():
+    """The router (helm/templates/deployment-router.yaml:1-134, service-router.yaml:9@vllm-stack-0.1.5): image
+    lmcache/lmstack-router:latest by default, liveness only before 0.1.8, behind a Service of routerSpec.serviceType."""
+    routed = copy.deepcopy(VLLM)
+    routed["spec"]["values"]["routerSpec"] = {"serviceType": "LoadBalancer"}
+    pods = dict(chart_pod_specs(routed))
+    router = pods["spec.values.routerSpec[vllm-stack chart 0.1.5 defaults]"]["containers"][0]
+    assert router["image"] == "lmcache/lmstack-router:latest" and "readinessProbe" not in router
+    found = [v for v in _findings((HR_TYPE, "vllm", routed)) if "routerSpec" in v.message]
+    assert {"G1", "G32"} <= _catalog(found)
+    assert any("routerSpec[vllm-stack chart 0.1.5 defaults].serviceType: LoadBalancer" in v.message for v in found)
+    careful = copy.deepcopy(routed)
+    careful["spec"]["chart"]["spec"]["version"] = "0.1.8"  # router probes from values, readiness included
+    careful["spec"]["values"]["routerSpec"] = {"serviceType": "ClusterIP", "tag": "0.1.8"}
+    found = [v for v in _findings((HR_TYPE, "vllm", careful)) if "routerSpec" in v.message]
+    assert not {"G1", "G32", "G4"} & _catalog(found)
+    assert len(chart_pod_specs(VLLM)) == 1  # enableRouter false: the engine only
+
+
+def test_vllm_stack_literal_api_key_in_values_is_advice():
+    """A string servingEngineSpec.vllmApiKey is copied into the chart's own Secret RELEASE-secrets
+    (deployment-vllm-multi.yaml:223-236@vllm-stack-0.1.5): clear text in the repository, whatever its shape."""
+    keyed = copy.deepcopy(VLLM)
+    keyed["spec"]["values"]["servingEngineSpec"]["vllmApiKey"] = "token-abc123"
+    keyed["spec"]["values"]["servingEngineSpec"]["modelSpec"][0]["vllmConfig"]["extraArgs"] = []
+    found = [v for v in _findings((HR_TYPE, "vllm", keyed)) if v.policy == "no-literal-credential"]
+    assert [v.enforcement for v in found] == ["advisory"] and "servingEngineSpec.vllmApiKey" in found[0].message
+    for careful in ("${VLLM_API_KEY}", "your-api-key", {"secretName": "vllm-api", "secretKey": "key"}):
+        keyed["spec"]["values"]["servingEngineSpec"]["vllmApiKey"] = careful
+        assert not [v for v in _findings((HR_TYPE, "vllm", keyed)) if v.policy == "no-literal-credential"]

@@ -17,7 +17,8 @@ import copy
 import pytest
 from policy_fixtures import found_by
 
-from components.device_fit import CPU_BUILDS, cpu_build, load, names_itself_cpu
+from components.device_fit import CPU_BUILDS, MODEL_CLIENTS, cpu_build, load, names_itself_cpu
+from components.serving_apps import APPS
 
 POLICY = "gpu-container-can-use-it"
 
@@ -211,3 +212,19 @@ def test_the_table_loads_and_refuses_a_bad_row(tmp_path):
     bad.write_text('[cpu_builds.x]\ndisplay = "x"\nrepositories = ["a/b"]\ntags = "("\nsource = "s"\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"\[cpu_builds.x\]: tags does not compile"):
         load(bad)
+
+
+def test_a_model_api_proxy_holding_a_gpu_is_advice():
+    litellm = {
+        "name": "litellm",
+        "image": "ghcr.io/berriai/litellm:main-v1.77.7",
+        "args": ["--config", "/app/config.yaml"],
+        "resources": {"limits": {"nvidia.com/gpu": 1}},
+    }
+    ((level, message),) = found_by([deployment(litellm)], POLICY)
+    assert level == "advisory" and "runs LiteLLM proxy" in message and "runs no model itself" in message
+    assert found_by([deployment(dict(litellm, resources={"limits": {"memory": "2Gi"}}))], POLICY) == []
+
+
+def test_the_gateway_apps_are_rows_of_the_serving_apps_table():
+    assert MODEL_CLIENTS.gateway_apps <= {a.name for a in APPS}
