@@ -176,6 +176,7 @@ from policies.karpenter import (
 # Issue 18: what KServe, KubeRay, the EFA plugin and Karpenter do with what a stack renders.
 from policies.models import (
     client_model_served,
+    client_path_served,
     config_revision_pinned,
     debug_switches_off,
     downloads_fail_loudly,
@@ -308,6 +309,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     serving_start_installs.POLICY,
     lora_adapter_asked.POLICY,
     client_model_served.POLICY,
+    client_path_served.POLICY,
     route_model_served.POLICY,
     litellm_master_key_sent.POLICY,
     manifest_readable.POLICY,
