@@ -205,7 +205,7 @@ _ENTRIES = (
     Entry("G", 102, "GPU requested by a container that cannot use it (a CPU build, an app only calling a model server by HTTP)"),
     Entry("G", 103, "a pod's node selector or affinity requires a GPU node label no component sets (nvidia.com/gpu as a label)"),
     Entry("G", 104, "a start script reaches its server and the server's exit ends the container (no sleep inf around it)"),
-    Entry("G", 105, "a `$(VAR)` in env, command or args names a variable Kubernetes expands (env: defined above it)"),
+    Entry("G", 105, "a `$(VAR)` in env, command or args is expanded (one defined later in env, or nowhere, stays literal)"),
 )
 
 

@@ -32,7 +32,8 @@ any key); a service-link name (``NAME_SERVICE_HOST``, ``NAME_PORT_8000_TCP``...)
 defined nowhere in an operator's pod (any kind outside Kubernetes' own groups: LWS injects ``LWS_LEADER_ADDRESS``,
 KubeRay and KServe their own) or a Job's ``JOB_COMPLETION_INDEX``; a lower-case name (``$(date)``); every reference in
 a ``sh -c`` script (the shell runs ``$(date)`` as command substitution after the kubelet leaves it; a variable defined
-anywhere in env is expanded there first anyway); ``$$(VAR)``; and the env order of a chart release's values (a Helm
+anywhere in env is expanded there first anyway); ``$$(VAR)``; a name a Kustomization of the files declares in
+``vars`` (kustomize replaces it at build); and the env order of a chart release's values (a Helm
 chart may sort or order a values map: bjw-s app-template's ``dependsOn``).
 """
 
@@ -52,13 +53,15 @@ from policies.kube import (
     containers,
     get,
     is_custom_type,
+    memoized,
     name_of,
     pod_specs,
     split_type,
+    viewed_resources,
 )
 from policies.reading.config_map_data import config_maps
 from policies.reading.secrets import secret_keys_named
-from policies.reading.serving import engine_row, model_servers
+from policies.reading.serving import engine_command_line, engine_row, model_servers
 from policies.reading.vllm_args import command_tokens
 
 # A variable name as the kubelet reads one between "$(" and ")"; only these are judged (a `$(date +%s)` is no name).
@@ -126,10 +129,25 @@ def _env_sources(container: Mapping) -> tuple[set[str], bool]:
     return names, unknown
 
 
+def _kustomize_vars(view: Any) -> frozenset[str]:
+    """The names of every Kustomization's ``vars`` among the objects read: kustomize itself replaces ``$(NAME)`` in
+    a container's command, args and env values at build (kubernetes-sigs/kustomize kustomize/v5.8.1
+    api/internal/konfig/builtinpluginconsts/varreference.go:36-42, the default varReference field specs)."""
+    return frozenset(
+        name
+        for r in view
+        if split_type(getattr(r, "type", "")) == ("kustomize.config.k8s.io", "Kustomization")
+        for name in (get(v, "name") for v in as_list(get(r.props, "vars")))
+        if isinstance(name, str)
+    )
+
+
 def _may_be_given(name: str, operator: bool) -> bool:
-    """True for a variable the files do not define that the cluster may still give the container."""
+    """True for a variable the files do not define that the cluster (or a kustomize build) may still give it."""
+    view = viewed_resources()
     return (
         not _ENV_NAME.match(name)
+        or bool(view and name in memoized(view, "kustomize_vars", _kustomize_vars))
         or name.startswith("KUBERNETES_")
         or _SERVICE_LINK.match(name) is not None
         or name in _CONTROLLER_VARIABLES
@@ -137,21 +155,24 @@ def _may_be_given(name: str, operator: bool) -> bool:
     )
 
 
-def _starting_flag(tokens: list[str], index: int, engine: str) -> Optional[str]:
-    """The flag whose value the token at ``index`` is (``--port $(PORT)`` or ``--port=$(PORT)``) where that flag sets a
-    model, port or numeric setting of the engine's row; None otherwise."""
+def _starting_flag(container: Mapping, tokens: list[str], index: int, engine: str) -> Optional[tuple[str, str]]:
+    """(the flag, the setting) whose value the token at ``index`` is (``--port $(PORT)``, ``--port=$(PORT)``, or the
+    positional model of an engine that takes one: ``vllm serve $(MODEL)``) where that flag sets a model, port or
+    numeric setting of the engine's row; None otherwise."""
     row = engine_row(engine)
     if row is None:
         return None
-    flags = {f for setting in _STARTING_SETTINGS for f in row.flags.get(setting, ())}
     token = tokens[index]
     if token.startswith("-") and "=" in token:
         spelled = token.split("=", 1)[0]
     elif index and tokens[index - 1].startswith("-") and "=" not in tokens[index - 1]:
         spelled = tokens[index - 1]
     else:
-        return None
-    return spelled if flag_name(spelled) in flags else None
+        line = engine_command_line(container, row) if row.model_positional else None
+        return ("the positional model", "model") if line and line[0] == token else None
+    name = flag_name(spelled)
+    setting = next((s for s in _STARTING_SETTINGS if name in row.flags.get(s, ())), None)
+    return (spelled, setting) if setting is not None else None
 
 
 def _check_container(label: str, container: Mapping, operator: bool, chart: bool, server_engine: Optional[str]) -> Iterator[Any]:
@@ -193,16 +214,21 @@ def _check_container(label: str, container: Mapping, operator: bool, chart: bool
         for ref in dict.fromkeys(references(token)) if "$(" in token else ():
             if ref in defined or _may_be_given(ref, operator):
                 continue
-            flag = _starting_flag(raw, index, server_engine) if server_engine else None
+            flag = _starting_flag(container, raw, index, server_engine) if server_engine else None
             text = (
                 f"{label}: the argument `{token}` refers to $({ref}), which no env item or envFrom source of the "
                 f"container defines; the kubelet leaves it as written"
             )
             if flag is not None:
+                spelled, setting = flag
+                refused = (
+                    "no file or Hub model of that name"
+                    if setting == "model"
+                    else f"a value the engine's parser refuses for {setting} (a number)"
+                )
                 yield (
-                    f"{text}, so the {server_engine} server is started with {flag} set to the literal text "
-                    f"`$({ref})`: no model of that name and no number its parser takes, and it exits at start; define "
-                    f"{ref} in the container's env"
+                    f"{text}, so the {server_engine} server is started with {spelled} set to the literal text "
+                    f"`$({ref})`: {refused}, and it exits at start; define {ref} in the container's env"
                 )
             else:
                 yield unproven(f"{text}, so the program gets the literal text `$({ref})`; define {ref} in env")
@@ -215,7 +241,7 @@ def _check(resource: Resource, config: dict) -> list:
     chart = kind in _CHART_KINDS
     servers: Optional[dict[int, str]] = None
     for path, podspec in pod_specs(resource):
-        for container in containers(podspec, init=True):
+        for container in containers(podspec, init=True, model=True):
             if "$(" not in _text_of(container):
                 continue
             if servers is None:

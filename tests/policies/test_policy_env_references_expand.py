@@ -97,12 +97,17 @@ def test_a_model_servers_port_or_model_left_literal_blocks():
     assert message == (
         "container vllm: the argument `$(PORT)` refers to $(PORT), which no env item or envFrom source of the container "
         "defines; the kubelet leaves it as written, so the vllm server is started with --port set to the literal text "
-        "`$(PORT)`: no model of that name and no number its parser takes, and it exits at start; define PORT in the "
+        "`$(PORT)`: a value the engine's parser refuses for port (a number), and it exits at start; define PORT in the "
         "container's env"
     )
     [(level, message)] = found_by([_vllm(["--model=$(MODEL_ID)"])], _POLICY)
     assert level == "mandatory"
-    assert "started with --model set to the literal text `$(MODEL_ID)`" in message
+    assert "started with --model set to the literal text `$(MODEL_ID)`: no file or Hub model of that name" in message
+    # vLLM's positional model
+    serve = _vllm(["--port", "8000"], command=["vllm", "serve", "$(MODEL_ID)"])
+    [(level, message)] = found_by([serve], _POLICY)
+    assert level == "mandatory"
+    assert "started with the positional model set to the literal text `$(MODEL_ID)`" in message
     # a flag that is no model, port or size: advice
     [(level, _)] = found_by([_vllm(["--model", "m", "--served-model-name", "$(SERVED_NAME)"])], _POLICY)
     assert level == "advisory"
@@ -184,3 +189,18 @@ def test_an_operators_injected_variables_stay_silent():
         "spec": {"leaderWorkerTemplate": {"size": 2, "leaderTemplate": {"spec": {"containers": [container]}}}},
     }
     assert found_by([lws], _POLICY) == []
+
+
+def test_a_kustomize_var_of_the_files_is_replaced_at_build():
+    # kustomize replaces $(NAME) of its `vars` in command, args and env values (kubernetes-sigs/kustomize
+    # kustomize/v5.8.1 api/internal/konfig/builtinpluginconsts/varreference.go:36-42)
+    kustomization = {
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "metadata": {"name": "serving"},
+        "resources": ["deployment.yaml"],
+        "vars": [{"name": "MODEL_NAME", "objref": {"kind": "ConfigMap", "name": "m", "apiVersion": "v1"}}],
+    }
+    server = _vllm(["--model", "$(MODEL_NAME)"])
+    assert found_by([kustomization, server], _POLICY) == []
+    assert [level for level, _ in found_by([server], _POLICY)] == ["mandatory"]
