@@ -5,7 +5,8 @@ components/model_routes.toml (an AIBrix pod label ``model.aibrix.ai/name``, vllm
 pkg/cache/informers.go:104-117; an Envoy AI Gateway AIGatewayRoute rule matching header ``x-ai-eg-model``,
 envoyproxy/ai-gateway@v1.1.0 api/v1alpha1/ai_gateway_route.go:84-86; a Gateway API Inference Extension
 InferenceModel's ``spec.modelName``, kubernetes-sigs/gateway-api-inference-extension@v0.5.1
-api/v1alpha2/inferencemodel_types.go:66-79). The route forwards the body unchanged (unless it rewrites the name:
+api/v1alpha2/inferencemodel_types.go:66-79; a Gateway API HTTPRoute rule matching ``X-Gateway-Model-Name``, which
+body-based routing fills from the body, v1.0.0 pkg/bbr/handlers/request.go:31). The route forwards the body unchanged (unless it rewrites the name:
 ``modelNameOverride``, ``targetModels``, compared instead), and vLLM answers a name it does not serve 404 "The model
 `X` does not exist." (S65's reading of the served names: policies/models/client_model_served.py ``served_names``).
 
@@ -39,6 +40,7 @@ from policies.reading.vllm_args import vllm_servers
 _AIBRIX = ROUTES["aibrix"]
 _AIGW = ROUTES["envoy-ai-gateway"]
 _IM = ROUTES["inference-model"]
+_BBR = ROUTES["gateway-api-bbr"]
 _POOL_GROUPS = ("inference.networking.x-k8s.io", "inference.networking.k8s.io")
 _STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
@@ -172,27 +174,60 @@ def _judge(route: ModelRoute, name: str, reached: Optional[list[Server]], where:
     return "mandatory", _finding(route, name, names, where)
 
 
-def _aigw(resources: list[Resource], servers: list[Server], route: Resource) -> Iterator[tuple[Resource, str, str]]:
+def _pool_rewritten(resources: list[Resource], name: Any, namespace: Optional[str]) -> bool:
+    """Whether the files may rewrite the model name on the way to a pool: an InferenceModel on it (its targetModels;
+    S65 judges that object itself) or any object of the namespace naming the endpoint picker's rewrite header or a
+    rewrite kind (gateway-api-inference-extension v1.0.0 pkg/epp/metadata/consts.go:33-34)."""
+    for r in resources:
+        kind = split_type(r.type)[1]
+        if namespace is not None and namespace_of(r) not in (None, namespace):
+            continue
+        if kind == "InferenceModel" and get(r.props, "spec", "poolRef", "name") == name:
+            return True
+        if "Rewrite" in kind:
+            return True
+        if kind == "ConfigMap" and "rewrite" in str(get(r.props, "data")).lower():
+            return True
+    return False
+
+
+def _header_rule(
+    resources: list[Resource], servers: list[Server], route: Resource, table: ModelRoute
+) -> Iterator[tuple[Resource, str, str]]:
+    """An AIGatewayRoute (x-ai-eg-model) or Gateway API HTTPRoute (X-Gateway-Model-Name, filled by body-based routing)
+    rule matching the model header exactly, judged against every backend it sends to."""
     namespace = namespace_of(route)
     for i, rule in enumerate(as_list(get(route.props, "spec", "rules"))):
         models = set()
         for match in as_list(get(rule, "matches")):
             for header in as_list(get(match, "headers")):
-                if str(get(header, "name") or "").lower() != _AIGW.key or get(header, "type") not in (None, "Exact"):
+                if str(get(header, "name") or "").lower() != table.key or get(header, "type") not in (None, "Exact"):
                     continue
                 if isinstance(value := get(header, "value"), str) and value:
                     models.add(value)
+        if not models:
+            continue
+        if table is _BBR and _BBR.rewrite in str(get(rule, "filters")).lower():
+            continue  # the rule sets the endpoint picker's rewrite header
         for ref in as_list(get(rule, "backendRefs")):
             group, kind = get(ref, "group"), get(ref, "kind")
             ref_ns = get(ref, "namespace") if isinstance(get(ref, "namespace"), str) else namespace
+            override = None
             if kind == "InferencePool" or group in _POOL_GROUPS:
-                reached, override = _pool(resources, servers, get(ref, "name"), ref_ns), None
-            else:
+                if _pool_rewritten(resources, get(ref, "name"), ref_ns):
+                    continue
+                reached = _pool(resources, servers, get(ref, "name"), ref_ns)
+            elif table is _AIGW:
                 reached = _ai_backend(resources, servers, get(ref, "name"), ref_ns)
                 override = get(ref, _AIGW.rewrite)
+            elif kind in (None, "Service") and group in (None, ""):
+                reached = _service(resources, servers, get(ref, "name"), ref_ns)
+            else:
+                continue
             for model in sorted(models):
                 sent = override if isinstance(override, str) and override else model
-                judged = _judge(_AIGW, sent, reached, f"rules[{i}] (x-ai-eg-model: {model}, backend {get(ref, 'name')})")
+                where = f"rules[{i}] ({table.key}: {model}, backend {get(ref, 'name')})"
+                judged = _judge(table, sent, reached, where)
                 if judged:
                     yield route, *judged
 
@@ -213,7 +248,7 @@ def _inference_model(resources: list[Resource], servers: list[Server], model: Re
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     # Cheap prefilter: a vLLM workload, then the router objects or the AIBrix key somewhere in a pod template.
-    routes = [r for r in resources if split_type(r.type)[1] in ("AIGatewayRoute", "InferenceModel")]
+    routes = [r for r in resources if split_type(r.type)[1] in ("AIGatewayRoute", "InferenceModel", "HTTPRoute")]
     servers = _servers(resources) if routes or any(r.type in WORKLOAD_TYPES for r in resources) else []
     if not servers:
         return []
@@ -221,7 +256,9 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     for route in routes:
         group, kind = split_type(route.type)
         if (group, kind) in _AIGW.kinds:
-            found = list(_aigw(resources, servers, route))
+            found = list(_header_rule(resources, servers, route, _AIGW))
+        elif (group, kind) in _BBR.kinds:
+            found = list(_header_rule(resources, servers, route, _BBR))
         elif (group, kind) in _IM.kinds:
             found = list(_inference_model(resources, servers, route))
         else:
@@ -234,7 +271,7 @@ POLICY = Policy(
     name="route-model-served",
     description=(
         "A router or gateway that picks a model server by the request's model name (AIBrix pod label, Envoy AI Gateway "
-        "x-ai-eg-model rule, InferenceModel) routes each name to a vLLM server of the files that serves it."
+        "x-ai-eg-model rule, HTTPRoute on X-Gateway-Model-Name, InferenceModel) routes each name to a vLLM server of the files that serves it."
     ),
     catalog="S65",
     severity="high",

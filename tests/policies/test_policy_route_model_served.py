@@ -237,8 +237,69 @@ def test_inference_model_careful_forms_are_silent():
     assert found_by([SERVER, *other_ns], POLICY) == []
 
 
+BBR_ROUTE = yaml.safe_load(
+    """
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: routes-to-llms, namespace: inference}
+spec:
+  parentRefs: [{name: inference-gateway}]
+  rules:
+  - matches:
+    - headers: [{type: Exact, name: X-Gateway-Model-Name, value: chatbot}]
+      path: {type: PathPrefix, value: /}
+    backendRefs: [{name: vllm-pool, group: inference.networking.k8s.io, kind: InferencePool}]
+"""
+)
+
+
+def _pool_v1() -> dict:
+    pool = copy.deepcopy(POOL[0])
+    pool["apiVersion"] = "inference.networking.k8s.io/v1"
+    pool["spec"]["selector"] = {"matchLabels": {"app": "vllm"}}
+    return pool
+
+
+def test_httproute_on_body_based_routing_for_a_name_the_pool_does_not_serve_blocks():
+    # The shape of the project's own guide (gateway-api-inference-extension v1.0.0
+    # site-src/guides/serve-multiple-genai-models.md:19-47), with a pool whose server serves another name.
+    ((level, message),) = found_by([SERVER, _pool_v1(), BBR_ROUTE], POLICY)
+    assert level == "mandatory" and "x-gateway-model-name: chatbot" in message
+    # A rule straight to the server's Service (no endpoint picker: the body goes unchanged).
+    to_service = copy.deepcopy(BBR_ROUTE)
+    to_service["spec"]["rules"][0]["backendRefs"] = [{"name": "vllm-backend-service", "port": 80}]
+    assert [lv for lv, _ in found_by([SERVER, SERVICE, to_service], POLICY)] == ["mandatory"]
+
+
+def test_httproute_careful_forms_are_silent():
+    served = copy.deepcopy(SERVER)
+    served["spec"]["template"]["spec"]["containers"][0]["args"] += [
+        "--served-model-name",
+        "Qwen/Qwen2.5-1.5B-Instruct",
+        "chatbot",
+    ]
+    assert found_by([served, _pool_v1(), BBR_ROUTE], POLICY) == []
+    # The rule sets the endpoint picker's rewrite header; an InferenceModel on the pool rewrites (judged on its own).
+    rewrite = copy.deepcopy(BBR_ROUTE)
+    rewrite["spec"]["rules"][0]["filters"] = [
+        {
+            "type": "RequestHeaderModifier",
+            "requestHeaderModifier": {"set": [{"name": "x-gateway-model-name-rewrite", "value": "Qwen/Qwen2.5-1.5B-Instruct"}]},
+        }
+    ]
+    assert found_by([SERVER, _pool_v1(), rewrite], POLICY) == []
+    model = copy.deepcopy(POOL[1])
+    model["spec"]["modelName"] = "chatbot"
+    model["spec"]["targetModels"] = [{"name": "Qwen/Qwen2.5-1.5B-Instruct"}]
+    assert found_by([SERVER, POOL[0], model, BBR_ROUTE], POLICY) == []
+    # A plain HTTPRoute (no model header), a path match only.
+    plain = copy.deepcopy(BBR_ROUTE)
+    del plain["spec"]["rules"][0]["matches"][0]["headers"]
+    assert found_by([SERVER, _pool_v1(), plain], POLICY) == []
+
+
 def test_route_table_rows_carry_sources(tmp_path):
-    assert set(ROUTES) == {"aibrix", "envoy-ai-gateway", "inference-model"}
+    assert set(ROUTES) == {"aibrix", "envoy-ai-gateway", "inference-model", "gateway-api-bbr"}
     assert all("@" in r.source for r in ROUTES.values())
     bad = tmp_path / "routes.toml"
     bad.write_text(
