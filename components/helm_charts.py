@@ -24,6 +24,8 @@ _FIELDS = (
     "data_mount",
     "probes",
     "probe_path",
+    "probes_since",
+    "probe_settings",
     "sources",
     "default_tags",
 )
@@ -43,12 +45,22 @@ class Chart:
     data_mount: str
     probes: tuple[str, ...]  # the probe fields the chart renders by default (path ``probe_path``)
     probe_path: str
+    probes_since: dict[str, str]  # probe field -> the first chart version that renders it
+    probe_settings: dict[str, dict]  # probe field -> its default settings (charts whose probes come from values)
     sources: tuple[str, ...]
     default_tags: dict[str, str]  # chart version -> image tag rendered when values set none
 
     def default_tag(self, version: str) -> str | None:
         """The image tag ``version`` of the chart renders without image.tag, or None for a version not in the table."""
         return self.default_tags.get(version.lstrip("v"))
+
+    def probes_at(self, version: str) -> tuple[str, ...]:
+        """The probe fields chart ``version`` renders by default: a field first rendered at a later version is left out;
+        a version that is not X.Y.Z (not pinned) is taken as the newest."""
+        key = _numbers(version)
+        return tuple(
+            p for p in self.probes if key is None or p not in self.probes_since or key >= (_numbers(self.probes_since[p]) or key)
+        )
 
     def nearest_tag(self, version: str) -> str | None:
         """The tag of the closest chart version the table has read at or below ``version`` (X.Y.Z), else the lowest:
@@ -81,6 +93,13 @@ def charts() -> tuple[Chart, ...]:
         for item in row["default_tags"]:
             version, _, tag = str(item).partition("=")
             tags[version] = tag
+        since = {}
+        for item in row["probes_since"]:
+            field, _, first = str(item).partition("=")
+            since[field] = first
+        settings = row["probe_settings"]
+        if not isinstance(settings, dict) or not all(isinstance(v, dict) for v in settings.values()):
+            raise ValueError(f"{TABLE.name} [charts.{key}]: probe_settings must be a table of tables")
         out.append(
             Chart(
                 key=key,
@@ -93,6 +112,8 @@ def charts() -> tuple[Chart, ...]:
                 data_mount=str(row["data_mount"]),
                 probes=tuple(row["probes"]),
                 probe_path=str(row["probe_path"]),
+                probes_since=since,
+                probe_settings={str(k): dict(v) for k, v in settings.items()},
                 sources=tuple(row["sources"]),
                 default_tags=tags,
             )

@@ -18,7 +18,8 @@ from pulumi.runtime import config as runtime_config
 from .chart_crd_files import CrdSourceError
 from .config import PROJECT, StackConfig, load_stack_config
 from .errors import ConfigError, Problem
-from .loading import STACK_FILE, LoadError, load_json
+from .json_loading import load_json
+from .loading import STACK_FILE, LoadError
 from .platform import LlmPlatform, LlmPlatformArgs
 from .secrets import MARKER
 

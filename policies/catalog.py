@@ -101,7 +101,7 @@ _ENTRIES = (
     Entry("S", 62, "a chat front end's settings leave it a model backend the cluster resolves"),
     Entry("S", 63, "an InferenceService's model format is one its runtime supports"),
     Entry("S", 64, "a scraped model server serves metrics where it is scraped"),
-    Entry("S", 65, "a client asks a vLLM or other OpenAI-style server for a name it serves (Ollama clients: S57)"),
+    Entry("S", 65, "a client or router/gateway route (AIBrix, AI Gateway) asks a server for a model and path it serves"),
     Entry("S", 66, "a vLLM server that loads its model from a local path names the model it serves (--served-model-name)"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),
@@ -203,7 +203,10 @@ _ENTRIES = (
     Entry("G", 99, "an init container does not wait for its own pod's app container (app containers start after every init)"),
     Entry("G", 100, "a claim on a StorageClass that creates no volumes (kubernetes.io/no-provisioner) has a PV of it to bind"),
     Entry("G", 101, "LLM app setting that opens access or leaks data (CORS *, open sign-up, client keys, TLS off, prompt logs)"),
+    Entry("G", 102, "GPU requested by a container that cannot use it (a CPU build, an app only calling a model server by HTTP)"),
+    Entry("G", 103, "a pod's node selector or affinity requires a GPU node label no component sets (nvidia.com/gpu as a label)"),
     Entry("G", 104, "a start script reaches its server and the server's exit ends the container (no sleep inf around it)"),
+    Entry("G", 105, "a `$(VAR)` in env, command or args is expanded (one defined later in env, or nowhere, stays literal)"),
 )
 
 

@@ -24,7 +24,8 @@ from typing import Any, BinaryIO, NoReturn, Optional, Sequence
 
 from components.commands import command, json_error, wants_json
 from components.errors import ConfigError
-from components.loading import JSON_FILE, LoadError, load_json
+from components.json_loading import load_json
+from components.loading import JSON_FILE, LoadError
 from policies.framework import DOCS_PAGE, SALVAGED, PolicyConfigError, Resource, Violation
 from policies.input.comment_tokens import COMMENT_TYPE, CommentToken, comment_props
 from policies.input.unreadable import UNREADABLE_TYPE, unreadable_props

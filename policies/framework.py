@@ -135,6 +135,17 @@ def unproven(message: str) -> Unproven:
     return Unproven(message)
 
 
+class Preference(Unproven):
+    """A finding that judges a house threshold the manifest may rightly choose otherwise (a scale-down window shorter
+    than ours, a larger scale-up step), not a failure of serving: reported advisory like an unproven finding, since a
+    mandatory finding must mean that serving breaks."""
+
+
+def preference(message: str) -> Preference:
+    """``message`` marked as judging a house threshold, not a failure (reported advisory, never blocking)."""
+    return Preference(message)
+
+
 def finding_level(level: str, message: str) -> str:
     """The level one finding is reported at: the policy's, except that an unproven finding never blocks."""
     return "advisory" if level == "mandatory" and isinstance(message, Unproven) else level

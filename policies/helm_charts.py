@@ -42,15 +42,20 @@ from typing import Any
 import yaml
 
 from components.helm_charts import Chart, chart_named
+from policies.chart_values import chart_image, env_list, items_of, pod_options, truthy, value_at
+from policies.chart_workloads import RENDERERS as _WORKLOAD_RENDERERS
+from policies.chart_workloads import Workload, vllm_stack_literals
 
 _RELEASE_KINDS = frozenset({"HelmRelease", "Application", "HelmChart"})
+# (API group, kind) of the release objects read here, for policies that list the types they check.
+RELEASE_GROUP_KINDS = frozenset(
+    {("helm.toolkit.fluxcd.io", "HelmRelease"), ("argoproj.io", "Application"), ("helm.cattle.io", "HelmChart")}
+)
 # A whole value that is one envsubst placeholder with a default (Flux postBuild substitution, envsubst -d).
 _ENVSUBST = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=]([^}]*)\}$")
 _MAX_VALUES_TEXT = 256 * 1024
 # The version of the Ollama chart open-webui depends on (charts/open-webui/Chart.yaml@open-webui-3.1.6 to 16.0.0).
 _SUBCHART_RANGE = ">=0.24.0"
-# A chart version that names one release (not a range such as ``>=1.0``, ``1.x`` or ``*``).
-_PINNED = re.compile(r"^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$")
 
 
 def _text_values(text: Any) -> Mapping | None:
@@ -139,86 +144,28 @@ def _resolved(value: Any) -> Any:
     return value
 
 
-def _truthy(value: Any) -> bool:
-    """Go template truth: false, 0, "", nil and empty collections are false; anything else (the string "false" too)."""
-    return bool(value)
-
-
-def _get(values: Mapping, *keys: str, default: Any = None) -> Any:
-    node: Any = values
-    for key in keys:
-        if not isinstance(node, Mapping) or key not in node:
-            return default
-        node = node[key]
-    return default if node is None else node
-
-
-def _image(chart: Chart, values: Mapping, version: str, amd: bool = False) -> str | None:
-    repository = _get(values, "image", "repository") or chart.image
-    tag = _get(values, "image", "tag")
-    if tag in (None, ""):
-        if not _PINNED.match(version):
-            return str(repository)  # no chart version pinned: the tag moves with the chart, like no tag at all
-        # A pinned version the table has not read (newer than the table, or never tagged): the closest one read.
-        tag = chart.default_tag(version) or chart.nearest_tag(version)
-        if tag is None:
-            return str(repository)
-        if amd and chart.key == "ollama":
-            tag = f"{tag}-rocm"
-    return f"{repository}:{tag}"
-
-
-def _env_list(env: Any) -> list:
-    if isinstance(env, list):
-        return [e for e in env if isinstance(e, Mapping)]
-    if isinstance(env, Mapping):  # NAME: {value: ...} or NAME: value
-        return [{"name": str(k), **v} if isinstance(v, Mapping) else {"name": str(k), "value": str(v)} for k, v in env.items()]
-    return []
-
-
-def _pod_options(values: Mapping, pod: dict) -> None:
-    for key, field in (
-        ("nodeSelector", "nodeSelector"),
-        ("tolerations", "tolerations"),
-        ("affinity", "affinity"),
-        ("runtimeClassName", "runtimeClassName"),
-        ("podSecurityContext", "securityContext"),
-        ("imagePullSecrets", "imagePullSecrets"),
-        ("topologySpreadConstraints", "topologySpreadConstraints"),
-        ("priorityClassName", "priorityClassName"),
-    ):
-        if _truthy(values.get(key)):
-            pod[field] = values[key]
-    for flag in ("hostNetwork", "hostPID", "hostIPC"):
-        if values.get(flag) is True:
-            pod[flag] = True
-
-
-def _items(value: object) -> list:
-    """A values list as written, or none when the release gives another shape (review51b: hostile values)."""
-    return value if isinstance(value, list) else []
-
-
 def _models(values: Mapping) -> list[str]:
-    models = _get(values, "ollama", "models")
+    models = value_at(values, "ollama", "models")
     if isinstance(models, list):
         return [str(m) for m in models]
     if isinstance(models, Mapping):
         return [
-            str(m.get("name") if isinstance(m, Mapping) else m) for k in ("pull", "run", "create") for m in _items(models.get(k))
+            str(m.get("name") if isinstance(m, Mapping) else m)
+            for k in ("pull", "run", "create")
+            for m in items_of(models.get(k))
         ]
-    default = _get(values, "ollama", "defaultModel")
+    default = value_at(values, "ollama", "defaultModel")
     return [str(default)] if default else []
 
 
 def _ollama(chart: Chart, values: Mapping, version: str) -> dict:
-    gpu = _get(values, "ollama", "gpu", default={})
+    gpu = value_at(values, "ollama", "gpu", default={})
     gpu = gpu if isinstance(gpu, Mapping) else {}
-    gpu_on = _truthy(gpu.get("enabled"))
+    gpu_on = truthy(gpu.get("enabled"))
     kind = str(gpu.get("type") or "nvidia")
-    port = _get(values, "ollama", "port") or _get(values, "service", "port") or chart.port
+    port = value_at(values, "ollama", "port") or value_at(values, "service", "port") or chart.port
     container: dict = {"name": chart.container, "ports": [{"name": "http", "containerPort": port}]}
-    image = _image(chart, values, version, amd=gpu_on and kind == "amd")
+    image = chart_image(chart, values, version, amd=gpu_on and kind == "amd")
     if image:
         container["image"] = image
     env = []
@@ -227,7 +174,7 @@ def _ollama(chart: Chart, values: Mapping, version: str) -> dict:
             {"name": "NVIDIA_DRIVER_CAPABILITIES", "value": "compute,utility"},
             {"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"},
         ]
-    env += _env_list(values.get("extraEnv"))
+    env += env_list(values.get("extraEnv"))
     if env:
         container["env"] = env
     if isinstance(values.get("extraArgs"), list) and values["extraArgs"]:
@@ -256,10 +203,10 @@ def _ollama(chart: Chart, values: Mapping, version: str) -> dict:
             }
         )
         container[field] = rendered
-    mount = _get(values, "ollama", "mountPath") or chart.data_mount
+    mount = value_at(values, "ollama", "mountPath") or chart.data_mount
     container["volumeMounts"] = [
         {"name": "ollama-data", "mountPath": mount},
-        *[m for m in _items(values.get("volumeMounts")) if isinstance(m, Mapping)],
+        *[m for m in items_of(values.get("volumeMounts")) if isinstance(m, Mapping)],
     ]
     models = _models(values)
     if models:
@@ -267,7 +214,7 @@ def _ollama(chart: Chart, values: Mapping, version: str) -> dict:
         container["lifecycle"] = {"postStart": {"exec": {"command": ["/bin/sh", "-c", command]}}}
     persistent = values.get("persistentVolume")
     persistent = persistent if isinstance(persistent, Mapping) else {}
-    if _truthy(persistent.get("enabled")):
+    if truthy(persistent.get("enabled")):
         volume: dict = {
             "name": "ollama-data",
             "persistentVolumeClaim": {"claimName": persistent.get("existingClaim") or chart.container},
@@ -276,18 +223,18 @@ def _ollama(chart: Chart, values: Mapping, version: str) -> dict:
         volume = {"name": "ollama-data", "emptyDir": {}}
     pod: dict = {
         "containers": [container],
-        "volumes": [volume, *[v for v in _items(values.get("volumes")) if isinstance(v, Mapping)]],
+        "volumes": [volume, *[v for v in items_of(values.get("volumes")) if isinstance(v, Mapping)]],
     }
     if isinstance(values.get("initContainers"), list) and values["initContainers"]:
         pod["initContainers"] = values["initContainers"]
-    _pod_options(values, pod)
+    pod_options(values, pod)
     return pod
 
 
 def _open_webui(chart: Chart, values: Mapping, version: str) -> dict:
-    port = _get(values, "service", "containerPort") or chart.port
+    port = value_at(values, "service", "containerPort") or chart.port
     container: dict = {"name": chart.container, "ports": [{"name": "http", "containerPort": port}]}
-    image = _image(chart, values, version)
+    image = chart_image(chart, values, version)
     if image:
         container["image"] = image
     for key in ("command", "args"):
@@ -301,21 +248,21 @@ def _open_webui(chart: Chart, values: Mapping, version: str) -> dict:
     if isinstance(values.get("containerSecurityContext"), Mapping) and values["containerSecurityContext"]:
         container["securityContext"] = values["containerSecurityContext"]
     mounts: list = [{"name": "data", "mountPath": chart.data_mount}]
-    extra = _get(values, "volumeMounts", "container")
+    extra = value_at(values, "volumeMounts", "container")
     mounts += [m for m in extra if isinstance(m, Mapping)] if isinstance(extra, list) else []
     container["volumeMounts"] = mounts
     env: list = []
     urls = values.get("ollamaUrls")
-    if not values.get("ollamaUrlsFromExtraEnv") and (_truthy(urls) or _truthy(_get(values, "ollama", "enabled", default=True))):
+    if not values.get("ollamaUrlsFromExtraEnv") and (truthy(urls) or truthy(value_at(values, "ollama", "enabled", default=True))):
         shown = ";".join(str(u) for u in urls) if isinstance(urls, list) and urls else None
         env.append({"name": "OLLAMA_BASE_URLS", **({"value": shown} if shown else {"valueFrom": {"chart": "ollama"}})})
-    env += _env_list(values.get("extraEnvVars"))
+    env += env_list(values.get("extraEnvVars"))
     container["env"] = env
     if isinstance(values.get("extraEnvFrom"), list) and values["extraEnvFrom"]:
         container["envFrom"] = values["extraEnvFrom"]
     persistence = values.get("persistence")
     persistence = persistence if isinstance(persistence, Mapping) else {}
-    if _truthy(persistence.get("enabled", True)):
+    if truthy(persistence.get("enabled", True)):
         volume: dict = {
             "name": "data",
             "persistentVolumeClaim": {"claimName": persistence.get("existingClaim") or chart.container},
@@ -323,7 +270,7 @@ def _open_webui(chart: Chart, values: Mapping, version: str) -> dict:
     else:
         volume = {"name": "data", "emptyDir": {}}
     pod: dict = {"containers": [container], "volumes": [volume]}
-    _pod_options(values, pod)
+    pod_options(values, pod)
     return pod
 
 
@@ -340,6 +287,50 @@ def chart_release(props: Mapping) -> tuple[Chart, str, str] | None:
     return (chart, version, path) if chart is not None else None
 
 
+def _release_name(props: Mapping) -> str:
+    """The Helm release name: a HelmRelease's spec.releaseName, else [spec.targetNamespace-]metadata.name (Flux's
+    default); an Application's helm.releaseName, else its name; a HelmChart's name."""
+    spec: Mapping = props["spec"] if isinstance(props.get("spec"), Mapping) else {}
+    name = str(value_at(props, "metadata", "name") or "")
+    if props.get("kind") == "HelmRelease":
+        if spec.get("releaseName"):
+            return str(spec["releaseName"])
+        return f"{spec['targetNamespace']}-{name}" if spec.get("targetNamespace") else name
+    if props.get("kind") == "Application":
+        sources = [s for s in items_of(spec.get("sources")) if isinstance(s, Mapping) and s.get("chart")]
+        source: Mapping = spec["source"] if isinstance(spec.get("source"), Mapping) else (sources[0] if len(sources) == 1 else {})
+        return str(value_at(source, "helm", "releaseName") or name)
+    return name
+
+
+def chart_workloads(props: Mapping) -> list[tuple[str, Workload]]:
+    """(pod path, workload) of each pod a release of a chart policies/chart_workloads.py renders (vllm-stack, local-ai),
+    with the replicas, strategy, claims and Service type around it; [] for any other object."""
+    found = _release(props)
+    if found is None:
+        return []
+    path, name, repo, version, values = found
+    chart = chart_named(name, repo) if name or repo else None
+    if chart is None or chart.key not in _WORKLOAD_RENDERERS:
+        return []
+    shown = f"{chart.names[0]} chart {version or '(version not pinned)'} defaults"
+    rendered = _WORKLOAD_RENDERERS[chart.key](chart, _resolved(values), version, _release_name(props))
+    return [(f"{path}{w.where}[{shown}]", w) for w in rendered]
+
+
+def chart_literal_credentials(props: Mapping) -> list[tuple[str, str, str]]:
+    """(path, what, literal) of each credential a release of a known chart gives as a literal string that the chart
+    puts into a Secret of its own (vllm-stack: policies/chart_workloads.py vllm_stack_literals); [] otherwise."""
+    found = _release(props)
+    if found is None:
+        return []
+    path, name, repo, _, values = found
+    chart = chart_named(name, repo) if name or repo else None
+    if chart is None or chart.key != "vllm-stack":
+        return []
+    return [(f"{path}{where}", what, literal) for where, what, literal in vllm_stack_literals(_resolved(values))]
+
+
 def chart_pod_specs(props: Mapping) -> list[tuple[str, dict]]:
     """The server pod a release of a known chart renders, as (``<values path>[chart NAME VERSION defaults]``, podspec),
     or [] for any other object."""
@@ -348,6 +339,8 @@ def chart_pod_specs(props: Mapping) -> list[tuple[str, dict]]:
         return []
     path, name, repo, version, values = found
     chart = chart_named(name, repo) if name or repo else None
+    if chart is not None and chart.key in _WORKLOAD_RENDERERS:
+        return [(where, w.pod) for where, w in chart_workloads(props)]
     if chart is None or chart.key not in _RENDERERS:
         return []
     values = _resolved(values)
@@ -357,7 +350,7 @@ def chart_pod_specs(props: Mapping) -> list[tuple[str, dict]]:
     sub = values.get("ollama")
     sub = sub if isinstance(sub, Mapping) else {}
     ollama = chart_named("ollama")
-    if chart.key == "open-webui" and ollama is not None and _truthy(sub.get("enabled", True)):
+    if chart.key == "open-webui" and ollama is not None and truthy(sub.get("enabled", True)):
         # The Ollama chart as open-webui's dependency (condition ollama.enabled, default true; version ">=0.24.0":
         # charts/open-webui/Chart.yaml and values.yaml:14-16@open-webui-16.0.0), configured by ``ollama.*``.
         out.append((f"{path}.ollama[ollama chart {_SUBCHART_RANGE} defaults, open-webui's dependency]", _ollama(ollama, sub, "")))

@@ -25,7 +25,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, BinaryIO, Optional, Sequence
 
-from components.loading import MANIFESTS, Document, Limits, LoadError, load_json, load_yaml_documents, read_bounded
+from components.json_loading import load_json
+from components.loading import MANIFESTS, Document, Limits, LoadError, load_yaml_documents, read_bounded
 from components.secrets import printable
 from policies.input.comment_tokens import CommentToken, comment_tokens
 from policies.input.read_records import ReadCounts, SalvageRead, TemplateRead, Unreadable

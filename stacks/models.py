@@ -80,7 +80,8 @@ def resolve(model: str, revision: str) -> dict[str, Any]:
         RevisionNotFoundError,
     )
 
-    from components.loading import JSON_FILE, LoadError, load_json
+    from components.json_loading import load_json
+    from components.loading import JSON_FILE, LoadError
 
     where = f"{model}@{revision}"
     try:

@@ -85,7 +85,8 @@ def use_lock(path: Path) -> int:
     An absent file registers nothing. The file is read with the bounded JSON loader; an entry that is
     not a model (no config, no size, a config the architecture parser refuses) is a LockError naming it.
     """
-    from ..loading import JSON_FILE, LoadError, load_json
+    from ..json_loading import load_json
+    from ..loading import JSON_FILE, LoadError
 
     _LOCKED.clear()
     _LOCK_PATH[:] = [path]
@@ -199,7 +200,8 @@ def model_from_config(config: Mapping[str, Any], weights_gib: float, name: str =
 
 def load_model_config(path: Path, weights_gib: float, name: str) -> CatalogModel:
     """A model from a config.json file; every way the file can be wrong is an ArchitectureError."""
-    from ..loading import JSON_FILE, LoadError, load_json
+    from ..json_loading import load_json
+    from ..loading import JSON_FILE, LoadError
 
     try:
         raw = load_json(path, JSON_FILE)

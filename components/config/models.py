@@ -143,7 +143,8 @@ class AutoscalingConfig(_Model):
         ge=0,
         le=3600,
         description="Seconds the HPA looks back before removing a replica (scale-down stabilization window). Default 300; "
-        "policy S8 (llm-hpa-behavior) flags less than 300, since a removed GPU replica takes minutes to come back.",
+        "policy S8 (llm-hpa-behavior) advises against less than 300, since a removed GPU replica takes minutes to come back "
+        "(a house threshold: advice, not a blocking finding).",
     )
 
 

@@ -272,7 +272,7 @@ class AutoscalingConfig(TypedDict):
     target_in_flight_per_pod: NotRequired[int]
     """Running + waiting requests per pod the HPA aims for; at most maxNumSeqs + maxNumQueuedReqs (what one replica can hold). Default: derived by the capacity plan (80% of maxNumSeqs)."""
     scale_down_stabilization_seconds: NotRequired[int]
-    """Seconds the HPA looks back before removing a replica (scale-down stabilization window). Default 300; policy S8 (llm-hpa-behavior) flags less than 300, since a removed GPU replica takes minutes to come back."""
+    """Seconds the HPA looks back before removing a replica (scale-down stabilization window). Default 300; policy S8 (llm-hpa-behavior) advises against less than 300, since a removed GPU replica takes minutes to come back (a house threshold: advice, not a blocking finding)."""
 
 
 class SloConfig(TypedDict):

@@ -41,7 +41,7 @@ from policies.autoscaling.scalers import (
     triggers,
     workloads,
 )
-from policies.framework import Policy, Resource, unproven
+from policies.framework import Policy, Resource, preference, unproven
 from policies.kube import (
     GPU_RESOURCE,
     ISVC_TYPE,
@@ -101,7 +101,7 @@ def _behavior_findings(scaler: Resource, config: dict) -> list[str]:
     path, spec = behavior(scaler)
     if scaler.type != ISVC_TYPE and not isinstance(scaler, EmbeddedHPA) and _pinned(scaler):
         return []
-    found = []
+    found: list[str] = []
     floor = config["minScaleDownStabilizationSeconds"]
     down = as_dict(spec.get("scaleDown"))
     if down.get("selectPolicy") != "Disabled":
@@ -111,8 +111,10 @@ def _behavior_findings(scaler: Resource, config: dict) -> list[str]:
             window = DEFAULT_SCALE_DOWN_STABILIZATION
         if window < floor and shown:
             found.append(
-                f"{shown} is below {floor} s: a GPU replica removed on a short dip takes minutes to come back, "
-                f"so the service flaps and queues"
+                preference(
+                    f"{shown} is below {floor} s: a GPU replica removed on a short dip takes minutes to come back, "
+                    f"so the service flaps and queues"
+                )
             )
     up = as_dict(spec.get("scaleUp"))
     if up.get("selectPolicy") != "Disabled":
@@ -122,9 +124,11 @@ def _behavior_findings(scaler: Resource, config: dict) -> list[str]:
             if kind in limits and value is not None and value > limits[kind]:
                 unit = " pods" if kind == "Pods" else "%"
                 found.append(
-                    f"{path}.scaleUp.policies[{i}] adds {fmt_number(value)}{unit} per "
-                    f"{fmt_number(as_float(get(policy, 'periodSeconds')) or 0)} s, above the bound of {limits[kind]}{unit}: "
-                    f"each pod is a GPU node to buy, so an unbounded burst overshoots the pool and the budget"
+                    preference(
+                        f"{path}.scaleUp.policies[{i}] adds {fmt_number(value)}{unit} per "
+                        f"{fmt_number(as_float(get(policy, 'periodSeconds')) or 0)} s, above the bound of {limits[kind]}{unit}: "
+                        f"each pod is a GPU node to buy, so an unbounded burst overshoots the pool and the budget"
+                    )
                 )
     return found
 
@@ -254,7 +258,7 @@ def _kpa_findings(resource: Resource, config: dict) -> list[str]:
             f" (advisory: the stable window of {window} averages the load, so a dip much shorter than it barely lowers "
             "the count; a longer one still removes replicas in proportion before the floor)"
         )
-    return [message if proven else unproven(message)]
+    return [preference(message) if proven else unproven(message)]
 
 
 def _kpa_unbounded(resource: Resource, config: dict) -> list[str]:
@@ -449,7 +453,8 @@ POLICY = Policy(
         "scale in after a stabilization window of at least 300 s, scale out by bounded steps and stay within their GPU "
         "pool's limit; where the target is in another file and only names suggest a model server, or a Knative "
         "revision leaves scale-down-delay to the cluster's default, this is advice; an autoscaler whose floor equals its "
-        "ceiling never scales and is not judged."
+        "ceiling never scales and is not judged; the window floor and the scale-up bound are house thresholds, so "
+        "falling short of them is advice, while exceeding the GPU pool's limit blocks."
     ),
     catalog="S8",
     severity="high",

@@ -17,19 +17,12 @@ from collections.abc import Iterator
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_list, get, split_type
 from policies.reading import core_schema
+from policies.reading.sops import sops_encrypted
 
 _DROPPED = (
     "kubectl's default strict field validation refuses the object (unknown field), otherwise the API server drops "
     "the field and the setting never takes effect"
 )
-
-
-def sops_encrypted(props: dict) -> bool:
-    """A file SOPS encrypted in place: a top-level ``sops`` block with its key groups and MAC (getsops/sops v3.9.0
-    stores/stores.go L28 names the block, `Metadata` with `mac`, `lastmodified`, `version`). Such a file is decrypted
-    before it is applied (Flux's kustomize-controller decryption, ksops, helm-secrets), which removes the block."""
-    block = props.get("sops")
-    return isinstance(block, dict) and any(key in block for key in ("mac", "lastmodified", "version"))
 
 
 # Fields the API server parses as CIDRs, which the OpenAPI schema types only as strings: a Service's

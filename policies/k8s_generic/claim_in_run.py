@@ -17,7 +17,9 @@ mounts only a claim of its own namespace (https://kubernetes.io/docs/concepts/st
   claims the files do not show (an operator's custom resource, a Helm template, a Kustomize patch or base:
   run_objects.hides_pods). Review48 item 3: blocking on this was a wrong blocking finding.
 
-Silent where the run creates no claim of that name anywhere and none in the pod's namespace (nothing to compare with),
+Silent for a claim the chart of a Helm release makes itself (policies/chart_workloads.py: vllm-stack's storage claim,
+local-ai's persistence claims; spent set 98 amasolov/home-ops local-ai, whose own pvc.yaml of the same names sits in
+another namespace and out of its kustomization). Silent where the run creates no claim of that name anywhere and none in the pod's namespace (nothing to compare with),
 for a name holding a template or variable, and for the claims a StatefulSet's volumeClaimTemplates or an ephemeral
 volume make (they are not named in ``volumes``).
 """
@@ -27,6 +29,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from policies.framework import Policy, Resource
+from policies.helm_charts import chart_workloads
 from policies.kube import (
     WORKLOAD_TYPES,
     as_dict,
@@ -88,10 +91,12 @@ def _check(resource: Resource, config: dict) -> list[str]:
     namespace = namespace_of(resource, "default")
     here = claims.get(namespace, {})
     messages: list[str] = []
+    # The claims a release's chart makes beside its pods (policies/chart_workloads.py): in the release's namespace.
+    made = {n for _, w in chart_workloads(resource.props) for n in w.claims} if isinstance(resource.props, dict) else set()
     for path, podspec in pod_specs(resource):
         for volume in (as_dict(v) for v in as_list(podspec.get("volumes"))):
             name = get(volume, "persistentVolumeClaim", "claimName")
-            if not isinstance(name, str) or not name or templated(name) or name in here:
+            if not isinstance(name, str) or not name or templated(name) or name in here or name in made:
                 continue
             lead = f"{path}.volumes {volume.get('name')}: "
             elsewhere = _elsewhere(resource, name, namespace, claims, view)

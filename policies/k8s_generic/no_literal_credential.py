@@ -29,11 +29,13 @@ from typing import Any, Iterator, Optional
 from components.secrets import NOT_A_SECRET, first_token, placeholder_value
 from components.server_keys import SERVER_KEYS
 from policies.framework import UNKNOWN, Policy, Resource, unproven
+from policies.helm_charts import chart_literal_credentials
 from policies.input.comment_tokens import COMMENT_TYPE
 from policies.k8s_generic.no_literal_secret_env import CONFIG_MAP_TYPE, NAME_PATTERNS, looks_secret, stand_in_password
 from policies.kube import as_dict, as_list, get, workload_types
 from policies.reading.placeholders import placeholder_in
 from policies.reading.secrets import variables_of_key
+from policies.reading.sops import CIPHERTEXT, sops_encrypted
 
 _MAX_DEPTH = 24
 _MAX_NODES = 20_000
@@ -143,12 +145,6 @@ def _secret_values(props: dict) -> Iterator[tuple[str, str]]:
             continue
 
 
-# A value SOPS encrypted in place (``ENC[AES256_GCM,data:...,type:str]``; the file then carries a top-level ``sops``
-# block with the key groups): getsops/sops v3.9.0 aes/cipher.go L186 writes every encrypted leaf so, stores/stores.go L28 names the block.
-# Ciphertext is the careful form of a committed Secret, not a credential.
-_SOPS_VALUE = "ENC["
-
-
 def _namespace(props: dict) -> Optional[str]:
     namespace = get(props, "metadata", "namespace")
     return namespace if isinstance(namespace, str) and namespace else None
@@ -158,15 +154,15 @@ def _secret_finding(props: dict) -> Optional[str]:
     """The message for a committed Secret holding a literal credential (advice when only its name says so)."""
     if isinstance(props.get("type"), str) and props["type"] in _SECRET_TYPES_SKIPPED:
         return None
-    if isinstance(props.get("sops"), dict):
-        return None  # a SOPS-encrypted file: every value is ciphertext
+    if sops_encrypted(props):
+        return None  # a SOPS-encrypted file (policies/reading/sops.py): its values are ciphertext
     named: Optional[str] = None
     readers: Optional[dict[str, frozenset[str]]] = None
     for where, text in _secret_values(props):
         if (token := first_token(text)) is not None:
             return f"{where} holds {token.described} in clear text: {_SECRET_FIX}"
         literal = text.strip()
-        if literal.startswith((_SOPS_VALUE, *_PLACEHOLDER_STARTS, "[")) or not literal or placeholder_in(literal, (where,)):
+        if literal.startswith((CIPHERTEXT, *_PLACEHOLDER_STARTS, "[")) or not literal or placeholder_in(literal, (where,)):
             continue  # ciphertext, a value rendered at deploy time ([secret]: the plan's Pulumi secret), or a fill-in
         key = where.split(".", 1)[1]
         if readers is None:
@@ -263,7 +259,28 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     f"and stays in the repository's history)",
                 )
             )
+        elif (message := _chart_literal(r.props)) is not None:
+            findings.append((r.name, message))
     return findings
+
+
+def _chart_literal(props: dict) -> Optional[str]:
+    """Advice on a release whose values give a credential as a literal string that its chart copies into a Secret of
+    its own (policies/helm_charts.py chart_literal_credentials: vllm-stack's ``servingEngineSpec.vllmApiKey`` and
+    ``modelSpec[].hf_token``, deployment-vllm-multi.yaml:209-237@vllm-stack-0.1.5): the key is in the repository
+    whatever its shape. Placeholders and envsubst variables are silent; advice, as any literal under a credential's
+    name is (module docstring)."""
+    if props.get("kind") not in ("HelmRelease", "Application", "HelmChart"):
+        return None
+    for where, what, literal in chart_literal_credentials(props):
+        if literal.strip().startswith(_PLACEHOLDER_STARTS) or placeholder_value(literal, "API_KEY"):
+            continue
+        return unproven(
+            f"{where} gives {what} as a literal, which the chart copies into its own Secret: the key is clear text in "
+            f"the repository and its history; give the chart a Secret made elsewhere ({{secretName, secretKey}}) and "
+            f"rotate this one"
+        )
+    return None
 
 
 POLICY = Policy(

@@ -51,6 +51,7 @@ from policies.k8s_generic.secret_words import (
 )
 from policies.kube import as_dict, as_list, container_label, containers, get, name_of, pod_specs, workload_types
 from policies.reading.hf_tokens import TOKEN_VARIABLES, token_placeholder
+from policies.reading.placeholders import placeholder_in
 from policies.reading.server_keys import enforced_keys
 
 _FIX = "a secret must come from valueFrom.secretKeyRef"
@@ -148,15 +149,31 @@ def _token_message(where: str, text: str, fix: str = _FIX) -> str | None:
 # it in env (only ``$(VAR)``), so the file is filled in before it is applied, and no credential is committed. Once
 # filled, the secret still sits in the pod spec: advice. (Spent set 17's labellers filed the same form in a Secret,
 # "filled by `kustomize build | envsubst | kubectl apply`; no credential is committed", as no G35.) A fill-in for a
-# person (``<your-hf-token>``) stays a block: applied as written it is the token the server sends (sets 13 and 31).
+# person (``<your-hf-token>``) is S28's for a Hugging Face token and stays a block under an API key's name (applied as
+# written it is the key the client sends and the server refuses: sets 13 and 31); under a signing key the app issues
+# itself (_SELF_ISSUED) it is advice since session 52.
 _SUBSTITUTED = re.compile(r"[\"']?\$(?:\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}]*)?\}|[A-Za-z_][A-Za-z0-9_]*)[\"']?")
 
 
-def _substituted(resource: Resource) -> tuple[set[tuple[object, object]], set[tuple[object, object]]]:
+# A key the app issues and checks itself (a web framework's or a session's signing key: Django/Flask SECRET_KEY, Open
+# WebUI's WEBUI_SECRET_KEY, JWT_SECRET, NEXTAUTH_SECRET, Rails' SECRET_KEY_BASE): left as a fill-in, the app still runs
+# and signs with a key anyone can read, a risk, not a failure (spent sets' labellers filed `your-secret-key-here` and
+# `change-me-to-a-real-random-value` as advisory). A key sent to another service (an API key, a token, a password)
+# is refused there when it is a fill-in, so it keeps blocking (sets 13 and 31).
+_SELF_ISSUED = re.compile(
+    r"(?:^|_)(?:SECRET_KEY(?:_BASE)?|JWT_SECRET(?:_KEY)?|SESSION_SECRET|NEXTAUTH_SECRET|SIGNING_KEY)$", re.I
+)
+
+
+def _substituted(
+    resource: Resource, persons: dict[tuple[object, object], str]
+) -> tuple[set[tuple[object, object]], set[tuple[object, object]]]:
     """(container, env name) pairs whose value is written as an envsubst variable (the props hold UNKNOWN there), and
     those of a Hugging Face token variable written as a fill-in (``<hf_token>``): S28's row names that form (a token
     that is a committed fill-in, in the env), so it reports them (spent set 73 ratishjain12/eks-vllm-multinode
-    lws.yaml, labelled S28, was a wrong G35 block at session 49's freeze 2)."""
+    lws.yaml, labelled S28, was a wrong G35 block at session 49's freeze 2). ``persons`` receives the values of a
+    self-issued signing key (_SELF_ISSUED) written as a fill-in for a person (``your-secret-key-here``,
+    ``change-this-in-production``), as written."""
     written = dataclasses.replace(resource, props=resource.written) if resource.written is not None else resource
     pairs: list[tuple[object, object, str]] = [
         (name_of(c), name_of(e), str(e.get("value")))
@@ -167,6 +184,11 @@ def _substituted(resource: Resource) -> tuple[set[tuple[object, object]], set[tu
     ]
     variables: set[tuple[object, object]] = {(c, e) for c, e, v in pairs if _SUBSTITUTED.fullmatch(v.strip())}
     fill_ins: set[tuple[object, object]] = {(c, e) for c, e, v in pairs if e in TOKEN_VARIABLES and token_placeholder(v)}
+    for c, e, v in pairs:
+        if (c, e) in variables or (c, e) in fill_ins or not isinstance(e, str) or not _SELF_ISSUED.search(e):
+            continue
+        if (hit := placeholder_in(v.strip())) is not None and not hit.startswith("$"):
+            persons[(c, e)] = v.strip()
     return variables, fill_ins
 
 
@@ -193,7 +215,9 @@ def _check_env(
     patterns: list[str],
     substituted: set | frozenset = frozenset(),
     fill_ins: set | frozenset = frozenset(),
+    persons: dict | None = None,
 ) -> list[str]:
+    persons = persons or {}
     messages: list[str] = []
     patterns = [*patterns, *SERVER_ENV]  # a server's own key (LITELLM_MASTER_KEY) is a credential by its name
     users = _user_values([(as_dict(e).get("name"), as_dict(e).get("value")) for e in as_list(container.get("env"))])
@@ -223,6 +247,16 @@ def _check_env(
         elif looks_secret(name, patterns):
             if isinstance(value, str) and any(repeats_user(user, value) for user in users):
                 messages.append(_default_message(f"{label}: env {name} has a literal value that", _FIX))
+            elif (shown := persons.get((name_of(container), name))) is not None and not _DEPENDENT.search(shown):
+                # A fill-in left for a person (`your-secret-key-here`, `change-this-in-production`: S27 names it) is no
+                # secret committed: advice on where the real one must come from, not a leak (review51a; before session
+                # 52 a SECRET_KEY fill-in blocked).
+                messages.append(
+                    unproven(
+                        f"{label}: env {name} holds the fill-in {shown!r}, not a credential (nothing secret is in "
+                        f"the file); the real one must not be written here either: {_FIX}"
+                    )
+                )
             elif value not in (None, "") and not placeholder_value(value, name) and not _DEPENDENT.search(str(value)):
                 messages.append(
                     f"{label}: env {name} has a literal value; {_FIX} (a literal lands in "
@@ -432,11 +466,12 @@ def _check(resource: Resource, config: dict) -> list[str]:
     if resource.type == CONFIG_MAP_TYPE:
         return _check_config_map(resource, patterns)
     messages = []
-    substituted, fill_ins = _substituted(resource)
+    persons: dict[tuple[object, object], str] = {}
+    substituted, fill_ins = _substituted(resource, persons)
     for path, podspec in pod_specs(resource):
         for container in containers(podspec, init=True, model=True):
             label = container_label(path, container)
-            messages.extend(_check_env(label, container, patterns, substituted, fill_ins))
+            messages.extend(_check_env(label, container, patterns, substituted, fill_ins, persons))
             messages.extend(_check_argv(label, container, patterns))
             messages.extend(_check_headers(label, container, patterns))
     return messages

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from policies.app_template import app_template_services
 from policies.framework import Policy, Resource, unproven
+from policies.helm_charts import chart_workloads
 from policies.kube import annotations_of, as_dict, as_list, get, split_type
 from policies.reading import gateway_service, model_backends
 from policies.reading.engines import env_values
@@ -155,21 +156,34 @@ def _node_published(resource: Resource) -> list[str]:
 
 
 def _release_services(resource: Resource) -> list[str]:
-    """Advice on a LoadBalancer or NodePort Service an app-template release renders in front of a model server of its
-    own values (policies/app_template.py; spent set 85 rafaribe/home-ops kubernetes/apps/ai/ollama/app/helmrelease.yaml,
-    Ollama behind service.app.type LoadBalancer)."""
+    """Advice on a LoadBalancer or NodePort Service a chart release renders in front of a model server of its own values
+    (policies/app_template.py, policies/chart_workloads.py; spent set 85 rafaribe/home-ops kubernetes/apps/ai/ollama/app/
+    helmrelease.yaml, Ollama behind service.app.type LoadBalancer; spent set 98 amasolov/home-ops local-ai), or in front
+    of the router a chart puts before its servers (vllm-stack ``routerSpec.serviceType``)."""
     found: list[str] = []
     servers = model_servers(resource)
-    for path, pod, kind in app_template_services(resource.props):
+    rendered = [
+        (f"{where}.{'serviceType' if w.fronts else 'service.type'}", where, w.service, w.fronts)
+        for where, w in chart_workloads(resource.props)
+        if w.service
+    ]
+    templated = [(f"{path}.type", pod, kind, "") for path, pod, kind in app_template_services(resource.props)]
+    for path, pod, kind, fronts in [*templated, *rendered]:
         if kind not in ("LoadBalancer", "NodePort"):
             continue
         served = [s for s in servers if s.path == pod]
-        if not served:
+        if fronts:
+            what = f"the router in front of {fronts}"
+        elif served:
+            unkeyed = (
+                " that asks for no API key (no key flag or variable; Ollama has none)" if _unkeyed(served[0].container) else ""
+            )
+            what = f"the {served[0].engine} server{unkeyed}"
+        else:
             continue
-        unkeyed = " that asks for no API key (no key flag or variable; Ollama has none)" if _unkeyed(served[0].container) else ""
         found.append(
             unproven(
-                f"{path}.type: {kind} makes the chart publish the {served[0].engine} server{unkeyed} "
+                f"{path}: {kind} makes the chart publish {what} "
                 f"{'through its own cloud load balancer' if kind == 'LoadBalancer' else 'on every node address'}, past "
                 f"the ingress gateway's auth, timeouts and rate limits; make it ClusterIP and route it through the gateway "
                 f"(advice: the release's values, not the rendered Service)"
@@ -190,7 +204,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             findings += [(r.name, m) for m in _ray_finding(r)]
         if r.type != SERVICE_TYPE:
             findings += [(r.name, m) for m in _node_published(r)]
-            if isinstance(r.props, dict) and split_type(r.type)[1] in ("HelmRelease", "Application"):
+            if isinstance(r.props, dict) and split_type(r.type)[1] in ("HelmRelease", "Application", "HelmChart"):
                 findings += [(r.name, m) for m in _release_services(r)]
     return findings
 

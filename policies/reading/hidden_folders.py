@@ -33,7 +33,9 @@ _KINDS = ("configMap", "secret", "emptyDir", "persistentVolumeClaim", "hostPath"
 _FOREIGN = frozenset({"configMap", "secret", "emptyDir", "projected", "downwardAPI"})
 
 
-def _under(path: str, folder: str) -> bool:
+def under(path: str, folder: str) -> bool:
+    """True when ``path`` is ``folder`` or inside it, both read as the runtime does (``/scripts/./`` is ``/scripts``;
+    a mount at ``/`` holds every path). Read by G46's readers (this one and unmounted_programs.py)."""
     path, folder = posixpath.normpath(path), posixpath.normpath(folder)
     return path == folder or folder == "/" or path.startswith(folder.rstrip("/") + "/")
 
@@ -58,7 +60,7 @@ def hidden_program(label: str, podspec: Mapping, container: Mapping) -> list[str
         at, name = mount.get("mountPath"), name_of(mount)
         if not isinstance(at, str) or not at.startswith("/") or mount.get("subPath") or mount.get("subPathExpr"):
             continue
-        hidden = [need for need in match.row.needs if _under(need, at)]
+        hidden = [need for need in match.row.needs if under(need, at)]
         if not hidden:
             continue
         if any(_writes(c, name) for c in containers(podspec, init=True) if c is not container):

@@ -6,7 +6,7 @@ commands, each with the operator that ends it (``;``, ``&&``, ``||``, ``|``, ``&
 the prefixes that run the command after them: variable assignments (``OLLAMA_HOST=http://ollama:11434 ollama pull m``:
 POSIX Shell Command Language 2.9.1 "Simple Commands", the words of the form name=value before the command name) and
 wrappers (``timeout 600 ollama pull m``, ``nohup``, ``exec``). Read by S45 (policies/models/downloads_fail_loudly.py,
-pull_waits_for_server.py).
+pull_waits_for_server.py) and G46 (policies/reading/unmounted_programs.py, with RUN_OPENERS).
 """
 
 from __future__ import annotations
@@ -21,6 +21,10 @@ WRAPPERS = {"timeout": 1, "nohup": 0, "time": 0, "exec": 0, "command": 0, "env":
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 # Shell words that open or continue a compound command: the command proper follows them.
 OPENERS = ("then", "do", "{", "!", "(")
+# With the words that open a branch or a condition (``else /x``, ``if /x; then``): every word after which the shell runs
+# the next word as a command, for a reader that does not follow the branches (G46's program paths). S45's readers keep
+# ``else``/``elif`` in the command: they skip that branch (downloads_fail_loudly._runs_after).
+RUN_OPENERS = (*OPENERS, "else", "elif", "if", "while", "until")
 CLOSERS = ("fi", "done", "esac", "}", ")")
 
 
@@ -43,10 +47,10 @@ def wrapped(command: list[str]) -> list[str]:
     return command[i:]
 
 
-def unwrapped(command: list[str]) -> list[str]:
+def unwrapped(command: list[str], openers: tuple[str, ...] = OPENERS) -> list[str]:
     """A command without the compound-command words before it (``then curl ...`` is ``curl ...``)."""
     i = 0
-    while i < len(command) and command[i] in OPENERS:
+    while i < len(command) and command[i] in openers:
         i += 1
     return command[i:]
 

@@ -10,61 +10,62 @@ k8s/base/nim-deployment.yaml: init container model-downloader on ubuntu:22.04 ru
 ConfigMap volume ``scripts`` is mounted at /scripts only in the NIM container (labelled G46 blocking, twice).
 
 Mandatory where the folder is the mount of a ConfigMap or Secret volume of the pod (files the cluster puts there, not
-the image) and the container's image is a public base image that ships no such folder (_BASES: Docker library images such as
-ubuntu, debian, alpine, busybox, python, and the usual tool images such as curlimages/curl, bitnami/kubectl); advice
+the image) and the container's image is a public base image that ships no such folder (components/base_images.toml, each
+row with its source: Docker Official Images such as ubuntu, debian, alpine, busybox, python, and the usual tool images
+such as curlimages/curl, bitnami/kubectl); advice
 where the image may be a build of the repository's own.
 """
 
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Mapping
 from typing import Any
 
+from components.base_images import base_image
 from policies.kube import as_dict, as_list
+from policies.reading.hidden_folders import under
+from policies.reading.shell_commands import RUN_OPENERS, script_commands, unwrapped, wrapped
 from policies.reading.shell_words import SHELLS, shell_script, split_shell
 
 # Interpreters whose first operand is the program file.
 _RUNNERS = SHELLS | frozenset({"python", "python3", "node", "perl", "ruby", "env"})
-_SEPARATORS = frozenset({";", "&&", "||", "|", "&", "then", "do", "else", "("})
-# Base images that ship no folder a pod's ConfigMap is mounted at: library images and the usual tool images.
-_BASES = re.compile(
-    r"^(?:docker\.io/)?(?:library/)?(?:ubuntu|debian|alpine|busybox|python|centos|fedora|amazonlinux|node|bash)(?::|@|$)"
-    r"|^(?:docker\.io/)?(?:curlimages/curl|bitnami/kubectl|amazon/aws-cli|alpine/git|alpine/curl)(?::|@|$)"
-)
-
 _SYSTEM = frozenset({"bin", "sbin", "usr", "lib", "lib64", "lib32", "etc"})
+
+
+def _program(command: list[str]) -> str:
+    """The absolute path a simple command runs (``/scripts/x.sh``, ``bash /scripts/x.sh``, after the assignments,
+    wrappers and compound-command words before it: policies/reading/shell_commands.py), "" when none."""
+    words = wrapped(unwrapped(command, RUN_OPENERS))
+    if not words:
+        return ""
+    if posixpath.basename(words[0]) in _RUNNERS:
+        path = words[1] if len(words) > 1 else ""
+    else:
+        path = words[0]
+    return path if path.startswith("/") and "$" not in path else ""
 
 
 def _program_paths(container: Mapping[str, Any]) -> list[str]:
     argv = [str(t) for t in as_list(container.get("command")) + as_list(container.get("args")) if isinstance(t, (str, int))]
     if not argv:
         return []
-    found: list[str] = []
     script = shell_script(argv)
-    if script is not None:
-        words = split_shell(script)
-        for i, word in enumerate(words):
-            starts = i == 0 or words[i - 1] in _SEPARATORS
-            after_runner = i > 0 and posixpath.basename(words[i - 1]) in _RUNNERS and (i == 1 or words[i - 2] in _SEPARATORS)
-            if (starts or after_runner) and word.startswith("/") and "$" not in word:
-                # a script that names the folder before running from it may write the file there first
-                # (mkdir -p /scripts; curl -o /scripts/run.sh ...; /scripts/run.sh): not judged (review51a)
-                folder = posixpath.dirname(word)
-                if not any(folder in earlier for earlier in words[:i]):
-                    found.append(word)
-        return found
-    if argv[0].startswith("/") and posixpath.basename(argv[0]) not in _RUNNERS:
-        found.append(argv[0])
-    elif posixpath.basename(argv[0]) in _RUNNERS and len(argv) > 1 and argv[1].startswith("/"):
-        found.append(argv[1])
-    return [p for p in found if "$" not in p]
-
-
-def _under(path: str, folder: str) -> bool:
-    folder = folder.rstrip("/") or "/"
-    return folder != "/" and (path == folder or path.startswith(folder + "/"))
+    if script is None:
+        return [path] if (path := _program(argv)) else []
+    found: list[str] = []
+    earlier: list[str] = []
+    for command, _ in script_commands(split_shell(script)):
+        path = _program(command)
+        if path:
+            # a script that names the folder before running from it may write the file there first
+            # (mkdir -p /scripts; curl -o /scripts/run.sh ...; /scripts/run.sh): not judged (review51a)
+            folder = posixpath.dirname(path)
+            before = earlier + command[: command.index(path)]
+            if not any(folder in word for word in before):
+                found.append(path)
+        earlier.extend(command)
+    return found
 
 
 def unmounted_programs(podspec: Mapping[str, Any], container: Mapping[str, Any]) -> list[tuple[str, str, str, bool]]:
@@ -77,21 +78,23 @@ def unmounted_programs(podspec: Mapping[str, Any], container: Mapping[str, Any])
         if not isinstance(other, dict) or other is container:
             continue
         for mount in as_list(other.get("volumeMounts")):
-            if isinstance(mount, dict) and isinstance(mount.get("mountPath"), str) and not mount.get("subPath"):
-                others.append((mount["mountPath"], str(mount.get("name"))))
+            at = mount.get("mountPath") if isinstance(mount, dict) else None
+            # a mount at / names no folder this container lacks (every path is under it): it proves nothing
+            if isinstance(at, str) and at.startswith("/") and posixpath.normpath(at) != "/" and not mount.get("subPath"):
+                others.append((at, str(mount.get("name"))))
     if not others:
         return []
-    image = str(container.get("image") or "")
+    image = container.get("image")
     found = []
     for path in dict.fromkeys(_program_paths(container)):
-        if any(_under(path, m) for m in own if m):
+        if any(under(path, m) for m in own if m.startswith("/")):
             continue
         for folder, volume in others:
             source = as_dict(volumes.get(volume))
-            if not _under(path, folder) or not (source.get("configMap") or source.get("secret") or source.get("projected")):
+            if not under(path, folder) or not (source.get("configMap") or source.get("secret") or source.get("projected")):
                 continue
             # a base image ships the system folders (/usr/local/bin/python): a mount there only suggests (review51a)
             system = path.lstrip("/").split("/", 1)[0] in _SYSTEM
-            found.append((path, folder, volume, bool(_BASES.match(image)) and not system))
+            found.append((path, folder, volume, base_image(image) is not None and not system))
             break
     return found

@@ -21,7 +21,8 @@ from components.capacity.gpus import UnknownGpu, find_gpu
 from components.capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
 from components.capacity.models import CatalogModel, UnknownModel, find_model
 from components.images import vllm_release
-from components.loading import JSON_FILE, LoadError, load_json
+from components.json_loading import load_json
+from components.loading import JSON_FILE, LoadError
 from policies.kube import annotations_of, as_float, as_int, as_list, memoized
 from policies.reading.gpu_selection import pinned_gpu
 from policies.reading.vllm_args import VllmServer, served_model

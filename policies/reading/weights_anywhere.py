@@ -14,13 +14,11 @@ reported advisory.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any, Optional
 
-import components
+from components import model_weights
 from components.capacity.architecture import ArchitectureError
 from components.capacity.gpus import gpu_names, gpu_spec
 from components.capacity.models import UnknownModel, find_model
@@ -50,9 +48,7 @@ class WeightsEstimate:
 
 @cache
 def _table() -> tuple[tuple[str, float], ...]:
-    path = Path(components.__file__).resolve().with_name("model_weights.toml")  # installed as llm_serving too
-    rows = tomllib.loads(path.read_text(encoding="utf-8")).get("model", [])
-    return tuple((str(r["prefix"]).lower(), float(r["gb"])) for r in rows)
+    return tuple((row.prefix, row.gb) for row in model_weights.load())  # each row checked (components/table_rows.py)
 
 
 @cache

@@ -31,19 +31,17 @@ minimum is reported where it is written (policies/reading/call_timeouts.py).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from components.edge_timeouts import default_seconds
 from policies.framework import Policy, Resource
-from policies.kube import as_dict, as_list, get, metadata_name, pod_specs, split_type
+from policies.kube import as_dict, as_list, get, metadata_name, split_type
 from policies.reading import edge, litellm
 from policies.reading import edge_entrypoints as entry
 from policies.reading import edge_proxies as proxies
 from policies.reading import route_path as path
 from policies.reading.call_timeouts import short_call_timeouts
-from policies.reading.gateway_apps import app_containers
-from policies.reading.model_callers import model_callers
-from policies.reading.nginx_conf import NginxProxy, nginx_proxies
+from policies.reading.model_proxies import ModelProxy, holding_config, inner_wait, model_proxies
+from policies.reading.nginx_conf import nginx_proxies
 from policies.reading.serving import model_servers
 from policies.reading.vllm_args import vllm_servers
 
@@ -63,7 +61,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     for w in resources:
         if vllm_servers(w) or model_servers(w):
             llm |= path.workload_services(w, selectors)
-    fronts = _model_proxies(resources, selectors, llm)
+    fronts = model_proxies(resources, selectors, llm)
     llm |= {service for service, proxy in fronts.items() if proxy.model}
     findings = _nginx_in_front(resources, selectors, fronts) + short_call_timeouts(resources, minimum)
     # Every Service name the set defines (or a controller derives from a workload): a backend outside it is unknown.
@@ -117,77 +115,6 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     return findings
 
 
-@dataclass(frozen=True)
-class ModelProxy:
-    """A Service of a proxy in front of model servers: what it is, and how long it waits for the model (an nginx
-    proxy_read_timeout its configuration sets; None where nothing in the files says)."""
-
-    what: str
-    waits: NginxProxy | None
-    model: bool  # whether a model server is known to stand behind it
-
-
-def _model_proxies(resources: list[Resource], selectors: dict, llm: set[str]) -> dict[str, ModelProxy]:
-    """Service name -> the proxy behind it, for the Services of a proxy in front of a model: a serving-path app (an LLM
-    proxy, router or gateway of components/serving_apps.toml) or an nginx whose mounted configuration sends to a
-    model's Service (policies/reading/nginx_conf.py). An edge in front of one serves a model as much as an edge in
-    front of the model's own Service. An nginx proxy to no model's Service is not kept, whatever it waits: an edge in
-    front of a plain web app is not this LLM rule's concern (review47b item 2)."""
-    found: dict[str, ModelProxy] = {}
-    # A model's Service the files leave out, under the name it conventionally takes (route_path.named_services): a proxy
-    # that sends there sends to the model.
-    defined = set(edge.services_by_name(resources))
-    unwritten = {
-        n
-        for w in resources
-        if model_servers(w) and not path.workload_services(w, selectors)
-        for n in path.named_services(w, defined)
-    }
-    for w in resources:
-        if w.type == litellm.CONFIG_MAP_TYPE or split_type(w.type) == ("", "Service"):
-            continue
-        apps = app_containers(w)
-        proxies_ = nginx_proxies(w) if not apps else []
-        if not apps and not proxies_:
-            continue
-        name = metadata_name(w.props)
-        for service in path.workload_services(w, selectors) - llm:
-            if apps:
-                found[service] = ModelProxy(f"{apps[0].app.display} {name}", None, True)
-                continue
-            for proxy in proxies_:
-                models = sorted(set(proxy.services) & (llm | unwritten))
-                if models:
-                    found[service] = ModelProxy(f"nginx proxy {name} to an LLM ({', '.join(models)})", proxy, True)
-    # A workload that calls a model API by the URL its environment gives (policies/reading/model_callers.py: an agent
-    # or gateway app, chat UIs left out) waits on the model for its reply: an edge in front of it cuts that wait as
-    # it would the model's (spent set 88 biswa123642/local-k8s-ai-agent k8s/ingress.yaml, an Application Gateway
-    # Ingress to ai-api, which calls Ollama at OLLAMA_URL).
-    for service, (what, _, caller) in model_callers(resources).items():
-        if caller and service not in llm and service not in found:
-            found[service] = ModelProxy(what, None, True)
-    return found
-
-
-def _inner(service: str, fronts: dict[str, ModelProxy]) -> float | None:
-    """The longest wait an nginx proxy behind `service` sets for its backend (proxy_read_timeout), None if none is set."""
-    proxy = fronts.get(service)
-    return proxy.waits.read_timeout if proxy is not None and proxy.waits is not None and proxy.waits.explicit else None
-
-
-def _holding_config(w: Resource, resources: list[Resource]) -> Resource:
-    """The ConfigMap of the files holding a workload's nginx configuration (a proxy_pass in its data, mounted by the
-    pod), where the outer proxy's timeout is written or left out; the workload itself when none is among the files."""
-    namespace = get(w.props, "metadata", "namespace")
-    mounted = {get(v, "configMap", "name") for _, spec in pod_specs(w) for v in as_list(as_dict(spec).get("volumes"))} - {None}
-    for r in resources:
-        if r.type == litellm.CONFIG_MAP_TYPE and metadata_name(r.props) in mounted:
-            if get(r.props, "metadata", "namespace") in (None, namespace) or namespace is None:
-                if any(isinstance(t, str) and "proxy_pass" in t for t in as_dict(r.props.get("data")).values()):
-                    return r
-    return w
-
-
 def _nginx_in_front(resources: list[Resource], selectors: dict, fronts: dict[str, ModelProxy]) -> list[tuple[str, str]]:
     """An nginx proxy in front of another proxy in front of a model (an nginx whose configuration sends to a model's
     Service) that waits less for its backend (proxy_read_timeout, nginx's 60 s where unset: nginx/nginx release-1.31.4
@@ -203,11 +130,11 @@ def _nginx_in_front(resources: list[Resource], selectors: dict, fronts: dict[str
         own = path.workload_services(w, selectors) if proxies_ else set()
         for proxy in proxies_:
             for service in proxy.services:
-                inner = _inner(service, fronts)
+                inner = inner_wait(service, fronts)
                 if service in own or inner is None or inner <= proxy.read_timeout:
                     continue
                 unset = "" if proxy.explicit else " (proxy_read_timeout unset: nginx's default)"
-                holder = _holding_config(w, resources)
+                holder = holding_config(w, resources)
                 whose = f"{split_type(w.type)[1]} {metadata_name(w.props)} " if holder is not w else ""
                 found.append(
                     (
@@ -272,7 +199,7 @@ def _openshift_route(
     service = get(r.props, "spec", "to", "name")
     if not isinstance(service, str):
         return []
-    inner = _inner(service, fronts)
+    inner = inner_wait(service, fronts)
     if service not in llm and service in known and inner is None:
         return []
     raw = get(r.props, "metadata", "annotations", OPENSHIFT_TIMEOUT)
@@ -298,7 +225,7 @@ def _openshift_route(
 def _undercut(service: str, fronts: dict[str, ModelProxy], outer: float) -> str:
     """ ", before the proxy behind it, which waits N s (proxy_read_timeout)" when an nginx proxy behind the edge waits
     longer than the edge does; "" otherwise."""
-    inner = _inner(service, fronts)
+    inner = inner_wait(service, fronts)
     if inner is None or inner <= outer:
         return ""
     return f", before the {fronts[service].what} behind it, which waits {path.fmt(inner)} (proxy_read_timeout)"
@@ -453,7 +380,7 @@ def _traefik_route(
     services = proxies.traefik_edge(r, []).services  # unheld ones only where none is held, as for an Ingress (review51b)
     unknown = not set(services) & known
     for service in sorted(services, key=lambda s: s not in llm and s not in fronts):
-        inner = _inner(service, fronts)
+        inner = inner_wait(service, fronts)
         if service not in llm and service not in fronts and (service in known or not unknown):
             continue
         if seconds > minimum and (inner is None or inner <= seconds):
@@ -483,7 +410,7 @@ def _ingress(
     unknown = not names & known
     findings = []
     for service, port in backends:
-        inner = _inner(service, fronts)
+        inner = inner_wait(service, fronts)
         if service not in llm and not unknown and inner is None:
             continue
         found = _edge_of(ing, service, port, context)

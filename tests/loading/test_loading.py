@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from components.json_loading import load_json
 from components.loading import (
     C_LOADER,
     JSON_FILE,
@@ -16,7 +17,6 @@ from components.loading import (
     STACK_FILE,
     Limits,
     LoadError,
-    load_json,
     load_yaml,
     load_yaml_documents,
     read_bounded,

@@ -101,13 +101,15 @@ def test_max_replicas_beyond_the_pool_exits_1_naming_s8(tmp_path):
     )
 
 
-def test_a_short_scale_down_window_exits_1_naming_s8(tmp_path):
+def test_a_short_scale_down_window_is_advice_naming_s8(tmp_path):
     path = variant(
         tmp_path, "jumpy", lambda c: c["llm-serving:models"][0].update(autoscaling={"scaleDownStabilizationSeconds": 30})
     )
     proc = run("plan", str(path), "--format", "json", "--out", str(tmp_path / "out"))
-    assert proc.returncode == 1, proc.stderr
-    # dev's direct routing also brings the advisory model-pods-network-isolated (G33); one mandatory finding.
-    (v,) = [v for v in json.loads(proc.stdout)["violations"] if v["enforcement"] == "mandatory"]
-    assert v["policy"] == "llm-hpa-behavior"
+    # The 300 s floor is a house threshold, not a failure of serving: S8 advises (session 52), the plan still passes.
+    assert proc.returncode == 0, proc.stderr
+    violations = json.loads(proc.stdout)["violations"]
+    assert [v for v in violations if v["enforcement"] == "mandatory"] == []
+    (v,) = [v for v in violations if v["policy"] == "llm-hpa-behavior"]
+    assert v["enforcement"] == "advisory"
     assert v["message"].startswith("spec.behavior.scaleDown.stabilizationWindowSeconds = 30 is below 300 s")

@@ -338,3 +338,40 @@ def network_policy(
         "metadata": {"name": name, "namespace": namespace},
         "spec": spec,
     }
+
+
+def workload(
+    name: str,
+    containers: list,
+    *,
+    kind: str = "Deployment",
+    namespace: str | None = None,
+    volumes: list | None = None,
+    init_containers: list | None = None,
+    service_name: str | None = None,
+) -> dict:
+    """An apps/v1 workload manifest (Deployment, StatefulSet, DaemonSet) whose pods carry ``app: NAME`` and its
+    selector matches them; metadata.namespace, spec.serviceName (a StatefulSet's), initContainers and volumes only
+    where given. The shared builder of the manifest-form tests (ollama, egress, download scripts)."""
+    pod: dict = {"containers": containers}
+    if init_containers:
+        pod["initContainers"] = init_containers
+    if volumes:
+        pod["volumes"] = volumes
+    spec: dict = {"serviceName": service_name} if service_name is not None else {}
+    spec["selector"] = {"matchLabels": {"app": name}}
+    spec["template"] = {"metadata": {"labels": {"app": name}}, "spec": pod}
+    metadata = {"name": name} if namespace is None else {"name": name, "namespace": namespace}
+    return {"apiVersion": "apps/v1", "kind": kind, "metadata": metadata, "spec": spec}
+
+
+def service(name: str, app: str, ports: list, namespace: str | None = None) -> dict:
+    """A v1 Service manifest selecting ``app: APP`` pods on ``ports``."""
+    metadata = {"name": name} if namespace is None else {"name": name, "namespace": namespace}
+    return {"apiVersion": "v1", "kind": "Service", "metadata": metadata, "spec": {"selector": {"app": app}, "ports": ports}}
+
+
+def config_map(name: str, data: dict, namespace: str | None = None) -> dict:
+    """A v1 ConfigMap manifest holding ``data``."""
+    metadata = {"name": name} if namespace is None else {"name": name, "namespace": namespace}
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata, "data": data}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 
-from policy_fixtures import found_by
+from policy_fixtures import found_by, service, workload
 
 EGRESS = "caller-egress-reaches-service"
 
@@ -273,29 +273,14 @@ SRE_JOB = {
     },
 }
 SRE_OLLAMA = [
-    {
-        "apiVersion": "v1",
-        "kind": "Service",
-        "metadata": {"name": "ollama-service", "namespace": "ai-infra"},
-        "spec": {"selector": {"app": "ollama"}, "ports": [{"name": "http", "port": 11434, "targetPort": 11434}]},
-    },
-    {
-        "apiVersion": "apps/v1",
-        "kind": "StatefulSet",
-        "metadata": {"name": "ollama", "namespace": "ai-infra"},
-        "spec": {
-            "serviceName": "ollama-service",
-            "selector": {"matchLabels": {"app": "ollama"}},
-            "template": {
-                "metadata": {"labels": {"app": "ollama"}},
-                "spec": {
-                    "containers": [
-                        {"name": "ollama", "image": "ollama/ollama:0.5.7", "ports": [{"name": "http", "containerPort": 11434}]}
-                    ]
-                },
-            },
-        },
-    },
+    service("ollama-service", "ollama", [{"name": "http", "port": 11434, "targetPort": 11434}], namespace="ai-infra"),
+    workload(
+        "ollama",
+        [{"name": "ollama", "image": "ollama/ollama:0.5.7", "ports": [{"name": "http", "containerPort": 11434}]}],
+        kind="StatefulSet",
+        namespace="ai-infra",
+        service_name="ollama-service",
+    ),
 ]
 
 

@@ -16,22 +16,14 @@ readinessProbe on /health/readiness.
 
 from __future__ import annotations
 
-from policy_fixtures import found_by
+from policy_fixtures import config_map, found_by, workload
 
 S36 = "debug-switches-off"
 G4 = "serving-readiness-probe"
 
 
 def _deployment(container: dict) -> dict:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "s"},
-        "spec": {
-            "selector": {"matchLabels": {"app": "s"}},
-            "template": {"metadata": {"labels": {"app": "s"}}, "spec": {"containers": [container]}},
-        },
-    }
+    return workload("s", [container])
 
 
 def _litellm(log: str = "DEBUG", ready: str = "/") -> dict:
@@ -100,16 +92,14 @@ def test_tgi_ignore_eos_is_advice():
 # ollama-amd:latest, with a ConfigMap ollama.conf mounted at /etc/ollama; OLLAMA_GPU in env). Ollama reads its settings
 # with os.Getenv only (ollama/ollama v0.32.15 envconfig/config.go:375-376; components/engine_env.toml env_only).
 G74 = "engine-env-known"
-OLLAMA_CONF = {
-    "apiVersion": "v1",
-    "kind": "ConfigMap",
-    "metadata": {"name": "ollama-amd-config"},
-    "data": {
+OLLAMA_CONF = config_map(
+    "ollama-amd-config",
+    {
         "ollama.conf": "# Ollama configuration\nOLLAMA_HOST=0.0.0.0:11434\nOLLAMA_FLASH_ATTENTION=1\n"
         "OLLAMA_TENSOR_PARALLEL_SIZE=1\nOLLAMA_MAX_BATCH_SIZE=32\n",
         "gpu-info.sh": "#!/bin/bash\nrocm-smi --showallinfo\n",
     },
-}
+)
 
 
 def _ollama(image: str = "ollama-amd:latest", **extra) -> dict:
@@ -125,9 +115,8 @@ def _ollama(image: str = "ollama-amd:latest", **extra) -> dict:
 
 
 def _with_config(container: dict) -> list:
-    deployment = _deployment(container)
-    deployment["spec"]["template"]["spec"]["volumes"] = [{"name": "ollama-config", "configMap": {"name": "ollama-amd-config"}}]
-    return [deployment, OLLAMA_CONF]
+    volumes = [{"name": "ollama-config", "configMap": {"name": "ollama-amd-config"}}]
+    return [workload("s", [container], volumes=volumes), OLLAMA_CONF]
 
 
 def test_a_mounted_ollama_conf_sets_nothing():

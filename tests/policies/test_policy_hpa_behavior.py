@@ -207,7 +207,8 @@ def test_a_queue_named_for_vllm_does_not_make_its_consumer_a_model_server():
             ],
         },
     }
-    assert [f for f in found_by([consumer, scaler], "llm-hpa-behavior") if f[0] == "mandatory"] == []
+    served = "a GPU replica removed on a short dip"  # the model-server reading of the short window
+    assert [f for f in found_by([consumer, scaler], "llm-hpa-behavior") if served in f[1]] == []
     prometheus = {
         **scaler,
         "spec": {
@@ -224,4 +225,5 @@ def test_a_queue_named_for_vllm_does_not_make_its_consumer_a_model_server():
             ],
         },
     }
-    assert any(level == "mandatory" for level, _ in found_by([consumer, prometheus], "llm-hpa-behavior"))
+    # A vLLM metric makes it a model server's scaler; the short window is a house threshold, reported as advice.
+    assert [level for level, m in found_by([consumer, prometheus], "llm-hpa-behavior") if served in m] == ["advisory"]

@@ -65,7 +65,7 @@ def test_a_model_server_knative_service_with_no_min_scale_is_advice():
     )
 
 
-def test_initial_scale_zero_is_advice_and_a_short_delay_blocks():
+def test_initial_scale_zero_is_advice_and_so_is_a_short_delay():
     service = with_annotations(
         {
             "autoscaling.knative.dev/min-scale": "1",
@@ -79,8 +79,10 @@ def test_initial_scale_zero_is_advice_and_a_short_delay_blocks():
         'spec.template.metadata.annotations: autoscaling.knative.dev/initial-scale is "0": Knative refuses it unless '
         "the cluster sets allow-zero-initial-scale (default false)"
     )
+    # A short delay judges the house floor (300 s), not a failure of serving: advice (session 52, fresh set 97's KServe
+    # KEDA sample drew a wrong blocking finding for a window of 120 s).
     ((level, message),) = found_by([service], "llm-hpa-behavior")
-    assert level == "mandatory" and "scale-down-delay 30s after a stable window" in message
+    assert level == "advisory" and "scale-down-delay 30s after a stable window" in message
 
 
 def test_a_knative_service_pinned_by_min_and_max_scale_never_scales_in():
@@ -220,6 +222,8 @@ def test_a_stable_window_at_the_floor_makes_a_short_delay_advice():
     ((level, message),) = found_by([with_annotations(annotations)], "llm-hpa-behavior")
     assert level == "advisory"
     assert "(advisory: the stable window of 10m averages the load" in message
-    # A window below the floor is no brake: the short delay still blocks.
+    # A window below the floor is no brake: the short delay is reported without the averaging note (still advice: a
+    # house threshold, not a failure).
     annotations["autoscaling.knative.dev/window"] = "2m"
-    assert [level for level, _ in found_by([with_annotations(annotations)], "llm-hpa-behavior")] == ["mandatory"]
+    ((level, message),) = found_by([with_annotations(annotations)], "llm-hpa-behavior")
+    assert level == "advisory" and "averages the load" not in message and "below 300 s" in message

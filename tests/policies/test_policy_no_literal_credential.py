@@ -350,3 +350,28 @@ def test_a_token_in_a_comment_of_a_file_with_no_kubernetes_object_is_advice(tmp_
     assert "the file holds no Kubernetes object" in found[0].message and _LETTERS_TOKEN not in found[0].message
     ((level, _),) = _checked(tmp_path, _COMMENTED.format(token=_LETTERS_TOKEN))
     assert level == "mandatory"
+
+
+def test_one_sops_reading_for_the_credential_and_the_schema_rules():
+    """G35 and S26 share policies/reading/sops.py's strict reading: a top-level sops block holding mac, lastmodified
+    or version (getsops/sops v3.9.0 stores/stores.go L28) makes the file SOPS's; a `sops` key holding none of them is
+    no SOPS file. Both sides: the SOPS file (spent set 95 tpural/flux apps/openwebui/secret.yaml's block, trimmed) is
+    silent on both rules even with a clear value SOPS left unencrypted; the stray key still lets G35 read a clear
+    token (a leak the files prove) and S26 report the unknown field, while its ciphertext values stay silent."""
+    from policy_fixtures import found_by
+
+    from policies.reading.sops import sops_encrypted
+
+    block = {"age": [{"recipient": "age1s6em2an08sfhsrrf"}], "lastmodified": "2025-10-07T05:43:15Z", "mac": "ENC[x]"}
+    token = "hf_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ012345"
+    cipher = "ENC[AES256_GCM,data:hrpL,iv:r0Wz,tag:oWTp,type:str]"
+    assert sops_encrypted({"sops": block}) and sops_encrypted({"sops": {"version": "3.8.1"}})
+    assert not sops_encrypted({"sops": {"note": "encrypt me"}}) and not sops_encrypted({"sops": "yes"})
+    assert not sops_encrypted({}) and not sops_encrypted(None)  # type: ignore[arg-type]
+    assert _secret(stringData={"HF_TOKEN": token}, sops=block) == []
+    stray = {"note": "encrypt me"}
+    assert [level for level, _ in _secret(stringData={"HF_TOKEN": token}, sops=stray)] == ["mandatory"]
+    assert _secret(stringData={"HF_TOKEN": cipher}, sops=stray) == []
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "stringData": {"HF_TOKEN": cipher}}
+    assert found_by([{**secret, "sops": block}], "api-schema-valid") == []
+    assert [level for level, _ in found_by([{**secret, "sops": stray}], "api-schema-valid")] == ["mandatory"]

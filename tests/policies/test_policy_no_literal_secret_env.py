@@ -326,6 +326,39 @@ def test_an_env_secret_written_as_an_envsubst_variable_is_advice(tmp_path, capsy
     assert levels("<your-api-key>") == ["mandatory"]
 
 
+def _named_env_deployment(name: str, value: str) -> dict:
+    deployment = _envsubst_deployment(value)
+    deployment["spec"]["template"]["spec"]["containers"][0]["env"][0]["name"] = name
+    return deployment
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        # NiranEC77/documentation-improver k8s/backend-deployment.yaml@dd885e9539f902e1de1cb87ddf3707734753d4aa
+        # (spent set 83, labelled G35 advisory: "the app signs sessions with a publicly known key").
+        ("SECRET_KEY", "your-secret-key-here"),
+        # bugbiteme/vllm-demo k8s/open-webui/deployment.yaml (spent set 70, labelled G35 advisory).
+        ("WEBUI_SECRET_KEY", "change-me-to-a-real-random-value"),
+        ("JWT_SECRET", "change-this-in-production"),
+    ],
+)
+def test_a_fill_in_signing_key_is_advice_and_a_real_one_or_an_api_key_fill_in_blocks(tmp_path, capsys, name, value):
+    def found(name: str, value: str) -> list[tuple[str, str]]:
+        (tmp_path / "d.yaml").write_text(yaml.safe_dump(_named_env_deployment(name, value)))
+        main([str(tmp_path), "--format", "json"], stdin=io.BytesIO())
+        report = json.loads(capsys.readouterr().out)
+        return [(v["enforcement"], v["message"]) for v in report["violations"] if v["policy"] == POLICY.name]
+
+    # A key the app issues and checks itself, left as a fill-in: the app runs, with a key anyone can read: advice.
+    ((level, message),) = found(name, value)
+    assert level == "advisory" and f"env {name} holds the fill-in {value!r}, not a credential" in message
+    # The same name with a real-looking literal is a committed secret: it blocks.
+    assert [lv for lv, _ in found(name, "k8Qz2pLw9vXr4tYb7nMc")] == ["mandatory"]
+    # A fill-in under an API key's name is what the client sends and the server refuses: it still blocks.
+    assert [lv for lv, _ in found("OPENAI_API_KEY", value)] == ["mandatory"]
+
+
 @pytest.mark.parametrize(
     ("name", "value"),
     [

@@ -8,34 +8,25 @@ envconfig/config.go:375-376). Careful forms: the file sourced by the command; th
 
 from __future__ import annotations
 
-from policy_fixtures import manifest
+from policy_fixtures import config_map, manifest, service, workload
 
 from policies.registry import evaluate
 
 FILE_UNREAD = "engine-env-file-unread"
 
-OLLAMA_CONF = {
-    "apiVersion": "v1",
-    "kind": "ConfigMap",
-    "metadata": {"name": "ollama-amd-config", "namespace": "sow"},
-    "data": {
+OLLAMA_CONF = config_map(
+    "ollama-amd-config",
+    {
         "ollama.conf": "# Ollama configuration\nOLLAMA_HOST=0.0.0.0:11434\nOLLAMA_FLASH_ATTENTION=1\n"
         "OLLAMA_TENSOR_PARALLEL_SIZE=1\nOLLAMA_MAX_BATCH_SIZE=32\n",
         "gpu-info.sh": "#!/bin/bash\nrocm-smi --showallinfo\n",
     },
-}
+    namespace="sow",
+)
 
 
 def _deployment(name: str, containers: list, volumes: list | None = None, namespace: str = "sow") -> dict:
-    spec: dict = {"containers": containers}
-    if volumes:
-        spec["volumes"] = volumes
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name, "namespace": namespace},
-        "spec": {"selector": {"matchLabels": {"app": name}}, "template": {"metadata": {"labels": {"app": name}}, "spec": spec}},
-    }
+    return workload(name, containers, namespace=namespace, volumes=volumes)
 
 
 def _ollama(image: str = "ollama-amd:latest", **extra) -> dict:
@@ -96,13 +87,7 @@ def _ollama_server(pull: str = "") -> list[dict]:
     if pull:
         server["lifecycle"] = {"postStart": {"exec": {"command": ["sh", "-c", f"sleep 5; ollama pull {pull}"]}}}
     deployment = _deployment("ollama", [server], [{"name": "data", "emptyDir": {}}], namespace="ai")
-    service = {
-        "apiVersion": "v1",
-        "kind": "Service",
-        "metadata": {"name": "ollama-service", "namespace": "ai"},
-        "spec": {"selector": {"app": "ollama"}, "ports": [{"port": 11434}]},
-    }
-    return [deployment, service]
+    return [deployment, service("ollama-service", "ollama", [{"port": 11434}], namespace="ai")]
 
 
 def _client(name: str, env: dict, mounts: dict | None = None) -> dict:
@@ -115,7 +100,7 @@ def _client(name: str, env: dict, mounts: dict | None = None) -> dict:
 
 
 def _config_map(name: str, data: dict) -> dict:
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "ai"}, "data": data}
+    return config_map(name, data, namespace="ai")
 
 
 def test_a_prefixed_pair_naming_the_engine_in_between_is_a_client():

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 
-from tests.policies.policy_fixtures import found_by
+from tests.policies.policy_fixtures import config_map, found_by, service, workload
 
 _DOTENV = """LLM_PROVIDER='ollama'
 OLLAMA_BASE_PATH='http://ollama-service.ollama-cuda.svc.cluster.local:11434'
@@ -24,41 +24,23 @@ EMBEDDING_BASE_PATH='http://ollama-service.ollama-cuda.svc.cluster.local:11434'
 EMBEDDING_MODEL_PREF='embeddinggemma:latest'
 """
 
-_CLIENT_MAP = {
-    "apiVersion": "v1",
-    "kind": "ConfigMap",
-    "metadata": {"name": "anythingllm-env", "namespace": "anythingllm"},
-    "data": {".env": _DOTENV},
-}
-_OLLAMA = {
-    "apiVersion": "apps/v1",
-    "kind": "StatefulSet",
-    "metadata": {"name": "ollama", "namespace": "ollama-cuda"},
-    "spec": {
-        "serviceName": "ollama-service",
-        "selector": {"matchLabels": {"app": "ollama"}},
-        "template": {
-            "metadata": {"labels": {"app": "ollama"}},
-            "spec": {
-                "containers": [
-                    {
-                        "name": "ollama",
-                        "image": "ollama/ollama:0.14.2",
-                        "ports": [{"containerPort": 11434}],
-                        "volumeMounts": [{"name": "data", "mountPath": "/root/.ollama"}],
-                    }
-                ],
-                "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "ollama-data"}}],
-            },
-        },
-    },
-}
-_SERVICE = {
-    "apiVersion": "v1",
-    "kind": "Service",
-    "metadata": {"name": "ollama-service", "namespace": "ollama-cuda"},
-    "spec": {"selector": {"app": "ollama"}, "ports": [{"port": 11434}]},
-}
+_CLIENT_MAP = config_map("anythingllm-env", {".env": _DOTENV}, namespace="anythingllm")
+_OLLAMA = workload(
+    "ollama",
+    [
+        {
+            "name": "ollama",
+            "image": "ollama/ollama:0.14.2",
+            "ports": [{"containerPort": 11434}],
+            "volumeMounts": [{"name": "data", "mountPath": "/root/.ollama"}],
+        }
+    ],
+    kind="StatefulSet",
+    namespace="ollama-cuda",
+    volumes=[{"name": "data", "persistentVolumeClaim": {"claimName": "ollama-data"}}],
+    service_name="ollama-service",
+)
+_SERVICE = service("ollama-service", "ollama", [{"port": 11434}], namespace="ollama-cuda")
 
 
 def _found(objs: list[dict]) -> list[tuple[str, str]]:

@@ -5,24 +5,13 @@ from __future__ import annotations
 import copy
 
 import pytest
-from policy_fixtures import found_by
+from policy_fixtures import found_by, workload
 
 POLICY = "ollama-model-store-lasts"
 
 
 def _deployment(container: dict, volumes: list, init: list | None = None) -> dict:
-    spec: dict = {"containers": [container], "volumes": volumes}
-    if init:
-        spec["initContainers"] = init
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "ollama"},
-        "spec": {
-            "selector": {"matchLabels": {"app": "ollama"}},
-            "template": {"metadata": {"labels": {"app": "ollama"}}, "spec": spec},
-        },
-    }
+    return workload("ollama", [container], volumes=volumes, init_containers=init)
 
 
 # Minimal form of dylanvanh/homelab-infra k8s/ollama/deployment.yaml at 0f1f01c0d453c3e748e18eda00c2e496aec15132

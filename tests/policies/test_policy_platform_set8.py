@@ -431,10 +431,11 @@ def test_kserve_autoscaling_is_read_as_the_hpa_or_scaled_object_kserve_renders()
     assert keda[1].startswith("spec.predictor.autoScaling.behavior is not set, so the ScaledObject KServe renders takes")
     (hpa,) = found_by([_kserve_isvc("hpa", {"scaleDown": {"stabilizationWindowSeconds": 600}})], UNSET)
     assert hpa[1].startswith("KServe's own HPA (autoscalerClass hpa) is rendered with an empty behavior whatever")
-    # KServe copies the keda class's scale-down window into its ScaledObject: a short one blocks as any HPA's does.
+    # KServe copies the keda class's scale-down window into its ScaledObject: a short one is judged as any HPA's is
+    # (advice: the 300 s floor is a house threshold, not a failure of serving).
     (short,) = found_by([_kserve_isvc("keda", {"scaleDown": {"stabilizationWindowSeconds": 60}})], S8)
     assert short == (
-        "mandatory",
+        "advisory",
         "spec.predictor.autoScaling.behavior.scaleDown.stabilizationWindowSeconds = 60 is below 300 s: a GPU replica "
         "removed on a short dip takes minutes to come back, so the service flaps and queues",
     )

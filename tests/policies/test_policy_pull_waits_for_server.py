@@ -12,7 +12,7 @@ script swallows (model-download-fails-loudly's), a step between the start and th
 
 from __future__ import annotations
 
-from tests.policies.policy_fixtures import found_by
+from tests.policies.policy_fixtures import found_by, workload
 
 _POLICY = "pull-waits-for-server"
 
@@ -20,16 +20,9 @@ _POLICY = "pull-waits-for-server"
 def _pod(script: str, *, init: bool = True, shell: tuple[str, ...] = ("sh", "-c")) -> dict:
     scripted = {"name": "pull-model", "image": "ollama/ollama:0.5.7", "command": [*shell, script]}
     server = {"name": "ollama", "image": "ollama/ollama:0.5.7", "ports": [{"containerPort": 11434}]}
-    spec = {"initContainers": [scripted], "containers": [server]} if init else {"containers": [dict(scripted, name="ollama")]}
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "ollama"},
-        "spec": {
-            "selector": {"matchLabels": {"app": "ollama"}},
-            "template": {"metadata": {"labels": {"app": "ollama"}}, "spec": spec},
-        },
-    }
+    if init:
+        return workload("ollama", [server], init_containers=[scripted])
+    return workload("ollama", [dict(scripted, name="ollama")])
 
 
 def test_an_init_container_that_pulls_after_a_fixed_sleep():

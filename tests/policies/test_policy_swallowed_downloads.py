@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import copy
 
-from tests.policies.policy_fixtures import found_by
+from tests.policies.policy_fixtures import found_by, workload
 
 _PULL_SCRIPT = (
     'echo "Waiting for Ollama to be ready..."\nsleep 40\ncurl -X POST http://ollama-service:11434/api/pull \\\n'
@@ -177,18 +177,10 @@ def _server(script: str | None = None, hook: str | None = None, sidecar: str | N
         server.update(command=["/bin/sh", "-c"], args=[script])
     if hook:
         server["lifecycle"] = {"postStart": {"exec": {"command": ["/bin/sh", "-c", hook]}}}
-    pod: dict = {"containers": [server]}
+    containers = [server]
     if sidecar:
-        pod["containers"].append({"name": "puller", "image": "ollama/ollama:0.5.7", "command": ["/bin/sh", "-c", sidecar]})
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "ollama"},
-        "spec": {
-            "selector": {"matchLabels": {"app": "ollama"}},
-            "template": {"metadata": {"labels": {"app": "ollama"}}, "spec": pod},
-        },
-    }
+        containers.append({"name": "puller", "image": "ollama/ollama:0.5.7", "command": ["/bin/sh", "-c", sidecar]})
+    return workload("ollama", containers)
 
 
 def _found(doc: dict) -> list[tuple[str, str]]:

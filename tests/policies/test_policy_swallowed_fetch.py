@@ -4,7 +4,7 @@ model (policies/reading/swallowed_fetch.py)."""
 from __future__ import annotations
 
 import pytest
-from policy_fixtures import found_by
+from policy_fixtures import found_by, workload
 
 POLICY = "readiness-waits-for-model"
 
@@ -18,20 +18,8 @@ def _ollama(init_script: str | None, server_args: list | None = None) -> dict:
     }
     if server_args:
         server.update({"command": ["/bin/sh", "-c"], "args": server_args})
-    spec: dict = {"containers": [server]}
-    if init_script is not None:
-        spec["initContainers"] = [
-            {"name": "model-puller", "image": "ollama/ollama:0.6.5", "command": ["/bin/sh", "-c"], "args": [init_script]}
-        ]
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "ollama"},
-        "spec": {
-            "selector": {"matchLabels": {"app": "ollama"}},
-            "template": {"metadata": {"labels": {"app": "ollama"}}, "spec": spec},
-        },
-    }
+    puller = {"name": "model-puller", "image": "ollama/ollama:0.6.5", "command": ["/bin/sh", "-c"], "args": [init_script]}
+    return workload("ollama", [server], init_containers=[puller] if init_script is not None else None)
 
 
 # ahoffer/aiagent k8s/ollama.yaml@42ed47fa1bc0299a84be79b4958d2350a27936d7 (spent set 38) and ahoffer/aiforge k8s/ollama.yaml@4c8d0f7a8d690efbbca37cb963d81c9e984749a8

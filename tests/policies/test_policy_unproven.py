@@ -118,7 +118,7 @@ def test_a_memory_dev_shm_without_size_limit_is_advice_not_a_block(tmp_path):
     assert all("has no sizeLimit" in v.message for v in found)
 
 
-def test_s8_knative_scale_in_is_advisory_unless_a_short_delay_is_set(tmp_path):
+def test_s8_knative_scale_in_is_advice_unset_or_short(tmp_path):
     # kserve/kserve docs/samples/storage/hf/hf_isvc.yaml (corpus 1): a GPU InferenceService with no deploymentMode
     # annotation, so its mode is the cluster's inferenceservice-config default (the setting kserveDefaultDeploymentMode).
     hf = shared_path("corpus", "manifests", "kserve__kserve", "docs__samples__storage__hf__hf_isvc.yaml")
@@ -135,7 +135,8 @@ def test_s8_knative_scale_in_is_advisory_unless_a_short_delay_is_set(tmp_path):
     for d in docs:
         d["metadata"]["annotations"]["autoscaling.knative.dev/scale-down-delay"] = "30s"
     chosen = [v for v in _violations(tmp_path, extra=docs) if v.policy == "llm-hpa-behavior" and "scale-down-delay" in v.message]
-    assert [v.enforcement for v in chosen] == ["mandatory"]
+    # A short delay the manifest chose is judged against the house floor (300 s): a preference, advice (session 52).
+    assert [v.enforcement for v in chosen] == ["advisory"] and "30s" in chosen[0].message
 
 
 _NIM = ("corpus", "manifests-v2", "NVIDIA__nim-deploy")

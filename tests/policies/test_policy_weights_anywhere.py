@@ -6,8 +6,12 @@ GPUs, no GPU type selected): its ~555 GB INT4 checkpoint (components/model_weigh
 per GPU, above every 80-96 GB GPU.
 """
 
+import re
+
+import pytest
 from policy_fixtures import isvc, isvc_props, messages, set_arg, vllm_container
 
+from components import model_weights
 from policies.reading.weights_anywhere import estimate
 from policies.registry import evaluate
 from policies.vllm.max_model_len_fits_kv_cache import POLICY
@@ -89,3 +93,22 @@ def test_a_table_engine_on_no_gpu_is_held_to_the_same_bound():
     assert "Qwen/Qwen2.5-72B-Instruct's weights take 135.4 GiB per GPU" in msg and level == "advisory"
     container["args"] = ["--model-path", "Qwen/Qwen2.5-72B-Instruct", "--tp", "2"]
     assert messages(POLICY, isvc(props)) == []
+
+
+def test_a_bad_row_of_the_weights_table_names_the_row_and_the_field(tmp_path):
+    """components/model_weights.toml is read through the row checks of every fact table (components/table_rows.py)."""
+    assert any(row.prefix == "moonshotai/kimi-k2" and row.gb == 555 for row in model_weights.load())
+    good = 'prefix = "acme/big"\ngb = 100\nsource = "acme model card"\n'
+    bad = {
+        'prefix = "acme/big"\ngb = 100\n': "missing fields ['source']",
+        good + 'size = "huge"\n': "unknown fields ['size']",
+        good.replace("gb = 100", 'gb = "100"'): "(acme/big): gb must be a number > 0",
+        good.replace("gb = 100", "gb = 0"): "(acme/big): gb must be a number > 0",
+        good.replace('prefix = "acme/big"', 'prefix = " "'): "#2: prefix must be text",
+        good.replace('"acme model card"', '""'): "(acme/big): source must be text",
+    }
+    for body, named in bad.items():
+        table = tmp_path / "model_weights.toml"
+        table.write_text(f"[[model]]\n{good}\n[[model]]\n{body}", encoding="utf-8")
+        with pytest.raises(ValueError, match=re.escape(named)):
+            model_weights.load(table)

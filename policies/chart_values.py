@@ -1,0 +1,75 @@
+"""What the chart renderers of policies/helm_charts.py and policies/chart_workloads.py share: Go template truth, a
+path into the values, the image a chart version renders, env in either written form, the pod-level options most charts
+pass through. Pure: no helper of policies.kube.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from components.helm_charts import Chart
+
+# A chart version that names one release (not a range such as ``>=1.0``, ``1.x`` or ``*``).
+PINNED = re.compile(r"^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$")
+
+
+def truthy(value: Any) -> bool:
+    """Go template truth: false, 0, "", nil and empty collections are false; anything else (the string "false" too)."""
+    return bool(value)
+
+
+def value_at(values: Mapping, *keys: str, default: Any = None) -> Any:
+    node: Any = values
+    for key in keys:
+        if not isinstance(node, Mapping) or key not in node:
+            return default
+        node = node[key]
+    return default if node is None else node
+
+
+def chart_image(chart: Chart, values: Mapping, version: str, amd: bool = False) -> str | None:
+    repository = value_at(values, "image", "repository") or chart.image
+    tag = value_at(values, "image", "tag")
+    if tag in (None, ""):
+        if not PINNED.match(version):
+            return str(repository)  # no chart version pinned: the tag moves with the chart, like no tag at all
+        # A pinned version the table has not read (newer than the table, or never tagged): the closest one read.
+        tag = chart.default_tag(version) or chart.nearest_tag(version)
+        if tag is None:
+            return str(repository)
+        if amd and chart.key == "ollama":
+            tag = f"{tag}-rocm"
+    return f"{repository}:{tag}"
+
+
+def env_list(env: Any) -> list:
+    if isinstance(env, list):
+        return [e for e in env if isinstance(e, Mapping)]
+    if isinstance(env, Mapping):  # NAME: {value: ...} or NAME: value
+        return [{"name": str(k), **v} if isinstance(v, Mapping) else {"name": str(k), "value": str(v)} for k, v in env.items()]
+    return []
+
+
+def pod_options(values: Mapping, pod: dict) -> None:
+    for key, field in (
+        ("nodeSelector", "nodeSelector"),
+        ("tolerations", "tolerations"),
+        ("affinity", "affinity"),
+        ("runtimeClassName", "runtimeClassName"),
+        ("podSecurityContext", "securityContext"),
+        ("imagePullSecrets", "imagePullSecrets"),
+        ("topologySpreadConstraints", "topologySpreadConstraints"),
+        ("priorityClassName", "priorityClassName"),
+    ):
+        if truthy(values.get(key)):
+            pod[field] = values[key]
+    for flag in ("hostNetwork", "hostPID", "hostIPC"):
+        if values.get(flag) is True:
+            pod[flag] = True
+
+
+def items_of(value: object) -> list:
+    """A values list as written, or none when the release gives another shape (review51b: hostile values)."""
+    return value if isinstance(value, list) else []
