@@ -30,7 +30,8 @@ word characters, '-', '_' and '.'), so the server exits at start.
 Silent (the variable may exist): an envFrom source not among the files (a Secret or ConfigMap defined elsewhere holds
 any key); a service-link name (``NAME_SERVICE_HOST``, ``NAME_PORT_8000_TCP``...) and ``KUBERNETES_*``; a variable
 defined nowhere in an operator's pod (any kind outside Kubernetes' own groups: LWS injects ``LWS_LEADER_ADDRESS``,
-KubeRay and KServe their own) or a Job's ``JOB_COMPLETION_INDEX``; a lower-case name (``$(date)``); every reference in
+KubeRay and KServe their own), in a Kustomize base a patch of the files targets, or a Job's ``JOB_COMPLETION_INDEX``;
+an overlay's patch (its env items are merged among the base's); a lower-case name (``$(date)``); every reference in
 a ``sh -c`` script (the shell runs ``$(date)`` as command substitution after the kubelet leaves it; a variable defined
 anywhere in env is expanded there first anyway); ``$$(VAR)``; a name a Kustomization of the files declares in
 ``vars`` (kustomize replaces it at build); and the env order of a chart release's values (a Helm
@@ -236,8 +237,12 @@ def _check_container(label: str, container: Mapping, operator: bool, chart: bool
 
 def _check(resource: Resource, config: dict) -> list:
     messages: list = []
+    if resource.patch:
+        return messages  # an overlay's patch: its env is a part the merge places among the base's items
     kind = split_type(resource.type)[1]
-    operator = is_custom_type(resource.type)
+    # an operator's pod, or a Kustomize base a patch of the run completes: a variable the files do not define here may
+    # still be given to the container
+    operator = is_custom_type(resource.type) or resource.base
     chart = kind in _CHART_KINDS
     servers: Optional[dict[int, str]] = None
     for path, podspec in pod_specs(resource):

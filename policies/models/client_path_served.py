@@ -2,7 +2,8 @@
 
 A model server answers only its own routes (components/engine_routes.toml, read per release: vLLM's OpenAI server,
 vllm 0.19.1 vllm/entrypoints/*/api_router.py; Ollama, ollama/ollama@v0.32.15 server/routes.go:1877-1926; TGI,
-huggingface/text-generation-inference@v3.3.7 router/src/server.rs:2200-2288); any other path is answered 404. A client
+huggingface/text-generation-inference@v3.3.7 router/src/server.rs:2200-2288; llama.cpp's server, ggml-org/llama.cpp
+b8914 tools/server/server.cpp:168-224); any other path is answered 404. A client
 container of the files (any pod that is not the server) whose environment holds a URL (literal or from a ConfigMap of
 the files) whose host is a Service of the files in front of one such server, and whose path neither starts a route (a
 base URL the client adds to: ``/v1``, ``/api``) nor continues one (``/v1/chat/completions``), sends its requests to a
@@ -13,7 +14,7 @@ sudsho/model-serving-autoscaler@adf351f8 kserve/llm-llama3.yaml's transformer, t
 
 Advice: the files do not show that the client sends every request to that path (a client may take only the host).
 Silent where a command-line word changes the routes (the table's ``unless``: vLLM's demo ``vllm.entrypoints.api_server``,
-``--root-path``, ``--middleware``), the Service fronts workloads of several engines or another container of the pod
+``--root-path``, ``--middleware``; llama.cpp's ``--api-prefix``/``--path`` or their variables), the Service fronts workloads of several engines or another container of the pod
 declares a port (a proxy beside the server), the URL holds a variable, and for KServe predictors (KServe's servers add
 the v2 protocol and ``/openai`` routes).
 """
@@ -50,7 +51,7 @@ def _server_routes(resource: Resource) -> Optional[EngineRoutes]:
     routes = ENGINE_ROUTES.get(server.engine)
     if routes is None:
         return None
-    words = container_argv(server.container)
+    words = [*container_argv(server.container), *env_values(server.container)]
     if any(word in token for token in words for word in routes.unless):
         return None
     if any(c is not server.container and get(c, "ports") for c in containers(server.podspec)):
@@ -129,7 +130,7 @@ def _sample(routes: EngineRoutes) -> str:
 POLICY = Policy(
     name="client-path-served",
     description=(
-        "A client in the files whose URL reaches a vLLM, Ollama or TGI server of the files through a Service asks for "
+        "A client in the files whose URL reaches a vLLM, Ollama, TGI or llama.cpp server of the files through a Service asks for "
         "a path that server has a route for (components/engine_routes.toml); another path is answered 404 (advice)."
     ),
     catalog="S65",
@@ -142,7 +143,8 @@ POLICY = Policy(
     check_stack=_check,
     rationale=(
         "vllm 0.19.1 vllm/entrypoints/*/api_router.py (the OpenAI server's routes); ollama/ollama@v0.32.15 "
-        "server/routes.go:1877-1926; huggingface/text-generation-inference@v3.3.7 router/src/server.rs:2200-2288. "
+        "server/routes.go:1877-1926; huggingface/text-generation-inference@v3.3.7 router/src/server.rs:2200-2288; "
+        "ggml-org/llama.cpp b8914 tools/server/server.cpp:168-224. "
         "A path with no route is answered 404 by each server's router."
     ),
 )

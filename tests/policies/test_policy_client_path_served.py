@@ -169,7 +169,7 @@ def test_route_table():
     assert ollama.answers("/api/chat") and not ollama.answers("/inference") and not ollama.answers("/v2/models/x/infer")
     # TGI's root route takes POSTs on "/" itself only; its kserve feature's /v2 routes count.
     assert tgi.answers("/") and not tgi.answers("/inference") and tgi.answers("/v2/models/m/versions/1/infer")
-    assert all("@" in r.source or "0.19.1" in r.source for r in ENGINE_ROUTES.values())
+    assert all(any(t in r.source for t in ("@v", "0.19.1", "b8914")) for r in ENGINE_ROUTES.values())
 
 
 def test_bad_rows_fail_naming_the_row(tmp_path):
@@ -181,3 +181,36 @@ def test_bad_rows_fail_naming_the_row(tmp_path):
         assert "engines.x" in str(e)
     else:
         raise AssertionError("a route without a leading / loads")
+
+
+LLAMA = yaml.safe_load(
+    """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ollama, namespace: ollama}
+spec:
+  selector: {matchLabels: {app: ollama}}
+  template:
+    metadata: {labels: {app: ollama}}
+    spec:
+      containers:
+      - name: llama-server
+        image: ghcr.io/ggml-org/llama.cpp:server
+        args: ["-m", "/models/qwen2.5-0.5b-instruct-q4_k_m.gguf", "--host", "0.0.0.0", "--port", "11434"]
+        ports: [{containerPort: 11434}]
+"""
+)
+
+
+def test_llama_cpp_routes():
+    # An Ollama-API client in front of llama.cpp's server (ggml-org/llama.cpp b8914 tools/server/server.cpp:168-224:
+    # no /api routes) fires; its own /completion and OpenAI paths do not; --api-prefix (common/arg.cpp:2855-2860,
+    # LLAMA_ARG_API_PREFIX) moves every route: silent.
+    service = OLLAMA[1]
+    ((level, message),) = found_by([LLAMA, service, _client("OLLAMA_URL", "http://ollama:11434/api/generate")], POLICY)
+    assert level == "advisory" and "llama-cpp server" in message
+    for value in ("http://ollama:11434/completion", "http://ollama:11434/v1", "http://ollama:11434/health"):
+        assert found_by([LLAMA, service, _client("LLM_URL", value)], POLICY) == []
+    prefixed = copy.deepcopy(LLAMA)
+    prefixed["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "LLAMA_ARG_API_PREFIX", "value": "/api"}]
+    assert found_by([prefixed, service, _client("OLLAMA_URL", "http://ollama:11434/api/generate")], POLICY) == []

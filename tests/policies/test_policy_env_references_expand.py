@@ -19,7 +19,9 @@ expand from the whole environment); LWS's injected LWS_LEADER_ADDRESS; a service
 
 from __future__ import annotations
 
-from tests.policies.policy_fixtures import found_by
+from policies.framework import Resource
+from policies.registry import evaluate
+from tests.policies.policy_fixtures import found_by, manifest
 
 _POLICY = "env-references-expand"
 
@@ -204,3 +206,12 @@ def test_a_kustomize_var_of_the_files_is_replaced_at_build():
     server = _vllm(["--model", "$(MODEL_NAME)"])
     assert found_by([kustomization, server], _POLICY) == []
     assert [level for level, _ in found_by([server], _POLICY)] == ["mandatory"]
+
+
+def test_a_kustomize_patch_is_not_judged_alone():
+    # an overlay's strategic-merge patch lists only the env items it adds: the base defines the rest
+    patch = _deployment({"name": "app", "env": [{"name": "URL", "value": "http://$(API_HOST):8080"}]})
+    resource = Resource(type="kubernetes:apps/v1:Deployment", name="Deployment/agent-api", props=patch, patch=True)
+    assert [v for v in evaluate([resource]) if v.policy == _POLICY] == []
+    # the same object applied as written: advice
+    assert [v.enforcement for v in evaluate([manifest(patch)]) if v.policy == _POLICY] == ["advisory"]
