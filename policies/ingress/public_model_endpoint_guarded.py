@@ -28,6 +28,7 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import annotations_of, as_dict, as_list, get, split_type
 from policies.reading import exposure, model_backends
 from policies.reading.model_callers import model_callers
+from policies.reading.outside_servers import outside_servers
 from policies.reading.serving import model_servers
 
 ODH_VISIBILITY = "networking.kserve.io/visibility"
@@ -135,7 +136,8 @@ def _behind(pub: exposure.Publication, state: str) -> str:
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     routers = model_backends.router_services(resources)
-    llm = model_backends.model_services(resources) | set(routers)
+    outside = outside_servers(resources)  # a selector-less Service to a LAN box on an engine's own port
+    llm = model_backends.model_services(resources) | set(routers) | set(outside)
     known = set(model_backends.selected_services(resources)) | llm
     keys = model_backends.key_states(resources)
     findings: list[tuple[str, str]] = []
@@ -165,9 +167,11 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         elif routed and pub.guard is None:
             maybe += f" (the {routers[routed[0]][0]} behind {', '.join(routed)} may check keys from its own configuration)"
         leak = pub.tls is False and pub.guard is not None and _key_in_clear(pub, resources)
+        far = sorted(n for n in pub.services if n in outside)
+        maybe += "".join(f" (Service {n} has {outside[n]})" for n in far[:1])
         message = f"{pub.what} ({reach}: {pub.reach.why}) {_behind(pub, state)} with {' and '.join(missing)}{maybe}"
         proven = pub.reach.level == "public" and state == "model" and pub.tls is False and (pub.guard is None or leak)
-        proven = proven and not secrets and not routed
+        proven = proven and not secrets and not routed and not far
         findings.append((pub.resource.name, message if proven else unproven(message)))
     return findings + _odh_exposed(resources)
 

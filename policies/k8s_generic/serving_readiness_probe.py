@@ -324,6 +324,8 @@ def _alive_only_readiness(label: str, app: Any, probe: Mapping, checks_more: boo
     early; the advice is then that the probe checks nothing and stops meaning readiness once a database is added
     (spent sets 71 yduman/ai-platform-poc litellm-deployment.yaml and 74 nammireddy/litellm-multi-model-gateway
     k8s/litellm-deployment.yaml, both labelled G4 with no database)."""
+    if isinstance(probe.get("tcpSocket"), dict) and not isinstance(probe.get("httpGet"), dict):
+        return _tcp_readiness(label, app) if checks_more and app.readiness else None
     path = as_dict(probe.get("httpGet")).get("path")
     if not isinstance(path, str) or (path.split("?", 1)[0].rstrip("/") or "/") not in app.alive_only:
         return None
@@ -340,6 +342,20 @@ def _alive_only_readiness(label: str, app: Any, probe: Mapping, checks_more: boo
         f"{label}: readinessProbe GETs {path}, {what} {app.display} answers without checking the "
         f"database it is configured with, so the pod stays Ready and receives requests while that database is "
         f"unreachable{better}"
+    )
+
+
+def _tcp_readiness(label: str, app: Any) -> str:
+    """Advice on a serving-path app whose readinessProbe is a tcpSocket check while its readiness path checks more than
+    that the process listens (the row's ``readiness`` with ``readiness_env``/``readiness_config`` set in this
+    container): the port accepts connections as soon as the server binds, so the pod is Ready while the database it is
+    configured with is unreachable. LiteLLM: /health/readiness answers 503 when the configured database fails (litellm
+    1.77.7 wheel proxy/health_endpoints/_health_endpoints.py:772-787 health_readiness). Spent set 93
+    lancerzhang/Open-LiteVertex k8s/litellm.yaml (tcpSocket 4000 beside DATABASE_URL from a Secret)."""
+    return unproven(
+        f"{label}: readinessProbe is a tcpSocket check, which passes as soon as {app.display} listens, before the "
+        f"database it is configured with answers, so the pod is Ready and receives requests it cannot serve while that "
+        f"database is unreachable; probe GET {app.readiness}"
     )
 
 

@@ -73,6 +73,22 @@ def _namespace(r: Any) -> str:
     return ns if isinstance(ns, str) else "<default>"
 
 
+# A Traefik Middleware not in the set is read as a possible guard, unless its name says it is one of the middleware
+# kinds that authenticate no one (traefik/traefik v3.7.9 pkg/provider/kubernetes/crd/traefikio/v1alpha1/middleware.go
+# :30 stripPrefix, :38 headers, :41 rateLimit, :42 redirectRegex, :43 redirectScheme, :50 compress, :52 retry) and
+# nothing of a guard: `infra-redirect-to-https@kubernetescrd` (spent set 92 progist1/home-k3s
+# infra/proxy/ollama.home/ingress-internal.yaml, labelled G32) only sends HTTP to HTTPS.
+_NOT_A_GUARD = re.compile(r"redirect|https|compress|gzip|secure-?headers|^headers|strip|ratelimit|rate-limit|retry|cors")
+_MAYBE_GUARD = re.compile(r"auth|oauth|oidc|sso|jwt|login|allow|white|lan|internal|private|chain|keycloak|authelia|pomerium")
+
+
+def unread_middleware_guards(name: str) -> bool:
+    """True when a Middleware of this name, not in the set, may authenticate callers (its name does not say it only
+    redirects, compresses, sets headers, strips a prefix, limits rates or retries)."""
+    low = name.lower()
+    return bool(_MAYBE_GUARD.search(low)) or not _NOT_A_GUARD.search(low)
+
+
 def _traefik_guard(ir: Any, middlewares: list) -> Optional[str]:
     """A middleware on any route that authenticates (or one not in the set, which may), or a narrow source list."""
     for route in as_list(get(ir.props, "spec", "routes")):
@@ -80,6 +96,8 @@ def _traefik_guard(ir: Any, middlewares: list) -> Optional[str]:
             name = get(ref, "name")
             found = [m for m in middlewares if _name(m) == name]
             if not found:
+                if isinstance(name, str) and not unread_middleware_guards(name):
+                    continue
                 return f"Traefik middleware {name} (not in these files)"
             for m in found:
                 spec = as_dict(get(m.props, "spec"))

@@ -213,6 +213,8 @@ def _ingress_guard(ing: Any, s: _Set) -> Optional[str]:
     middlewares = _named_refs(ann.get("traefik.ingress.kubernetes.io/router.middlewares"))
     for ref in middlewares:
         found = [m for m in s.any_kind("Middleware") if str(_name(m)) in (ref, ref.split("-", 1)[-1])]
+        if not found and not proxies.unread_middleware_guards(ref):
+            continue  # a redirect to HTTPS, headers, compression: no guard (edge_proxies.py)
         if not found or any(k in as_dict(get(m.props, "spec")) for m in found for k in TRAEFIK_AUTH):
             return f"Traefik middleware {ref}"
     for ref in _named_refs(ann.get("konghq.com/plugins")):
@@ -431,9 +433,15 @@ def _routes(route: Any, s: _Set) -> list[Publication]:
             continue
         gw = s.named(GATEWAY_API, "Gateway", name)
         if gw is None:
-            if not _PUBLIC_NAME.search(name):
+            if _PUBLIC_NAME.search(name):
+                reach = Reach("unknown", f"its Gateway {name} is not in these files (its name says it is external)")
+            elif not _INTERNAL_NAME.search(name) and any(s.keyed.get(n) is False for n in services):
+                # A model server that asks no key (Ollama has none) behind a Gateway of any other name: possibly public
+                # (spent set 95 Logik-Dev/k8s-homelab apps/ollama/httproute.yaml on traefik-gateway, labelled G32).
+                reach = Reach("unknown", f"its Gateway {name} is not in these files")
+            else:
                 continue
-            reach, tls = Reach("unknown", f"its Gateway {name} is not in these files (its name says it is external)"), None
+            tls = None
         else:
             section = get(ref, "sectionName")
             reach, tls = gateway_reach(gw, s), listeners_tls(gw, [section] if isinstance(section, str) else [], s)
