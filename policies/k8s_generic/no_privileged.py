@@ -26,22 +26,20 @@ and 97 rajinikanthvadla-ai/kserve-triton-ray-llm-stack 03-vllm-cpu-lab/manifests
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
 from policies.framework import Policy, Resource
 from policies.kube import (
     WORKLOAD_TYPES,
-    as_dict,
     container_label,
     containers,
     get,
-    is_custom_type,
     pod_specs,
 )
 from policies.reading.accelerators import claims_devices, requests_accelerator
 from policies.reading.node_agents import weighed
-from policies.reading.serving import engine_row, model_server_engine
-from policies.reading.serving_containers import serving_containers
+from policies.reading.serving import model_server_engine
+from policies.reading.serving_containers import serving_containers, spec_security_contexts
 
 _UNCONFINED = "Unconfined"
 _COST = (
@@ -49,8 +47,6 @@ _COST = (
     "model, a tool call, an engine bug) may call every syscall the kernel offers (the baseline Pod Security Standard "
     "forbids an explicit Unconfined); keep RuntimeDefault, or a Localhost profile that allows what the server needs"
 )
-# Keys of an operator CR's spec that hold the security context it hands to the pod it renders.
-_CONTEXT_KEYS = ("podSecurityContext", "securityContext", "containerSecurityContext")
 
 
 def _seccomp(context: object) -> object:
@@ -79,30 +75,12 @@ def _vllm_cpu(container: Mapping, podspec: Mapping) -> bool:
     return model_server_engine(container) == "vllm"
 
 
-def _spec_images(spec: Mapping) -> Iterator[str]:
-    """The image references a CR's spec names at its top level or one level down (spec.image, spec.server.image)."""
-    for key, value in spec.items():
-        if key == "image" and isinstance(value, str):
-            yield value
-        elif isinstance(value, Mapping) and isinstance(value.get("image"), str):
-            yield value["image"]
-
-
 def _spec_unconfined(resource: Resource) -> list[str]:
     """Seccomp Unconfined in the security context an engine CR with no pod template hands to the pod it renders."""
-    if not is_custom_type(resource.type) or next(iter(pod_specs(resource)), None) is not None:
-        return []
-    spec = as_dict(get(resource.props, "spec"))
-    images = list(_spec_images(spec))
-    engine = next((e for e in (model_server_engine({"image": i}) for i in images) if e), None)
-    if engine is None or (engine == "vllm" and any("cpu" in i.lower() for i in images)):
-        return []
-    row = engine_row(engine)
-    what = f"{row.display if row else engine} server"
     return [
-        f"spec.{key}: seccompProfile Unconfined, handed by the operator to the {what} it renders, {_COST}"
-        for key in _CONTEXT_KEYS
-        if _seccomp(spec.get(key)) == _UNCONFINED
+        f"spec.{c.key}: seccompProfile Unconfined, handed by the operator to the {c.what} it renders, {_COST}"
+        for c in spec_security_contexts(resource)
+        if _seccomp(c.context) == _UNCONFINED and not (c.engine == "vllm" and any("cpu" in i.lower() for i in c.images))
     ]
 
 

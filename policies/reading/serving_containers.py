@@ -6,13 +6,20 @@ components/serving_apps.toml) or a chat UI (components/chat_uis.toml: Open WebUI
 messages. A native sidecar (an init container with ``restartPolicy: Always``) running one of them counts (spent set 77
 CivicPulse/geo-api k8s/base/deployment.yaml, an Ollama native sidecar). Read by G27 serving-privilege-escalation and
 G26 no-privileged (seccomp Unconfined on a serving container).
+
+``spec_security_contexts``: an operator's custom resource with no pod template of its own that names an engine image
+(``spec.image``, or one level down) and hands a security context to the pod it renders (``spec.podSecurityContext``,
+``spec.securityContext``, ``spec.containerSecurityContext``: spent set 91 Tanguille/cluster@7caefd26
+kubernetes/apps/ai/llmkube/models/qwen38-27b-vllm.yaml, an llmkube InferenceService). Read by G26 and G28.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from policies.kube import as_list, is_ray, memoized, pod_specs
+from policies.kube import as_dict, as_list, get, is_custom_type, is_ray, memoized, pod_specs
 from policies.reading.chat_ui_backends import ui_app
 from policies.reading.gateway_apps import app_containers, app_of
 from policies.reading.serving import engine_row, model_server_engine, model_servers
@@ -61,4 +68,50 @@ def _serving(resource: Any) -> list[tuple[str, dict, str]]:
     return out
 
 
-__all__ = ["serving_containers"]
+# Keys of an operator CR's spec that hold the security context it hands to the pod it renders.
+_CONTEXT_KEYS = ("podSecurityContext", "securityContext", "containerSecurityContext")
+
+
+@dataclass(frozen=True)
+class SpecContext:
+    """A security context an engine CR's spec hands to the server its operator renders."""
+
+    key: str  # spec.<key>
+    context: Mapping
+    engine: str
+    images: tuple[str, ...]
+
+    @property
+    def what(self) -> str:
+        """The server, as messages name it ("vLLM server")."""
+        row = engine_row(self.engine)
+        return f"{row.display if row else self.engine} server"
+
+
+def _spec_images(spec: Mapping) -> Iterator[str]:
+    """The image references a CR's spec names at its top level or one level down (spec.image, spec.server.image)."""
+    for key, value in spec.items():
+        if key == "image" and isinstance(value, str):
+            yield value
+        elif isinstance(value, Mapping) and isinstance(value.get("image"), str):
+            yield value["image"]
+
+
+def spec_security_contexts(resource: Any) -> list[SpecContext]:
+    """The security contexts an engine CR with no pod template of its own hands to the server it renders."""
+    if not is_custom_type(getattr(resource, "type", "")) or not isinstance(resource.props, dict):
+        return []
+    if next(iter(pod_specs(resource)), None) is not None:
+        return []
+    spec = as_dict(get(resource.props, "spec"))
+    contexts = [(key, spec[key]) for key in _CONTEXT_KEYS if isinstance(spec.get(key), Mapping)]
+    if not contexts:
+        return []
+    images = tuple(_spec_images(spec))
+    engine = next((e for e in (model_server_engine({"image": i}) for i in images) if e), None)
+    if engine is None:
+        return []
+    return [SpecContext(key, context, engine, images) for key, context in contexts]
+
+
+__all__ = ["SpecContext", "serving_containers", "spec_security_contexts"]

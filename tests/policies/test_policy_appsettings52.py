@@ -115,6 +115,14 @@ def test_seccomp_unconfined_in_an_engine_crs_spec_is_advice():
     assert message.startswith("spec.podSecurityContext: seccompProfile Unconfined, handed by the operator to the vLLM")
     assert found_by([cr("RuntimeDefault", "vllm/vllm-openai-rocm:nightly")], G26) == []
     assert found_by([cr("Unconfined", "ghcr.io/acme/dashboard:1.0")], G26) == []  # names no engine
+    # G28 reads the same spec context: runAsUser 0 handed to the vLLM server (the label of set 91 was G28).
+    ((level, message),) = found_by([cr("RuntimeDefault", "vllm/vllm-openai-rocm:nightly")], "model-server-runs-as-root")
+    assert level == "advisory"
+    assert message.startswith("spec.podSecurityContext: runAsUser: 0, handed by the operator to the vLLM server")
+    non_root = cr("RuntimeDefault", "vllm/vllm-openai-rocm:nightly")
+    non_root["spec"]["podSecurityContext"]["runAsUser"] = 1000
+    assert found_by([non_root], "model-server-runs-as-root") == []
+    assert found_by([cr("RuntimeDefault", "ghcr.io/acme/dashboard:1.0")], "model-server-runs-as-root") == []
 
 
 # ---------------------------------------------------------------------------------------------------------------------
