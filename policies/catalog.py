@@ -130,7 +130,7 @@ _ENTRIES = (
     Entry("G", 25, "hostPID / hostIPC"),
     Entry("G", 26, "privileged container, or seccompProfile Unconfined on a model server, proxy or chat UI (no syscall filter)"),
     Entry("G", 27, "allowPrivilegeEscalation"),
-    Entry("G", 28, "runAsNonRoot"),
+    Entry("G", 28, "runAsNonRoot: a model server pinned to root (runAsUser 0), or runAsNonRoot true on a root image"),
     Entry("G", 29, "readOnlyRootFilesystem"),
     Entry("G", 30, "capabilities"),
     Entry("G", 31, "hostPath: mounted read-only, and tied to the node that holds it (pod placement, PV nodeAffinity)"),

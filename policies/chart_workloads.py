@@ -248,7 +248,8 @@ def _router(chart: Chart, values: Mapping, version: str) -> list[Workload]:
 
 def _version(version: str) -> tuple[int, ...] | None:
     parts = version.lstrip("v").split("-", 1)[0].split(".")
-    return tuple(int(p) for p in parts) if len(parts) == 3 and all(p.isdigit() for p in parts) else None
+    ok = len(parts) == 3 and all(p.isascii() and p.isdigit() and len(p) <= 9 for p in parts)  # int() refuses 4300+ digits
+    return tuple(int(p) for p in parts) if ok else None
 
 
 def vllm_stack(chart: Chart, values: Mapping, version: str, release: str) -> list[Workload]:
@@ -302,7 +303,7 @@ def _persistence_form(version: str) -> bool:
     2.x charts keep one claim under ``models.persistence``, values.yaml@local-ai-2.1.3 and @local-ai-3.1.0), or no
     pinned version (the newest)."""
     parts = version.lstrip("v").split(".")
-    if len(parts) < 2 or not parts[0].isdigit():
+    if len(parts) < 2 or not (parts[0].isascii() and parts[0].isdigit() and len(parts[0]) <= 9):
         return True
     return int(parts[0]) >= 3 and version.lstrip("v") != "3.1.0"
 
