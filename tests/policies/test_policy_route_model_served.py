@@ -356,3 +356,17 @@ spec:
     )
     assert found_by([SERVER, sglang, *POOL], POLICY) == []
     assert found_by([SERVER, sglang, _pool_v1(), BBR_ROUTE], POLICY) == []
+
+
+def test_aibrix_label_on_a_server_whose_names_the_files_do_not_show_is_silent():
+    # review52a: served names from a --config file (vLLM reads served-model-name there too), and an SGLang server under
+    # the AIBrix label (S65 reads vLLM's names only): not proven.
+    config = _aibrix("qwen", [])
+    config["spec"]["template"]["spec"]["containers"][0]["command"] = ["vllm", "serve", "--config", "/etc/vllm/config.yaml"]
+    assert found_by([config], POLICY) == []
+    sglang = _aibrix("qwen", [])
+    sglang["spec"]["template"]["spec"]["containers"][0].update(
+        image="lmsysorg/sglang:v0.4.6",
+        command=["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen2.5-7B-Instruct", "--port", "8000"],
+    )
+    assert found_by([sglang], POLICY) == []
