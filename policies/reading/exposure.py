@@ -66,6 +66,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, Optional
 
 from components.aws_ids import sources_too_wide
@@ -222,6 +223,19 @@ def _ingress_guard(ing: Any, s: _Set) -> Optional[str]:
         if not plugins or any(str(get(p.props, "plugin")) in KONG_AUTH_PLUGINS for p in plugins):
             return f"Kong plugin {ref}"
     return None
+
+
+def annotation_guard(annotations: Mapping, resources: list) -> Optional[str]:
+    """What guards an Ingress carrying these annotations (a chart's: policies/reading/release_edges.py), or None."""
+    if not annotations:
+        return None
+    shaped = SimpleNamespace(props={"metadata": {"annotations": dict(annotations)}})
+    return _ingress_guard(shaped, _Set(resources))
+
+
+def internal_class_name(klass: str) -> bool:
+    """True when an ingress class's name says it is internal or private."""
+    return bool(klass) and bool(_INTERNAL_NAME.search(klass))
 
 
 def _ingress_class(ing: Any, s: _Set) -> tuple[Optional[str], Optional[str]]:
