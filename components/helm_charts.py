@@ -78,7 +78,7 @@ class Chart:
 
 def _numbers(version: str) -> tuple[int, int, int] | None:
     parts = version.lstrip("v").split("-", 1)[0].split("+", 1)[0].split(".")
-    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+    if len(parts) != 3 or not all(p.isascii() and p.isdigit() and len(p) <= 9 for p in parts):  # int(): 4300 digits
         return None
     return int(parts[0]), int(parts[1]), int(parts[2])
 

@@ -196,8 +196,10 @@ def _vllm_pod(chart: Chart, spec: Mapping, engine: Mapping, version: str, releas
     return pod, claims
 
 
-# The router's probes (deployment-router.yaml:127-133@vllm-stack-0.1.5: liveness only, fixed; :157-177 and
-# values.yaml routerSpec.livenessProbe/startupProbe/readinessProbe@vllm-stack-0.1.8: all three from values).
+# The router's probes (deployment-router.yaml:127-133@vllm-stack-0.1.5: liveness only, fixed; :127-140@vllm-stack-0.1.6
+# and 0.1.7: liveness and startup (5/5/3), fixed; :157-177 and values.yaml routerSpec.livenessProbe/startupProbe/
+# readinessProbe@vllm-stack-0.1.8: all three from values), and the chart version each is first rendered at.
+_ROUTER_PROBE_SINCE = {"livenessProbe": (0, 0, 0), "startupProbe": (0, 1, 6), "readinessProbe": (0, 1, 8)}
 _ROUTER_PROBES = {
     "livenessProbe": {"initialDelaySeconds": 30, "periodSeconds": 5, "failureThreshold": 3},
     "startupProbe": {"initialDelaySeconds": 5, "periodSeconds": 5, "failureThreshold": 3},
@@ -209,7 +211,7 @@ def _router(chart: Chart, values: Mapping, version: str) -> list[Workload]:
     """The router Deployment (deployment-router.yaml:1-134, service-router.yaml:9, values.yaml:256-318
     @vllm-stack-0.1.5): unless ``routerSpec.enableRouter`` is false, ``replicaCount`` pods of ``repository:tag``
     (lmcache/lmstack-router:latest by default), ``hf_token`` as a literal HF_TOKEN, resources (requests 4 CPU/16G,
-    limits 8/32G by default), the probes of ``_ROUTER_PROBES`` (readiness and startup from 0.1.8), behind a Service of
+    limits 8/32G by default), the probes of ``_ROUTER_PROBES`` (startup from 0.1.6, readiness from 0.1.8), behind a Service of
     ``serviceType`` (ClusterIP by default)."""
     spec = values.get("routerSpec")
     spec = spec if isinstance(spec, Mapping) else {}
@@ -226,11 +228,12 @@ def _router(chart: Chart, values: Mapping, version: str) -> list[Workload]:
         container["resources"] = _merged(default, resources) if "resources" in spec else dict(resources)
     key = _version(version)
     for name, settings in _ROUTER_PROBES.items():
-        if name != "livenessProbe" and key is not None and key < (0, 1, 8):
+        if key is not None and key < _ROUTER_PROBE_SINCE[name]:
             continue
-        if name in spec and spec[name] is None:
+        fixed = key is not None and key < (0, 1, 8)  # before 0.1.8 the template writes the settings, values unread
+        if name in spec and spec[name] is None and not fixed:
             continue
-        probe = _merged({**settings, "httpGet": {"path": "/health", "port": port}}, spec.get(name))
+        probe = _merged({**settings, "httpGet": {"path": "/health", "port": port}}, None if fixed else spec.get(name))
         container[name] = probe
     pod: dict = {"containers": [container]}
     strategy = spec.get("strategy")
@@ -245,7 +248,8 @@ def _router(chart: Chart, values: Mapping, version: str) -> list[Workload]:
 
 def _version(version: str) -> tuple[int, ...] | None:
     parts = version.lstrip("v").split("-", 1)[0].split(".")
-    return tuple(int(p) for p in parts) if len(parts) == 3 and all(p.isdigit() for p in parts) else None
+    ok = len(parts) == 3 and all(p.isascii() and p.isdigit() and len(p) <= 9 for p in parts)  # int() refuses 4300+ digits
+    return tuple(int(p) for p in parts) if ok else None
 
 
 def vllm_stack(chart: Chart, values: Mapping, version: str, release: str) -> list[Workload]:
@@ -299,7 +303,7 @@ def _persistence_form(version: str) -> bool:
     2.x charts keep one claim under ``models.persistence``, values.yaml@local-ai-2.1.3 and @local-ai-3.1.0), or no
     pinned version (the newest)."""
     parts = version.lstrip("v").split(".")
-    if len(parts) < 2 or not parts[0].isdigit():
+    if len(parts) < 2 or not (parts[0].isascii() and parts[0].isdigit() and len(parts[0]) <= 9):
         return True
     return int(parts[0]) >= 3 and version.lstrip("v") != "3.1.0"
 

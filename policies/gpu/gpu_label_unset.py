@@ -50,7 +50,7 @@ def _asked(podspec: Mapping) -> list[tuple[str, str]]:
             {
                 str(as_dict(e).get("key"))
                 for e in as_list(t.get("matchExpressions"))
-                if as_dict(e).get("key") in _RESOURCE_LABELS and as_dict(e).get("operator") in ("In", "Exists")
+                if str(as_dict(e).get("key")) in _RESOURCE_LABELS and as_dict(e).get("operator") in ("In", "Exists")
             }
             for t in terms
         ]
@@ -69,8 +69,9 @@ def _walk_sets(value: Any, keys: set[str], found: set[str], budget: list[int], p
     if isinstance(value, dict):
         if parent in ("labels", "nodeLabels"):
             found.update(k for k in value if k in keys)
-        if parent == "requirements" and value.get("key") in keys and value.get("operator") in ("In", "Exists", None):
-            found.add(str(value.get("key")))
+        key = value.get("key")
+        if parent == "requirements" and isinstance(key, str) and key in keys and value.get("operator") in ("In", "Exists", None):
+            found.add(key)
         for k, v in value.items():
             if isinstance(v, (dict, list)):
                 _walk_sets(v, keys, found, budget, str(k))

@@ -93,7 +93,7 @@ def _app_engines(w: Resource) -> set[str]:
     engines: set[str] = set()
     for found in app_containers(w):
         app = found.app
-        env = {as_dict(e).get("name") for e in as_list(found.container.get("env"))}
+        env = {str(as_dict(e).get("name")) for e in as_list(found.container.get("env"))}
         if not app.root_segments or env & set(app.root_path_env) or found.container.get("envFrom"):
             engines.add("?")
             continue

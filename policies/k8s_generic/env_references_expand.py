@@ -34,7 +34,8 @@ KubeRay and KServe their own), in a Kustomize base a patch of the files targets,
 an overlay's patch (its env items are merged among the base's); a lower-case name (``$(date)``); every reference in
 a ``sh -c`` script (the shell runs ``$(date)`` as command substitution after the kubelet leaves it; a variable defined
 anywhere in env is expanded there first anyway); ``$$(VAR)``; a name a Kustomization of the files declares in
-``vars`` (kustomize replaces it at build); and the env order of a chart release's values (a Helm
+``vars`` (kustomize replaces it at build), or any in an object its ``replacements`` target (the field may be
+overwritten at build); and the env order of a chart release's values (a Helm
 chart may sort or order a values map: bjw-s app-template's ``dependsOn``).
 """
 
@@ -143,6 +144,35 @@ def _kustomize_vars(view: Any) -> frozenset[str]:
     )
 
 
+def _replaced_targets(view: Any) -> frozenset[tuple[Optional[str], Optional[str]]]:
+    """(kind, name) of each object a Kustomization of the files points ``replacements`` at (None: any; a replacement
+    kept in a file of its own, ``path:``, may point anywhere): kustomize writes the source's value over the target's
+    field at build (kubernetes-sigs/kustomize kustomize/v5.8.1 api/types/kustomization.go:95-97 replacements,
+    api/types/replacementfield.go:7-8 inline or ``path``, api/types/replacement.go:17-22 source and targets, :55-63
+    TargetSelector select/fieldPaths), so a ``$(VAR)`` written there may be a placeholder it replaces."""
+    out: set[tuple[Optional[str], Optional[str]]] = set()
+    for r in view:
+        if split_type(getattr(r, "type", "")) != ("kustomize.config.k8s.io", "Kustomization"):
+            continue
+        for replacement in as_list(get(r.props, "replacements")):
+            if get(replacement, "path") is not None:
+                out.add((None, None))
+            for target in as_list(get(replacement, "targets")):
+                kind, name = get(target, "select", "kind"), get(target, "select", "name")
+                out.add((kind if isinstance(kind, str) else None, name if isinstance(name, str) else None))
+    return frozenset(out)
+
+
+def _replaced(resource: Resource) -> bool:
+    """Whether a Kustomization of the files may replace a field of ``resource`` at build (_replaced_targets)."""
+    view = viewed_resources()
+    if not view:
+        return False
+    targets = memoized(view, "kustomize_replacements", _replaced_targets)
+    kind, name = split_type(resource.type)[1], get(resource.props, "metadata", "name")
+    return any(k in (None, kind) and n in (None, name) for k, n in targets)
+
+
 def _may_be_given(name: str, operator: bool) -> bool:
     """True for a variable the files do not define that the cluster (or a kustomize build) may still give it."""
     view = viewed_resources()
@@ -242,7 +272,7 @@ def _check(resource: Resource, config: dict) -> list:
     kind = split_type(resource.type)[1]
     # an operator's pod, or a Kustomize base a patch of the run completes: a variable the files do not define here may
     # still be given to the container
-    operator = is_custom_type(resource.type) or resource.base
+    operator = is_custom_type(resource.type) or resource.base or _replaced(resource)
     chart = kind in _CHART_KINDS
     servers: Optional[dict[int, str]] = None
     for path, podspec in pod_specs(resource):

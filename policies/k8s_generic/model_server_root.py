@@ -11,7 +11,10 @@ runAsUser runs as that user and is silent; so are serving-path apps and chat UIs
 
 Spent sets 52 (misohu/charmed-llm-autoscaling manifests/mixtral-llmisvc.yaml, runAsNonRoot false on an
 LLMInferenceService) and 85 (sulibot/home-ops kubernetes/apps/tier-2-applications/ollama/app/helmrelease.yaml,
-app-template defaultPodOptions runAsUser 0) labelled the form G28.
+app-template defaultPodOptions runAsUser 0) labelled the form G28. An engine CR with no pod template of its own that
+hands its operator a security context (``spec.podSecurityContext``: policies/reading/serving_containers.py
+spec_security_contexts) is read the same way (session 52: spent set 91 Tanguille/cluster@7caefd26
+kubernetes/apps/ai/llmkube/models/qwen38-27b-vllm.yaml, an llmkube InferenceService, labelled G28).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, get
 from policies.reading.serving import engine_row, model_servers
+from policies.reading.serving_containers import spec_security_contexts
 
 
 def _field(container: Mapping, podspec: Mapping, key: str) -> Any:
@@ -49,6 +53,19 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 f"API (a remote-code model, a tool call, an engine bug) is UID 0 in the container and on what it "
                 f"mounts; run it as a non-root user (runAsNonRoot: true, a non-zero runAsUser, fsGroup for its model "
                 f"store) where the image allows it (the restricted Pod Security Standard)"
+            )
+        )
+    for spec in spec_security_contexts(resource):
+        user, non_root = spec.context.get("runAsUser"), spec.context.get("runAsNonRoot")
+        if isinstance(user, bool) or (user is not None and user != 0) or (user != 0 and non_root is not False):
+            continue
+        setting = "runAsUser: 0" if user == 0 else "runAsNonRoot: false"
+        messages.append(
+            unproven(
+                f"spec.{spec.key}: {setting}, handed by the operator to the {spec.what} it renders, pins it to root: "
+                f"whoever reaches it through its API (a remote-code model, a tool call, an engine bug) is UID 0 in the "
+                f"container and on what it mounts; run it as a non-root user where the image allows it (the "
+                f"restricted Pod Security Standard)"
             )
         )
     return messages

@@ -27,49 +27,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_list, container_label, get, is_ray, pod_specs
-from policies.reading.chat_ui_backends import ui_app
-from policies.reading.gateway_apps import app_containers, app_of
+from policies.kube import WORKLOAD_TYPES, container_label, get
 from policies.reading.published import published_services, publisher
-from policies.reading.serving import engine_row, model_server_engine, model_servers
-from policies.reading.workload_pods import native_sidecars
-
-
-def _serving(resource: Resource) -> list[tuple[str, dict, str]]:
-    """(pod path, container, what it is) of the workload's serving containers."""
-    out: list[tuple[str, dict, str]] = []
-    seen: set[int] = set()
-    for server in model_servers(resource):
-        if id(server.container) not in seen:
-            seen.add(id(server.container))
-            row = engine_row(server.engine)
-            out.append((server.path, server.container, f"{row.display if row else server.engine} server"))
-    for app in app_containers(resource):
-        if id(app.container) not in seen:
-            seen.add(id(app.container))
-            out.append((app.path, app.container, app.app.display))
-    ray = is_ray(resource.type)
-    for path, podspec in pod_specs(resource):
-        for container in (c for c in as_list(podspec.get("containers")) if isinstance(c, dict)):
-            ui = ui_app(container)
-            if ui is not None and id(container) not in seen:
-                seen.add(id(container))
-                out.append((path, container, ui.display))
-        # A native sidecar (an init container with restartPolicy Always) runs for the pod's life beside the main
-        # containers (https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/): a model server, app or
-        # chat UI run there takes requests as one in ``containers`` does (spent set 77 CivicPulse/geo-api
-        # k8s/base/deployment.yaml, an Ollama native sidecar with no securityContext).
-        for container in native_sidecars(podspec):
-            if id(container) in seen:
-                continue
-            engine = model_server_engine(container, ray=ray)
-            row = engine_row(engine) if engine else None
-            kind = app_of(container) or ui_app(container)
-            what = f"{row.display if row else engine} server" if engine else kind.display if kind else None
-            if what is not None:
-                seen.add(id(container))
-                out.append((path, container, f"{what} (a native sidecar)"))
-    return out
+from policies.reading.serving_containers import serving_containers
 
 
 def _escalates(container: Mapping) -> bool:
@@ -84,7 +44,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     for resource in resources:
         if resource.type not in WORKLOAD_TYPES or not isinstance(resource.props, dict) or resource.template:
             continue
-        for path, container, what in _serving(resource):
+        for path, container, what in serving_containers(resource):
             if not _escalates(container):
                 continue
             if published is None:

@@ -275,7 +275,7 @@ def readiness_checks_more(podspec: Mapping, container: Mapping, app: Any) -> boo
     if not app.readiness_env and not app.readiness_config:
         return True
     wanted = set(app.readiness_env)
-    if any(isinstance(e, dict) and e.get("name") in wanted for e in as_list(container.get("env"))):
+    if any(isinstance(e, dict) and isinstance(e.get("name"), str) and e["name"] in wanted for e in as_list(container.get("env"))):
         return True
     if wanted & set(env_values(container)) or wanted & _secret_env_names(container):
         return True

@@ -18,8 +18,10 @@ one vLLM server whose served names the files show (none set at run time, no ``--
 
 Level: the AIBrix label is mandatory (the gateway routes that name only to the labelled pods and refuses every other
 name: aibrix gateway_req_body.go:210-217; every request through it fails). A route rule or InferenceModel is
-mandatory when it reaches exactly the servers read and none serves the name (every request the rule takes gets 404);
-a traffic split where some target is served is not reported (part of the traffic is served).
+mandatory when every backend it sends to (weight not 0) reaches only servers read and none serves the name (every
+request the rule takes gets 404); a traffic split or a fallback (Envoy AI Gateway ``priority``) where some target is
+served is not reported, nor a pool or Service that also selects a pod template that is not a vLLM server read (an
+SGLang or TGI server behind the same labels may serve the name).
 """
 
 from __future__ import annotations
@@ -93,12 +95,26 @@ def _aibrix(servers: list[Server]) -> Iterator[tuple[Resource, str]]:
         yield r, _finding(_AIBRIX, value, names, f"{where} {_AIBRIX.key}={value}")
 
 
-def _selected(servers: list[Server], selector: Any, namespace: Optional[str], plain: bool) -> list[Server]:
-    return [
+def _selected(
+    resources: list[Resource], servers: list[Server], selector: Any, namespace: Optional[str], plain: bool
+) -> Optional[list[Server]]:
+    """The vLLM servers a selector picks; None when it also picks a pod template of the files that is not one of them
+    (an SGLang or TGI Deployment behind the same pool or Service may serve the name)."""
+    chosen = [
         s
         for s in servers
         if selector_matches(selector, s[1], plain=plain) and (namespace is None or namespace_of(s[0]) in (None, namespace))
     ]
+    judged = {id(s[0]) for s in chosen}
+    for r in resources:
+        if r.type not in WORKLOAD_TYPES or id(r) in judged or not isinstance(r.props, dict):
+            continue
+        if namespace is not None and namespace_of(r) not in (None, namespace):
+            continue
+        for path, _spec in pod_specs(r):
+            if selector_matches(selector, as_dict(_pod_metadata(r, path).get("labels")), plain=plain):
+                return None
+    return chosen
 
 
 def _pool(resources: list[Resource], servers: list[Server], name: Any, namespace: Optional[str]) -> Optional[list[Server]]:
@@ -111,8 +127,8 @@ def _pool(resources: list[Resource], servers: list[Server], name: Any, namespace
             continue
         selector = get(r.props, "spec", "selector")
         if isinstance(selector, Mapping) and "matchLabels" in selector:
-            return _selected(servers, selector, namespace, plain=False)
-        return _selected(servers, selector, namespace, plain=True)
+            return _selected(resources, servers, selector, namespace, plain=False)
+        return _selected(resources, servers, selector, namespace, plain=True)
     return None
 
 
@@ -122,7 +138,7 @@ def _service(resources: list[Resource], servers: list[Server], name: Any, namesp
             continue
         if namespace is not None and namespace_of(r) not in (None, namespace):
             continue
-        return _selected(servers, get(r.props, "spec", "selector"), namespace, plain=True)
+        return _selected(resources, servers, get(r.props, "spec", "selector"), namespace, plain=True)
     return None
 
 
@@ -209,27 +225,40 @@ def _header_rule(
             continue
         if table is _BBR and _BBR.rewrite in str(get(rule, "filters")).lower():
             continue  # the rule sets the endpoint picker's rewrite header
+        # Every backend the rule sends to must be read and none may serve the name: a split or a fallback (Envoy AI
+        # Gateway backendRefs[].priority, envoyproxy/ai-gateway@v1.1.0 api/v1alpha1/ai_gateway_route.go:387-397) to a
+        # backend that serves it fails only part of the traffic, or none. A ref of weight 0 gets no traffic.
+        sends: list[tuple[Any, Optional[list[Server]], Any]] = []
         for ref in as_list(get(rule, "backendRefs")):
             group, kind = get(ref, "group"), get(ref, "kind")
             ref_ns = get(ref, "namespace") if isinstance(get(ref, "namespace"), str) else namespace
+            if get(ref, "weight") == 0:
+                continue
             override = None
             if kind == "InferencePool" or group in _POOL_GROUPS:
-                if _pool_rewritten(resources, get(ref, "name"), ref_ns):
-                    continue
-                reached = _pool(resources, servers, get(ref, "name"), ref_ns)
+                reached = (
+                    None
+                    if _pool_rewritten(resources, get(ref, "name"), ref_ns)
+                    else _pool(resources, servers, get(ref, "name"), ref_ns)
+                )
             elif table is _AIGW:
                 reached = _ai_backend(resources, servers, get(ref, "name"), ref_ns)
                 override = get(ref, _AIGW.rewrite)
             elif kind in (None, "Service") and group in (None, ""):
                 reached = _service(resources, servers, get(ref, "name"), ref_ns)
             else:
-                continue
-            for model in sorted(models):
+                reached = None
+            sends.append((get(ref, "name"), reached, override))
+        if not sends:
+            continue
+        for model in sorted(models):
+            found = []
+            for backend, reached, override in sends:
                 sent = override if isinstance(override, str) and override else model
-                where = f"rules[{i}] ({table.key}: {model}, backend {get(ref, 'name')})"
-                judged = _judge(table, sent, reached, where)
-                if judged:
-                    yield route, *judged
+                found.append(_judge(table, sent, reached, f"rules[{i}] ({table.key}: {model}, backend {backend})"))
+            if all(found):
+                for level, message in (f for f in found if f):
+                    yield route, level, message
 
 
 def _inference_model(resources: list[Resource], servers: list[Server], model: Resource) -> Iterator[tuple[Resource, str, str]]:

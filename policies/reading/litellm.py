@@ -1,4 +1,5 @@
-"""LiteLLM proxy configurations the files carry: a ConfigMap value that is a LiteLLM config.yaml.
+"""LiteLLM proxy configurations the files carry: a ConfigMap value that is a LiteLLM config.yaml, and one written in
+chart values (a HelmRelease's or an Argo CD Application's: ``values_configs``).
 
 LiteLLM's proxy reads one YAML file (``litellm --config``) whose top level holds ``model_list`` (the routes to models,
 each with ``litellm_params``), ``litellm_settings``, ``router_settings`` and ``general_settings`` (BerriAI/litellm
@@ -18,7 +19,7 @@ from typing import Any, Iterator
 
 import components
 from components.loading import Limits, LoadError, load_yaml
-from policies.kube import as_dict, as_list
+from policies.kube import as_dict, as_list, split_type
 from policies.reading.mounted_scripts import mounted_config_files
 
 CONFIG_MAP_TYPE = "kubernetes:core/v1:ConfigMap"
@@ -157,3 +158,42 @@ def longest_call(podspec: Mapping, container: Mapping, stream: bool | None = Non
             if best is None or timeout.seconds > best[0]:
                 best = (timeout.seconds, f"{file} {timeout.where}")
     return best
+
+
+# Objects whose spec carries a chart's values (Flux HelmRelease spec.values, Argo CD Application
+# spec.source.helm.valuesObject or its values text, an ApplicationSet's template), where a LiteLLM chart's values hold the
+# proxy's config.yaml under a key of the chart's choosing (BerriAI/litellm's chart gateway.config.proxy_config: spent set
+# 92 ingtranet/argocd-manifests clusters/home/argo-applications/litellm.yaml; litellm-helm's proxy_config).
+_VALUES_KINDS = frozenset({"HelmRelease", "Application", "ApplicationSet"})
+_SECTIONS = ("general_settings", "litellm_settings")
+_MAX_NODES = 20_000
+
+
+def _is_config(node: Mapping) -> bool:
+    return isinstance(node.get("model_list"), list) or any(isinstance(node.get(k), dict) for k in _SECTIONS)
+
+
+def values_configs(resource: Any) -> list[tuple[str, dict]]:
+    """(spec path, config) of each LiteLLM proxy configuration written in a chart-values object's spec: a mapping with a
+    ``model_list`` list or a ``general_settings``/``litellm_settings`` mapping, found in place or in a values text
+    (a string that parses to one). Only HelmRelease, Application and ApplicationSet objects, and custom kinds whose
+    type names litellm; bounded walk."""
+    kind = split_type(getattr(resource, "type", ""))[1]
+    if kind not in _VALUES_KINDS and "litellm" not in str(getattr(resource, "type", "")).lower():
+        return []
+    spec = as_dict(resource.props.get("spec")) if isinstance(resource.props, dict) else {}
+    found: list[tuple[str, dict]] = []
+    stack: list[tuple[str, Any, int]] = [("spec", spec, 0)]
+    seen = 0
+    while stack and seen < _MAX_NODES:
+        path, node, depth = stack.pop()
+        seen += 1
+        if isinstance(node, str) and depth < 16 and any(f"{k}:" in node for k in _SECTIONS):
+            stack.append((path, _parse(node), depth + 1))
+        elif isinstance(node, dict) and _is_config(node):
+            found.append((path, node))
+        elif isinstance(node, dict) and depth < 16:
+            stack.extend((f"{path}.{k}", v, depth + 1) for k, v in node.items() if isinstance(k, str))
+        elif isinstance(node, list) and depth < 16:
+            stack.extend((f"{path}[{i}]", v, depth + 1) for i, v in enumerate(node))
+    return sorted(found, key=lambda f: f[0])

@@ -233,6 +233,11 @@ def test_vllm_stack_router_renders_and_its_service_type_is_read():
     found = [v for v in _findings((HR_TYPE, "vllm", careful)) if "routerSpec" in v.message]
     assert not {"G1", "G32", "G4"} & _catalog(found)
     assert len(chart_pod_specs(VLLM)) == 1  # enableRouter false: the engine only
+    fixed = copy.deepcopy(routed)  # 0.1.6-0.1.7: liveness and startup fixed in the template (deployment-router.yaml:127-140)
+    fixed["spec"]["chart"]["spec"]["version"] = "0.1.6"
+    fixed["spec"]["values"]["routerSpec"] = {"startupProbe": {"failureThreshold": 99}}
+    [router] = [pod["containers"][0] for where, pod in chart_pod_specs(fixed) if "routerSpec" in where]
+    assert router["startupProbe"]["failureThreshold"] == 3 and "readinessProbe" not in router
 
 
 def test_vllm_stack_literal_api_key_in_values_is_advice():

@@ -214,3 +214,15 @@ def test_llama_cpp_routes():
     prefixed = copy.deepcopy(LLAMA)
     prefixed["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "LLAMA_ARG_API_PREFIX", "value": "/api"}]
     assert found_by([prefixed, service, _client("OLLAMA_URL", "http://ollama:11434/api/generate")], POLICY) == []
+
+
+def test_tgi_vertex_routes_from_env_are_silent():
+    # TGI built with the google feature adds the routes AIP_PREDICT_ROUTE and AIP_HEALTH_ROUTE name
+    # (huggingface/text-generation-inference@v3.3.7 router/src/server.rs:2255-2266): a client of that path is answered.
+    tgi = copy.deepcopy(VLLM)
+    container = tgi[0]["spec"]["template"]["spec"]["containers"][0]
+    container.update(name="tgi", image="ghcr.io/huggingface/text-generation-inference:3.3.7", args=["--model-id", "m/a"])
+    client = _client("TGI_URL", "http://llm-predictor/predict")
+    assert [lvl for lvl, _ in found_by([*tgi, client], POLICY)] == ["advisory"]
+    container["env"] = [{"name": "AIP_PREDICT_ROUTE", "value": "/predict"}]
+    assert found_by([*tgi, client], POLICY) == []

@@ -208,6 +208,37 @@ def test_a_kustomize_var_of_the_files_is_replaced_at_build():
     assert [level for level, _ in found_by([server], _POLICY)] == ["mandatory"]
 
 
+def test_a_kustomize_replacement_of_the_files_may_overwrite_the_field():
+    # review52a: kustomize `replacements` write a source's value over a target's field at build (kubernetes-sigs/kustomize
+    # kustomize/v5.8.1 api/types/replacement.go:17-22, :55-63), so a `$(VAR)` in a target's args may be the placeholder it
+    # replaces: advice at most, not a block. A replacement aimed at another object proves nothing for this one.
+    server = _vllm(["--model", "$(MODEL_NAME)"])
+    name = server["metadata"]["name"]
+
+    def kustomization(select: dict | None, path: bool = False) -> dict:
+        replacement: dict = (
+            {"path": "model-replacement.yaml"}
+            if path
+            else {
+                "source": {"kind": "ConfigMap", "name": "model", "fieldPath": "data.model"},
+                "targets": [{"select": select, "fieldPaths": ["spec.template.spec.containers.[name=vllm].args.1"]}],
+            }
+        )
+        return {
+            "apiVersion": "kustomize.config.k8s.io/v1beta1",
+            "kind": "Kustomization",
+            "metadata": {"name": "serving"},
+            "resources": ["deployment.yaml"],
+            "replacements": [replacement],
+        }
+
+    for aimed in ({"kind": "Deployment", "name": name}, {"kind": "Deployment"}):
+        assert "mandatory" not in [lv for lv, _ in found_by([kustomization(aimed), server], _POLICY)]
+    assert "mandatory" not in [lv for lv, _ in found_by([kustomization(None, path=True), server], _POLICY)]
+    other = kustomization({"kind": "Deployment", "name": "another"})
+    assert [lv for lv, _ in found_by([other, server], _POLICY)] == ["mandatory"]
+
+
 def test_a_kustomize_patch_is_not_judged_alone():
     # an overlay's strategic-merge patch lists only the env items it adds: the base defines the rest
     patch = _deployment({"name": "app", "env": [{"name": "URL", "value": "http://$(API_HOST):8080"}]})

@@ -191,3 +191,19 @@ def test_other_pod_templates_get_it():
         },
     }
     assert len(found_by([ray], POLICY)) == 1
+
+
+def test_a_key_that_is_not_a_string_is_read_without_error():
+    """review52b: a requirements or matchExpressions key written as a list or a map raised TypeError (unhashable)."""
+    pool = {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": "gpu"},
+        "spec": {"template": {"spec": {"requirements": [{"key": ["nvidia.com/gpu"], "operator": "Exists"}]}}},
+    }
+    odd = copy.deepcopy(AFFINITY)
+    odd["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]["matchExpressions"].append(
+        {"key": {"a": 1}, "operator": "In", "values": ["x"]}
+    )
+    assert [lvl for lvl, _ in found_by([deployment(affinity=AFFINITY), pool], POLICY)] == ["advisory"]
+    assert [lvl for lvl, _ in found_by([deployment(affinity=odd)], POLICY)] == ["advisory"]

@@ -95,6 +95,7 @@ def test_a_cpu_build_holding_a_gpu_is_advice():
         "ghcr.io/huggingface/text-generation-inference:3.3.5-intel-cpu",
         "ghcr.io/ggml-org/llama.cpp:server",
         "ghcr.io/ggml-org/llama.cpp:server-b4719",
+        "ghcr.io/ggml-org/llama.cpp:server-s390x-b4719",  # docker.yml L399-438 @f5357743: s390x alias of cpu
         "localai/localai:latest-aio-cpu",
         "quay.io/someone/vllm-cpu-only:latest",
     ],

@@ -311,3 +311,62 @@ def test_route_table_rows_carry_sources(tmp_path):
         assert "routes.x" in str(e)
     else:
         raise AssertionError("a pod-label row with kinds loads")
+
+
+def test_a_rule_with_a_fallback_or_split_to_a_backend_that_serves_the_name_is_silent():
+    # review52a: an AIGatewayRoute rule whose primary backend serves the name and whose fallback (backendRefs[].priority,
+    # envoyproxy/ai-gateway@v1.1.0 api/v1alpha1/ai_gateway_route.go:387-397) does not: the fallback takes traffic only
+    # when the primary fails, so the rule is not proven to fail. Every backend of the rule failing still blocks.
+    served = copy.deepcopy(SERVER)
+    served["metadata"]["name"] = "vllm-mock"
+    served["spec"]["selector"]["matchLabels"] = served["spec"]["template"]["metadata"]["labels"] = {"app": "mock"}
+    served["spec"]["template"]["spec"]["containers"][0]["args"] += ["--served-model-name", "mock-model"]
+    service = copy.deepcopy(SERVICE)
+    service["metadata"]["name"] = "mock-service"
+    service["spec"]["selector"] = {"app": "mock"}
+    primary = copy.deepcopy(ROUTE[1])
+    primary["metadata"]["name"] = "mock-backend"
+    primary["spec"]["backendRef"] = {"name": "mock-service", "namespace": "inference"}
+    route = copy.deepcopy(ROUTE)
+    route[0]["spec"]["rules"][0]["backendRefs"] = [{"name": "mock-backend"}, {"name": "vllm-backend", "priority": 1}]
+    assert found_by([SERVER, SERVICE, served, service, primary, *route], POLICY) == []
+    # A weight-0 ref gets no traffic: the rule is judged on the other.
+    weightless = copy.deepcopy(ROUTE)
+    weightless[0]["spec"]["rules"][0]["backendRefs"] = [{"name": "vllm-backend"}, {"name": "mock-backend", "weight": 0}]
+    assert [lv for lv, _ in found_by([SERVER, SERVICE, served, service, primary, *weightless], POLICY)] == ["mandatory"]
+
+
+def test_a_pool_that_also_selects_another_engine_is_silent():
+    # review52a: an SGLang Deployment behind the same pool labels may serve the name; S65 reads only vLLM's names.
+    sglang = yaml.safe_load(
+        """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: sglang, namespace: inference}
+spec:
+  selector: {matchLabels: {app: vllm}}
+  template:
+    metadata: {labels: {app: vllm}}
+    spec:
+      containers:
+      - name: sglang
+        image: lmsysorg/sglang:v0.4.6
+        command: [python3, -m, sglang.launch_server, --model-path, meta-llama/Llama-3-8B, --served-model-name, llama-3-chat]
+"""
+    )
+    assert found_by([SERVER, sglang, *POOL], POLICY) == []
+    assert found_by([SERVER, sglang, _pool_v1(), BBR_ROUTE], POLICY) == []
+
+
+def test_aibrix_label_on_a_server_whose_names_the_files_do_not_show_is_silent():
+    # review52a: served names from a --config file (vLLM reads served-model-name there too), and an SGLang server under
+    # the AIBrix label (S65 reads vLLM's names only): not proven.
+    config = _aibrix("qwen", [])
+    config["spec"]["template"]["spec"]["containers"][0]["command"] = ["vllm", "serve", "--config", "/etc/vllm/config.yaml"]
+    assert found_by([config], POLICY) == []
+    sglang = _aibrix("qwen", [])
+    sglang["spec"]["template"]["spec"]["containers"][0].update(
+        image="lmsysorg/sglang:v0.4.6",
+        command=["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen2.5-7B-Instruct", "--port", "8000"],
+    )
+    assert found_by([sglang], POLICY) == []
