@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from policy_fixtures import found_by
+from policy_fixtures import found_by, manifest
+
+from policies.registry import evaluate
 
 READY = "serving-readiness-probe"
 
@@ -309,3 +311,52 @@ def test_an_app_template_controller_behind_its_service_with_no_probe_is_advice()
 def test_an_app_template_controller_with_its_readiness_probe_enabled_is_silent():
     probes = {"readiness": {"enabled": True, "custom": True, "spec": {"httpGet": {"path": "/", "port": 8080}}}}
     assert not found_by([_app_template(probes)], WORKLOAD)
+
+
+# simardeep1792/Knative-DAPR-GPU-K8s istio/mesh-gateway.yaml + ollama/ollama-virtual-service.yaml (spent set 96,
+# labelled G32 on Gateway/mesh-gateway): an Istio Gateway on plain HTTP 80 and a VirtualService routing to Services
+# in other files. The Gateway of the set owns the finding, as a Gateway API Gateway does.
+def _istio(protocol: str = "HTTP") -> list[dict]:
+    server: dict[str, Any] = {"port": {"number": 80, "name": "http", "protocol": protocol}, "hosts": ["ollama.example.com"]}
+    if protocol == "HTTPS":
+        server["port"]["number"] = 443
+        server["tls"] = {"mode": "SIMPLE", "credentialName": "ollama-tls"}
+    return [
+        {
+            "apiVersion": "networking.istio.io/v1beta1",
+            "kind": "Gateway",
+            "metadata": {"name": "mesh-gateway", "namespace": "istio-ingress"},
+            "spec": {"selector": {"istio": "ingressgateway"}, "servers": [server]},
+        },
+        {
+            "apiVersion": "networking.istio.io/v1beta1",
+            "kind": "VirtualService",
+            "metadata": {"name": "ollama", "namespace": "ollama"},
+            "spec": {
+                "gateways": ["istio-ingress/mesh-gateway"],
+                "hosts": ["ollama.example.com"],
+                "http": [
+                    {
+                        "match": [{"uri": {"prefix": "/inference"}}],
+                        "route": [{"destination": {"host": "inference-service.ollama.svc.cluster.local"}}],
+                    }
+                ],
+            },
+        },
+    ]
+
+
+def _owners(objs: list[dict]) -> list[str]:
+    return [v.resource for v in evaluate([manifest(o) for o in objs], None) if v.policy == PUBLIC]
+
+
+def test_the_istio_gateway_owns_the_plain_http_finding():
+    found = found_by(_istio(), PUBLIC)
+    assert [level for level, m in found if "on Gateway istio-ingress/mesh-gateway" in m] == ["advisory"], found
+    assert _owners(_istio()) == ["Gateway/mesh-gateway"]
+
+
+def test_an_istio_gateway_elsewhere_leaves_the_finding_on_the_virtual_service():
+    route = _istio()[1]
+    route["spec"]["gateways"] = ["istio-ingress/public-gateway"]
+    assert _owners([route]) == ["VirtualService/ollama"]
