@@ -7,6 +7,7 @@ frozen records. The pack reads a release object of one of these charts as the po
 from __future__ import annotations
 
 from dataclasses import dataclass
+from dataclasses import field as _field
 from functools import lru_cache
 from pathlib import Path
 
@@ -28,6 +29,7 @@ _FIELDS = (
     "probe_settings",
     "sources",
     "default_tags",
+    "edge",
 )
 
 
@@ -49,6 +51,7 @@ class Chart:
     probe_settings: dict[str, dict]  # probe field -> its default settings (charts whose probes come from values)
     sources: tuple[str, ...]
     default_tags: dict[str, str]  # chart version -> image tag rendered when values set none
+    edge: dict[str, str] = _field(default_factory=dict)  # the values keys of the chart's Service and Ingress (G32)
 
     def default_tag(self, version: str) -> str | None:
         """The image tag ``version`` of the chart renders without image.tag, or None for a version not in the table."""
@@ -116,6 +119,7 @@ def charts() -> tuple[Chart, ...]:
                 probe_settings={str(k): dict(v) for k, v in settings.items()},
                 sources=tuple(row["sources"]),
                 default_tags=tags,
+                edge={str(k): str(v) for k, v in dict(row["edge"]).items()},
             )
         )
     return tuple(out)

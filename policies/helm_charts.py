@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -354,4 +355,60 @@ def chart_pod_specs(props: Mapping) -> list[tuple[str, dict]]:
         # The Ollama chart as open-webui's dependency (condition ollama.enabled, default true; version ">=0.24.0":
         # charts/open-webui/Chart.yaml and values.yaml:14-16@open-webui-16.0.0), configured by ``ollama.*``.
         out.append((f"{path}.ollama[ollama chart {_SUBCHART_RANGE} defaults, open-webui's dependency]", _ollama(ollama, sub, "")))
+    return out
+
+
+@dataclass(frozen=True)
+class ChartEdge:
+    """What a release of a known chart publishes its pod through: the Ingress the chart renders (``kind`` "Ingress",
+    when ``ingress.enabled``) or its Service of type LoadBalancer/NodePort; read from the values keys of the chart's
+    row (components/helm_charts.toml ``edge``, cited there)."""
+
+    path: str  # the values path of the setting ("spec.values.ingress.enabled")
+    kind: str  # "Ingress", "LoadBalancer" or "NodePort"
+    tls: bool  # the rendered Ingress has spec.tls (ingress.tls non-empty); False for a Service
+    ingress_class: str
+    annotations: dict
+    pod_path: str  # the chart's own pod, as chart_pod_specs names it
+    pod: dict
+
+
+def chart_edges(props: Mapping) -> list[ChartEdge]:
+    """The Ingress and the LoadBalancer/NodePort Service a release of a chart with ``edge`` keys renders in front of its
+    own pod (not a dependency's); [] for any other object. Envsubst defaults are read as their default
+    (``${name:=true}``: spent set 91 devantler/oci-artifacts k8s/open-webui/release.yaml)."""
+    found = _release(props)
+    if found is None:
+        return []
+    path, name, repo, version, values = found
+    chart = chart_named(name, repo) if name or repo else None
+    if chart is None or not chart.edge or chart.key not in _RENDERERS:
+        return []
+    values = _resolved(values)
+    pods = chart_pod_specs(props)
+    if not pods:
+        return []
+    pod_path, pod = pods[0]
+
+    def at(key: str) -> Any:
+        dotted = chart.edge.get(key, "")
+        return _resolved(value_at(values, *dotted.split("."))) if dotted else None
+
+    out: list[ChartEdge] = []
+    if truthy(at("ingress_enabled")):
+        annotations = at("ingress_annotations")
+        out.append(
+            ChartEdge(
+                f"{path}.{chart.edge['ingress_enabled']}",
+                "Ingress",
+                truthy(at("ingress_tls")),
+                str(at("ingress_class") or ""),
+                dict(annotations) if isinstance(annotations, Mapping) else {},
+                pod_path,
+                pod,
+            )
+        )
+    kind = at("service_type")
+    if kind in ("LoadBalancer", "NodePort"):
+        out.append(ChartEdge(f"{path}.{chart.edge['service_type']}", str(kind), False, "", {}, pod_path, pod))
     return out

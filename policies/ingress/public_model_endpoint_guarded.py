@@ -29,6 +29,7 @@ from policies.kube import annotations_of, as_dict, as_list, get, split_type
 from policies.reading import exposure, model_backends
 from policies.reading.model_callers import model_callers
 from policies.reading.outside_servers import outside_servers
+from policies.reading.release_edges import release_edge_findings
 from policies.reading.serving import model_servers
 
 ODH_VISIBILITY = "networking.kserve.io/visibility"
@@ -173,7 +174,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         proven = pub.reach.level == "public" and state == "model" and pub.tls is False and (pub.guard is None or leak)
         proven = proven and not secrets and not routed and not far
         findings.append((pub.resource.name, message if proven else unproven(message)))
-    return findings + _odh_exposed(resources)
+    return findings + _odh_exposed(resources) + release_edge_findings(resources)
 
 
 def _callers(resources: list[Resource]) -> dict[str, str]:

@@ -28,7 +28,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from policies.app_template import app_template_services
 from policies.framework import Policy, Resource, unproven
+from policies.helm_charts import RELEASE_GROUP_KINDS
 from policies.k8s_generic.router_readiness_probe import fronting
 from policies.kube import as_list, containers, get, is_ray, split_type
 from policies.reading.chat_ui_backends import ui_app
@@ -71,6 +73,11 @@ def _services(resources: list[Resource]) -> list[tuple[Any, str, dict, list[Any]
     return found
 
 
+def _released(r: Resource) -> bool:
+    """A chart release object (a Flux HelmRelease, an Argo CD Application, a k3s HelmChart)."""
+    return split_type(r.type) in RELEASE_GROUP_KINDS
+
+
 def _declares(container: Mapping) -> bool:
     return any(isinstance(p, Mapping) and p.get("containerPort") is not None for p in as_list(container.get("ports")))
 
@@ -102,6 +109,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             by_path.setdefault(c.path, []).append(c)
         labels_named: list[str] = []
         names: list[str] = []
+        templated = [(svc, pod) for svc, pod, _ in app_template_services(r.props)] if _released(r) else []
         for path, judged in by_path.items():
             podspec = judged[0].podspec
             running = containers(podspec) + native_sidecars(podspec)
@@ -119,6 +127,12 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             ]
             targets = [t for _, ts in selecting for t in ts]
             serving = [c for c in judged if _takes_traffic(c.container, bool(selecting) and len(running) == 1, targets)]
+            charted = [f"the chart's service.{svc.rsplit('.', 1)[-1]}" for svc, pod in templated if pod == path]
+            if charted and len(running) == 1:
+                # the only container of an app-template controller the release's own service.<s> selects
+                # (policies/app_template.py app_template_services; spent set 98 gelato/homecluster ollama/ui)
+                serving = serving or judged
+                selecting += [(n, []) for n in charted]
             if serving:
                 labels_named.extend(c.label for c in serving)
                 names.extend(n for n, _ in selecting if n not in names)
@@ -129,7 +143,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         if r.name in routed:
             continue  # router-readiness-probe's finding names the model server it fronts
         by = (
-            f"Service {', '.join(names)} selects it"
+            f"{', '.join(n if n.startswith('the chart') else f'Service {n}' for n in names)} selects it"
             if names
             else "it declares a containerPort for the Service in front of it (none among the files)"
         )

@@ -66,6 +66,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, Optional
 
 from components.aws_ids import sources_too_wide
@@ -222,6 +223,17 @@ def _ingress_guard(ing: Any, s: _Set) -> Optional[str]:
         if not plugins or any(str(get(p.props, "plugin")) in KONG_AUTH_PLUGINS for p in plugins):
             return f"Kong plugin {ref}"
     return None
+
+
+def annotation_guard(annotations: Mapping, resources: list) -> Optional[str]:
+    """What guards an Ingress carrying these annotations (a chart's: policies/reading/release_edges.py), or None."""
+    shaped = SimpleNamespace(props={"metadata": {"annotations": dict(annotations)}})
+    return _ingress_guard(shaped, _Set(resources)) if annotations else None
+
+
+def internal_class_name(klass: str) -> bool:
+    """True when an ingress class's name says it is internal or private."""
+    return bool(klass) and bool(_INTERNAL_NAME.search(klass))
 
 
 def _ingress_class(ing: Any, s: _Set) -> tuple[Optional[str], Optional[str]]:
@@ -524,7 +536,8 @@ def _virtual_services(vs: Any, s: _Set) -> list[Publication]:
             reach = _istio_gateway_reach(gw, s)
             tls = any(str(get(x, "port", "protocol")).upper() in ("HTTPS", "TLS") for x in servers) if servers else None
         guard = _istio_guard(s) or _server_key_guard(services, s)
-        out.append(Publication(vs, f"{_label('VirtualService', vs)} on Gateway {ref}", reach, tls, guard, services, ()))
+        owner = gw if gw is not None else vs  # the Istio Gateway of the set owns it, as a Gateway API one does (set 96)
+        out.append(Publication(owner, f"{_label('VirtualService', vs)} on Gateway {ref}", reach, tls, guard, services, ()))
     return out
 
 

@@ -7,7 +7,11 @@ proxy/health_endpoints/_health_endpoints.py:772-787 health_readiness answers 503
 
 from __future__ import annotations
 
-from policy_fixtures import found_by
+from typing import Any
+
+from policy_fixtures import found_by, manifest
+
+from policies.registry import evaluate
 
 READY = "serving-readiness-probe"
 
@@ -89,7 +93,7 @@ def _lan_ollama(middlewares: str, *, tls: bool = True, slice_form: bool = False)
     }
     if tls:
         ingress["spec"]["tls"] = [{"hosts": ["ollama.home"], "secretName": "ollama-home-internal-tls"}]
-    service = {
+    service: dict[str, Any] = {
         "apiVersion": "v1",
         "kind": "Service",
         "metadata": {"name": "ollama-home-proxy", "namespace": "infra"},
@@ -185,3 +189,174 @@ def test_an_auth_filter_or_an_internal_gateway_keeps_the_route_silent():
     auth = [{"type": "ExtensionRef", "extensionRef": {"group": "traefik.io", "kind": "Middleware", "name": "authelia"}}]
     assert not found_by(_ollama_route(auth), PUBLIC)
     assert not found_by(_ollama_route(gateway="internal-gateway"), PUBLIC)
+
+
+# G32 on a chart release's Ingress or Service (policies/reading/release_edges.py, components/helm_charts.toml edge) -----
+def _release(chart: str, version: str, values: dict) -> dict:
+    return {
+        "apiVersion": "helm.toolkit.fluxcd.io/v2",
+        "kind": "HelmRelease",
+        "metadata": {"name": chart, "namespace": "ai"},
+        "spec": {
+            "interval": "30m",
+            "chart": {"spec": {"chart": chart, "version": version, "sourceRef": {"kind": "HelmRepository", "name": chart}}},
+            "values": values,
+        },
+    }
+
+
+# devantler/oci-artifacts k8s/open-webui/release.yaml (spent set 91, labelled G32): ingress.enabled by a Flux
+# substitution default, host set, the chart's ingress.tls false (values.yaml:48-56@open-webui-3.1.6).
+_WEBUI_INGRESS: dict[str, Any] = {
+    "ollama": {"enabled": False},
+    "ollamaUrls": ["http://ollama.ollama:11434"],
+    "ingress": {"enabled": "${ollama_open_web_ui_ingress_enabled:=true}", "host": "open-webui.${cluster_domain}"},
+}
+
+
+def test_an_open_webui_release_with_a_plain_http_ingress_is_advice():
+    found = found_by([_release("open-webui", "3.1.6", _WEBUI_INGRESS)], PUBLIC)
+    assert [level for level, m in found if "spec.values.ingress.enabled" in m and "no TLS" in m] == ["advisory"], found
+
+
+def test_an_open_webui_release_with_ingress_tls_is_silent():
+    values = {**_WEBUI_INGRESS, "ingress": {**_WEBUI_INGRESS["ingress"], "tls": True}}
+    assert not found_by([_release("open-webui", "3.1.6", values)], PUBLIC)
+    assert not found_by([_release("open-webui", "3.1.6", {"ollama": {"enabled": False}})], PUBLIC)
+
+
+# nachtschatt3n/cberg-home-nextgen kubernetes/apps/ai/open-webui/app/helmrelease.yaml (spent set 91, labelled G32):
+# service.type LoadBalancer on a Cilium LB-IPAM address, port 80, beside a TLS ingress (open-webui 16.0.0).
+def test_an_open_webui_release_on_a_load_balancer_is_advice():
+    values: dict[str, Any] = {
+        "ollama": {"enabled": False},
+        "service": {"type": "LoadBalancer", "annotations": {"lbipam.cilium.io/ips": "192.168.55.28"}, "port": 80},
+        "ingress": {"enabled": True, "class": "external", "host": "open-webui.example.com", "tls": True},
+    }
+    found = found_by([_release("open-webui", "16.0.0", values)], PUBLIC)
+    assert [level for level, m in found if "spec.values.service.type" in m and "plain HTTP" in m] == ["advisory"], found
+    values["service"]["type"] = "ClusterIP"
+    assert not found_by([_release("open-webui", "16.0.0", values)], PUBLIC)
+
+
+# gelato/homecluster kubernetes/apps/ai/ollama/backend/helmrelease.yaml (spent set 98, labelled G32): the otwld ollama
+# chart 1.4.0 with ingress.enabled, class internal, no tls, no auth annotation (values.yaml:153-174@ollama-1.4.0).
+_OLLAMA_INGRESS: dict[str, Any] = {
+    "ollama": {"gpu": {"enabled": True, "number": 1, "type": "nvidia"}},
+    "ingress": {
+        "enabled": True,
+        "className": "internal",
+        "hosts": [{"host": "ollama.example.com", "paths": [{"path": "/", "pathType": "Prefix"}]}],
+    },
+}
+
+
+def test_an_ollama_release_with_an_open_ingress_is_advice():
+    found = found_by([_release("ollama", "1.4.0", _OLLAMA_INGRESS)], PUBLIC)
+    assert [level for level, m in found if "asks callers for no key" in m and "no TLS" in m] == ["advisory"], found
+
+
+def test_an_ollama_release_with_tls_and_auth_is_silent():
+    ingress = {
+        **_OLLAMA_INGRESS["ingress"],
+        "tls": [{"hosts": ["ollama.example.com"], "secretName": "ollama-tls"}],
+        "annotations": {"nginx.ingress.kubernetes.io/auth-url": "https://auth.example.com/oauth2/auth"},
+    }
+    assert not found_by([_release("ollama", "1.4.0", {**_OLLAMA_INGRESS, "ingress": ingress})], PUBLIC)
+
+
+def test_the_chart_table_cites_the_edge_keys():
+    from components.helm_charts import chart_named
+
+    webui, ollama = chart_named("open-webui"), chart_named("ollama")
+    assert webui is not None and ollama is not None
+    assert webui.edge["ingress_tls"] == "ingress.tls" and ollama.edge["ingress_class"] == "ingress.className"
+    assert any("values.yaml:48-56,82-89@open-webui-3.1.6" in s for s in webui.sources)
+    assert any("values.yaml:135-174@ollama-1.4.0" in s for s in ollama.sources)
+
+
+# G4 workload-readiness-probe on an app-template release --------------------------------------------------------------
+WORKLOAD = "workload-readiness-probe"
+
+
+def _app_template(probes: dict | None = None) -> dict:
+    """gelato/homecluster kubernetes/apps/ai/ollama/ui/helmrelease.yaml (spent set 98, labelled G4): app-template 3.6.1,
+    one controller running ghcr.io/ollama-webui/ollama-webui:main, service.main on 8080 and an ingress, no probe
+    enabled (the chart renders a probe only when enabled: bjw-s-labs/helm-charts common-4.1.1
+    templates/lib/container/fields/_probes.tpl:14-20)."""
+    container: dict = {
+        "image": {"repository": "ghcr.io/ollama-webui/ollama-webui", "tag": "main"},
+        "env": {"OLLAMA_API_BASE_URL": "http://ollama.ai.svc:11434/api"},
+    }
+    if probes:
+        container["probes"] = probes
+    release = _release(
+        "app-template",
+        "3.6.1",
+        {
+            "controllers": {"main": {"type": "statefulset", "containers": {"main": container}}},
+            "service": {"main": {"controller": "main", "ports": {"http": {"port": 8080}}}},
+            "ingress": {"main": {"enabled": True, "className": "internal", "hosts": [{"host": "chat.example.com"}]}},
+        },
+    )
+    release["metadata"]["name"] = "ollama-ui"
+    return release
+
+
+def test_an_app_template_controller_behind_its_service_with_no_probe_is_advice():
+    found = found_by([_app_template()], WORKLOAD)
+    assert [level for level, m in found if "the chart's service.main selects it" in m] == ["advisory"], found
+
+
+def test_an_app_template_controller_with_its_readiness_probe_enabled_is_silent():
+    probes = {"readiness": {"enabled": True, "custom": True, "spec": {"httpGet": {"path": "/", "port": 8080}}}}
+    assert not found_by([_app_template(probes)], WORKLOAD)
+
+
+# simardeep1792/Knative-DAPR-GPU-K8s istio/mesh-gateway.yaml + ollama/ollama-virtual-service.yaml (spent set 96,
+# labelled G32 on Gateway/mesh-gateway): an Istio Gateway on plain HTTP 80 and a VirtualService routing to Services
+# in other files. The Gateway of the set owns the finding, as a Gateway API Gateway does.
+def _istio(protocol: str = "HTTP") -> list[dict]:
+    server: dict[str, Any] = {"port": {"number": 80, "name": "http", "protocol": protocol}, "hosts": ["ollama.example.com"]}
+    if protocol == "HTTPS":
+        server["port"]["number"] = 443
+        server["tls"] = {"mode": "SIMPLE", "credentialName": "ollama-tls"}
+    return [
+        {
+            "apiVersion": "networking.istio.io/v1beta1",
+            "kind": "Gateway",
+            "metadata": {"name": "mesh-gateway", "namespace": "istio-ingress"},
+            "spec": {"selector": {"istio": "ingressgateway"}, "servers": [server]},
+        },
+        {
+            "apiVersion": "networking.istio.io/v1beta1",
+            "kind": "VirtualService",
+            "metadata": {"name": "ollama", "namespace": "ollama"},
+            "spec": {
+                "gateways": ["istio-ingress/mesh-gateway"],
+                "hosts": ["ollama.example.com"],
+                "http": [
+                    {
+                        "match": [{"uri": {"prefix": "/inference"}}],
+                        "route": [{"destination": {"host": "inference-service.ollama.svc.cluster.local"}}],
+                    }
+                ],
+            },
+        },
+    ]
+
+
+def _owners(objs: list[dict]) -> list[str]:
+    return [v.resource for v in evaluate([manifest(o) for o in objs], None) if v.policy == PUBLIC]
+
+
+def test_the_istio_gateway_owns_the_plain_http_finding():
+    found = found_by(_istio(), PUBLIC)
+    assert [level for level, m in found if "on Gateway istio-ingress/mesh-gateway" in m] == ["advisory"], found
+    assert _owners(_istio()) == ["Gateway/mesh-gateway"]
+
+
+def test_an_istio_gateway_elsewhere_leaves_the_finding_on_the_virtual_service():
+    route = _istio()[1]
+    route["spec"]["gateways"] = ["istio-ingress/public-gateway"]
+    assert _owners([route]) == ["VirtualService/ollama"]
