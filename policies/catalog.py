@@ -72,7 +72,7 @@ _ENTRIES = (
     Entry("S", 33, "controller-created objects pass the API server's schema"),
     Entry("S", 34, "progress deadline covers the startup budget"),
     Entry("S", 35, "NodePool limits admit its GPU instance types"),
-    Entry("S", 36, "no debug-only switch or benchmark setting in a model server"),
+    Entry("S", 36, "no debug-only switch or benchmark setting in a model server, LLM proxy or chat UI (debug logs, CUDA sync)"),
     Entry("S", 37, "a gated Hugging Face model has a way to a token; a KServe s3:// model, to its bucket's keys and endpoint"),
     Entry("S", 38, "engine command line parses at the image's release: names and values"),
     Entry("S", 39, "a multi-node engine is started as the engine starts one"),
