@@ -20,13 +20,13 @@ or limit ephemeral-storage. One finding per volume.
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, containers, get
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, containers, get
 from policies.reading.engines import downloads, volume_at
 
 
 def _asks_disk(podspec: dict) -> bool:
     """True when a container or init container of the pod requests or limits ephemeral-storage."""
-    everyone = containers(podspec) + [as_dict(c) for c in podspec.get("initContainers") or [] if isinstance(c, dict)]
+    everyone = containers(podspec) + [as_dict(c) for c in as_list(podspec.get("initContainers")) if isinstance(c, dict)]
     return any(get(c, "resources", s, "ephemeral-storage") is not None for c in everyone for s in ("requests", "limits"))
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from policies.kube import as_dict, as_int, get, memoized, split_type
+from policies.kube import as_dict, as_int, as_list, get, memoized, split_type
 from policies.reading.gpu_selection import GKE_ACCELERATOR_LABEL
 from policies.reading.scalers_ext import KUBEAI_MODEL
 from policies.reading.serving import EngineConfig
@@ -83,7 +83,7 @@ def _servers(resource: Any) -> list[VllmServer]:
     model = url[len("hf://") :].lstrip("/")
     served = get(resource.props, "metadata", "name")
     tokens = [f"--model={model}", f"--served-model-name={served}"]
-    tokens += [t for t in spec.get("args") or [] if isinstance(t, str)]
+    tokens += [t for t in as_list(spec.get("args")) if isinstance(t, str)]
     env = [{"name": str(k), "value": v} for k, v in as_dict(spec.get("env")).items() if isinstance(v, str)]
     container = {
         "name": "server",

@@ -6,8 +6,8 @@ field of the wrong type or size. Found by mutating every field of the rules' own
 empty values) and running the pack with ``failures`` as ``policies check`` does: each raised before this review
 (TypeError: a dict or list where a name is hashed or a boolean command iterated; ValueError: int() of a chart
 version of 4,300+ digits or of a non-ASCII digit such as U+00B2, which str.isdigit accepts; OverflowError: a percentage
-of 1.5e308 replicas). The last four cases are older rules (S56, the engine download credential, the GPU rollout surge,
-the vLLM served name for a path) the same mutation run reached.
+of 1.5e308 replicas). The later cases are older rules (S56, the engine download credential, the GPU rollout surge, the vLLM
+served name for a path, G36's emptyDir store, the KubeAI Model reader) the same mutation run reached.
 """
 
 from __future__ import annotations
@@ -114,6 +114,26 @@ CASES = {
         }
     ],
     "ServingRuntime named by a list": [RUNTIME],
+    "Ollama store on emptyDir, initContainers a number (G36)": [
+        _deployment(
+            {
+                "name": "ollama",
+                "image": "ollama/ollama",
+                "volumeMounts": [{"mountPath": "/root/.ollama", "name": "ollama-data"}],
+                "resources": {"limits": {"memory": "8Gi"}},
+            },
+            volumes=[{"name": "ollama-data", "emptyDir": {}}],
+            initContainers=-1.5e308,
+        )
+    ],
+    "KubeAI Model args a number": [
+        {
+            "apiVersion": "kubeai.org/v1",
+            "kind": "Model",
+            "metadata": {"name": "qwen"},
+            "spec": {"features": ["TextGeneration"], "url": "hf://google/gemma-3-4b-it", "engine": "VLLM", "args": 5},
+        }
+    ],
     "litellm env name a map (G4 readiness_env, S44 root_path_env)": [_deployment(LITELLM)],
     "GPU label keys a list and a map (G103)": [NODEPOOL, GPU_POD],
     **{
