@@ -215,7 +215,7 @@ def _router(chart: Chart, values: Mapping, version: str) -> list[Workload]:
     ``serviceType`` (ClusterIP by default)."""
     spec = values.get("routerSpec")
     spec = spec if isinstance(spec, Mapping) else {}
-    if spec.get("enableRouter", True) is False:
+    if not truthy(spec.get("enableRouter", True)):  # Go truth: false, 0, "" or null (Helm drops the key) turn it off
         return []
     port = spec.get("containerPort") or chart.port
     image = f"{spec.get('repository') or 'lmcache/lmstack-router'}:{spec.get('tag') or 'latest'}"
@@ -257,7 +257,7 @@ def vllm_stack(chart: Chart, values: Mapping, version: str, release: str) -> lis
     engine = value_at(values, "servingEngineSpec", default={})
     engine = engine if isinstance(engine, Mapping) else {}
     router = _router(chart, values, version)
-    if engine.get("enableEngine", True) is False:
+    if not truthy(engine.get("enableEngine", True)):  # deployment-vllm-multi.yaml:1@vllm-stack-0.1.5, Go truth
         return router
     strategy = engine.get("strategy")
     strategy = (

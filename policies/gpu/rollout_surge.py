@@ -29,11 +29,19 @@ def _amount(value, replicas: int, default: str) -> int:
     if isinstance(value, str) and value.endswith("%"):
         try:
             return math.ceil(replicas * float(value[:-1]) / 100)
-        except ValueError:
+        except (ValueError, OverflowError):  # replicas or a percentage of 1e308: inf
             return 0
     try:
         return int(float(value))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
+        return 0
+
+
+def _floor_percent(value: str, replicas: int) -> int:
+    """A percentage of the replicas, rounded down (0 where it is no number, or the replicas overflow a float)."""
+    try:
+        return math.floor(replicas * float(value[:-1]) / 100)
+    except (ValueError, OverflowError):
         return 0
 
 
@@ -71,7 +79,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         surge = _amount(rolling.get("maxSurge"), w.max_pods, "25%")
         raw_unavailable = rolling.get("maxUnavailable", "25%")
         unavailable = (
-            math.floor(w.max_pods * float(raw_unavailable[:-1]) / 100)
+            _floor_percent(raw_unavailable, w.max_pods)
             if isinstance(raw_unavailable, str) and raw_unavailable.endswith("%")
             else _amount(raw_unavailable, w.max_pods, "0")
         )

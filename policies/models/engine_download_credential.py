@@ -47,10 +47,11 @@ def _credential_set(container: Mapping, names: tuple[str, ...]) -> bool:
 
 def _cache_mounted(server: EngineServer, dirs: tuple[str, ...]) -> bool:
     """True when a volume that may hold files before the pod starts is mounted at (or above) a cache folder."""
-    kinds = {as_dict(v).get("name"): as_dict(v) for v in as_list(server.podspec.get("volumes"))}
+    kinds = {n: as_dict(v) for v in as_list(server.podspec.get("volumes")) if isinstance(n := as_dict(v).get("name"), str)}
     for mount in as_list(server.container.get("volumeMounts")):
         path = str(as_dict(mount).get("mountPath") or "").rstrip("/") or "/"
-        volume = kinds.get(as_dict(mount).get("name"), {})
+        name = as_dict(mount).get("name")
+        volume = kinds.get(name, {}) if isinstance(name, str) else {}
         if not any(k in volume for k in _PREFILLED):
             continue
         if not dirs or any(d == path or d.startswith(path + "/") or path.startswith(d.rstrip("/") + "/") for d in dirs):

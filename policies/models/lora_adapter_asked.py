@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator
 
 from policies.framework import Policy, Resource
-from policies.kube import as_dict, containers, get, pod_specs, split_type
+from policies.kube import as_dict, as_list, containers, get, pod_specs, split_type
 from policies.reading import route_path as path
 from policies.reading.engines import env_values
 from policies.reading.vllm_args import VllmServer, served_model, vllm_servers
@@ -32,7 +32,7 @@ _URL = re.compile(r"^(https?|grpc)://", re.IGNORECASE)
 
 def _tokens(server: VllmServer) -> list[str]:
     container = server.container
-    return [t for key in ("command", "args") for t in (container.get(key) or []) if isinstance(t, str)]
+    return [t for key in ("command", "args") for t in as_list(container.get(key)) if isinstance(t, str)]
 
 
 def adapter_names(line: list[str]) -> list[str]:

@@ -114,7 +114,9 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             continue
         group, kind = split_type(resource.type)
         if kind in _RUNTIMES:
-            if kind in _KSERVE_RUNTIMES and group == "serving.kserve.io" and get(resource.props, "metadata", "name") not in used:
+            name = get(resource.props, "metadata", "name")
+            name = name if isinstance(name, str) else None  # a list or map is no name (and unhashable)
+            if kind in _KSERVE_RUNTIMES and group == "serving.kserve.io" and name not in used:
                 findings += _runtime_findings(resource)
             continue
         if (group, kind) == ("serving.kserve.io", "InferenceService"):

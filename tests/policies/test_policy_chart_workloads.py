@@ -233,6 +233,13 @@ def test_vllm_stack_router_renders_and_its_service_type_is_read():
     found = [v for v in _findings((HR_TYPE, "vllm", careful)) if "routerSpec" in v.message]
     assert not {"G1", "G32", "G4"} & _catalog(found)
     assert len(chart_pod_specs(VLLM)) == 1  # enableRouter false: the engine only
+    # Go template truth (deployment-router.yaml:1, deployment-vllm-multi.yaml:1@vllm-stack-0.1.5): 0 or null is off.
+    for off in (0, None):
+        quiet = copy.deepcopy(VLLM)
+        quiet["spec"]["values"]["routerSpec"]["enableRouter"] = off
+        assert len(chart_pod_specs(quiet)) == 1
+        quiet["spec"]["values"]["servingEngineSpec"]["enableEngine"] = off
+        assert chart_pod_specs(quiet) == []
     fixed = copy.deepcopy(routed)  # 0.1.6-0.1.7: liveness and startup fixed in the template (deployment-router.yaml:127-140)
     fixed["spec"]["chart"]["spec"]["version"] = "0.1.6"
     fixed["spec"]["values"]["routerSpec"] = {"startupProbe": {"failureThreshold": 99}}

@@ -4,8 +4,10 @@ Each object below is a form a new or widened rule of the session reads (G101 app
 serving readiness with LiteLLM's database, S44/S65 app routes, the vllm-stack and local-ai chart releases) with one
 field of the wrong type or size. Found by mutating every field of the rules' own test fixtures (wrong types, huge and
 empty values) and running the pack with ``failures`` as ``policies check`` does: each raised before this review
-(TypeError: a dict or list where a name is hashed; ValueError: int() of a chart version of 4,300+ digits or of a
-non-ASCII digit such as U+00B2, which str.isdigit accepts).
+(TypeError: a dict or list where a name is hashed or a boolean command iterated; ValueError: int() of a chart
+version of 4,300+ digits or of a non-ASCII digit such as U+00B2, which str.isdigit accepts; OverflowError: a percentage
+of 1.5e308 replicas). The last four cases are older rules (S56, the engine download credential, the GPU rollout surge,
+the vLLM served name for a path) the same mutation run reached.
 """
 
 from __future__ import annotations
@@ -73,7 +75,45 @@ GPU_POD = _deployment(
     },
 )
 
+VLLM = {
+    "name": "vllm",
+    "image": "vllm/vllm-openai:v0.9.0",
+    "args": ["--model", "m/a", "--enable-lora", "--lora-modules", "ad=/adapters/ad"],
+    "resources": {"limits": {"nvidia.com/gpu": 1}},
+}
+RUNTIME = {
+    "apiVersion": "serving.kserve.io/v1alpha1",
+    "kind": "ServingRuntime",
+    "metadata": {"name": []},
+    "spec": {
+        "supportedModelFormats": [{"name": "vllm"}],
+        "containers": [{"name": "kserve-container", "image": "vllm/vllm-openai:v0.9.0", "args": ["--served-model-name", "a"]}],
+    },
+}
+
 CASES = {
+    "vLLM command a boolean (S56 LoRA names)": [_deployment({**VLLM, "command": True})],
+    "NIM cache mount named by a map (engine download credential)": [
+        _deployment(
+            {
+                "name": "nim",
+                "image": "nvcr.io/nim/meta/llama-3.1-8b-instruct:1.3.3",
+                "volumeMounts": [{"name": {}, "mountPath": "/opt/nim/.cache"}],
+            },
+            volumes=[{"name": "cache", "hostPath": {"path": "/data"}}],
+        )
+    ],
+    "GPU Deployment with replicas -1.5e308 and maxUnavailable x%": [
+        {
+            **_deployment(VLLM),
+            "spec": {
+                **_deployment(VLLM)["spec"],
+                "replicas": -1.5e308,
+                "strategy": {"rollingUpdate": {"maxUnavailable": "x%"}},
+            },
+        }
+    ],
+    "ServingRuntime named by a list": [RUNTIME],
     "litellm env name a map (G4 readiness_env, S44 root_path_env)": [_deployment(LITELLM)],
     "GPU label keys a list and a map (G103)": [NODEPOOL, GPU_POD],
     **{
