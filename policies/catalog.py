@@ -135,7 +135,7 @@ _ENTRIES = (
     Entry("G", 30, "capabilities"),
     Entry("G", 31, "hostPath: mounted read-only, and tied to the node that holds it (pod placement, PV nodeAffinity)"),
     Entry("G", 32, "a model API or chat UI published without TLS or auth: LoadBalancer/NodePort Service, Ingress, route"),
-    Entry("G", 33, "NetworkPolicy"),
+    Entry("G", 33, "NetworkPolicy: model pods not isolated, or a policy that blocks the pulls, providers or DNS they need"),
     Entry("G", 34, "automount SA token"),
     Entry("G", 35, "secrets in env or a spec; a committed Secret holding a token, or a password under a credential key"),
     Entry("G", 36, "emptyDir size / ephemeral storage"),
