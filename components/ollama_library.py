@@ -16,7 +16,7 @@ from typing import Optional
 from .parse_cache import read_toml
 
 TABLE = Path(__file__).with_name("ollama_library.toml")
-_FIELDS = ("name", "sizes", "source", "latest")
+_FIELDS = ("name", "sizes", "source", "latest", "files", "tags", "kv")
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?[mb])(?:-|$)")
 _LIBRARY = ("registry.ollama.ai/library/", "ollama.com/library/", "library/")
 
@@ -29,6 +29,22 @@ class Family:
     sizes: tuple[str, ...]
     source: str
     latest: Optional[str] = None  # the size the bare name (tag latest) pulls, one of sizes
+    files: tuple[tuple[str, float], ...] = ()  # (size, published download GB) of the size's default build
+    tags: tuple[tuple[str, str], ...] = ()  # (tag word, size) for tags that name a size by a word (phi3:mini)
+    kv: tuple[tuple[str, float], ...] = ()  # (size, KV cache KiB per token at f16)
+
+
+def _sized(row: dict, field: str, sizes: list) -> Optional[tuple[tuple[str, float], ...]]:
+    """A row's optional table of size -> positive number (``files``, ``kv``) as pairs, None when malformed."""
+    table = row.get(field, {})
+    if not isinstance(table, dict):
+        return None
+    pairs: list[tuple[str, float]] = []
+    for size, value in table.items():
+        if size not in sizes or isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            return None
+        pairs.append((size, float(value)))
+    return tuple(pairs)
 
 
 def _load(path: Path = TABLE) -> dict[str, Family]:
@@ -43,9 +59,14 @@ def _load(path: Path = TABLE) -> dict[str, Family]:
         latest = row.get("latest")
         if latest is not None and latest not in (sizes or ()):
             missing.append("latest")
+        files, kv = _sized(row, "files", sizes or []), _sized(row, "kv", sizes or [])
+        tags = row.get("tags", {})
+        if not isinstance(tags, dict) or not all(isinstance(v, str) and v in (sizes or ()) for v in tags.values()):
+            missing.append("tags")
+        missing += [f for f, v in (("files", files), ("kv", kv)) if v is None]
         if unknown or missing:
             raise ValueError(f"{where}: unknown fields {unknown}, missing, empty or malformed {missing}")
-        found[row["name"]] = Family(row["name"], tuple(sizes), row["source"], latest)
+        found[row["name"]] = Family(row["name"], tuple(sizes), row["source"], latest, files or (), tuple(tags.items()), kv or ())
     return found
 
 
@@ -74,6 +95,23 @@ def library_name(model: str) -> Optional[tuple[str, str]]:
     return name.lower(), tag
 
 
+def published_size(model: str) -> Optional[tuple[Family, str, float]]:
+    """(family, size, bytes) of the default build a library reference pulls by the table's published file sizes:
+    the bare name or tag latest (the row's ``latest``), a size tag (``7b``) or a tag word naming one (``mini``);
+    None for a tag naming a quantization or variant (``7b-chat-q8_0``), another namespace, or a size with no figure."""
+    parsed = library_name(model)
+    if parsed is None:
+        return None
+    name, tag = parsed
+    family = FAMILIES.get(name)
+    if family is None:
+        return None
+    tag = tag.lower()
+    size = family.latest if tag in ("", "latest") else dict(family.tags).get(tag, tag)
+    gb = dict(family.files).get(size or "")
+    return (family, size, gb * 1e9) if size is not None and gb is not None else None
+
+
 def unpublished(model: str) -> Optional[tuple[Family, str]]:
     """(family, why) when an Ollama model reference names no library model by the table: a size the family has no tag
     for, or a family's name with two adjacent letters swapped; None otherwise (or when the table cannot say)."""
@@ -93,4 +131,4 @@ def unpublished(model: str) -> Optional[tuple[Family, str]]:
     return meant, f"the library has no model named {name}; {meant.name} is the name with those letters in order"
 
 
-__all__ = ["FAMILIES", "Family", "library_name", "unpublished"]
+__all__ = ["FAMILIES", "Family", "library_name", "published_size", "unpublished"]

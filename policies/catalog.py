@@ -112,7 +112,7 @@ _ENTRIES = (
     Entry("G", 7, "a probe names a port the container does not declare (no rule yet)"),
     Entry("G", 8, "a container requests no CPU or memory (and an HPA on CPU/memory Utilization of it cannot compute)"),
     Entry("G", 9, "a model server's CPU limit is below the CPUs its engine keeps busy (vLLM: API, engine core, worker per GPU)"),
-    Entry("G", 10, "memory limits: set, and on a CPU-only model server (Ollama, llama.cpp, LocalAI) above the model it loads"),
+    Entry("G", 10, "memory limit: set, and on a CPU model server (Ollama, llama.cpp, LocalAI, vLLM) above its model + KV cache"),
     Entry("G", 11, "memory request == limit / Guaranteed QoS"),
     Entry("G", 12, "a model server's memory limit is far above its memory request (over 2.5x: loading the model risks eviction)"),
     Entry("G", 13, "GPU limit present (a GPU engine or CUDA build: vLLM, TGI/TEI default tags, NIM) / GPU requests == limits"),

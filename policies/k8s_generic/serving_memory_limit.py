@@ -18,9 +18,8 @@ limit from the LimitRanger admission plugin (kubernetes/kubernetes@8f672ecf2088f
 plugin/pkg/admission/limitranger/admission.go:190-209,221-227), judged as KServe's figure is (spent set 67
 Electricpaper77/ai-rag-eval-platform: 4Gi under a vLLM GPU server).
 
-A CPU-only server (Ollama, llama.cpp, LocalAI handed no GPU) whose limit, written or filled in by a LimitRange, is below
-the estimated weights of the model it loads is advised too (policies/reading/cpu_model_memory.py: sizes from the Ollama
-tag or library table, a namespaced Ollama model's tag or name, the GGUF file's name).
+A CPU-only server whose limit is below the model it loads is G10's other policy, cpu-model-memory-fits
+(policies/models/cpu_model_fits.py).
 """
 
 from __future__ import annotations
@@ -31,7 +30,6 @@ from policies.framework import Policy, Resource, unproven
 from policies.k8s_generic.serving_resource_requests import RUNTIME_ALONE
 from policies.kube import as_quantity, get, gpu_count, split_type, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
-from policies.reading.cpu_model_memory import cpu_model_shortfalls
 from policies.reading.gateway_apps import app_containers
 from policies.reading.kserve_runtime import effective_resources, unclaimed_runtime_resources
 from policies.reading.limit_ranges import filled_by, namespace_default
@@ -64,7 +62,6 @@ def _check(resource: Resource, config: dict) -> list[str]:
             found.extend(_filled(s.label, s.engine, s.container, get(resources, "limits", "memory"), merged))
     found.extend(_kubeai_profile(resource))
     found.extend(_unlimited_apps(resource))
-    found.extend(cpu_model_shortfalls(resource))
     server = operator_server(resource)
     if server is not None and server.memory_limit is None:
         found.append(

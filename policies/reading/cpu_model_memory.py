@@ -20,6 +20,23 @@ block_q4_K 144 bytes per 256 weights, block_q4_0 18 per 32; llama.cpp's ``--hf-r
 Q4_K_M). A model the names cannot size is left alone. The weights alone are compared with the limit (the KV cache and
 the runtime come on top): advice, as the estimate is not the file.
 
+Published sizes (brief cpumem52): a library reference the table gives a download size for (``phi3``, ``phi3:mini``,
+``llama2:13b``: the row's ``files``, as ollama/ollama README.md prints them) is sized by that figure, not the estimate.
+Such weights above the limit on a server of the published ollama/ollama image at the latest tag, no tag, or a release
+from v0.2.0 is a load that cannot succeed, so it blocks: from v0.13.0 Ollama reads the container's cgroup limit as the
+system's memory (discover/cpu_linux.go:14-20,64-74 ``getCPUMemByCgroups`` reads /sys/fs/cgroup/memory.max and
+memory.current, the same at v0.32.15) and refuses a model whose CPU part exceeds it ("model requires more system memory
+... than is available", llm/server.go:984-991@v0.13.0, 604e43b2); before, v0.2.0 on, the runner reads a CPU model into
+its memory with mmap off (ollama_weights.py's reading) and is OOM-killed. The figure is rounded to 0.1 GB, so 0.05 GB is
+taken off before comparing. Spent set 102 LHedi22/cyber-ids@32953fa4 k8s/ollama-deployment.yaml: phi3:mini (2.3GB) at
+2Gi. A pull of the server's API (``curl .../api/pull -d '{"name": "phi3:mini"}'``) counts as a pull.
+
+The KV cache comes on top (advice): a row's ``kv`` (KiB per token at f16) times Ollama's default context, 2048 tokens to
+v0.6.6 and 4096 from v0.6.7 (envconfig/config.go:172@v0.6.6 88738b35, @v0.6.7; OLLAMA_CONTEXT_LENGTH), 4096 with no GPU
+at v0.32.15 (server/routes.go:2050-2057), times OLLAMA_NUM_PARALLEL when the pod sets it, halved or quartered by
+OLLAMA_KV_CACHE_TYPE q8_0/q4_0 (envconfig/config.go:171@v0.9.0): weights below the limit but weights plus that cache
+above it are advised (spent set 98 ifwatts/llm_chess_bot: llama2 7b at 4Gi, 3.8GB + 2 GiB at 4096 tokens).
+
 A case G46 (container-can-start, ``oversized_pulls``) already reports, an Ollama tag whose proven floor exceeds the
 limit it writes on a pod with no GPU in any form, is not repeated here. A limit the server does not write but a
 LimitRange of the files fills in (``policies.reading.limit_ranges.filled_by``) is judged the same way.
@@ -30,12 +47,13 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from components.ollama_library import FAMILIES, library_name
+from components.images import image_tag, is_published
+from components.ollama_library import FAMILIES, library_name, published_size
 from policies.framework import unproven
-from policies.kube import as_quantity, get
-from policies.reading.engines import table_servers
+from policies.kube import as_int, as_quantity, get
+from policies.reading.engines import env_values, table_servers
 from policies.reading.limit_ranges import filled_by
-from policies.reading.ollama_pulls import pod_pulls
+from policies.reading.ollama_pulls import api_pulls, pod_pulls
 from policies.reading.ollama_weights import BITS, assigned_gpu, selects_gpu_nodes, weights_floor
 
 _CPU_ENGINES = ("ollama", "llama-cpp", "localai")
@@ -92,6 +110,9 @@ def ollama_estimate(model: str) -> Optional[float]:
     parsed = library_name(model)
     if parsed is None:
         return _namespaced_estimate(model)
+    published = published_size(model)
+    if published is not None:
+        return published[2]
     name, tag = parsed
     if tag and tag != "latest":
         return name_estimate(f":{tag}")
@@ -103,7 +124,9 @@ def ollama_estimate(model: str) -> Optional[float]:
 
 def _models(server: Any) -> list[tuple[str, Optional[float]]]:
     if server.engine == "ollama":
-        return [(m, ollama_estimate(m)) for m in pod_pulls(server.podspec)]
+        pulls = pod_pulls(server.podspec)
+        pulls += [m for m in api_pulls(server.podspec) if m not in pulls]
+        return [(m, ollama_estimate(m)) for m in pulls]
     model = server.model
     if not isinstance(model, str) or not model or "$" in model:
         return []
@@ -116,9 +139,66 @@ def _models(server: Any) -> list[tuple[str, Optional[float]]]:
     return [(model, name_estimate(named))]
 
 
+# ollama/ollama release tags from v0.2.0 (module docstring: refused from v0.13.0, OOM-killed before with mmap off).
+_RELEASE = re.compile(r"^v?(\d+)\.(\d+)\.\d+$")
+# The KV cache's size per element by OLLAMA_KV_CACHE_TYPE, against f16 (ggml q8_0 34 bytes per 32, q4_0 18 per 32).
+_KV_TYPES = {"f16": 1.0, "q8_0": 34 / 64, "q4_0": 18 / 64}
+
+
+def _release(image: str) -> Optional[tuple[int, int]]:
+    """(major, minor) of a published ollama/ollama image's tag, (99, 0) for latest or no tag, None otherwise."""
+    if not is_published(image, ("ollama/ollama",)):
+        return None
+    tag = image_tag(image)
+    if tag in (None, "latest"):
+        return (99, 0)
+    found = _RELEASE.match(tag or "")
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+def _kv_bytes(server: Any, model: str) -> Optional[float]:
+    """The KV cache an Ollama server allocates for ``model`` at its default context (module docstring), None when the
+    table gives no figure or the server's settings are not literal."""
+    published = published_size(model)
+    kib = dict(published[0].kv).get(published[1]) if published is not None else None
+    if kib is None:
+        return None
+    env = env_values(server.container)
+    release = _release(str(server.container.get("image") or ""))
+    default = 2048 if release is not None and release < (0, 6) else 4096
+    context = as_int(env["OLLAMA_CONTEXT_LENGTH"]) if "OLLAMA_CONTEXT_LENGTH" in env else default
+    parallel = as_int(env["OLLAMA_NUM_PARALLEL"]) if "OLLAMA_NUM_PARALLEL" in env else 1
+    factor = _KV_TYPES.get(str(env.get("OLLAMA_KV_CACHE_TYPE") or "f16").strip().lower())
+    if not context or not parallel or factor is None or context <= 0 or parallel <= 0:
+        return None
+    if release == (0, 6) and "OLLAMA_CONTEXT_LENGTH" not in env:
+        return None  # v0.6.0-v0.6.6 default 2048, v0.6.7 on 4096: the patch release decides
+    return kib * 1024 * context * parallel * factor
+
+
+def _proven(server: Any, model: str, limit: float, source: str, by_node: bool) -> bool:
+    """True when the published download alone exceeds a limit the server writes, on the published image at a release
+    that refuses or OOM-kills such a load (module docstring)."""
+    published = published_size(model)
+    release = _release(str(server.container.get("image") or ""))
+    if server.engine != "ollama" or published is None or source or by_node or release is None or release < (0, 2):
+        return False
+    return published[2] - 0.05e9 > limit
+
+
+def _held(by_node: bool) -> str:
+    if by_node:
+        return (
+            "holds no GPU of its own (it only selects or tolerates GPU nodes, and no nvidia.com/gpu is counted for "
+            "it: unless the node's runtime hands it the GPUs anyway, it computes on the CPU)"
+        )
+    return "holds no GPU"
+
+
 def cpu_model_shortfalls(resource: Any) -> list[str]:
-    """Advice for each CPU model server whose memory limit (its own, else the one a LimitRange of the files fills in)
-    is below the estimated weights of a model it loads."""
+    """A finding for each CPU model server whose memory limit (its own, else the one a LimitRange of the files fills
+    in) is below the weights of a model it loads (blocking where proven, module docstring), and advice where the
+    weights fit but not with the KV cache of Ollama's default context."""
     found: list[str] = []
     for server in table_servers(resource):
         if server.engine not in _CPU_ENGINES or assigned_gpu(server.podspec):
@@ -131,24 +211,42 @@ def cpu_model_shortfalls(resource: Any) -> list[str]:
         limit = as_quantity(written)
         if limit is None:
             continue
+        engine = server.row.display if server.row else server.engine
         for model, size in _models(server):
-            if size is None or size <= limit:
+            if size is None:
                 continue
-            if server.engine == "ollama" and not by_node and not source and (weights_floor(model) or 0) > limit:
+            if size <= limit:
+                kv = _kv_bytes(server, model) if server.engine == "ollama" else None
+                if kv is not None and size + kv > limit:
+                    found.append(
+                        unproven(
+                            f"{server.label}: this {engine} server {_held(by_node)} and loads {model}, whose weights "
+                            f"(about {size / 2**30:.1f} GiB as published) fit its memory limit {written}{source}, but "
+                            f"not with the KV cache Ollama allocates at its default context (about {kv / 2**30:.1f} GiB "
+                            f"more): the load is refused or OOM-killed, or the runner thrashes; raise the memory limit "
+                            f"above both, or set a smaller OLLAMA_CONTEXT_LENGTH or a smaller model"
+                        )
+                    )
+                continue
+            proven = _proven(server, model, limit, source, by_node)
+            if not proven and server.engine == "ollama" and not by_node and not source and (weights_floor(model) or 0) > limit:
                 continue  # G46 reports it (container-can-start)
-            held = (
-                "holds no GPU of its own (it only selects or tolerates GPU nodes, and no nvidia.com/gpu is counted for "
-                "it: unless the node's runtime hands it the GPUs anyway, it computes on the CPU)"
-                if by_node
-                else "holds no GPU"
-            )
-            found.append(
-                unproven(
-                    f"{server.label}: this {server.row.display if server.row else server.engine} server {held} "
-                    f"and loads {model}, whose weights alone are about {size / 2**30:.1f} GiB (estimated from its "
-                    f"name), but its memory limit is {written}{source}: a CPU server holds the weights in its own "
+            how = "as published" if published_size(model) is not None else "estimated from its name"
+            if proven:
+                message = (
+                    f"{server.label}: this {engine} server holds no GPU and loads {model}, a {size / 1e9:.1f} GB "
+                    f"download ({size / 2**30:.2f} GiB, as the Ollama library publishes it), above its memory limit "
+                    f"{written}: Ollama from v0.13.0 reads the container's limit and refuses the model, earlier "
+                    f"releases read it into memory and are OOM-killed, so it is never served; raise the memory limit "
+                    f"above the model plus its context cache, or load a smaller model"
+                )
+            else:
+                message = (
+                    f"{server.label}: this {engine} server {_held(by_node)} "
+                    f"and loads {model}, whose weights alone are about {size / 2**30:.1f} GiB ({how}), "
+                    f"but its memory limit is {written}{source}: a CPU server holds the weights in its own "
                     f"memory, so the load is OOM-killed or refused and the model never served; raise the memory limit "
                     f"above the model plus its context cache, or load a smaller model"
                 )
-            )
+            found.append(message if proven else unproven(message))
     return found

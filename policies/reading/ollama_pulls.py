@@ -200,6 +200,19 @@ def model_key(model: str) -> str:
     return model if ":" in model.rpartition("/")[2] else f"{model}:latest"
 
 
+def api_pulls(podspec: Mapping) -> list[str]:
+    """The models a pod pulls through the server's API (``curl -X POST .../api/pull -d '{"name": "phi3:mini"}'``), as
+    their JSON bodies name them, in any container's script; a script that also creates models is not read."""
+    found: list[str] = []
+    for text in pod_scripts(podspec):
+        if "/api/pull" not in text or "/api/create" in text:
+            continue
+        for model in _API_NAME.findall(text):
+            if "$" not in model and "{" not in model and model not in found:
+                found.append(model)
+    return found
+
+
 def pod_pull_names(podspec: Mapping) -> tuple[list[str], bool]:
     """(models, known): every Ollama model the pod pulls, runs or creates at start (``model_key`` form), and False
     when a pull the pod makes names a model the files do not resolve (a variable, an API call whose body is not read)."""

@@ -1,4 +1,17 @@
-"""G10 serving-memory-limit: a CPU-only model server whose memory limit is below the model it loads (advice).
+"""G10 cpu-model-memory-fits: a CPU-only model server whose memory limit is below the model it loads.
+
+Blocking where the Ollama library's published download alone exceeds the limit on the ollama/ollama image (brief
+cpumem52: refused from v0.13.0, ollama/ollama discover/cpu_linux.go getCPUMemByCgroups and llm/server.go:984-991
+@v0.13.0; OOM-killed before, mmap off); advice for estimates and for weights that fit but not with the KV cache of
+Ollama's default context, or vLLM's CPU KV space (VLLM_CPU_KVCACHE_SPACE, 4 GiB unset: vllm 0.6.4.post1
+vllm/executor/cpu_executor.py:345-351).
+
+Spent forms (cpumem52): set 102 LHedi22/cyber-ids@32953fa4afca19040612e8d733f69dc977c527b4
+k8s/ollama-deployment.yaml (phi3:mini pulled by an init container through /api/pull, ollama/ollama:latest, 2Gi);
+set 100 salonich/aranya-cluster@939cfe9f118a059c5e56cfb4bdcdffee8b222592 apps/vllm/deployment.yaml (TinyLlama 1.1B
+on vllm/vllm-openai:v0.6.4.post1 --device=cpu, 3Gi); set 98 ifwatts/llm_chess_bot@9a5d1cb4a08fc0c293694c5c92c7a28917b08b99
+k8s/ollama-deployment.yaml (llama2, 7b: 3.8GB, at 4Gi: fits alone, not with 2 GiB of KV at 4096 tokens; the repo pulls
+it in its image's entrypoint, not in the files, so the fixture pulls it in the pod).
 
 Firing forms (the shape labellers of spent sets found and labelled `none`, brief none48): an Ollama server with no GPU
 that pulls ``mistral`` (the library's latest, 7b: 7.24B parameters, 4.4GB at q4_K_M, components/ollama_library.toml)
@@ -54,21 +67,93 @@ def _llama_cpp(args, limit="2Gi"):
 
 
 def _g10(obj):
-    return [(e, m) for e, m in found_by([obj], "serving-memory-limit") if "holds no GPU" in m]
+    return [(e, m) for e, m in found_by([obj], "cpu-model-memory-fits") if "holds no GPU" in m]
 
 
 def test_an_ollama_cpu_server_limited_below_the_model_it_pulls():
+    # mistral's latest is 7b, a 4.1GB download (ollama/ollama README.md@v0.5.4:64): above 3Gi on ollama/ollama 0.6.8.
     ((level, message),) = _g10(_ollama())
-    assert level == "advisory"
-    assert message.startswith("container ollama: this Ollama server holds no GPU and loads mistral, whose weights alone")
-    assert "about 3.7 GiB" in message and "memory limit is 3Gi" in message
-    # The tag names the size (7b at the default 4-bit build): still below the proven floor G46 reports, so G10 says it.
-    assert len(_g10(_ollama(model="mistral:7b-instruct"))) == 1
-    assert len(_g10(_ollama(model="llama3.1:8b", limit="4Gi"))) == 1
-    # A bare name is sized only where the library table states what its latest tag pulls (mistral, read on its page;
-    # llama3.1 from ollama/ollama README.md@v0.5.4:57, litellm50); gemma2's latest is not stated.
-    assert _g10(_ollama(model="gemma2", limit="4Gi")) == []
+    assert level == "mandatory"
+    assert message.startswith("container ollama: this Ollama server holds no GPU and loads mistral, a 4.1 GB download")
+    assert "above its memory limit 3Gi" in message
+    # A tag naming a quantization is estimated from its name: advice (still below the proven floor G46 reports).
+    assert [lvl for lvl, _ in _g10(_ollama(model="mistral:7b-instruct"))] == ["advisory"]
+    assert [lvl for lvl, _ in _g10(_ollama(model="llama3.1:8b", limit="4Gi"))] == ["mandatory"]
+    # A bare name is sized where the library table states what its latest tag pulls (gemma2: 9b, 5.5GB, README@v0.5.4).
+    assert len(_g10(_ollama(model="gemma2", limit="4Gi"))) == 1
     assert len(_g10(_ollama(model="llama3.1", limit="4Gi"))) == 1
+    # A custom image (a rebuild of ollama/ollama) or a release before v0.2.0 is not proven: advice.
+    assert [lvl for lvl, _ in _g10(_ollama(image="registry.example/ollama:latest"))] == ["advisory"]
+    assert [lvl for lvl, _ in _g10(_ollama(image="ollama/ollama:0.1.32"))] == ["advisory"]
+
+
+def _api_pull(model, limit, image="ollama/ollama:latest"):
+    """The set 102 form: an init container pulls through the server's API (curl -X POST .../api/pull -d JSON)."""
+    obj = _ollama(limit=limit, image=image)
+    pod = obj["spec"]["template"]["spec"]
+    del pod["containers"][0]["lifecycle"]
+    script = (
+        "sleep 30\nuntil curl -sf http://localhost:11434/api/tags; do sleep 5; done\n"
+        'curl -X POST http://localhost:11434/api/pull \\\n  -H "Content-Type: application/json" \\\n'
+        f'  -d \'{{"name":"{model}"}}\'\n'
+    )
+    pod["initContainers"] = [{"name": "pull", "image": "curlimages/curl:latest", "command": ["/bin/sh", "-c"], "args": [script]}]
+    return obj
+
+
+def test_the_spent_phi3_mini_form_blocks():
+    # phi3:mini is phi3's 3.8b, a 2.3GB download (README.md@v0.5.4:59): above 2Gi, refused or OOM-killed.
+    ((level, message),) = _g10(_api_pull("phi3:mini", "2Gi"))
+    assert level == "mandatory" and "loads phi3:mini, a 2.3 GB download" in message
+    assert "above its memory limit 2Gi" in message
+
+
+def test_weights_that_fit_without_the_default_kv_cache_are_advised():
+    # llama2 (7b, 3.8GB) fits 4Gi alone; its 512 KiB per token at 4096 tokens adds 2 GiB (the set 98 form).
+    ((level, message),) = _g10(_ollama(model="llama2", limit="4Gi", image="ollama/ollama:latest"))
+    assert level == "advisory" and "default context (about 2.0 GiB more)" in message
+    # phi3:mini at 3Gi: 2.3GB + 1.5 GiB of KV at 4096 tokens.
+    assert [lvl for lvl, _ in _g10(_api_pull("phi3:mini", "3Gi"))] == ["advisory"]
+
+
+def test_careful_kv_forms_are_silent():
+    assert _g10(_ollama(model="llama2", limit="6Gi", image="ollama/ollama:latest")) == []
+    small = _ollama(model="llama2", limit="4Gi", image="ollama/ollama:latest")
+    env = [{"name": "OLLAMA_CONTEXT_LENGTH", "value": "512"}]
+    small["spec"]["template"]["spec"]["containers"][0]["env"] = env
+    assert _g10(small) == []
+    # A smaller build of the family at the spent limit: phi3:mini at 4Gi, gemma:2b at 2Gi.
+    assert _g10(_api_pull("phi3:mini", "4Gi")) == []
+    assert _g10(_api_pull("gemma:2b", "2Gi")) == []
+
+
+def _vllm(args, limit="3Gi", env=None, image="vllm/vllm-openai:v0.6.4.post1"):
+    obj = _ollama()
+    obj["metadata"]["name"] = "vllm"
+    obj["spec"]["template"]["spec"]["containers"] = [
+        {"name": "vllm", "image": image, "args": args, "env": env or [], "resources": {"limits": {"memory": limit}}}
+    ]
+    return obj
+
+
+def _vllm_cpu(obj):
+    return [(e, m) for e, m in found_by([obj], "cpu-model-memory-fits") if "runs on the CPU" in m]
+
+
+def test_a_vllm_cpu_server_below_weights_and_its_kv_space():
+    # The set 100 form: TinyLlama 1.1B (2.2 GB in bf16) + 4 GiB of CPU KV space by default, in 3Gi.
+    spent = ["--model=TinyLlama/TinyLlama-1.1B-Chat-v1.0", "--device=cpu", "--dtype=float16", "--swap-space=0"]
+    ((level, message),) = _vllm_cpu(_vllm(spent))
+    assert level == "advisory" and "KV cache of 4 GiB" in message and "VLLM_CPU_KVCACHE_SPACE unset" in message
+    assert len(_vllm_cpu(_vllm(["--model=Qwen/Qwen2.5-0.5B-Instruct"], image="vllm/vllm-openai-cpu:v0.9.0"))) == 1
+
+
+def test_careful_vllm_cpu_forms_are_silent():
+    spent = ["--model=TinyLlama/TinyLlama-1.1B-Chat-v1.0", "--device=cpu"]
+    assert _vllm_cpu(_vllm(spent, limit="8Gi")) == []
+    assert _vllm_cpu(_vllm(spent, env=[{"name": "VLLM_CPU_KVCACHE_SPACE", "value": "1"}], limit="4Gi")) == []
+    assert _vllm_cpu(_vllm(["--model=TinyLlama/TinyLlama-1.1B-Chat-v1.0"])) == []  # a GPU build with no --device
+    assert _vllm_cpu(_vllm(["--model=TheBloke/TinyLlama-1.1B-Chat-v1.0-AWQ", "--device=cpu"])) == []
 
 
 def test_a_llama_cpp_cpu_server_limited_below_its_gguf():
@@ -80,7 +165,8 @@ def test_a_llama_cpp_cpu_server_limited_below_its_gguf():
 def test_careful_forms_are_silent():
     assert _g10(_ollama(limit="8Gi")) == []
     assert _g10(_ollama(model="llama3.2:1b")) == []
-    assert _g10(_ollama(model="phi3:mini")) == []  # the tag names no size
+    assert _g10(_ollama(model="phi3:mini", limit="5Gi")) == []  # 2.3GB + 1.5 GiB of KV fit
+    assert _g10(_ollama(model="phi3:custom-variant")) == []  # a tag naming neither a size nor a size word
     assert _g10(_ollama(model="someone/custom")) == []
     gpu = _ollama()
     gpu["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "1"

@@ -118,7 +118,7 @@ def _ollama(model: str = "alibayram/medgemma:27b", limit: str | None = "7Gi", gp
 
 
 def _g10(objs: list[dict]) -> list[tuple[str, str]]:
-    return [(e, m) for e, m in found_by(objs, POLICY) if "holds no GPU" in m]
+    return [(e, m) for e, m in found_by(objs, "cpu-model-memory-fits") if "holds no GPU" in m]
 
 
 def test_a_namespaced_ollama_model_sized_by_its_tag_above_the_limit():
