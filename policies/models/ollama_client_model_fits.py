@@ -26,7 +26,7 @@ from policies.models.ollama_client_model_pulled import client_asks
 from policies.reading import route_path
 from policies.reading.cpu_model_memory import ollama_estimate
 from policies.reading.engines import table_servers
-from policies.reading.ollama_pulls import model_key, pod_pulls
+from policies.reading.ollama_pulls import api_pulls, model_key, pod_pulls
 from policies.reading.ollama_weights import assigned_gpu, selects_gpu_nodes
 from policies.reading.serving import namespace_of
 
@@ -49,7 +49,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         hosts = {(host.lower(), namespace_of(r)) for host in route_path.workload_services(r, selectors)}
         if not hosts:
             continue
-        pulled = {model_key(m) for m in pod_pulls(server.podspec)}
+        pulled = {model_key(m) for m in pod_pulls(server.podspec) + api_pulls(server.podspec)}
         said: set[str] = set()
         for _name, where, model, reaches in client_asks(resources, workloads, serving, hosts):
             key = model_key(model)

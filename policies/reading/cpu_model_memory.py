@@ -55,6 +55,7 @@ from policies.reading.engines import env_values, table_servers
 from policies.reading.limit_ranges import filled_by
 from policies.reading.ollama_pulls import api_pulls, pod_pulls
 from policies.reading.ollama_weights import BITS, assigned_gpu, selects_gpu_nodes, weights_floor
+from policies.reading.serving import container_argv
 
 _CPU_ENGINES = ("ollama", "llama-cpp", "localai")
 # A parameter count in a name: 7b, 0.5B, 135m, between separators (mistral-7b-instruct, Qwen2.5-0.5B-Instruct-GGUF).
@@ -186,6 +187,26 @@ def _proven(server: Any, model: str, limit: float, source: str, by_node: bool) -
     return published[2] - 0.05e9 > limit
 
 
+# OLLAMA_HOST naming another host (env or an inline assignment): the container is a client of that server.
+_REMOTE_HOST = re.compile(r"^(?!(?:0\.0\.0\.0|127\.0\.0\.1|localhost|\[?::\]?)(?::|/|$))[A-Za-z0-9]")
+_SCHEME = re.compile(r"^https?://")
+_SERVE = re.compile(r"\bollama\s+serve\b")
+_INLINE_HOST = re.compile(r"\bOLLAMA_HOST=[\"']?([^\s\"';]+)")
+
+
+def _client(server: Any) -> bool:
+    """True for a container of the Ollama image that talks to another host's server (OLLAMA_HOST names it, in its
+    env or inline in its script) and starts none itself: a pull job's container (spent sets 58, 85), not a server."""
+    argv = " ".join(container_argv(server.container))
+    if _SERVE.search(argv):
+        return False
+    hosts = [str(env_values(server.container).get("OLLAMA_HOST") or ""), *_INLINE_HOST.findall(argv)]
+    return any(_REMOTE_HOST.match(_SCHEME.sub("", h.strip())) for h in hosts)
+
+
+_RUN_TO_COMPLETION = ("kubernetes:batch/v1:Job", "kubernetes:batch/v1:CronJob", "kubernetes:batch/v1beta1:CronJob")
+
+
 def _held(by_node: bool) -> str:
     if by_node:
         return (
@@ -202,6 +223,8 @@ def cpu_model_shortfalls(resource: Any) -> list[str]:
     found: list[str] = []
     for server in table_servers(resource):
         if server.engine not in _CPU_ENGINES or assigned_gpu(server.podspec):
+            continue
+        if server.engine == "ollama" and _client(server):
             continue
         # A pod that only selects or tolerates GPU nodes holds no GPU of its own: the scheduler counts none for it.
         by_node = selects_gpu_nodes(server.podspec)
@@ -228,7 +251,8 @@ def cpu_model_shortfalls(resource: Any) -> list[str]:
                         )
                     )
                 continue
-            proven = _proven(server, model, limit, source, by_node)
+            # A run-to-completion pod (a Job's) need not load what it pulls: not proven.
+            proven = _proven(server, model, limit, source, by_node) and resource.type not in _RUN_TO_COMPLETION
             if not proven and server.engine == "ollama" and not by_node and not source and (weights_floor(model) or 0) > limit:
                 continue  # G46 reports it (container-can-start)
             how = "as published" if published_size(model) is not None else "estimated from its name"

@@ -1,7 +1,8 @@
 """G10: a vLLM server on the CPU whose memory limit is below its weights plus the KV cache space its CPU backend
 reserves (advice).
 
-vLLM's CPU backend (``--device cpu``, or a CPU build: the vllm/vllm-openai-cpu image, a ``-cpu`` tag) keeps its KV
+vLLM's CPU backend (a CPU build: the vllm/vllm-openai-cpu image, a ``-cpu`` tag; or ``--device cpu`` on a 0.6.x or earlier GPU build,
+whose wheel ships the CPU executor) keeps its KV
 cache in host memory, sized by VLLM_CPU_KVCACHE_SPACE in GiB, 4 GiB when the variable is unset or 0 (vllm 0.6.4.post1
 wheel vllm/executor/cpu_executor.py:345-351 "not set, using 4 by default", vllm/envs.py:316-317; ``--device cpu``
 selects that executor on any build, vllm/config.py:1190-1211 DeviceConfig, vllm/engine/async_llm_engine.py:628-630),
@@ -19,6 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
+from components.images import image_tag
 from policies.framework import unproven
 from policies.kube import as_int, as_quantity, get
 from policies.reading.engines import env_values
@@ -29,15 +31,21 @@ from policies.reading.vllm_args import served_model, vllm_servers
 _COUNT = re.compile(r"(?:^|[-_./])(\d+(?:\.\d+)?)([bBmM])(?=$|[-_./])")
 _QUANTIZED = re.compile(r"awq|gptq|int[48]|w[48]a|fp8|gguf|bnb|[48]bit|quant", re.IGNORECASE)
 _CPU_IMAGE = re.compile(r"(?:^|/)vllm[-_/]?(?:openai-)?cpu|[:-]cpu(?:$|[-.])", re.IGNORECASE)
+_OLD_RELEASE = re.compile(r"^v?0\.[0-6]\.")
 _GiB = 2**30
 
 
 def _on_cpu(server: Any) -> bool:
+    """A CPU build (any device setting but another one), or ``--device cpu`` on a GPU build of a release whose wheel
+    ships the CPU executor and reads it (0.6.x and before, as read at 0.6.4.post1); a later GPU build given
+    ``--device cpu`` does not start at all (G13 says so), so its memory is not judged."""
     device = server.args.get("device")
     image = str(server.container.get("image") or "")
-    return (device == "cpu" or (device in (None, "auto") and _CPU_IMAGE.search(image) is not None)) and not (
-        assigned_gpu(server.podspec)
-    )
+    if assigned_gpu(server.podspec):
+        return False
+    if _CPU_IMAGE.search(image) is not None:
+        return device in (None, "auto", "cpu")
+    return device == "cpu" and _OLD_RELEASE.match(image_tag(image) or "") is not None
 
 
 def _weights(model: str, dtype: Optional[str]) -> Optional[float]:

@@ -127,6 +127,27 @@ def test_careful_kv_forms_are_silent():
     assert _g10(_api_pull("gemma:2b", "2Gi")) == []
 
 
+def test_a_pull_job_of_another_server_is_no_server():
+    # Spent set 58 Knickkennedy/k8s-llm-inference-stack base/ollama/model-pull-job.yaml: the ollama/ollama image as a
+    # client (OLLAMA_HOST=http://ollama:11434) pulling mistral under 1Gi loads nothing itself.
+    job = _ollama(limit="1Gi", image="ollama/ollama:latest")
+    container = job["spec"]["template"]["spec"]["containers"][0]
+    del container["lifecycle"]
+    container["command"] = ["/usr/bin/bash", "-c", "until ollama list; do sleep 5; done; ollama pull mistral"]
+    container["env"] = [{"name": "OLLAMA_HOST", "value": "http://ollama:11434"}]
+    assert _g10(job) == []
+    inline = copy.deepcopy(job)
+    inline["spec"]["template"]["spec"]["containers"][0]["env"] = []
+    inline["spec"]["template"]["spec"]["containers"][0]["command"][2] = "OLLAMA_HOST=ollama-service:11434 ollama pull mistral"
+    assert _g10(inline) == []
+    # Its own server (OLLAMA_HOST 0.0.0.0) is judged; in a Job, which need not load what it pulls, as advice.
+    container["env"] = [{"name": "OLLAMA_HOST", "value": "0.0.0.0"}]
+    container["command"][2] = "ollama serve & sleep 5; ollama pull mistral"
+    job["kind"], job["apiVersion"] = "Job", "batch/v1"
+    job["spec"]["template"]["spec"]["restartPolicy"] = "OnFailure"
+    assert [lvl for lvl, _ in _g10(job)] == ["advisory"]
+
+
 def _vllm(args, limit="3Gi", env=None, image="vllm/vllm-openai:v0.6.4.post1"):
     obj = _ollama()
     obj["metadata"]["name"] = "vllm"
@@ -153,6 +174,8 @@ def test_careful_vllm_cpu_forms_are_silent():
     assert _vllm_cpu(_vllm(spent, limit="8Gi")) == []
     assert _vllm_cpu(_vllm(spent, env=[{"name": "VLLM_CPU_KVCACHE_SPACE", "value": "1"}], limit="4Gi")) == []
     assert _vllm_cpu(_vllm(["--model=TinyLlama/TinyLlama-1.1B-Chat-v1.0"])) == []  # a GPU build with no --device
+    # A later GPU build given --device cpu does not start at all (G13's finding), so its memory is not judged.
+    assert _vllm_cpu(_vllm(spent, image="vllm/vllm-openai:v0.9.2")) == []
     assert _vllm_cpu(_vllm(["--model=TheBloke/TinyLlama-1.1B-Chat-v1.0-AWQ", "--device=cpu"])) == []
 
 
