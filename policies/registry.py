@@ -30,7 +30,7 @@ from policies.autoscaling import (
     throughput_signal,
     utilization_requests,
 )
-from policies.crd import validation_rules, validation_rules_unevaluated
+from policies.crd import served_versions, validation_rules, validation_rules_unevaluated
 from policies.derived import derived_object_valid, progress_deadline, requests_within_limits
 from policies.framework import Policy, Resource, Violation, evaluate_policies
 from policies.gpu import (
@@ -524,6 +524,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     startup_dtype_supported_by_gpu.POLICY,
     validation_rules.POLICY,
     validation_rules_unevaluated.POLICY,
+    served_versions.POLICY,
     api_object_valid.POLICY,
     api_schema_valid.POLICY,
 )
