@@ -30,7 +30,7 @@ from policies.autoscaling import (
     throughput_signal,
     utilization_requests,
 )
-from policies.crd import validation_rules, validation_rules_unevaluated
+from policies.crd import served_versions, validation_rules, validation_rules_unevaluated
 from policies.derived import derived_object_valid, progress_deadline, requests_within_limits
 from policies.framework import Policy, Resource, Violation, evaluate_policies
 from policies.gpu import (
@@ -212,6 +212,7 @@ from policies.models import (
     registry_pull_auth,
     route_model_served,
     script_map_code_pinned,
+    script_map_pulls,
     serving_code_pinned,
     serving_start_installs,
     storage_uri_versioned,
@@ -293,6 +294,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     debug_switches_off.POLICY,
     downloads_fail_loudly.POLICY,
     script_map_code_pinned.POLICY,
+    script_map_pulls.POLICY,
     pull_waits_for_server.POLICY,
     engine_image_publisher.POLICY,
     flags_exist.POLICY,
@@ -524,6 +526,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     startup_dtype_supported_by_gpu.POLICY,
     validation_rules.POLICY,
     validation_rules_unevaluated.POLICY,
+    served_versions.POLICY,
     api_object_valid.POLICY,
     api_schema_valid.POLICY,
 )

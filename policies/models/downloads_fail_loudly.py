@@ -59,11 +59,13 @@ from typing import Optional
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_list, container_label, containers, get, pod_specs
 from policies.reading.downloaders import CALL_ROWS, ROWS
+from policies.reading.mounted_scripts import mounted_script_files
 from policies.reading.serving import model_servers
 from policies.reading.shell_commands import CLOSERS as _CLOSERS
 from policies.reading.shell_commands import script_commands as _script_commands
 from policies.reading.shell_commands import unwrapped as _unwrapped
 from policies.reading.shell_commands import wrapped as _wrapped
+from policies.reading.shell_words import split_shell
 from policies.reading.vllm_args import command_tokens, is_shell_operator
 
 _OUTPUT_LONG = ("--output", "--remote-name", "--remote-name-all")
@@ -269,13 +271,14 @@ def _wait_checked(rest: list[tuple[list[str], str]]) -> bool:
     return False
 
 
-def _unchecked_serving_pull(container: dict) -> Optional[tuple[str, bool]]:
-    """(the pull, True) of a model server's script that pulls beside the server in the background (``ollama pull
-    llama3.2 &``: set -e never sees its status, only a checked ``wait`` does) with nothing later checking the model
-    (``ollama list``/``ollama show``, a file test) or reading ``$?``; (the pull, False) of one in the foreground after
-    only ``sleep`` waited for the server, with no set -e, in a script that then keeps serving."""
-    tokens, script = command_tokens(container)
-    if not script or any("$?" in t for t in tokens):
+def unchecked_serving_pull(tokens: list[str], errexit: bool) -> Optional[tuple[str, str]]:
+    """(the pull, how) of a model server's script (split ``tokens``; ``errexit``: set -e in force) that lets a failed
+    pull pass while the server runs on: "background" for a pull beside the server in the background (``ollama pull
+    llama3.2 &``: set -e never sees its status, only a checked ``wait`` does); "slept" for one in the foreground after
+    only ``sleep`` waited for the server, "foreground" for one after a poll, each with no set -e and no ``&&``/``||``
+    after it, in a script that then keeps serving (``wait``). None where something later checks the model (``ollama
+    list``/``ollama show``, a file test), the script reads ``$?``, or a loop runs the pull again."""
+    if any("$?" in t for t in tokens):
         return None
     raw = _script_commands(tokens)
     commands = [(_unwrapped(c), op) for c, op in raw]
@@ -285,27 +288,52 @@ def _unchecked_serving_pull(container: dict) -> Optional[tuple[str, bool]]:
         if _checks_later(commands[i + 1 :]) or op in ("&&", "||", "|"):
             return None
         if op == "&":
-            return None if _wait_checked(raw[i + 1 :]) else (_shown(command), True)
-        # A pull in the foreground of the server's script: the server keeps running whatever its status, and the
-        # earlier form of this rule reads such a script as no signal (tests/policies/test_policy_swallowed_downloads.py
-        # careful form). Reported only when `sleep N` is all that waits for the server before it and the script then
-        # keeps serving (``ollama serve & sleep 3; ollama pull mistral; wait``): a server slower than N fails the pull
-        # ("could not connect"), and with no set -e the script runs on to `wait`, serving no model.
-        if not _errexit(container, tokens) and _sleep_only_wait(commands[:i]) and _keeps_running(tokens):
-            return _shown(command), False
-        return None
+            return None if _wait_checked(raw[i + 1 :]) else (_shown(command), "background")
+        # A pull in the foreground of the server's script: the server keeps running whatever the pull's status, so
+        # with no set -e a failed pull (a slow start after a fixed `sleep N`, a registry error, a full disk) runs on to
+        # `wait`, serving no model, and nothing restarts the container (spent set 100 Babas10/developer-hub-env
+        # k8s/ollama/deployment.yaml: an until-loop on `ollama list`, then `ollama pull qwen2.5:1.5b`, `echo`, `wait`).
+        if errexit or _in_retry_loop(commands[:i]) or not _keeps_running(tokens):
+            return None
+        return _shown(command), "slept" if _sleep_only_wait(commands[:i]) else "foreground"
     return None
 
 
+# Loop conditions that only walk a list (``while read -r model``) or spin (``while true``): no wait for the server.
+_WALKS = (["read"], ["true"], [":"])
+
+
+def _in_retry_loop(before: list[tuple[list[str], str]]) -> bool:
+    """True when the next command sits in the body of a ``while``/``until`` loop that is no walk over a list
+    (``while read -r model``): a loop that runs the pull again until it succeeds, or a sync loop."""
+    stack: list[bool] = []
+    for command, _ in before:
+        word = command[0] if command else ""
+        if word in ("while", "until"):
+            condition = _wrapped(_unwrapped(command[1:]))
+            stack.append(word == "until" or condition[:1] != ["read"])
+        elif word == "done" and stack:
+            stack.pop()
+    return any(stack)
+
+
 def _sleep_only_wait(before: list[tuple[list[str], str]]) -> bool:
-    """True when the commands before a pull wait for the server only by sleeping: a ``sleep`` and no polling loop
-    (``until``/``while``) or readiness call (``ollama list``, ``curl``)."""
-    words = [c[0] for c, _ in before if c]
-    if "sleep" not in words:
+    """True when the commands before a pull wait for the server only by sleeping: a ``sleep`` and no poll (an
+    ``until`` loop, a ``while`` loop whose condition is not ``read``/``true``, a curl/wget/nc call, ``ollama
+    list``/``ollama ps``). A ``while read -r model`` loop over a model list is no wait."""
+    if not any(c[:1] == ["sleep"] for c, _ in before):
         return False
-    return not any(w in ("until", "while", "curl", "wget") for w in words) and not any(
-        c[:2] == ["ollama", "list"] for c, _ in before
-    )
+    for command, _ in before:
+        word = command[0] if command else ""
+        if word in ("until", "while"):
+            condition = _wrapped(_unwrapped(command[1:]))
+            if word == "until" or condition[:1] not in _WALKS:
+                return False
+            continue
+        words = _wrapped(command)
+        if words[:1] in (["curl"], ["wget"], ["nc"]) or words[:2] in (["ollama", "list"], ["ollama", "ps"]):
+            return False
+    return True
 
 
 def _only_slept(container: dict) -> str:
@@ -329,32 +357,56 @@ def _serving_pulls(resource: Resource) -> list[str]:
     """Advice for a model server whose own script pulls its model beside the server and lets a failed pull pass: the
     server keeps running with no model, and every request for it fails (spent set 55 MardiantoS/chat-ai-k8s-ollama
     k8s/backend/ollama-deployment.yaml: `ollama pull llama3.2 &`, a loop while the PID lives, then "Model download
-    completed!" whatever the pull's status)."""
+    completed!" whatever the pull's status). The script is the container's own command line or a ConfigMap script it
+    mounts and runs (policies/reading/mounted_scripts.py; spent set 102 rgratis/ai-dev-environment
+    k8s/ollama/configmap.yaml entrypoint.sh: `ollama serve &`, `sleep 10`, a pull per line of a model list, `wait`)."""
     from policies.reading.ollama_pulls import pulls_while_serving
 
     messages: list[str] = []
     for server in model_servers(resource):
         if not pulls_while_serving(server.container, server.podspec):
             continue
-        unchecked = _unchecked_serving_pull(server.container)
-        if unchecked is None:
-            continue
-        pull, background = unchecked
-        how = (
-            "in the background, and nothing collects its exit status (a checked `wait $pid`)"
-            if background
-            else "after only `sleep` waited for the server (a slower start fails it), with no set -e and no && or || "
-            "after it, and the script runs on"
-        )
-        messages.append(
-            unproven(
-                f"{server.label}: the script runs `{pull}` beside the server {how}, and nothing later checks the model "
-                f"(ollama show, ollama list): a failed pull leaves the server running with no model, and every request "
-                f"for it fails; check the pull (`ollama pull MODEL || exit 1`, `wait $pid || exit 1`) so the container "
-                f"restarts, or pull in an init container"
+        for where, tokens, errexit, _ in server_scripts(server.container, server.podspec):
+            unchecked = unchecked_serving_pull(tokens, errexit)
+            if unchecked is None:
+                continue
+            pull, how = unchecked
+            messages.append(
+                unproven(
+                    f"{server.label}: {where} runs `{pull}` beside the server {HOW[how]}, and nothing later checks the "
+                    f"model (ollama show, ollama list): a failed pull leaves the server running with no model, and every "
+                    f"request for it fails; check the pull (`ollama pull MODEL || exit 1`, `wait $pid || exit 1`) so the "
+                    f"container restarts, or pull in an init container"
+                )
             )
-        )
+            break
     return messages
+
+
+HOW = {
+    "background": "in the background, and nothing collects its exit status (a checked `wait $pid`)",
+    "slept": "after only `sleep` waited for the server (a slower start fails it), with no set -e and no && or || "
+    "after it, and the script runs on",
+    "foreground": "with no set -e and no && or || after it, so a failed pull (a registry error, a full disk, a "
+    "server that stopped answering) is swallowed and the script runs on",
+}
+# `#!/bin/sh -e`: the script's own interpreter line turns errexit on.
+_SHEBANG_ERREXIT = re.compile(r"^#!\S+(?:\s+\S+)*?\s+-[a-zA-Z]*e[a-zA-Z]*(?:\s|$)")
+
+
+def server_scripts(container: dict, podspec: dict) -> list[tuple[str, list[str], bool, str]]:
+    """(how the message names it, split tokens, set -e in force, the ConfigMap text or "") of a server container's own
+    script and of each ConfigMap script it mounts and runs."""
+    found = []
+    tokens, script = command_tokens(container)
+    if script:
+        found.append(("the script", tokens, _errexit(container, tokens), ""))
+    for file, text in mounted_script_files(podspec, container).items():
+        if "pull" not in text and "run" not in text:
+            continue
+        split = split_shell(text)
+        found.append((f"the script {file}", split, _errexit(container, split) or bool(_SHEBANG_ERREXIT.match(text)), text))
+    return found
 
 
 _SUCCEEDS = "the container succeeds without the model"
