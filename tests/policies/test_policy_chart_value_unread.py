@@ -21,6 +21,7 @@ from __future__ import annotations
 import yaml
 
 from components.chart_value_keys import keys_at
+from policies.manifests import read_manifests
 from tests.policies.policy_fixtures import found_by
 
 _POLICY = "chart-value-unread"
@@ -154,3 +155,23 @@ def test_the_table_reads_by_version():
     assert keys_at("no-such-chart", "1.0.0") is None
     anything = keys_at("ollama", "")
     assert anything is not None and "ollama.models.pull" in anything.read
+
+
+def test_a_release_whose_values_hold_a_go_template_in_a_block_scalar_is_read(tmp_path):
+    """A prompt template's ``{{.Input}}`` inside a block scalar of the release's values is the chart's to render, not
+    an unrendered manifest (spent set 99 mitchross/k8s-homelab-cluster-v2@912ae3a6
+    kubernetes/apps/default/localai/app/helmrelease.yaml ``promptTemplates``); the same action outside a block scalar
+    (a template of the manifest itself) still is."""
+    text = (
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: localai\n  namespace: ai\nspec:\n"
+        "  chart:\n    spec:\n      chart: local-ai\n      version: 3.2.0\n  values:\n"
+        "    deployment:\n      image: quay.io/go-skynet/local-ai:v2.14.0\n"
+        "    promptTemplates:\n      chat.tmpl: |\n        ### Prompt:\n\n        {{.Input}}\n        ### Response:\n"
+    )
+    path = tmp_path / "helmrelease.yaml"
+    path.write_text(text)
+    loaded = read_manifests([str(path)])
+    assert len(loaded.objects) == 1 and not loaded.unreadable
+    path.write_text(text.replace("      chat.tmpl: |\n", "      chat.tmpl:\n"))
+    broken = read_manifests([str(path)])
+    assert not broken.objects and [u.kind for u in broken.unreadable] == ["template"]
