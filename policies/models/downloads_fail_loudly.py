@@ -196,11 +196,15 @@ def _swallowed(container: dict) -> Optional[tuple[str, str]]:
     its failure to a command that always succeeds (``|| echo``, ``|| true``) and nothing later checks the model. None
     otherwise (or when the script reads ``$?``)."""
     tokens, script = command_tokens(container)
-    if not script or any("$?" in t for t in tokens):
+    return _swallowed_tokens(tokens, _errexit(container, tokens)) if script else None
+
+
+def _swallowed_tokens(tokens: list[str], errexit: bool) -> Optional[tuple[str, str]]:
+    """_swallowed of a split script (``errexit``: set -e is in force)."""
+    if any("$?" in t for t in tokens):
         return None
     raw = _script_commands(tokens)
     commands = [(_unwrapped(c), op) for c, op in raw]
-    errexit = _errexit(container, tokens)
     for i, (command, op) in enumerate(commands):
         if not _download_form(command):
             continue
@@ -236,29 +240,60 @@ def _swallowed_downloads(resource: Resource, streamed: set[int]) -> list[str]:
             continue
         if leaves == _KEEPS_RUNNING and _repeated(container):
             continue  # a loop that runs the download again (a sync loop) is no one-shot pull
-        download, fallback = swallowed
-        if fallback == "&":
-            messages.append(
-                f"{container_label(path, container)}: the script runs `{download}` in the background (`&`) and nothing "
-                f"collects its exit status (a checked `wait $!`) or checks the model afterwards, so a failed download "
-                f"is silent: {leaves}{_only_slept(container)}; run it in the foreground with `|| exit 1` (or "
-                "`wait $! || exit 1`)"
-            )
-            continue
-        if fallback:
-            messages.append(
-                f"{container_label(path, container)}: the script answers a failed `{download}` with "
-                f"`|| {fallback}`, which succeeds (set -e does not stop a command before ||), and nothing "
-                f"later checks the model: "
-                f"{'the container succeeds without it and the server starts with no model' if leaves == _SUCCEEDS else leaves}"
-                "; end the fallback with `exit 1` (`|| { echo ...; exit 1; }`)"
-            )
-            continue
         messages.append(
-            f"{container_label(path, container)}: the script runs on after `{download}` with no set -e "
-            f"and no && or || after it, so a failed download still ends with the last command's status (0): "
-            f"{leaves}{_only_slept(container)}; add `set -e` (or `sh -ec`), or `|| exit 1` after the download"
+            _swallow_message(container_label(path, container), "the script", swallowed, leaves, _only_slept(container))
         )
+    return messages
+
+
+def _swallow_message(label: str, where: str, swallowed: tuple[str, str], leaves: str, slept: str) -> str:
+    """The advice for a download whose failure ``where`` (a script) swallows (``_swallowed``)."""
+    download, fallback = swallowed
+    if fallback == "&":
+        return (
+            f"{label}: {where} runs `{download}` in the background (`&`) and nothing "
+            f"collects its exit status (a checked `wait $!`) or checks the model afterwards, so a failed download "
+            f"is silent: {leaves}{slept}; run it in the foreground with `|| exit 1` (or "
+            "`wait $! || exit 1`)"
+        )
+    if fallback:
+        return (
+            f"{label}: {where} answers a failed `{download}` with "
+            f"`|| {fallback}`, which succeeds (set -e does not stop a command before ||), and nothing "
+            f"later checks the model: "
+            f"{'the container succeeds without it and the server starts with no model' if leaves == _SUCCEEDS else leaves}"
+            "; end the fallback with `exit 1` (`|| { echo ...; exit 1; }`)"
+        )
+    return (
+        f"{label}: {where} runs on after `{download}` with no set -e "
+        f"and no && or || after it, so a failed download still ends with the last command's status (0): "
+        f"{leaves}{slept}; add `set -e` (or `sh -ec`), or `|| exit 1` after the download"
+    )
+
+
+def _mounted_swallowed(resource: Resource) -> list[str]:
+    """Advice for each init container, or container of a pod that runs to completion, that runs a ConfigMap script
+    of the files (mounted_script_files: ``command: [sh, /scripts/pull.sh]``) whose download's failure the script
+    swallows: the script is the container's start as much as an inline ``sh -c`` is."""
+    messages = []
+    for path, podspec in pod_specs(resource):
+        if not as_list(podspec.get("volumes")):
+            continue
+        completes = podspec.get("restartPolicy") in ("Never", "OnFailure")
+        for key in ("initContainers", "containers"):
+            for container in (c for c in as_list(podspec.get(key)) if isinstance(c, dict)):
+                if key == "containers" and not completes or container.get("restartPolicy") == "Always":
+                    continue
+                for file, text in mounted_script_files(podspec, container).items():
+                    if not any(hint in text for hint in _DOWNLOAD_HINTS):
+                        continue
+                    tokens = split_shell(text)
+                    errexit = _errexit(container, tokens) or bool(_SHEBANG_ERREXIT.match(text))
+                    swallowed = _swallowed_tokens(tokens, errexit)
+                    if swallowed is not None:
+                        label = container_label(path, container)
+                        slept = _only_slept_tokens(tokens)
+                        messages.append(_swallow_message(label, f"the script {file}", swallowed, _SUCCEEDS, slept))
     return messages
 
 
@@ -339,8 +374,11 @@ def _sleep_only_wait(before: list[tuple[list[str], str]]) -> bool:
 def _only_slept(container: dict) -> str:
     """A note for a swallowed Ollama pull that only `sleep N` waits for the server before, or ""."""
     tokens, script = command_tokens(container)
-    if not script:
-        return ""
+    return _only_slept_tokens(tokens) if script else ""
+
+
+def _only_slept_tokens(tokens: list[str]) -> str:
+    """_only_slept of a split script."""
     commands = [(_unwrapped(c), op) for c, op in _script_commands(tokens)]
     for i, (command, _) in enumerate(commands):
         words = _wrapped(command)
@@ -539,7 +577,7 @@ def _tests_existence(tokens: list[str]) -> bool:
 def _check(resource: Resource, config: dict) -> list[str]:
     serves = bool(model_servers(resource))
     streamed, pulled = _streamed_pulls(resource)
-    messages = streamed + _swallowed_downloads(resource, pulled) + _serving_pulls(resource)
+    messages = streamed + _swallowed_downloads(resource, pulled) + _mounted_swallowed(resource) + _serving_pulls(resource)
     for path, podspec in pod_specs(resource):
         for container in containers(podspec, init=True):
             tokens, _ = command_tokens(container)

@@ -389,3 +389,29 @@ def test_careful_mounted_entrypoints_stay_silent():
     # `bash -e` on the container's command line, and a ConfigMap no container runs.
     assert found_by(_mounted(_ENTRYPOINT, ["/bin/bash", "-e", "/entrypoint.sh"]), "script-map-pull-checked") == []
     assert found_by(_mounted(_ENTRYPOINT)[:1], "script-map-pull-checked") == []
+
+
+def _mounted_job(script: str) -> list[dict]:
+    """A Job that runs a pull script of a ConfigMap it mounts (the inline forms above, moved into a file: census class
+    9's ConfigMap entrypoint.sh forms)."""
+    config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "pull"}, "data": {"pull.sh": script}}
+    job = _job("")
+    container = job["spec"]["template"]["spec"]["containers"][0]
+    container.update(command=["/bin/sh", "/scripts/pull.sh"], volumeMounts=[{"name": "s", "mountPath": "/scripts"}])
+    job["spec"]["template"]["spec"]["volumes"] = [{"name": "s", "configMap": {"name": "pull"}}]
+    return [config_map, job]
+
+
+def test_a_mounted_job_script_that_swallows_a_failed_pull():
+    script = "#!/bin/sh\nexport OLLAMA_HOST=http://ollama:11434\nollama pull mistral\necho done\n"
+    [(level, message)] = found_by(_mounted_job(script), "model-download-fails-loudly")
+    assert level == "advisory"
+    assert message.startswith(
+        "container ollama-pull: the script /scripts/pull.sh runs on after `ollama pull` with no set -e and no && or ||"
+    )
+    for careful in (
+        script.replace("#!/bin/sh\n", "#!/bin/sh -e\n"),
+        script.replace("mistral\n", "mistral || exit 1\n"),
+        script.replace("echo done\n", ""),
+    ):
+        assert found_by(_mounted_job(careful), "model-download-fails-loudly") == [], careful
