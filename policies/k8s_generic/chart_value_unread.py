@@ -25,8 +25,10 @@ A dependency chart the table knows (open-webui's ``ollama``: charts/open-webui/C
 otwld chart at ``>=0.24.0``) is judged under its key against what ANY version of it reads, plus the parent's own reads
 there and Helm's ``enabled`` condition. Never judged: what is under a path a template reads whole (toYaml, with, range,
 a variable: podAnnotations, extraEnv, resources), list items, the keys of dependency charts the table lacks
-(``pipelines``, ``tika``) and ``global``, a chart version whose template reads ``.Values`` whole. A k3s HelmChartConfig of the same name (values merged after the
-release's) turns the blocking form into advice.
+(``pipelines``, ``tika``) and ``global``, a chart version whose template reads ``.Values`` whole. The blocking form
+turns into advice with a k3s HelmChartConfig of the same name (values merged after the release's), or on a release
+that does not show the chart's repository (a Flux sourceRef neither named after it nor a HelmRepository of the files
+with its URL): another publisher's chart of that name may read a string there.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from components.chart_value_keys import ChartKeys, keys_at
+from components.helm_charts import Chart
 from policies.framework import Policy, Resource, unproven
 from policies.helm_charts import RELEASE_GROUP_KINDS, release_values
 from policies.kube import get, split_type
@@ -126,7 +129,7 @@ def _judged(values: Mapping, keys: ChartKeys, shown: str) -> list[tuple[str, str
     return out
 
 
-def _findings(r: Resource, overridden: bool) -> list[str]:
+def _findings(r: Resource, overridden: bool, repositories: dict[str, str]) -> list[str]:
     found = release_values(r.props)
     if found is None:
         return []
@@ -156,16 +159,48 @@ def _findings(r: Resource, overridden: bool) -> list[str]:
                 f"render fails (\"can't evaluate field {keys.always[len(path) + 1 :].split('.')[0]} in type "
                 f'interface {{}}") and nothing of the release is installed; write it as the table the chart reads'
             )
-            messages.append(unproven(message + " (a HelmChartConfig of the files may replace it)") if overridden else message)
+            if overridden:
+                message = unproven(message + " (a HelmChartConfig of the files may replace it)")
+            elif not _publisher_shown(r, chart, repositories):
+                message = unproven(
+                    message + " (the release does not show the chart's repository: another chart named so may differ)"
+                )
+            messages.append(message)
         else:
             messages.append(unproven(f"{text}: the setting is dropped, or the render fails where a template reads it"))
     return messages
+
+
+_GENERIC = frozenset({"github", "io", "com", "helm", "charts", "helm-charts", "www"})
+
+
+def _publisher_shown(r: Resource, chart: Chart, repositories: dict[str, str]) -> bool:
+    """True when the release names the chart's own repository (an Argo CD repoURL, a k3s HelmChart repo, or a Flux
+    sourceRef whose HelmRepository of the files has that URL or whose name carries it): another publisher's chart of
+    the same name (a ``chart: ollama`` from another repository) may read a string where this one reads a table."""
+    props = r.props
+    if props.get("kind") == "HelmRelease":
+        ref = str(get(props, "spec", "chart", "spec", "sourceRef", "name") or "").lower()
+        url = repositories.get(ref, "")
+        tokens = {t for repo in chart.repositories for t in repo.replace("/", ".").split(".") if t and t not in _GENERIC}
+        return any(repo in url for repo in chart.repositories) or any(t in ref for t in tokens)
+    spec = get(props, "spec")
+    texts = [str(get(props, "spec", "repo") or ""), str(get(props, "spec", "source", "repoURL") or "")]
+    texts += [
+        str(s.get("repoURL") or "") for s in (spec.get("sources") or [] if isinstance(spec, dict) else []) if isinstance(s, dict)
+    ]
+    return any(repo in text.lower() for text in texts for repo in chart.repositories)
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     releases = [r for r in resources if split_type(r.type) in RELEASE_GROUP_KINDS and isinstance(r.props, dict)]
     if not releases:
         return []
+    repositories = {
+        str(get(r.props, "metadata", "name")).lower(): str(get(r.props, "spec", "url") or "").lower()
+        for r in resources
+        if split_type(r.type)[1] in ("HelmRepository", "OCIRepository") and isinstance(r.props, dict)
+    }
     configs = {
         str(get(r.props, "metadata", "name"))
         for r in resources
@@ -174,7 +209,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings: list[tuple[str, str]] = []
     for r in releases:
         overridden = r.props.get("kind") == "HelmChart" and str(get(r.props, "metadata", "name")) in configs
-        findings += [(r.name, m) for m in _findings(r, overridden)]
+        findings += [(r.name, m) for m in _findings(r, overridden, repositories)]
     return findings
 
 

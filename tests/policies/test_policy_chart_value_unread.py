@@ -28,7 +28,8 @@ _POLICY = "chart-value-unread"
 
 
 def _flux(chart: str, version: str | None, values: dict, **spec: object) -> dict:
-    chart_spec: dict = {"chart": chart, "sourceRef": {"kind": "HelmRepository", "name": "repo"}}
+    source = {"ollama": "ollama-helm", "local-ai": "go-skynet"}.get(chart, "repo")
+    chart_spec: dict = {"chart": chart, "sourceRef": {"kind": "HelmRepository", "name": source}}
     if version:
         chart_spec["version"] = version
     return {
@@ -91,6 +92,17 @@ def test_a_string_where_the_chart_renders_image_repository_breaks_the_render():
         "(deployment.image.{repository, tag})"
     )
     assert "can't evaluate field repository in type interface {}" in blocking[0]
+    # careful: a sourceRef that names no repository of the chart (and no HelmRepository of the files with its URL)
+    unknown = _flux("local-ai", "3.2.0", values)
+    unknown["spec"]["chart"]["spec"]["sourceRef"]["name"] = "charts"
+    assert {level for level, _ in found_by([unknown], _POLICY)} == {"advisory"}
+    repository = {
+        "apiVersion": "source.toolkit.fluxcd.io/v1",
+        "kind": "HelmRepository",
+        "metadata": {"name": "charts", "namespace": "ai"},
+        "spec": {"url": "https://go-skynet.github.io/helm-charts/"},
+    }
+    assert "mandatory" in {level for level, _ in found_by([unknown, repository], _POLICY)}
     [advice] = [m for level, m in found if level == "advisory"]
     assert advice.startswith(
         "spec.values.models.persistence is a value chart local-ai 3.2.0 never reads (did you mean persistence?)"
