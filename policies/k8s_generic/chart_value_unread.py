@@ -21,9 +21,11 @@ whose values come from elsewhere is not judged) and walked key by key:
   interface {}"): no object is installed, blocking (spent set 99 mitchross localai ``deployment.image: quay.io/...``).
   Elsewhere advice: a template may test the table before reading it.
 
-Never judged: what is under a path a template reads whole (toYaml, with, range, a variable: podAnnotations, extraEnv,
-resources), list items, the keys of dependency charts (open-webui's ``ollama``, ``pipelines``...) and ``global``, a
-chart version whose template reads ``.Values`` whole. A k3s HelmChartConfig of the same name (values merged after the
+A dependency chart the table knows (open-webui's ``ollama``: charts/open-webui/Chart.yaml@open-webui-16.0.0, the
+otwld chart at ``>=0.24.0``) is judged under its key against what ANY version of it reads, plus the parent's own reads
+there and Helm's ``enabled`` condition. Never judged: what is under a path a template reads whole (toYaml, with, range,
+a variable: podAnnotations, extraEnv, resources), list items, the keys of dependency charts the table lacks
+(``pipelines``, ``tika``) and ``global``, a chart version whose template reads ``.Values`` whole. A k3s HelmChartConfig of the same name (values merged after the
 release's) turns the blocking form into advice.
 """
 
@@ -93,30 +95,59 @@ def _walk(values: Mapping, prefix: str, keys: ChartKeys, tables: frozenset[str],
             out.append((path, "unread", value))
 
 
+def _dependency_keys(name: str, parent: ChartKeys) -> ChartKeys | None:
+    """What a dependency chart the table knows reads, as paths under its key ``name`` of the parent's values (any
+    version: the parent pins a range), with the parent's own reads there and Helm's ``enabled`` condition."""
+    sub = keys_at(name, "")
+    if sub is None:
+        return None
+    own = frozenset(p for p in parent.read if p.startswith(f"{name}."))
+    return ChartKeys(
+        frozenset(f"{name}.{p}" for p in sub.read) | own | {f"{name}.enabled"},
+        frozenset(f"{name}.{p}" for p in sub.whole) | frozenset(p for p in parent.whole if p.startswith(f"{name}.")),
+        frozenset(),
+        "",
+        "",
+        sub.source,
+    )
+
+
+def _judged(values: Mapping, keys: ChartKeys, shown: str) -> list[tuple[str, str, Any, ChartKeys, str]]:
+    judged: list[tuple[str, str, Any]] = []
+    _walk(values, "", keys, keys.tables(), judged)
+    out = [(path, what, value, keys, shown) for path, what, value in judged]
+    for name in sorted(keys.passthrough):
+        sub = _dependency_keys(name, keys) if isinstance(values.get(name), Mapping) else None
+        if sub is not None and f"{name}.enabled" in keys.read:  # a version that has it as a dependency
+            deps: list[tuple[str, str, Any]] = []
+            _walk({name: values[name]}, "", sub, sub.tables(), deps)
+            label = f"{shown} (its dependency chart {name}, any version)"
+            out += [(path, what, value, sub, label) for path, what, value in deps]
+    return out
+
+
 def _findings(r: Resource, overridden: bool) -> list[str]:
     found = release_values(r.props)
     if found is None:
         return []
     where, chart, version, values = found
-    keys = keys_at(chart.key, version)
-    if keys is None or not values:
+    top = keys_at(chart.key, version)
+    if top is None or not values:
         return []
-    judged: list[tuple[str, str, Any]] = []
-    _walk(values, "", keys, keys.tables(), judged)
     shown = f"chart {chart.names[0]} {version or '(version not pinned: any version)'}"
     messages: list[str] = []
-    for path, what, value in judged[:_MAX_FINDINGS]:
+    for path, what, value, keys, label in _judged(values, top, shown)[:_MAX_FINDINGS]:
         if what == "unread":
             messages.append(
                 unproven(
-                    f"{where}.{path} is a value {shown} never reads ({_nearest(path, keys)}): the setting is silently "
+                    f"{where}.{path} is a value {label} never reads ({_nearest(path, keys)}): the setting is silently "
                     f"dropped (templates read at {keys.source})"
                 )
             )
             continue
         readers = sorted(p[len(path) + 1 :] for p in keys.read if p.startswith(path + "."))[:6]
         text = (
-            f"{where}.{path} is {_kind(value)}, but {shown} reads it as a table ({path}.{{{', '.join(readers)}}}): Helm "
+            f"{where}.{path} is {_kind(value)}, but {label} reads it as a table ({path}.{{{', '.join(readers)}}}): Helm "
             f"keeps the release's non-table value over the chart's table"
         )
         if keys.always.startswith(path + "."):

@@ -111,7 +111,13 @@ def test_argo_cd_and_k3s_releases_are_read_and_values_from_elsewhere_are_not_jud
                 "repoURL": "https://helm.openwebui.com",
                 "chart": "open-webui",
                 "targetRevision": "16.0.0",
-                "helm": {"valuesObject": {"ingress": {"enabled": True, "labels": {"team": "ai"}}, "ollama": {"whatever": 1}}},
+                "helm": {
+                    "valuesObject": {
+                        "ingress": {"enabled": True, "labels": {"team": "ai"}},
+                        "ollama": {"enabled": True, "ollama": {"gpu": {"enabled": True}}, "persistentVolume": {"enabled": True}},
+                        "pipelines": {"anything": 1},  # a dependency chart the table does not read: never judged
+                    }
+                },
             },
             "destination": {"server": "https://kubernetes.default.svc", "namespace": "ai"},
         },
@@ -121,6 +127,14 @@ def test_argo_cd_and_k3s_releases_are_read_and_values_from_elsewhere_are_not_jud
     assert message.startswith(
         "spec.source.helm.valuesObject.ingress.labels is a value chart open-webui 16.0.0 never reads "
         "(did you mean ingress.extraLabels?)"
+    )
+    # the Ollama chart as open-webui's dependency (Chart.yaml dependencies@open-webui-16.0.0): judged against what any
+    # version of the ollama chart reads; gpu nested one level too high is reported
+    application["spec"]["source"]["helm"]["valuesObject"]["ollama"]["gpu"] = {"enabled": True}
+    found = sorted(m for _, m in found_by([application], _POLICY))
+    assert len(found) == 2 and found[1].startswith(
+        "spec.source.helm.valuesObject.ollama.gpu is a value chart open-webui 16.0.0 (its dependency chart ollama, any "
+        "version) never reads (did you mean ollama.ollama.gpu?)"
     )
     helmchart = {
         "apiVersion": "helm.cattle.io/v1",
