@@ -58,6 +58,14 @@ from typing import Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_list, container_label, containers, get, pod_specs
+from policies.models.pull_script_waits import (
+    HOW,
+    SHEBANG_ERREXIT,
+    SUCCEEDS,
+    in_retry_loop,
+    sleep_only_wait,
+    swallow_message,
+)
 from policies.reading.downloaders import CALL_ROWS, ROWS
 from policies.reading.mounted_scripts import mounted_script_files
 from policies.reading.serving import model_servers
@@ -241,34 +249,9 @@ def _swallowed_downloads(resource: Resource, streamed: set[int]) -> list[str]:
         if leaves == _KEEPS_RUNNING and _repeated(container):
             continue  # a loop that runs the download again (a sync loop) is no one-shot pull
         messages.append(
-            _swallow_message(container_label(path, container), "the script", swallowed, leaves, _only_slept(container))
+            swallow_message(container_label(path, container), "the script", swallowed, leaves, _only_slept(container))
         )
     return messages
-
-
-def _swallow_message(label: str, where: str, swallowed: tuple[str, str], leaves: str, slept: str) -> str:
-    """The advice for a download whose failure ``where`` (a script) swallows (``_swallowed``)."""
-    download, fallback = swallowed
-    if fallback == "&":
-        return (
-            f"{label}: {where} runs `{download}` in the background (`&`) and nothing "
-            f"collects its exit status (a checked `wait $!`) or checks the model afterwards, so a failed download "
-            f"is silent: {leaves}{slept}; run it in the foreground with `|| exit 1` (or "
-            "`wait $! || exit 1`)"
-        )
-    if fallback:
-        return (
-            f"{label}: {where} answers a failed `{download}` with "
-            f"`|| {fallback}`, which succeeds (set -e does not stop a command before ||), and nothing "
-            f"later checks the model: "
-            f"{'the container succeeds without it and the server starts with no model' if leaves == _SUCCEEDS else leaves}"
-            "; end the fallback with `exit 1` (`|| { echo ...; exit 1; }`)"
-        )
-    return (
-        f"{label}: {where} runs on after `{download}` with no set -e "
-        f"and no && or || after it, so a failed download still ends with the last command's status (0): "
-        f"{leaves}{slept}; add `set -e` (or `sh -ec`), or `|| exit 1` after the download"
-    )
 
 
 def _mounted_swallowed(resource: Resource) -> list[str]:
@@ -288,12 +271,12 @@ def _mounted_swallowed(resource: Resource) -> list[str]:
                     if not any(hint in text for hint in _DOWNLOAD_HINTS):
                         continue
                     tokens = split_shell(text)
-                    errexit = _errexit(container, tokens) or bool(_SHEBANG_ERREXIT.match(text))
+                    errexit = _errexit(container, tokens) or bool(SHEBANG_ERREXIT.match(text))
                     swallowed = _swallowed_tokens(tokens, errexit)
                     if swallowed is not None:
                         label = container_label(path, container)
                         slept = _only_slept_tokens(tokens)
-                        messages.append(_swallow_message(label, f"the script {file}", swallowed, _SUCCEEDS, slept))
+                        messages.append(swallow_message(label, f"the script {file}", swallowed, _SUCCEEDS, slept))
     return messages
 
 
@@ -328,47 +311,10 @@ def unchecked_serving_pull(tokens: list[str], errexit: bool) -> Optional[tuple[s
         # with no set -e a failed pull (a slow start after a fixed `sleep N`, a registry error, a full disk) runs on to
         # `wait`, serving no model, and nothing restarts the container (spent set 100 Babas10/developer-hub-env
         # k8s/ollama/deployment.yaml: an until-loop on `ollama list`, then `ollama pull qwen2.5:1.5b`, `echo`, `wait`).
-        if errexit or _in_retry_loop(commands[:i]) or not _keeps_running(tokens):
+        if errexit or in_retry_loop(commands[:i]) or not _keeps_running(tokens):
             return None
-        return _shown(command), "slept" if _sleep_only_wait(commands[:i]) else "foreground"
+        return _shown(command), "slept" if sleep_only_wait(commands[:i]) else "foreground"
     return None
-
-
-# Loop conditions that only walk a list (``while read -r model``) or spin (``while true``): no wait for the server.
-_WALKS = (["read"], ["true"], [":"])
-
-
-def _in_retry_loop(before: list[tuple[list[str], str]]) -> bool:
-    """True when the next command sits in the body of a ``while``/``until`` loop that is no walk over a list
-    (``while read -r model``): a loop that runs the pull again until it succeeds, or a sync loop."""
-    stack: list[bool] = []
-    for command, _ in before:
-        word = command[0] if command else ""
-        if word in ("while", "until"):
-            condition = _wrapped(_unwrapped(command[1:]))
-            stack.append(word == "until" or condition[:1] != ["read"])
-        elif word == "done" and stack:
-            stack.pop()
-    return any(stack)
-
-
-def _sleep_only_wait(before: list[tuple[list[str], str]]) -> bool:
-    """True when the commands before a pull wait for the server only by sleeping: a ``sleep`` and no poll (an
-    ``until`` loop, a ``while`` loop whose condition is not ``read``/``true``, a curl/wget/nc call, ``ollama
-    list``/``ollama ps``). A ``while read -r model`` loop over a model list is no wait."""
-    if not any(c[:1] == ["sleep"] for c, _ in before):
-        return False
-    for command, _ in before:
-        word = command[0] if command else ""
-        if word in ("until", "while"):
-            condition = _wrapped(_unwrapped(command[1:]))
-            if word == "until" or condition[:1] not in _WALKS:
-                return False
-            continue
-        words = _wrapped(command)
-        if words[:1] in (["curl"], ["wget"], ["nc"]) or words[:2] in (["ollama", "list"], ["ollama", "ps"]):
-            return False
-    return True
 
 
 def _only_slept(container: dict) -> str:
@@ -385,7 +331,7 @@ def _only_slept_tokens(tokens: list[str]) -> str:
         if words[:2] in (["ollama", "pull"], ["ollama", "run"]) or (
             words[:1] == ["curl"] and any(_OLLAMA_PULL_API.search(w) for w in words)
         ):
-            if _sleep_only_wait(commands[:i]):
+            if sleep_only_wait(commands[:i]):
                 return ", and `sleep` is all that waits for the server before the pull, so a slow start fails it too"
             return ""
     return ""
@@ -421,17 +367,6 @@ def _serving_pulls(resource: Resource) -> list[str]:
     return messages
 
 
-HOW = {
-    "background": "in the background, and nothing collects its exit status (a checked `wait $pid`)",
-    "slept": "after only `sleep` waited for the server (a slower start fails it), with no set -e and no && or || "
-    "after it, and the script runs on",
-    "foreground": "with no set -e and no && or || after it, so a failed pull (a registry error, a full disk, a "
-    "server that stopped answering) is swallowed and the script runs on",
-}
-# `#!/bin/sh -e`: the script's own interpreter line turns errexit on.
-_SHEBANG_ERREXIT = re.compile(r"^#!\S+(?:\s+\S+)*?\s+-[a-zA-Z]*e[a-zA-Z]*(?:\s|$)")
-
-
 def server_scripts(container: dict, podspec: dict) -> list[tuple[str, list[str], bool, str]]:
     """(how the message names it, split tokens, set -e in force, the ConfigMap text or "") of a server container's own
     script and of each ConfigMap script it mounts and runs."""
@@ -443,11 +378,11 @@ def server_scripts(container: dict, podspec: dict) -> list[tuple[str, list[str],
         if "pull" not in text and "run" not in text:
             continue
         split = split_shell(text)
-        found.append((f"the script {file}", split, _errexit(container, split) or bool(_SHEBANG_ERREXIT.match(text)), text))
+        found.append((f"the script {file}", split, _errexit(container, split) or bool(SHEBANG_ERREXIT.match(text)), text))
     return found
 
 
-_SUCCEEDS = "the container succeeds without the model"
+_SUCCEEDS = SUCCEEDS
 _HOOK_SUCCEEDS = "the hook succeeds and the container runs on without the model"
 _KEEPS_RUNNING = "the container keeps running (its script blocks at the end) and nothing pulls the model again"
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import as_dict, get, split_type, viewed_resources
-from policies.models.downloads_fail_loudly import HOW, server_scripts, unchecked_serving_pull
+from policies.models.downloads_fail_loudly import server_scripts, unchecked_serving_pull
+from policies.models.pull_script_waits import HOW
 from policies.reading.ollama_pulls import pulls_while_serving
 from policies.reading.serving import model_servers
 
