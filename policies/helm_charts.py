@@ -304,6 +304,20 @@ def _release_name(props: Mapping) -> str:
     return name
 
 
+def release_values(props: Mapping) -> tuple[str, Chart, str, Mapping] | None:
+    """(values path, chart row, chart version, values with envsubst defaults read) of a release object of a chart the
+    table knows whose values the object shows whole (no ``valuesFrom``, no ``valueFiles``), or None."""
+    found = _release(props)
+    if found is None:
+        return None
+    path, name, repo, version, values = found
+    chart = chart_named(name, repo) if name or repo else None
+    if chart is None:
+        return None
+    resolved = _resolved(values)
+    return path, chart, version, resolved if isinstance(resolved, Mapping) else {}
+
+
 def chart_workloads(props: Mapping) -> list[tuple[str, Workload]]:
     """(pod path, workload) of each pod a release of a chart policies/chart_workloads.py renders (vllm-stack, local-ai),
     with the replicas, strategy, claims and Service type around it; [] for any other object."""

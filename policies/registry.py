@@ -30,7 +30,7 @@ from policies.autoscaling import (
     throughput_signal,
     utilization_requests,
 )
-from policies.crd import validation_rules, validation_rules_unevaluated
+from policies.crd import served_versions, validation_rules, validation_rules_unevaluated
 from policies.derived import derived_object_valid, progress_deadline, requests_within_limits
 from policies.framework import Policy, Resource, Violation, evaluate_policies
 from policies.gpu import (
@@ -81,6 +81,7 @@ from policies.k8s_generic import (
     arch_image_selected,
     backend_url_literal_ip,
     capabilities_allow_list,
+    chart_value_unread,
     chat_ui_auth_kept,
     chat_ui_reaches_backend,
     claim_fits_bound_volume,
@@ -212,6 +213,7 @@ from policies.models import (
     registry_pull_auth,
     route_model_served,
     script_map_code_pinned,
+    script_map_pulls,
     serving_code_pinned,
     serving_start_installs,
     storage_uri_versioned,
@@ -293,6 +295,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     debug_switches_off.POLICY,
     downloads_fail_loudly.POLICY,
     script_map_code_pinned.POLICY,
+    script_map_pulls.POLICY,
     pull_waits_for_server.POLICY,
     engine_image_publisher.POLICY,
     flags_exist.POLICY,
@@ -477,6 +480,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     start_script_runs_server.POLICY,
     env_references_expand.POLICY,
     backend_url_literal_ip.POLICY,
+    chart_value_unread.POLICY,
     served_name_for_path.POLICY,
     memory_emptydir_size_limit.POLICY,
     emptydir_bounded.POLICY,
@@ -524,6 +528,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     startup_dtype_supported_by_gpu.POLICY,
     validation_rules.POLICY,
     validation_rules_unevaluated.POLICY,
+    served_versions.POLICY,
     api_object_valid.POLICY,
     api_schema_valid.POLICY,
 )

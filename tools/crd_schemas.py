@@ -82,7 +82,7 @@ def _version_spec(version: dict) -> dict | None:
 
 def extract(reference: Path) -> dict:
     """The pruned ``spec`` schema of every served version of every CRD under ``reference/crds``, deterministic."""
-    return extract_crds(reference, _version_spec, "tools/crd_schemas.py")
+    return extract_crds(reference, _version_spec, "tools/crd_schemas.py", DATA)
 
 
 def render(data: dict) -> str:

@@ -273,15 +273,24 @@ def _defined_here(resources: list[Resource]) -> set[tuple[str, str]]:
 # DynamoComponentDeployment in their place, and none of those names.
 _DYNAMO_EARLY = "NVIDIA Dynamo's first operator (ai-dynamo/dynamo deploy/dynamo/operator/config/crd/bases/@a2eabe97)"
 _COMPOUND_AI = "NVIDIA Dynamo's CompoundAI operator (ai-dynamo/dynamo deploy/compoundai/operator/config/crd/bases/@a9912feb)"
-_RENAMED_KINDS: dict[tuple[str, str], tuple[str, str]] = {
-    ("nvidia.com", "DynamoDeployment"): ("DynamoGraphDeployment", _DYNAMO_EARLY),
-    ("nvidia.com", "DynamoNimDeployment"): ("DynamoComponentDeployment", _DYNAMO_EARLY),
-    ("nvidia.com", "DynamoNimRequest"): ("DynamoGraphDeployment", _DYNAMO_EARLY),
-    ("nvidia.com", "DynamoNim"): ("DynamoGraphDeployment", _DYNAMO_EARLY),
-    ("nvidia.com", "CompoundAIDeployment"): ("DynamoGraphDeployment", _COMPOUND_AI),
-    ("nvidia.com", "CompoundAINimDeployment"): ("DynamoComponentDeployment", _COMPOUND_AI),
-    ("nvidia.com", "CompoundAINimRequest"): ("DynamoGraphDeployment", _COMPOUND_AI),
-    ("nvidia.com", "CompoundAINim"): ("DynamoGraphDeployment", _COMPOUND_AI),
+# The Gateway API Inference Extension served InferenceModel (inference.networking.x-k8s.io v1alpha1 at v0.1.0, v1alpha2
+# v0.2.0-v0.5.1: config/crd/bases/inference.networking.x-k8s.io_inferencemodels.yaml); from v1.0.0 config/crd/bases
+# holds inferencepools and inferenceobjectives only, InferenceObjective taking its place (spent set 99:
+# kubvernor/kubvernor resources/inference-model.yaml).
+_GIE_EARLY = (
+    "the Gateway API Inference Extension v0.1.0-v0.5.1 (kubernetes-sigs/gateway-api-inference-extension "
+    "config/crd/bases/inference.networking.x-k8s.io_inferencemodels.yaml@v0.5.1; v1.0.0 and later have none)"
+)
+_RENAMED_KINDS: dict[tuple[str, str], tuple[str, str, str]] = {
+    ("nvidia.com", "DynamoDeployment"): ("DynamoGraphDeployment", _DYNAMO_EARLY, "v1alpha1"),
+    ("nvidia.com", "DynamoNimDeployment"): ("DynamoComponentDeployment", _DYNAMO_EARLY, "v1alpha1"),
+    ("nvidia.com", "DynamoNimRequest"): ("DynamoGraphDeployment", _DYNAMO_EARLY, "v1alpha1"),
+    ("nvidia.com", "DynamoNim"): ("DynamoGraphDeployment", _DYNAMO_EARLY, "v1alpha1"),
+    ("nvidia.com", "CompoundAIDeployment"): ("DynamoGraphDeployment", _COMPOUND_AI, "v1alpha1"),
+    ("nvidia.com", "CompoundAINimDeployment"): ("DynamoComponentDeployment", _COMPOUND_AI, "v1alpha1"),
+    ("nvidia.com", "CompoundAINimRequest"): ("DynamoGraphDeployment", _COMPOUND_AI, "v1alpha1"),
+    ("nvidia.com", "CompoundAINim"): ("DynamoGraphDeployment", _COMPOUND_AI, "v1alpha1"),
+    ("inference.networking.x-k8s.io", "InferenceModel"): ("InferenceObjective", _GIE_EARLY, "v1alpha2"),
 }
 
 
@@ -305,7 +314,7 @@ def _renamed(resources: list[Resource], here: set[tuple[str, str]]) -> list[tupl
                     f"apiVersion {api_version} {kind}: only {row[1]} served {kind}; later releases renamed it "
                     f"{row[0]} and serve no {kind}, so on a current operator the API server answers 'no matches for "
                     f"kind' and nothing is created (the operator release is not in the files read); write a {row[0]} "
-                    f"({group}/v1alpha1) in the shape that release documents"
+                    f"({group}/{row[2]}) in the shape that release documents"
                 ),
             )
         )

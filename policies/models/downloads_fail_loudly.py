@@ -58,12 +58,22 @@ from typing import Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_list, container_label, containers, get, pod_specs
+from policies.models.pull_script_waits import (
+    HOW,
+    SHEBANG_ERREXIT,
+    SUCCEEDS,
+    in_retry_loop,
+    sleep_only_wait,
+    swallow_message,
+)
 from policies.reading.downloaders import CALL_ROWS, ROWS
+from policies.reading.mounted_scripts import mounted_script_files
 from policies.reading.serving import model_servers
 from policies.reading.shell_commands import CLOSERS as _CLOSERS
 from policies.reading.shell_commands import script_commands as _script_commands
 from policies.reading.shell_commands import unwrapped as _unwrapped
 from policies.reading.shell_commands import wrapped as _wrapped
+from policies.reading.shell_words import split_shell
 from policies.reading.vllm_args import command_tokens, is_shell_operator
 
 _OUTPUT_LONG = ("--output", "--remote-name", "--remote-name-all")
@@ -194,11 +204,15 @@ def _swallowed(container: dict) -> Optional[tuple[str, str]]:
     its failure to a command that always succeeds (``|| echo``, ``|| true``) and nothing later checks the model. None
     otherwise (or when the script reads ``$?``)."""
     tokens, script = command_tokens(container)
-    if not script or any("$?" in t for t in tokens):
+    return _swallowed_tokens(tokens, _errexit(container, tokens)) if script else None
+
+
+def _swallowed_tokens(tokens: list[str], errexit: bool) -> Optional[tuple[str, str]]:
+    """_swallowed of a split script (``errexit``: set -e is in force)."""
+    if any("$?" in t for t in tokens):
         return None
     raw = _script_commands(tokens)
     commands = [(_unwrapped(c), op) for c, op in raw]
-    errexit = _errexit(container, tokens)
     for i, (command, op) in enumerate(commands):
         if not _download_form(command):
             continue
@@ -234,29 +248,35 @@ def _swallowed_downloads(resource: Resource, streamed: set[int]) -> list[str]:
             continue
         if leaves == _KEEPS_RUNNING and _repeated(container):
             continue  # a loop that runs the download again (a sync loop) is no one-shot pull
-        download, fallback = swallowed
-        if fallback == "&":
-            messages.append(
-                f"{container_label(path, container)}: the script runs `{download}` in the background (`&`) and nothing "
-                f"collects its exit status (a checked `wait $!`) or checks the model afterwards, so a failed download "
-                f"is silent: {leaves}{_only_slept(container)}; run it in the foreground with `|| exit 1` (or "
-                "`wait $! || exit 1`)"
-            )
-            continue
-        if fallback:
-            messages.append(
-                f"{container_label(path, container)}: the script answers a failed `{download}` with "
-                f"`|| {fallback}`, which succeeds (set -e does not stop a command before ||), and nothing "
-                f"later checks the model: "
-                f"{'the container succeeds without it and the server starts with no model' if leaves == _SUCCEEDS else leaves}"
-                "; end the fallback with `exit 1` (`|| { echo ...; exit 1; }`)"
-            )
-            continue
         messages.append(
-            f"{container_label(path, container)}: the script runs on after `{download}` with no set -e "
-            f"and no && or || after it, so a failed download still ends with the last command's status (0): "
-            f"{leaves}{_only_slept(container)}; add `set -e` (or `sh -ec`), or `|| exit 1` after the download"
+            swallow_message(container_label(path, container), "the script", swallowed, leaves, _only_slept(container))
         )
+    return messages
+
+
+def _mounted_swallowed(resource: Resource) -> list[str]:
+    """Advice for each init container, or container of a pod that runs to completion, that runs a ConfigMap script
+    of the files (mounted_script_files: ``command: [sh, /scripts/pull.sh]``) whose download's failure the script
+    swallows: the script is the container's start as much as an inline ``sh -c`` is."""
+    messages = []
+    for path, podspec in pod_specs(resource):
+        if not as_list(podspec.get("volumes")):
+            continue
+        completes = podspec.get("restartPolicy") in ("Never", "OnFailure")
+        for key in ("initContainers", "containers"):
+            for container in (c for c in as_list(podspec.get(key)) if isinstance(c, dict)):
+                if key == "containers" and not completes or container.get("restartPolicy") == "Always":
+                    continue
+                for file, text in mounted_script_files(podspec, container).items():
+                    if not any(hint in text for hint in _DOWNLOAD_HINTS):
+                        continue
+                    tokens = split_shell(text)
+                    errexit = _errexit(container, tokens) or bool(SHEBANG_ERREXIT.match(text))
+                    swallowed = _swallowed_tokens(tokens, errexit)
+                    if swallowed is not None:
+                        label = container_label(path, container)
+                        slept = _only_slept_tokens(tokens)
+                        messages.append(swallow_message(label, f"the script {file}", swallowed, _SUCCEEDS, slept))
     return messages
 
 
@@ -269,13 +289,14 @@ def _wait_checked(rest: list[tuple[list[str], str]]) -> bool:
     return False
 
 
-def _unchecked_serving_pull(container: dict) -> Optional[tuple[str, bool]]:
-    """(the pull, True) of a model server's script that pulls beside the server in the background (``ollama pull
-    llama3.2 &``: set -e never sees its status, only a checked ``wait`` does) with nothing later checking the model
-    (``ollama list``/``ollama show``, a file test) or reading ``$?``; (the pull, False) of one in the foreground after
-    only ``sleep`` waited for the server, with no set -e, in a script that then keeps serving."""
-    tokens, script = command_tokens(container)
-    if not script or any("$?" in t for t in tokens):
+def unchecked_serving_pull(tokens: list[str], errexit: bool) -> Optional[tuple[str, str]]:
+    """(the pull, how) of a model server's script (split ``tokens``; ``errexit``: set -e in force) that lets a failed
+    pull pass while the server runs on: "background" for a pull beside the server in the background (``ollama pull
+    llama3.2 &``: set -e never sees its status, only a checked ``wait`` does); "slept" for one in the foreground after
+    only ``sleep`` waited for the server, "foreground" for one after a poll, each with no set -e and no ``&&``/``||``
+    after it, in a script that then keeps serving (``wait``). None where something later checks the model (``ollama
+    list``/``ollama show``, a file test), the script reads ``$?``, or a loop runs the pull again."""
+    if any("$?" in t for t in tokens):
         return None
     raw = _script_commands(tokens)
     commands = [(_unwrapped(c), op) for c, op in raw]
@@ -285,41 +306,32 @@ def _unchecked_serving_pull(container: dict) -> Optional[tuple[str, bool]]:
         if _checks_later(commands[i + 1 :]) or op in ("&&", "||", "|"):
             return None
         if op == "&":
-            return None if _wait_checked(raw[i + 1 :]) else (_shown(command), True)
-        # A pull in the foreground of the server's script: the server keeps running whatever its status, and the
-        # earlier form of this rule reads such a script as no signal (tests/policies/test_policy_swallowed_downloads.py
-        # careful form). Reported only when `sleep N` is all that waits for the server before it and the script then
-        # keeps serving (``ollama serve & sleep 3; ollama pull mistral; wait``): a server slower than N fails the pull
-        # ("could not connect"), and with no set -e the script runs on to `wait`, serving no model.
-        if not _errexit(container, tokens) and _sleep_only_wait(commands[:i]) and _keeps_running(tokens):
-            return _shown(command), False
-        return None
+            return None if _wait_checked(raw[i + 1 :]) else (_shown(command), "background")
+        # A pull in the foreground of the server's script: the server keeps running whatever the pull's status, so
+        # with no set -e a failed pull (a slow start after a fixed `sleep N`, a registry error, a full disk) runs on to
+        # `wait`, serving no model, and nothing restarts the container (spent set 100 Babas10/developer-hub-env
+        # k8s/ollama/deployment.yaml: an until-loop on `ollama list`, then `ollama pull qwen2.5:1.5b`, `echo`, `wait`).
+        if errexit or in_retry_loop(commands[:i]) or not _keeps_running(tokens):
+            return None
+        return _shown(command), "slept" if sleep_only_wait(commands[:i]) else "foreground"
     return None
-
-
-def _sleep_only_wait(before: list[tuple[list[str], str]]) -> bool:
-    """True when the commands before a pull wait for the server only by sleeping: a ``sleep`` and no polling loop
-    (``until``/``while``) or readiness call (``ollama list``, ``curl``)."""
-    words = [c[0] for c, _ in before if c]
-    if "sleep" not in words:
-        return False
-    return not any(w in ("until", "while", "curl", "wget") for w in words) and not any(
-        c[:2] == ["ollama", "list"] for c, _ in before
-    )
 
 
 def _only_slept(container: dict) -> str:
     """A note for a swallowed Ollama pull that only `sleep N` waits for the server before, or ""."""
     tokens, script = command_tokens(container)
-    if not script:
-        return ""
+    return _only_slept_tokens(tokens) if script else ""
+
+
+def _only_slept_tokens(tokens: list[str]) -> str:
+    """_only_slept of a split script."""
     commands = [(_unwrapped(c), op) for c, op in _script_commands(tokens)]
     for i, (command, _) in enumerate(commands):
         words = _wrapped(command)
         if words[:2] in (["ollama", "pull"], ["ollama", "run"]) or (
             words[:1] == ["curl"] and any(_OLLAMA_PULL_API.search(w) for w in words)
         ):
-            if _sleep_only_wait(commands[:i]):
+            if sleep_only_wait(commands[:i]):
                 return ", and `sleep` is all that waits for the server before the pull, so a slow start fails it too"
             return ""
     return ""
@@ -329,35 +341,48 @@ def _serving_pulls(resource: Resource) -> list[str]:
     """Advice for a model server whose own script pulls its model beside the server and lets a failed pull pass: the
     server keeps running with no model, and every request for it fails (spent set 55 MardiantoS/chat-ai-k8s-ollama
     k8s/backend/ollama-deployment.yaml: `ollama pull llama3.2 &`, a loop while the PID lives, then "Model download
-    completed!" whatever the pull's status)."""
+    completed!" whatever the pull's status). The script is the container's own command line or a ConfigMap script it
+    mounts and runs (policies/reading/mounted_scripts.py; spent set 102 rgratis/ai-dev-environment
+    k8s/ollama/configmap.yaml entrypoint.sh: `ollama serve &`, `sleep 10`, a pull per line of a model list, `wait`)."""
     from policies.reading.ollama_pulls import pulls_while_serving
 
     messages: list[str] = []
     for server in model_servers(resource):
         if not pulls_while_serving(server.container, server.podspec):
             continue
-        unchecked = _unchecked_serving_pull(server.container)
-        if unchecked is None:
-            continue
-        pull, background = unchecked
-        how = (
-            "in the background, and nothing collects its exit status (a checked `wait $pid`)"
-            if background
-            else "after only `sleep` waited for the server (a slower start fails it), with no set -e and no && or || "
-            "after it, and the script runs on"
-        )
-        messages.append(
-            unproven(
-                f"{server.label}: the script runs `{pull}` beside the server {how}, and nothing later checks the model "
-                f"(ollama show, ollama list): a failed pull leaves the server running with no model, and every request "
-                f"for it fails; check the pull (`ollama pull MODEL || exit 1`, `wait $pid || exit 1`) so the container "
-                f"restarts, or pull in an init container"
+        for where, tokens, errexit, _ in server_scripts(server.container, server.podspec):
+            unchecked = unchecked_serving_pull(tokens, errexit)
+            if unchecked is None:
+                continue
+            pull, how = unchecked
+            messages.append(
+                unproven(
+                    f"{server.label}: {where} runs `{pull}` beside the server {HOW[how]}, and nothing later checks the "
+                    f"model (ollama show, ollama list): a failed pull leaves the server running with no model, and every "
+                    f"request for it fails; check the pull (`ollama pull MODEL || exit 1`, `wait $pid || exit 1`) so the "
+                    f"container restarts, or pull in an init container"
+                )
             )
-        )
+            break
     return messages
 
 
-_SUCCEEDS = "the container succeeds without the model"
+def server_scripts(container: dict, podspec: dict) -> list[tuple[str, list[str], bool, str]]:
+    """(how the message names it, split tokens, set -e in force, the ConfigMap text or "") of a server container's own
+    script and of each ConfigMap script it mounts and runs."""
+    found = []
+    tokens, script = command_tokens(container)
+    if script:
+        found.append(("the script", tokens, _errexit(container, tokens), ""))
+    for file, text in mounted_script_files(podspec, container).items():
+        if "pull" not in text and "run" not in text:
+            continue
+        split = split_shell(text)
+        found.append((f"the script {file}", split, _errexit(container, split) or bool(SHEBANG_ERREXIT.match(text)), text))
+    return found
+
+
+_SUCCEEDS = SUCCEEDS
 _HOOK_SUCCEEDS = "the hook succeeds and the container runs on without the model"
 _KEEPS_RUNNING = "the container keeps running (its script blocks at the end) and nothing pulls the model again"
 
@@ -487,7 +512,7 @@ def _tests_existence(tokens: list[str]) -> bool:
 def _check(resource: Resource, config: dict) -> list[str]:
     serves = bool(model_servers(resource))
     streamed, pulled = _streamed_pulls(resource)
-    messages = streamed + _swallowed_downloads(resource, pulled) + _serving_pulls(resource)
+    messages = streamed + _swallowed_downloads(resource, pulled) + _mounted_swallowed(resource) + _serving_pulls(resource)
     for path, podspec in pod_specs(resource):
         for container in containers(podspec, init=True):
             tokens, _ = command_tokens(container)

@@ -175,11 +175,35 @@ def release_value(text: str, start: int) -> bool:
     HelmRelease or an Argo CD Application (its literal kind and apiVersion)."""
     line_start = text.rfind("\n", 0, start) + 1
     before = text[line_start:start]
-    if before.count('"') % 2 == 0 and before.count("'") % 2 == 0:
+    if before.count('"') % 2 == 0 and before.count("'") % 2 == 0 and not _in_block_scalar(text, line_start):
         return False
     starts = _document_starts(text)
     i = bisect.bisect_right(starts, start) - 1
     return _release_document(text, starts[i], starts[i + 1] if i + 1 < len(starts) else len(text))
+
+
+# A key or list item whose value is a YAML block scalar (``key: |``, ``- >-``, ``key: |2 # comment``).
+_BLOCK_SCALAR = re.compile(r"(?::|^\s*-)\s*[|>][-+0-9]*\s*(?:#.*)?$")
+
+
+def _in_block_scalar(text: str, line_start: int) -> bool:
+    """True when the line at ``line_start`` is text of a YAML block scalar: the nearest line above it indented less
+    (blank lines aside) opens one (a prompt template's ``{{.Input}}`` in a release's values, spent set 99
+    mitchross/k8s-homelab-cluster-v2 kubernetes/apps/default/localai/app/helmrelease.yaml ``promptTemplates``)."""
+    line = text[line_start : text.find("\n", line_start) if "\n" in text[line_start:] else len(text)]
+    indent = len(line) - len(line.lstrip(" "))
+    end = line_start - 1
+    for _ in range(400):
+        if end <= 0:
+            return False
+        begin = text.rfind("\n", 0, end) + 1
+        above = text[begin:end]
+        end = begin - 1
+        if not above.strip():
+            continue
+        if len(above) - len(above.lstrip(" ")) < indent:
+            return _BLOCK_SCALAR.search(above) is not None
+    return False
 
 
 @functools.lru_cache(maxsize=64)

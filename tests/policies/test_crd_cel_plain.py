@@ -53,8 +53,10 @@ def test_every_rule_it_parses_compiles_in_the_library() -> None:
     parsed = [rule for rule in CREATE_TIME if cel_plain.program(rule) is not None]
     uncompilable = {rule for _crd, rule, _message in cel.uncompilable()}
     assert not [rule for rule in parsed if rule in uncompilable]
-    # All but the two rules that compare durations (duration() is the library's).
-    assert sorted(set(CREATE_TIME) - set(parsed)) == [rule for rule in CREATE_TIME if "duration(" in rule]
+    # All but the rules that compare durations (duration() is the library's), and two of Envoy Gateway's
+    # (tools/crd_sources.json): a strings-extension lowerAscii() and a map literal indexed by a field.
+    left = [rule for rule in CREATE_TIME if "duration(" in rule or "lowerAscii()" in rule or '{"Auto":0' in rule]
+    assert sorted(set(CREATE_TIME) - set(parsed)) == left
     assert len(parsed) >= 137
 
 

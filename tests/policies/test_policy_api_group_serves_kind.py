@@ -148,3 +148,24 @@ def test_current_dynamo_kinds_and_a_crd_of_the_files_are_silent():
         "spec": {"group": "nvidia.com", "names": {"kind": "DynamoDeployment", "plural": "dynamodeployments"}},
     }
     assert _g40(crd, _SET44_DYNAMO) == []
+
+
+# Spent set 99: kubvernor/kubvernor resources/inference-model.yaml, InferenceModel inference.networking.x-k8s.io/v1alpha2,
+# a kind only the Inference Extension v0.1.0-v0.5.1 served (config/crd/bases/inference.networking.x-k8s.io_inferencemodels
+# .yaml@v0.5.1); v1.0.0's config/crd/bases holds inferencepools and inferenceobjectives only.
+_SET99_MODEL = {
+    "apiVersion": "inference.networking.x-k8s.io/v1alpha2",
+    "kind": "InferenceModel",
+    "metadata": {"name": "food-review"},
+    "spec": {"modelName": "food-review", "criticality": "Standard", "poolRef": {"name": "vllm-llama3-8b-instruct"}},
+}
+
+
+def test_inference_model_is_advice_and_inference_objective_is_silent():
+    found = _g40(_SET99_MODEL)
+    assert [e for e, _ in found] == ["advisory"], found
+    assert "InferenceObjective (inference.networking.x-k8s.io/v1alpha2)" in found[0][1]
+    objective = copy.deepcopy(_SET99_MODEL)
+    objective["kind"] = "InferenceObjective"
+    objective["spec"] = {"priority": 10, "poolRef": {"name": "vllm-llama3-8b-instruct"}}
+    assert _g40(objective) == []

@@ -249,9 +249,14 @@ def test_careful_hooks_sidecars_and_server_scripts_stay_silent():
     streamed = _server(sidecar='while true; do curl http://localhost:11434/api/pull -d \'{"name": "m"}\'; sleep 600; done')
     streamed["spec"]["template"]["spec"]["containers"][1]["image"] = "curlimages/curl:8.10.1"
     assert _found(streamed) == []
-    # The server polls before pulling, or stops on a failed pull.
+    # The server polls before pulling and stops on a failed pull (set -e, `|| exit 1`), or checks the model later, or
+    # pulls again in a sync loop.
     polled = "ollama serve &\nuntil ollama list >/dev/null 2>&1; do sleep 1; done\nollama pull mistral\nwait\n"
-    assert _found(_server(script=polled)) == []
+    assert _found(_server(script="set -e\n" + polled)) == []
+    assert _found(_server(script=polled.replace("pull mistral", "pull mistral || exit 1"))) == []
+    assert _found(_server(script=polled.replace("wait", "ollama show mistral\nwait"))) == []
+    synced = "ollama serve &\nwhile true; do ollama pull mistral; sleep 3600; done\n"
+    assert _found(_server(script=synced)) == []
     assert _found(_server(script="set -e\nollama serve &\nsleep 3\nollama pull mistral\nwait\n")) == []
     assert _found(_server(script="ollama serve &\nsleep 3\nollama pull mistral || exit 1\nwait\n")) == []
 
@@ -301,3 +306,112 @@ def test_a_backgrounded_pull_in_a_post_start_hook_is_silent_on_failure():
     assert found_by([_hooked(["/bin/sh", "-c", checked])], "model-download-fails-loudly") == []
     foreground = "until ollama list; do sleep 1; done; ollama pull tinyllama:latest"
     assert found_by([_hooked(["/bin/sh", "-c", foreground])], "model-download-fails-loudly") == []
+
+
+# Session 52 (brief scripts52): a server's own script that polls the server, then pulls with no check -------------------
+
+
+def test_a_server_script_that_polls_then_swallows_a_failed_pull():
+    # Spent set 100: Babas10/developer-hub-env k8s/ollama/deployment.yaml@9d34586dfe5566fac9bca5e6a7c21245eec6d731
+    # (labelled S45): `ollama serve &`, an until-loop on `ollama list`, `ollama pull qwen2.5:1.5b` with no set -e and
+    # no check, an echo and `wait`: a failed pull leaves the server running with no model and nothing restarts it.
+    script = (
+        'ollama serve &\nuntil ollama list >/dev/null 2>&1; do\n  echo "Waiting for ollama server to start..."\n'
+        '  sleep 2\ndone\necho "Pulling qwen2.5:1.5b..."\nollama pull qwen2.5:1.5b\necho "Model ready."\nwait\n'
+    )
+    doc = _server()
+    doc["spec"]["template"]["spec"]["containers"][0].update(command=["/bin/bash", "-c", script])
+    [(level, message)] = _found(doc)
+    assert level == "advisory"
+    assert message.startswith(
+        "container ollama: the script runs `ollama pull` beside the server with no set -e and no && or || after it, so "
+        "a failed pull (a registry error, a full disk, a server that stopped answering) is swallowed"
+    )
+
+
+_ENTRYPOINT = (
+    "#!/bin/bash\nollama serve &\nsleep 10\nif [ -f /tmp/models-to-pull.txt ]; then\n"
+    '    while IFS= read -r model; do\n        echo "Pulling model: $model"\n        ollama pull "$model"\n'
+    "    done < /tmp/models-to-pull.txt\nfi\nwait\n"
+)
+
+
+def _mounted(script: str, command: list[str] | None = None) -> list[dict]:
+    """Spent set 102: rgratis/ai-dev-environment@590f6ff0207b6a90c2c5f8880e77a262f59765a8 k8s/ollama/configmap.yaml
+    (ConfigMap ollama-config, key entrypoint.sh, labelled S45) and k8s/ollama/deployment.yaml, cut down: the server
+    runs the mounted entrypoint.sh."""
+    config_map = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "ollama-config", "namespace": "ai"},
+        "data": {"models-to-pull.txt": "codellama:7b-instruct\nmistral:7b-instruct\n", "entrypoint.sh": script},
+    }
+    doc = _server()
+    doc["metadata"]["namespace"] = "ai"
+    pod = doc["spec"]["template"]["spec"]
+    pod["containers"][0].update(
+        command=command or ["/bin/bash", "/entrypoint.sh"],
+        volumeMounts=[
+            {"name": "ollama-config", "mountPath": "/tmp/models-to-pull.txt", "subPath": "models-to-pull.txt"},
+            {"name": "ollama-config", "mountPath": "/entrypoint.sh", "subPath": "entrypoint.sh"},
+        ],
+    )
+    pod["volumes"] = [{"name": "ollama-config", "configMap": {"name": "ollama-config", "defaultMode": 493}}]
+    return [config_map, doc]
+
+
+def test_a_mounted_entrypoint_that_sleeps_then_swallows_each_pull():
+    # A `while read` loop over a model list is no wait for the server: `sleep 10` is all that waits.
+    [(level, message)] = found_by(_mounted(_ENTRYPOINT), "model-download-fails-loudly")
+    assert level == "advisory"
+    assert message.startswith(
+        "container ollama: the script /entrypoint.sh runs `ollama pull` beside the server after only `sleep` waited"
+    )
+    # Said on the ConfigMap too, where the script is written (and labelled).
+    [(level, message)] = found_by(_mounted(_ENTRYPOINT), "script-map-pull-checked")
+    assert level == "advisory"
+    assert message.startswith(
+        "key entrypoint.sh (run as /entrypoint.sh by container ollama of Deployment ollama) runs `ollama pull` beside "
+        "the server after only `sleep` waited"
+    )
+
+
+def test_careful_mounted_entrypoints_stay_silent():
+    polled = _ENTRYPOINT.replace("sleep 10", "until ollama list >/dev/null 2>&1; do sleep 1; done")
+    for script in (
+        _ENTRYPOINT.replace("#!/bin/bash\n", "#!/bin/bash -e\n"),
+        _ENTRYPOINT.replace("#!/bin/bash\n", "#!/bin/bash\nset -o errexit\n"),
+        polled.replace('ollama pull "$model"', 'ollama pull "$model" || exit 1'),
+        polled.replace("wait\n", "ollama list | grep -q mistral || exit 1\nwait\n"),
+    ):
+        for policy in ("model-download-fails-loudly", "script-map-pull-checked"):
+            assert found_by(_mounted(script), policy) == [], (policy, script)
+    # `bash -e` on the container's command line, and a ConfigMap no container runs.
+    assert found_by(_mounted(_ENTRYPOINT, ["/bin/bash", "-e", "/entrypoint.sh"]), "script-map-pull-checked") == []
+    assert found_by(_mounted(_ENTRYPOINT)[:1], "script-map-pull-checked") == []
+
+
+def _mounted_job(script: str) -> list[dict]:
+    """A Job that runs a pull script of a ConfigMap it mounts (the inline forms above, moved into a file: census class
+    9's ConfigMap entrypoint.sh forms)."""
+    config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "pull"}, "data": {"pull.sh": script}}
+    job = _job("")
+    container = job["spec"]["template"]["spec"]["containers"][0]
+    container.update(command=["/bin/sh", "/scripts/pull.sh"], volumeMounts=[{"name": "s", "mountPath": "/scripts"}])
+    job["spec"]["template"]["spec"]["volumes"] = [{"name": "s", "configMap": {"name": "pull"}}]
+    return [config_map, job]
+
+
+def test_a_mounted_job_script_that_swallows_a_failed_pull():
+    script = "#!/bin/sh\nexport OLLAMA_HOST=http://ollama:11434\nollama pull mistral\necho done\n"
+    [(level, message)] = found_by(_mounted_job(script), "model-download-fails-loudly")
+    assert level == "advisory"
+    assert message.startswith(
+        "container ollama-pull: the script /scripts/pull.sh runs on after `ollama pull` with no set -e and no && or ||"
+    )
+    for careful in (
+        script.replace("#!/bin/sh\n", "#!/bin/sh -e\n"),
+        script.replace("mistral\n", "mistral || exit 1\n"),
+        script.replace("echo done\n", ""),
+    ):
+        assert found_by(_mounted_job(careful), "model-download-fails-loudly") == [], careful
