@@ -20,6 +20,7 @@ LimitRange fills in, and a client whose URL reaches no Service of the files in f
 
 from __future__ import annotations
 
+from components.ollama_library import published_size
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_quantity, get
 from policies.models.ollama_client_model_pulled import client_asks
@@ -59,13 +60,14 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             if size is None or size <= limit:
                 continue
             said.add(key)
+            how = "as the Ollama library publishes it" if published_size(model) is not None else "estimated from its name"
             findings.append(
                 (
                     r.name,
                     unproven(
                         f"{server.label}: this Ollama server holds no GPU and its memory limit is {written}, but "
-                        f"{where} asks it for {model}, whose weights alone are about {size / 2**30:.1f} GiB (estimated "
-                        f"from its name): a CPU server holds the weights in its own memory, so loading {model} is "
+                        f"{where} asks it for {model}, whose weights alone are about {size / 2**30:.1f} GiB ({how}): "
+                        f"a CPU server holds the weights in its own memory, so loading {model} is "
                         f"OOM-killed or refused and the client's requests are never answered; raise the memory limit "
                         f"above the model plus its context cache, or ask for a smaller model"
                     ),
