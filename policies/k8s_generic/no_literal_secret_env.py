@@ -152,6 +152,7 @@ def _token_message(where: str, text: str, fix: str = _FIX) -> str | None:
 # person (``<your-hf-token>``) is S28's for a Hugging Face token and stays a block under an API key's name (applied as
 # written it is the key the client sends and the server refuses: sets 13 and 31); under a signing key the app issues
 # itself (_SELF_ISSUED) it is advice since session 52.
+_SED_MARKER = re.compile(r"[\"']?__[A-Z][A-Z0-9_]*[A-Z0-9]__[\"']?")
 _SUBSTITUTED = re.compile(r"[\"']?\$(?:\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}]*)?\}|[A-Za-z_][A-Za-z0-9_]*)[\"']?")
 
 
@@ -182,7 +183,12 @@ def _substituted(
         for e in (as_dict(x) for x in as_list(c.get("env")))
         if isinstance(e.get("value"), str)
     ]
-    variables: set[tuple[object, object]] = {(c, e) for c, e, v in pairs if _SUBSTITUTED.fullmatch(v.strip())}
+    # A sed step's marker standing for the whole value (`__OPENAI_API_KEY__`) is a variable the pipeline fills, as
+    # envsubst's is (fresh set 103 archham/kube.web-ui@5cd101e1 03_deployment.yml, labelled S27 advisory, drew a
+    # wrong blocking G35 before session 52's fix).
+    variables: set[tuple[object, object]] = {
+        (c, e) for c, e, v in pairs if _SUBSTITUTED.fullmatch(v.strip()) or _SED_MARKER.fullmatch(v.strip())
+    }
     fill_ins: set[tuple[object, object]] = {(c, e) for c, e, v in pairs if e in TOKEN_VARIABLES and token_placeholder(v)}
     for c, e, v in pairs:
         if (c, e) in variables or (c, e) in fill_ins or not isinstance(e, str) or not _SELF_ISSUED.search(e):

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from policies.kube import as_dict, as_list, container_label, get, split_type
+from policies.reading.placeholders import sed_marker
 
 _NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -270,7 +271,7 @@ def ingress_host_refusals(resource: Any) -> list[tuple[str, bool]]:
             why = "not a DNS-1123 subdomain (lowercase letters, digits, '-' and '.'; a leading '*.' wildcard)"
         else:
             continue
-        rendered = "$" in host or "{{" in host
+        rendered = "$" in host or "{{" in host or sed_marker(host)
         text = (
             f"spec.rules[{i}].host {host!r} is {why}; the API server refuses the Ingress (spec.rules[{i}].host: Invalid "
             f"value), so the route is never created; "

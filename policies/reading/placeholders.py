@@ -194,6 +194,13 @@ def _leaves(node: Any, path: str, where: tuple = (), spell: bool = True) -> Iter
             yield from _leaves(value, step, below, spell)
 
 
+def sed_marker(text: str) -> bool:
+    """True when ``text`` holds a sed step's ``__NAME__`` marker: a value a pipeline writes in before apply, like an
+    envsubst ``${NAME}`` (fresh set 103 archham/kube.web-ui: ``host: __FQDN__``, ``OPENAI_API_KEY: '__OPENAI_API_KEY__'``,
+    filled by its setup.sh)."""
+    return "__" in text and _DUNDER.search(text) is not None
+
+
 def placeholder_in(text: str, where: tuple = (), table: bool = True) -> Optional[str]:
     """The first placeholder ``text`` holds, read at a field under the keys ``where``, or None. ``table`` False
     leaves out the fill-ins of components/fill_ins.toml (a documentation domain, an all-zero UUID or digest, a

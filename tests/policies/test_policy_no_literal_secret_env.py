@@ -321,6 +321,9 @@ def test_an_env_secret_written_as_an_envsubst_variable_is_advice(tmp_path, capsy
     # No credential is in the file; once filled, the secret sits in the pod spec: advice.
     assert levels("${VLLM_API_KEY}") == ["advisory"]
     assert levels("$VLLM_API_KEY") == ["advisory"]
+    # A sed step's marker for the whole value, as fresh set 103 archham/kube.web-ui@5cd101e1 03_deployment.yml writes
+    # OPENAI_API_KEY: '__OPENAI_API_KEY__' (filled by its setup.sh; labelled S27 advisory).
+    assert levels("__VLLM_API_KEY__") == ["advisory"]
     # A literal, and a fill-in left for a person (applied as written, the server sends it: sets 13 and 31), block.
     assert levels("sk-local-key-1234") == ["mandatory"]
     assert levels("<your-api-key>") == ["mandatory"]
