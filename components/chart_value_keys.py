@@ -18,7 +18,9 @@ from typing import Any
 from .parse_cache import read_toml
 
 TABLE = Path(__file__).with_name("chart_value_keys.toml")
-_PINNED = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)(?:[-+][0-9A-Za-z.-]+)?$")
+# ASCII digits, at most 9 a part: a version of thousands of digits (or Unicode digits such as '²') is no pinned
+# version (int() refuses over 4,300 digits), so it is judged against what any version reads (review52b's hostile form).
+_PINNED = re.compile(r"^v?([0-9]{1,9})\.([0-9]{1,9})\.([0-9]{1,9})(?:[-+][0-9A-Za-z.-]+)?$")
 Version = tuple[int, int, int]
 
 
