@@ -12,28 +12,20 @@ ref). Read for the workloads serving-code-pinned reads (serving pods, and every 
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.kube import as_dict, container_label, get, split_type, viewed_resources
+from policies.kube import container_label, get, split_type
 from policies.models.serving_code_pinned import moving_fetches, restarting_containers
-from policies.reading.mounted_scripts import mounted_script_files
+from policies.reading.mounted_scripts import mounted_script_files, script_keys, workloads_beside
 
 # Words every moving fetch holds (moving_fetches: curl/wget of a branch URL, git+ installs, git clone).
 _HINTS = ("git", "curl", "wget")
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    data = {k: v for k, v in as_dict(get(resource.props, "data")).items() if isinstance(k, str) and isinstance(v, str)}
-    scripts = {key: text for key, text in data.items() if any(h in text for h in _HINTS) and moving_fetches(text)}
-    view = viewed_resources()
-    if not scripts or not view:
+    scripts = script_keys(resource, lambda text: any(h in text for h in _HINTS) and bool(moving_fetches(text)))
+    if not scripts:
         return []
-    namespace = get(resource.props, "metadata", "namespace")
     messages: list[str] = []
-    for other in view:
-        if split_type(getattr(other, "type", "")) == ("", "ConfigMap") or not isinstance(getattr(other, "props", None), dict):
-            continue
-        theirs = get(other.props, "metadata", "namespace")
-        if namespace and theirs and namespace != theirs:
-            continue
+    for other in workloads_beside(resource):
         for path, podspec, container in restarting_containers(other):
             for file, text in mounted_script_files(podspec, container).items():
                 key = next((k for k, v in scripts.items() if v == text), None)

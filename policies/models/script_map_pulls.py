@@ -16,27 +16,20 @@ show`` check, a loop that pulls again, and a ConfigMap no pod of the files runs.
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.kube import as_dict, get, split_type, viewed_resources
+from policies.kube import get, split_type
 from policies.models.downloads_fail_loudly import server_scripts, unchecked_serving_pull
 from policies.models.pull_script_waits import HOW
+from policies.reading.mounted_scripts import script_keys, workloads_beside
 from policies.reading.ollama_pulls import pulls_while_serving
 from policies.reading.serving import model_servers
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    data = {k: v for k, v in as_dict(get(resource.props, "data")).items() if isinstance(k, str) and isinstance(v, str)}
-    scripts = {key: text for key, text in data.items() if "ollama" in text and ("pull" in text or "run" in text)}
-    view = viewed_resources()
-    if not scripts or not view:
+    scripts = script_keys(resource, lambda text: "ollama" in text and ("pull" in text or "run" in text))
+    if not scripts:
         return []
-    namespace = get(resource.props, "metadata", "namespace")
     messages: list[str] = []
-    for other in view:
-        if split_type(getattr(other, "type", "")) == ("", "ConfigMap") or not isinstance(getattr(other, "props", None), dict):
-            continue
-        theirs = get(other.props, "metadata", "namespace")
-        if namespace and theirs and namespace != theirs:
-            continue
+    for other in workloads_beside(resource):
         for server in model_servers(other):
             if not pulls_while_serving(server.container, server.podspec):
                 continue

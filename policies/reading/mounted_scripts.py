@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from policies.kube import as_dict, as_list
+from policies.kube import as_dict, as_list, get, split_type, viewed_resources
 from policies.reading.config_map_data import config_maps
 from policies.reading.config_map_data import mounted_files as _mounted_files
 from policies.reading.vllm_args import expand_env
@@ -66,3 +67,28 @@ def mounted_config_files(podspec: Mapping, container: Mapping) -> dict[str, str]
         return {}
     maps = config_maps(podspec)
     return _mounted_files(podspec, container, maps) if maps else {}
+
+
+def script_keys(config_map: Any, keep: Callable[[str], bool]) -> dict[str, str]:
+    """The keys of a ConfigMap's ``data`` whose text ``keep`` accepts (string keys and values only)."""
+    data = as_dict(get(getattr(config_map, "props", None), "data"))
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str) and keep(v)}
+
+
+def workloads_beside(config_map: Any) -> list[Any]:
+    """The run's objects other than ConfigMaps that may mount ``config_map``: those of its namespace (either namespace
+    unset counts as the same); [] when the run's objects are not in view. S31's script-map-code-pinned and S45's
+    script-map-pull-checked read a ConfigMap's scripts through the pods beside it."""
+    view = viewed_resources()
+    if not view:
+        return []
+    namespace = get(getattr(config_map, "props", None), "metadata", "namespace")
+    found = []
+    for other in view:
+        if split_type(getattr(other, "type", "")) == ("", "ConfigMap") or not isinstance(getattr(other, "props", None), dict):
+            continue
+        theirs = get(other.props, "metadata", "namespace")
+        if namespace and theirs and namespace != theirs:
+            continue
+        found.append(other)
+    return found
