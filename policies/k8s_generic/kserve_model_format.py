@@ -164,22 +164,25 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="kserve-model-format-supported",
     description=(
-        "An InferenceService's predictor model format is one its runtime supports: the runtime it names lists the "
-        "format (and version) in supportedModelFormats, or some runtime selects it."
+        "An InferenceService's predictor model names its format (modelFormat: with none, no runtime ever supports it), "
+        "and one its runtime supports: the runtime it names lists the format (and version) in supportedModelFormats, or "
+        "some runtime selects it."
     ),
     catalog="S63",
     severity="high",
     enforcement="mandatory",
     remediation_steps=(
-        "Name a runtime whose supportedModelFormats lists the model's format (kserve-huggingfaceserver for "
-        "huggingface, kserve-vllmserver for vLLM, kserve-tritonserver for triton/onnx/tensorrt), or drop runtime."
+        "Write the model's modelFormat name, and name a runtime whose supportedModelFormats lists it "
+        "(kserve-huggingfaceserver for huggingface, kserve-vllmserver for vLLM, kserve-tritonserver for "
+        "triton/onnx/tensorrt), or drop runtime."
     ),
     resource_types=(_ISVC,),
     check_resource=_check,
     rationale=(
         "kserve v0.20.0 predictor.go:359-365 refuses a named runtime whose labels (predictor_model.go:133-163 "
         "RuntimeSupportsModel, every supportedModelFormats entry when named) lack the model's mt:NAME[:VERSION]; "
-        "with no runtime named, GetSupportingRuntimes (:88-130) finds only autoSelect entries. The chart's runtimes: "
+        "with no runtime named, GetSupportingRuntimes (:88-130) finds only autoSelect entries; a model with no format "
+        "asks for 'mt:' (:141-147), which no runtime carries, though the CRD does not require the field. The chart's runtimes: "
         "charts/kserve-runtime-configs/files/runtimes/resources.yaml at v0.20.0."
     ),
 )
