@@ -280,3 +280,22 @@ def test_signup_left_to_an_env_from_secret_is_silent():
     # ENABLE_SIGNUP not written: the Secret may turn it off.
     found = found_by([_open_webui({"DEFAULT_USER_ROLE": "user"}, [{"secretRef": {"name": "open-webui-secrets"}}])], SETTING)
     assert not found, found
+
+
+def test_a_route_to_a_vendored_local_ai_charts_service_is_advice():
+    """BSFishy/k8s-homelab kubernetes/apps/ai/local-ai/app/ at fb0cbd2782a2c4543e9a846bfaf180f8d7934171 (spent set 107,
+    labelled G32): the local-ai chart vendored in the repository (read as the published one: helm_charts.vendored_chart),
+    no API key, and an HTTPRoute on traefik-gateway to its Service local-ai."""
+    release = {
+        "apiVersion": "helm.toolkit.fluxcd.io/v2",
+        "kind": "HelmRelease",
+        "metadata": {"name": "local-ai"},
+        "spec": {
+            "chart": {"spec": {"chart": "kubernetes/apps/ai/local-ai/chart", "sourceRef": {"kind": "GitRepository", "name": "flux-system"}}},
+            "values": {"deployment": {"image": {"repository": "quay.io/go-skynet/local-ai", "tag": "v3.3.0"}, "env": {"LOCALAI_EXTERNAL_BACKENDS": "llama-cpp"}}},
+        },
+    }
+    route = _route("local-ai")
+    route["spec"]["parentRefs"] = [{"name": "traefik-gateway", "namespace": "infra", "sectionName": "websecure"}]
+    found = found_by([release, route], PUBLIC)
+    assert _levels(found, "HTTPRoute <default>/local-ai on Gateway traefik-gateway") == ["advisory"], found
