@@ -62,7 +62,9 @@ def _field_images(resource: Resource) -> list[tuple[str, Any]]:
     props = resource.written if resource.written is not None else resource.props
     if not isinstance(props, dict):
         return []
-    pods = tuple(path for path, _ in pod_specs(resource))
+    # A chart release's pods are rendered from its values (policies/chart_workloads.py, path `spec.values[<chart>]`):
+    # the images its values name are those pods' own, judged there, never again as fields.
+    pods = tuple(path.partition("[")[0] if path.startswith("spec.values[") else path for path, _ in pod_specs(resource))
     found: list[tuple[str, Any]] = []
     stack: list[tuple[str, Any, int]] = [(k, v, 1) for k, v in reversed(list(props.items())) if k not in _SKIP]
     seen = 0

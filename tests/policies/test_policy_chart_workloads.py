@@ -258,3 +258,16 @@ def test_vllm_stack_literal_api_key_in_values_is_advice():
     for careful in ("${VLLM_API_KEY}", "your-api-key", {"secretName": "vllm-api", "secretKey": "key"}):
         keyed["spec"]["values"]["servingEngineSpec"]["vllmApiKey"] = careful
         assert not [v for v in _findings((HR_TYPE, "vllm", keyed)) if v.policy == "no-literal-credential"]
+
+
+def test_a_release_image_in_its_values_is_judged_once_on_the_rendered_pod():
+    # spent set 107 BSFishy/k8s-homelab kubernetes/apps/ai/local-ai/app/helmrelease.yaml wrote
+    # `deployment.image: quay.io/go-skynet/local-ai:latest`: G1 said so twice, on the values field (policies/reading/
+    # field_images.py) and on the pod the chart renders from it.
+    moving = copy.deepcopy(LOCAL_AI)
+    moving["spec"]["values"]["deployment"]["image"] = {"repository": "quay.io/go-skynet/local-ai", "tag": "latest"}
+    tags = [v for v in _findings((HR_TYPE, "local-ai", moving)) if v.catalog == "G1"]
+    assert len(tags) == 1 and "spec.values[local-ai chart" in tags[0].message
+    # A release of a chart the pack does not render keeps the field reading (nothing else judges its image).
+    other = _release("some-chart", "1.0.0", {"image": "registry.example/app:latest"}, "other")
+    assert ["G1"] == [v.catalog for v in _findings((HR_TYPE, "other", other)) if v.catalog == "G1"]
