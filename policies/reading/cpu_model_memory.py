@@ -147,7 +147,7 @@ def _models(server: Any) -> list[tuple[str, Optional[float]]]:
 
 # ollama/ollama release tags from v0.2.0 to before v0.30.0 prove the load fails (module docstring: refused from v0.13.0,
 # OOM-killed before with mmap off; llama-server mmaps the weights from v0.30.0).
-_RELEASE = re.compile(r"^v?(\d+)\.(\d+)\.\d+$")
+_RELEASE = re.compile(r"^v?([0-9]{1,9})\.([0-9]{1,9})\.[0-9]{1,9}$")  # ASCII, at most 9 a part: int() refuses 4,300+
 _PROVEN_RELEASES = ((0, 2), (0, 30))
 # The KV cache's size per element by OLLAMA_KV_CACHE_TYPE, against f16 (ggml q8_0 34 bytes per 32, q4_0 18 per 32).
 _KV_TYPES = {"f16": 1.0, "q8_0": 34 / 64, "q4_0": 18 / 64}
