@@ -150,3 +150,13 @@ def test_a_formatless_model_careful_forms_stay_silent():
     ]
     for objects in careful:
         assert found_by(objects, POLICY) == [], objects
+
+
+def test_a_formatless_model_with_a_runtime_no_name_is_left_to_other_rules():
+    """Review53b: a runtime that is no name (not a string: the CRD refuses it, S26; empty: the controller looks up a
+    runtime of no name and waits, 'Waiting for runtime to become available', kserve v0.20.0 predictor.go:330-337) is
+    not the 'no runtime found' refusal S63 would quote, nor is the object accepted when S26 refuses it."""
+    for runtime in (12, ["vllm"], ""):
+        isvc = _isvc(None)
+        isvc["spec"]["predictor"]["model"]["runtime"] = runtime
+        assert found_by([isvc], POLICY) == [], runtime
