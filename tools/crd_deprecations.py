@@ -15,7 +15,9 @@ A field a project deprecated in one release and dropped in a later one is no lon
 list of tools/crd_sources.json names such earlier releases (Envoy AI Gateway v0.3.0, where AIGatewayRoute's
 ``spec.targetRefs`` is "Deprecated: use the ParentRefs field instead"); a deprecated field of theirs that the pinned CRD
 of the same version lacks is kept with ``removed`` set. Core PodSpec fields a CRD embeds (volumes' in-tree drivers,
-``serviceAccount``) are Kubernetes' own and left out, as tools/crd_schemas.py leaves them unconstrained.
+``serviceAccount``) are Kubernetes' own and left out, as tools/crd_schemas.py leaves them unconstrained; Kubernetes'
+own kinds (tools/core_schemas.py KINDS) get their "Deprecated:" spec fields from the OpenAPI of Kubernetes 1.33 that
+kubernetes-validate ships, keyed "core/Pod", "apps/Deployment".
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tools.core_schemas import KINDS, MINOR, _definitions, _root  # noqa: E402
 from tools.crd_cel_rules import SKIPPED, SOURCES, _provenance, _read_pinned, generated_file_main  # noqa: E402
 from tools.crd_schemas import _POD_SPEC_FIELDS  # noqa: E402
 
@@ -36,6 +39,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "policies" / "crd" / "deprecations.json"
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _PARAGRAPH = re.compile(r"(?:^|\n)\s*Deprecated:\s*(.+?)(?:\n\s*\n|$)", re.S)
+# Kubernetes' OpenAPI joins a type's comment paragraphs with spaces: "Deprecated:" opens the description or a sentence.
+_SENTENCE = re.compile(r"(?:^|(?<=[.!?] ))Deprecated:\s*(.+)$", re.S)
+_CORE_REF = "#/$defs/"
 
 
 def _mapping(node: Any) -> dict[str, Any]:
@@ -134,6 +140,47 @@ def _read(data: bytes, source: str) -> dict[str, dict]:
     return found
 
 
+def _core_fields(defs: dict, node: dict, path: list[str], seen: tuple[str, ...], out: list[dict]) -> None:
+    """The "Deprecated:" properties under one node of Kubernetes' OpenAPI (refs followed, a definition not twice on one
+    path), as _fields does for a CRD."""
+    ref = node.get("$ref")
+    if isinstance(ref, str):
+        name = ref.removeprefix(_CORE_REF)
+        if name not in seen and name in defs:
+            _core_fields(defs, defs[name], path, (*seen, name), out)
+        return
+    for name, sub in sorted((node.get("properties") or {}).items()):
+        found = _SENTENCE.search(str(sub.get("description") or ""))
+        if found:
+            out.append({"path": ".".join([*path, name]), "note": " ".join(found.group(1).split())})
+        _core_fields(defs, sub, [*path, name], seen, out)
+    for key, segment in (("items", "[]"), ("additionalProperties", "{}")):
+        if isinstance(node.get(key), dict):
+            _core_fields(defs, node[key], [*path, segment], seen, out)
+
+
+def core() -> dict[str, dict]:
+    """The deprecated spec fields of Kubernetes' own kinds (tools/core_schemas.py KINDS) in kubernetes-validate's
+    OpenAPI of Kubernetes MINOR: a pod template's serviceAccount and in-tree volume drivers, a Service's
+    loadBalancerIP."""
+    from importlib import metadata
+
+    defs, _ = _definitions(MINOR)
+    source = f"Kubernetes {MINOR} OpenAPI (kubernetes-validate {metadata.version('kubernetes-validate')} v{MINOR}.0-local-strict/_definitions.json)"
+    found: dict[str, dict] = {}
+    for group, version, kind in sorted(set(KINDS.values())):
+        root = _root(defs, (group, version, kind))
+        spec = (defs[root].get("properties") or {}).get("spec")
+        rows: list[dict] = []
+        if isinstance(spec, dict):
+            _core_fields(defs, spec, ["spec"], (root,), rows)
+        if rows:
+            entry = found.setdefault(f"{group or 'core'}/{kind}", {"source": source, "served": [], "versions": {}, "fields": {}})
+            entry["served"] = sorted({*entry["served"], version})
+            entry["fields"][version] = rows
+    return found
+
+
 def _add(entry: dict, version: str, rows: list[dict]) -> None:
     """Add a history release's rows to a kind's fields of ``version`` (none already there), sorted by path."""
     have = {r["path"] for r in entry["fields"].get(version, [])}
@@ -143,8 +190,8 @@ def _add(entry: dict, version: str, rows: list[dict]) -> None:
 
 
 def extract(reference: Path) -> dict:
-    """The deprecated versions and fields of every CRD the pack pins, and the fields the history releases deprecated
-    that the pinned CRDs dropped; deterministic."""
+    """The deprecated versions and fields of every CRD the pack pins, the fields the history releases deprecated that
+    the pinned CRDs dropped, and the deprecated fields of Kubernetes' own kinds (``core``); deterministic."""
     crds = reference / "crds"
     provenance = _provenance(crds)
     kinds: dict[str, dict] = {}
@@ -179,6 +226,7 @@ def extract(reference: Path) -> dict:
                     present = current["paths"].get(version)
                     if present is not None:
                         _add(current, version, [dict(r, removed=True, source=source) for r in rows if tuple(r["path"].split(".")) not in present])
+    kinds.update(core())
     out = {key: {k: e[k] for k in ("source", "served", "versions", "fields")} for key, e in sorted(kinds.items()) if e["versions"] or e["fields"]}
     return {
         "about": "Deprecated served versions (deprecated: true, deprecationWarning) and deprecated spec fields (a "

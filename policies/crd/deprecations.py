@@ -13,7 +13,11 @@ says to use instead.
 Silent: a version the pinned CRD serves and does not mark deprecated (gateway.networking.k8s.io/v1beta1 HTTPRoute:
 Gateway API v1.6.1 serves it, unmarked), the current version and its fields, a kind whose CustomResourceDefinition is
 among the files (that CRD, not the pinned one, is what the cluster serves), and an apiVersion with a template
-placeholder. The table is read only when an object of one of its groups is in the run.
+placeholder. The same table holds the fields the Kubernetes 1.33 OpenAPI marks "Deprecated:" on Kubernetes' own kinds
+(a pod template's serviceAccount and in-tree volume drivers, a Service's loadBalancerIP), which a GA version keeps;
+a deprecated alias written beside the field its note names, with the same value (the serviceAccount the API server
+writes beside serviceAccountName in a `kubectl get` export), is silent. The table is read only when an object of one of
+its groups is in the run (0.3 ms).
 """
 
 from __future__ import annotations
@@ -29,10 +33,15 @@ from policies.framework import Policy, Resource
 from policies.kube import as_dict, as_list
 
 DATA = Path(__file__).with_name("deprecations.json")
+# The table's groups of Kubernetes' own kinds (the core group keyed "core"), whose fields the API itself deprecates.
+_BUILT_IN = frozenset({"apps", "batch", "core"})
+_USE_INSTEAD = re.compile(r"^[Uu]se `?([A-Za-z]+)`? instead")
 _VERSION = re.compile(r"v([0-9]+)(?:(alpha|beta)([0-9]+))?")
 # The groups the table has rows for, checked before it is read (tests/policies/test_policy_crd_deprecations.py keeps
 # this equal to the table's): a run with no object of them never loads it.
-GROUPS = frozenset({"aigateway.envoyproxy.io", "monitoring.coreos.com", "networking.istio.io", "ray.io"})
+GROUPS = frozenset(
+    {"aigateway.envoyproxy.io", "apps", "batch", "core", "monitoring.coreos.com", "networking.istio.io", "ray.io"}
+)
 
 
 @functools.cache
@@ -67,8 +76,17 @@ def _defined_here(resources: list[Resource]) -> set[str]:
     return found
 
 
-def _written(value: Any, segments: list[str], where: str) -> Iterator[str]:
+def _alias_of(parent: dict, name: str, note: str) -> bool:
+    """True when the field the note says to use instead is written beside ``name`` with the same value: the deprecated
+    alias the API server itself fills in and `kubectl get -o yaml` shows (serviceAccount beside serviceAccountName)."""
+    found = _USE_INSTEAD.search(note)
+    return found is not None and name in parent and parent.get(found.group(1)) == parent[name]
+
+
+def _written(value: Any, segments: list[str], where: str, note: str = "") -> Iterator[str]:
     """The paths at which an object writes the field ``segments`` names ("[]" every list item, "{}" every map value)."""
+    if len(segments) == 1 and isinstance(value, dict) and _alias_of(value, segments[0], note):
+        return
     if not segments:
         # An empty value (`bearerTokenSecret: {key: ""}`, the zero value an operator's Go types write back and
         # `kubectl get -o yaml` shows) sets nothing.
@@ -78,12 +96,12 @@ def _written(value: Any, segments: list[str], where: str) -> Iterator[str]:
     head, rest = segments[0], segments[1:]
     if head == "[]":
         for index, item in enumerate(as_list(value)):
-            yield from _written(item, rest, f"{where}[{index}]")
+            yield from _written(item, rest, f"{where}[{index}]", note)
     elif head == "{}":
         for key, item in sorted(as_dict(value).items(), key=lambda kv: str(kv[0])):
-            yield from _written(item, rest, f"{where}[{key}]")
+            yield from _written(item, rest, f"{where}[{key}]", note)
     elif isinstance(value, dict) and head in value:
-        yield from _written(value[head], rest, f"{where}.{head}" if where else head)
+        yield from _written(value[head], rest, f"{where}.{head}" if where else head, note)
 
 
 def _set(value: Any) -> bool:
@@ -94,11 +112,20 @@ def _set(value: Any) -> bool:
 
 
 def _source(row: dict, entry: dict) -> str:
-    return f"{row.get('source') or entry['source']}:{row['line']}"
+    source = row.get("source") or entry["source"]
+    return f"{source}:{row['line']}" if "line" in row else source
+
+
+def _split(api_version: str) -> tuple[str, str]:
+    """(group, version) of an apiVersion, the core group written "core"."""
+    if "/" not in api_version:
+        return "core", api_version
+    group, version = api_version.rsplit("/", 1)
+    return group, version
 
 
 def _version_messages(api_version: str, kind: str, props: dict, patch: bool) -> list[str]:
-    group, version = api_version.rsplit("/", 1)
+    group, version = _split(api_version)
     entry = table().get(f"{group}/{kind}")
     deprecated = entry["versions"].get(version) if entry is not None else None
     # A Kustomize patch repeats its base's apiVersion: the base is reported.
@@ -113,23 +140,27 @@ def _version_messages(api_version: str, kind: str, props: dict, patch: bool) -> 
 
 
 def _field_messages(api_version: str, kind: str, props: dict, patch: bool) -> list[str]:
-    group, version = api_version.rsplit("/", 1)
+    group, version = _split(api_version)
     entry = table().get(f"{group}/{kind}")
     if entry is None:
         return []
+    owner = "Kubernetes API" if group in _BUILT_IN else f"{kind} CRD"
     messages = []
     for row in entry["fields"].get(version, []):
-        for where in _written(props, row["path"].split("."), ""):
+        for where in _written(props, row["path"].split("."), "", row["note"]):
             if row.get("removed"):
                 fate = (
                     f"and the pinned CRD ({' '.join(entry['source'].split(' ')[:2])}) has no such field, so a current "
                     f"controller never reads it (the API server drops it, or refuses the object under strict field "
                     f"validation)"
                 )
+            elif group in _BUILT_IN:
+                # Kubernetes never removes a field of a GA version: the field works, the note says what replaces it.
+                fate = "and keeps it only for compatibility"
             else:
                 fate = "and a later release may drop it"
             messages.append(
-                f"{where}: the {kind} CRD marks this field deprecated ({_source(row, entry)}: 'Deprecated: "
+                f"{where}: the {owner} marks this field deprecated ({_source(row, entry)}: 'Deprecated: "
                 f"{row['note']}') {fate}; do what the note says"
             )
     return messages
@@ -143,9 +174,9 @@ def _findings(resources: list[Resource], messages: Callable[[str, str, dict, boo
         props = r.props if isinstance(r.props, dict) else None
         api_version = props.get("apiVersion") if props is not None else None
         kind = props.get("kind") if props is not None else None
-        if not isinstance(api_version, str) or not isinstance(kind, str) or "/" not in api_version:
+        if not isinstance(api_version, str) or not isinstance(kind, str):
             continue
-        group = api_version.rsplit("/", 1)[0]
+        group = _split(api_version)[0]
         if group not in GROUPS or "{" in api_version or "$" in api_version:
             continue
         if here is None:
@@ -171,18 +202,20 @@ def _deprecated_fields(resources: list[Resource], config: dict) -> list[tuple[st
 
 FIELD_POLICY = Policy(
     name="api-field-deprecated",
-    description="A custom resource writes no field its CRD marks deprecated (a description paragraph 'Deprecated:', "
-    "at the pinned release or at an earlier one that deprecated a field the pinned release dropped).",
+    description="An object writes no field its CRD marks deprecated (a description paragraph 'Deprecated:', at the "
+    "pinned release or at an earlier one that deprecated a field the pinned release dropped), nor one Kubernetes' API "
+    "marks deprecated (a pod template's serviceAccount or gitRepo volume, a Service's loadBalancerIP).",
     catalog="G40",
     severity="low",
     enforcement="advisory",
-    remediation_steps="Do what the CRD's note the message quotes says (AIGatewayRoute: attach with spec.parentRefs "
-    "instead of spec.targetRefs; ServiceMonitor: spec.endpoints[].authorization instead of bearerTokenSecret), then "
-    "remove the deprecated field.",
+    remediation_steps="Do what the note the message quotes says (AIGatewayRoute: attach with spec.parentRefs "
+    "instead of spec.targetRefs; ServiceMonitor: spec.endpoints[].authorization instead of bearerTokenSecret; a pod "
+    "template: serviceAccountName instead of serviceAccount), then remove the deprecated field.",
     config_schema={},
     check_stack=_deprecated_fields,
     rationale="A CRD marks a deprecated field in its description ('Deprecated: use X instead', the Go API convention "
     "controller-gen copies into the schema); a later release drops it, and the API server then prunes it or refuses "
-    "the object under strict field validation. The table (policies/crd/deprecations.json) is extracted from the "
-    "pinned CRDs by tools/crd_deprecations.py, with each field's source file and line.",
+    "the object under strict field validation. Kubernetes' own types carry the same convention into the OpenAPI. The "
+    "table (policies/crd/deprecations.json) is extracted by tools/crd_deprecations.py from the pinned CRDs, with each "
+    "field's source file and line, and from the Kubernetes 1.33 OpenAPI kubernetes-validate ships.",
 )

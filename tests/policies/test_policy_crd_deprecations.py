@@ -157,3 +157,52 @@ def test_the_table_is_not_read_without_an_object_of_its_groups():
     deprecations.table.cache_clear()
     found_by([V1_1_ROUTE | {"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute"}], "api-field-deprecated")
     assert deprecations.table.cache_info().currsize == 0
+
+
+def test_a_field_kubernetes_deprecates_is_advised_on_its_own_kinds():
+    # pesuga/homelab infrastructure/kubernetes/dns/coredns-deployment.yaml@c3027c18fe1d367690ecfa4ab802176e47105816,
+    # lines 103-122: a LoadBalancer Service asking for its address by spec.loadBalancerIP, which Kubernetes' ServiceSpec
+    # documents "Deprecated: This field was under-specified ..." (Kubernetes 1.33 OpenAPI).
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "coredns-homelab-lb", "namespace": "dns"},
+        "spec": {
+            "type": "LoadBalancer",
+            "loadBalancerIP": "100.81.76.55",
+            "ports": [{"port": 53, "targetPort": 53, "protocol": "TCP", "name": "dns-tcp"}],
+            "selector": {"app": "coredns-homelab"},
+        },
+    }
+    ((level, message),) = found_by([service], "api-field-deprecated")
+    assert level == "advisory"
+    assert message.startswith("spec.loadBalancerIP: the Kubernetes API marks this field deprecated (Kubernetes 1.33 OpenAPI")
+    assert "'Deprecated: This field was under-specified" in message and "keeps it only for compatibility" in message
+    del service["spec"]["loadBalancerIP"]
+    assert found_by([service], "api-field-deprecated") == []
+
+
+def test_a_deprecated_alias_beside_the_field_its_note_names_is_silent():
+    # johnahull/llm-d-xks-gke deployments/llm-d-infra-xks-gke-tpu-native-gateway/backups/kserve-controller-backup.yaml
+    # @7630140c1047f7b6e4b4f18353d96e44d10125f3, lines 130-131: a `kubectl get -o yaml` export, where the API server
+    # writes the deprecated serviceAccount beside serviceAccountName ("Deprecated: Use serviceAccountName instead.").
+    pod_spec = {
+        "serviceAccount": "kserve-controller-manager",
+        "serviceAccountName": "kserve-controller-manager",
+        "containers": [{"name": "manager", "image": "kserve/kserve-controller:v0.15.0"}],
+    }
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "kserve-controller-manager", "namespace": "kserve"},
+        "spec": {
+            "selector": {"matchLabels": {"control-plane": "kserve-controller-manager"}},
+            "template": {"metadata": {"labels": {"control-plane": "kserve-controller-manager"}}, "spec": pod_spec},
+        },
+    }
+    assert found_by([deployment], "api-field-deprecated") == []
+    # Written alone, the alias is the deprecated form.
+    del pod_spec["serviceAccountName"]
+    ((level, message),) = found_by([deployment], "api-field-deprecated")
+    assert level == "advisory" and message.startswith("spec.template.spec.serviceAccount: the Kubernetes API marks")
+    assert "'Deprecated: Use serviceAccountName instead.'" in message
