@@ -81,3 +81,12 @@ def test_a_mount_name_that_is_a_map_is_no_volume():
     podspec = {"volumes": [{"name": "shm", "emptyDir": {"medium": "Memory"}}]}
     container = {"name": "vllm", "volumeMounts": [{"name": {"name": [1]}, "mountPath": "/model-cache"}]}
     assert service_listeners._closed(podspec, [container]) is True
+
+
+def test_an_env_name_that_is_a_list_is_no_variable():
+    """S-row model-files-filled, asking whether a model server downloads its own files (tools/fuzz_check.py seed 5353
+    over the corpora: an env entry's name mistyped as a list was put in a set)."""
+    from policies.models import model_files_filled
+
+    container = {"name": "vllm", "image": "vllm/vllm-openai:v0.10.1", "env": [{"name": ["HF_TOKEN"]}, "x", None]}
+    assert model_files_filled._downloads_itself(container) is False
