@@ -118,6 +118,7 @@ _OPTIONAL: dict[str, type] = {
     "start_models": str,
     "start_loads": list,
     "live_before_ready": bool,
+    "health_sees_engine": bool,
     "image_words": list,
     "entrypoint": str,
     "entrypoint_images": list,
@@ -137,6 +138,8 @@ _OPTIONAL: dict[str, type] = {
     **{"cpus": dict, "cpu_inference": dict, "image_names": list},  # read by engine_cpus.py, engine_image_names.py
     "shm": dict,  # read by components/engine_shm.py
 }
+# The optional true/false facts, false when absent.
+_FLAGS = tuple(k for k, t in _OPTIONAL.items() if t is bool)
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
 # Optional fields of [engines.NAME.downloads]: "hub", the setting spellings (flags, or "env:VAR") that always name a
 # Hub repository whatever their value shows, so an unexpanded "$(VAR)" behind one is still a download.
@@ -244,6 +247,8 @@ class Engine:
     # true when the liveness endpoint answers while the models are not ready (Triton's /v2/health/live), so a
     # readinessProbe on it does not wait for them
     live_before_ready: bool = False
+    # true when the API server answers the health endpoint after asking its engine (vLLM's /health, 503 when it is dead)
+    health_sees_engine: bool = False
     # words of an image's name (the last part of its repository, split at - _ .) that, with the row's port declared by
     # the container, mean a rebuild of the engine's image under another name (llm-ollama-baked FROM ollama/ollama)
     image_words: tuple[str, ...] = ()
@@ -478,24 +483,18 @@ def _row(name: str, row: Any) -> Engine:
         options=options_row(row["options"]) if "options" in row else None,
         flag_sets=tuple(tuple(flag_name(f) for f in flags) for flags in row.get("flag_sets", ())),
         listens=row.get("listens", ""),
-        images_listen_all=row.get("images_listen_all", False),
-        listens_while_loading=row.get("listens_while_loading", False),
-        host_ip_only=row.get("host_ip_only", False),
         worker_modules=tuple(row.get("worker_modules", ())),
-        gpu_or_cpu=row.get("gpu_or_cpu", False),
         debug_flags=tuple(flag_name(f) for f in row.get("debug_flags", ())),
         lenient_readiness=_settings_with_values(where, "lenient_readiness", row.get("lenient_readiness", [])),
         lazy_start=_settings_with_values(where, "lazy_start", row.get("lazy_start", [])),
         start_models=flag_name(row.get("start_models", "")),
         start_load_flags=tuple(flag_name(x) for x in _start_loads(where, row) if not x.startswith(ENV_PREFIX)),
         start_load_env=tuple(x[len(ENV_PREFIX) :] for x in _start_loads(where, row) if x.startswith(ENV_PREFIX)),
-        live_before_ready=row.get("live_before_ready", False),
         image_words=tuple(w.lower() for w in row.get("image_words", ())),
         **{key: str(row.get(key, "")) for key in ("entrypoint", "image_cmd")},
         entrypoint_images=tuple(i.lower() for i in row.get("entrypoint_images", ())),
         no_server_images=tuple(i.lower() for i in row.get("no_server_images", ())),
         max_gpus=row.get("max_gpus", 0),
-        needs_gpu=row.get("needs_gpu", False),
         gpu_only_images=tuple(i.lower() for i in row.get("gpu_only_images", ())),
         cuda_images=tuple(i.lower() for i in row.get("cuda_images", ())),
         image_backends=tuple((str(k).lower(), tuple(v)) for k, v in sorted(row.get("image_backends", {}).items())),
@@ -505,6 +504,7 @@ def _row(name: str, row: Any) -> Engine:
         model_dirs=_by_release(where, "model_dirs", row.get("model_dirs", {}), '"/absolute/folder"'),
         model_dir_in_workdir=row.get("model_dir_in_workdir", ""),
         image_port=row.get("image_port", 0),
+        **{key: bool(row.get(key, False)) for key in _FLAGS},
     )
 
 

@@ -284,3 +284,93 @@ def app_template_services(props: Mapping) -> list[tuple[str, str, str]]:
         if isinstance(controller, str):
             out.append((f"{path}.service.{ident}", f"{path}.controllers.{controller}", str(service.get("type") or "ClusterIP")))
     return out
+
+
+
+def _object_name(release: str, ident: str, count: int, item: Mapping) -> str:
+    """An object's name as the common library makes it (lib/common/_determineResourceNameFromValues.tpl at
+    common-4.1.1): ``forceRename``, else the fullname, which app-template sets to the release name (app-template-4.1.1
+    templates/common.yaml:4-8, global.nameOverride), with ``-<identifier>`` appended when the values enable more than
+    one such object."""
+    forced = item.get("forceRename")
+    if isinstance(forced, str) and forced and "{{" not in forced:
+        return forced.lower()
+    name = release
+    if count > 1 and not name.endswith(f"-{ident}") and ident != name:
+        name = f"{name}-{ident}"
+    return name.lower()
+
+
+def _enabled(values: Mapping, key: str) -> list[tuple[str, Mapping]]:
+    items = values.get(key)
+    if not isinstance(items, Mapping):
+        return []
+    return [(str(i), v) for i, v in items.items() if isinstance(v, Mapping) and v.get("enabled", True) is not False]
+
+
+def app_template_service_names(props: Mapping, release: str) -> dict[str, str]:
+    """Service name -> pod path of the controller it selects, for the Services an app-template release of Helm release
+    name ``release`` renders."""
+    found = release_values(props)
+    if found is None or not is_app_template(found[1]):
+        return {}
+    services = _enabled(found[1], "service")
+    by_ident = {p.rsplit(".", 1)[1]: pod for p, pod, _ in app_template_services(props)}
+    return {_object_name(release, i, len(services), s): by_ident[i] for i, s in services if i in by_ident}
+
+
+def _service_ref(ref: Any, services: dict[str, str], only: str | None) -> str | None:
+    """The Service name a route backendRef or an Ingress path's ``service`` sends to: its ``name``, or the Service of
+    its ``identifier``, or the only enabled Service when it names neither (lib/routes/_autoDetectService.tpl:9-21,
+    lib/ingress/_autoDetectService.tpl:9-19)."""
+    ref = ref if isinstance(ref, Mapping) else {}
+    if isinstance(ref.get("name"), str) and ref["name"]:
+        return ref["name"]
+    ident = ref.get("identifier")
+    return services.get(str(ident)) if ident else only
+
+
+def app_template_edges(props: Mapping, release: str, namespace: Any) -> list[tuple[str, dict]]:
+    """(values path, rendered object) of each HTTPRoute/GRPCRoute (``route.<r>``, classes/_route.tpl at common-4.1.1:
+    parentRefs, hostnames, rules with backendRefs and filters) and Ingress (``ingress.<i>``, classes/_ingress.tpl:
+    annotations, className, tls, hosts) an app-template release renders, its backends named as the rendered Services."""
+    found = release_values(props)
+    if found is None or not is_app_template(found[1]):
+        return []
+    path, values = found
+    enabled = _enabled(values, "service")
+    services = {i: _object_name(release, i, len(enabled), s) for i, s in enabled}
+    only = next(iter(services.values())) if len(services) == 1 else None
+    out: list[tuple[str, dict]] = []
+    for ident, item in (routes := _enabled(values, "route")):
+        kind = str(item.get("kind") or "HTTPRoute")
+        if kind not in ("HTTPRoute", "GRPCRoute"):
+            continue  # a TCPRoute, UDPRoute or TLSRoute carries no HTTP API
+        rules = []
+        for rule in item.get("rules") if isinstance(item.get("rules"), list) else [{}]:
+            rule = rule if isinstance(rule, Mapping) else {}
+            refs = rule.get("backendRefs") if isinstance(rule.get("backendRefs"), list) else [{}]
+            backends = [{"name": n} for r in refs if (n := _service_ref(r, services, only))]
+            rules.append({"backendRefs": backends, **{k: rule[k] for k in ("matches", "filters") if k in rule}})
+        meta = {"name": _object_name(release, ident, len(routes), item), "namespace": namespace}
+        if isinstance(item.get("annotations"), Mapping):
+            meta["annotations"] = dict(item["annotations"])
+        spec = {"parentRefs": item.get("parentRefs") or [], "rules": rules}
+        out.append((f"{path}.route.{ident}", {"apiVersion": "gateway.networking.k8s.io/v1", "kind": kind, "metadata": meta, "spec": spec}))
+    for ident, item in (ingresses := _enabled(values, "ingress")):
+        paths = []
+        for host in item.get("hosts") if isinstance(item.get("hosts"), list) else []:
+            for entry in host.get("paths") or [] if isinstance(host, Mapping) else []:
+                name = _service_ref(entry.get("service") if isinstance(entry, Mapping) else None, services, only)
+                if name:
+                    paths.append({"backend": {"service": {"name": name}}})
+        meta = {"name": _object_name(release, ident, len(ingresses), item), "namespace": namespace}
+        if isinstance(item.get("annotations"), Mapping):
+            meta["annotations"] = dict(item["annotations"])
+        spec: dict = {"rules": [{"http": {"paths": paths}}]}
+        if item.get("className"):
+            spec["ingressClassName"] = item["className"]
+        if item.get("tls"):
+            spec["tls"] = item["tls"]
+        out.append((f"{path}.ingress.{ident}", {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": meta, "spec": spec}))
+    return out

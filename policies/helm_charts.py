@@ -43,6 +43,7 @@ from typing import Any
 import yaml
 
 from components.helm_charts import Chart, chart_named
+from policies.app_template import app_template_service_names
 from policies.chart_values import chart_image, env_list, items_of, pod_options, truthy, value_at
 from policies.chart_workloads import RENDERERS as _WORKLOAD_RENDERERS
 from policies.chart_workloads import Workload, vllm_stack_literals
@@ -288,7 +289,7 @@ def chart_release(props: Mapping) -> tuple[Chart, str, str] | None:
     return (chart, version, path) if chart is not None else None
 
 
-def _release_name(props: Mapping) -> str:
+def release_name(props: Mapping) -> str:
     """The Helm release name: a HelmRelease's spec.releaseName, else [spec.targetNamespace-]metadata.name (Flux's
     default); an Application's helm.releaseName, else its name; a HelmChart's name."""
     spec: Mapping = props["spec"] if isinstance(props.get("spec"), Mapping) else {}
@@ -302,6 +303,42 @@ def _release_name(props: Mapping) -> str:
         source: Mapping = spec["source"] if isinstance(spec.get("source"), Mapping) else (sources[0] if len(sources) == 1 else {})
         return str(value_at(source, "helm", "releaseName") or name)
     return name
+
+
+def release_services(props: Mapping) -> dict[str, str]:
+    """Service name -> pod path, for the Services a chart release renders in front of its own pods: an app-template
+    release's ``service.<s>`` (policies/app_template.py), or the one Service of a table chart whose pod is its server,
+    named by the chart's fullname (release name when it holds the chart's name, else ``<release>-<chart>``;
+    fullnameOverride wins: otwld/ollama-helm templates/_helpers.tpl:24-35 and templates/service.yaml:5 at ollama-1.67.0,
+    go-skynet local-ai templates/_helpers.tpl:13-24 at local-ai-3.4.2). {} for any other object."""
+    if props.get("kind") not in _RELEASE_KINDS:
+        return {}
+    release = release_name(props)
+    named = app_template_service_names(props, release)
+    if named:
+        return named
+    found = _release(props)
+    if found is None:
+        return {}
+    # (a copy vendored in a Git folder, read as the published chart: vendored_chart; spent set 107 BSFishy/k8s-homelab
+    # local-ai, its HTTPRoute to Service local-ai labelled G32)
+    chart = chart_named(found[1], found[2]) if found[1] or found[2] else None
+    chart = chart or vendored_chart(props, found[1], found[4])
+    if chart is None or chart.key not in _SERVER_CHARTS:
+        return {}
+    pods = chart_pod_specs(props)
+    values = _resolved(found[4])
+    if not pods or not isinstance(values, Mapping):
+        return {}
+    if truthy(values.get("fullnameOverride")):
+        return {str(values["fullnameOverride"])[:63].rstrip("-"): pods[0][0]}
+    name = str(values.get("nameOverride") or chart.names[0])
+    return {(release if name in release else f"{release}-{name}")[:63].rstrip("-"): pods[0][0]}
+
+
+# Table charts whose first pod is the model server itself, behind the chart's one Service (not vllm-stack, whose engine
+# and router Services are named per model, nor open-webui, whose pod is the UI).
+_SERVER_CHARTS = ("ollama", "local-ai")
 
 
 def release_values(props: Mapping) -> tuple[str, Chart, str, Mapping] | None:
@@ -318,18 +355,50 @@ def release_values(props: Mapping) -> tuple[str, Chart, str, Mapping] | None:
     return path, chart, version, resolved if isinstance(resolved, Mapping) else {}
 
 
+# A Flux HelmRelease's chart read from a folder of its source (a copy vendored into a Git repository or bucket): the
+# folder's name, past these generic ones, names the chart.
+_FOLDER_SOURCES = frozenset({"GitRepository", "Bucket"})
+_GENERIC_FOLDERS = frozenset({"chart", "charts", "helm", "deploy"})
+
+
+def vendored_chart(props: Mapping, name: str, values: Mapping) -> Chart | None:
+    """The chart row a Flux HelmRelease installs from a folder of a GitRepository or Bucket (spec.chart.spec.chart a
+    path: a copy vendored into the repository), when the folder is named for a chart policies/chart_workloads.py renders
+    and every top-level key of its values is one that chart's templates read (components/chart_value_keys.toml): read
+    as the published chart (spent set 107 BSFishy/k8s-homelab kubernetes/apps/ai/local-ai/app/helmrelease.yaml, chart
+    kubernetes/apps/ai/local-ai/chart, labelled G4, G8, G10: the copy renders no probe). A copy may differ from the
+    chart, so only the pod rules read it (never G107's unread-value check)."""
+    from components.chart_value_keys import keys_at
+
+    source = value_at(props, "spec", "chart", "spec", "sourceRef", "kind")
+    if props.get("kind") != "HelmRelease" or not isinstance(source, str) or source not in _FOLDER_SOURCES:
+        return None
+    parts = [p for p in name.strip("./").split("/") if p]
+    while parts and parts[-1].lower() in _GENERIC_FOLDERS:
+        parts.pop()
+    chart = chart_named(parts[-1]) if len(parts) > 1 else None
+    keys = keys_at(chart.key, "") if chart is not None and chart.key in _WORKLOAD_RENDERERS else None
+    if chart is None or keys is None or not values:
+        return None
+    read = {p.split(".", 1)[0] for p in keys.read} | set(keys.passthrough)
+    return chart if all(str(k) in read for k in values) else None
+
+
 def chart_workloads(props: Mapping) -> list[tuple[str, Workload]]:
     """(pod path, workload) of each pod a release of a chart policies/chart_workloads.py renders (vllm-stack, local-ai),
-    with the replicas, strategy, claims and Service type around it; [] for any other object."""
+    with the replicas, strategy, claims and Service type around it (a vendored copy of one read as the chart:
+    ``vendored_chart``); [] for any other object."""
     found = _release(props)
     if found is None:
         return []
     path, name, repo, version, values = found
     chart = chart_named(name, repo) if name or repo else None
+    shown = f"{chart.names[0] if chart else ''} chart {version or '(version not pinned)'} defaults"
+    if chart is None and (chart := vendored_chart(props, name, values)) is not None:
+        shown = f"{chart.names[0]} chart as vendored at {name}, read as the published chart"
     if chart is None or chart.key not in _WORKLOAD_RENDERERS:
         return []
-    shown = f"{chart.names[0]} chart {version or '(version not pinned)'} defaults"
-    rendered = _WORKLOAD_RENDERERS[chart.key](chart, _resolved(values), version, _release_name(props))
+    rendered = _WORKLOAD_RENDERERS[chart.key](chart, _resolved(values), version, release_name(props))
     return [(f"{path}{w.where}[{shown}]", w) for w in rendered]
 
 
@@ -354,7 +423,7 @@ def chart_pod_specs(props: Mapping) -> list[tuple[str, dict]]:
         return []
     path, name, repo, version, values = found
     chart = chart_named(name, repo) if name or repo else None
-    if chart is not None and chart.key in _WORKLOAD_RENDERERS:
+    if chart is not None and chart.key in _WORKLOAD_RENDERERS or chart is None and vendored_chart(props, name, values):
         return [(where, w.pod) for where, w in chart_workloads(props)]
     if chart is None or chart.key not in _RENDERERS:
         return []

@@ -396,13 +396,15 @@ def _ytt_values(text: str) -> str:
 
 
 def _template_line(text: str) -> Optional[int]:
-    from policies.reading.template_text import kserve_fills, release_value
+    from policies.reading.template_text import kserve_fills, release_value, vault_agent_template
 
     for match in _GO_TEMPLATE.finditer(text):
         if kserve_fills(text, match.start()):
             continue  # KServe's own template, filled by its controller: rendered as published
         if release_value(text, match.start()):
             continue  # a Helm release's value the chart renders: the release object is applied as written
+        if vault_agent_template(text, match.start()):
+            continue  # Consul Template text the Vault agent renders in the pod: an annotation's string as applied
         return text.count("\n", 0, match.start()) + 1
     return None
 

@@ -30,7 +30,7 @@ from policies.autoscaling import (
     throughput_signal,
     utilization_requests,
 )
-from policies.crd import served_versions, validation_rules, validation_rules_unevaluated
+from policies.crd import deprecations, served_versions, validation_rules, validation_rules_unevaluated
 from policies.derived import derived_object_valid, progress_deadline, requests_within_limits
 from policies.framework import Policy, Resource, Violation, evaluate_policies
 from policies.gpu import (
@@ -516,6 +516,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     completion_runs_no_server.POLICY,
     api_version_served.POLICY,
     api_version_served.DEPRECATED_POLICY,
+    deprecations.FIELD_POLICY,
     api_version_served.GROUP_POLICY,
     api_version_served.ALPHA_POLICY,
     scale_target_version.POLICY,

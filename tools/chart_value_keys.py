@@ -1,24 +1,32 @@
 """Regenerate components/chart_value_keys.toml: the values paths each chart's templates read, per chart version.
 
-Run against local git mirrors of the chart repositories (the paths below are where the tool library's ``fetch`` puts
-them); reads every release tag's templates (``git show TAG:path``) and writes facts only (paths, version ranges,
+Run against local git mirrors of the chart repositories (``$LLM_SERVING_MIRRORS/OWNER+NAME/repo``, default /work/.mirror,
+where the tool library's ``fetch`` puts them, as tools/crd_cel_rules.py reads its CRDs); reads every release tag's templates (``git show TAG:path``) and writes facts only (paths, version ranges,
 dependency names), never template text. Usage: python tools/chart_value_keys.py > components/chart_value_keys.toml
 """
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import yaml
 
-MIRRORS = {
-    "ollama": ("otwld/ollama-helm", "/work/.mirror/otwld+ollama-helm/repo", "ollama-", ""),
-    "open-webui": ("open-webui/helm-charts", "/work/.mirror/open-webui+helm-charts/repo", "open-webui-", "charts/open-webui/"),
-    "local-ai": ("go-skynet/helm-charts", "/work/.mirror/go-skynet+helm-charts/repo", "local-ai-", "charts/local-ai/"),
-    "vllm-stack": ("vllm-project/production-stack", "/work/.mirror/vllm-project+production-stack/repo", "vllm-stack-", "helm/"),
+# chart -> (repository, its release tags' prefix, the chart's folder in the repository)
+CHARTS = {
+    "ollama": ("otwld/ollama-helm", "ollama-", ""),
+    "open-webui": ("open-webui/helm-charts", "open-webui-", "charts/open-webui/"),
+    "local-ai": ("go-skynet/helm-charts", "local-ai-", "charts/local-ai/"),
+    "vllm-stack": ("vllm-project/production-stack", "vllm-stack-", "helm/"),
 }
+
+
+def mirror(repo: str) -> str:
+    """The git folder of ``repo``'s fetched mirror."""
+    return str(Path(os.environ.get("LLM_SERVING_MIRRORS") or "/work/.mirror") / repo.replace("/", "+") / "repo")
 # Paths a template dereferences on every render of the chart (outside any condition), read by hand at the cited
 # lines: a release that writes a scalar or list at a table on such a path makes the render fail.
 ALWAYS = {
@@ -113,7 +121,8 @@ def main() -> None:
         "#         chart's table: helm pkg/chartutil/coalesce.go coalesceTablesFullKey 'cannot overwrite table with non\n"
         "#         table'; Go text/template then errors \"can't evaluate field repository in type interface {}\").\n\n"
     )
-    for key, (repo, d, prefix, base) in MIRRORS.items():
+    for key, (repo, prefix, base) in CHARTS.items():
+        d = mirror(repo)
         tags = sorted(
             (t for t in _git(d, "tag").split() if re.fullmatch(re.escape(prefix) + r"\d+\.\d+\.\d+", t)),
             key=lambda t: _version(t, prefix),

@@ -211,7 +211,7 @@ POLICY = Policy(
     description="A model published outside the cluster through any edge (an Ingress of any class such as nginx, Traefik, "
     "Kong, HAProxy or none; a Gateway API Gateway/HTTPRoute/GRPCRoute of any class such as GKE external, Envoy "
     "Gateway or Istio; an Envoy AI Gateway route; an Istio Gateway/VirtualService; an OpenShift Route; a Traefik IngressRoute; a Contour "
-    "HTTPProxy) must terminate TLS and "
+    "HTTPProxy; the route or Ingress a bjw-s app-template release renders from its values) must terminate TLS and "
     "authenticate callers (auth annotations or middleware, SecurityPolicy/AuthPolicy, Istio RequestAuthentication, IAP, "
     "or the model server's API key); blocking when the files prove a public edge, a model behind it and neither guard.",
     catalog="G32",

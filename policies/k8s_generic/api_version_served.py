@@ -19,8 +19,10 @@ The table is data, one row per (group/version, kinds), each with its source:
   LLMInferenceService in llm-d.ai/v1alpha1); generic kind names other projects also use are left out, and a group
   another project or an older release serves the kind in is named in ``_ALSO_SERVED`` (silent, or advice for a former
   one).
-* KubeRay: the pinned v1.7.0 CRDs still serve ``ray.io/v1alpha1`` but mark it ``deprecated: true``
-  (``ray-operator/config/crd/bases/ray.io_rayclusters.yaml``, ``ray.io_rayservices.yaml``, ``ray.io_rayjobs.yaml``).
+* Custom resources (``api-version-deprecated``): a version a pinned CRD serves with ``deprecated: true`` is read from
+  policies/crd/deprecations.json (policies/crd/deprecations.py): the pinned KubeRay v1.7.0 CRDs mark ``ray.io/v1alpha1``
+  deprecated (``ray-operator/config/crd/bases/ray.io_rayclusters.yaml``), Envoy AI Gateway v1.1.0 marks
+  ``aigateway.envoyproxy.io/v1alpha1`` deprecated for v1beta1.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from policies.crd import deprecations as crd_deprecations
 from policies.crd.schema import resource_types as crd_types
 from policies.crd.schema import schemas_by_type
 from policies.framework import Policy, Resource, unproven
@@ -98,13 +101,6 @@ REMOVED: tuple[Row, ...] = (
 )
 
 DEPRECATED: tuple[Row, ...] = (
-    Row(
-        "ray.io/v1alpha1",
-        ("RayCluster", "RayService", "RayJob"),
-        None,
-        "ray.io/v1",
-        "KubeRay v1.7.0 CRDs mark ray.io/v1alpha1 deprecated (ray-operator/config/crd/bases/)",
-    ),
     # Kubernetes 1.33 deprecates core/v1 Endpoints for discovery.k8s.io/v1 EndpointSlice: the API server answers every
     # read and write with "Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice", and
     # KEP-4974 plans to stop requiring the Endpoints controller for conformance (https://www.kubernetes.dev/resources/
@@ -159,23 +155,24 @@ def _removed(resource: Resource, config: dict) -> list[str]:
     ]
 
 
-def _deprecated(resource: Resource, config: dict) -> list[str]:
-    row = _row(DEPRECATED, resource)
-    if row is None:
-        return []
-    if row.deprecated_in:
-        version = str(config.get("kubernetesVersion") or DEFAULT_KUBERNETES)
-        if _minor(version) < _minor(row.deprecated_in):
-            return []
-        return [
-            f"apiVersion {row.api_version} {get(resource.props, 'kind')} is deprecated from Kubernetes "
-            f"{row.deprecated_in} ({row.source}; checked for {version}); it is still served, but kube-proxy, Gateway "
-            f"API implementations and other consumers read EndpointSlices; use {row.use}"
-        ]
-    return [
-        f"apiVersion {row.api_version} {get(resource.props, 'kind')} is deprecated ({row.source}) and will stop being "
-        f"served; use {row.use}"
-    ]
+def _deprecated(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    """Kubernetes' deprecated kinds (DEPRECATED, from a minor on) and the versions a pinned CRD marks deprecated
+    (policies/crd/deprecations.py, read only when an object of one of its groups is in the run)."""
+    findings: list[tuple[str, str]] = []
+    version = str(config.get("kubernetesVersion") or DEFAULT_KUBERNETES)
+    for resource in resources:
+        row = _row(DEPRECATED, resource) if resource.type in _DEPRECATED_TYPES else None
+        if row is None or _minor(version) < _minor(row.deprecated_in):
+            continue
+        findings.append(
+            (
+                resource.name,
+                f"apiVersion {row.api_version} {get(resource.props, 'kind')} is deprecated from Kubernetes "
+                f"{row.deprecated_in} ({row.source}; checked for {version}); it is still served, but kube-proxy, "
+                f"Gateway API implementations and other consumers read EndpointSlices; use {row.use}",
+            )
+        )
+    return findings + crd_deprecations.deprecated_versions(resources)
 
 
 def _types(rows: tuple[Row, ...]) -> tuple[str, ...]:
@@ -190,6 +187,8 @@ def _types(rows: tuple[Row, ...]) -> tuple[str, ...]:
         )
     )
 
+
+_DEPRECATED_TYPES = frozenset(_types(DEPRECATED))
 
 POLICY = Policy(
     name="api-version-served",
@@ -389,13 +388,14 @@ GROUP_POLICY = Policy(
 
 DEPRECATED_POLICY = Policy(
     name="api-version-deprecated",
-    description="An object uses an apiVersion still served but deprecated: by its pinned CRD (ray.io/v1alpha1), or by "
-    "Kubernetes (core/v1 Endpoints from 1.33, for discovery.k8s.io/v1 EndpointSlice).",
+    description="An object uses an apiVersion still served but deprecated: by its pinned CRD (deprecated: true: "
+    "ray.io/v1alpha1, aigateway.envoyproxy.io/v1alpha1), or by Kubernetes (core/v1 Endpoints from 1.33, for "
+    "discovery.k8s.io/v1 EndpointSlice).",
     catalog="G40",
     severity="low",
     enforcement="advisory",
-    remediation_steps="Move the object to the version or kind the message names (ray.io/v1: the same fields for these "
-    "kinds; an EndpointSlice labelled kubernetes.io/service-name for a Service without a selector).",
+    remediation_steps="Move the object to the version or kind the message names (the CRD's deprecationWarning says which: "
+    "ray.io/v1 has the same fields for these kinds; an EndpointSlice labelled kubernetes.io/service-name for a Service without a selector).",
     config_schema={
         "kubernetesVersion": {
             "type": "string",
@@ -404,10 +404,11 @@ DEPRECATED_POLICY = Policy(
             "description": f"The cluster's Kubernetes minor; kinds it deprecates are advised (default {DEFAULT_KUBERNETES}).",
         },
     },
-    resource_types=_types(DEPRECATED),
-    check_resource=_deprecated,
-    rationale="A deprecated version is removed in a later controller release; KubeRay v1.7.0 marks ray.io/v1alpha1 "
-    "deprecated. Kubernetes 1.33 deprecates core/v1 Endpoints (KEP-4974).",
+    check_stack=_deprecated,
+    rationale="A deprecated version is removed in a later controller release; the pinned CRDs mark theirs "
+    "(deprecated: true with a deprecationWarning, read into policies/crd/deprecations.json by "
+    "tools/crd_deprecations.py: KubeRay v1.7.0 ray.io/v1alpha1, Envoy AI Gateway v1.1.0 aigateway.envoyproxy.io/"
+    "v1alpha1). Kubernetes 1.33 deprecates core/v1 Endpoints (KEP-4974).",
 )
 
 # Alpha versions of Kubernetes' own API groups. The API server serves none of them unless its --runtime-config names

@@ -6,8 +6,10 @@ The rows at session 52 (brief appsettings52), each from a spent-set label filed 
 
 - Ollama ``OLLAMA_ORIGINS`` holding ``*`` on a published API (ollama/ollama v0.32.15 envconfig/config.go:85-108,
   server/routes.go:1867; gin-contrib/cors v1.7.2 config.go:47-51 makes ``*`` allow every origin): any web page a user
-  opens can drive the unauthenticated model API. Only where a Service of the files publishes the pod (an Ingress or
-  route to it, a LoadBalancer or NodePort Service: policies/reading/published.py); an in-cluster Ollama is silent.
+  opens can drive the unauthenticated model API. Only where the files publish the pod (policies/reading/published.py
+  pod_publisher, the reading G32 shares: an Ingress or route to its Service, a LoadBalancer or NodePort Service, a route
+  or Ingress an app-template release renders from its values, a hostPort or hostNetwork; session 53, spent set 107
+  hydazz/home-ops ollama route.app); an in-cluster Ollama is silent.
 - Open WebUI ``DEFAULT_USER_ROLE`` user or admin while sign-up is on (``ENABLE_SIGNUP`` unset or true, login on):
   every self-registered account gets the models at once (open-webui b8912aa67 backend/open_webui/config.py:997-1004,
   1074-1078: the default role is pending).
@@ -35,12 +37,12 @@ from typing import Any
 
 from components.app_exposure import SETTINGS, Setting
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, get, name_of, pod_specs, split_type
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, name_of, pod_specs, split_type
 from policies.reading.chat_ui_backends import ui_app
 from policies.reading.container_env import env_values, outside_env_sources
 from policies.reading.gateway_apps import app_containers
 from policies.reading.litellm import litellm_configs, values_configs
-from policies.reading.published import published_services, publisher
+from policies.reading.published import pod_publisher
 from policies.reading.serving import engine_row, model_servers
 
 _ENV = tuple(s for s in SETTINGS if s.where == "env")
@@ -72,11 +74,19 @@ def _containers(resource: Resource) -> Iterator[tuple[str, dict, str, str]]:
 
 def _also_holds(setting: Setting, container: Mapping, env: dict[str, str]) -> bool:
     """True when every variable the row also needs holds a value under which the risk holds (its default when unset);
-    False when one does not, or the files do not show it."""
+    False when one does not, or the files do not show it. Where the container writes one of them literally at a risky
+    value (ENABLE_SIGNUP: "true", an explicit choice), the others an envFrom source might set count at their defaults:
+    a Secret holds credentials, not the switches the owner wrote beside it (a ConfigMap outside the files still may) (spent set 107 cyberglitchlabs/clouddrop
+    kubernetes/apps/ai/open-webui/app/helmrelease.yaml: ENABLE_SIGNUP "true", DEFAULT_USER_ROLE "user", envFrom a
+    Secret; labelled G101)."""
+    chosen = any(a.name in env and env[a.name].strip().lower() in a.on for a in setting.also)
+    outside = outside_env_sources(container)
+    unread = bool(outside) and not (chosen and all(o.startswith("Secret ") for o in outside))
     for also in setting.also:
+        listed = any(name_of(as_dict(e)) == also.name for e in as_list(container.get("env")))
         if also.name in env:
             value = env[also.name]
-        elif any(name_of(as_dict(e)) == also.name for e in as_list(container.get("env"))) or outside_env_sources(container):
+        elif listed or unread:
             return False  # valueFrom a Secret or a field, or an envFrom source the files do not show, may set it
         else:
             value = also.default
@@ -100,12 +110,10 @@ def _env_findings(resource: Resource, resources: list[Resource], cache: dict) ->
                     continue
                 reach = ""
                 if setting.published:
-                    if "published" not in cache:
-                        cache["published"] = published_services(resources)
-                    by = publisher(resource, path, cache["published"])
+                    by = pod_publisher(resource, path, resources, cache)
                     if by is None:
                         continue
-                    reach = f" (published through Service {get(by[0].props, 'metadata', 'name')}, {by[1]})"
+                    reach = f" (published through {by})"
                 also = ", ".join(
                     f"{a.name}={env[a.name]}" if a.name in env else f"{a.name} unset: {a.default}" for a in setting.also
                 )

@@ -14,13 +14,17 @@ are reachable from outside is the node network's, which the manifest does not sh
 
 from __future__ import annotations
 
+import re
+
 from policies.app_template import app_template_services
 from policies.framework import Policy, Resource, unproven
 from policies.helm_charts import chart_workloads
-from policies.kube import annotations_of, as_dict, as_list, get, split_type
+from policies.kube import annotations_of, as_dict, as_list, container_label, get, split_type
 from policies.reading import gateway_service, model_backends
 from policies.reading.engines import env_values
 from policies.reading.exposure import internal_annotations
+from policies.reading.gateway_apps import app_containers
+from policies.reading.published import node_address, node_phrase
 from policies.reading.serving import model_servers
 
 SERVICE_TYPE = "kubernetes:core/v1:Service"
@@ -136,15 +140,13 @@ def _node_published(resource: Resource) -> list[str]:
     for server in model_servers(resource):
         if not _unkeyed(server.container):
             continue
-        declared = [p for p in as_list(server.container.get("ports")) if isinstance(p, dict) and p.get("containerPort")]
-        if server.podspec.get("hostNetwork") is True and declared:
-            # (a container that declares no port, such as a multi-node engine's worker, serves no API there)
-            where = f"hostNetwork: true puts its port {declared[0].get('containerPort')} on the node's own address"
+        found_at = node_address(server.podspec, server.container)
+        if found_at is None:
+            continue
+        if found_at[0] == "hostNetwork":
+            where = f"hostNetwork: true puts its port {found_at[1]} on the node's own address"
         else:
-            ports = [p for p in as_list(server.container.get("ports")) if isinstance(p, dict) and p.get("hostPort")]
-            if not ports:
-                continue
-            where = f"ports hostPort {ports[0].get('hostPort')} publishes it on the node's address"
+            where = f"ports hostPort {found_at[1]} publishes it on the node's address"
         found.append(
             unproven(
                 f"{server.label}: {where}, and this {server.engine} server asks for no API key (no key flag or "
@@ -153,6 +155,36 @@ def _node_published(resource: Resource) -> list[str]:
             )
         )
     return found
+
+
+def _router_on_node(resource: Resource) -> list[str]:
+    """Advice on an LLM router or gateway app (components/serving_apps.toml: LiteLLM's proxy, vLLM's router...)
+    published on its node's own address by hostPort or hostNetwork: it takes calls there past the edge's TLS and auth,
+    so a key it asks for (LITELLM_MASTER_KEY) crosses the node network in clear text, and without one anyone who
+    reaches the node drives every model behind it (spent set 110 pocharlies-org/k8s-litellm-pocharlies
+    k8s/manifest.yaml: LiteLLM with hostPort 4000 beside TLS IngressRoutes, labelled G32). A router serving TLS itself
+    (an ssl key or certificate flag) is left alone."""
+    found: list[str] = []
+    for app in app_containers(resource):
+        found_at = node_address(app.podspec, app.container)
+        argv = " ".join(str(a) for a in [*as_list(app.container.get("command")), *as_list(app.container.get("args"))])
+        if found_at is None or _SERVES_TLS.search(argv):
+            continue
+        if model_backends.router_keyed(app.container):
+            risk = "the key it asks callers for crosses the node network in clear text (plain HTTP)"
+        else:
+            risk = "it asks callers for no key, so anyone who reaches the node drives every model behind it"
+        found.append(
+            unproven(
+                f"{container_label(app.path, app.container)}: {node_phrase(found_at)} publishes the {app.app.display} on the node's "
+                f"own address, past the edge's TLS and auth: {risk}; drop the hostPort and reach it through its Service "
+                f"and the authenticating edge"
+            )
+        )
+    return found
+
+
+_SERVES_TLS = re.compile(r"--ssl[-_](keyfile|certfile)|--tls[-_](cert|key)")
 
 
 def _release_services(resource: Resource) -> list[str]:
@@ -203,7 +235,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         elif split_type(r.type) in _RAY:
             findings += [(r.name, m) for m in _ray_finding(r)]
         if r.type != SERVICE_TYPE:
-            findings += [(r.name, m) for m in _node_published(r)]
+            findings += [(r.name, m) for m in _node_published(r) + _router_on_node(r)]
             if isinstance(r.props, dict) and split_type(r.type)[1] in ("HelmRelease", "Application", "HelmChart"):
                 findings += [(r.name, m) for m in _release_services(r)]
     return findings
@@ -216,7 +248,8 @@ POLICY = Policy(
     name="no-load-balancer-service",
     description="Services (and KubeRay head services, headGroupSpec.serviceType) must not be of type LoadBalancer; "
     "expose models through the ingress gateway (NodePort, an internal load balancer or one selecting no model: advice; "
-    "so is a model server without an API key published on its node by hostPort or hostNetwork).",
+    "so is a model server without an API key, or an LLM router (LiteLLM) with or without one, published on its node by "
+    "hostPort or hostNetwork).",
     catalog="G32",
     severity="medium",
     enforcement="advisory",

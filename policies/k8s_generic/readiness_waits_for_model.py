@@ -59,7 +59,7 @@ from policies.reading.engine_switches import lenient_readiness, loads_no_model_a
 from policies.reading.engines import EngineServer, table_servers
 from policies.reading.fresh_store import fresh_claim_store
 from policies.reading.gateway_apps import app_containers
-from policies.reading.serving import engine_row, model_servers
+from policies.reading.serving import engine_row, model_servers, takes_requests
 from policies.reading.swallowed_fetch import swallowed_fetches
 
 # The path of an http(s) URL in a probe's exec command (curl/wget http://localhost:8000/v2/health/live).
@@ -131,6 +131,44 @@ def _tcp_while_loading(resource: Resource) -> list[str]:
     return found
 
 
+_PROBE_KINDS = ("livenessProbe", "readinessProbe")
+
+
+def _tcp_blind(resource: Resource) -> list[str]:
+    """Advice for tcpSocket liveness or readiness probes on a server whose health endpoint the API server answers after
+    asking its engine (the engine table's ``health_sees_engine``: vLLM's GET /health, 503 once the engine is dead): the
+    kubelet's tcpSocket check passes once the kernel completes the handshake on the listening port
+    (https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/ "If it can establish a
+    connection, the container is considered healthy"), which it does while the server's event loop is stuck, so such a
+    hang restarts nothing and keeps the pod in its Service (spent set 108 xprilion/gemma3-vllm-tpu-gke-autoscaling
+    k8s/vllm-deployment.yaml@90aeeae6, labelled G6). Silent for an engine no such row names (where a TCP check may be
+    the documented one), a startupProbe (vLLM's port opens only once its HTTP server starts, after the load), and a
+    rank with no API server."""
+    found: list[str] = []
+    does = {"livenessProbe": "restarts nothing", "readinessProbe": "keeps the pod in its Service"}
+    for server in model_servers(resource):
+        row = engine_row(server.engine)
+        if row is None or not row.health_sees_engine or not takes_requests(resource, server.path, server.container):
+            continue
+        blind = [
+            kind
+            for kind in _PROBE_KINDS
+            if (probe := as_dict(server.container.get(kind))).get("tcpSocket") and not (probe.get("httpGet") or probe.get("exec"))
+        ]
+        if not blind:
+            continue
+        found.append(
+            unproven(
+                f"{server.label}: {' and '.join(blind)} only open{'s' if len(blind) == 1 else ''} a TCP connection, "
+                f"which the kernel completes on {row.display}'s listening port whether or not the server answers: a "
+                f"stuck API server passes it (GET {row.health} would time out, and answers 503 once the engine is "
+                f"dead), so the check {' and '.join(does[k] for k in blind)}; probe GET {row.health} "
+                f"(port {row.port} unless moved)"
+            )
+        )
+    return found
+
+
 def _swallowed(resource: Resource) -> list[str]:
     """A model fetch whose failure the pod's script swallows (policies/reading/swallowed_fetch.py): Ready with none."""
     return [
@@ -187,7 +225,7 @@ def _app_probes(resource: Resource) -> list[str]:
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    messages: list[str] = _tcp_while_loading(resource) + _swallowed(resource) + _app_probes(resource)
+    messages: list[str] = _tcp_while_loading(resource) + _tcp_blind(resource) + _swallowed(resource) + _app_probes(resource)
     for s in table_servers(resource):
         row = s.row
         if (empty := _ready_with_no_model(s) or _ready_on_empty_claim(resource, s)) is not None:

@@ -12,7 +12,8 @@ budget), so the advice names both.
 Read for every model server the pack recognises (the engine table's rows, in every pod template the readers reach:
 Deployments, StatefulSets, LeaderWorkerSets, Ray worker groups, KServe runtimes, operator resources) that takes
 requests, and for a chat UI of components/chat_uis.toml (Open WebUI: GET /health on 8080) run from the publisher's
-image. Silent where an operator supplies the probe (KubeRay's Ray container: policies/operator_defaults.py), for a
+image, and for a serving-path app of components/serving_apps.toml (an LLM proxy, router or gateway: LiteLLM's proxy,
+whose liveness path is its row's first ``alive_only`` path, /health/liveliness). Silent where an operator supplies the probe (KubeRay's Ray container: policies/operator_defaults.py), for a
 KServe predictor ``model`` (its ServingRuntime's container is judged), and for a rank its group's leader fronts.
 Judged where the container has a readinessProbe and no livenessProbe (the form sealed sets showed: a plain vLLM
 Deployment probed for readiness only); a container with no probe at all is G4's finding. Advisory: a risk, not a
@@ -27,6 +28,7 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, container_label, containers, pod_specs
 from policies.operator_defaults import supplied
 from policies.reading.chat_ui_backends import ui_app
+from policies.reading.gateway_apps import app_containers
 from policies.reading.pod_probes import server_ports, sidecar_probe
 from policies.reading.serving import ModelServer, engine_row, model_servers, takes_requests
 
@@ -94,6 +96,36 @@ def _ui_messages(resource: Resource) -> list[str]:
     return found
 
 
+def _app_messages(resource: Resource) -> list[str]:
+    """Advice on each serving-path app (components/serving_apps.toml: an LLM proxy, router or gateway) probed for
+    readiness only: every client request goes through it, and a proxy whose event loop hangs with its process alive
+    (a stuck database pool, a blocked worker) leaves the Service and stays out of it, so the models behind it are
+    unreachable until someone deletes the pod (spent set 110 pocharlies-org/k8s-litellm-pocharlies k8s/manifest.yaml
+    and GuyBarros/vault_ars_minikube_keycloak_litellm deploy-k8s/litellm-gateway.yaml, both labelled G5). The probe to
+    add is the row's first ``alive_only`` path (LiteLLM's /health/liveliness: the process answers, with no database
+    or model call, so an outage elsewhere restarts nothing)."""
+    found: list[str] = []
+    servers = {id(s.container) for s in model_servers(resource)}
+    for app in app_containers(resource):
+        container = app.container
+        if id(container) in servers or _has(container, "livenessProbe") or not _has(container, "readinessProbe"):
+            continue
+        if supplied(resource, app.path, app.podspec, container, "livenessProbe"):
+            continue
+        row = app.app
+        probe = "a path that answers while its process serves"
+        if row.alive_only:
+            probe = f"GET {row.alive_only[0]}" + (f" (port {row.port} unless moved)" if row.port else "")
+        found.append(
+            unproven(
+                f"{app.label}: no livenessProbe on this {row.display}: every request to the models behind it passes "
+                f"through it, and if it hangs with its process alive the kubelet never restarts it while its "
+                f"readinessProbe only takes it out of the Service; add a livenessProbe on {probe}"
+            )
+        )
+    return found
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     messages: list[str] = []
     seen: set[int] = set()
@@ -111,12 +143,12 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if supplied(resource, server.path, server.podspec, server.container, "livenessProbe"):
             continue
         messages.append(_server_message(server))
-    return messages + _ui_messages(resource)
+    return messages + _ui_messages(resource) + _app_messages(resource)
 
 
 POLICY = Policy(
     name="serving-liveness-probe",
-    description="A model-server container (and a chat UI such as Open WebUI) probed for readiness has a livenessProbe too, so a server that hangs "
+    description="A model-server container (and a chat UI such as Open WebUI, or an LLM proxy or router such as LiteLLM) probed for readiness has a livenessProbe too, so a server that hangs "
     "with its process alive is restarted (advice; the probe waits behind a startupProbe for the model's load).",
     catalog="G5",
     severity="medium",

@@ -33,9 +33,18 @@ OLLAMA_TENSOR_PARALLEL_SIZE, OLLAMA_MAX_BATCH_SIZE, names no release reads).
 
 vLLM (brief ollama51): ``settings.vllm`` holds every VLLM_ name its PyPI wheels name (tools/read_engine_env.py vllm; vllm
 0.34.0 vllm/envs.py:662 environment_variables, and vllm/platforms/interface.py:1494-1502 warns "Unknown vLLM environment
-variable detected" for any other). Judged on plain workloads only (an LLMInferenceService's preset command reads
-$VLLM_ADDITIONAL_ARGS), on the container's own env, never on a fork republished as ``*/vllm-openai``; spent set 62
-david66l/travelagent3 k8s/vllm-deployment.yaml (VLLM_MODEL, VLLM_SERVED_MODEL_NAME on a rebuild given vLLM's flags).
+variable detected" for any other). Judged on plain workloads and KServe ServingRuntimes (an LLMInferenceService's preset
+command reads $VLLM_ADDITIONAL_ARGS), on the container's own env, never on a fork republished as ``*/vllm-openai``;
+spent set 62 david66l/travelagent3 k8s/vllm-deployment.yaml (VLLM_MODEL, VLLM_SERVED_MODEL_NAME on a rebuild given
+vLLM's flags).
+
+A KServe predictor ``model``'s own env (brief kserve53; spent set 109 Siryoos/kserve-vllm-mini@627b171a isvc.yaml:
+``VLLM_ARGS: "--max-model-len 4096 --gpu-memory-utilization 0.90 ..."``, options no vLLM reads from its environment)
+is judged with the runtime KServe merges under it: one of the files whose kserve-container runs vLLM's own server, or
+KServe's kserve-vllmserver (kserve v0.20.0 config/runtimes/kserve-vllmserver.yaml:21-25: ``python -m
+vllm.entrypoints.openai.api_server``); a variable its command or args name ($(VLLM_ARGS)) is the runtime's, not
+vLLM's. A runtime none of the files defines, named for vLLM (``vllm``, ``vllm-runtime``) or serving the vLLM format, is
+judged too, the message saying that its command may read the variable.
 """
 
 from __future__ import annotations
@@ -49,11 +58,13 @@ from components.engine_env import ENV_ONLY, ENV_SETTINGS, FOREIGN, EnvSettings
 from components.engine_options import moving_release, tagged_release
 from components.images import image_tag, is_published, names_image
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, split_type
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, split_type
 from policies.reading.engine_flags import rebuilt_image
 from policies.reading.engines import EngineServer, env_values, table_servers
+from policies.reading.kserve_runtime import builtin_runtime, merged_predictor
 from policies.reading.mounted_scripts import mounted_config_files
-from policies.reading.serving import engine_row, model_servers
+from policies.reading.run_objects import templated
+from policies.reading.serving import engine_row, model_server_engine, model_servers
 from policies.reading.shell_words import sole_command
 
 
@@ -110,7 +121,61 @@ def judged_servers(resource: Resource) -> list[EngineServer]:
     return found
 
 
-_PLAIN_WORKLOADS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod", "LeaderWorkerSet"})
+_PLAIN_WORKLOADS = frozenset(
+    {
+        "Deployment",
+        "StatefulSet",
+        "DaemonSet",
+        "ReplicaSet",
+        "Job",
+        "CronJob",
+        "Pod",
+        "LeaderWorkerSet",
+        # A KServe runtime's kserve-container runs the command it writes; an InferenceService only adds to its env.
+        "ServingRuntime",
+        "ClusterServingRuntime",
+    }
+)
+_ISVC = ("serving.kserve.io", "InferenceService")
+_KSERVE_VLLM = "kserve-vllmserver"  # kserve v0.20.0 config/runtimes/kserve-vllmserver.yaml:21-25 runs vLLM's server
+
+
+def predictor_server(resource: Resource) -> tuple[EngineServer, frozenset[str], str] | None:
+    """(vLLM server, the VLLM_ names the predictor ``model`` sets itself, the hedge its message carries) of a KServe
+    InferenceService whose runtime runs vLLM: a runtime of the files merged under the model (its command and args with
+    the model's), KServe's kserve-vllmserver, or a runtime no file defines that is named for vLLM or serves the vLLM
+    format ("" hedge for the first two). None otherwise."""
+    if split_type(resource.type) != _ISVC or resource.patch:
+        return None
+    model = get(resource.props, "spec", "predictor", "model")
+    row = engine_row("vllm")
+    if not isinstance(model, dict) or row is None:
+        return None
+    env = [n for n in (as_dict(e).get("name") for e in as_list(model.get("env"))) if isinstance(n, str)]
+    names = frozenset(n for n in env if n.startswith("VLLM_"))
+    if not names:
+        return None
+    path = "spec.predictor.model"
+    merged = merged_predictor(resource)
+    if merged is not None:
+        podspec, container, _runtime = merged
+        server = EngineServer("vllm", path, podspec, container, {}, None, {}, row)
+        runs_vllm = model_server_engine(container) == "vllm" and _binary_reads_env(server)
+        return (server, names, "") if runs_vllm else None
+    runtime, fmt = model.get("runtime"), get(model, "modelFormat", "name")
+    named = isinstance(runtime, str) and bool(runtime)
+    if named and runtime == _KSERVE_VLLM or not named and fmt == "vLLM" and builtin_runtime(resource) is not None:
+        hedge = ""
+    elif named and "vllm" in runtime.lower() and not templated(runtime) or isinstance(fmt, str) and fmt.lower() == "vllm":
+        hedge = (
+            f" (runtime {runtime} is defined by none of the files read: unless its command reads the variable"
+            if named
+            else " (the runtime KServe picks is in none of the files read: unless its command reads the variable"
+        ) + ", as a shell's $VAR or Kubernetes' $(VAR))"
+    else:
+        return None
+    container = {k: v for k, v in model.items() if k in ("command", "args", "env", "lifecycle")}
+    return EngineServer("vllm", path, as_dict(get(resource.props, "spec", "predictor")), container, {}, None, {}, row), names, hedge
 _PUBLISHED_NAMES = frozenset({"vllm-openai", "vllm"})
 
 
@@ -141,14 +206,17 @@ def _judged_at(server: EngineServer, settings: EnvSettings) -> tuple[frozenset[s
     return (read, f"{release} (the image's tag)") if read is not None else (settings.names, "")
 
 
-def _unknown(server: EngineServer) -> list[tuple[str, list[str], str]]:
+def _unknown(server: EngineServer, only: frozenset[str] | None = None) -> list[tuple[str, list[str], str]]:
     """(variable, closest names read, the release it was judged at) for each variable under the engine's prefix that
-    the image's release does not read ("" when no release read reads it)."""
+    the image's release does not read ("" when no release read reads it). ``only``: the names to judge, of a server
+    already known to run the engine's binary (a KServe predictor's: predictor_server)."""
     settings = ENV_SETTINGS.get(server.engine)
-    if settings is None or not _binary_reads_env(server):
+    if settings is None or only is None and not _binary_reads_env(server):
         return []
     names = {n for n in (as_dict(e).get("name") for e in as_list(server.container.get("env"))) if isinstance(n, str)}
-    if server.engine not in _OWN_ENV_ONLY:
+    if only is not None:
+        names &= only
+    elif server.engine not in _OWN_ENV_ONLY:
         names |= set(env_values(server.container))
     candidates = [n for n in sorted(names) if n.startswith(settings.prefix) and not _named_elsewhere(server.container, n)]
     if not candidates:
@@ -221,13 +289,31 @@ def _close_matches(name: str, known: Any) -> list[str]:
     return difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
 
 
+def _options_value(container: dict, name: str) -> str:
+    """The first words of a literal env value that is a command line's options ("--max-model-len 4096 ..."), or ""."""
+    for entry in map(as_dict, as_list(container.get("env"))):
+        value = entry.get("value")
+        if entry.get("name") == name and isinstance(value, str) and value.strip().startswith("--"):
+            words = value.split()
+            return " ".join(words[:2]) + (" ..." if len(words) > 2 else "")
+    return ""
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
-    for server in judged_servers(resource):
-        for name, closest, at in _unknown(server):
+    predictor = predictor_server(resource)
+    judged = [(s, None, "") for s in judged_servers(resource)] + ([predictor] if predictor is not None else [])
+    for server, only, hedge in judged:
+        for name, closest, at in _unknown(server, only):
             settings = ENV_SETTINGS[server.engine]
             display = server.row.display if server.row else server.engine
             hint = f"; the closest variable it reads is {closest[0]}" if closest else ""
+            fix = "use the engine's own name for it, or drop the variable"
+            options = _options_value(server.container, name)
+            if options:
+                # VLLM_ARGS: "--max-model-len 4096 ...": options the engine takes only on its command line.
+                hint = f"; its value holds command-line options ({options}), which {display} reads only as arguments"
+                fix = "pass them in args instead"
             span = settings.spans.get(name)
             if span is None:
                 why = f"is no setting {display} reads (no release of it reads a variable of that name"
@@ -236,9 +322,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 why = f"is no setting {display} {at} reads (only its releases {read} read it"
             messages.append(
                 f"{server.label}: env {name} {why}: components/engine_env_names.json settings.{server.engine}), so the value "
-                f"is silently ignored and the setting meant never applies{hint}; use the engine's own name for it, or "
-                "drop the variable"
-                + (" (unless this rebuilt image's own entrypoint reads it)" if rebuild_entrypoint(server) else "")
+                f"is silently ignored and the setting meant never applies{hint}; {fix}"
+                + (" (unless this rebuilt image's own entrypoint reads it)" if only is None and rebuild_entrypoint(server) else "")
+                + hedge
             )
         for path, names, _map in settings_files(server):
             display = server.row.display if server.row else server.engine

@@ -65,13 +65,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import SimpleNamespace
 from typing import Any, Optional
 
 from components.aws_ids import sources_too_wide
+from policies.app_template import app_template_edges
+from policies.helm_charts import release_name
 from policies.kube import annotations_of, as_dict, as_list, get, name_of, split_type
-from policies.reading import edge, gateway_service
+from policies.reading import edge, edge_guards, gateway_service
 from policies.reading import edge_proxies as proxies
 from policies.reading import model_backends as backends
 from policies.reading import route_path as path
@@ -114,8 +116,6 @@ _PUBLIC_NAME = re.compile(r"extern|public|internet", re.IGNORECASE)
 NGINX_AUTH = ("auth-url", "auth-type", "auth-signin", "auth-secret")
 KONG_AUTH_PLUGINS = {"key-auth", "jwt", "oauth2", "basic-auth", "openid-connect", "hmac-auth", "ldap-auth", "ldap-auth-advanced"}
 TRAEFIK_AUTH = ("forwardAuth", "basicAuth", "digestAuth")
-ENVOY_AUTH = ("apiKeyAuth", "basicAuth", "jwt", "oidc", "extAuth", "authorization")
-KGATEWAY_AUTH = ("extAuth", "jwt", "jwtAuth", "basicAuth", "apiKeyAuthentication", "apiKeyAuth")
 
 
 @dataclass(frozen=True)
@@ -377,41 +377,10 @@ def _route_backends(route: Any, kind: str) -> tuple[tuple[str, ...], tuple[str, 
     return tuple(dict.fromkeys(services)), tuple(dict.fromkeys(pools))
 
 
-def _targets(policy: Any, targets: set[tuple[str, Any]]) -> bool:
-    """Whether a policy attachment targets one of (kind, name); targetSelectors count (they cannot be judged here)."""
-    spec = as_dict(get(policy.props, "spec"))
-    if spec.get("targetSelectors"):
-        return True
-    refs = [as_dict(spec.get("targetRef"))] + [as_dict(r) for r in as_list(spec.get("targetRefs"))]
-    return any((r.get("kind"), r.get("name")) in targets for r in refs)
-
-
-def _attached_guard(targets: set[tuple[str, Any]], s: _Set) -> Optional[str]:
-    for sp in s.kind("gateway.envoyproxy.io", "SecurityPolicy"):
-        spec = as_dict(get(sp.props, "spec"))
-        if _targets(sp, targets) and any(spec.get(k) for k in ENVOY_AUTH):
-            return f"SecurityPolicy {_name(sp)}"
-    for ap in s.kind("kuadrant.io", "AuthPolicy"):
-        if _targets(ap, targets):
-            return f"AuthPolicy {_name(ap)}"
-    for tp in s.kind("gateway.kgateway.dev", "TrafficPolicy"):
-        if _targets(tp, targets) and any(as_dict(get(tp.props, "spec")).get(k) for k in KGATEWAY_AUTH):
-            return f"TrafficPolicy {_name(tp)}"
-    return _istio_guard(s)
-
-
-def _istio_guard(s: _Set) -> Optional[str]:
-    for kind in ("RequestAuthentication", "AuthorizationPolicy"):
-        found = s.kind("security.istio.io", kind)
-        if found:
-            return f"Istio {kind} {_name(found[0])}"
-    return None
-
-
-def _route_guard(route: Any, gw: Any, services: tuple[str, ...], pools: tuple[str, ...], s: _Set) -> Optional[str]:
+def _route_guard(route: Any, gateway: str, services: tuple[str, ...], pools: tuple[str, ...], s: _Set) -> Optional[str]:
     group, kind = split_type(route.type)
-    targets = {(kind, _name(route))} | ({("Gateway", _name(gw))} if gw is not None else set())
-    guard = _attached_guard(targets, s)
+    targets = {(kind, _name(route)), ("Gateway", gateway)}  # a policy on a Gateway outside the files counts too
+    guard = edge_guards.attached_guard(targets, s.kind)
     if guard:
         return guard
     rules = [as_dict(r) for r in as_list(get(route.props, "spec", "rules"))]
@@ -439,7 +408,7 @@ def _routes(route: Any, s: _Set) -> list[Publication]:
     group, kind = split_type(route.type)
     services, pools = _route_backends(route, kind)
     out = []
-    for ref in as_list(get(route.props, "spec", "parentRefs")):
+    for ref in _parent_refs(route, kind):
         name = get(ref, "name")
         if get(ref, "kind") not in (None, "Gateway") or not isinstance(name, str):
             continue
@@ -447,17 +416,20 @@ def _routes(route: Any, s: _Set) -> list[Publication]:
         if gw is None:
             if _PUBLIC_NAME.search(name):
                 reach = Reach("unknown", f"its Gateway {name} is not in these files (its name says it is external)")
-            elif not _INTERNAL_NAME.search(name) and any(s.keyed.get(n) is False for n in services):
-                # A model server that asks no key (Ollama has none) behind a Gateway of any other name: possibly public
-                # (spent set 95 Logik-Dev/k8s-homelab apps/ollama/httproute.yaml on traefik-gateway, labelled G32).
-                reach = Reach("unknown", f"its Gateway {name} is not in these files")
+            elif any(s.keyed.get(n) is False for n in services):
+                # A model server that asks no key (Ollama has none) behind a Gateway of any name: possibly public (spent
+                # set 95 Logik-Dev/k8s-homelab apps/ollama/httproute.yaml on traefik-gateway); one named internal still
+                # serves everyone on its network (spent set 107 hydazz/home-ops ollama and local-ai routes on Gateway
+                # internal, zebernst/homelab on tailscale: labelled G32), unless an auth policy stands on it.
+                inside = " (its name says internal: everyone on that network reaches it)" if _INTERNAL_NAME.search(name) else ""
+                reach = Reach("unknown", f"its Gateway {name} is not in these files{inside}")
             else:
                 continue
             tls = None
         else:
             section = get(ref, "sectionName")
             reach, tls = gateway_reach(gw, s), listeners_tls(gw, [section] if isinstance(section, str) else [], s)
-        guard = _route_guard(route, gw, services, pools, s) or (
+        guard = _route_guard(route, name, services, pools, s) or (
             gateway_service.lb_source_guard(gw, s.named) if gw is not None else None
         )
         # The Gateway in the set owns the finding: its listener decides TLS and its Service the reach; the route only
@@ -465,6 +437,14 @@ def _routes(route: Any, s: _Set) -> list[Publication]:
         owner = gw if gw is not None else route
         out.append(Publication(owner, f"{_label(kind, route)} on Gateway {name}", reach, tls, guard, services, pools))
     return out
+
+
+def _parent_refs(route: Any, kind: str) -> list:
+    """A route's parentRefs; an AIGatewayRoute written before Envoy AI Gateway 0.4 attaches by ``spec.targetRefs``
+    (envoyproxy/ai-gateway v0.2.0 api/v1alpha1/api.go:64-68, the only field; v0.3.0 ai_gateway_route.go:65,75 both;
+    v0.4.0 parentRefs only)."""
+    refs = as_list(get(route.props, "spec", "parentRefs"))
+    return refs or (as_list(get(route.props, "spec", "targetRefs")) if kind == "AIGatewayRoute" else [])
 
 
 def _bare_gateways(s: _Set, routed: set[Any]) -> list[Publication]:
@@ -480,7 +460,7 @@ def _bare_gateways(s: _Set, routed: set[Any]) -> list[Publication]:
                 _label("Gateway", gw),
                 reach,
                 listeners_tls(gw, [], s),
-                _attached_guard({("Gateway", _name(gw))}, s) or gateway_service.lb_source_guard(gw, s.named),
+                edge_guards.attached_guard({("Gateway", _name(gw))}, s.kind) or gateway_service.lb_source_guard(gw, s.named),
                 (),
                 (),
             )
@@ -535,7 +515,7 @@ def _virtual_services(vs: Any, s: _Set) -> list[Publication]:
             servers = [as_dict(x) for x in as_list(get(gw.props, "spec", "servers"))]
             reach = _istio_gateway_reach(gw, s)
             tls = any(str(get(x, "port", "protocol")).upper() in ("HTTPS", "TLS") for x in servers) if servers else None
-        guard = _istio_guard(s) or _server_key_guard(services, s)
+        guard = edge_guards.istio_guard(s.kind) or _server_key_guard(services, s)
         owner = gw if gw is not None else vs  # the Istio Gateway of the set owns it, as a Gateway API one does (set 96)
         out.append(Publication(owner, f"{_label('VirtualService', vs)} on Gateway {ref}", reach, tls, guard, services, ()))
     return out
@@ -568,8 +548,10 @@ def publications(resources: list) -> list[Publication]:
             found = _ingress(r, s)
             out += [found] if found else []
         elif (group, kind) in ROUTE_KINDS:
-            routed |= {n for ref in as_list(get(r.props, "spec", "parentRefs")) if isinstance(n := get(ref, "name"), str)}
+            routed |= {n for ref in _parent_refs(r, kind) if isinstance(n := get(ref, "name"), str)}
             out += _routes(r, s)
+        elif kind in ("HelmRelease", "Application") and isinstance(r.props, dict):
+            out += _release_edges(r, s)
         elif (group, kind) == ("networking.istio.io", "VirtualService"):
             out += _virtual_services(r, s)
         elif (group, kind) == ("route.openshift.io", "Route"):
@@ -577,6 +559,21 @@ def publications(resources: list) -> list[Publication]:
         elif proxies.is_traefik_route(r) or proxies.is_contour_proxy(r):
             out += _proxy(r, s)
     return out + _bare_gateways(s, routed)
+
+
+def _release_edges(release: Any, s: _Set) -> list[Publication]:
+    """The HTTPRoutes and Ingresses a bjw-s app-template release renders from its values (policies/app_template.py
+    app_template_edges), read as the rendered objects are, owned by the release (spent set 107 hydazz/home-ops and
+    cyberglitchlabs/clouddrop ``route.app`` of Ollama and LocalAI releases, labelled G32)."""
+    out = []
+    for where, rendered in app_template_edges(release.props, release_name(release.props), namespace_of(release)):
+        shaped = SimpleNamespace(type=f"kubernetes:{rendered['apiVersion']}:{rendered['kind']}", props=rendered, name=release.name)
+        found = _ingress(shaped, s) if rendered["kind"] == "Ingress" else None
+        pubs = [found] if found else [] if rendered["kind"] == "Ingress" else _routes(shaped, s)
+        for pub in pubs:
+            owner = release if pub.resource is shaped else pub.resource
+            out.append(replace(pub, resource=owner, what=f"{where} (renders {pub.what})"))
+    return out
 
 
 def _proxy(r: Any, s: _Set) -> list[Publication]:

@@ -55,11 +55,12 @@ class Runtime:
 
 
 def _runtimes(view: tuple[Any, ...]) -> list[tuple[str, str | None, str, dict]]:
-    """(kind, namespace, name, spec) of every runtime in the view, in read order."""
+    """(kind, namespace, name, spec) of every runtime in the view, in read order; not a Kustomize patch (an overlay's
+    change of the image lacks the supportedModelFormats and containers its base keeps: review53b)."""
     found = []
     for r in view:
         group, kind = split_type(getattr(r, "type", ""))
-        if group == "serving.kserve.io" and kind in RUNTIME_KINDS:
+        if group == "serving.kserve.io" and kind in RUNTIME_KINDS and not getattr(r, "patch", False):
             name = get(r.props, "metadata", "name")
             namespace = get(r.props, "metadata", "namespace")
             if isinstance(name, str):
@@ -397,3 +398,32 @@ def option_args_images() -> tuple[str, ...]:
     """The repositories KServe's own runtimes run with option-first args and no command (components/kserve_runtimes.toml
     [option_args]): their ENTRYPOINT starts the server."""
     return tuple(str(i) for i in read_toml(BUILTIN_TABLE).get("option_args", {}).get("images", ()))
+
+
+def _release(tag: str | None) -> tuple[int, ...] | None:
+    """A vX.Y.Z (or X.Y.Z) image tag as numbers, or None for any other tag."""
+    parts = (tag or "").lstrip("v").split(".")
+    return tuple(int(p) for p in parts) if len(parts) == 3 and all(p.isdigit() for p in parts) else None
+
+
+def loads_first(container: dict) -> str | None:
+    """Why a runtime container's server loads its model before its HTTP server listens (components/kserve_runtimes.toml
+    [[loads_first]]: KServe's Hugging Face server with the huggingface backend, or any backend before v0.15.0), or None
+    where it may not (a later or unnamed release whose backend the container leaves to the model's architecture)."""
+    from components.images import image_tag, names_image
+
+    image = container.get("image")
+    if not isinstance(image, str):
+        return None
+    args = [str(a) for a in as_list(container.get("args"))]
+    backend = next((a.split("=", 1)[1] for a in args if a.startswith("--backend=")), None)
+    backend = backend or next((b for a, b in zip(args, args[1:]) if a == "--backend"), None)
+    for row in read_toml(BUILTIN_TABLE).get("loads_first", []):
+        if not names_image(image, [row["image"]]):
+            continue
+        if backend in row["backends"]:
+            return f"{row['image']} with --backend={backend} loads the model before its HTTP server listens"
+        release, before = _release(image_tag(image)), _release(row["all_before"])
+        if release is not None and before is not None and release < before:
+            return f"{row['image']} before {row['all_before']} loads the model before its HTTP server listens"
+    return None

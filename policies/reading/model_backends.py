@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Any
 
+from policies.helm_charts import release_services
 from policies.kube import as_list, get, name_of, pod_specs, split_type
 from policies.reading import route_path as path
 from policies.reading.serving import container_argv, model_servers
@@ -57,17 +59,37 @@ def key_states(resources: list) -> dict[str, bool | None]:
     """Service name -> True when every model server behind it asks for an API key, None when some may (an envFrom
     Secret) and none is proven without, False otherwise."""
     selectors = path.service_selectors(resources)
+    defined = {n for r in resources if split_type(r.type) == ("", "Service") and isinstance(n := get(r.props, "metadata", "name"), str)}
     out: dict[str, bool | None] = {}
+
+    def merge(service: str, states: list[bool | None]) -> None:
+        keyed = False if False in states else (None if None in states else True)
+        before = out.get(service, True)
+        out[service] = False if False in (before, keyed) else (None if None in (before, keyed) else True)
+
     for w in resources:
         servers = model_servers(w)
         if not servers:
             continue
-        states = [True if server_has_key(s.container) else (None if env_from_secrets(s.container) else False) for s in servers]
-        keyed = False if False in states else (None if None in states else True)
+        states = {id(s): _key_state(s) for s in servers}
         for service in path.workload_services(w, selectors):
-            before = out.get(service, True)
-            out[service] = False if False in (before, keyed) else (None if None in (before, keyed) else True)
+            merge(service, list(states.values()))
+        # A chart release's own Services, which the files hold only as values (an HTTPRoute of the files to Service
+        # ollama beside the HelmRelease ollama: spent set 107 zebernst/homelab kubernetes/apps/ai/ollama/app/).
+        rendered = release_services(w.props) if isinstance(w.props, dict) else {}
+        for service, pod in rendered.items():
+            here = [states[id(s)] for s in servers if s.path == pod]
+            if here and service not in defined:
+                merge(service, here)
     return out
+
+
+def _key_state(server: Any) -> bool | None:
+    """True when a model server asks for a key, None when an envFrom Secret may hold it, False when it asks none (Ollama
+    reads no key at all, whatever its Secrets hold)."""
+    if server_has_key(server.container):
+        return True
+    return None if env_from_secrets(server.container) and server.engine != "ollama" else False
 
 
 def selected_services(resources: list) -> dict[str, list[str]]:

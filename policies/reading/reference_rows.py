@@ -35,6 +35,9 @@ class Row:
     spared: tuple[tuple[str, str], ...] = ()  # custom kinds of the namespace not read as making targets the files lack
     builtin: tuple[str, ...] = ()  # names the cluster always holds (the default ServiceAccount, system PriorityClasses)
     kin: tuple[tuple[str, str], ...] = ()  # kinds an author writes for the target by mistake (not read as the target)
+    # targets the run writes with no namespace count in the referring object's namespace too: they land wherever they
+    # are applied, which may be there (a ServingRuntime beside a namespaced InferenceService in one kustomization)
+    unplaced: bool = False
     fails: str = ""  # what happens when the name resolves to nothing
     port_fails: str = ""  # what happens when the Service offers no such port
 
@@ -158,6 +161,7 @@ ROWS: tuple[Row, ...] = (
         target=("serving.kserve.io", "ServingRuntime"),
         also=(("serving.kserve.io", "ClusterServingRuntime"),),
         spared=tuple(("serving.kserve.io", k) for k in ("InferenceService", "ServingRuntime", "ClusterServingRuntime")),
+        unplaced=True,
         fails="KServe finds no runtime of that name and the InferenceService never becomes ready",
     ),
     # Karpenter: a NodePool launches nodes from the EC2NodeClass its nodeClassRef names (cluster-scoped); with none the

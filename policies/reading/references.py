@@ -30,6 +30,7 @@ from policies.reading.run_objects import (
     SERVICE_MAKERS,
     Names,
     by_namespace,
+    folder_of,
     hidden_namespaces,
     services_by_namespace,
     stated_namespace,
@@ -172,6 +173,21 @@ class Defined:
         self._by_name[(kind, namespace)] = one
         return one
 
+    def unplaced(self, kind: tuple[str, str], source: Optional[Resource]) -> dict[str, Optional[Resource]]:
+        """name -> its one definition (None for one defined twice) of the objects of one kind that state no namespace
+        (no metadata.namespace, no kustomization's) in the folder of ``source``: they land in whatever namespace they
+        are applied to, which for files kept beside it is likely its own (a folder applied whole, one kustomization).
+        Objects of other folders may belong to another application, and are not counted as the namespace's other
+        names; with ``source`` None, those of every folder (one of the name asked for may be applied there too)."""
+        folder = folder_of(source) if source is not None else None
+        found: dict[str, list[Resource]] = {}
+        for named in self.namespaces(kind).values():
+            for name, objects in named.items():
+                found.setdefault(name, []).extend(
+                    o for o in objects if not _placed(o) and (source is None or folder_of(o) == folder)
+                )
+        return {n: (o[0] if len(o) == 1 else None) for n, o in found.items() if o}
+
     def namespaces(self, kind: tuple[str, str]) -> dict[str, dict[str, list[Resource]]]:
         """namespace -> name -> the objects of one kind the run defines there (no Helm-templated kind)."""
         self.names(kind, CLUSTER)
@@ -190,6 +206,12 @@ class Defined:
         if spared not in self._hidden:
             self._hidden[spared] = hidden_namespaces(self.resources, spared=spared)
         return ref.namespace not in self._hidden[spared]
+
+
+def _placed(resource: Resource) -> bool:
+    """True when an object's namespace is written: its own metadata.namespace, or a kustomization's."""
+    namespace = get(resource.props, "metadata", "namespace")
+    return bool(resource.kustomize_namespace) or (isinstance(namespace, str) and bool(namespace))
 
 
 def _builtin(ref: Ref) -> bool:
@@ -237,12 +259,16 @@ def port_problem(ref: Ref, defined: Defined) -> Optional[tuple[str, list[str]]]:
     return None if asked in ports[0] else (str(asked), ports[1])
 
 
-def missing(ref: Ref, defined: Defined) -> Optional[Names]:
+def missing(ref: Ref, defined: Defined, source: Resource) -> Optional[Names]:
     """The names the run defines of the target kind there, where none is the one the reference asks for; None
     where the name resolves or the run cannot prove it does not."""
     if not defined.judged(ref) or _builtin(ref) or (defined.generates and ref.kind in _GENERATED):
         return None
     names = defined.names(ref.kind, ref.namespace)
+    if ref.row.unplaced and ref.namespace != CLUSTER:
+        if ref.name in defined.unplaced(ref.kind, None):
+            return None  # the run writes it with no namespace (in any folder): applied there, it resolves
+        names = {**defined.unplaced(ref.kind, source), **names}
     if ref.row.also:
         names = {**names, **{n: d for kind in ref.row.also for n, d in defined.names(kind, CLUSTER).items()}}
     if not names or ref.name in names:
@@ -308,11 +334,13 @@ def _kin_message(ref: Ref, other: Resource) -> str:
     )
 
 
-def _name_message(ref: Ref, names: Names) -> str:
+def _name_message(ref: Ref, names: Names, unplaced: bool = False) -> str:
     """The message on a name that resolves to nothing (advice: the object may come from elsewhere; even a name one
     slip from a defined one may be another object a file the run leaves out defines)."""
     kinds = "/".join([ref.kind[1], *(k for _, k in ref.row.also)])
     place = "among the cluster-scoped objects" if ref.namespace == CLUSTER else f"in namespace {ref.namespace}"
+    if unplaced:
+        place += ", nor beside it with no namespace (which lands wherever it is applied)"
     typo = names.typo_of(ref.name)
     text = (
         f"{ref.where}: {ref.row.what} names {ref.kind[1]} {ref.name}, which none of the files read defines {place} "
@@ -344,9 +372,10 @@ def unresolved(resources: list[Resource], family: str, generates: bool = False) 
             if ref.row.family != family or (resource.name, ref.where, ref.row.what) in seen:
                 continue
             seen.add((resource.name, ref.where, ref.row.what))
-            names = missing(ref, defined)
+            names = missing(ref, defined, resource)
             if names is not None:
-                found.append((resource.name, _name_message(ref, names), False))
+                unplaced = ref.row.unplaced and ref.namespace != CLUSTER and bool(defined.unplaced(ref.kind, resource))
+                found.append((resource.name, _name_message(ref, names, unplaced), False))
                 continue
             other = kin_of(ref, defined)
             if other is not None:

@@ -9,6 +9,7 @@ an unrendered value. The readings they share live here, so the rules agree on wh
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Optional
@@ -110,6 +111,16 @@ def stated_namespace(resource: Resource) -> bool:
         and not templated(namespace)
         and not (resource.kustomize_namespace or resource.template)
     )
+
+
+def folder_of(resource: Resource) -> Optional[str]:
+    """The folder of the manifest file an object was read from (`policies check` names it "FILE#DOC... Kind/name",
+    policies/manifests.py location; an object a kustomization builds, its kustomization's folder), or None for a
+    stack's resource, which has no file."""
+    name = resource.name if isinstance(resource.name, str) else ""
+    if resource.urn or "#" not in name:
+        return None
+    return posixpath.dirname(name.split("#", 1)[0].replace("\\", "/"))
 
 
 def by_namespace(resources: list[Resource], group: str, kind: str) -> dict[str, dict[str, list[Resource]]]:

@@ -210,3 +210,34 @@ def _in_block_scalar(text: str, line_start: int) -> bool:
 def _release_document(text: str, begin: int, end: int) -> bool:
     document = text[begin:end]
     return literal_object(document)[0] in _RELEASE_KINDS and _RELEASE_API.search(document) is not None
+
+
+# Vault Agent Injector's template annotations (hashicorp/vault-k8s v1.7.6 agent-inject/agent/annotations.go:58-62,
+# AnnotationAgentInjectTemplate "vault.hashicorp.com/agent-inject-template-NAME"): Consul Template text the injected
+# agent renders inside the pod (`{{ with secret "..." }}{{ .Data.token }}{{ end }}`), which the API server stores as an
+# annotation's string; the object is applied as written (spent set 110 GuyBarros/vault_ars_minikube_keycloak_litellm
+# deploy-k8s/litellm-gateway.yaml: a LiteLLM gateway Deployment no rule read while this counted as a Helm template).
+_VAULT_TEMPLATE_KEY = re.compile(r"""^\s*["']?vault\.hashicorp\.com/agent-inject-template-[^\s:"']+["']?\s*:""")
+
+
+def vault_agent_template(text: str, start: int) -> bool:
+    """True when the action at ``start`` lies in the value of a Vault Agent template annotation: on the key's own
+    line, or in the block scalar such a key opens (the nearest line above indented less, blank lines aside)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    line = text[line_start : line_end if line_end >= 0 else len(text)]
+    if _VAULT_TEMPLATE_KEY.match(line):
+        return True
+    indent = len(line) - len(line.lstrip(" "))
+    end = line_start - 1
+    for _ in range(400):
+        if end <= 0:
+            return False
+        begin = text.rfind("\n", 0, end) + 1
+        above = text[begin:end]
+        end = begin - 1
+        if not above.strip():
+            continue
+        if len(above) - len(above.lstrip(" ")) < indent:
+            return _VAULT_TEMPLATE_KEY.match(above) is not None and _BLOCK_SCALAR.search(above) is not None
+    return False

@@ -35,11 +35,14 @@ from policies.kube import (
     as_int,
     as_list,
     container_label,
+    containers,
     get,
     pod_specs,
+    split_type,
 )
 from policies.reading.engine_switches import loads_at_start, loads_no_model_at_start
 from policies.reading.engines import table_servers
+from policies.reading.kserve_runtime import RUNTIME_KINDS, loads_first
 from policies.reading.pod_probes import server_ports, sidecar_probe
 from policies.reading.serving import GPU_SERVER, engine_row, model_servers, takes_requests
 from policies.reading.vllm_args import served_model, vllm_servers
@@ -148,6 +151,15 @@ def _servers(resource: Resource) -> tuple[list[_Server], list[_Server]]:
         for s in model_servers(resource)
         if s.engine == GPU_SERVER
     ]
+    # A KServe runtime's container running one of KServe's own servers that loads the model before it listens
+    # (components/kserve_runtimes.toml [[loads_first]]): advice, since an InferenceService may override its probes
+    # (spent set 109 sgleser/rhoai-model-serving kserve-huggingfaceserver/huggingface-backend/servingruntime.yaml).
+    if split_type(resource.type)[1] in RUNTIME_KINDS:
+        judged = {id(u[0]) for u in unknown}
+        for path, podspec in pod_specs(resource):
+            for c in containers(podspec):
+                if id(c) not in judged and (why := loads_first(c)) is not None:
+                    unknown.append((c, container_label(path, c), f"the server ({why})", True, _health(c), None))
     return servers, unknown
 
 
@@ -244,7 +256,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                     f"{label}: livenessProbe without a startupProbe restarts the pod while "
                     f"{engine} is still loading the model; add a startupProbe on GET {health} "
                     f"with a budget of at least {minimum}s"
-                    + (" (an engine no row of the engine table names: advisory)" if said is unproven else "")
+                    + (" (an engine no row of the engine table names: advisory)" if engine == "the model server" else "")
                 )
                 # A liveness probe whose own first failure comes after the budget (initialDelaySeconds + failureThreshold
                 # x periodSeconds) does not kill the load: silent (a startupProbe would be the neater form, not a fix).

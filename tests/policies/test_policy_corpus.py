@@ -139,6 +139,8 @@ EXPECTED = {
     ("docs__examples__vllm__GPU__lws.yaml", "llm-startup-probe-budget"),
     ("docs__examples__vllm__GPU__lws.yaml", "model-source-pinned"),
     ("docs__examples__vllm__GPU__lws.yaml", "no-literal-secret-env"),
+    # Its leader's vLLM is Ready by a tcpSocket check, which a stuck API server passes (GET /health would not): G6 advice.
+    ("docs__examples__vllm__GPU__lws.yaml", "readiness-waits-for-model"),
     # AIBrix's L20 sample passes a literal OpenAI-shaped key: `--api-key sk-...` in the command.
     ("samples__heterogeneous__deepseek-coder-7b-l20-deployment.yaml", "no-literal-secret-env"),
     ("docs__examples__vllm__GPU__lws.yaml", "serving-app-pdb"),

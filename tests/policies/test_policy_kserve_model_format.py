@@ -76,7 +76,6 @@ def test_careful_forms_stay_silent():
         [_isvc("huggingface")],  # picked by kserve-huggingfaceserver
         [_isvc("vLLM")],
         [_isvc("huggingface", "my-cluster-runtime")],  # a runtime no file or table knows
-        [_isvc(None, "kserve-tritonserver")],
         # A runtime of the run shadows the chart's of the same name.
         [_runtime("kserve-tritonserver", {"name": "huggingface"}), _isvc("huggingface", "kserve-tritonserver")],
         # Only another namespace's ServingRuntime shares the name: which runtime the service gets is not settled.
@@ -107,3 +106,89 @@ def test_a_runtime_whose_formats_are_no_list_is_left_to_s26():
     # An absent field is a runtime that supports no format: named, it is refused by the controller.
     del weird["spec"]["supportedModelFormats"]
     assert [lv for lv, _ in found_by([weird, _isvc("x", "weird")], POLICY)] == ["mandatory"]
+
+
+def test_a_model_with_no_format_blocks_whatever_its_runtime():
+    """Brief kserve53: spent set 109 Siryoos/kserve-vllm-mini@627b171a isvc.yaml names runtime vllm (in no file) and no
+    modelFormat; the CRD accepts it, but the controller asks runtimes for the label 'mt:', which none carries
+    (kserve v0.20.0 predictor_model.go:133-147), and refuses the runtime (predictor.go:358-365)."""
+    siryoos = _isvc(None, "vllm")
+    siryoos["spec"]["predictor"]["model"]["env"] = [{"name": "VLLM_ARGS", "value": "--max-model-len 4096"}]
+    ((level, message),) = found_by([siryoos], POLICY)
+    assert level == "mandatory"
+    assert message.startswith("spec.predictor.model has no modelFormat name: the CRD does not require the field")
+    assert "refuses runtime vllm whatever formats it lists" in message and "never Ready" in message
+    # A chart runtime, or one of the run, is refused the same way; the fix names what it lists.
+    ((_, chart),) = found_by([_isvc(None, "kserve-tritonserver")], POLICY)
+    assert "(tensorrt:8, tensorflow:1, tensorflow:2, onnx:1, pytorch:1, triton:2)" in chart
+    runtime = _runtime("vllm-runtime", {"name": "vLLM", "autoSelect": True})
+    ((_, own),) = found_by([runtime, _isvc(None, "vllm-runtime")], POLICY)
+    assert own.endswith("naming a format runtime vllm-runtime lists (vLLM)")
+    # No runtime named: none is found for it.
+    ((level, unnamed),) = found_by([_isvc(None)], POLICY)
+    assert level == "mandatory" and "'No runtime found to support specified framework/version'" in unnamed
+    # An empty name is the same label.
+    empty = _isvc("", "kserve-vllmserver")
+    assert [lv for lv, _ in found_by([empty], POLICY)] == ["mandatory"]
+
+
+def test_a_formatless_model_careful_forms_stay_silent():
+    """The format written (iter8-tools/iter8 testdata/controllers/blue-green-http-kserve/v3-candidate.sh: sklearn on
+    kserve-mlserver; aws-samples/awsome-fmops kserve-karpenter/scripts/first-inference-service.sh: sklearn, no runtime),
+    ModelMesh mode (modelmesh-serving reconciles it), a Kustomize patch (its base may hold the format), and a format
+    the CRD's schema refuses first (S26)."""
+    mesh = _isvc(None, "vllm")
+    mesh["metadata"]["annotations"] = {"serving.kserve.io/deploymentMode": "ModelMesh"}
+    no_name = _isvc(None, "vllm")
+    no_name["spec"]["predictor"]["model"]["modelFormat"] = {"version": "1"}
+    careful = [
+        [_isvc("sklearn", "kserve-mlserver")],
+        [_isvc("sklearn")],
+        [mesh],
+        [no_name],
+        [_runtime("odd", {"name": ""}), _isvc(None, "odd")],  # a runtime listing the empty name carries 'mt:'
+    ]
+    for objects in careful:
+        assert found_by(objects, POLICY) == [], objects
+
+
+def test_a_formatless_model_with_a_runtime_no_name_is_left_to_other_rules():
+    """Review53b: a runtime that is no name (not a string: the CRD refuses it, S26; empty: the controller looks up a
+    runtime of no name and waits, 'Waiting for runtime to become available', kserve v0.20.0 predictor.go:330-337) is
+    not the 'no runtime found' refusal S63 would quote, nor is the object accepted when S26 refuses it."""
+    for runtime in (12, ["vllm"], ""):
+        isvc = _isvc(None)
+        isvc["spec"]["predictor"]["model"]["runtime"] = runtime
+        assert found_by([isvc], POLICY) == [], runtime
+
+
+def test_a_kustomize_patch_of_the_runtime_is_not_the_runtime(tmp_path):
+    """Review53b: an overlay patching a ServingRuntime's image (the layout of jingggg-wenn/llmops-demo@c9013b86
+    llmops-via-argocd/deploy_model: base/servingruntime.yaml and base/inferenceservice.yaml, overlays/*/kustomization.yaml)
+    states no supportedModelFormats, which its base keeps. Read as the runtime, it was said to support none and the
+    InferenceService to be refused (blocking); the run's runtimes are whole objects only."""
+    import yaml
+
+    from policies.check import load_resources, manifest_files
+    from policies.registry import evaluate
+
+    (tmp_path / "base").mkdir()
+    (tmp_path / "a-overlay").mkdir()
+    runtime = _runtime("vllm-runtime", {"name": "vLLM", "autoSelect": True}, namespace=None)
+    isvc = _isvc("vLLM", "vllm-runtime")
+    del isvc["metadata"]["namespace"]
+    (tmp_path / "base" / "runtime.yaml").write_text(yaml.safe_dump(runtime))
+    (tmp_path / "base" / "isvc.yaml").write_text(yaml.safe_dump(isvc))
+    (tmp_path / "base" / "kustomization.yaml").write_text("resources:\n- runtime.yaml\n- isvc.yaml\n")
+    patch = {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "ServingRuntime",
+        "metadata": {"name": "vllm-runtime"},
+        "spec": {"containers": [{"name": "kserve-container", "image": "vllm/vllm-openai:v0.11.0"}]},
+    }
+    (tmp_path / "a-overlay" / "runtime-patch.yaml").write_text(yaml.safe_dump(patch))
+    (tmp_path / "a-overlay" / "kustomization.yaml").write_text(
+        "namespace: prod\nresources:\n- ../base\npatches:\n- path: runtime-patch.yaml\n"
+    )
+    found = [v for v in evaluate(load_resources(manifest_files([str(tmp_path)]))) if v.policy == POLICY]
+    assert found == []

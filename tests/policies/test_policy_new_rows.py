@@ -176,7 +176,7 @@ def test_ray_v1alpha1_is_deprecated_not_refused():
     service = {"apiVersion": "ray.io/v1alpha1", "kind": "RayService", "metadata": {"name": "rayservice"}, "spec": {}}
     assert found([service], "api-version-served") == []
     ((level, message),) = found([service], "api-version-deprecated")
-    assert level == "advisory" and message.endswith("will stop being served; use ray.io/v1")
+    assert level == "advisory" and message.endswith("a later release stops serving it; write ray.io/v1")
     assert found([{**service, "apiVersion": "ray.io/v1"}], "api-version-deprecated") == []
 
 
