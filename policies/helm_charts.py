@@ -370,7 +370,8 @@ def vendored_chart(props: Mapping, name: str, values: Mapping) -> Chart | None:
     chart, so only the pod rules read it (never G107's unread-value check)."""
     from components.chart_value_keys import keys_at
 
-    if props.get("kind") != "HelmRelease" or value_at(props, "spec", "chart", "spec", "sourceRef", "kind") not in _FOLDER_SOURCES:
+    source = value_at(props, "spec", "chart", "spec", "sourceRef", "kind")
+    if props.get("kind") != "HelmRelease" or not isinstance(source, str) or source not in _FOLDER_SOURCES:
         return None
     parts = [p for p in name.strip("./").split("/") if p]
     while parts and parts[-1].lower() in _GENERIC_FOLDERS:

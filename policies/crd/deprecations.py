@@ -154,6 +154,13 @@ def _field_messages(api_version: str, kind: str, props: dict, patch: bool) -> li
                     f"controller never reads it (the API server drops it, or refuses the object under strict field "
                     f"validation)"
                 )
+            elif group in _BUILT_IN and "no longer supported" in row["note"]:
+                # An in-tree volume type whose driver Kubernetes removed (glusterfs in 1.26: kubernetes/examples
+                # volumes/glusterfs/README.md): the GA API keeps the field, but nothing mounts it.
+                fate = (
+                    "and no current kubelet supports the in-tree type: the API server still accepts the field, but "
+                    "the volume does not mount (move to the storage's CSI driver)"
+                )
             elif group in _BUILT_IN:
                 # Kubernetes never removes a field of a GA version: the field works, the note says what replaces it.
                 fate = "and keeps it only for compatibility"

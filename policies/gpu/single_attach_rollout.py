@@ -49,6 +49,7 @@ from policies.kube import (
     kserve_default_mode_setting,
     kserve_deployment_mode,
     metadata_name,
+    name_of,
     requests_gpu,
     split_type,
     viewed_resources,
@@ -489,9 +490,8 @@ def _shared_claims(resources: list[Resource], config: dict) -> list[tuple[str, s
     claims: dict[tuple[Any, str], dict] = {}
     for r in resources:
         if split_type(r.type) == ("", "PersistentVolumeClaim") and isinstance(r.props, dict) and not r.patch:
-            name = metadata_name(r.props)
-            if isinstance(name, str):
-                claims[(get(r.props, "metadata", "namespace"), name)] = r.props
+            if isinstance(name := metadata_name(r.props), str):  # the namespace as text only (S26 refuses any other)
+                claims[(name_of(get(r.props, "metadata"), "namespace"), name)] = r.props
     if not claims:
         return []
     # (namespace, claim) -> [(workload, where, kind/name, co-located)], one entry per workload identity.
@@ -500,7 +500,7 @@ def _shared_claims(resources: list[Resource], config: dict) -> list[tuple[str, s
         kind = split_type(r.type)[1]
         if kind not in _POD_KINDS or r.patch or r.template or not isinstance(r.props, dict):
             continue
-        namespace = get(r.props, "metadata", "namespace")
+        namespace = name_of(get(r.props, "metadata"), "namespace")  # text only (S26 refuses any other)
         for path, podspec in known_pod_specs(r):
             for volume in as_list(podspec.get("volumes")):
                 claim = get(volume, "persistentVolumeClaim", "claimName")

@@ -26,9 +26,13 @@ otwld chart at ``>=0.24.0``) is judged under its key against what ANY version of
 there and Helm's ``enabled`` condition. Never judged: what is under a path a template reads whole (toYaml, with, range,
 a variable: podAnnotations, extraEnv, resources), list items, the keys of dependency charts the table lacks
 (``pipelines``, ``tika``) and ``global``, a chart version whose template reads ``.Values`` whole. The blocking form
-turns into advice with a k3s HelmChartConfig of the same name (values merged after the release's), or on a release
-that does not show the chart's repository (a Flux sourceRef neither named after it nor a HelmRepository of the files
-with its URL): another publisher's chart of that name may read a string there.
+turns into advice where values merged after the release's may replace the string (a k3s HelmChartConfig of the same
+name, or the HelmChart's own ``spec.values``/``spec.valuesSecrets``: helm-controller hands them to Helm as values files
+after valuesContent, k3s-io/helm-controller v0.17.7 pkg/controllers/chart/chart.go:1321-1350, and Helm merges a later
+file's table over an earlier string, helm v3.17.0 pkg/cli/values/options.go:108-125 mergeMaps), or on a release that
+does not show the chart's repository (a Flux sourceRef whose HelmRepository of the files has another URL, or, with
+none in the files, whose name does not carry the chart's repository): another publisher's chart of that name may read
+a string there (review53).
 """
 
 from __future__ import annotations
@@ -160,7 +164,8 @@ def _findings(r: Resource, overridden: bool, repositories: dict[str, str]) -> li
                 f'interface {{}}") and nothing of the release is installed; write it as the table the chart reads'
             )
             if overridden:
-                message = unproven(message + " (a HelmChartConfig of the files may replace it)")
+                message = unproven(message + " (values merged after these, a HelmChartConfig's or the HelmChart's own "
+                                   "values/valuesSecrets, may replace it)")
             elif not _publisher_shown(r, chart, repositories):
                 message = unproven(
                     message + " (the release does not show the chart's repository: another chart named so may differ)"
@@ -181,9 +186,10 @@ def _publisher_shown(r: Resource, chart: Chart, repositories: dict[str, str]) ->
     props = r.props
     if props.get("kind") == "HelmRelease":
         ref = str(get(props, "spec", "chart", "spec", "sourceRef", "name") or "").lower()
-        url = repositories.get(ref, "")
+        if ref in repositories:  # the repository object is in the files: its URL says whose chart it is
+            return any(repo in repositories[ref] for repo in chart.repositories)
         tokens = {t for repo in chart.repositories for t in repo.replace("/", ".").split(".") if t and t not in _GENERIC}
-        return any(repo in url for repo in chart.repositories) or any(t in ref for t in tokens)
+        return any(t in ref for t in tokens)
     spec = get(props, "spec")
     texts = [str(get(props, "spec", "repo") or ""), str(get(props, "spec", "source", "repoURL") or "")]
     texts += [
@@ -208,7 +214,11 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     }
     findings: list[tuple[str, str]] = []
     for r in releases:
-        overridden = r.props.get("kind") == "HelmChart" and str(get(r.props, "metadata", "name")) in configs
+        overridden = r.props.get("kind") == "HelmChart" and (
+            str(get(r.props, "metadata", "name")) in configs
+            or bool(get(r.props, "spec", "values"))
+            or bool(get(r.props, "spec", "valuesSecrets"))
+        )
         findings += [(r.name, m) for m in _findings(r, overridden, repositories)]
     return findings
 

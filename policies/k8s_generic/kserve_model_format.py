@@ -30,7 +30,12 @@ A ``model`` that names no format at all (brief kserve53; spent set 109 Siryoos/k
 accepts the InferenceService; the controller then asks for the label ``mt:`` (getModelFormatLabel, :141-147), which no
 runtime carries (a ServingRuntime's format name is required, pkg/apis/serving/v1alpha1/servingruntime_types.go:31-34),
 and refuses the named runtime (predictor.go:358-365) or finds none (:379-389). Mandatory, whatever runtime is named or
-where it lives; silent in ModelMesh mode (another controller) and on a Kustomize patch (its base may hold the format).
+where it lives. The same at the releases still run: v0.11.2, v0.13.1 and v0.15.2 build the same label
+(predictor_model.go:137-143), their CRDs require no modelFormat either, and predictor.go refuses a named runtime
+(v0.11.2:130-135, v0.13.1:132, v0.15.2:306) or finds none (v0.11.2:140-148, v0.15.2:316-323); no defaulting webhook
+writes a format into ``model`` (only the old ``predictor.<framework>`` forms are converted, with theirs). Silent where
+``runtime`` is written but names nothing (another refusal: S26 for a non-string; an empty name is looked up and waited
+for, :331-337), in ModelMesh mode (another controller) and on a Kustomize patch (its base may hold the format).
 """
 
 from __future__ import annotations
@@ -113,7 +118,9 @@ def _formatless(resource: Resource, model: dict) -> list[str]:
     if annotations_of(resource.props).get(KSERVE_DEPLOYMENT_MODE) == "ModelMesh":
         return []  # modelmesh-serving reconciles it, not the predictor reconciler read here
     name = model.get("runtime")
-    if isinstance(name, str) and name:
+    if name is not None and not (isinstance(name, str) and name):
+        return []  # no runtime name: S26 refuses a non-string; an empty one is looked up and waited for (:331-337)
+    if isinstance(name, str):
         formats = [r for r in viewed_runtimes() if r[2] == name]
         if any(n == "" for r in formats for n, _ in spec_formats(as_dict(r[3]), named=True) or ()):
             return []  # a runtime of the run that lists an empty format name would match the empty label

@@ -146,9 +146,10 @@ def _download_form(command: list[str]) -> bool:
 
 
 def _errexit(container: dict, tokens: list[str]) -> bool:
-    """True when the shell stops at a failed command: ``sh -e``/``-ec`` or ``set -e``/``set -o errexit`` in the script."""
-    head = [str(t) for key in ("command", "args") for t in as_list(container.get(key))][:3]
-    if any(_ERREXIT.match(t) for t in head[1:]):
+    """True when the shell stops at a failed command: ``sh -e``/``-ec``/``-o errexit`` or ``set -e``/``set -o errexit``
+    in the script."""
+    head = [str(t) for key in ("command", "args") for t in as_list(container.get(key))][:4]
+    if any(_ERREXIT.match(t) for t in head[1:3]) or head[1:3] == ["-o", "errexit"]:
         return True
     for i, token in enumerate(tokens[:-1]):
         if token == "set" and (_ERREXIT.match(tokens[i + 1]) or tokens[i + 1 : i + 3] == ["-o", "errexit"]):

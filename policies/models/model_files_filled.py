@@ -35,7 +35,18 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Optional
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, containers, get, memoized, pod_specs, split_type, viewed_resources
+from policies.kube import (
+    WORKLOAD_TYPES,
+    as_dict,
+    as_list,
+    containers,
+    get,
+    memoized,
+    name_of,
+    pod_specs,
+    split_type,
+    viewed_resources,
+)
 from policies.reading.engines import path_under, table_servers, volume_at
 from policies.reading.run_objects import by_namespace
 from policies.reading.serving import engine_row, namespace_of
@@ -98,7 +109,7 @@ def _downloads_itself(container: Mapping) -> bool:
     argv = [str(t) for t in as_list(container.get("command")) + as_list(container.get("args"))]
     if (script and sole_command(argv) is None) or get(container, "lifecycle", "postStart"):
         return True  # (a script that runs one simple command, `sh -c "exec tritonserver ..."`, fills nothing first)
-    envs = {as_dict(e).get("name") for e in as_list(container.get("env"))}
+    envs = {name_of(e) for e in as_list(container.get("env"))}  # text names only (S26 refuses any other)
     return any(t.split("=", 1)[0] in _SELF_DOWNLOAD for t in tokens) or any(n in envs for n in _SELF_DOWNLOAD_ENV)
 
 

@@ -22,14 +22,19 @@ the runtime come on top): advice, as the estimate is not the file.
 
 Published sizes (brief cpumem52): a library reference the table gives a download size for (``phi3``, ``phi3:mini``,
 ``llama2:13b``: the row's ``files``, as ollama/ollama README.md prints them) is sized by that figure, not the estimate.
-Such weights above the limit on a server of the published ollama/ollama image at the latest tag, no tag, or a release
-from v0.2.0 is a load that cannot succeed, so it blocks: from v0.13.0 Ollama reads the container's cgroup limit as the
+Such weights above the limit on a server of the published ollama/ollama image at a release tag from v0.2.0 to before
+v0.30.0 is a load that cannot succeed, so it blocks: from v0.13.0 Ollama reads the container's cgroup limit as the
 system's memory (discover/cpu_linux.go:14-20,64-74 ``getCPUMemByCgroups`` reads /sys/fs/cgroup/memory.max and
-memory.current, the same at v0.32.15) and refuses a model whose CPU part exceeds it ("model requires more system memory
-... than is available", llm/server.go:984-991@v0.13.0, 604e43b2); before, v0.2.0 on, the runner reads a CPU model into
-its memory with mmap off (ollama_weights.py's reading) and is OOM-killed. The figure is rounded to 0.1 GB, so 0.05 GB is
-taken off before comparing. Spent set 102 LHedi22/cyber-ids@32953fa4 k8s/ollama-deployment.yaml: phi3:mini (2.3GB) at
-2Gi. A pull of the server's API (``curl .../api/pull -d '{"name": "phi3:mini"}'``) counts as a pull.
+memory.current) and refuses a model whose CPU part exceeds it ("model requires more system memory ... than is
+available", llm/server.go:984-991@v0.13.0, 604e43b2; verifyLayout, the same at v0.24.0); before, v0.2.0 on, the runner
+reads a CPU model into its memory with mmap off (ollama_weights.py's reading) and is OOM-killed. From v0.30.0 every GGML
+model runs in llama-server (9db4bdba "use llama-server exclusively for GGML models"), mmap'd unless the request turns it
+off (llm/llama_server.go:355-358@v0.30.0), and that refusal is gone: the mapped weights are reclaimable page cache
+(llm/llama_server.go:2651-2658@v0.32.15), so on v0.30.0 and later, and on the latest tag or no tag (a v0.32 release
+today), the same shortfall is advice (review53). The figure is rounded to 0.1 GB, so 0.05 GB is taken off before
+comparing. Spent set 102 LHedi22/cyber-ids@32953fa4 k8s/ollama-deployment.yaml: phi3:mini (2.3GB) at 2Gi on
+ollama/ollama:latest (advice since review53). A pull of the server's API (``curl .../api/pull -d '{"name":
+"phi3:mini"}'``) counts as a pull.
 
 The KV cache comes on top (advice): a row's ``kv`` (KiB per token at f16) times Ollama's default context, 2048 tokens to
 v0.6.6 and 4096 from v0.6.7 (envconfig/config.go:172@v0.6.6 88738b35, @v0.6.7; OLLAMA_CONTEXT_LENGTH), 4096 with no GPU
@@ -140,8 +145,10 @@ def _models(server: Any) -> list[tuple[str, Optional[float]]]:
     return [(model, name_estimate(named))]
 
 
-# ollama/ollama release tags from v0.2.0 (module docstring: refused from v0.13.0, OOM-killed before with mmap off).
-_RELEASE = re.compile(r"^v?(\d+)\.(\d+)\.\d+$")
+# ollama/ollama release tags from v0.2.0 to before v0.30.0 prove the load fails (module docstring: refused from v0.13.0,
+# OOM-killed before with mmap off; llama-server mmaps the weights from v0.30.0).
+_RELEASE = re.compile(r"^v?([0-9]{1,9})\.([0-9]{1,9})\.[0-9]{1,9}$")  # ASCII, at most 9 a part: int() refuses 4,300+
+_PROVEN_RELEASES = ((0, 2), (0, 30))
 # The KV cache's size per element by OLLAMA_KV_CACHE_TYPE, against f16 (ggml q8_0 34 bytes per 32, q4_0 18 per 32).
 _KV_TYPES = {"f16": 1.0, "q8_0": 34 / 64, "q4_0": 18 / 64}
 
@@ -182,7 +189,10 @@ def _proven(server: Any, model: str, limit: float, source: str, by_node: bool) -
     that refuses or OOM-kills such a load (module docstring)."""
     published = published_size(model)
     release = _release(str(server.container.get("image") or ""))
-    if server.engine != "ollama" or published is None or source or by_node or release is None or release < (0, 2):
+    low, high = _PROVEN_RELEASES
+    if server.engine != "ollama" or published is None or source or by_node or release is None:
+        return False
+    if not low <= release < high:
         return False
     return published[2] - 0.05e9 > limit
 
@@ -260,7 +270,7 @@ def cpu_model_shortfalls(resource: Any) -> list[str]:
                 message = (
                     f"{server.label}: this {engine} server holds no GPU and loads {model}, a {size / 1e9:.1f} GB "
                     f"download ({size / 2**30:.2f} GiB, as the Ollama library publishes it), above its memory limit "
-                    f"{written}: Ollama from v0.13.0 reads the container's limit and refuses the model, earlier "
+                    f"{written}: Ollama v0.13.0 to v0.24 reads the container's limit and refuses the model, earlier "
                     f"releases read it into memory and are OOM-killed, so it is never served; raise the memory limit "
                     f"above the model plus its context cache, or load a smaller model"
                 )

@@ -55,11 +55,12 @@ class Runtime:
 
 
 def _runtimes(view: tuple[Any, ...]) -> list[tuple[str, str | None, str, dict]]:
-    """(kind, namespace, name, spec) of every runtime in the view, in read order."""
+    """(kind, namespace, name, spec) of every runtime in the view, in read order; not a Kustomize patch (an overlay's
+    change of the image lacks the supportedModelFormats and containers its base keeps: review53b)."""
     found = []
     for r in view:
         group, kind = split_type(getattr(r, "type", ""))
-        if group == "serving.kserve.io" and kind in RUNTIME_KINDS:
+        if group == "serving.kserve.io" and kind in RUNTIME_KINDS and not getattr(r, "patch", False):
             name = get(r.props, "metadata", "name")
             namespace = get(r.props, "metadata", "namespace")
             if isinstance(name, str):

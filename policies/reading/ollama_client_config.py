@@ -25,6 +25,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple, Optional
 
 from components.loading import Limits, LoadError, load_yaml
+from policies.kube import as_list
 
 _LIMITS = Limits("a ConfigMap's settings file", max_bytes=1 << 20, max_depth=64, max_nodes=200_000, max_documents=1)
 _OLLAMA_PROVIDERS = ("ollama/", "ollama_chat/")
@@ -116,7 +117,7 @@ def file_asks(key: str, text: str) -> list[ConfigAsk]:
 def mounted_keys(podspec: Mapping, container: Mapping) -> dict[str, Optional[set[str]]]:
     """ConfigMap name -> the data keys ``container`` mounts as files (None: every key of the map)."""
     volumes: dict[str, tuple[str, Optional[dict[str, str]]]] = {}
-    for volume in podspec.get("volumes") or ():
+    for volume in as_list(podspec.get("volumes")):
         source = volume.get("configMap") if isinstance(volume, Mapping) else None
         if isinstance(source, Mapping) and isinstance(source.get("name"), str) and isinstance(volume.get("name"), str):
             items = source.get("items")
@@ -127,7 +128,7 @@ def mounted_keys(podspec: Mapping, container: Mapping) -> dict[str, Optional[set
             )
             volumes[volume["name"]] = (source["name"], paths)
     found: dict[str, Optional[set[str]]] = {}
-    for mount in container.get("volumeMounts") or ():
+    for mount in as_list(container.get("volumeMounts")):
         if not isinstance(mount, Mapping) or (hit := volumes.get(str(mount.get("name")))) is None:
             continue
         name, paths = hit

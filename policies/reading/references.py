@@ -173,16 +173,19 @@ class Defined:
         self._by_name[(kind, namespace)] = one
         return one
 
-    def unplaced(self, kind: tuple[str, str], source: Resource) -> dict[str, Optional[Resource]]:
+    def unplaced(self, kind: tuple[str, str], source: Optional[Resource]) -> dict[str, Optional[Resource]]:
         """name -> its one definition (None for one defined twice) of the objects of one kind that state no namespace
         (no metadata.namespace, no kustomization's) in the folder of ``source``: they land in whatever namespace they
         are applied to, which for files kept beside it is likely its own (a folder applied whole, one kustomization).
-        Objects of other folders may belong to another application, and are not counted."""
-        folder = folder_of(source)
+        Objects of other folders may belong to another application, and are not counted as the namespace's other
+        names; with ``source`` None, those of every folder (one of the name asked for may be applied there too)."""
+        folder = folder_of(source) if source is not None else None
         found: dict[str, list[Resource]] = {}
         for named in self.namespaces(kind).values():
             for name, objects in named.items():
-                found.setdefault(name, []).extend(o for o in objects if not _placed(o) and folder_of(o) == folder)
+                found.setdefault(name, []).extend(
+                    o for o in objects if not _placed(o) and (source is None or folder_of(o) == folder)
+                )
         return {n: (o[0] if len(o) == 1 else None) for n, o in found.items() if o}
 
     def namespaces(self, kind: tuple[str, str]) -> dict[str, dict[str, list[Resource]]]:
@@ -263,6 +266,8 @@ def missing(ref: Ref, defined: Defined, source: Resource) -> Optional[Names]:
         return None
     names = defined.names(ref.kind, ref.namespace)
     if ref.row.unplaced and ref.namespace != CLUSTER:
+        if ref.name in defined.unplaced(ref.kind, None):
+            return None  # the run writes it with no namespace (in any folder): applied there, it resolves
         names = {**defined.unplaced(ref.kind, source), **names}
     if ref.row.also:
         names = {**names, **{n: d for kind in ref.row.also for n, d in defined.names(kind, CLUSTER).items()}}

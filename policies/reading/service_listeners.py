@@ -222,7 +222,8 @@ def _closed(podspec: Mapping, containers: list[dict]) -> bool:
         if c.get("envFrom"):
             return False
         for mount in map(as_dict, as_list(c.get("volumeMounts"))):
-            volume = volumes.get(mount.get("name"), {})
+            name = mount.get("name")
+            volume = volumes.get(name, {}) if isinstance(name, str) else {}  # else no volume's (S26 refuses it)
             if any(k in volume for k in ("configMap", "secret", "projected")):
                 return False
     return True

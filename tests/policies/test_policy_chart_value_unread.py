@@ -18,6 +18,8 @@ resources), dependency charts' keys, a release whose values come from valuesFrom
 
 from __future__ import annotations
 
+import copy
+
 import yaml
 
 from components.chart_value_keys import keys_at
@@ -201,3 +203,47 @@ def test_a_release_whose_values_hold_a_go_template_in_a_block_scalar_is_read(tmp
     path.write_text(text.replace("      chat.tmpl: |\n", "      chat.tmpl:\n"))
     broken = read_manifests([str(path)])
     assert not broken.objects and [u.kind for u in broken.unreadable] == ["template"]
+
+
+def test_a_repository_of_the_files_with_another_url_does_not_show_the_chart(tmp_path):
+    """review53: a Flux sourceRef named after the chart's repository (``ollama-helm``) whose HelmRepository in the files
+    points at another URL is another publisher's chart: the blocking form is advice there; the same name with the
+    chart's URL, or with no HelmRepository in the files, still blocks."""
+    release = _flux("ollama", "1.4.0", {"image": "ollama/ollama:0.5.1"})
+    assert [level for level, _ in found_by([release], _POLICY)] == ["mandatory"]
+    repository = {
+        "apiVersion": "source.toolkit.fluxcd.io/v1",
+        "kind": "HelmRepository",
+        "metadata": {"name": "ollama-helm", "namespace": "ai"},
+        "spec": {"url": "https://charts.example.com/"},
+    }
+    [(level, message)] = found_by([release, repository], _POLICY)
+    assert level == "advisory" and "does not show the chart's repository" in message
+    repository["spec"]["url"] = "https://otwld.github.io/ollama-helm/"
+    assert [level for level, _ in found_by([release, repository], _POLICY)] == ["mandatory"]
+
+
+def test_a_k3s_helmchart_whose_later_values_may_replace_the_string_is_advice():
+    """review53: k3s helm-controller hands spec.values and spec.valuesSecrets to Helm as values files after
+    valuesContent (k3s-io/helm-controller v0.16.20 pkg/apis/helm.cattle.io/v1/types.go:65,71; v0.17.7
+    pkg/controllers/chart/chart.go:1321-1350, values-0-000-HelmChart-ValuesContent.yaml then -001-HelmChart-Values,
+    then the secrets' files), and Helm merges a later file's table over an earlier string (helm v3.17.0
+    pkg/cli/values/options.go:108-125 mergeMaps): the string may not reach the template."""
+    helmchart = {
+        "apiVersion": "helm.cattle.io/v1",
+        "kind": "HelmChart",
+        "metadata": {"name": "local-ai", "namespace": "kube-system"},
+        "spec": {
+            "chart": "local-ai",
+            "repo": "https://go-skynet.github.io/helm-charts/",
+            "version": "3.4.2",
+            "valuesContent": yaml.safe_dump({"deployment": {"image": "localai/localai:latest"}}),
+        },
+    }
+    assert [level for level, _ in found_by([helmchart], _POLICY)] == ["mandatory"]
+    with_values = copy.deepcopy(helmchart)
+    with_values["spec"]["values"] = {"deployment": {"image": {"repository": "localai/localai", "tag": "latest"}}}
+    assert [level for level, _ in found_by([with_values], _POLICY)] == ["advisory"]
+    with_secrets = copy.deepcopy(helmchart)
+    with_secrets["spec"]["valuesSecrets"] = [{"name": "local-ai-values", "keys": ["values.yaml"]}]
+    assert [level for level, _ in found_by([with_secrets], _POLICY)] == ["advisory"]

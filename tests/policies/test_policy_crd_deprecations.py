@@ -206,3 +206,24 @@ def test_a_deprecated_alias_beside_the_field_its_note_names_is_silent():
     ((level, message),) = found_by([deployment], "api-field-deprecated")
     assert level == "advisory" and message.startswith("spec.template.spec.serviceAccount: the Kubernetes API marks")
     assert "'Deprecated: Use serviceAccountName instead.'" in message
+
+
+def test_an_in_tree_volume_kubernetes_no_longer_supports_is_not_said_to_work():
+    """Review53b: kubernetes/examples volumes/glusterfs/glusterfs-pod.yaml@7685f4e5, a Pod mounting a glusterfs volume.
+    The 1.33 OpenAPI note says the in-tree type is 'no longer supported' (the driver was removed in 1.26:
+    kubernetes/examples volumes/glusterfs/README.md@02f71e3e), so the field is no compatibility alias that still works."""
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "glusterfs"},
+        "spec": {
+            "containers": [
+                {"name": "glusterfs", "image": "nginx", "volumeMounts": [{"mountPath": "/mnt/glusterfs", "name": "glusterfsvol"}]}
+            ],
+            "volumes": [{"name": "glusterfsvol", "glusterfs": {"endpoints": "glusterfs-cluster", "path": "kube_vol", "readOnly": True}}],
+        },
+    }
+    ((level, message),) = found_by([pod], "api-field-deprecated")
+    assert level == "advisory" and message.startswith("spec.volumes[0].glusterfs: the Kubernetes API marks")
+    assert "keeps it only for compatibility" not in message
+    assert "and no current kubelet supports the in-tree type: the API server still accepts the field, but the volume does not mount" in message

@@ -150,3 +150,45 @@ def test_a_formatless_model_careful_forms_stay_silent():
     ]
     for objects in careful:
         assert found_by(objects, POLICY) == [], objects
+
+
+def test_a_formatless_model_with_a_runtime_no_name_is_left_to_other_rules():
+    """Review53b: a runtime that is no name (not a string: the CRD refuses it, S26; empty: the controller looks up a
+    runtime of no name and waits, 'Waiting for runtime to become available', kserve v0.20.0 predictor.go:330-337) is
+    not the 'no runtime found' refusal S63 would quote, nor is the object accepted when S26 refuses it."""
+    for runtime in (12, ["vllm"], ""):
+        isvc = _isvc(None)
+        isvc["spec"]["predictor"]["model"]["runtime"] = runtime
+        assert found_by([isvc], POLICY) == [], runtime
+
+
+def test_a_kustomize_patch_of_the_runtime_is_not_the_runtime(tmp_path):
+    """Review53b: an overlay patching a ServingRuntime's image (the layout of jingggg-wenn/llmops-demo@c9013b86
+    llmops-via-argocd/deploy_model: base/servingruntime.yaml and base/inferenceservice.yaml, overlays/*/kustomization.yaml)
+    states no supportedModelFormats, which its base keeps. Read as the runtime, it was said to support none and the
+    InferenceService to be refused (blocking); the run's runtimes are whole objects only."""
+    import yaml
+
+    from policies.check import load_resources, manifest_files
+    from policies.registry import evaluate
+
+    (tmp_path / "base").mkdir()
+    (tmp_path / "a-overlay").mkdir()
+    runtime = _runtime("vllm-runtime", {"name": "vLLM", "autoSelect": True}, namespace=None)
+    isvc = _isvc("vLLM", "vllm-runtime")
+    del isvc["metadata"]["namespace"]
+    (tmp_path / "base" / "runtime.yaml").write_text(yaml.safe_dump(runtime))
+    (tmp_path / "base" / "isvc.yaml").write_text(yaml.safe_dump(isvc))
+    (tmp_path / "base" / "kustomization.yaml").write_text("resources:\n- runtime.yaml\n- isvc.yaml\n")
+    patch = {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "ServingRuntime",
+        "metadata": {"name": "vllm-runtime"},
+        "spec": {"containers": [{"name": "kserve-container", "image": "vllm/vllm-openai:v0.11.0"}]},
+    }
+    (tmp_path / "a-overlay" / "runtime-patch.yaml").write_text(yaml.safe_dump(patch))
+    (tmp_path / "a-overlay" / "kustomization.yaml").write_text(
+        "namespace: prod\nresources:\n- ../base\npatches:\n- path: runtime-patch.yaml\n"
+    )
+    found = [v for v in evaluate(load_resources(manifest_files([str(tmp_path)]))) if v.policy == POLICY]
+    assert found == []

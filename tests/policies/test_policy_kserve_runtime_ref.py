@@ -94,3 +94,18 @@ def test_a_runtime_with_no_namespace_in_another_folder_is_not_read_as_the_namesp
     assert _check_folder(tmp_path) == []
     (tmp_path / "a" / "runtime.yaml").write_text(yaml.safe_dump(_runtime("qwen3-8b")))
     assert [v.enforcement for v in _check_folder(tmp_path)] == ["advisory"]
+
+
+def test_the_runtime_asked_for_with_no_namespace_in_another_folder_may_land_there(tmp_path):
+    """Review53b: sgleser/rhoai-model-serving@6358db6a keeps triton/t5-models/servingruntime.yaml (triton-transformers,
+    no namespace) in the folder above deployments/madlad/inferenceservice-madlad.yaml, which names it. With the service
+    namespaced and another runtime beside it, the one asked for is still in the run with no namespace: applied into the
+    service's namespace it resolves, so the files do not show the name missing (before review53b: advice saying none
+    of the files defines it)."""
+    (tmp_path / "deployments" / "madlad").mkdir(parents=True)
+    (tmp_path / "servingruntime.yaml").write_text(yaml.safe_dump(_runtime("triton-transformers")))
+    madlad = tmp_path / "deployments" / "madlad"
+    (madlad / "inferenceservice-madlad.yaml").write_text(yaml.safe_dump(_isvc("triton-transformers", "t5")))
+    assert _check_folder(tmp_path) == []
+    (madlad / "servingruntime-other.yaml").write_text(yaml.safe_dump(_runtime("qwen3-8b")))
+    assert _check_folder(tmp_path) == []

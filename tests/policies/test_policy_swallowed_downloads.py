@@ -415,3 +415,21 @@ def test_a_mounted_job_script_that_swallows_a_failed_pull():
         script.replace("echo done\n", ""),
     ):
         assert found_by(_mounted_job(careful), "model-download-fails-loudly") == [], careful
+
+
+def test_errexit_given_as_a_long_shell_option_stays_silent():
+    """review53: `bash -o errexit -c SCRIPT` turns errexit on as `bash -e` does (POSIX sh: "-o option ... errexit
+    Equivalent to -e"), on the container's command line or on the shell that runs a mounted script."""
+    serving = "ollama serve &\nsleep 5\nollama pull llama3.2\nwait"
+    server = _server()
+    server["spec"]["template"]["spec"]["containers"][0].update(command=["/bin/bash", "-o", "errexit", "-c"], args=[serving])
+    assert _found(server) == []
+    assert _found(_job("sleep 5\nollama pull mistral\necho done", ["/bin/sh", "-o", "errexit", "-c"])) == []
+    command = ["/bin/bash", "-o", "errexit", "/entrypoint.sh"]
+    for policy in ("model-download-fails-loudly", "script-map-pull-checked"):
+        assert found_by(_mounted(_ENTRYPOINT, command), policy) == [], policy
+    # the same scripts without it still fire
+    assert len(_found(_job("sleep 5\nollama pull mistral\necho done"))) == 1
+    assert len(found_by(_mounted(_ENTRYPOINT, ["/bin/bash", "/entrypoint.sh"]), "script-map-pull-checked")) == 1
+    nounset = ["/bin/bash", "-o", "nounset", "/entrypoint.sh"]  # another long option: the script is still read
+    assert len(found_by(_mounted(_ENTRYPOINT, nounset), "script-map-pull-checked")) == 1
