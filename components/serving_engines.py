@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 from .capacity.startup import BY_NAME
 from .engine_option_rows import Fork, Options, options_row, pattern_error
@@ -491,7 +491,7 @@ def _row(name: str, row: Any) -> Engine:
         start_load_flags=tuple(flag_name(x) for x in _start_loads(where, row) if not x.startswith(ENV_PREFIX)),
         start_load_env=tuple(x[len(ENV_PREFIX) :] for x in _start_loads(where, row) if x.startswith(ENV_PREFIX)),
         image_words=tuple(w.lower() for w in row.get("image_words", ())),
-        **{key: str(row.get(key, "")) for key in ("entrypoint", "image_cmd")},
+        **cast("dict[str, Any]", {key: str(row.get(key, "")) for key in ("entrypoint", "image_cmd")}),
         entrypoint_images=tuple(i.lower() for i in row.get("entrypoint_images", ())),
         no_server_images=tuple(i.lower() for i in row.get("no_server_images", ())),
         max_gpus=row.get("max_gpus", 0),
@@ -504,7 +504,7 @@ def _row(name: str, row: Any) -> Engine:
         model_dirs=_by_release(where, "model_dirs", row.get("model_dirs", {}), '"/absolute/folder"'),
         model_dir_in_workdir=row.get("model_dir_in_workdir", ""),
         image_port=row.get("image_port", 0),
-        **{key: bool(row.get(key, False)) for key in _FLAGS},
+        **cast("dict[str, Any]", {key: bool(row.get(key, False)) for key in _FLAGS}),
     )
 
 

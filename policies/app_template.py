@@ -347,19 +347,22 @@ def app_template_edges(props: Mapping, release: str, namespace: Any) -> list[tup
         if kind not in ("HTTPRoute", "GRPCRoute"):
             continue  # a TCPRoute, UDPRoute or TLSRoute carries no HTTP API
         rules = []
-        for rule in item.get("rules") if isinstance(item.get("rules"), list) else [{}]:
+        written = item.get("rules")
+        for rule in written if isinstance(written, list) else [{}]:
             rule = rule if isinstance(rule, Mapping) else {}
-            refs = rule.get("backendRefs") if isinstance(rule.get("backendRefs"), list) else [{}]
+            refs = rule.get("backendRefs")
+            refs = refs if isinstance(refs, list) else [{}]
             backends = [{"name": n} for r in refs if (n := _service_ref(r, services, only))]
             rules.append({"backendRefs": backends, **{k: rule[k] for k in ("matches", "filters") if k in rule}})
         meta = {"name": _object_name(release, ident, len(routes), item), "namespace": namespace}
         if isinstance(item.get("annotations"), Mapping):
             meta["annotations"] = dict(item["annotations"])
-        spec = {"parentRefs": item.get("parentRefs") or [], "rules": rules}
-        out.append((f"{path}.route.{ident}", {"apiVersion": "gateway.networking.k8s.io/v1", "kind": kind, "metadata": meta, "spec": spec}))
+        route = {"parentRefs": item.get("parentRefs") or [], "rules": rules}
+        out.append((f"{path}.route.{ident}", {"apiVersion": "gateway.networking.k8s.io/v1", "kind": kind, "metadata": meta, "spec": route}))
     for ident, item in (ingresses := _enabled(values, "ingress")):
         paths = []
-        for host in item.get("hosts") if isinstance(item.get("hosts"), list) else []:
+        hosts = item.get("hosts")
+        for host in hosts if isinstance(hosts, list) else []:
             for entry in host.get("paths") or [] if isinstance(host, Mapping) else []:
                 name = _service_ref(entry.get("service") if isinstance(entry, Mapping) else None, services, only)
                 if name:

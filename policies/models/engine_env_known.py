@@ -162,8 +162,9 @@ def predictor_server(resource: Resource) -> tuple[EngineServer, frozenset[str], 
         server = EngineServer("vllm", path, podspec, container, {}, None, {}, row)
         runs_vllm = model_server_engine(container) == "vllm" and _binary_reads_env(server)
         return (server, names, "") if runs_vllm else None
-    runtime, fmt = model.get("runtime"), get(model, "modelFormat", "name")
-    named = isinstance(runtime, str) and bool(runtime)
+    written, fmt = model.get("runtime"), get(model, "modelFormat", "name")
+    runtime = written if isinstance(written, str) else ""
+    named = bool(runtime)
     if named and runtime == _KSERVE_VLLM or not named and fmt == "vLLM" and builtin_runtime(resource) is not None:
         hedge = ""
     elif named and "vllm" in runtime.lower() and not templated(runtime) or isinstance(fmt, str) and fmt.lower() == "vllm":
@@ -328,14 +329,14 @@ def _check(resource: Resource, config: dict) -> list[str]:
             )
         for path, names, _map in settings_files(server):
             display = server.row.display if server.row else server.engine
-            only = ENV_ONLY[server.engine]
+            env_only = ENV_ONLY[server.engine]
             unread = [n for n in names if n not in ENV_SETTINGS[server.engine].names]
             never = f" ({', '.join(unread)} no release of it reads at all)" if unread else ""
             hedge = " (unless this rebuilt image's own entrypoint sources the file)" if rebuild_entrypoint(server) else ""
             messages.append(
                 f"{server.label}: {path} sets {', '.join(names)}{never}, but {display} reads its settings only from its "
                 f"environment (components/engine_env.toml env_only.{server.engine}: no file of NAME=VALUE lines; the only "
-                f"file it reads is {', '.join(only.files) or 'none'}) and nothing in the container sources the file, so "
+                f"file it reads is {', '.join(env_only.files) or 'none'}) and nothing in the container sources the file, so "
                 f"these settings never apply{hedge}; set them in the container's env"
             )
         for name, other in _foreign(server):
