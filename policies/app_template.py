@@ -286,7 +286,6 @@ def app_template_services(props: Mapping) -> list[tuple[str, str, str]]:
     return out
 
 
-
 def _object_name(release: str, ident: str, count: int, item: Mapping) -> str:
     """An object's name as the common library makes it (lib/common/_determineResourceNameFromValues.tpl at
     common-4.1.1): ``forceRename``, else the fullname, which app-template sets to the release name (app-template-4.1.1
@@ -358,7 +357,12 @@ def app_template_edges(props: Mapping, release: str, namespace: Any) -> list[tup
         if isinstance(item.get("annotations"), Mapping):
             meta["annotations"] = dict(item["annotations"])
         route = {"parentRefs": item.get("parentRefs") or [], "rules": rules}
-        out.append((f"{path}.route.{ident}", {"apiVersion": "gateway.networking.k8s.io/v1", "kind": kind, "metadata": meta, "spec": route}))
+        out.append(
+            (
+                f"{path}.route.{ident}",
+                {"apiVersion": "gateway.networking.k8s.io/v1", "kind": kind, "metadata": meta, "spec": route},
+            )
+        )
     for ident, item in (ingresses := _enabled(values, "ingress")):
         paths = []
         hosts = item.get("hosts")
@@ -375,5 +379,7 @@ def app_template_edges(props: Mapping, release: str, namespace: Any) -> list[tup
             spec["ingressClassName"] = item["className"]
         if item.get("tls"):
             spec["tls"] = item["tls"]
-        out.append((f"{path}.ingress.{ident}", {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": meta, "spec": spec}))
+        out.append(
+            (f"{path}.ingress.{ident}", {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": meta, "spec": spec})
+        )
     return out

@@ -27,6 +27,8 @@ CHARTS = {
 def mirror(repo: str) -> str:
     """The git folder of ``repo``'s fetched mirror."""
     return str(Path(os.environ.get("LLM_SERVING_MIRRORS") or "/work/.mirror") / repo.replace("/", "+") / "repo")
+
+
 # Paths a template dereferences on every render of the chart (outside any condition), read by hand at the cited
 # lines: a release that writes a scalar or list at a table on such a path makes the render fail.
 ALWAYS = {

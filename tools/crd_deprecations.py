@@ -102,7 +102,7 @@ def _paths(node: Any, path: tuple[str, ...], out: set[tuple[str, ...]]) -> None:
 
 
 def _read(data: bytes, source: str) -> dict[str, dict]:
-    """"group/Kind" -> {"source", "served": the served versions, "versions": the deprecated ones, "fields": version ->
+    """ "group/Kind" -> {"source", "served": the served versions, "versions": the deprecated ones, "fields": version ->
     deprecated fields,
     "paths": version -> every property path (for the history comparison; dropped before writing)}."""
     lines = data.decode("utf-8").splitlines()
@@ -225,9 +225,17 @@ def extract(reference: Path) -> dict:
                 for version, rows in found[key]["fields"].items():
                     present = current["paths"].get(version)
                     if present is not None:
-                        _add(current, version, [dict(r, removed=True, source=source) for r in rows if tuple(r["path"].split(".")) not in present])
+                        _add(
+                            current,
+                            version,
+                            [dict(r, removed=True, source=source) for r in rows if tuple(r["path"].split(".")) not in present],
+                        )
     kinds.update(core())
-    out = {key: {k: e[k] for k in ("source", "served", "versions", "fields")} for key, e in sorted(kinds.items()) if e["versions"] or e["fields"]}
+    out = {
+        key: {k: e[k] for k in ("source", "served", "versions", "fields")}
+        for key, e in sorted(kinds.items())
+        if e["versions"] or e["fields"]
+    }
     return {
         "about": "Deprecated served versions (deprecated: true, deprecationWarning) and deprecated spec fields (a "
         "description paragraph starting 'Deprecated:') of the pinned CRDs, by group/Kind, each with its source and the "

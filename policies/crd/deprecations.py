@@ -39,14 +39,12 @@ _USE_INSTEAD = re.compile(r"^[Uu]se `?([A-Za-z]+)`? instead")
 _VERSION = re.compile(r"v([0-9]+)(?:(alpha|beta)([0-9]+))?")
 # The groups the table has rows for, checked before it is read (tests/policies/test_policy_crd_deprecations.py keeps
 # this equal to the table's): a run with no object of them never loads it.
-GROUPS = frozenset(
-    {"aigateway.envoyproxy.io", "apps", "batch", "core", "monitoring.coreos.com", "networking.istio.io", "ray.io"}
-)
+GROUPS = frozenset({"aigateway.envoyproxy.io", "apps", "batch", "core", "monitoring.coreos.com", "networking.istio.io", "ray.io"})
 
 
 @functools.cache
 def table() -> dict[str, dict]:
-    """"group/Kind" -> {"source", "served", "versions": deprecated version -> {warning, line}, "fields": version ->
+    """ "group/Kind" -> {"source", "served", "versions": deprecated version -> {warning, line}, "fields": version ->
     [{path, note, line, removed?, source?}]}."""
     return json.loads(DATA.read_text(encoding="utf-8"))["kinds"]
 
@@ -66,7 +64,7 @@ def _replacement(group: str, entry: dict) -> str:
 
 
 def _defined_here(resources: list[Resource]) -> set[str]:
-    """"group/Kind" of the CustomResourceDefinitions in the files read."""
+    """ "group/Kind" of the CustomResourceDefinitions in the files read."""
     found = set()
     for r in resources:
         props = r.props if isinstance(r.props, dict) else {}
@@ -133,9 +131,9 @@ def _version_messages(api_version: str, kind: str, props: dict, patch: bool) -> 
         return []
     use = _replacement(group, entry)
     return [
-            f"apiVersion {api_version} {kind} is deprecated: its CRD marks the version deprecated "
-            f"({entry['source']}:{deprecated['line']}) and the API server answers every request with the warning "
-            f"'{deprecated['warning']}'; a later release stops serving it" + (f"; write {use}" if use else "")
+        f"apiVersion {api_version} {kind} is deprecated: its CRD marks the version deprecated "
+        f"({entry['source']}:{deprecated['line']}) and the API server answers every request with the warning "
+        f"'{deprecated['warning']}'; a later release stops serving it" + (f"; write {use}" if use else "")
     ]
 
 

@@ -164,8 +164,10 @@ def _findings(r: Resource, overridden: bool, repositories: dict[str, str]) -> li
                 f'interface {{}}") and nothing of the release is installed; write it as the table the chart reads'
             )
             if overridden:
-                message = unproven(message + " (values merged after these, a HelmChartConfig's or the HelmChart's own "
-                                   "values/valuesSecrets, may replace it)")
+                message = unproven(
+                    message + " (values merged after these, a HelmChartConfig's or the HelmChart's own "
+                    "values/valuesSecrets, may replace it)"
+                )
             elif not _publisher_shown(r, chart, repositories):
                 message = unproven(
                     message + " (the release does not show the chart's repository: another chart named so may differ)"

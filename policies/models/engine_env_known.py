@@ -176,7 +176,13 @@ def predictor_server(resource: Resource) -> tuple[EngineServer, frozenset[str], 
     else:
         return None
     container = {k: v for k, v in model.items() if k in ("command", "args", "env", "lifecycle")}
-    return EngineServer("vllm", path, as_dict(get(resource.props, "spec", "predictor")), container, {}, None, {}, row), names, hedge
+    return (
+        EngineServer("vllm", path, as_dict(get(resource.props, "spec", "predictor")), container, {}, None, {}, row),
+        names,
+        hedge,
+    )
+
+
 _PUBLISHED_NAMES = frozenset({"vllm-openai", "vllm"})
 
 
@@ -324,7 +330,11 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.append(
                 f"{server.label}: env {name} {why}: components/engine_env_names.json settings.{server.engine}), so the value "
                 f"is silently ignored and the setting meant never applies{hint}; {fix}"
-                + (" (unless this rebuilt image's own entrypoint reads it)" if only is None and rebuild_entrypoint(server) else "")
+                + (
+                    " (unless this rebuilt image's own entrypoint reads it)"
+                    if only is None and rebuild_entrypoint(server)
+                    else ""
+                )
                 + hedge
             )
         for path, names, _map in settings_files(server):

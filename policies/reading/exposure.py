@@ -567,7 +567,9 @@ def _release_edges(release: Any, s: _Set) -> list[Publication]:
     cyberglitchlabs/clouddrop ``route.app`` of Ollama and LocalAI releases, labelled G32)."""
     out = []
     for where, rendered in app_template_edges(release.props, release_name(release.props), namespace_of(release)):
-        shaped = SimpleNamespace(type=f"kubernetes:{rendered['apiVersion']}:{rendered['kind']}", props=rendered, name=release.name)
+        shaped = SimpleNamespace(
+            type=f"kubernetes:{rendered['apiVersion']}:{rendered['kind']}", props=rendered, name=release.name
+        )
         found = _ingress(shaped, s) if rendered["kind"] == "Ingress" else None
         pubs = [found] if found else [] if rendered["kind"] == "Ingress" else _routes(shaped, s)
         for pub in pubs:

@@ -59,7 +59,9 @@ def key_states(resources: list) -> dict[str, bool | None]:
     """Service name -> True when every model server behind it asks for an API key, None when some may (an envFrom
     Secret) and none is proven without, False otherwise."""
     selectors = path.service_selectors(resources)
-    defined = {n for r in resources if split_type(r.type) == ("", "Service") and isinstance(n := get(r.props, "metadata", "name"), str)}
+    defined = {
+        n for r in resources if split_type(r.type) == ("", "Service") and isinstance(n := get(r.props, "metadata", "name"), str)
+    }
     out: dict[str, bool | None] = {}
 
     def merge(service: str, states: list[bool | None]) -> None:

@@ -101,7 +101,11 @@ def pod_publisher(resource: Any, path: str, resources: list[Any], cache: dict) -
     by = publisher(resource, path, cache["published"])
     if by is not None:
         return f"Service {get(by[0].props, 'metadata', 'name')}, {by[1]}"
-    rendered = {name for name, pod in release_services(resource.props).items() if pod == path} if isinstance(resource.props, dict) else set()
+    rendered = (
+        {name for name, pod in release_services(resource.props).items() if pod == path}
+        if isinstance(resource.props, dict)
+        else set()
+    )
     for owner, what, names in cache["edges"]:
         if rendered & names and (owner is resource or same_namespace(owner, resource)):
             return what

@@ -220,10 +220,15 @@ def test_an_in_tree_volume_kubernetes_no_longer_supports_is_not_said_to_work():
             "containers": [
                 {"name": "glusterfs", "image": "nginx", "volumeMounts": [{"mountPath": "/mnt/glusterfs", "name": "glusterfsvol"}]}
             ],
-            "volumes": [{"name": "glusterfsvol", "glusterfs": {"endpoints": "glusterfs-cluster", "path": "kube_vol", "readOnly": True}}],
+            "volumes": [
+                {"name": "glusterfsvol", "glusterfs": {"endpoints": "glusterfs-cluster", "path": "kube_vol", "readOnly": True}}
+            ],
         },
     }
     ((level, message),) = found_by([pod], "api-field-deprecated")
     assert level == "advisory" and message.startswith("spec.volumes[0].glusterfs: the Kubernetes API marks")
     assert "keeps it only for compatibility" not in message
-    assert "and no current kubelet supports the in-tree type: the API server still accepts the field, but the volume does not mount" in message
+    assert (
+        "and no current kubelet supports the in-tree type: the API server still accepts the field, but the volume does not mount"
+        in message
+    )

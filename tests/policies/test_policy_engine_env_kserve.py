@@ -66,7 +66,11 @@ def test_options_in_an_env_variable_to_a_runtime_no_file_defines_is_hedged_advic
 
 
 def test_a_runtime_of_the_files_or_kserve_s_vllm_runtime_is_advice_without_hedge():
-    for objects in ([RUNTIME, _isvc("qwen3-8b", ARGS, "vLLM")], [_isvc("kserve-vllmserver", ARGS, "vLLM")], [_isvc(None, ARGS, "vLLM")]):
+    for objects in (
+        [RUNTIME, _isvc("qwen3-8b", ARGS, "vLLM")],
+        [_isvc("kserve-vllmserver", ARGS, "vLLM")],
+        [_isvc(None, ARGS, "vLLM")],
+    ):
         ((level, message),) = found_by(objects, POLICY)
         assert level == "advisory" and message.endswith("pass them in args instead"), objects
     # The runtime's own env is judged on the runtime, as on a plain workload.

@@ -38,7 +38,12 @@ def _app_template(name: str, image: dict, env: dict, port: int, **values: dict) 
     }
 
 
-_INTERNAL_ROUTE = {"app": {"hostnames": ["{{ .Release.Name }}.${D_HS}"], "parentRefs": [{"name": "internal", "namespace": "kube-system", "sectionName": "https"}]}}
+_INTERNAL_ROUTE = {
+    "app": {
+        "hostnames": ["{{ .Release.Name }}.${D_HS}"],
+        "parentRefs": [{"name": "internal", "namespace": "kube-system", "sectionName": "https"}],
+    }
+}
 
 
 def _ollama(route: dict | None = None, **values: dict) -> dict:
@@ -140,8 +145,13 @@ def _chart_ollama() -> dict:
         "kind": "HelmRelease",
         "metadata": {"name": "ollama"},
         "spec": {
-            "chart": {"spec": {"chart": "ollama", "version": "1.67.0", "sourceRef": {"kind": "HelmRepository", "name": "ollama"}}},
-            "values": {"ollama": {"gpu": {"enabled": True, "type": "nvidia", "number": 1}}, "service": {"type": "ClusterIP", "port": 11434}},
+            "chart": {
+                "spec": {"chart": "ollama", "version": "1.67.0", "sourceRef": {"kind": "HelmRepository", "name": "ollama"}}
+            },
+            "values": {
+                "ollama": {"gpu": {"enabled": True, "type": "nvidia", "number": 1}},
+                "service": {"type": "ClusterIP", "port": 11434},
+            },
         },
     }
 
@@ -178,7 +188,9 @@ def _token_labs(protocol: str) -> list[dict]:
         "metadata": {"name": "token-labs-gateway", "namespace": "token-labs"},
         "spec": {
             "gatewayClassName": "eg",
-            "infrastructure": {"parametersRef": {"group": "gateway.envoyproxy.io", "kind": "EnvoyProxy", "name": "token-labs-proxy-config"}},
+            "infrastructure": {
+                "parametersRef": {"group": "gateway.envoyproxy.io", "kind": "EnvoyProxy", "name": "token-labs-proxy-config"}
+            },
             "listeners": [{"name": "http", "protocol": protocol, "port": 80, "hostname": "api.tokenlabs.run"}],
         },
     }
@@ -212,7 +224,10 @@ def test_an_ai_gateway_route_with_an_api_key_policy_and_tls_is_silent():
             "apiVersion": "gateway.envoyproxy.io/v1alpha1",
             "kind": "SecurityPolicy",
             "metadata": {"name": "api-keys", "namespace": "token-labs"},
-            "spec": {"targetRefs": [{"kind": "Gateway", "name": "token-labs-gateway"}], "apiKeyAuth": {"credentialRefs": [{"name": "keys"}]}},
+            "spec": {
+                "targetRefs": [{"kind": "Gateway", "name": "token-labs-gateway"}],
+                "apiKeyAuth": {"credentialRefs": [{"name": "keys"}]},
+            },
         }
     )
     assert not found_by(objs, PUBLIC)
@@ -227,7 +242,12 @@ def _litellm(args: list[str]) -> dict:
         "image": "ghcr.io/berriai/litellm:v1.85.1",
         "args": args,
         "ports": [{"name": "http", "containerPort": 4000, "hostPort": 4000}],
-        "env": [{"name": "LITELLM_MASTER_KEY", "valueFrom": {"secretKeyRef": {"name": "litellm-secrets", "key": "LITELLM_MASTER_KEY"}}}],
+        "env": [
+            {
+                "name": "LITELLM_MASTER_KEY",
+                "valueFrom": {"secretKeyRef": {"name": "litellm-secrets", "key": "LITELLM_MASTER_KEY"}},
+            }
+        ],
     }
     return {
         "apiVersion": "apps/v1",
@@ -291,8 +311,18 @@ def test_a_route_to_a_vendored_local_ai_charts_service_is_advice():
         "kind": "HelmRelease",
         "metadata": {"name": "local-ai"},
         "spec": {
-            "chart": {"spec": {"chart": "kubernetes/apps/ai/local-ai/chart", "sourceRef": {"kind": "GitRepository", "name": "flux-system"}}},
-            "values": {"deployment": {"image": {"repository": "quay.io/go-skynet/local-ai", "tag": "v3.3.0"}, "env": {"LOCALAI_EXTERNAL_BACKENDS": "llama-cpp"}}},
+            "chart": {
+                "spec": {
+                    "chart": "kubernetes/apps/ai/local-ai/chart",
+                    "sourceRef": {"kind": "GitRepository", "name": "flux-system"},
+                }
+            },
+            "values": {
+                "deployment": {
+                    "image": {"repository": "quay.io/go-skynet/local-ai", "tag": "v3.3.0"},
+                    "env": {"LOCALAI_EXTERNAL_BACKENDS": "llama-cpp"},
+                }
+            },
         },
     }
     route = _route("local-ai")
