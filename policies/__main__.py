@@ -121,6 +121,9 @@ def _check(rest: list[str]) -> int:
             if collecting:
                 gc.enable()
         regexes.checking()
+        from policies.two_cores import from_command_line
+
+        from_command_line()  # this process is the command's own: its checks may use a second core
         # The check's own cyclic garbage is small (~3,600 objects over manifests-v2), but at the default threshold
         # (700) the collector ran ~37 times over it, ~5 ms of a ~230 ms run: it now runs once per 100,000 new container
         # objects, so a large input is still collected, and a corpus run is not.

@@ -23,6 +23,11 @@ from policies.exemptions import blank_exemption_message as blank_exemption_messa
 from policies.exemptions import exemption_reason as exemption_reason
 from policies.exemptions import run_resource_policy as run_resource_policy
 from policies.exemptions import run_stack_policy as run_stack_policy
+from policies.finding_levels import Preference as Preference
+from policies.finding_levels import Unproven as Unproven
+from policies.finding_levels import finding_level as finding_level
+from policies.finding_levels import preference as preference
+from policies.finding_levels import unproven as unproven
 from policies.kube import (
     CLUSTER_VIEW,
     WorkloadTypes,
@@ -33,6 +38,7 @@ from policies.kube import (
     unmerged_patches,
 )
 from policies.pack_config import ALL_POLICIES, ENFORCEMENT_LEVELS, config_errors
+from policies.two_cores import split
 
 SEVERITIES = ("low", "medium", "high", "critical")
 
@@ -120,35 +126,6 @@ class Violation:
     enforcement: str  # "mandatory" | "advisory"
     resource: str  # resource name, "" for stack-wide
     message: str
-
-
-class Unproven(str):
-    """A finding whose truth rests on something the checked objects do not show: a cluster setting taken at its
-    default, an operator or platform that may fill the field, an object that lives outside the files read (a
-    NodePool, an adapter rule, the InferenceService a ServingRuntime serves), or an estimate standing in for a
-    figure the manifest does not give. A mandatory policy reports it as advisory (`finding_level`): only what
-    the manifest itself proves blocks. Checks mark such messages with `unproven`; everything else stays str."""
-
-
-def unproven(message: str) -> Unproven:
-    """``message`` marked as resting on something outside the checked objects (reported advisory, never blocking)."""
-    return Unproven(message)
-
-
-class Preference(Unproven):
-    """A finding that judges a house threshold the manifest may rightly choose otherwise (a scale-down window shorter
-    than ours, a larger scale-up step), not a failure of serving: reported advisory like an unproven finding, since a
-    mandatory finding must mean that serving breaks."""
-
-
-def preference(message: str) -> Preference:
-    """``message`` marked as judging a house threshold, not a failure (reported advisory, never blocking)."""
-    return Preference(message)
-
-
-def finding_level(level: str, message: str) -> str:
-    """The level one finding is reported at: the policy's, except that an unproven finding never blocks."""
-    return "advisory" if level == "mandatory" and isinstance(message, Unproven) else level
 
 
 # Pod templates another object completes: KServe merges a (Cluster)ServingRuntime's kserve-container under every
@@ -438,35 +415,55 @@ def _evaluated(
     group_views: list[list[_View]],
     failures: list[Violation] | None,
 ) -> list[Violation]:
-    """evaluate_policies' loop, over its scopes (``groups``) and their views."""
-    violations: list[Violation] = []
+    """evaluate_policies' loop, over its scopes (``groups``) and their views; with ``failures`` (`policies check`),
+    on two cores where this process has them (policies.two_cores)."""
     with evaluation_memo():
-        for policy in policies:
-            level, values = policy_settings(config, policy)
-            if level == "disabled":
-                continue
-            findings: list[tuple[str, str]] = []
-            failed: list[tuple[str, str]] | None = None if failures is None else []
-            stack = policy.is_stack_policy
-            for group, only, views in zip(groups, only_of, group_views):
-                new: list[tuple[str, str]] = []  # a variant's facts read from no view are shared: kube.memoized
-                if stack:
-                    _stack_findings(policy, group, views, values, new, failed, only if policy.per_object else None)
-                else:
-                    _resource_findings(policy, views, values, new, failed)
-                if new:  # most policies find nothing in most scopes (~2,500 of ~2,750 a manifests-v2 run)
-                    before = set(findings)  # a finding two scopes share is reported once
-                    findings.extend(f for f in new if f not in before and (only is None or f[0] in only))
-            violations.extend(
-                Violation(policy.name, policy.catalog, finding_level(level, message), _shown(name, 8000), _shown(message, 2000))
-                for name, message in findings
-            )
-            if failed and failures is not None:  # each object once, whichever scopes it failed in
-                failures.extend(
-                    Violation(policy.name, policy.catalog, "advisory", _shown(n, 8000), CHECK_FAILED.format(kind))
-                    for n, kind in dict.fromkeys(failed)
-                )
+        if failures is None:
+            violations, _ = _policy_loop(policies, config, groups, only_of, group_views, None)
+        else:
+            parts = split(lambda some: _policy_loop(some, config, groups, only_of, group_views, []), policies)
+            violations = [v for found, _ in parts for v in found]
+            order = {p.name: i for i, p in enumerate(policies)}  # the objects failed on, in the policies' order
+            failures.extend(sorted((v for _, failed in parts for v in failed), key=lambda v: order[v.policy]))
     return sorted(violations, key=lambda v: (v.policy, v.resource, v.message))
+
+
+def _policy_loop(
+    policies: Sequence[Policy],
+    config: Mapping[str, Mapping] | None,
+    groups: Sequence[Sequence[Resource]],
+    only_of: list[frozenset[str] | None],
+    group_views: list[list[_View]],
+    failures: list[Violation] | None,
+) -> tuple[list[Violation], list[Violation]]:
+    """``policies``' findings over the scopes, and the objects they failed on (where ``failures`` is a list)."""
+    violations: list[Violation] = []
+    for policy in policies:
+        level, values = policy_settings(config, policy)
+        if level == "disabled":
+            continue
+        findings: list[tuple[str, str]] = []
+        failed: list[tuple[str, str]] | None = None if failures is None else []
+        stack = policy.is_stack_policy
+        for group, only, views in zip(groups, only_of, group_views):
+            new: list[tuple[str, str]] = []  # a variant's facts read from no view are shared: kube.memoized
+            if stack:
+                _stack_findings(policy, group, views, values, new, failed, only if policy.per_object else None)
+            else:
+                _resource_findings(policy, views, values, new, failed)
+            if new:  # most policies find nothing in most scopes (~2,500 of ~2,750 a manifests-v2 run)
+                before = set(findings)  # a finding two scopes share is reported once
+                findings.extend(f for f in new if f not in before and (only is None or f[0] in only))
+        violations.extend(
+            Violation(policy.name, policy.catalog, finding_level(level, message), _shown(name, 8000), _shown(message, 2000))
+            for name, message in findings
+        )
+        if failed and failures is not None:  # each object once, whichever scopes it failed in
+            failures.extend(
+                Violation(policy.name, policy.catalog, "advisory", _shown(n, 8000), CHECK_FAILED.format(kind))
+                for n, kind in dict.fromkeys(failed)
+            )
+    return violations, failures or []
 
 
 @contextlib.contextmanager
