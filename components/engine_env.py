@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
-from .images import names_image
+from .images import TAG_MAX_LENGTH, named_release, names_image
 from .parse_cache import read_toml
 from .serving_engines import ENGINES, Engine
 
@@ -285,8 +285,8 @@ def image_release(image: Any, row: Engine) -> Optional[str]:
         return None
     name = image.split("@", 1)[0]
     tag = name.rsplit(":", 1)[1] if ":" in name.rsplit("/", 1)[-1] else ""
-    match = _TAG_RELEASE.search(tag)
-    return match.group(1) if match else None
+    match = _TAG_RELEASE.search(tag) if len(tag) <= TAG_MAX_LENGTH else None
+    return named_release(match.group(1) if match else None)
 
 
 def tokens_read(row: Optional[Engine], image: Any) -> Optional[frozenset[str]]:

@@ -23,7 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
-from .images import image_repository, image_tag, is_published
+from .images import image_repository, image_tag, is_published, named_release, release_tag
 from .parse_cache import read_parsed
 
 _HERE = Path(__file__).parent
@@ -343,10 +343,10 @@ def tagged_release(image: str, repositories: tuple[str, ...], pattern: str = "")
     if not is_published(image, repositories):
         return None
     if pattern:
-        match = _pattern(pattern).fullmatch((image_tag(image) or "").lower())
+        match = _pattern(pattern).fullmatch((release_tag(image) or "").lower())
     else:
-        match = _RELEASE_TAG.fullmatch(image_tag(image) or "")
-    return match.group(1) if match else None
+        match = _RELEASE_TAG.fullmatch(release_tag(image) or "")
+    return named_release(match.group(1) if match else None)
 
 
 @lru_cache(maxsize=16)

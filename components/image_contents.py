@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Optional
 
-from .images import image_repository, image_tag
+from .images import TAG_MAX_LENGTH, image_repository, image_tag, named_release
 from .parse_cache import read_toml
 
 TABLE = Path(__file__).resolve().with_name("image_contents.toml")  # installed as llm_serving too
@@ -71,8 +71,10 @@ def release(text: str) -> Optional[tuple[int, ...]]:
 
 
 def _version(text: str) -> Optional[tuple[int, ...]]:
-    match = re.match(r"^v?(\d+)\.(\d+)(?:\.(\d+))?", text)
-    return tuple(int(g or 0) for g in match.groups()) if match else None
+    match = re.match(r"^v?(\d+)\.(\d+)(?:\.(\d+))?", text) if len(text) <= TAG_MAX_LENGTH else None
+    if match is None or named_release(match.group(0)) is None:
+        return None
+    return tuple(int(g or 0) for g in match.groups())
 
 
 @cache

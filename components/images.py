@@ -16,6 +16,45 @@ def image_tag(image: str) -> Optional[str]:
     return last.partition(":")[2] or None
 
 
+# A tag is at most 128 characters, [a-zA-Z0-9_][a-zA-Z0-9._-]{0,127} (opencontainers/distribution-spec v1.1.1 spec.md
+# L164-166): a longer "tag" is no reference a registry serves, so it names no release.
+TAG_MAX_LENGTH = 128
+# A release part of more than 9 digits names no release anyone publishes (and int() refuses more than 4,300 digits).
+RELEASE_PART_MAX_DIGITS = 9
+_RELEASE_PART = re.compile(r"[0-9]+")
+
+
+def release_tag(image: str) -> Optional[str]:
+    """The tag of an image reference when it may name a release: image_tag, None beyond the 128 characters a tag may
+    have (TAG_MAX_LENGTH). Read releases through this, not image_tag: an over-long tag is still a tag (not :latest)."""
+    tag = image_tag(image)
+    return tag if tag is not None and len(tag) <= TAG_MAX_LENGTH else None
+
+
+def release_numbers(release: str) -> Optional[tuple[int, ...]]:
+    """The numbers of a release string, every run of ASCII digits in order (``v0.5.5.post1`` -> (0, 5, 5, 1)); None
+    when it names no release: longer than a tag may be, or a part longer than 9 digits. The one place the pack turns a
+    release it read from a manifest into numbers."""
+    if len(release) > TAG_MAX_LENGTH:
+        return None
+    parts = _RELEASE_PART.findall(release)
+    if any(len(part) > RELEASE_PART_MAX_DIGITS for part in parts):
+        return None
+    return tuple(int(part) for part in parts)
+
+
+def major_minor(match: Optional[re.Match[str]]) -> Optional[tuple[int, int]]:
+    """(major, minor) of a release pattern's match whose first two groups are those numbers; None for no match, or a
+    part release_numbers refuses."""
+    numbers = release_numbers(f"{match.group(1)}.{match.group(2)}") if match else None
+    return (numbers[0], numbers[1]) if numbers is not None and len(numbers) == 2 else None
+
+
+def named_release(release: Optional[str]) -> Optional[str]:
+    """``release`` (read from a tag) when release_numbers reads it, else None: what every release reader returns."""
+    return release if release is not None and release_numbers(release) is not None else None
+
+
 def image_repository(image: str) -> str:
     """The repository of an image reference, registry and path included, without its tag or digest
     (``registry.local:5000/vllm/vllm-openai:v0.10.2`` -> ``registry.local:5000/vllm/vllm-openai``)."""
@@ -37,8 +76,8 @@ def vllm_release(image: str) -> Optional[str]:
     """
     if "llm-d" in image_repository(image).rsplit("/", 1)[-1]:
         return None
-    match = re.match(r"^v?(\d+\.\d+(\.\d+)?)", image_tag(image) or "")
-    return match.group(1) if match else None
+    match = re.match(r"^v?(\d+\.\d+(\.\d+)?)", release_tag(image) or "")
+    return named_release(match.group(1) if match else None)
 
 
 # Repositories vLLM's project publishes (docker.io vllm/vllm-openai and its ROCm builds), with or without a registry or

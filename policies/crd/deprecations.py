@@ -36,7 +36,8 @@ DATA = Path(__file__).with_name("deprecations.json")
 # The table's groups of Kubernetes' own kinds (the core group keyed "core"), whose fields the API itself deprecates.
 _BUILT_IN = frozenset({"apps", "batch", "core"})
 _USE_INSTEAD = re.compile(r"^[Uu]se `?([A-Za-z]+)`? instead")
-_VERSION = re.compile(r"v([0-9]+)(?:(alpha|beta)([0-9]+))?")
+# At most 9 digits a number: a longer one ranks no version (int() refuses more than 4,300 digits).
+_VERSION = re.compile(r"v([0-9]{1,9})(?:(alpha|beta)([0-9]{1,9}))?")
 # The groups the table has rows for, checked before it is read (tests/policies/test_policy_crd_deprecations.py keeps
 # this equal to the table's): a run with no object of them never loads it.
 GROUPS = frozenset({"aigateway.envoyproxy.io", "apps", "batch", "core", "monitoring.coreos.com", "networking.istio.io", "ray.io"})

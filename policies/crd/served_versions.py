@@ -26,7 +26,8 @@ from policies.framework import Policy, Resource
 from policies.kube import as_dict, as_list, split_type
 
 DATA = Path(__file__).with_name("served_versions.json")
-_VERSION = re.compile(r"v([0-9]+)(?:(alpha|beta)([0-9]+))?")
+# At most 9 digits a number: a longer one ranks no version (int() refuses more than 4,300 digits).
+_VERSION = re.compile(r"v([0-9]{1,9})(?:(alpha|beta)([0-9]{1,9}))?")
 
 
 @functools.cache

@@ -22,6 +22,7 @@ import json
 import re
 from typing import Any
 
+from components.images import major_minor
 from policies.framework import Policy, Resource, unproven
 from policies.kube import annotations_of, as_dict, as_list, get, split_type
 from policies.reading.edge import ingress_class
@@ -36,7 +37,7 @@ _FIRST_STRICT_CHART = (4, 12)  # ingress-nginx chart 4.12.0 ships controller v1.
 
 def _version(text: object) -> tuple[int, int] | None:
     found = re.match(r"^v?(\d+)\.(\d+)", str(text or "").strip())
-    return (int(found.group(1)), int(found.group(2))) if found else None
+    return major_minor(found)
 
 
 def _controller_state(resources: list[Resource]) -> tuple[str | None, bool]:
@@ -50,10 +51,10 @@ def _controller_state(resources: list[Resource]) -> tuple[str | None, bool]:
         if _turned_off(r, kind):
             off = True
         for image in re.findall(r'"image":\s*"([^"]+)"', _json(r.props)) if kind in ("Deployment", "DaemonSet") else []:
-            found = _IMAGE.search(image)
-            if found and (int(found.group(1)), int(found.group(2))) >= _FIRST_STRICT:
+            release = major_minor(_IMAGE.search(image))
+            if release is not None and release >= _FIRST_STRICT:
                 pinned = f"controller {image.rsplit(':', 1)[-1]}"
-            older = older or bool(found)
+            older = older or release is not None
         chart, version = _chart(r, group, kind)
         if chart == "ingress-nginx" and (v := _version(version)) is not None:
             if v < _FIRST_STRICT_CHART:

@@ -46,13 +46,16 @@ def _holds_value(value: Any, depth: int = 0) -> bool:
 
 
 def _version(value: Any) -> int | None:
-    """The resourceVersion as the store parses it (a decimal integer), None when it is not one."""
+    """The resourceVersion as the store parses it (an unsigned 64-bit decimal, kubernetes/apiserver v0.33.0
+    pkg/storage/api_object_versioner.go:90-94 ParseResourceVersion: strconv.ParseUint(..., 10, 64)), None when it is not one
+    (a non-ASCII digit, or more digits than 64 bits hold: int() would refuse 4,300 of them)."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float) and float(value).is_integer():
         return int(value)
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
+    text = value.strip() if isinstance(value, str) else ""
+    if text.isascii() and text.isdigit() and len(text) <= 20 and int(text) < 2**64:
+        return int(text)
     return None
 
 

@@ -42,6 +42,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
+from components.images import major_minor
 from policies.framework import Policy, Resource
 from policies.kube import as_dict, as_list, get, pod_specs
 from policies.reading.serving import serve_config
@@ -111,11 +112,10 @@ def _release(resource: Resource) -> Optional[tuple[int, int]]:
     for _, podspec in pod_specs(resource):
         for container in as_list(podspec.get("containers")):
             image = as_dict(container).get("image")
-            match = _IMAGE_RAY.search(image) if isinstance(image, str) else None
-            if match:
-                return int(match.group(1)), int(match.group(2))
-    match = _VERSION.match(str(get(resource.props, "spec", "rayClusterConfig", "rayVersion") or ""))
-    return (int(match.group(1)), int(match.group(2))) if match else None
+            release = major_minor(_IMAGE_RAY.search(image) if isinstance(image, str) else None)
+            if release is not None:
+                return release
+    return major_minor(_VERSION.match(str(get(resource.props, "spec", "rayClusterConfig", "rayVersion") or "")))
 
 
 def _places(config: object) -> Iterator[tuple[str, str, dict]]:

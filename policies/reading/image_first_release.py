@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple, Optional
 
-from components.images import image_repository, image_tag, is_published
+from components.images import image_repository, is_published, release_numbers, release_tag
 
 
 class FirstRelease(NamedTuple):
@@ -49,11 +49,12 @@ def never_built(image: str) -> Optional[tuple[FirstRelease, str, bool]]:
     """(row, tag, on the publisher's registry) for an image whose version tag is older than the row's first release;
     None otherwise. ``on the publisher's registry`` is False behind another registry, where a private build of that
     tag may exist."""
-    tag = image_tag(image)
+    tag = release_tag(image)
     match = re.match(r"^v?(\d+)\.(\d+)(\.\d+)?(-rc\d+)?$", tag or "")
-    if match is None or tag is None:
+    numbers = release_numbers(tag) if match is not None and tag is not None else None
+    if numbers is None or tag is None:
         return None
-    version = (int(match.group(1)), int(match.group(2)))
+    version = numbers[:2]
     for row in FIRST_RELEASES:
         if is_published(image, (row.repository,)) and version < row.first:
             repository = image_repository(image).lower()

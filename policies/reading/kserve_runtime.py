@@ -27,6 +27,7 @@ missing: callers pass over such a container's merged fields.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -402,8 +403,10 @@ def option_args_images() -> tuple[str, ...]:
 
 def _release(tag: str | None) -> tuple[int, ...] | None:
     """A vX.Y.Z (or X.Y.Z) image tag as numbers, or None for any other tag."""
-    parts = (tag or "").lstrip("v").split(".")
-    return tuple(int(p) for p in parts) if len(parts) == 3 and all(p.isdigit() for p in parts) else None
+    from components.images import release_numbers
+
+    text = tag or ""
+    return release_numbers(text) if re.fullmatch(r"v?[0-9]+\.[0-9]+\.[0-9]+", text) else None
 
 
 def loads_first(container: dict) -> str | None:
