@@ -45,6 +45,7 @@ from policies.reading.kustomize import (
 from policies.reading.placeholders import placeholders, with_unknowns
 from policies.registry import evaluate, validate_config
 from policies.scopes import redefinitions, split
+from policies.vendored_releases import without_vendored_duplicates
 
 FORMATS = ("text", "json", "markdown", "sarif")
 
@@ -440,8 +441,8 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
         groups, reported = _with_builds(resources, groups, reported, built)
         failures: list[Violation] = []  # a policy that raises on one object: reported there, the run goes on
         with evaluation_memo():  # the gaps are read from the evaluation's facts (kube.evaluation_memo)
-            everything = [*resources, *(r for g in built.groups for r in g)]
-            violations = deduplicated(evaluate(everything, config, scopes=groups, reported=reported, failures=failures), built)
+            checked = [*resources, *(r for g in built.groups for r in g)]
+            violations = _once(manifests, evaluate(checked, config, scopes=groups, reported=reported, failures=failures), built)
             lost: list[str] = []  # a resource whose servers a reader cannot size without an exception
             unsized = sizing_gaps(resources, lost)
         return _reported(manifests, violations, (failures, lost), (unsized, labels), args.format, built)  # a bug: exit 3
@@ -462,6 +463,13 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
         if as_json:
             sys.stdout.write(json_error(row.name, 3, f"internal error: {type(exc).__name__}"))
         return 3
+
+
+def _once(manifests: ManifestSet, violations: list[Violation], built: Overlays) -> list[Violation]:
+    """The violations, each said once: a finding an overlay's build repeats from its base or patch is dropped
+    (policies/overlay_builds.py), and one a vendored chart's rendered pod repeats from the Flux HelmRelease that installs
+    the folder stays on the release only (policies/vendored_releases.py)."""
+    return without_vendored_duplicates(manifests, deduplicated(violations, built), _key)
 
 
 def _reported(
