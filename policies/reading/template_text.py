@@ -190,20 +190,25 @@ def _in_block_scalar(text: str, line_start: int) -> bool:
     """True when the line at ``line_start`` is text of a YAML block scalar: the nearest line above it indented less
     (blank lines aside) opens one (a prompt template's ``{{.Input}}`` in a release's values, spent set 99
     mitchross/k8s-homelab-cluster-v2 kubernetes/apps/default/localai/app/helmrelease.yaml ``promptTemplates``)."""
+    above = _parent_line(text, line_start)
+    return above is not None and _BLOCK_SCALAR.search(above) is not None
+
+
+def _parent_line(text: str, line_start: int) -> str | None:
+    """The nearest line above the line at ``line_start`` indented less than it (blank lines aside): the key whose
+    value holds it. None at the top or past 400 lines up (a bound on hostile input)."""
     line = text[line_start : text.find("\n", line_start) if "\n" in text[line_start:] else len(text)]
     indent = len(line) - len(line.lstrip(" "))
     end = line_start - 1
     for _ in range(400):
         if end <= 0:
-            return False
+            return None
         begin = text.rfind("\n", 0, end) + 1
         above = text[begin:end]
         end = begin - 1
-        if not above.strip():
-            continue
-        if len(above) - len(above.lstrip(" ")) < indent:
-            return _BLOCK_SCALAR.search(above) is not None
-    return False
+        if above.strip() and len(above) - len(above.lstrip(" ")) < indent:
+            return above
+    return None
 
 
 @functools.lru_cache(maxsize=64)
@@ -225,19 +230,7 @@ def vault_agent_template(text: str, start: int) -> bool:
     line, or in the block scalar such a key opens (the nearest line above indented less, blank lines aside)."""
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", start)
-    line = text[line_start : line_end if line_end >= 0 else len(text)]
-    if _VAULT_TEMPLATE_KEY.match(line):
+    if _VAULT_TEMPLATE_KEY.match(text[line_start : line_end if line_end >= 0 else len(text)]):
         return True
-    indent = len(line) - len(line.lstrip(" "))
-    end = line_start - 1
-    for _ in range(400):
-        if end <= 0:
-            return False
-        begin = text.rfind("\n", 0, end) + 1
-        above = text[begin:end]
-        end = begin - 1
-        if not above.strip():
-            continue
-        if len(above) - len(above.lstrip(" ")) < indent:
-            return _VAULT_TEMPLATE_KEY.match(above) is not None and _BLOCK_SCALAR.search(above) is not None
-    return False
+    above = _parent_line(text, line_start)
+    return above is not None and _VAULT_TEMPLATE_KEY.match(above) is not None and _BLOCK_SCALAR.search(above) is not None
