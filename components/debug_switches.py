@@ -17,6 +17,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, Optional
 
+from .engine_options import version_key
 from .parse_cache import read_toml
 from .serving_apps import APPS
 from .serving_engines import ENGINES, Engine
@@ -37,10 +38,6 @@ def _number(text: str) -> Optional[Decimal]:
         return Decimal(text)
     except (InvalidOperation, ValueError):
         return None
-
-
-def _order(release: str) -> tuple[int, ...]:
-    return tuple(int(n) for n in re.findall(r"\d+", release))
 
 
 @dataclass(frozen=True)
@@ -70,8 +67,8 @@ class EnvSwitch:
         """True unless ``release`` (the image's, None when unknown) is outside the releases that read the switch."""
         if release is None or self.releases is None:
             return True
-        key = _order(release)
-        return _order(self.releases[0]) <= key <= _order(self.releases[1])
+        key = version_key(release)
+        return version_key(self.releases[0]) <= key <= version_key(self.releases[1])
 
 
 def _switch(index: int, row: Any, engines: tuple[Engine, ...]) -> EnvSwitch:
@@ -105,7 +102,7 @@ def _switch(index: int, row: Any, engines: tuple[Engine, ...]) -> EnvSwitch:
         not isinstance(releases, list)
         or len(releases) != 2
         or not all(isinstance(r, str) and re.fullmatch(r"\d+(?:\.\d+)*", r) for r in releases)
-        or _order(releases[0]) > _order(releases[1])
+        or version_key(releases[0]) > version_key(releases[1])
         or not programs
     ):
         raise DebugSwitchError(f"{where}.releases: [FIRST, LAST] releases of the programs named (0.1.21)")

@@ -17,10 +17,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
+from .engine_options import version_key
 from .images import TAG_MAX_LENGTH, named_release, names_image
 from .parse_cache import read_toml
 from .serving_engines import ENGINES, Engine
@@ -135,13 +135,6 @@ def _homes(engine: str, row: Any) -> Homes:
     return Homes(engine, tuple(i.lower() for i in images), since, tuple(pairs), row["source"])
 
 
-@lru_cache(maxsize=4096)
-def _order(release: str) -> tuple[int, ...]:
-    """A release of one engine's table as numbers for ordering: 0.5.4 -> (0, 5, 4), llama.cpp's b6080 -> (6080,).
-    Cached: read_at orders every name's first and last release on each call (~4,000 calls a corpus run)."""
-    return tuple(int(n) for n in re.findall(r"\d+", release))
-
-
 @dataclass(frozen=True)
 class EnvSettings:
     """The variables under an engine's own prefix that its releases read, each with the first and the last release
@@ -168,13 +161,13 @@ class EnvSettings:
         """The names a build of ``release`` may read: those whose span meets the releases read that bound it (a build
         between two read tags may read a name either names); None when ``release`` is outside the releases read (older
         than the first, newer than the newest: the table does not say)."""
-        key = _order(release)
-        below = [r for r in self.releases if _order(r) <= key]
-        above = [r for r in self.releases if _order(r) >= key]
+        key = version_key(release)
+        below = [r for r in self.releases if version_key(r) <= key]
+        above = [r for r in self.releases if version_key(r) >= key]
         if not below or not above:
             return None
-        low, high = _order(below[-1]), _order(above[0])
-        return frozenset(n for n, (first, last) in self.spans.items() if _order(first) <= high and _order(last) >= low)
+        low, high = version_key(below[-1]), version_key(above[0])
+        return frozenset(n for n, (first, last) in self.spans.items() if version_key(first) <= high and version_key(last) >= low)
 
 
 def _settings(engine: str, row: Any) -> EnvSettings:
@@ -195,7 +188,7 @@ def _settings(engine: str, row: Any) -> EnvSettings:
         not isinstance(releases, list)
         or not releases
         or not all(isinstance(r, str) and re.fullmatch(r"[a-z]?\d+(?:\.\d+)*", r) for r in releases)
-        or [_order(r) for r in releases] != sorted({_order(r) for r in releases})
+        or [version_key(r) for r in releases] != sorted({version_key(r) for r in releases})
     ):
         raise EngineEnvError(f"{where}.releases: the releases read, oldest first, each once (0.5.4, b6080)")
     if not isinstance(names, dict) or not names:
