@@ -361,6 +361,12 @@ _FOLDER_SOURCES = frozenset({"GitRepository", "Bucket"})
 _GENERIC_FOLDERS = frozenset({"chart", "charts", "helm", "deploy"})
 
 
+def installs_from_folder(props: Mapping) -> bool:
+    """True for a Flux HelmRelease whose chart is a folder of its source (a GitRepository or Bucket sourceRef)."""
+    source = value_at(props, "spec", "chart", "spec", "sourceRef", "kind")
+    return props.get("kind") == "HelmRelease" and isinstance(source, str) and source in _FOLDER_SOURCES
+
+
 def vendored_chart(props: Mapping, name: str, values: Mapping) -> Chart | None:
     """The chart row a Flux HelmRelease installs from a folder of a GitRepository or Bucket (spec.chart.spec.chart a
     path: a copy vendored into the repository), when the folder is named for a chart policies/chart_workloads.py renders
@@ -370,8 +376,7 @@ def vendored_chart(props: Mapping, name: str, values: Mapping) -> Chart | None:
     chart, so only the pod rules read it (never G107's unread-value check)."""
     from components.chart_value_keys import keys_at
 
-    source = value_at(props, "spec", "chart", "spec", "sourceRef", "kind")
-    if props.get("kind") != "HelmRelease" or not isinstance(source, str) or source not in _FOLDER_SOURCES:
+    if not installs_from_folder(props):
         return None
     parts = [p for p in name.strip("./").split("/") if p]
     while parts and parts[-1].lower() in _GENERIC_FOLDERS:

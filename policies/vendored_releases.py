@@ -21,26 +21,16 @@ import os
 import posixpath
 from collections.abc import Callable, Mapping, Sequence
 
+from policies.chart_values import value_at
 from policies.framework import Violation
-from policies.helm_charts import chart_pod_specs
+from policies.helm_charts import chart_pod_specs, installs_from_folder
 from policies.manifests import ManifestObject, ManifestSet
-
-# The source kinds whose chart is a folder (Flux source-controller: a GitRepository's or Bucket's artifact path).
-_FOLDER_SOURCES = frozenset({"GitRepository", "Bucket"})
 
 
 def release_folder(props: Mapping) -> tuple[str, ...]:
     """The folders of the chart path a Flux HelmRelease installs from a GitRepository or Bucket (``./a/b/`` ->
     ("a", "b")); () for any other object or source."""
-    if props.get("kind") != "HelmRelease":
-        return ()
-    spec = props.get("spec")
-    chart = spec.get("chart") if isinstance(spec, Mapping) else None
-    chart = chart.get("spec") if isinstance(chart, Mapping) else None
-    source = chart.get("sourceRef") if isinstance(chart, Mapping) else None
-    if not isinstance(source, Mapping) or source.get("kind") not in _FOLDER_SOURCES or not isinstance(chart, Mapping):
-        return ()
-    path = chart.get("chart")
+    path = value_at(props, "spec", "chart", "spec", "chart") if installs_from_folder(props) else None
     if not isinstance(path, str) or not path.strip():
         return ()
     return tuple(p for p in posixpath.normpath(path.strip()).split("/") if p not in ("", ".", ".."))
