@@ -7,13 +7,15 @@ dependency names), never template text. Usage: python tools/chart_value_keys.py 
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tools.crd_cel_rules import mirror_folder  # noqa: E402
 
 # chart -> (repository, its release tags' prefix, the chart's folder in the repository)
 CHARTS = {
@@ -26,7 +28,7 @@ CHARTS = {
 
 def mirror(repo: str) -> str:
     """The git folder of ``repo``'s fetched mirror."""
-    return str(Path(os.environ.get("LLM_SERVING_MIRRORS") or "/work/.mirror") / repo.replace("/", "+") / "repo")
+    return str(mirror_folder() / repo.replace("/", "+") / "repo")
 
 
 # Paths a template dereferences on every render of the chart (outside any condition), read by hand at the cited
@@ -125,6 +127,8 @@ def main() -> None:
     )
     for key, (repo, prefix, base) in CHARTS.items():
         d = mirror(repo)
+        if not Path(d).is_dir():
+            sys.exit(f"error: no mirror of {repo} at {d} (fetch it, or set LLM_SERVING_MIRRORS)")
         tags = sorted(
             (t for t in _git(d, "tag").split() if re.fullmatch(re.escape(prefix) + r"\d+\.\d+\.\d+", t)),
             key=lambda t: _version(t, prefix),
