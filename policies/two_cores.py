@@ -71,8 +71,13 @@ def split(run: Callable[[Sequence[T]], R], items: Sequence[T]) -> list[R]:
     mine, theirs = items[0::2], items[1::2]
     try:
         read_end, write_end = os.pipe()
+    except OSError:
+        return [run(items)]
+    try:
         pid = os.fork()
     except OSError:
+        os.close(read_end)
+        os.close(write_end)
         return [run(items)]
     if pid == 0:  # the child: its half, pickled to the pipe, then out without the interpreter's teardown
         status = 1
