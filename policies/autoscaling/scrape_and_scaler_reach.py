@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any, Optional
 from urllib.parse import urlsplit
 
+from components.fill_ins import fill_in
 from policies.autoscaling.scalers import (
     SERVICE_MONITOR_GROUP_KIND,
     Workload,
@@ -45,6 +46,7 @@ from policies.reading.network_policies import (
     rules,
     selects_every_pod,
 )
+from policies.reading.placeholders import placeholder_in
 from policies.reading.promql import server_series
 from policies.reading.serving import model_servers, namespace_of, selector_matches
 
@@ -255,6 +257,33 @@ def _server_behind(service: Resource, resources: list[Resource]) -> Optional[str
     return None
 
 
+def _fill_in_address(trigger: Any, index: int) -> Optional[str]:
+    """Advice on a prometheus trigger's serverAddress whose host is a fill-in, as written (policies/reading/placeholders.py:
+    ``<prometheus-url>``, ``${PROM_HOST}``, ``YOUR_...``; components/fill_ins.toml: a documentation domain such as
+    example.com, or a phrase of fill-in words such as REPLACE_ME_PROMETHEUS_ENDPOINT, spent set 114
+    zjinsong/amazon-eks-multi-model-gpu-sharing manifests/keda-scaledobject.yaml). KEDA asks that host for every poll, the
+    name does not resolve, the trigger errors and the workload never scales (the same :246-250 path as an unreachable
+    server); the file is a template someone fills, so advice."""
+    address = as_dict(as_dict(trigger).get("metadata")).get("serverAddress")
+    if not isinstance(address, str) or not address.strip():
+        return None
+    try:
+        netloc = urlsplit(address.strip() if "://" in address else f"http://{address.strip()}").netloc
+    except ValueError:
+        netloc = ""
+    host = netloc.rsplit("@", 1)[-1].split(":", 1)[0]
+    hole = placeholder_in(address.strip(), ("serverAddress",)) or fill_in(host.lower(), "host") or fill_in(host.lower())
+    hole = host if hole is not None and hole == host.lower() else hole
+    if hole is None:
+        return None
+    return unproven(
+        f"spec.triggers[{index}] (prometheus) serverAddress {address.strip()} holds the fill-in {hole}, not a Prometheus address: "
+        f"KEDA's prometheus scaler asks <serverAddress>/api/v1/query on every poll (kedacore/keda v2.20.2 "
+        f"pkg/scalers/prometheus_scaler.go:207), the host does not resolve, the trigger errors and the workload never "
+        f"scales; write the Prometheus Service's address (http://prometheus-operated.monitoring.svc:9090)"
+    )
+
+
 def _keda_findings(resources: list[Resource]) -> list[tuple[str, str]]:
     findings: list[tuple[str, str]] = []
     services: Optional[list[Resource]] = None
@@ -262,8 +291,12 @@ def _keda_findings(resources: list[Resource]) -> list[tuple[str, str]]:
         group, kind = split_type(scaled.type)
         if group != _KEDA or kind not in ("ScaledObject", "ScaledJob") or not isinstance(scaled.props, dict):
             continue
+        written = as_list(get(scaled.written or scaled.props, "spec", "triggers"))
         for i, trigger in enumerate(as_dict(t) for t in as_list(get(scaled.props, "spec", "triggers"))):
             address = as_dict(trigger.get("metadata")).get("serverAddress")
+            if trigger.get("type") == "prometheus" and (hole := _fill_in_address(written[i] if i < len(written) else {}, i)):
+                findings.append((scaled.name, hole))
+                continue
             if trigger.get("type") != "prometheus" or not isinstance(address, str) or "://" not in address:
                 continue
             try:
