@@ -110,7 +110,7 @@ def target_engines(scaler: Resource, candidates: list[Workload], resources: list
 def _engine_series(query: str, engines: set[str]) -> list[tuple[Selector, str]]:
     """(selector, who) of the model-server series a query selects: an engine's own prefix, DCGM's, or a bare name of
     an engine the scaled workload runs (NIM's gpu_cache_usage_perc on a NIMService)."""
-    found = []
+    found: list[tuple[Selector, str]] = []
     for sel in selectors(query):
         owner = engine_of(sel.name)
         if owner is None and sel.name.startswith(_LOAD_FAMILIES):
@@ -124,7 +124,7 @@ def _engine_series(query: str, engines: set[str]) -> list[tuple[Selector, str]]:
 
 def unscoped_findings(scaler: Resource, engines: set[str]) -> list[str]:
     """Advice on a query selecting a model-server series with no label matcher and no KEDA namespace parameter."""
-    found = []
+    found: list[str] = []
     for q in prometheus_queries(scaler):
         if q.namespace:
             continue
@@ -153,7 +153,7 @@ def series_findings(scaler: Resource, engines: set[str], only_servers: bool) -> 
     if not runs or runs <= {"ollama"}:
         return []
     names = ", ".join(sorted(_DISPLAY.get(e, e) for e in runs))
-    found = []
+    found: list[str] = []
     for q in prometheus_queries(scaler):
         told = {m.name for m in misspelled(q.query) + foreign_prefixed(q.query) + gateway_unexported(q.query)}
         for sel in selectors(q.query):
@@ -184,7 +184,7 @@ def nim_per_pod_findings(scaler: Resource, engines: set[str]) -> list[str]:
     """Advice on a bare, unaggregated NIM series (no prefix of its own) where the scaled workload is NIM."""
     if "nim" not in engines:
         return []
-    found = []
+    found: list[str] = []
     for q in prometheus_queries(scaler):
         if server_series(q.query) or shape(q.query) != "per-pod":
             continue
@@ -218,7 +218,7 @@ def dcgm_pods_findings(scaler: Resource, resources: list[Resource], keeps: Optio
     """Advice on an HPA Pods metric that names a DCGM GPU series."""
     if not is_hpa(scaler):
         return []
-    found = []
+    found: list[str] = []
     for metric in hpa_metrics(scaler):
         name = metric.name
         if metric.type != "Pods" or not isinstance(name, str) or "dcgm_fi_" not in name.lower():

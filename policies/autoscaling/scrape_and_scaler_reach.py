@@ -19,6 +19,7 @@ enough to stay silent (whether that peer is Prometheus is not read).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, Optional
 from urllib.parse import urlsplit
@@ -284,6 +285,51 @@ def _fill_in_address(trigger: Any, index: int) -> Optional[str]:
     )
 
 
+def _annotated(annotations: Any) -> bool:
+    return str(as_dict(annotations).get("prometheus.io/scrape", "")).lower() == "true"
+
+
+def _chart_prometheus_blind(scaled: Resource, host: str, query: str, resources: list[Resource]) -> Optional[str]:
+    """Advice when the trigger asks the prometheus-community chart's server (its Service is ``<release>-server``, or
+    ``<release>-prometheus-server``: charts/prometheus templates/_helpers.tpl prometheus.server.fullname, prometheus-29.27.0)
+    for a series of the model server it scales, and nothing makes that server scrape the pods: the chart's default jobs
+    keep only pods, and Services' endpoints, annotated ``prometheus.io/scrape: "true"`` (charts/prometheus/values.yaml
+    L864-873 kubernetes-service-endpoints, L983-991 kubernetes-pods, relabel action keep) and read no ServiceMonitor or
+    PodMonitor (spent set 114 Goutham-Annem/eks-llm-inference manifests/keda-scaledobject.yaml: http://prometheus-server.
+    monitoring:80, a vLLM Deployment with no annotation). Silent where the run holds a scrape configuration of its own
+    (scrape_configs or extraScrapeConfigs in any object), or the target is not in the files."""
+    first = host.split(".", 1)[0].lower()
+    if not (first == "prometheus-server" or first.endswith("-prometheus-server")) or not server_series(query):
+        return None
+    target = scale_target(scaled, workloads(resources))
+    if target is None or not model_servers(target.resource):
+        return None
+    if _annotated(get(target.resource.props, "spec", "template", "metadata", "annotations")):
+        return None
+    for service in _services(resources):
+        selector = as_dict(get(service.props, "spec", "selector"))
+        if (
+            selector
+            and selector_matches({"matchLabels": selector}, target.pod_labels)
+            and _annotated(get(service.props, "metadata", "annotations"))
+        ):
+            return None
+    if any(
+        split_type(r.type)[1] in ("ConfigMap", "Release", "HelmRelease", "Application")
+        and "crape" in json.dumps(r.props, default=str)
+        for r in resources
+    ):
+        return None
+    return (
+        f"asks {host}, the prometheus-community chart's Prometheus server, for {server_series(query)[0][0]}, but neither "
+        f"{target.kind}/{target.name}'s pod template nor a Service selecting its pods is annotated prometheus.io/scrape: "
+        f'"true", the only targets the chart\'s default scrape jobs keep (charts/prometheus/values.yaml, prometheus-29.27.0, '
+        f"kubernetes-pods and kubernetes-service-endpoints), and that server reads no ServiceMonitor or PodMonitor: the "
+        f"query returns no series, KEDA reads 0 and the workload never scales on load; annotate the pod template "
+        f"(prometheus.io/scrape, prometheus.io/port, prometheus.io/path)"
+    )
+
+
 def _keda_findings(resources: list[Resource]) -> list[tuple[str, str]]:
     findings: list[tuple[str, str]] = []
     services: Optional[list[Resource]] = None
@@ -306,6 +352,10 @@ def _keda_findings(resources: list[Resource]) -> list[tuple[str, str]]:
                 continue
             asked = f"{address.strip().rstrip('/')}/api/v1/query"
             where = f"spec.triggers[{i}] (prometheus) serverAddress {address.strip()}"
+            query = as_dict(trigger.get("metadata")).get("query")
+            if isinstance(query, str) and (blind := _chart_prometheus_blind(scaled, host, query, resources)):
+                findings.append((scaled.name, unproven(f"spec.triggers[{i}] (prometheus) {blind}")))
+                continue
             if parts.path.rstrip("/").endswith("/metrics"):
                 why = "a metrics exposition page, not Prometheus's query API"
             else:
@@ -334,7 +384,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 POLICY = Policy(
     name="scrape-and-scaler-reach",
     description="An autoscaler's metric can be read where it is asked for: a KEDA prometheus trigger's serverAddress "
-    "is Prometheus (not a model server's Service or a /metrics page), and the NetworkPolicies isolating a model "
+    "is Prometheus (not a model server's Service, a /metrics page or a fill-in host), and the NetworkPolicies isolating a model "
     "server for Ingress admit the port Prometheus scrapes.",
     catalog="G82",
     severity="high",

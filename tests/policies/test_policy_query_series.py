@@ -216,3 +216,29 @@ def test_a_fill_in_server_address():
             f"spec.triggers[0] (prometheus) serverAddress {address} holds the fill-in {hole}, not a Prometheus address"
         )
     assert _advice([VLLM, _scaled("example-shared-inference", query)], G82) == []
+
+
+def test_the_community_charts_prometheus_scrapes_only_annotated_pods():
+    """Goutham-Annem/eks-llm-inference@ae5b8ed8792c2a6beaa4b54433016e40fdac79e9 manifests/keda-scaledobject.yaml: the
+    prometheus-community chart's server (prometheus-server.monitoring:80) asked for vllm:num_requests_waiting of a vLLM
+    Deployment no prometheus.io/scrape annotation marks, and no scrape configuration in the files."""
+    query = 'sum(vllm:num_requests_waiting{namespace="llm-inference"})'
+    scaled = _scaled("example-shared-inference", query, address="http://prometheus-server.monitoring:80")
+    (message,) = _advice([VLLM, scaled], G82)
+    assert message.startswith(
+        "spec.triggers[0] (prometheus) asks prometheus-server.monitoring, the prometheus-community chart's Prometheus "
+        "server, for vllm:num_requests_waiting, but neither Deployment/example-shared-inference's pod template nor a "
+        'Service selecting its pods is annotated prometheus.io/scrape: "true"'
+    )
+    annotated = copy.deepcopy(VLLM)
+    annotated["spec"]["template"]["metadata"]["annotations"] = {"prometheus.io/scrape": "true", "prometheus.io/port": "8000"}
+    assert _advice([annotated, scaled], G82) == []
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "vllm", "namespace": _NS, "annotations": {"prometheus.io/scrape": "true"}},
+        "spec": {"selector": {"app": "example-shared-inference"}, "ports": [{"port": 8000}]},
+    }
+    assert _advice([VLLM, service, scaled], G82) == []
+    operated = _scaled("example-shared-inference", query, address="http://prometheus-operated.monitoring.svc:9090")
+    assert _advice([VLLM, operated], G82) == []
