@@ -67,7 +67,8 @@ def per_pod_query_findings(scaler: Resource) -> list[str]:
     series (policies/reading/promql.py: the engine table's metric families, DCGM's) not aggregated over pods. KEDA's
     prometheus scaler refuses a result of more than one element ("prometheus query ... returned multiple elements",
     kedacore/keda v2.20.2 pkg/scalers/prometheus_scaler.go L273-274), so the trigger fails as soon as a second replica
-    runs (an unscoped aggregate, sum(vllm:num_requests_waiting), errors never: the careful form, not judged here)."""
+    runs (an aggregate, sum(vllm:num_requests_waiting), errors never; that it selects every tenant's pods is
+    query_series.unscoped_findings' advice)."""
     found = []
     for path, query, _ in prometheus_queries(scaler):
         series = server_series(query)
