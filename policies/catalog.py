@@ -84,7 +84,7 @@ _ENTRIES = (
     Entry("S", 45, "a pod script's model download fails loudly (HTTP error, swallowed status) and waits for its server"),
     Entry("S", 46, "a model server's engine image comes from the engine's publisher"),
     Entry("S", 47, "an offline Hub client finds its model in a cache something fills"),
-    Entry("S", 48, "Ray Serve replicas fit the GPUs the Ray cluster can have"),
+    Entry("S", 48, "Ray Serve replicas fit the GPUs the Ray cluster can have, of the accelerator type they ask"),
     Entry("S", 49, "a multi-node LeaderWorkerSet group restarts together"),
     Entry("S", 50, "GPU model servers do not run on spot capacity"),
     Entry("S", 51, "a model server listens on the pod IP its probes and Service reach"),
