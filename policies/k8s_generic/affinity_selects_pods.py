@@ -1,4 +1,4 @@
-"""G23 affinity-selects-pods: a pod (anti-)affinity term whose labelSelector names a label its controller never sets.
+"""G69 affinity-selects-pods: a pod (anti-)affinity term whose labelSelector names a label its controller never sets.
 
 The scheduler places a pod beside (podAffinity) or away from (podAntiAffinity) the pods a term's labelSelector selects
 in the term's namespaces (https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#inter-pod-affinity-
@@ -9,8 +9,10 @@ as the controllers write them (policies/reading/controller_pod_labels.py): KubeR
 ``ray.io/group-name`` (ray-project/kuberay v1.7.0 ray-operator/controllers/ray/utils/constant.go:21); LeaderWorkerSet
 writes the keys of kubernetes-sigs/lws v0.10.0 api/leaderworkerset/v1/leaderworkerset_types.go:37-63.
 
-Judged only for a key of the domain of a controller whose objects the run holds (a ``ray.io/`` key beside a KubeRay
-resource) and that no pod group of the run may carry; terms reaching other namespaces (``namespaces``,
+Catalogued with the references that must resolve (G69): the term names pods by a label as a reference names an object,
+whatever the term was for (spreading replicas, keeping a head away from its workers). Judged only for a key of the
+domain of a controller whose objects the run holds (a ``ray.io/`` key beside a KubeRay resource) and that no pod group
+of the run may carry; terms reaching other namespaces (``namespaces``,
 ``namespaceSelector``) are not read. Advice: spent set 112 askulkarni2/ray-serve-with-eks-auto@534ddcc0
 app/ray-serve-vllm-ha.yaml (the head's anti-affinity on ``ray.io/group-name In [gpu-workers]``; the workers' own term
 on ``ray.io/group`` in the same file is the careful form).
@@ -89,7 +91,7 @@ POLICY = Policy(
     name="affinity-selects-pods",
     description="A pod (anti-)affinity term's labelSelector names labels the pods' controllers write (KubeRay's "
     "ray.io/group, not ray.io/group-name; LeaderWorkerSet's keys), where the run holds that controller's objects.",
-    catalog="G23",
+    catalog="G69",
     severity="medium",
     enforcement="advisory",
     remediation_steps="Select a label the controller writes: for KubeRay ray.io/group: <groupName> or ray.io/node-type; "

@@ -1,4 +1,4 @@
-"""G23 affinity-selects-pods: an affinity term on a label the pods' controller never writes selects no pod.
+"""G69 affinity-selects-pods: an affinity term on a label the pods' controller never writes selects no pod.
 
 Firing third-party form: askulkarni2/ray-serve-with-eks-auto@534ddcc0bc5eb8c9cd3f5b2376a9307b531ffbc8
 app/ray-serve-vllm-ha.yaml (spent set 112), the head's podAntiAffinity on ``ray.io/group-name In [gpu-workers]``.

@@ -31,7 +31,7 @@ def test_an_application_into_a_namespace_nothing_creates_is_advice():
     ((level, message),) = found_by([APPLICATION], POLICY.name)
     assert level == "advisory"
     assert message.startswith("spec.destination.namespace ollama: no Namespace ollama among the files")
-    assert "Argo CD's sync fails (namespaces \"ollama\" not found)" in message
+    assert 'Argo CD\'s sync fails (namespaces "ollama" not found)' in message
 
 
 def test_careful_forms_stay_silent():
