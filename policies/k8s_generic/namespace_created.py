@@ -83,7 +83,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         return []  # a Namespace whose name the files do not fix may be any of them
     made = {get(r.props, "metadata", "name") for r in namespaces}
     made |= {ns for _, ns, _, creates in targets if creates}
-    made |= {get(r.props, "metadata", "namespace") for r, _, _, _ in targets}
+    made |= {ns for r, _, _, _ in targets if isinstance(ns := get(r.props, "metadata", "namespace"), str)}
     findings = []
     for resource, namespace, field, creates in targets:
         if creates or namespace in made or namespace in _BUILTIN:
