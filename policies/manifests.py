@@ -30,6 +30,7 @@ from components.loading import MANIFESTS, Document, Limits, LoadError, load_yaml
 from components.secrets import printable
 from policies.input.comment_tokens import CommentToken, comment_tokens
 from policies.input.read_records import ReadCounts, SalvageRead, TemplateRead, Unreadable
+from policies.values_files import values_release
 
 SUFFIXES = (".yaml", ".yml", ".json")
 # envsubst/sed/Terraform templates of manifests: read best-effort, what does not parse is not a finding of its own.
@@ -223,6 +224,8 @@ def read_manifests(
             objects.extend(found)
             if repair:
                 salvaged.append(SalvageRead(printable(shown, 4096), doc.index, doc.line, repair, len(found)))
+        if len(objects) == before and not bad and name != STDIN:
+            objects.extend(_values_file_release(docs, shown, counts))  # a known chart's values file: its release
         comments += comment_tokens(printable(shown, 4096), text, objects[before:])
         if len(objects) == before and not bad and any(d.data is not None for d in docs):
             unreadable.append(
@@ -470,6 +473,22 @@ def _documents(name: str, text: str, limits: Limits, pure_yaml: bool, run: Any) 
             lines = {k: v + offset for k, v in doc.lines.items()}
             docs.append(Document(doc.data, index, doc.line + offset, lines))
     return docs, bad
+
+
+def _values_file_release(docs: list[Document], shown: str, counts: ReadCounts) -> list[ManifestObject]:
+    """The release a file holding only a known chart's values stands for (policies/values_files.py), or []."""
+    data = [d for d in docs if d.data is not None]
+    if len(data) != 1:
+        return []
+    release = values_release(shown, data[0].data)
+    if release is None:
+        return []
+    label = _skip_label(data[0].data)  # counted as skipped when the document was read: it is an object now
+    if counts.skipped.get(label):
+        counts.skipped[label] -= 1
+        if not counts.skipped[label]:
+            del counts.skipped[label]
+    return _objects(Document(release, data[0].index, data[0].line, {}), shown, counts)
 
 
 def _is_list(value: dict) -> bool:
