@@ -258,6 +258,7 @@ def _open_webui(chart: Chart, values: Mapping, version: str) -> dict:
     if not values.get("ollamaUrlsFromExtraEnv") and (truthy(urls) or truthy(value_at(values, "ollama", "enabled", default=True))):
         shown = ";".join(str(u) for u in urls) if isinstance(urls, list) and urls else None
         env.append({"name": "OLLAMA_BASE_URLS", **({"value": shown} if shown else {"valueFrom": {"chart": "ollama"}})})
+    env += _openai_keys(values, version)
     env += env_list(values.get("extraEnvVars"))
     container["env"] = env
     if isinstance(values.get("extraEnvFrom"), list) and values["extraEnvFrom"]:
@@ -274,6 +275,46 @@ def _open_webui(chart: Chart, values: Mapping, version: str) -> dict:
     pod: dict = {"containers": [container], "volumes": [volume]}
     pod_options(values, pod)
     return pod
+
+
+# The chart version from which its OpenAI API block reads as below (open-webui/helm-charts charts/open-webui/templates/
+# workload-manager.yaml:156-233 at open-webui-13.3.0 and open-webui-16.0.0).
+_OPENAI_KEYS_SINCE = (13, 3, 0)
+
+
+def _openai_keys(values: Mapping, version: str) -> list[dict]:
+    """The OPENAI_API_KEY / OPENAI_API_KEYS env the open-webui chart writes as a literal value from a key the release
+    itself sets (``openaiApiKey``, ``openaiApiKeys`` joined by ";"), when no ``*ExistingSecret`` replaces it. Which one
+    follows the template's five branches (workload-manager.yaml:156-233@open-webui-16.0.0): OPENAI_API_KEY with a
+    single ``openaiBaseApiUrl`` and Pipelines off, or neither URL with Pipelines on; OPENAI_API_KEYS with
+    ``openaiBaseApiUrls``, or a single URL with Pipelines on. Defaults from values.yaml:527-551 there
+    (``enableOpenaiApi`` true, ``openaiBaseApiUrl`` https://api.openai.com/v1, ``pipelines.enabled`` true). The chart's
+    own default key (``0p3n-w3bu!``, the Pipelines default) is not the release's literal and is not written here. A
+    pinned chart before 13.3.0 is not read (its blocks differ)."""
+    from components.images import release_numbers
+
+    numbers = release_numbers(version) if version else None
+    if version and (numbers is None or numbers[:3] < _OPENAI_KEYS_SINCE):
+        return []
+    if not truthy(values.get("enableOpenaiApi", True)):
+        return []
+    url = values.get("openaiBaseApiUrl", "https://api.openai.com/v1")
+    urls = values.get("openaiBaseApiUrls")
+    pipelines = truthy(value_at(values, "pipelines", "enabled", default=True))
+    if urls:
+        field, name = "openaiApiKeys", "OPENAI_API_KEYS"
+    elif url:
+        field, name = ("openaiApiKeys", "OPENAI_API_KEYS") if pipelines else ("openaiApiKey", "OPENAI_API_KEY")
+    elif pipelines:
+        field, name = "openaiApiKey", "OPENAI_API_KEY"
+    else:
+        return []
+    literal, hidden = values.get(field), values.get(f"{field}ExistingSecret")
+    if truthy(hidden) or not literal:
+        return []
+    if isinstance(literal, list):
+        literal = ";".join(str(k) for k in literal)
+    return [{"name": name, "value": str(literal)}] if isinstance(literal, (str, int, float)) else []
 
 
 _RENDERERS = {"ollama": _ollama, "open-webui": _open_webui}

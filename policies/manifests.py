@@ -360,6 +360,7 @@ class _Charts:
             _RenderedDocument(helm_chart.settled(d.data), i, line, {}, chart=label)
             for i, (d, line) in enumerate(zip(present, lines))
         ]
+        rendered += self._variants(name, shown, text, chart, rendered, limits, first, label)
         count = sum(1 for d in rendered if isinstance(d.data, dict))
         kept = [u for u in bad if u.kind != "template"]
         if kept:
@@ -373,6 +374,44 @@ class _Charts:
         )
         s27 = Unreadable(printable(shown, 4096), None, first, why, "template-read")
         return [s27], rendered, TemplateRead(printable(shown, 4096), label, values, count)
+
+    def _variants(
+        self, name: str, shown: str, text: str, chart: Any, rendered: list[Document], limits: Limits, line: int, label: str
+    ) -> list[Document]:
+        """The objects the chart's other values files (helm_chart.values_variants) render from this template and its
+        values.yaml does not (by apiVersion, kind and name: a part of the chart a values file turns on); the same
+        object rendered differently is left to the defaults' render, so nothing is read twice."""
+        from policies.reading import helm_chart
+
+        seen = {_identity(d.data) for d in rendered}
+        found: list[Document] = []
+        for path, values in chart.variants:
+            try:
+                docs = load_yaml_documents(shown, limits, text=helm_chart.repaired(helm_chart.render(name, text, chart, values)))
+            except (helm_chart.CannotRender, LoadError):
+                continue
+            except Exception:  # best-effort reading, as read(): a variant the engine mishandles adds nothing
+                if os.environ.get("LLM_SERVING_DEBUG"):
+                    raise
+                continue
+            shown_values = os.path.relpath(path) if not os.path.isabs(name) else path
+            for d in docs:
+                data = helm_chart.settled(d.data) if d.data is not None else None
+                if not isinstance(data, dict) or _identity(data) in seen:
+                    continue
+                seen.add(_identity(data))
+                index = len(rendered) + len(found)
+                found.append(_RenderedDocument(data, index, line, {}, chart=printable(f"{label} -f {shown_values}", 4096)))
+        return found
+
+
+def _identity(data: Any) -> tuple[str, ...]:
+    """apiVersion, kind and metadata.name of a rendered object (reprs: a rendered field may be of any type)."""
+    if not isinstance(data, dict):
+        return ("", "", "")
+    meta = data.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return (repr(data.get("apiVersion")), repr(data.get("kind")), repr(name))
 
 
 # A Go template action as Helm charts write them: `{{ .Values.x }}`, `{{- if ... }}`, `{{ include ... }}`,
