@@ -84,7 +84,7 @@ _ENTRIES = (
     Entry("S", 45, "a pod script's model download fails loudly (HTTP error, swallowed status) and waits for its server"),
     Entry("S", 46, "a model server's engine image comes from the engine's publisher"),
     Entry("S", 47, "an offline Hub client finds its model in a cache something fills"),
-    Entry("S", 48, "Ray Serve replicas fit the GPUs the Ray cluster can have"),
+    Entry("S", 48, "Ray Serve replicas fit the GPUs the Ray cluster can have, of the accelerator type they ask"),
     Entry("S", 49, "a multi-node LeaderWorkerSet group restarts together"),
     Entry("S", 50, "GPU model servers do not run on spot capacity"),
     Entry("S", 51, "a model server listens on the pod IP its probes and Service reach"),
@@ -103,7 +103,12 @@ _ENTRIES = (
     Entry("S", 64, "a scraped model server serves metrics where it is scraped"),
     Entry("S", 65, "a client or router/gateway route (AIBrix, AI Gateway) asks a server for a model and path it serves"),
     Entry("S", 66, "a vLLM server that loads its model from a local path names the model it serves (--served-model-name)"),
-    Entry("G", 1, "an image with no tag, :latest or a moving tag (main, nightly, dev) instead of a version or digest"),
+    Entry(
+        "G",
+        1,
+        "an image with no tag, :latest or a moving tag (main, nightly, dev) instead of a version or digest; a model-serving "
+        "chart release whose version is a range or unset",
+    ),
     Entry("G", 2, "an image pinned by tag, not digest (no rule: a moving tag such as :latest or none is G1's)"),
     Entry("G", 3, "a GPU model server sets imagePullPolicy Always (each start waits on the registry for a 10-20 GB image)"),
     Entry("G", 4, "readiness probe: none, or one that says Ready before the server can answer"),

@@ -197,6 +197,32 @@ def scoped(
     return (labels if len(labels) > 1 else []), groups, reported
 
 
+@dataclasses.dataclass(frozen=True)
+class PreparedRun:
+    """What `policies check` evaluates for a read ManifestSet (``prepared``): the files' resources, the clusters'
+    labels, the scopes and their reported names (``scoped``, with one scope per Kustomize overlay built), the overlay
+    builds, and ``checked``, the resources plus the builds' objects (what the policies are handed)."""
+
+    resources: list[Resource]
+    labels: list[str]
+    groups: Any
+    reported: Any
+    built: Overlays
+
+    @property
+    def checked(self) -> list[Resource]:
+        return [*self.resources, *(r for g in self.built.groups for r in g)]
+
+
+def prepared(manifests: ManifestSet) -> PreparedRun:
+    """The run `policies check` evaluates for ``manifests`` (main; benchmarks/policy_costs.py times each policy on it)."""
+    resources = resources_of(manifests)
+    labels, groups, reported = scoped(manifests, resources)
+    built = overlay_builds(manifests, _key, _built_resource)
+    groups, reported = _with_builds(resources, groups, reported, built)
+    return PreparedRun(resources, labels, groups, reported, built)
+
+
 def _nearest(homes: Sequence[Sequence[str]], file: str) -> int:
     """The index of the scope holding the file whose path shares the most folders with ``file`` (the first on ties)."""
 
@@ -435,13 +461,11 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
             if manifests.unreadable:
                 sys.stdout.write(render(report, args.format))
             raise InputError("".join(f"{u.text}\n" for u in manifests.unreadable) + error)
-        resources = resources_of(manifests)
-        labels, groups, reported = scoped(manifests, resources)
-        built = overlay_builds(manifests, _key, _built_resource)
-        groups, reported = _with_builds(resources, groups, reported, built)
+        run = prepared(manifests)
+        resources, labels, groups, reported, built = run.resources, run.labels, run.groups, run.reported, run.built
         failures: list[Violation] = []  # a policy that raises on one object: reported there, the run goes on
         with evaluation_memo():  # the gaps are read from the evaluation's facts (kube.evaluation_memo)
-            checked = [*resources, *(r for g in built.groups for r in g)]
+            checked = run.checked
             violations = _once(manifests, evaluate(checked, config, scopes=groups, reported=reported, failures=failures), built)
             lost: list[str] = []  # a resource whose servers a reader cannot size without an exception
             unsized = sizing_gaps(resources, lost)

@@ -10,21 +10,32 @@ say so, or a target whose names say so while the readers see no engine in it). F
 Karpenter-GPU-Autoscaling@cb9bd7ce eks_manifest/hpa.yaml (minReplicas 1 on Deployment demo-model-a, label G15 missed).
 
 Advice, never blocking: one replica serves; a floor of two costs a second GPU, a choice per environment (the
-catalogue's "config per env": setting minReplicasFloor). A floor of 0 is S5's (no-scale-to-zero); operators' own
-autoscalers (KServe, NIM) are not read here.
+catalogue's "config per env": setting minReplicasFloor). A floor of 0 is S5's (no-scale-to-zero). Also read: a target
+whose pods run an engine the readers know on CPU (llm-hpa-behavior leaves its windows alone, but it still loads a model
+before it serves: spent set 114 SecureCloudOps/llm-rag-infra-platform k8s/vllm/hpa.yaml, vllm/vllm-openai on CPU with
+minReplicas 1), and the HPA an operator renders from its own block (autoscaling.embedded: NIMService spec.scale.hpa,
+a KServe predictor) where that block states the floor (spent set 113 redhat-na-ssa/nvaie-guide, a NIMService with
+scale.hpa.minReplicas 1); an operator's unstated default is left alone.
 """
 
 from __future__ import annotations
 
 from policies.autoscaling.hpa_behavior import serving_scalers
-from policies.autoscaling.scalers import EmbeddedHPA, is_hpa, is_scaled_object
+from policies.autoscaling.scalers import EmbeddedHPA, Workload, is_hpa, is_scaled_object
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_int, get
+from policies.reading.serving import model_servers
 
 
-def _floor(scaler: Resource) -> tuple[str, int | None, bool]:
+def _floor(scaler: Resource, target: Workload | None) -> tuple[str, int | None, bool]:
     """(field, value, stated) of the autoscaler's floor: an HPA's minReplicas (default 1), a ScaledObject's
-    minReplicaCount (default 0)."""
+    minReplicaCount (default 0); for an operator's HPA (EmbeddedHPA), the floor its block states (None when unstated:
+    an operator's default floor is its own choice, not the files')."""
+    if isinstance(scaler, EmbeddedHPA):
+        block = scaler.replicas_at or scaler.field
+        owner = target.resource.props if target is not None else {}
+        value = get(owner, *block.split("."), "minReplicas")
+        return f"{block}.minReplicas", None if value is None else as_int(value), value is not None
     field = "spec.minReplicaCount" if is_scaled_object(scaler) else "spec.minReplicas"
     value = get(scaler.props, *field.split("."))
     if value is None:
@@ -35,10 +46,12 @@ def _floor(scaler: Resource) -> tuple[str, int | None, bool]:
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     floor = int(config["minReplicasFloor"])
     findings: list[tuple[str, str]] = []
-    for scaler, _, relevance in serving_scalers(resources):
-        if relevance is None or isinstance(scaler, EmbeddedHPA) or not (is_hpa(scaler) or is_scaled_object(scaler)):
+    for scaler, target, relevance in serving_scalers(resources):
+        if relevance is None and target is not None and model_servers(target.resource):
+            relevance = ""  # an engine on CPU (S8 leaves its windows alone) still loads a model for minutes
+        if relevance is None or not (is_hpa(scaler) or is_scaled_object(scaler)):
             continue
-        field, value, stated = _floor(scaler)
+        field, value, stated = _floor(scaler, target)
         if value is None or value < 1 or value >= floor:
             continue
         shown = f"{field} = {value}" if stated else f"{field} is not set (the HPA's default, 1)"

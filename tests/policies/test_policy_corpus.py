@@ -427,6 +427,8 @@ EXPECTED = {
     # The NIM operator renders an HPA from spec.scale.hpa, behavior included (k8s-nim-operator v3.1.2
     # api/apps/v1alpha1/nimservice_types.go:1698-1724): none stated, Kubernetes' defaults apply (advice, as above).
     ("config__samples__nim__serving__standalone__autoscaling__llm.yaml", "llm-autoscaler-behavior-explicit"),
+    # ... and with the floor it states, spec.scale.hpa.minReplicas 1: one restart leaves the model unserved (G15, advice).
+    ("config__samples__nim__serving__standalone__autoscaling__llm.yaml", "hpa-min-replicas-floor"),
     # KServe's HF sample in its default Serverless mode: Knative's KPA scales the GPU predictor in 60 s after a dip
     # (scale-down-delay 0s), below S8's 300 s floor.
     ("docs__samples__storage__hf__hf_isvc.yaml", "llm-hpa-behavior"),
