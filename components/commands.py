@@ -192,7 +192,8 @@ COMMANDS: tuple[Command, ...] = (
             "still checked:\n"
             "  manifest-readable (S27, mandatory, exit 1): not valid YAML or JSON, over the size or depth limits, not UTF-8;\n"
             "  manifest-is-kubernetes (S27, advisory): an unrendered Helm/Go template ({{ .Values... }}), or a file with\n"
-            "    no Kubernetes object in it."
+            "    no Kubernetes object in it (a file holding only the values of a chart the pack knows, named for it by\n"
+            "    its path, is read as a release of that chart instead)."
         ),
         exit_codes=(
             (0, "no mandatory policy violation"),

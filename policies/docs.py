@@ -213,7 +213,10 @@ def _reading_section() -> list[str]:
         "containers.<n>.image.repository`) is read as the pods the chart renders: probes only where `enabled`, image "
         "`repository:tag`, env maps as lists with numbers as strings, `defaultPodOptions` under `controllers.<c>.pod`, "
         "`persistence` as volumes and mounts (`policies/app_template.py`, bjw-s-labs/helm-charts common-3.0.0 to "
-        "common-4.1.1); the values are not the rendered pod, so pod findings on it are advice.",
+        "common-4.1.1); the values are not the rendered pod, so pod findings on it are advice. A file that holds "
+        "only the values of a chart components/helm_charts.toml knows (named for it by its path: `helm/ollama/"
+        "values.yaml`, `openwebui-values.yaml`; every top-level key one the chart reads; not beside a Chart.yaml) "
+        "is read as a release of that chart, `HelmRelease/<chart>` on that file (`policies/values_files.py`).",
         "",
         "What an operator fills into the pods it renders is data too (`policies/operator_defaults.py`, one cited row "
         "per operator), and the pod rules read it before they report a field missing: "

@@ -237,8 +237,9 @@ SALVAGE_NOTE = (
 
 def _from_template(message: str, template: str = "") -> str:
     """A finding that rests on an object rendered from a template or read from a document that does not parse
-    (``template`` SALVAGED): advice, and said so."""
-    return unproven(f"{message} ({SALVAGE_NOTE if template == SALVAGED else TEMPLATE_NOTE})")
+    (``template`` SALVAGED): advice, and said so; a render with another values file of the chart names it."""
+    note = TEMPLATE_NOTE.replace("values.yaml;", f"values.yaml and {template.partition(' -f ')[2]};", 1)
+    return unproven(f"{message} ({SALVAGE_NOTE if template == SALVAGED else note if ' -f ' in template else TEMPLATE_NOTE})")
 
 
 def _best_effort_source(name: str, group: Sequence[Resource]) -> str:

@@ -30,6 +30,7 @@ from components.loading import MANIFESTS, Document, Limits, LoadError, load_yaml
 from components.secrets import printable
 from policies.input.comment_tokens import CommentToken, comment_tokens
 from policies.input.read_records import ReadCounts, SalvageRead, TemplateRead, Unreadable
+from policies.values_files import values_release
 
 SUFFIXES = (".yaml", ".yml", ".json")
 # envsubst/sed/Terraform templates of manifests: read best-effort, what does not parse is not a finding of its own.
@@ -223,6 +224,8 @@ def read_manifests(
             objects.extend(found)
             if repair:
                 salvaged.append(SalvageRead(printable(shown, 4096), doc.index, doc.line, repair, len(found)))
+        if len(objects) == before and not bad and name != STDIN:
+            objects.extend(_values_file_release(docs, shown, counts))  # a known chart's values file: its release
         comments += comment_tokens(printable(shown, 4096), text, objects[before:])
         if len(objects) == before and not bad and any(d.data is not None for d in docs):
             unreadable.append(
@@ -357,6 +360,7 @@ class _Charts:
             _RenderedDocument(helm_chart.settled(d.data), i, line, {}, chart=label)
             for i, (d, line) in enumerate(zip(present, lines))
         ]
+        rendered += self._variants(name, shown, text, chart, rendered, limits, first, label)
         count = sum(1 for d in rendered if isinstance(d.data, dict))
         kept = [u for u in bad if u.kind != "template"]
         if kept:
@@ -370,6 +374,44 @@ class _Charts:
         )
         s27 = Unreadable(printable(shown, 4096), None, first, why, "template-read")
         return [s27], rendered, TemplateRead(printable(shown, 4096), label, values, count)
+
+    def _variants(
+        self, name: str, shown: str, text: str, chart: Any, rendered: list[Document], limits: Limits, line: int, label: str
+    ) -> list[Document]:
+        """The objects the chart's other values files (helm_chart.values_variants) render from this template and its
+        values.yaml does not (by apiVersion, kind and name: a part of the chart a values file turns on); the same
+        object rendered differently is left to the defaults' render, so nothing is read twice."""
+        from policies.reading import helm_chart
+
+        seen = {_identity(d.data) for d in rendered}
+        found: list[Document] = []
+        for path, values in chart.variants:
+            try:
+                docs = load_yaml_documents(shown, limits, text=helm_chart.repaired(helm_chart.render(name, text, chart, values)))
+            except (helm_chart.CannotRender, LoadError):
+                continue
+            except Exception:  # best-effort reading, as read(): a variant the engine mishandles adds nothing
+                if os.environ.get("LLM_SERVING_DEBUG"):
+                    raise
+                continue
+            shown_values = os.path.relpath(path) if not os.path.isabs(name) else path
+            for d in docs:
+                data = helm_chart.settled(d.data) if d.data is not None else None
+                if not isinstance(data, dict) or _identity(data) in seen:
+                    continue
+                seen.add(_identity(data))
+                index = len(rendered) + len(found)
+                found.append(_RenderedDocument(data, index, line, {}, chart=printable(f"{label} -f {shown_values}", 4096)))
+        return found
+
+
+def _identity(data: Any) -> tuple[str, ...]:
+    """apiVersion, kind and metadata.name of a rendered object (reprs: a rendered field may be of any type)."""
+    if not isinstance(data, dict):
+        return ("", "", "")
+    meta = data.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return (repr(data.get("apiVersion")), repr(data.get("kind")), repr(name))
 
 
 # A Go template action as Helm charts write them: `{{ .Values.x }}`, `{{- if ... }}`, `{{ include ... }}`,
@@ -470,6 +512,22 @@ def _documents(name: str, text: str, limits: Limits, pure_yaml: bool, run: Any) 
             lines = {k: v + offset for k, v in doc.lines.items()}
             docs.append(Document(doc.data, index, doc.line + offset, lines))
     return docs, bad
+
+
+def _values_file_release(docs: list[Document], shown: str, counts: ReadCounts) -> list[ManifestObject]:
+    """The release a file holding only a known chart's values stands for (policies/values_files.py), or []."""
+    data = [d for d in docs if d.data is not None]
+    if len(data) != 1:
+        return []
+    release = values_release(shown, data[0].data)
+    if release is None:
+        return []
+    label = _skip_label(data[0].data)  # counted as skipped when the document was read: it is an object now
+    if counts.skipped.get(label):
+        counts.skipped[label] -= 1
+        if not counts.skipped[label]:
+            del counts.skipped[label]
+    return _objects(Document(release, data[0].index, data[0].line, {}), shown, counts)
 
 
 def _is_list(value: dict) -> bool:

@@ -39,7 +39,7 @@ from policies.kube import as_dict, as_int, as_list, get, split_type
 from policies.reading.ollama_weights import selects_gpu_nodes
 from policies.reading.ray_cluster import cluster_spec, groups
 from policies.reading.serve_apps import ServeAppEngine, actor_gpus, replica_floor, serve_app_engines
-from policies.reading.serve_python import mounted_llm_configs
+from policies.reading.serve_llm import llm_configs
 from policies.reading.serving import serve_config
 
 RAY_SERVICE_TYPES = ("kubernetes:ray.io/v1:RayService", "kubernetes:ray.io/v1alpha1:RayService")
@@ -148,15 +148,6 @@ def _frozen_groups(resource: Resource) -> str:
     return f"enableInTreeAutoscaling is not true, so KubeRay runs no autoscaler and {'; '.join(unused)}"
 
 
-def _llm_configs(resource: Resource, resources: list[Resource]) -> list[tuple[str, dict]]:
-    found = []
-    for app in (as_dict(a) for a in as_list(get(serve_config(resource), "applications"))):
-        for i, llm in enumerate(as_list(get(app, "args", "llm_configs"))):
-            if isinstance(llm, dict):
-                found.append((f"serveConfigV2 application {app.get('name', '?')} llm_configs[{i}]", llm))
-    return found + mounted_llm_configs(resource, resources)
-
-
 def _app_needs(resource: Resource) -> list[tuple[str, int, float, bool]]:
     """(label, replicas, GPUs per replica, proven) of each custom vLLM Serve application (policies.reading.serve_apps).
 
@@ -214,7 +205,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         findings += [(resource.name, m) for m in _too_big_for_a_node(resource)]
         needs: list[tuple[str, int, float, bool]] = []
         tops: list[tuple[str, int, float]] = []
-        for label, llm in _llm_configs(resource, resources):
+        for label, llm in llm_configs(resource, resources):
             floor, per, top = _floor(llm), _gpus_per_replica(llm), _top(llm)
             if floor is not None and per is not None and floor * per > 0:
                 needs.append((label, floor, float(per), True))

@@ -8,6 +8,8 @@ file and no `--set`:
 - the chart: the nearest ``Chart.yaml`` among the template's folder and its ancestors (no higher than the folder
   the check was pointed at, or the template's folder's parent for a file named alone), with ``values.yaml`` beside
   it (none: empty values) and the ``define``s of the chart's ``templates/*.tpl`` files (``_helpers.tpl``);
+- the chart's other values files beside Chart.yaml (``values-<name>.yaml``: ``values_variants``), each merged over
+  values.yaml as ``helm template -f`` merges it: policies/manifests.py adds the objects only such a file renders;
 - the built-in objects: ``.Values``, ``.Chart`` (Chart.yaml's fields, capitalised as Helm does), ``.Release``
   (``release-name`` in ``default``, helm template's defaults), ``.Capabilities`` (the built-in API groups only, as
   helm template assumes; Kubernetes v1.31.0), ``.Template``; ``.Files`` is unknown.
@@ -67,6 +69,9 @@ class Chart:
     values_file: str
     defines: dict[str, list[Node]] = field(default_factory=dict)
     problem: str = ""  # why the chart itself cannot be used (Chart.yaml or values.yaml unreadable)
+    # The chart's other values files (values-gpu.yaml, prod-values.yaml beside Chart.yaml), each merged over values.yaml
+    # as `helm template -f FILE` merges it: (path, merged values).
+    variants: list[tuple[str, dict]] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -113,6 +118,11 @@ def load_chart(root: str) -> Chart:
         return Chart(root, {}, {}, "", problem=str(exc))
     # Every number of values.yaml is a float64 in Helm (policies/reading/go_format.py): 1048576 prints 1.048576e+06.
     chart = Chart(root, meta, helm_numbers(values), values_path if has_values else "")
+    for path in values_variants(root):
+        try:
+            chart.variants.append((path, helm_numbers(coalesced(values, _mapping(path)))))
+        except LoadError:
+            continue  # a values file that cannot be read renders nothing of its own
     # Helm shares every chart's defines with all templates of the release, a vendored subchart's (the `common`
     # library chart under charts/) too, and a define may sit in any template file, not only _helpers.tpl.
     for path in _template_files(root):
@@ -123,6 +133,37 @@ def load_chart(root: str) -> Chart:
             continue  # a file the engine cannot read: what includes its defines renders as unknown
         chart.defines.update(found)
     return chart
+
+
+# Another values file of the chart's folder: values-<name>, values.<name>, <name>-values or <name>.values (.yaml/.yml).
+_VARIANT = re.compile(r"^(values[-_.].+|.+[-_.]values)\.ya?ml$")
+MAX_VARIANTS = 4
+
+
+def values_variants(root: str) -> list[str]:
+    """The chart's other values files beside Chart.yaml (sorted, at most MAX_VARIANTS): what a repository commits to
+    pass with `helm install -f` (obike007/llama-kuberay@4fef9558 helm/llama-server/values-kuberay.yaml turns on the
+    ray.enabled templates its values.yaml leaves off)."""
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return []
+    found = [os.path.join(root, n) for n in names if n != VALUES_FILE and _VARIANT.match(n)]
+    return [p for p in found if os.path.isfile(p) and not os.path.islink(p)][:MAX_VARIANTS]
+
+
+def coalesced(base: dict, override: dict) -> dict:
+    """``override`` merged over ``base`` as Helm merges a -f values file over the chart's defaults (helm v3.16.0
+    pkg/chartutil/coalesce.go: maps merge key by key, any other value replaces, a null deletes the key)."""
+    out = dict(base)
+    for key, value in override.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = coalesced(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 # Bounds on the files searched for defines: a chart and its vendored subcharts, not a whole repository.
@@ -174,15 +215,17 @@ def _context(chart: Chart, file: str) -> dict:
 UNKNOWN_NAMESPACE = GT_UNKNOWN
 
 
-def render(file: str, text: str, chart: Chart) -> str:
-    """The template's text rendered with the chart's defaults (CannotRender when it cannot be)."""
+def render(file: str, text: str, chart: Chart, values: Optional[dict] = None) -> str:
+    """The template's text rendered with the chart's defaults, or with ``values`` (one of its ``variants``)
+    (CannotRender when it cannot be)."""
     if chart.problem:
         raise CannotRender(f"its chart cannot be read ({chart.problem})")
     defines = dict(chart.defines)
     nodes = parse(text, defines)
     renderer = Renderer(functions(), defines)
     # Values are copied so `set`/`merge` in one template change nothing another template sees.
-    own = Chart(chart.root, chart.meta, copy.deepcopy(chart.values), chart.values_file, chart.defines)
+    given = chart.values if values is None else values
+    own = Chart(chart.root, chart.meta, copy.deepcopy(given), chart.values_file, chart.defines)
     return renderer.render(nodes, _context(own, file))
 
 

@@ -10,10 +10,11 @@ anything computed is left out, so a config reads as what its text proves.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-from policies.kube import as_dict, as_list, get, metadata_name, split_type
+from policies.kube import as_dict, as_list, get, metadata_name, pod_specs, split_type
 
 _MAX_SOURCE = 256 * 1024
 _UNKNOWN = object()
@@ -71,14 +72,12 @@ def _llm_configs_in(source: str) -> tuple[tuple[tuple[str, Any], ...], ...]:
     return tuple(found)
 
 
-def mounted_llm_configs(ray_service: Any, resources: list) -> list[tuple[str, dict]]:
+def mounted_llm_configs(ray_service: Any, resources: Iterable[Any], serve_config: Any) -> list[tuple[str, dict]]:
     """(label, LLMConfig keyword arguments) of every ``LLMConfig(...)`` in the ConfigMaps the RayService's pods mount
-    (same namespace) whose key is the module an application's import_path names."""
-    from policies.kube import pod_specs
-    from policies.reading.serving import serve_config
-
+    (same namespace) whose key is the module an application's import_path names; ``serve_config`` is the RayService's
+    parsed serveConfigV2 (policies.reading.serving.serve_config, which reads this module's configs as engines)."""
     modules = set()
-    for app in as_list(get(serve_config(ray_service), "applications")):
+    for app in as_list(get(serve_config, "applications")):
         path = str(as_dict(app).get("import_path") or "")
         module = path.split(":")[0].rsplit(".", 1)[-1]
         if module:

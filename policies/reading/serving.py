@@ -43,12 +43,14 @@ from policies.kube import (
     pod_specs,
     read_generically,
     split_type,
+    viewed_resources,
 )
 from policies.reading.engine_flags import flag_set_engine, rebuilt_or_bound, runs_engine_image
 from policies.reading.groups import pod_group
 from policies.reading.kustomize import image_rewritten
 from policies.reading.label_selectors import only_equalities, selector_equalities, selector_matches  # noqa: F401
 from policies.reading.ray_serve_cli import starts_ray_serve
+from policies.reading.serve_python import mounted_llm_configs
 from policies.reading.vllm_args import (
     VllmServer,
     command_tokens,
@@ -572,7 +574,9 @@ def _engine_configs(resource: Any) -> list[EngineConfig]:
     if split_type(resource.type) == ("ray.io", "RayService"):
         images = [c.get("image") for _, pod in pod_specs(resource) for c in containers(pod)]
         image = next((i for i in images if isinstance(i, str)), "")
-        for label, llm in _ray_serve_llm_configs(resource):
+        # LLMConfig(...) code a mounted ConfigMap holds (policies/reading/serve_python.py): read where the run is in view.
+        code = mounted_llm_configs(resource, view, serve_config(resource)) if (view := viewed_resources()) else []
+        for label, llm in _ray_serve_llm_configs(resource) + code:
             kwargs = as_dict(llm.get("engine_kwargs"))
             args = engine_kwargs_as_flags(kwargs)
             source = get(llm, "model_loading_config", "model_source")

@@ -1,0 +1,157 @@
+"""G1 (catalogue row 1), for charts: a release of a model-serving chart pins one chart version.
+
+A chart release whose version is a range or unset installs the newest chart release that matches at each reconcile,
+and a chart release brings new templates and, through its appVersion, a new image of the server: the model server is
+upgraded unasked, as with an image's ``latest`` tag (image-tag-pinned).
+
+- Flux HelmRelease ``spec.chart.spec.version``: "Version semver expression, ignored for charts from v1.GitRepository
+  and v1beta2.Bucket sources. Defaults to latest when omitted." (``+kubebuilder:default:=*``; fluxcd/helm-controller
+  v1.6.3 api/v2/helmrelease_types.go:388-392). A chart from a GitRepository or Bucket is pinned by its source's ref, and
+  a ``chartRef`` names an OCIRepository object the files may hold: neither is read here.
+- Argo CD Application: a Helm source's ``targetRevision`` is the chart version and may be a range (``1.2.*``, ``>=1.0.0
+  <2.0.0``, ``*``: argo-cd docs/user-guide/tracking_strategies.md, "Helm", release-3.3).
+- k3s HelmChart ``spec.version`` is passed to ``helm install --version`` (a semver range is accepted); unset, Helm
+  installs the newest version (helm docs helm_install: "If --version is set, ... Otherwise the latest version").
+
+Which releases: those of a chart the pack reads (components/helm_charts.toml) or whose chart name names a model server
+or an LLM app (policies/reading/server_names.py SERVER_WORD, and the LLM apps' chart names below). Advisory: a range
+is a choice some teams make on purpose (with Renovate or a test environment first). Form: spent set 111
+MntDew1031/k3s-ai-stack clusters/main-cluster/ai-stack/open-webui.yaml (a HelmRelease of open-webui at ``version:
+"3.x.x"``, labelled `none` for want of a row).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from components.helm_charts import chart_named
+from policies.framework import Policy, Resource
+from policies.helm_charts import RELEASE_GROUP_KINDS
+from policies.kube import annotations_of, as_list, get, metadata_name, split_type
+from policies.reading.server_names import SERVER_WORD
+from policies.values_files import READ_FROM
+
+# Chart names of LLM apps and serving operators that SERVER_WORD does not spell (each a chart users install as a release).
+_APP_CHARTS = frozenset(
+    {
+        "litellm",
+        "litellm-helm",
+        "open-webui",
+        "local-ai",
+        "localai",
+        "kuberay-operator",
+        "ray-cluster",
+        "kserve",
+        "llm-d",
+        "aibrix",
+    }
+)
+# A semver range: a wildcard part (x, X, *), an operator, a hyphen range or an alternative (Masterminds/semver, which
+# Flux, Argo CD and Helm use).
+_RANGE = re.compile(r"(^|[.\s])[xX*](?=$|[.\s])|[\^~<>=|]|\s-\s")
+_FOLDER_SOURCES = frozenset({"GitRepository", "Bucket"})
+
+
+def _serving_chart(name: str) -> bool:
+    base = name.rstrip("/").rsplit("/", 1)[-1].lower()
+    return bool(base) and (chart_named(base) is not None or base in _APP_CHARTS or SERVER_WORD.search(base) is not None)
+
+
+def _moving(version: Any) -> str | None:
+    """How ``version`` moves: "unset" (None or empty), "a range", or None when it names one version."""
+    if version is None or (isinstance(version, str) and not version.strip()):
+        return "unset"
+    if isinstance(version, str) and _RANGE.search(version.strip()):
+        return "a range"
+    return None
+
+
+def _flux(props: Mapping) -> list[tuple[str, str, Any]]:
+    spec = get(props, "spec", "chart", "spec")
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("chart"), str):
+        return []
+    source = get(spec, "sourceRef", "kind")
+    if isinstance(source, str) and source in _FOLDER_SOURCES:
+        return []
+    return [(spec["chart"], "spec.chart.spec.version", spec.get("version"))]
+
+
+def _argo(props: Mapping) -> list[tuple[str, str, Any]]:
+    spec = get(props, "spec")
+    if not isinstance(spec, Mapping):
+        return []
+    sources = [("spec.source", spec.get("source"))] + [
+        (f"spec.sources[{i}]", s) for i, s in enumerate(as_list(spec.get("sources")))
+    ]
+    out = []
+    for where, source in sources:
+        if isinstance(source, Mapping) and isinstance(source.get("chart"), str):
+            if "targetRevision" in source:  # unset: not read (no documented range for a Helm source)
+                out.append((source["chart"], f"{where}.targetRevision", source.get("targetRevision")))
+    return out
+
+
+def _k3s(props: Mapping) -> list[tuple[str, str, Any]]:
+    spec = get(props, "spec")
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("chart"), str):
+        return []
+    chart = spec["chart"]
+    if "://" in chart or chart.endswith(".tgz"):  # a chart archive's URL names its version itself
+        return []
+    return [(chart, "spec.version", spec.get("version"))]
+
+
+_READERS = {"HelmRelease": _flux, "Application": _argo, "HelmChart": _k3s}
+_HOW = {
+    "HelmRelease": "Flux installs the newest chart release that matches at each reconcile (unset means *: "
+    "fluxcd/helm-controller v1.6.3 api/v2/helmrelease_types.go:388-392)",
+    "Application": "Argo CD resolves the range to the newest chart release that matches at each refresh "
+    "(argo-cd docs/user-guide/tracking_strategies.md, Helm)",
+    "HelmChart": "k3s's helm-controller installs the newest chart release that matches (helm install --version; "
+    "unset, the latest)",
+}
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    findings = []
+    for r in resources:
+        group_kind = split_type(r.type)
+        if group_kind not in RELEASE_GROUP_KINDS or not isinstance(r.props, dict):
+            continue
+        if READ_FROM in annotations_of(r.props):  # a values file read as its release: it states no chart version
+            continue
+        for chart, field, version in _READERS[group_kind[1]](r.props):
+            how = _moving(version)
+            if how is None or not _serving_chart(chart):
+                continue
+            shown = f"{field} is unset" if how == "unset" else f"{field} {str(version)!r} is a range"
+            findings.append(
+                (
+                    r.name,
+                    f"{shown} for chart {chart} ({metadata_name(r.props) or r.name}): {_HOW[group_kind[1]]}, so a new "
+                    f"chart release, with its templates and the server image its appVersion names, rolls out unasked; "
+                    f"pin one chart version",
+                )
+            )
+    return findings
+
+
+POLICY = Policy(
+    name="chart-version-pinned",
+    description=(
+        "A Helm release of a model-serving chart (Flux HelmRelease, Argo CD Application, k3s HelmChart) names one chart "
+        "version, never a range or nothing (the newest chart, with a new server image, rolls out unasked)."
+    ),
+    catalog="G1",
+    severity="medium",
+    enforcement="advisory",
+    remediation_steps="Set the chart version to one release (e.g. version: 1.4.0) and move it on purpose (Renovate, a PR).",
+    config_schema={},
+    check_stack=_check,
+    rationale=(
+        "A chart version range or an unset version installs the newest matching chart at each reconcile; a chart "
+        "release changes the templates and, through its appVersion, the server image (catalogue row 1, for charts)."
+    ),
+)

@@ -1,0 +1,125 @@
+"""S48: a Ray Serve LLM model's accelerator_type is one the Ray nodes of its cluster advertise.
+
+An LLMConfig's ``accelerator_type`` makes each of its replicas' placement bundles ask for the Ray resource
+``accelerator_type:<type>``, which a Ray node holds only for the GPU it detects (policies/reading/serve_llm.py has the
+Ray code). When no GPU group of the RayService can land on a node of that GPU, and none declares the resource itself,
+the placement group never places: the replicas stay pending and the application never becomes healthy (blocking,
+when every GPU group's nodes are known from its own node selection or from NodePools of the run it requires). The
+sized names ``A100-40G``/``A100-80G`` are never detected, so they block unless declared.
+
+Advice: a GPU group that may land on the asked GPU may also land on another (a NodePool admitting g6 and g6e for an
+``L4`` model): a worker placed on the other GPU holds its GPUs while no replica can use them.
+
+Set 112 (spent): askulkarni2/ray-serve-with-eks-auto@534ddcc app/ray-serve-vllm.yaml (``accelerator_type="A10G"`` in
+mounted LLMConfig code, workers on NodePool gpu-nodepool of g6/g6e: blocks) and app/ray-serve-vllm-v0.11.yaml (``L4``
+on the same pool: advice).
+"""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource, unproven
+from policies.kube import get, split_type
+from policies.reading.ray_cluster import groups
+from policies.reading.serve_llm import (
+    NEVER_DETECTED,
+    RAY_NVIDIA_TYPES,
+    declares_accelerator,
+    group_accelerators,
+    llm_configs,
+    run_nodepools,
+)
+
+RAY_SERVICE_TYPES = ("kubernetes:ray.io/v1:RayService", "kubernetes:ray.io/v1alpha1:RayService")
+
+
+def _asked(resources: list[Resource], resource: Resource) -> list[tuple[str, str]]:
+    """(label, accelerator type) of each model that asks one of Ray's NVIDIA types (or a never-detected sized A100)."""
+    found = []
+    for label, llm in llm_configs(resource, resources):
+        asked = llm.get("accelerator_type")
+        if isinstance(asked, str) and (asked in RAY_NVIDIA_TYPES or asked in NEVER_DETECTED):
+            found.append((label, asked))
+    return found
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    pools = None
+    findings = []
+    for resource in (r for r in resources if r.type in RAY_SERVICE_TYPES):
+        asked = _asked(resources, resource)
+        gpu_groups = [g for g in groups(resource) if g.pod_gpus() != 0]
+        if not asked or not gpu_groups or any(declares_accelerator(g) for g in gpu_groups):
+            continue
+        pools = run_nodepools(resources) if pools is None else pools
+        nodes = {g.name: group_accelerators(g, pools) for g in gpu_groups}
+        name = f"{split_type(resource.type)[1]} {get(resource.props, 'metadata', 'name')}"
+        for label, kind in asked:
+            if kind in NEVER_DETECTED:
+                findings.append((resource.name, _never_detected(name, label, kind)))
+                continue
+            if any(n is None for n in nodes.values()):
+                continue  # a GPU group's nodes are unknown: it may offer the type
+            offering = {g: n for g, n in nodes.items() if n is not None and kind in n.types}
+            if not offering:
+                seen = "; ".join(f"{g} on {n.shown}: {', '.join(sorted(n.types))}" for g, n in nodes.items() if n)
+                findings.append(
+                    (
+                        resource.name,
+                        f"{name}: {label} asks accelerator_type {kind}, so each replica's placement bundles need the Ray "
+                        f"resource accelerator_type:{kind}, but no GPU group can land on a node with that GPU ({seen}); "
+                        f"Ray advertises only the GPU a node has, so the replicas never place and the application never "
+                        f"becomes healthy; set accelerator_type to the pool's GPU, drop it, or give the workers nodes "
+                        f"with {kind} GPUs",
+                    )
+                )
+                continue
+            mixed = {g: n for g, n in offering.items() if n.types != {kind}}
+            for group, n in sorted(mixed.items()):
+                others = ", ".join(sorted(n.types - {kind}))
+                findings.append(
+                    (
+                        resource.name,
+                        unproven(
+                            f"{name}: {label} asks accelerator_type {kind}, but worker group {group} may also land on "
+                            f"nodes with {others} ({n.shown}); a worker there advertises accelerator_type:{others} "
+                            f"and holds its GPUs while no replica of the model can use them; restrict the group's "
+                            f"nodes to the {kind} (instance family or GPU name) or drop accelerator_type"
+                        ),
+                    )
+                )
+    return findings
+
+
+def _never_detected(name: str, label: str, kind: str) -> str:
+    return (
+        f"{name}: {label} asks accelerator_type {kind}, a sized name Ray never detects on a node (ray python/ray/util/"
+        f"accelerators/accelerators.py: 'these labels are not auto-added to nodes'), and no GPU group declares the "
+        f"resource accelerator_type:{kind}; the replicas never place; use A100, or add the resource to the workers' "
+        f"rayStartParams resources"
+    )
+
+
+POLICY = Policy(
+    name="ray-serve-accelerator-offered",
+    description=(
+        "A Ray Serve LLM model's accelerator_type (serveConfigV2 llm_configs or LLMConfig(...) code in a mounted "
+        "ConfigMap) names a GPU the RayService's GPU groups can land on (their node selection, or the NodePools of "
+        "the run they require), or one a group declares as a Ray resource; a group that may also land on other GPUs "
+        "is advice."
+    ),
+    catalog="S48",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Set accelerator_type to the GPU of the worker nodes (A10G on g5, L4 on g6, L40S on g6e, A100 on p4d/p4de, "
+        "H100 on p5), drop it, or pin the GPU worker group to nodes of that GPU (karpenter.k8s.aws/instance-family or "
+        "instance-gpu-name); with several GPU families in one NodePool, give each its own worker group."
+    ),
+    check_stack=_check,
+    rationale=(
+        "Ray Serve LLM turns accelerator_type into the resource accelerator_type:<type> on every placement bundle "
+        "(ray python/ray/llm/_internal/serve vllm_models.py ray_accelerator_type, placement_bundles), and a Ray node "
+        "holds that resource only for the GPU it detects from its NVML name (python/ray/_private/accelerators/"
+        "nvidia_gpu.py): a type no node has leaves the replicas pending forever."
+    ),
+)

@@ -1,0 +1,114 @@
+"""A Helm values file of a chart the pack knows, read as the release it configures.
+
+A repository that installs a chart with ``helm install -f values.yaml``, helmfile, an Argo CD ``valueFiles`` entry or a
+Makefile keeps the values in a file of their own: a mapping with no apiVersion and kind, which the reading reported as
+"holds no Kubernetes object" and no rule saw (spent set 111 tzervas/self-hosted-ai argocd/helm/ollama/values.yaml: an
+Ollama chart's values whose Ingress, node selector, scrape annotations and model pulls four labels were on; set 112
+openwebui-values.yaml). Such a file is read here as a release of that chart (a HelmRelease object the run did not
+write, named for the chart, with the file's mapping as ``spec.values``), so every release rule reads it as it reads a
+Flux HelmRelease: the pod the chart renders from the values and its defaults (policies/helm_charts.py), its Ingress
+and Service type (G32), values the chart never reads (G107).
+
+Which chart: a path segment of the file (its folder names, or its name without the ``values`` words: ``ollama``,
+``openwebui-values.yaml``) that is a chart of components/helm_charts.toml, and **every** top-level key of the mapping
+is one that chart's templates read (components/chart_value_keys.toml; the guard policies/helm_charts.py vendored_chart
+applies to a vendored copy). A chart published under another name than users give their folders (NVIDIA's nim-llm:
+``examples/nvidia-nim/nim_custom_value.yaml``, spent set 113 Neutrollized/free-tier-gke) lists such words in its
+row's ``values_file_names``, which count only in a file that sets the path the row needs (``model.ngcAPISecret``,
+the NGC key Secret every NIM values file names): a values file of someone's own chart that only shares the name (tzervas/self-hosted-ai
+helm/ollama/values.yaml: ``env``, ``modelsPersistence``, ``gpu`` keys) is not read as the public chart. A file beside a
+Chart.yaml is the chart's own defaults, rendered with its templates (policies/reading/helm_chart.py): not read here.
+Pure: components only, so that policies/manifests.py can call it while it reads.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from components.chart_value_keys import keys_at
+from components.helm_charts import Chart, charts
+
+# A file whose name says it holds values: values.yaml, values-prod.yaml, ollama-values.yml, values.ollama.yaml.
+_VALUES_NAME = re.compile(r"(^|[-_.])values?([-_.]|$)", re.I)
+_WORDS = re.compile(r"[-_.]+")
+# Folder names that say nothing of the chart (policies/helm_charts.py _GENERIC_FOLDERS and the usual layout words).
+_GENERIC = frozenset({"chart", "charts", "helm", "deploy", "values", "value", "apps", "app", "k8s", "kubernetes", "base"})
+# The annotation the release object carries: where it was read, for messages and for readers of the report.
+READ_FROM = "llm-serving.io/read-as"
+_YAML_SUFFIXES = (".yaml", ".yml")
+
+
+def _stem_words(name: str) -> list[str]:
+    stem = name.rsplit(".", 1)[0] if name.lower().endswith(_YAML_SUFFIXES) else name
+    return [w for w in _WORDS.split(stem) if w and w.lower() not in ("values", "value", "yaml", "yml")]
+
+
+def _candidates(file: str) -> list[str]:
+    """Chart names the path may mean, nearest first: the file's name without its values words (joined, then each word),
+    then its folders from the nearest up."""
+    parts = [p for p in re.split(r"[/\\]", file) if p]
+    if not parts:
+        return []
+    words = _stem_words(parts[-1])
+    names = (["-".join(words), "".join(words), *words] if words else []) + list(reversed(parts[:-1]))
+    return [n.lower() for n in names if n and n.lower() not in _GENERIC]
+
+
+def _squeezed(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def _sets(data: Mapping, dotted: str) -> bool:
+    node: Any = data
+    for key in dotted.split("."):
+        if not isinstance(node, Mapping) or key not in node:
+            return False
+        node = node[key]
+    return node not in (None, "", {}, [])
+
+
+def _chart_for(file: str, data: Mapping) -> Chart | None:
+    """The first candidate that names a chart of the table, spelt with or without its dashes (``openwebui``), or is a
+    word of the chart's ``values_file_names`` (``nim``, ``nvidia-nim``) in a file that sets the path it needs
+    (``model.ngcAPISecret``)."""
+    by_name = {_squeezed(n): chart for chart in charts() for n in chart.names}
+    by_word = {
+        _squeezed(w): chart
+        for chart in charts()
+        for w in chart.values_file_words
+        if chart.values_file_needs and _sets(data, chart.values_file_needs)
+    }
+    for name in _candidates(file):
+        chart = by_name.get(_squeezed(name)) or by_word.get(_squeezed(name))
+        if chart is not None:
+            return chart
+    return None
+
+
+def values_release(file: str, data: Any) -> dict | None:
+    """The release object a values file of a known chart stands for (see the module's docstring), or None."""
+    if not isinstance(data, Mapping) or not data or "apiVersion" in data or "kind" in data:
+        return None
+    base = os.path.basename(file)
+    if not base.lower().endswith(_YAML_SUFFIXES) or not _VALUES_NAME.search(base.rsplit(".", 1)[0]):
+        return None
+    folder = os.path.dirname(file)
+    if os.path.isfile(os.path.join(folder, "Chart.yaml")) or os.path.isfile(os.path.join(folder, "Chart.yml")):
+        return None
+    chart = _chart_for(file, data)
+    keys = keys_at(chart.key, "") if chart is not None else None
+    if chart is None or keys is None:
+        return None
+    read = {p.split(".", 1)[0] for p in keys.read} | set(keys.passthrough)
+    if not all(isinstance(k, str) and k in read for k in data):
+        return None
+    name = chart.names[0]
+    return {
+        "apiVersion": "helm.toolkit.fluxcd.io/v2",
+        "kind": "HelmRelease",
+        "metadata": {"name": name, "annotations": {READ_FROM: f"values file of the {chart.display} chart (named by its path)"}},
+        "spec": {"chart": {"spec": {"chart": name}}, "values": dict(data)},
+    }
