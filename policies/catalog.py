@@ -208,7 +208,7 @@ _ENTRIES = (
     Entry("G", 104, "a start script reaches its server and the server's exit ends the container (no sleep inf around it)"),
     Entry("G", 105, "a `$(VAR)` in env, command or args is expanded (one defined later in env, or nowhere, stays literal)"),
     Entry("G", 106, "a client reaches its model backend by a literal IP address (LAN, node or public host), not a Service name"),
-    Entry("G", 107, "a Helm release value the chart never reads (misspelt, misplaced or the wrong type): the setting is dropped"),
+    Entry("G", 107, "a setting nothing reads: a chart value its chart ignores, an annotation on a kind its controller ignores"),
 )
 
 
