@@ -85,6 +85,7 @@ def test_a_documentation_bucket_in_a_storage_uri_is_named_on_the_inference_servi
         ("gs://my-gcs-bucket/models", "MODEL_URI", "gs://my-gcs-bucket"),
         ("https://dex.example.org/", "issuer", "https://dex.example.org"),
         ("https://login.corp.example/keys", "jwksUri", "https://login.corp.example"),
+        ("copies weights (e.g. s3://my-model-bucket/llama) per environment", "description", None),  # prose: an example
         ("mybucket", "bucketName", None),  # one word: a name someone may own
         ("my-data", "bucketName", None),
         ("https://issuer.example.com", "url", None),  # any other URL on a documentation domain: a choice
@@ -94,3 +95,9 @@ def test_a_documentation_bucket_in_a_storage_uri_is_named_on_the_inference_servi
 def test_the_rows_read_by_the_field_name(value, field, hit):
     assert resolving_fill_in(value, field) == hit
     assert fill_in(value, field) == hit
+
+
+def test_a_documentation_bucket_uri_is_a_whole_value_or_a_flag_value_never_prose():
+    # The first line of a Job's own description annotation, an example beside the real value the Job is given.
+    assert fill_in("--model-uri=s3://my-model-bucket/llama", "args") == "s3://my-model-bucket"
+    assert fill_in("copies weights; override MODEL_URI (e.g. s3://my-model-bucket/llama) per environment", "") is None
