@@ -1,15 +1,17 @@
 """G107 setting-where-read: a well-known annotation or label key written on an object its controller never reads.
 
-``prometheus.io/scrape`` on a Deployment's own metadata (Prometheus discovers pods and Services, never Deployments),
-``networking.gke.io/app-protocols`` on an HTTPRoute (a map of a Service's port names), ``elbv2.k8s.aws/pod-readiness-gate-
-inject`` as a Service annotation (the AWS Load Balancer Controller's webhook selects Namespaces by that label),
-``karpenter.sh/do-not-disrupt`` on a Deployment instead of its pod template: the API server keeps the key and nothing
-acts on it, so what the author meant (scraping, HTTP/2 to the backend, readiness gates, a pod Karpenter leaves alone)
-silently does not happen. Where each key is read is data (components/setting_homes.toml, one row per key or prefix with
-the controller's line at its pinned release); a key is reported only on the places its row judges, which no controller
-of the key reads, and never where the same object also carries it where it is read (a kustomization's
-commonAnnotations writes both). Spent sets 110 johnahull/llm-d-xks-gke (app-protocols on an HTTPRoute) and 112
-askulkarni2/ray-serve-with-eks-auto (the readiness-gate label as a Service annotation).
+``prometheus.io/scrape`` on a Deployment's own metadata (the community chart's scrape jobs discover pods and Services,
+never Deployments), ``cloud.google.com/app-protocols`` on an HTTPRoute (a map of a Service's port names),
+``elbv2.k8s.aws/pod-readiness-gate-inject`` as a Service annotation (the AWS Load Balancer Controller's webhook selects
+Namespaces by that label), ``karpenter.sh/do-not-disrupt`` on a Deployment instead of its pod template: the API server
+keeps the key and nothing acts on it, so what the author meant (scraping, HTTP/2 to the backend, readiness gates, a pod
+Karpenter leaves alone) silently does not happen. Where each key is read is data (components/setting_homes.toml, one row
+per key or prefix with the controller's line at its pinned release); a key is reported only on the places its row
+judges, which no controller of the key reads, and never where the same object also carries it where it is read (a
+kustomization's commonAnnotations writes both). Spent set 112 askulkarni2/ray-serve-with-eks-auto (the readiness-gate
+label as a Service annotation). ``networking.gke.io/app-protocols`` (spent set 110 johnahull/llm-d-xks-gke on an
+HTTPRoute) is not judged: no ingress-gce release reads it on a Service, and GKE documents it only on a
+MultiClusterService, whose controller is not public.
 
 Also an InferenceService whose own annotation puts it in KServe's Standard (RawDeployment) mode, with settings only the
 Serverless (Knative) mode reads: ``containerConcurrency`` and ``canaryTrafficPercent`` of a component (read only by

@@ -112,14 +112,21 @@ def test_the_readiness_gate_key_as_a_namespace_annotation_is_the_wrong_form():
     assert "reads elbv2.k8s.aws/pod-readiness-gate-inject as a label, not as an annotation" in found
 
 
+def test_the_networking_gke_io_app_protocols_key_has_no_verified_home_and_is_not_judged():
+    # ingress-gce v1.41.1 reads cloud.google.com/app-protocols and service.alpha.kubernetes.io/app-protocols on a
+    # Service (pkg/annotations/service.go:34-35), never this spelling; GKE documents it on a MultiClusterService.
+    assert home_of("networking.gke.io/app-protocols") is None
+    assert _found(GKE_ROUTE) == []
+
+
 def test_app_protocols_on_an_httproute_fires_naming_the_service():
-    [found] = _found(GKE_ROUTE)
+    [found] = _found(GKE_ROUTE.replace("networking.gke.io/app-protocols", "cloud.google.com/app-protocols"))
     assert "only as an annotation of a Service (the one in front of the pods), never on a Gateway API route" in found
 
 
 def test_app_protocols_on_the_service_is_careful():
     service = GKE_ROUTE.replace("gateway.networking.k8s.io/v1", "v1").replace("HTTPRoute", "Service")
-    assert _found(service) == []
+    assert _found(service.replace("networking.gke.io/", "cloud.google.com/")) == []
 
 
 def test_scrape_annotations_on_the_pod_template_are_careful():
