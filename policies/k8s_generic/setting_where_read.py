@@ -7,10 +7,11 @@ Namespaces by that label), ``karpenter.sh/do-not-disrupt`` on a Deployment inste
 keeps the key and nothing acts on it, so what the author meant (scraping, HTTP/2 to the backend, readiness gates, a pod
 Karpenter leaves alone) silently does not happen. Where each key is read is data (components/setting_homes.toml, one row
 per key or prefix with the controller's line at its pinned release); a key is reported only on the places its row
-judges, which no controller of the key reads, and never where the same object also carries it where it is read (a
-kustomization's commonAnnotations writes both). Spent set 112 askulkarni2/ray-serve-with-eks-auto (the readiness-gate
-label as a Service annotation). ``networking.gke.io/app-protocols`` (spent set 110 johnahull/llm-d-xks-gke on an
-HTTPRoute) is not judged: no ingress-gce release reads it on a Service, and GKE documents it only on a
+judges, which no controller of the key reads, and never where an object of the run also carries it where it is read
+(the pod template beside the Deployment, a Service in front of the pods, a kustomization's commonAnnotations writing
+every object): that object may be the one the author meant. Spent set 112 askulkarni2/ray-serve-with-eks-auto (the
+readiness-gate label as a Service annotation). ``networking.gke.io/app-protocols`` (spent set 110 johnahull/llm-d-xks-gke
+on an HTTPRoute) is not judged: no ingress-gce release reads it on a Service, and GKE documents it only on a
 MultiClusterService, whose controller is not public.
 
 Also an InferenceService whose own annotation puts it in KServe's Standard (RawDeployment) mode, with settings only the
@@ -28,7 +29,7 @@ from typing import Any
 
 from components.setting_homes import Home, home_of
 from policies.framework import Policy, Resource
-from policies.kube import KSERVE_DEPLOYMENT_MODE, as_dict, get, split_type
+from policies.kube import KSERVE_DEPLOYMENT_MODE, as_dict, get, memoized, split_type, viewed_resources
 
 _WORKLOADS = {("apps", "Deployment"), ("apps", "StatefulSet"), ("apps", "DaemonSet"), ("apps", "ReplicaSet"), ("batch", "Job")}
 _CRONJOB = ("batch", "CronJob")
@@ -45,6 +46,7 @@ _ISVC = ("serving.kserve.io", "InferenceService")
 _STANDARD_MODES = ("Standard", "RawDeployment")
 _COMPONENTS = ("predictor", "transformer", "explainer")
 _KNATIVE_ONLY_FIELDS = ("containerConcurrency", "canaryTrafficPercent")
+_KNATIVE_SERVICE = ("serving.knative.dev", "Service")
 _KNATIVE_AUTOSCALING = "autoscaling.knative.dev/"
 _PLACE_NAMES = {
     "pod": "a pod (a workload's spec.template.metadata)",
@@ -82,13 +84,50 @@ def _keys(metadata: Any) -> set[str]:
     return {key for _, _, found in _maps(metadata) for key in found if isinstance(key, str)}
 
 
+def _read_keys(view: tuple) -> frozenset[str]:
+    """Every well-known key some object of the run carries where its controller reads it (a pod template, a Service, an
+    Ingress, a Namespace's labels; a Knative Service's revision template for the Knative keys)."""
+    found: set[str] = set()
+    for r in view:
+        kind = split_type(getattr(r, "type", ""))
+        props = getattr(r, "props", None)
+        if not isinstance(props, Mapping):
+            continue
+        if kind in _WORKLOADS or kind == _CRONJOB:
+            metadata, place = _template_metadata(props, kind), "pod"
+        elif kind == _KNATIVE_SERVICE:
+            metadata, place = get(props, "spec", "template", "metadata"), "knative"
+        elif kind in _PLACES:
+            metadata, place = props.get("metadata"), _PLACES[kind]
+        else:
+            continue
+        for form, _, keys in _maps(metadata):
+            for key in keys:
+                home = home_of(key) if isinstance(key, str) else None
+                if (
+                    home is not None
+                    and home.form in (form, "either")
+                    and (place in home.read_on or not home.read_on and place == "knative")
+                ):
+                    found.add(key)
+    return frozenset(found)
+
+
+def _read_elsewhere(template: Any) -> frozenset[str] | set[str]:
+    """The keys the run carries where they are read: an object of the run that also carries the key there (the pod
+    template beside a Deployment's own metadata, a Service in front of the pods, a kustomization's commonAnnotations
+    writing every object) may be the one the author meant, so what the key asks for may well happen."""
+    view = viewed_resources()
+    return _keys(template) if view is None else memoized(view, "setting_homes_read", _read_keys)
+
+
 def _belongs(home: Home) -> str:
     if not home.read_on:
         return home.controller.partition(", on ")[2] or "where its controller reads it"
     return " or ".join(_PLACE_NAMES[place] for place in home.read_on)
 
 
-def _misplaced(metadata: Any, place: str, prefix: str, elsewhere: set[str]) -> Iterator[str]:
+def _misplaced(metadata: Any, place: str, prefix: str, elsewhere: frozenset[str] | set[str]) -> Iterator[str]:
     """One finding per row whose keys ``metadata`` (at ``place``) holds where the row judges them, or where the row reads
     them in another form (the keys of one row, such as prometheus.io/scrape, port and path, named together)."""
     wrong_form: dict[tuple[Home, str, str], list[str]] = {}
@@ -174,10 +213,11 @@ def _check(resource: Resource, config: dict) -> list[str]:
     metadata = props.get("metadata") if isinstance(props, Mapping) else None
     if kind in _WORKLOADS or kind == _CRONJOB:
         template = _template_metadata(props, kind)
-        findings = list(_misplaced(metadata, "workload", "", _keys(template)))
-        findings += _misplaced(template, "pod", _template_prefix(kind), set())
+        elsewhere = _read_elsewhere(template)
+        findings = list(_misplaced(metadata, "workload", "", elsewhere))
+        findings += _misplaced(template, "pod", _template_prefix(kind), elsewhere)
         return findings
-    return list(_misplaced(metadata, _PLACES[kind], "", set()))
+    return list(_misplaced(metadata, _PLACES[kind], "", _read_elsewhere(None)))
 
 
 POLICY = Policy(

@@ -20,7 +20,7 @@ def _objects(text: str) -> list:
 
 
 def _found(text: str) -> list[str]:
-    return [m for r in _objects(text) for m in messages(POLICY, r)]
+    return messages(POLICY, *_objects(text))
 
 
 # askulkarni2/ray-serve-with-eks-auto@534ddcc0 app/ray-serve-nlb.yaml (spent set 112), cut to the keys that matter.
@@ -150,6 +150,42 @@ def test_a_key_on_both_the_deployment_and_its_pod_template_is_careful():
     both = yaml.safe_load(POD_TEMPLATE_SCRAPE)
     both["metadata"]["annotations"] = {"prometheus.io/scrape": "true"}  # a kustomization's commonAnnotations writes both
     assert _found(yaml.safe_dump(both)) == []
+
+
+# The form of charts that annotate the Deployment and the Service in front of it (the endpoints job reads the Service).
+SCRAPED_SERVICE = """
+apiVersion: v1
+kind: Service
+metadata:
+  name: vllm
+  annotations:
+    prometheus.io/scrape: "true"
+    prometheus.io/port: "8000"
+    prometheus.io/path: /metrics
+spec:
+  selector: {app: vllm}
+  ports: [{name: http, port: 8000}]
+"""
+
+
+def test_scrape_annotations_on_the_deployment_and_its_service_are_careful():
+    deployment = yaml.safe_load(POD_TEMPLATE_SCRAPE)
+    deployment["metadata"]["annotations"] = deployment["spec"]["template"]["metadata"].pop("annotations")
+    assert _found(yaml.safe_dump(deployment) + "---" + SCRAPED_SERVICE) == []
+
+
+def test_common_annotations_on_every_object_are_careful_where_the_pod_template_carries_them():
+    # A kustomization's commonAnnotations writes karpenter.sh/do-not-disrupt on the Deployment, its pod template and
+    # the Service alike; Karpenter reads the pods', so the Service's copy changes nothing the author meant.
+    deployment = yaml.safe_load(POD_TEMPLATE_SCRAPE)
+    both = {"karpenter.sh/do-not-disrupt": "true"}
+    deployment["metadata"]["annotations"] = dict(both)
+    deployment["spec"]["template"]["metadata"]["annotations"] = dict(both)
+    service = yaml.safe_load(SCRAPED_SERVICE)
+    service["metadata"]["annotations"] = dict(both)
+    assert _found(yaml.safe_dump(deployment) + "---\n" + yaml.safe_dump(service)) == []
+    service_alone = _found(yaml.safe_dump(service))
+    assert [f.split(":", 1)[0] for f in service_alone] == ["metadata.annotations[karpenter.sh/do-not-disrupt]"]
 
 
 def test_do_not_disrupt_on_the_deployment_fires_and_as_a_pod_label_is_the_wrong_form():
