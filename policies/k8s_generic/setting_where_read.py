@@ -15,8 +15,9 @@ on an HTTPRoute) is not judged: no ingress-gce release reads it on a Service, an
 MultiClusterService, whose controller is not public.
 
 Also an InferenceService whose own annotation puts it in KServe's Standard (RawDeployment) mode, with settings only the
-Serverless (Knative) mode reads: ``containerConcurrency`` and ``canaryTrafficPercent`` of a component (read only by
-kserve/kserve v0.20.0 pkg/controller/v1beta1/inferenceservice/reconcilers/knative/ksvc_reconciler.go:130-145,213) and
+Serverless (Knative) mode reads: the predictor's ``containerConcurrency`` and any component's ``canaryTrafficPercent``
+(read only by kserve/kserve v0.20.0 pkg/controller/v1beta1/inferenceservice/reconcilers/knative/ksvc_reconciler.go:
+130-145,213; a custom transformer's or explainer's containerConcurrency is its --workers argument in every mode) and
 ``autoscaling.knative.dev/*`` annotations (no reconciler of the Standard mode reads the group, pkg/constants/constants.go:35):
 no concurrency limit, canary split or Knative autoscaling is applied (spent set 109 jingggg-wenn/llmops-demo). A mode
 left to the cluster's default is not judged. Advisory: the object is accepted and the rest of it works.
@@ -45,7 +46,14 @@ _PLACES = {
 _ISVC = ("serving.kserve.io", "InferenceService")
 _STANDARD_MODES = ("Standard", "RawDeployment")
 _COMPONENTS = ("predictor", "transformer", "explainer")
-_KNATIVE_ONLY_FIELDS = ("containerConcurrency", "canaryTrafficPercent")
+# canaryTrafficPercent of any component; containerConcurrency of the predictor only: a custom transformer's or
+# explainer's becomes its --workers argument in every mode (kserve/kserve v0.20.0 pkg/apis/serving/v1beta1/
+# transformer_custom.go:111-114, explainer_custom.go:90-93, explainer_art.go:64-66).
+_KNATIVE_ONLY_FIELDS = {
+    "predictor": ("containerConcurrency", "canaryTrafficPercent"),
+    "transformer": ("canaryTrafficPercent",),
+    "explainer": ("canaryTrafficPercent",),
+}
 _KNATIVE_SERVICE = ("serving.knative.dev", "Service")
 _KNATIVE_AUTOSCALING = "autoscaling.knative.dev/"
 _PLACE_NAMES = {
@@ -196,7 +204,7 @@ def _knative_only(props: Mapping) -> Iterator[str]:
         spec = get(props, "spec", component)
         if not isinstance(spec, Mapping):
             continue
-        for field in _KNATIVE_ONLY_FIELDS:
+        for field in _KNATIVE_ONLY_FIELDS[component]:
             if spec.get(field) is not None:
                 yield f"spec.{component}.{field}: {spec.get(field)} is a Knative setting that has no effect here: {why}; remove it or use Serverless mode"
         annotated.append((f"spec.{component}.annotations", spec.get("annotations")))

@@ -210,6 +210,15 @@ def test_knative_only_settings_on_a_standard_inferenceservice_fire():
     ]
 
 
+def test_container_concurrency_of_a_transformer_is_careful_in_standard_mode():
+    # kserve v0.20.0 transformer_custom.go:111-114 passes it as --workers in every mode; canaryTrafficPercent is not.
+    isvc = yaml.safe_load(STANDARD_ISVC)
+    isvc["spec"]["transformer"] = {"containerConcurrency": 4, "containers": [{"name": "kserve-container", "image": "t:1"}]}
+    assert [f.split(":", 1)[0] for f in _found(yaml.safe_dump(isvc))] == ["spec.predictor.containerConcurrency"]
+    isvc["spec"]["transformer"]["canaryTrafficPercent"] = 10
+    assert "spec.transformer.canaryTrafficPercent" in [f.split(":", 1)[0] for f in _found(yaml.safe_dump(isvc))]
+
+
 @pytest.mark.parametrize("mode", ["Serverless", "Knative", None])
 def test_knative_settings_are_careful_where_knative_may_run(mode):
     # NVIDIA/nim-deploy@3c6bcbd0 kserve/nim-models/llama-3.1-70b-instruct_2xgpu_1.1.0.yaml (corpus v2) states no mode.
