@@ -144,3 +144,46 @@ def test_mounted_llm_config_engine_kwargs_are_read_as_engine_flags():
     ((level, message),) = _found(RAY_SERVICE, CONFIG_MAP, policy=PINNED)
     assert level == "advisory"
     assert message.startswith("ConfigMap ray-serve-code vllm_serve.py LLMConfig #1: engine_kwargs.trust_remote_code imports")
+
+
+BRANCHED_CODE = """import os
+from ray.serve.llm import LLMConfig, build_openai_app
+
+if os.environ.get("GPU_KIND") == "a10g":
+    config = LLMConfig(model_loading_config={"model_id": "qwen"}, accelerator_type="A10G")
+else:
+    config = LLMConfig(model_loading_config={"model_id": "qwen"}, accelerator_type="L4")
+app = build_openai_app({"llm_configs": [config]})
+"""
+
+
+def test_a_config_under_a_condition_is_advice():
+    # Review 54a: of two branches only one runs; the A10G branch may be the one a g6 pool never takes.
+    config_map = copy.deepcopy(CONFIG_MAP)
+    config_map["data"]["vllm_serve.py"] = BRANCHED_CODE
+    pool = copy.deepcopy(NODEPOOL)
+    pool["spec"]["template"]["spec"]["requirements"][0]["values"] = ["g6"]
+    ((level, message),) = _found(RAY_SERVICE, config_map, pool)
+    assert level == "advisory"
+    assert message.startswith(
+        "RayService vllm-serve: ConfigMap ray-serve-code vllm_serve.py LLMConfig #1 (under a condition) asks "
+        "accelerator_type A10G"
+    )
+
+
+def test_use_cpu_or_cpu_bundles_ask_no_accelerator():
+    # Ray Serve LLM's CPU backend and a placement_group_config without GPU bundles add no accelerator_type resource.
+    cpu = L4_CONFIG.replace("accelerator_type: L4", "accelerator_type: A100-80G\n      use_cpu: true")
+    bundles = L4_CONFIG.replace(
+        "accelerator_type: L4", "accelerator_type: A100-80G\n      placement_group_config: {bundles: [{CPU: 4}]}"
+    )
+    assert _found(_with(config=cpu)) == []
+    assert _found(_with(config=bundles)) == []
+
+
+def test_gpu_bundles_of_a_placement_group_config_still_ask():
+    config = L4_CONFIG.replace(
+        "accelerator_type: L4", "accelerator_type: A100-80G\n      placement_group_config: {bundles: [{GPU: 1, CPU: 4}]}"
+    )
+    ((level, _),) = _found(_with(config=config))
+    assert level == "mandatory"
