@@ -7,8 +7,8 @@ literal keyword arguments of ``LLMConfig(...)`` calls are read (dicts, ``dict(..
 anything computed is left out, so a config reads as what its text proves. A call under a condition (an ``if`` or
 ``while``, a conditional expression, ``and``/``or``, a ``match`` case, an ``except`` or ``else`` of a ``try``) may never
 run: ``if os.environ["GPU"] == "a10g": LLMConfig(accelerator_type="A10G") else: LLMConfig(accelerator_type="L4")``
-holds two configs of which one serves. Its label ends with CONDITIONAL (``conditional``), and a rule that would block
-on it gives advice.
+holds two configs of which one serves. Its label ends with CONDITIONAL (``conditional``), and a finding that names it
+is advice, whichever rule reports it (policies/finding_levels.py).
 """
 
 from __future__ import annotations
@@ -18,12 +18,14 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
+from policies.finding_levels import CONDITIONAL_CODE
 from policies.kube import as_dict, as_list, get, metadata_name, pod_specs, split_type
 
 _MAX_SOURCE = 256 * 1024
 _UNKNOWN = object()
-# The end of the label of an LLMConfig(...) call the code may not reach (see the module's docstring).
-CONDITIONAL = " (under a condition)"
+# The end of the label of an LLMConfig(...) call the code may not reach (see the module's docstring); a finding naming
+# it is reported advisory whichever rule finds it (policies/finding_levels.py finding_level).
+CONDITIONAL = CONDITIONAL_CODE
 _BRANCHING = (ast.If, ast.IfExp, ast.While, ast.BoolOp, ast.Match)
 _TRY = (ast.Try, ast.TryStar)
 

@@ -16,6 +16,7 @@ from policy_fixtures import manifest
 from policies.models.model_source_pinned import POLICY as PINNED
 from policies.ray.serve_accelerator import POLICY
 from policies.registry import evaluate
+from policies.vllm.gpu_memory_utilization_bounds import POLICY as UTILIZATION
 
 CODE = """from ray.serve.llm import LLMConfig, build_openai_app
 
@@ -187,3 +188,15 @@ def test_gpu_bundles_of_a_placement_group_config_still_ask():
     )
     ((level, _),) = _found(_with(config=config))
     assert level == "mandatory"
+
+
+def test_engine_rules_on_a_config_under_a_condition_are_advice():
+    # Review 54a: mounted LLMConfig(...) code is read as engines (c9afe74e); a branch that may never run proves nothing,
+    # so gpu_memory_utilization 1.5 in it is advice (policies/finding_levels.py), and the same call unguarded blocks.
+    code = BRANCHED_CODE.replace('accelerator_type="A10G"', 'engine_kwargs={"gpu_memory_utilization": 1.5}')
+    config_map = copy.deepcopy(CONFIG_MAP)
+    config_map["data"]["vllm_serve.py"] = code
+    ((level, message),) = _found(RAY_SERVICE, config_map, policy=UTILIZATION)
+    assert level == "advisory" and message.startswith("ConfigMap ray-serve-code vllm_serve.py LLMConfig #1 (under a condition)")
+    config_map["data"]["vllm_serve.py"] = CODE.replace('"trust_remote_code": True', '"gpu_memory_utilization": 1.5')
+    assert [level for level, _ in _found(RAY_SERVICE, config_map, policy=UTILIZATION)] == ["mandatory"]
