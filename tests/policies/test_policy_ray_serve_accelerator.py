@@ -200,3 +200,18 @@ def test_engine_rules_on_a_config_under_a_condition_are_advice():
     assert level == "advisory" and message.startswith("ConfigMap ray-serve-code vllm_serve.py LLMConfig #1 (under a condition)")
     config_map["data"]["vllm_serve.py"] = CODE.replace('"trust_remote_code": True', '"gpu_memory_utilization": 1.5')
     assert [level for level, _ in _found(RAY_SERVICE, config_map, policy=UTILIZATION)] == ["mandatory"]
+
+
+def test_a_required_term_naming_no_gpu_leaves_the_nodes_open():
+    # Review 54a: nodeSelectorTerms are ORed; a term without a GPU label admits any node (a g5 too), so the g6 of the
+    # other term proves nothing (policies/reading/gpu_selection.py allowed_gpus); with every term naming g6, it blocks.
+    worker = copy.deepcopy(_WORKER)
+    del worker["nodeSelector"]
+    family = {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g6"]}
+    arch = {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}
+    terms = [{"matchExpressions": [family]}, {"matchExpressions": [arch]}]
+    worker["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
+    assert _found(_with(worker=worker), CONFIG_MAP) == []
+    terms[1]["matchExpressions"].append(family)
+    ((level, message),) = _found(_with(worker=worker), CONFIG_MAP)
+    assert level == "mandatory" and "(gpu-workers on its node selection (L4): L4)" in message
