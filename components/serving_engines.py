@@ -135,7 +135,7 @@ _OPTIONAL: dict[str, type] = {
     "default_models": dict,
     "model_dirs": dict,
     "model_dir_in_workdir": str,
-    **{"cpus": dict, "cpu_inference": dict, "image_names": list},  # read by engine_cpus.py, engine_image_names.py
+    **{"cpus": dict, "cpu_inference": dict, "image_names": list, "context": dict},  # engine_cpus, _image_names, _context.py
     "shm": dict,  # read by components/engine_shm.py
 }
 # The optional true/false facts, false when absent.

@@ -103,12 +103,7 @@ _ENTRIES = (
     Entry("S", 64, "a scraped model server serves metrics where it is scraped"),
     Entry("S", 65, "a client or router/gateway route (AIBrix, AI Gateway) asks a server for a model and path it serves"),
     Entry("S", 66, "a vLLM server that loads its model from a local path names the model it serves (--served-model-name)"),
-    Entry(
-        "G",
-        1,
-        "an image with no tag, :latest or a moving tag (main, nightly, dev) instead of a version or digest; a model-serving "
-        "chart release whose version is a range or unset",
-    ),
+    Entry("G", 1, "an image with no tag, :latest or a moving tag (main, nightly, dev); a serving chart at a version range"),
     Entry("G", 2, "an image pinned by tag, not digest (no rule: a moving tag such as :latest or none is G1's)"),
     Entry("G", 3, "a GPU model server sets imagePullPolicy Always (each start waits on the registry for a 10-20 GB image)"),
     Entry("G", 4, "readiness probe: none, or one that says Ready before the server can answer"),

@@ -21,6 +21,14 @@ from __future__ import annotations
 import re
 
 from components.vllm_metrics import retired_in
+from policies.autoscaling.query_series import (
+    dcgm_pods_findings,
+    nim_per_pod_findings,
+    prometheus_queries,
+    series_findings,
+    target_engines,
+    unscoped_findings,
+)
 from policies.autoscaling.scalers import (
     AdapterRules,
     adapter_rules,
@@ -36,7 +44,7 @@ from policies.autoscaling.scalers import (
     workloads,
 )
 from policies.framework import Policy, Resource, unproven
-from policies.kube import ISVC_TYPE, as_list, get
+from policies.kube import ISVC_TYPE
 from policies.reading.engine_metric_names import (
     foreign_prefixed,
     gateway_unexported,
@@ -54,34 +62,15 @@ def _custom_metrics(scaler: Resource) -> list:
     return [m for m in hpa_metrics(scaler) if m.type in ("Pods", "Object", "External")]
 
 
-def _prometheus_queries(scaler: Resource) -> list[tuple[str, str]]:
-    """(path, query) of the PromQL queries KEDA runs for a ScaledObject's prometheus triggers, or for a KServe
-    InferenceService's external metrics with backend prometheus, which KServe copies unchanged into the prometheus
-    trigger of the ScaledObject it creates (kserve/kserve v0.20.0 pkg/controller/v1beta1/inferenceservice/reconcilers/
-    keda/keda_reconciler.go:115-126; podMetric queries it wraps in sum(...) itself, :157-171)."""
-    if scaler.type == ISVC_TYPE:
-        metrics = as_list(get(scaler.props, "spec", "predictor", "autoScaling", "metrics"))
-        return [
-            (f"spec.predictor.autoScaling.metrics[{i}].external.metric.query", query)
-            for i, m in enumerate(metrics)
-            if str(get(m, "external", "metric", "backend")).lower() == "prometheus"
-            and isinstance(query := get(m, "external", "metric", "query"), str)
-        ]
-    return [
-        (f"{path}.metadata.query", query)
-        for path, trigger in triggers(scaler)
-        if trigger.get("type") == "prometheus" and isinstance(query := get(trigger, "metadata", "query"), str)
-    ]
-
-
 def per_pod_query_findings(scaler: Resource) -> list[str]:
-    """KEDA prometheus queries (see _prometheus_queries) that return one series per model-server pod: a server's load
+    """KEDA prometheus queries (query_series.prometheus_queries) that return one series per model-server pod: a server's load
     series (policies/reading/promql.py: the engine table's metric families, DCGM's) not aggregated over pods. KEDA's
     prometheus scaler refuses a result of more than one element ("prometheus query ... returned multiple elements",
     kedacore/keda v2.20.2 pkg/scalers/prometheus_scaler.go L273-274), so the trigger fails as soon as a second replica
-    runs (an unscoped aggregate, sum(vllm:num_requests_waiting), errors never: the careful form, not judged here)."""
+    runs (an aggregate, sum(vllm:num_requests_waiting), errors never; that it selects every tenant's pods is
+    query_series.unscoped_findings' advice)."""
     found = []
-    for path, query in _prometheus_queries(scaler):
+    for path, query, _ in prometheus_queries(scaler):
         series = server_series(query)
         if not series:
             continue
@@ -102,13 +91,13 @@ def per_pod_query_findings(scaler: Resource) -> list[str]:
 
 
 def misspelled_series_findings(scaler: Resource) -> list[str]:
-    """Prometheus queries (see _prometheus_queries) naming an engine series in a spelling the engine does not export
+    """Prometheus queries (query_series.prometheus_queries) naming an engine series in a spelling the engine does not export
     (policies/reading/engine_metric_names.py): ``vllm_num_requests_running`` where vLLM exports
     ``vllm:num_requests_running`` (vllm v0.33.0 vllm/v1/metrics/loggers.py L527, components/vllm_metrics.py).
     Prometheus stores the name with its colon, so the query returns no series and the trigger never fires: blocking
     when the colon spelling is a series the engine exports, advice when the pack's table does not hold it."""
     found = []
-    for path, query in _prometheus_queries(scaler):
+    for path, query, _ in prometheus_queries(scaler):
         for miss in misspelled(query):
             if miss.right:
                 found.append(
@@ -128,14 +117,14 @@ def misspelled_series_findings(scaler: Resource) -> list[str]:
 
 
 def retired_series_findings(scaler: Resource, candidates: list) -> list[str]:
-    """Prometheus queries (see _prometheus_queries) naming a vLLM family the server's release no longer exports by
+    """Prometheus queries (query_series.prometheus_queries) naming a vLLM family the server's release no longer exports by
     default (components/vllm_metrics.RETIRED: vllm:gpu_cache_usage_perc, hidden from 0.11 unless the server runs with
     --show-hidden-metrics-for-version, renamed vllm:kv_cache_usage_perc in 0.9.2; set 35 kandakji/sample-aws-eks-auto-mode
     examples/gpu/prometheus-scaledObject.yaml), or an engine series under a prefix the engine does not use
     (triton_... where Triton exports nv_...). Blocking where the target's image names a release that hides it (or a
     moving tag: the newest release); advice where its release is not known; silent where it still exports it."""
     found: list[str] = []
-    for path, query in _prometheus_queries(scaler):
+    for path, query, _ in prometheus_queries(scaler):
         for family in retired_in(query):
             target = scaler if scaler.type == ISVC_TYPE else getattr(scale_target(scaler, candidates), "resource", None)
             exports = vllm_exports_retired(family, [target] if target is not None else [])
@@ -261,6 +250,19 @@ def no_adapter_findings(scaler: Resource, already: list[str], has_keda: bool) ->
     return found
 
 
+def engine_query_findings(scaler: Resource, candidates: list, resources: list[Resource]) -> list[str]:
+    """The readings of policies/autoscaling/query_series.py for one scaler's Prometheus queries, against the engines its
+    target runs: unscoped, another engine's or no engine's series, one series per NIM pod."""
+    if not prometheus_queries(scaler):
+        return []
+    engines, only_servers = target_engines(scaler, candidates, resources)
+    return (
+        unscoped_findings(scaler, engines)
+        + series_findings(scaler, engines, only_servers)
+        + nim_per_pod_findings(scaler, engines)
+    )
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     require = bool(config.get("requireInSameSet"))
     rules = adapter_rules(resources)
@@ -271,10 +273,13 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     for isvc in (r for r in resources if r.type == ISVC_TYPE):
         findings.extend((isvc.name, m) for m in per_pod_query_findings(isvc) + misspelled_series_findings(isvc))
         findings.extend((isvc.name, m) for m in retired_series_findings(isvc, candidates))
+        findings.extend((isvc.name, m) for m in engine_query_findings(isvc, candidates, resources))
     for scaler in scalers(resources):
         if is_scaled_object(scaler):
             findings.extend((scaler.name, m) for m in per_pod_query_findings(scaler) + misspelled_series_findings(scaler))
             findings.extend((scaler.name, m) for m in retired_series_findings(scaler, candidates))
+            findings.extend((scaler.name, m) for m in engine_query_findings(scaler, candidates, resources))
+        findings.extend((scaler.name, m) for m in dcgm_pods_findings(scaler, resources))
         custom = _custom_metrics(scaler) if is_hpa(scaler) else []
         if custom and not rules.present and not require:
             misnamed = unknown_engine_name_findings(scaler)
@@ -325,7 +330,10 @@ POLICY = Policy(
         "or a KServe InferenceService's external metric) must return one series, not one per model-server pod (the "
         "engine table's series of any engine, DCGM's per GPU), and name an engine's series as the engine exports them "
         "(vllm:num_requests_running, not vllm_num_requests_running; vllm:kv_cache_usage_perc, not the "
-        "vllm:gpu_cache_usage_perc vLLM hides from 0.11; nv_..., not triton_...)."
+        "vllm:gpu_cache_usage_perc vLLM hides from 0.11; nv_..., not triton_...). Advice, for every engine of "
+        "components/engine_metrics.json: a query selecting a model-server series with no label matcher (every tenant's "
+        "pods), naming another engine's series or one no engine exports, or a bare NIM series unaggregated; an HPA Pods "
+        "metric on a DCGM series (the exporter's pods own it)."
     ),
     catalog="S7",
     severity="high",

@@ -19,10 +19,12 @@ enough to stay silent (whether that peer is Prometheus is not read).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, Optional
 from urllib.parse import urlsplit
 
+from components.fill_ins import fill_in
 from policies.autoscaling.scalers import (
     SERVICE_MONITOR_GROUP_KIND,
     Workload,
@@ -45,6 +47,7 @@ from policies.reading.network_policies import (
     rules,
     selects_every_pod,
 )
+from policies.reading.placeholders import placeholder_in
 from policies.reading.promql import server_series
 from policies.reading.serving import model_servers, namespace_of, selector_matches
 
@@ -255,6 +258,78 @@ def _server_behind(service: Resource, resources: list[Resource]) -> Optional[str
     return None
 
 
+def _fill_in_address(trigger: Any, index: int) -> Optional[str]:
+    """Advice on a prometheus trigger's serverAddress whose host is a fill-in, as written (policies/reading/placeholders.py:
+    ``<prometheus-url>``, ``${PROM_HOST}``, ``YOUR_...``; components/fill_ins.toml: a documentation domain such as
+    example.com, or a phrase of fill-in words such as REPLACE_ME_PROMETHEUS_ENDPOINT, spent set 114
+    zjinsong/amazon-eks-multi-model-gpu-sharing manifests/keda-scaledobject.yaml). KEDA asks that host for every poll, the
+    name does not resolve, the trigger errors and the workload never scales (the same :246-250 path as an unreachable
+    server); the file is a template someone fills, so advice."""
+    address = as_dict(as_dict(trigger).get("metadata")).get("serverAddress")
+    if not isinstance(address, str) or not address.strip():
+        return None
+    try:
+        netloc = urlsplit(address.strip() if "://" in address else f"http://{address.strip()}").netloc
+    except ValueError:
+        netloc = ""
+    host = netloc.rsplit("@", 1)[-1].split(":", 1)[0]
+    hole = placeholder_in(address.strip(), ("serverAddress",)) or fill_in(host.lower(), "host") or fill_in(host.lower())
+    hole = host if hole is not None and hole == host.lower() else hole
+    if hole is None:
+        return None
+    return unproven(
+        f"spec.triggers[{index}] (prometheus) serverAddress {address.strip()} holds the fill-in {hole}, not a Prometheus address: "
+        f"KEDA's prometheus scaler asks <serverAddress>/api/v1/query on every poll (kedacore/keda v2.20.2 "
+        f"pkg/scalers/prometheus_scaler.go:207), the host does not resolve, the trigger errors and the workload never "
+        f"scales; write the Prometheus Service's address (http://prometheus-operated.monitoring.svc:9090)"
+    )
+
+
+def _annotated(annotations: Any) -> bool:
+    return str(as_dict(annotations).get("prometheus.io/scrape", "")).lower() == "true"
+
+
+def _chart_prometheus_blind(scaled: Resource, host: str, query: str, resources: list[Resource]) -> Optional[str]:
+    """Advice when the trigger asks the prometheus-community chart's server (its Service is ``<release>-server``, or
+    ``<release>-prometheus-server``: charts/prometheus templates/_helpers.tpl prometheus.server.fullname, prometheus-29.27.0)
+    for a series of the model server it scales, and nothing makes that server scrape the pods: the chart's default jobs
+    keep only pods, and Services' endpoints, annotated ``prometheus.io/scrape: "true"`` (charts/prometheus/values.yaml
+    L864-873 kubernetes-service-endpoints, L983-991 kubernetes-pods, relabel action keep) and read no ServiceMonitor or
+    PodMonitor (spent set 114 Goutham-Annem/eks-llm-inference manifests/keda-scaledobject.yaml: http://prometheus-server.
+    monitoring:80, a vLLM Deployment with no annotation). Silent where the run holds a scrape configuration of its own
+    (scrape_configs or extraScrapeConfigs in any object), or the target is not in the files."""
+    first = host.split(".", 1)[0].lower()
+    if not (first == "prometheus-server" or first.endswith("-prometheus-server")) or not server_series(query):
+        return None
+    target = scale_target(scaled, workloads(resources))
+    if target is None or not model_servers(target.resource):
+        return None
+    if _annotated(get(target.resource.props, "spec", "template", "metadata", "annotations")):
+        return None
+    for service in _services(resources):
+        selector = as_dict(get(service.props, "spec", "selector"))
+        if (
+            selector
+            and selector_matches({"matchLabels": selector}, target.pod_labels)
+            and _annotated(get(service.props, "metadata", "annotations"))
+        ):
+            return None
+    if any(
+        split_type(r.type)[1] in ("ConfigMap", "Release", "HelmRelease", "Application")
+        and "crape" in json.dumps(r.props, default=str)
+        for r in resources
+    ):
+        return None
+    return (
+        f"asks {host}, the prometheus-community chart's Prometheus server, for {server_series(query)[0][0]}, but neither "
+        f"{target.kind}/{target.name}'s pod template nor a Service selecting its pods is annotated prometheus.io/scrape: "
+        f'"true", the only targets the chart\'s default scrape jobs keep (charts/prometheus/values.yaml, prometheus-29.27.0, '
+        f"kubernetes-pods and kubernetes-service-endpoints), and that server reads no ServiceMonitor or PodMonitor: the "
+        f"query returns no series, KEDA reads 0 and the workload never scales on load; annotate the pod template "
+        f"(prometheus.io/scrape, prometheus.io/port, prometheus.io/path)"
+    )
+
+
 def _keda_findings(resources: list[Resource]) -> list[tuple[str, str]]:
     findings: list[tuple[str, str]] = []
     services: Optional[list[Resource]] = None
@@ -262,8 +337,12 @@ def _keda_findings(resources: list[Resource]) -> list[tuple[str, str]]:
         group, kind = split_type(scaled.type)
         if group != _KEDA or kind not in ("ScaledObject", "ScaledJob") or not isinstance(scaled.props, dict):
             continue
+        written = as_list(get(scaled.written or scaled.props, "spec", "triggers"))
         for i, trigger in enumerate(as_dict(t) for t in as_list(get(scaled.props, "spec", "triggers"))):
             address = as_dict(trigger.get("metadata")).get("serverAddress")
+            if trigger.get("type") == "prometheus" and (hole := _fill_in_address(written[i] if i < len(written) else {}, i)):
+                findings.append((scaled.name, hole))
+                continue
             if trigger.get("type") != "prometheus" or not isinstance(address, str) or "://" not in address:
                 continue
             try:
@@ -273,6 +352,10 @@ def _keda_findings(resources: list[Resource]) -> list[tuple[str, str]]:
                 continue
             asked = f"{address.strip().rstrip('/')}/api/v1/query"
             where = f"spec.triggers[{i}] (prometheus) serverAddress {address.strip()}"
+            query = as_dict(trigger.get("metadata")).get("query")
+            if isinstance(query, str) and (blind := _chart_prometheus_blind(scaled, host, query, resources)):
+                findings.append((scaled.name, unproven(f"spec.triggers[{i}] (prometheus) {blind}")))
+                continue
             if parts.path.rstrip("/").endswith("/metrics"):
                 why = "a metrics exposition page, not Prometheus's query API"
             else:
@@ -301,7 +384,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 POLICY = Policy(
     name="scrape-and-scaler-reach",
     description="An autoscaler's metric can be read where it is asked for: a KEDA prometheus trigger's serverAddress "
-    "is Prometheus (not a model server's Service or a /metrics page), and the NetworkPolicies isolating a model "
+    "is Prometheus (not a model server's Service, a /metrics page or a fill-in host), and the NetworkPolicies isolating a model "
     "server for Ingress admit the port Prometheus scrapes.",
     catalog="G82",
     severity="high",

@@ -7,10 +7,11 @@ labelPod): ``ray.io/is-ray-node: yes``, ``ray.io/cluster: <RayCluster name>``, `
 own labels (never overriding node-type, group or cluster). A RayService's RayCluster gets a generated name, so
 ``ray.io/cluster`` is known only for a RayCluster.
 
-Two findings: a ``minAvailable`` at or above the fixed pod count of the group it selects (zero voluntary
+One finding: a ``minAvailable`` at or above the fixed pod count of the group it selects (zero voluntary
 disruptions: the GPU node is never drained; blocking for a one-pod worker group beside a head with no GPUs, where no
-engine spans nodes, else advice as pdb_allows_disruption's multi-node exception), and a selector on ``ray.io/`` keys
-KubeRay never sets that selects no pod of the Ray objects beside it (the PDB protects nothing; advice).
+engine spans nodes, else advice as pdb_allows_disruption's multi-node exception). A selector that selects no pod of
+the Ray objects beside it (``ray.io/group-name``, a RayService's name as ``ray.io/cluster``) is G18 pdb-selects-pods
+(policies/k8s_generic/pdb_selects_pods.py).
 """
 
 from __future__ import annotations
@@ -22,23 +23,6 @@ from policies.kube import as_dict, as_int, get, split_type
 from policies.reading.ray_cluster import RayGroup, cluster_spec, groups
 from policies.reading.serving import namespace_of, selector_matches
 
-# Every ray.io/ label key KubeRay v1.7.0 defines for its objects (utils/constant.go:17-48), so a selector on another
-# ray.io/ key is a typo.
-KUBERAY_POD_KEYS = frozenset(
-    {
-        "ray.io/is-ray-node",
-        "ray.io/cluster",
-        "ray.io/node-type",
-        "ray.io/group",
-        "ray.io/identifier",
-        "ray.io/originated-from-cr-name",
-        "ray.io/originated-from-crd",
-        "ray.io/serve",
-        "ray.io/worker-group-replica-name",
-        "ray.io/worker-group-replica-index",
-        "ray.io/replica-host-index",
-    }
-)
 _WHY = "no voluntary eviction is ever allowed, so GPU nodes cannot be drained, consolidated or patched"
 
 
@@ -79,7 +63,7 @@ def ray_pdb_findings(pdb: Any, resources: list, wanted: Optional[int]) -> list[s
     rays = [r for r in resources if cluster_spec(r) is not None and namespace_of(r) == namespace_of(pdb)]
     if not rays or not isinstance(selector, dict):
         return []
-    found, matched = [], False
+    found = []
     for ray in rays:
         spec = cluster_spec(ray)[1]  # type: ignore[index]
         all_groups = groups(ray)
@@ -87,7 +71,6 @@ def ray_pdb_findings(pdb: Any, resources: list, wanted: Optional[int]) -> list[s
         for group in all_groups:
             if not selector_matches(selector, group_labels(ray, group)):
                 continue
-            matched = True
             pods = _fixed_pods(spec, group)
             if wanted is None or pods is None or wanted < pods:
                 continue
@@ -106,16 +89,4 @@ def ray_pdb_findings(pdb: Any, resources: list, wanted: Optional[int]) -> list[s
                     "zero budget with a planned node roll is the usual choice)"
                 )
             )
-    keys = [str(k) for k in as_dict(selector.get("matchLabels"))]
-    strange = sorted(k for k in keys if k.startswith("ray.io/") and k not in KUBERAY_POD_KEYS)
-    if not matched and strange:
-        shown = ", ".join(f"{split_type(r.type)[1]}/{get(r.props, 'metadata', 'name')}" for r in rays)
-        found.append(
-            unproven(
-                f"PodDisruptionBudget {name}: selects no pod of {shown}: KubeRay labels its pods ray.io/group, "
-                f"ray.io/node-type and ray.io/cluster (kuberay v1.7.0 common/pod.go labelPod), never "
-                f"{', '.join(strange)}, and no group template sets it, so the budget protects nothing; select "
-                f"ray.io/group: <groupName>"
-            )
-        )
     return found

@@ -87,6 +87,7 @@ from functools import lru_cache
 from typing import Optional
 
 from components.debug_switches import ENV_SWITCHES
+from components.engine_context import engine_context
 from components.engine_env import image_release
 from components.serving_engines import ENGINES
 from policies.framework import Policy, Resource, Unproven, unproven
@@ -105,6 +106,7 @@ from policies.kube import (
 from policies.reading.chat_ui_backends import ui_app
 from policies.reading.engines import env_values, table_servers
 from policies.reading.gateway_apps import app_containers
+from policies.reading.served_context import served_contexts
 from policies.reading.serving import ModelServer, engine_configs, engine_table, model_servers, pod_labels, serve_config
 from policies.reading.vllm_args import command_tokens, vllm_servers
 
@@ -246,16 +248,21 @@ def _short_contexts(resource: Resource) -> list[Unproven]:
         for c in engine_configs(resource)
     ]
     found += [(s.label, s.flag("max-model-len"), s.args.get("max-model-len"), s.model) for s in table_servers(resource)]
+    # The engine's own spelling as written (LocalAI's CONTEXT_SIZE) and what it does beyond it (the context rows).
+    stated = {s.label: s for s in served_contexts(resource) if s.engine != "vllm"}
     messages = []
     for label, flag, value, model in found:
-        tokens = as_int(value)
+        served = stated.get(label)
+        tokens = served.tokens if served is not None else as_int(value)
         pooling = any(word in str(model or "").lower() for word in _POOLING)
         if tokens is not None and 0 < tokens < SHORT_CONTEXT and not pooling:
+            facts = engine_context(served.engine) if served is not None else None
+            how = served.how if served is not None else f"{flag} {tokens}"
+            beyond = f"it {facts.beyond}" if facts is not None else "the server refuses longer requests"
             messages.append(
                 unproven(
-                    f"{label}: {flag} {tokens} caps prompt plus answer at {tokens} tokens, a benchmark setting: the "
-                    f"server refuses longer requests, so most chat conversations fail; serve at least {SHORT_CONTEXT} "
-                    "(or the model's context)"
+                    f"{label}: {how} caps prompt plus answer at {tokens} tokens, a benchmark setting: {beyond}, so "
+                    f"most chat conversations fail; serve at least {SHORT_CONTEXT} (or the model's context)"
                 )
             )
     return messages

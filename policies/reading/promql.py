@@ -12,6 +12,7 @@ anything unusual count as unknown, never as per pod).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional
 
@@ -86,3 +87,47 @@ def shape(query: str) -> Optional[str]:
     if kind and kind.lower() == "without":
         return None
     return "per-pod" if {label.strip() for label in (labels or "").split(",")} & _PER_POD_LABELS else "aggregate"
+
+
+# What selects series in a query, once string literals (label values), range and subquery brackets and the label lists
+# of by/without/on/ignoring/group_left/group_right are set aside: a name not followed by "(" (a function) nor a keyword.
+_STRING = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|`[^`]*`")
+_RANGE = re.compile(r"\[[^\]]*\]")
+_LABEL_LIST = re.compile(r"\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)", re.IGNORECASE)
+_SELECTOR = re.compile(r"(?<![A-Za-z0-9_:.])([A-Za-z_:][A-Za-z0-9_:]*)(?![A-Za-z0-9_:])(\s*\()?(\s*\{[^{}]*\})?")
+_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", "offset", "bool", "and", "or", "unless",
+             "inf", "nan", "atan2", "start", "end"}  # fmt: skip
+# A label matcher inside braces: a label name, then =, !=, =~ or !~.
+_MATCHER = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:=~|!~|!=|=)")
+
+
+@dataclass(frozen=True)
+class Selector:
+    """One series a query selects: its metric name and the labels it matches on (``__name__`` left out)."""
+
+    name: str
+    labels: tuple[str, ...]
+
+
+def selectors(query: str) -> list[Selector]:
+    """Every metric-name selector of a PromQL query, in order, with the labels its braces match on: ``sum(rate(
+    vllm:request_success_total{namespace="llm"}[5m])) by (pod)`` gives one, vllm:request_success_total on
+    (namespace,). Functions, keywords, label names and values, durations are not selectors; ``{__name__="x"}`` is read
+    as x. No parser: a query this does not follow gives fewer selectors, never a wrong one."""
+    text = _LABEL_LIST.sub(" ", _RANGE.sub(" ", query))
+    masked = _STRING.sub(lambda m: '"' + "_" * (len(m.group(0)) - 2) + '"', text)
+    found: list[Selector] = []
+    for match in _SELECTOR.finditer(masked):
+        name, call, braces = match.group(1), match.group(2), match.group(3)
+        if call or name.lower() in _KEYWORDS or masked[: match.start()].rstrip().endswith(("{", ",")):
+            continue
+        labels = tuple(sorted(set(_MATCHER.findall(braces or "")) - {"__name__"}))
+        found.append(Selector(name, labels))
+    for braces in re.finditer(r"(?<![A-Za-z0-9_:])\{([^{}]*)\}", masked):
+        named = re.search(r"__name__\s*=\s*\"", braces.group(1))
+        if named is not None:
+            start = braces.start(1) + named.end()
+            value = text[start : text.find('"', start)]
+            labels = tuple(sorted(set(_MATCHER.findall(braces.group(1))) - {"__name__"}))
+            found.append(Selector(value, labels))
+    return found

@@ -166,7 +166,7 @@ def test_local_ai_spent_form_fires():
 def test_local_ai_careful_release_stays_silent():
     careful = copy.deepcopy(LOCAL_AI)
     values = careful["spec"]["values"]
-    values["deployment"]["env"] = {"threads": 4}
+    values["deployment"]["env"] = {"threads": 4, "context_size": 8192}  # over the chart's 512 (S36, ctx54)
     values["resources"] = {"requests": {"cpu": "4", "memory": "16Gi"}, "limits": {"memory": "16Gi"}}
     del values["persistence"]  # the chart's default claims are ReadWriteMany
     values["service"] = {"type": "ClusterIP"}

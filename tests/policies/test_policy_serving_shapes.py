@@ -154,8 +154,8 @@ def test_aibrix_fraction_target_is_quiet_and_a_percentage_fires():
 
 
 SCALED_OBJECT_TYPE = "kubernetes:keda.sh/v1alpha1:ScaledObject"
-# production-stack's KEDA tutorial ScaledObject (tutorials/assets/keda-scaled-object.yaml), with the aggregation a
-# careful author writes: KEDA's prometheus scaler refuses a result of more than one element (kedacore/keda v2.20.2
+# production-stack's KEDA tutorial ScaledObject (tutorials/assets/keda-scaled-object.yaml), with the aggregation and the
+# namespace matcher a careful author writes (an unscoped series counts every tenant's pods: query_series.py): KEDA's prometheus scaler refuses a result of more than one element (kedacore/keda v2.20.2
 # pkg/scalers/prometheus_scaler.go L273-274: "prometheus query %s returned multiple elements").
 SCALED_OBJECT = {
     "apiVersion": "keda.sh/v1alpha1",
@@ -170,7 +170,7 @@ SCALED_OBJECT = {
                 "type": "prometheus",
                 "metadata": {
                     "serverAddress": "http://prometheus-operated.monitoring.svc:9090",
-                    "query": "sum(vllm:num_requests_waiting)",
+                    "query": 'sum(vllm:num_requests_waiting{namespace="llm"})',
                     "threshold": "5",
                 },
             }
@@ -183,7 +183,7 @@ def test_an_aggregated_keda_query_is_quiet_and_a_per_pod_one_fires():
     from policies.autoscaling.custom_metric_is_served import POLICY as S7
 
     assert messages(S7, resource(SCALED_OBJECT_TYPE, copy.deepcopy(SCALED_OBJECT))) == []
-    for query in ("vllm:num_requests_waiting", 'vllm:num_requests_running{model_name="llama"}'):
+    for query in ('vllm:num_requests_waiting{namespace="llm"}', 'vllm:num_requests_running{model_name="llama"}'):
         per_pod = copy.deepcopy(SCALED_OBJECT)
         per_pod["spec"]["triggers"][0]["metadata"]["query"] = query
         assert messages(S7, resource(SCALED_OBJECT_TYPE, per_pod)) == [
@@ -236,11 +236,14 @@ def test_a_kserve_external_prometheus_query_is_read_like_a_keda_trigger():
             },
         }
 
-    assert messages(S7, resource(ISVC_TYPE, isvc("vllm:num_requests_running"))) == [
+    per_pod, unscoped = messages(S7, resource(ISVC_TYPE, isvc("vllm:num_requests_running")))
+    assert per_pod == (
         "spec.predictor.autoScaling.metrics[0].external.metric.query vllm:num_requests_running returns one series per "
         "vLLM pod, and KEDA's prometheus scaler fails on a result of more than one element, so the trigger errors as "
         "soon as two replicas run; aggregate it (sum(...) or avg(...))"
-    ]
+    )
+    # The same query selects the series with no matcher: every tenant's vLLM pods (policies/autoscaling/query_series.py).
+    assert " selects vllm:num_requests_running with no label matcher " in unscoped
     # Careful forms: an aggregated query, and a backend that is not Prometheus.
     assert messages(S7, resource(ISVC_TYPE, isvc('sum(vllm:num_requests_running{namespace="autoscaling-demo"})'))) == []
     assert messages(S7, resource(ISVC_TYPE, isvc("vllm:num_requests_running", backend="graphite"))) == []
