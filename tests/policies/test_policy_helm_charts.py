@@ -154,7 +154,8 @@ def test_k3s_helmchart_values_content_and_unread_version():
 def test_unpinned_chart_version_and_bad_input():
     unpinned = _release("ollama", ">=1.0.0", {})
     [(_, pod)] = chart_pod_specs(unpinned)
-    assert pod["containers"][0]["image"] == "ollama/ollama"  # the tag moves with the chart
+    # the newest chart installs (Flux's default *), with its appVersion: the range is G1 chart-version-pinned's finding
+    assert pod["containers"][0]["image"] == f"ollama/ollama:{chart_named('ollama').newest_tag()}"
     assert chart_pod_specs(_release("app-template", "4.0.0", {})) == []
     assert chart_pod_specs({"kind": "HelmChart", "spec": {"chart": "ollama", "valuesContent": "a: [unclosed"}}) == []
     assert chart_pod_specs({"kind": "HelmRelease", "spec": {"chart": {"spec": {"chart": "ollama"}}, "values": [1]}})
@@ -171,7 +172,7 @@ def test_open_webui_renders_its_ollama_dependency_unless_disabled():
     bundled["spec"]["values"]["ollama"] = {"persistentVolume": {"enabled": True}, "ollama": {"models": {"pull": ["llama3"]}}}
     pods = chart_pod_specs(bundled)
     assert [p for p, _ in pods][1] == "spec.values.ollama[ollama chart >=0.24.0 defaults, open-webui's dependency]"
-    assert pods[1][1]["containers"][0]["image"] == "ollama/ollama"  # a range: the newest chart's tag
+    assert pods[1][1]["containers"][0]["image"] == f"ollama/ollama:{chart_named('ollama').newest_tag()}"  # a range: the newest
     assert "lifecycle" in pods[1][1]["containers"][0]
     assert len(chart_pod_specs(OPEN_WEBUI)) == 1  # ollama.enabled false
 
