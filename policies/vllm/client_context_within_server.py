@@ -223,10 +223,12 @@ def _route_limits(resource: Resource) -> Iterator[tuple[str, str, int]]:
     else:
         for path, podspec in pod_specs(resource):
             for c in containers(podspec):
-                env = {as_dict(e).get("name"): as_dict(e).get("value") for e in as_list(c.get("env"))}
-                values.append((f"{path} container {c.get('name')} env", {k: v for k, v in env.items() if isinstance(k, str)}))
+                pairs = [(as_dict(e).get("name"), as_dict(e).get("value")) for e in as_list(c.get("env"))]
+                values.append((f"{path} container {c.get('name')} env", {k: v for k, v in pairs if isinstance(k, str)}))
     for where, bag in values:
         for key, value in bag.items():
+            if not isinstance(key, str):
+                continue  # a mistyped key (a list, a number) names no limit
             if _ROUTE_LIMIT.match(key) and whole(value) is not None:
                 yield where, key, int(str(whole(value)))
             elif isinstance(value, str) and ("_LIMIT" in value or "_MAX" in value):
@@ -278,7 +280,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             service, served = target
             for name, value in values.items():
                 told = whole(value)
-                window = name in names if names is not None else bool(_CONTEXT_NAME.search(name.upper()))
+                window = name in names if names is not None else bool(_CONTEXT_NAME.search(str(name).upper()))
                 if window and told is not None and told > served.tokens:
                     findings.append((r.name, unproven(_message(where, name, told, service, served))))
     return findings

@@ -52,3 +52,39 @@ def test_a_groups_pods_are_derived_up_to_a_bound():
     cluster["spec"]["workerGroupSpecs"][0]["replicas"] = float("inf")
     with pytest.raises(ValueError):
         ray_pods(cluster)
+
+
+_ROUTER = """
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: router, namespace: ai}
+data:
+  FAST_CTX_LIMIT: "90000"
+  config.yaml: |
+    model_list:
+    - model_name: fast
+      litellm_params: {api_base: "http://vllm:8000/v1"}
+      model_info: {context_window: 32768}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: client, namespace: ai}
+spec:
+  containers:
+  - name: api
+    image: ghcr.io/acme/api:1.0.0
+    env: [{name: [FAST_CTX_LIMIT], value: "90000"}, {name: {a: 1}}, {name: 8, value: "3"}]
+"""
+
+
+def test_a_mistyped_key_or_env_name_is_no_context_limit(tmp_path):
+    """S54's router limits (review54b's fuzzer: an env name that is a list was made a dict key, TypeError)."""
+    path = tmp_path / "router.yaml"
+    path.write_text(_ROUTER)
+    violations = evaluate(load_resources(manifest_files([str(path)])))
+    s54 = [v.message for v in violations if v.policy == "client-context-within-server"]
+    assert s54 == [
+        "data FAST_CTX_LIMIT=90000 lets the router send prompts of up to 90000 tokens to route fast, whose window is 32768 "
+        "(ConfigMap/router data config.yaml model_list[0].model_info context_window): prompts between the two fail or "
+        "are cut; keep FAST_CTX_LIMIT at most 32768, or send longer prompts to a route that holds them"
+    ]
