@@ -344,8 +344,8 @@ POLICY = Policy(
         "or a KServe InferenceService's external metric) must return one series, not one per model-server pod (the "
         "engine table's series of any engine, DCGM's per GPU), and name an engine's series as the engine exports them "
         "(vllm:num_requests_running, not vllm_num_requests_running; vllm:kv_cache_usage_perc, not the "
-        "vllm:gpu_cache_usage_perc vLLM hides from 0.11; nv_..., not triton_...). Advice, for every engine of "
-        "components/engine_metrics.json: a query selecting a model-server series with no label matcher (every tenant's "
+        "vllm:gpu_cache_usage_perc vLLM hides from 0.11; nv_..., not triton_...); advice, for every engine of "
+        "components/engine_metrics.json, on a query selecting a model-server series with no label matcher (every tenant's "
         "pods), naming another engine's series or one no engine exports, or a bare NIM series unaggregated; an HPA Pods "
         "metric on a DCGM series (the exporter's pods own it)."
     ),
