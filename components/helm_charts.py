@@ -30,6 +30,7 @@ _FIELDS = (
     "sources",
     "default_tags",
     "edge",
+    "values_file_names",
 )
 
 
@@ -52,6 +53,9 @@ class Chart:
     sources: tuple[str, ...]
     default_tags: dict[str, str]  # chart version -> image tag rendered when values set none
     edge: dict[str, str] = _field(default_factory=dict)  # the values keys of the chart's Service and Ingress (G32)
+    # Words naming the chart in a values file's path besides ``names``, and the dotted path the file must then set.
+    values_file_words: tuple[str, ...] = ()
+    values_file_needs: str = ""
 
     def default_tag(self, version: str) -> str | None:
         """The image tag ``version`` of the chart renders without image.tag, or None for a version not in the table."""
@@ -100,6 +104,9 @@ def charts() -> tuple[Chart, ...]:
         for item in row["probes_since"]:
             field, _, first = str(item).partition("=")
             since[field] = first
+        named = row["values_file_names"]
+        if not isinstance(named, dict) or set(named) - {"names", "needs"} or bool(named) != ("needs" in named):
+            raise ValueError(f"{TABLE.name} [charts.{key}]: values_file_names must be {{}} or {{ names, needs }}")
         settings = row["probe_settings"]
         if not isinstance(settings, dict) or not all(isinstance(v, dict) for v in settings.values()):
             raise ValueError(f"{TABLE.name} [charts.{key}]: probe_settings must be a table of tables")
@@ -120,6 +127,8 @@ def charts() -> tuple[Chart, ...]:
                 sources=tuple(row["sources"]),
                 default_tags=tags,
                 edge={str(k): str(v) for k, v in dict(row["edge"]).items()},
+                values_file_words=tuple(str(w) for w in named.get("names", ())),
+                values_file_needs=str(named.get("needs", "")),
             )
         )
     return tuple(out)

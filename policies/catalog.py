@@ -103,12 +103,7 @@ _ENTRIES = (
     Entry("S", 64, "a scraped model server serves metrics where it is scraped"),
     Entry("S", 65, "a client or router/gateway route (AIBrix, AI Gateway) asks a server for a model and path it serves"),
     Entry("S", 66, "a vLLM server that loads its model from a local path names the model it serves (--served-model-name)"),
-    Entry(
-        "G",
-        1,
-        "an image with no tag, :latest or a moving tag (main, nightly, dev) instead of a version or digest; a model-serving "
-        "chart release whose version is a range or unset",
-    ),
+    Entry("G", 1, "an image with no tag, :latest or a moving tag (main, nightly, dev); a serving chart at a version range"),
     Entry("G", 2, "an image pinned by tag, not digest (no rule: a moving tag such as :latest or none is G1's)"),
     Entry("G", 3, "a GPU model server sets imagePullPolicy Always (each start waits on the registry for a 10-20 GB image)"),
     Entry("G", 4, "readiness probe: none, or one that says Ready before the server can answer"),
@@ -213,7 +208,7 @@ _ENTRIES = (
     Entry("G", 104, "a start script reaches its server and the server's exit ends the container (no sleep inf around it)"),
     Entry("G", 105, "a `$(VAR)` in env, command or args is expanded (one defined later in env, or nowhere, stays literal)"),
     Entry("G", 106, "a client reaches its model backend by a literal IP address (LAN, node or public host), not a Service name"),
-    Entry("G", 107, "a Helm release value the chart never reads (misspelt, misplaced or the wrong type): the setting is dropped"),
+    Entry("G", 107, "a setting nothing reads: a chart value its chart ignores, an annotation on a kind its controller ignores"),
 )
 
 

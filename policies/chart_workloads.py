@@ -51,7 +51,7 @@ class Workload:
     fronts: str = ""  # what the pod forwards to, for a router that serves no model itself ("" for a model server)
 
 
-def _merged(default: Mapping, given: Any) -> dict:
+def coalesced(default: Mapping, given: Any) -> dict:
     """Helm's coalescing of a values map onto the chart's: nested maps merge, a null removes the key."""
     out = dict(default)
     if not isinstance(given, Mapping):
@@ -60,7 +60,7 @@ def _merged(default: Mapping, given: Any) -> dict:
         if value is None:
             out.pop(key, None)
         elif isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
-            out[key] = _merged(out[key], value)
+            out[key] = coalesced(out[key], value)
         else:
             out[key] = value
     return out
@@ -130,7 +130,7 @@ def _vllm_probes(chart: Chart, engine: Mapping, version: str, port: Any) -> dict
         given = engine.get(name)
         if isinstance(given, Mapping) and any(h in given for h in _HANDLERS):
             default.pop("httpGet")
-        probe = _merged(default, given)
+        probe = coalesced(default, given)
         if probe:
             probes[name] = probe
     return probes
@@ -225,7 +225,7 @@ def _router(chart: Chart, values: Mapping, version: str) -> list[Workload]:
     default = {"requests": {"cpu": "4", "memory": "16G"}, "limits": {"cpu": "8", "memory": "32G"}}
     resources = default if "resources" not in spec else spec["resources"]
     if isinstance(resources, Mapping) and resources:
-        container["resources"] = _merged(default, resources) if "resources" in spec else dict(resources)
+        container["resources"] = coalesced(default, resources) if "resources" in spec else dict(resources)
     key = _version(version)
     for name, settings in _ROUTER_PROBES.items():
         if key is not None and key < _ROUTER_PROBE_SINCE[name]:
@@ -233,7 +233,7 @@ def _router(chart: Chart, values: Mapping, version: str) -> list[Workload]:
         fixed = key is not None and key < (0, 1, 8)  # before 0.1.8 the template writes the settings, values unread
         if name in spec and spec[name] is None and not fixed:
             continue
-        probe = _merged({**settings, "httpGet": {"path": "/health", "port": port}}, None if fixed else spec.get(name))
+        probe = coalesced({**settings, "httpGet": {"path": "/health", "port": port}}, None if fixed else spec.get(name))
         container[name] = probe
     pod: dict = {"containers": [container]}
     strategy = spec.get("strategy")
@@ -320,7 +320,7 @@ def local_ai(chart: Chart, values: Mapping, version: str, release: str) -> list[
         shown = chart_image(chart, {"image": image} if isinstance(image, Mapping) else {}, version)
         if shown:
             container["image"] = shown
-    env_map = _merged(_LOCAL_AI_ENV, deployment.get("env"))
+    env_map = coalesced(_LOCAL_AI_ENV, deployment.get("env"))
     env: list = [{"name": str(k).upper(), "value": _quoted(v)} for k, v in sorted(env_map.items(), key=lambda kv: str(kv[0]))]
     env.append({"name": "MODELS_PATH", "value": str(deployment.get("modelsPath") or chart.data_mount)})
     env += [e for e in items_of(deployment.get("secretEnv")) if isinstance(e, Mapping)]
@@ -332,7 +332,7 @@ def local_ai(chart: Chart, values: Mapping, version: str, release: str) -> list[
     claims: dict = {}
     persistence = values.get("persistence")
     if _persistence_form(version) and (persistence is None or isinstance(persistence, Mapping)):
-        merged = _merged(_LOCAL_AI_PERSISTENCE, persistence)
+        merged = coalesced(_LOCAL_AI_PERSISTENCE, persistence)
         fullname = container["name"]
         for key in sorted(merged, key=str):
             entry = merged[key]

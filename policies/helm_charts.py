@@ -25,6 +25,10 @@ of values onto the pod is the chart's template as read at those tags:
   No template of the chart sets ``WEBUI_SECRET_KEY``. Its dependency, the Ollama chart at ``>=0.24.0`` (whatever is
   newest, so its image tag is not known), renders a second pod from ``ollama.*`` unless ``ollama.enabled`` is false.
 
+- NVIDIA's nim-llm (policies/chart_nim.py, NVIDIA/nim-deploy helm/nim-llm @01f3757ae73e): the StatefulSet (or
+  Deployment) of the NIM server with its NGC key Secret, probes and model store, as a workload (claims, Service type).
+  KubeRay's ray-cluster renders a RayCluster, whose pods the operator makes: its row serves G107 only.
+
 A release whose values come from elsewhere (Flux ``valuesFrom``, Argo CD ``helm.valueFiles``) is not read: the
 object does not show what the chart is given. Envsubst defaults Flux's postBuild fills (``${name:=default}``, ``${name:-default}``) are read as their default; a
 value left empty by one is treated as not written. The values are not the whole release (a values file,
@@ -44,9 +48,9 @@ import yaml
 
 from components.helm_charts import Chart, chart_named
 from policies.app_template import app_template_service_names
+from policies.chart_nim import nim_llm
 from policies.chart_values import chart_image, env_list, items_of, pod_options, truthy, value_at
-from policies.chart_workloads import RENDERERS as _WORKLOAD_RENDERERS
-from policies.chart_workloads import Workload, vllm_stack_literals
+from policies.chart_workloads import RENDERERS, Workload, vllm_stack_literals
 
 _RELEASE_KINDS = frozenset({"HelmRelease", "Application", "HelmChart"})
 # (API group, kind) of the release objects read here, for policies that list the types they check.
@@ -318,6 +322,9 @@ def _openai_keys(values: Mapping, version: str) -> list[dict]:
 
 
 _RENDERERS = {"ollama": _ollama, "open-webui": _open_webui}
+# Charts whose workloads (pod, replicas, rollout, claims, Service type) are rendered: policies/chart_workloads.py and
+# NVIDIA's nim-llm (policies/chart_nim.py).
+_WORKLOAD_RENDERERS = {**RENDERERS, "nim-llm": nim_llm}
 
 
 def chart_release(props: Mapping) -> tuple[Chart, str, str] | None:
@@ -371,6 +378,8 @@ def release_services(props: Mapping) -> dict[str, str]:
     values = _resolved(found[4])
     if not pods or not isinstance(values, Mapping):
         return {}
+    if chart.key == "nim-llm" and truthy(value_at(values, "service", "name")):  # templates/service.yaml:5@01f3757ae73e
+        return {str(value_at(values, "service", "name")): pods[0][0]}
     if truthy(values.get("fullnameOverride")):
         return {str(values["fullnameOverride"])[:63].rstrip("-"): pods[0][0]}
     name = str(values.get("nameOverride") or chart.names[0])
@@ -378,8 +387,9 @@ def release_services(props: Mapping) -> dict[str, str]:
 
 
 # Table charts whose first pod is the model server itself, behind the chart's one Service (not vllm-stack, whose engine
-# and router Services are named per model, nor open-webui, whose pod is the UI).
-_SERVER_CHARTS = ("ollama", "local-ai")
+# and router Services are named per model, nor open-webui, whose pod is the UI; nim-llm's is service.name or the
+# fullname, templates/service.yaml:5@01f3757ae73e).
+_SERVER_CHARTS = ("ollama", "local-ai", "nim-llm")
 
 
 def release_values(props: Mapping) -> tuple[str, Chart, str, Mapping] | None:
@@ -511,7 +521,7 @@ def chart_edges(props: Mapping) -> list[ChartEdge]:
         return []
     path, name, repo, version, values = found
     chart = chart_named(name, repo) if name or repo else None
-    if chart is None or not chart.edge or chart.key not in _RENDERERS:
+    if chart is None or not chart.edge or (chart.key not in _RENDERERS and chart.key not in _WORKLOAD_RENDERERS):
         return []
     values = _resolved(values)
     pods = chart_pod_specs(props)

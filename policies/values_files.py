@@ -12,7 +12,10 @@ and Service type (G32), values the chart never reads (G107).
 Which chart: a path segment of the file (its folder names, or its name without the ``values`` words: ``ollama``,
 ``openwebui-values.yaml``) that is a chart of components/helm_charts.toml, and **every** top-level key of the mapping
 is one that chart's templates read (components/chart_value_keys.toml; the guard policies/helm_charts.py vendored_chart
-applies to a vendored copy): a values file of someone's own chart that only shares the name (tzervas/self-hosted-ai
+applies to a vendored copy). A chart published under another name than users give their folders (NVIDIA's nim-llm:
+``examples/nvidia-nim/nim_custom_value.yaml``, spent set 113 Neutrollized/free-tier-gke) lists such words in its
+row's ``values_file_names``, which count only in a file that sets the path the row needs (``model.ngcAPISecret``,
+the NGC key Secret every NIM values file names): a values file of someone's own chart that only shares the name (tzervas/self-hosted-ai
 helm/ollama/values.yaml: ``env``, ``modelsPersistence``, ``gpu`` keys) is not read as the public chart. A file beside a
 Chart.yaml is the chart's own defaults, rendered with its templates (policies/reading/helm_chart.py): not read here.
 Pure: components only, so that policies/manifests.py can call it while it reads.
@@ -58,11 +61,28 @@ def _squeezed(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
-def _chart_for(file: str) -> Chart | None:
-    """The first candidate that names a chart of the table, spelt with or without its dashes (``openwebui``)."""
+def _sets(data: Mapping, dotted: str) -> bool:
+    node: Any = data
+    for key in dotted.split("."):
+        if not isinstance(node, Mapping) or key not in node:
+            return False
+        node = node[key]
+    return node not in (None, "", {}, [])
+
+
+def _chart_for(file: str, data: Mapping) -> Chart | None:
+    """The first candidate that names a chart of the table, spelt with or without its dashes (``openwebui``), or is a
+    word of the chart's ``values_file_names`` (``nim``, ``nvidia-nim``) in a file that sets the path it needs
+    (``model.ngcAPISecret``)."""
     by_name = {_squeezed(n): chart for chart in charts() for n in chart.names}
+    by_word = {
+        _squeezed(w): chart
+        for chart in charts()
+        for w in chart.values_file_words
+        if chart.values_file_needs and _sets(data, chart.values_file_needs)
+    }
     for name in _candidates(file):
-        chart = by_name.get(_squeezed(name))
+        chart = by_name.get(_squeezed(name)) or by_word.get(_squeezed(name))
         if chart is not None:
             return chart
     return None
@@ -78,7 +98,7 @@ def values_release(file: str, data: Any) -> dict | None:
     folder = os.path.dirname(file)
     if os.path.isfile(os.path.join(folder, "Chart.yaml")) or os.path.isfile(os.path.join(folder, "Chart.yml")):
         return None
-    chart = _chart_for(file)
+    chart = _chart_for(file, data)
     keys = keys_at(chart.key, "") if chart is not None else None
     if chart is None or keys is None:
         return None

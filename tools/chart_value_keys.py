@@ -17,12 +17,16 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tools.crd_cel_rules import mirror_folder  # noqa: E402
 
-# chart -> (repository, its release tags' prefix, the chart's folder in the repository)
-CHARTS = {
+# chart -> (repository, its release tags' prefix, the chart's folder in the repository). A prefix of None: the repository
+# tags no release of the chart (NVIDIA/nim-deploy), so each chart version is read at the newest commit of the default
+# branch whose Chart.yaml has that version.
+CHARTS: dict[str, tuple[str, str | None, str]] = {
     "ollama": ("otwld/ollama-helm", "ollama-", ""),
     "open-webui": ("open-webui/helm-charts", "open-webui-", "charts/open-webui/"),
     "local-ai": ("go-skynet/helm-charts", "local-ai-", "charts/local-ai/"),
     "vllm-stack": ("vllm-project/production-stack", "vllm-stack-", "helm/"),
+    "nim-llm": ("NVIDIA/nim-deploy", None, "helm/nim-llm/"),
+    "ray-cluster": ("ray-project/kuberay-helm", "ray-cluster-", "helm-chart/ray-cluster/"),
 }
 
 
@@ -55,8 +59,23 @@ def _git(d: str, *args: str) -> str:
     return subprocess.run(["git", "--git-dir", d, *args], capture_output=True, text=True, check=False).stdout
 
 
-def _version(tag: str, prefix: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in tag[len(prefix) :].split("."))
+def _version(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in version.split("."))
+
+
+def releases(d: str, prefix: str | None, base: str) -> list[tuple[str, str]]:
+    """(chart version, git ref) of each release read, oldest first: the tags ``PREFIX X.Y.Z``, or for a repository
+    that tags none (prefix None) the newest commit of HEAD's history holding each Chart.yaml version."""
+    if prefix is not None:
+        tags = (t for t in _git(d, "tag").split() if re.fullmatch(re.escape(prefix) + r"\d+\.\d+\.\d+", t))
+        return sorted(((t[len(prefix) :], t) for t in tags), key=lambda p: _version(p[0]))
+    newest: dict[str, str] = {}
+    for commit in _git(d, "log", "--format=%H", "HEAD", "--", base).split():
+        chart = yaml.safe_load(_git(d, "show", f"{commit}:{base}Chart.yaml") or "{}") or {}
+        version = str(chart.get("version") or "")
+        if re.fullmatch(r"\d+\.\d+\.\d+", version):
+            newest.setdefault(version, commit)
+    return sorted(newest.items(), key=lambda p: _version(p[0]))
 
 
 def scan(d: str, tag: str, base: str) -> tuple[set[str], set[str], set[str]]:
@@ -129,19 +148,16 @@ def main() -> None:
         d = mirror(repo)
         if not Path(d).is_dir():
             sys.exit(f"error: no mirror of {repo} at {d} (fetch it, or set LLM_SERVING_MIRRORS)")
-        tags = sorted(
-            (t for t in _git(d, "tag").split() if re.fullmatch(re.escape(prefix) + r"\d+\.\d+\.\d+", t)),
-            key=lambda t: _version(t, prefix),
-        )
+        refs = releases(d, prefix, base)
         per: list[tuple[str, set[str], set[str]]] = []
         deps: set[str] = {"global"}
         root: list[str] = []
-        for tag in tags:
-            reads, whole, dep = scan(d, tag, base)
+        for version, ref in refs:
+            reads, whole, dep = scan(d, ref, base)
             deps |= dep
             if "" in whole:
-                root.append(tag[len(prefix) :])
-            per.append((tag[len(prefix) :], reads - {""}, whole - {""}))
+                root.append(version)
+            per.append((version, reads - {""}, whole - {""}))
         every = sorted(set().union(*(r for _, r, _ in per)))
         internal = {p for p in every if any(q.startswith(p + ".") for q in every)}
         lines = [_spans(path, [(v, path in reads) for v, reads, _ in per]) for path in every]
@@ -150,7 +166,13 @@ def main() -> None:
             for path in sorted(internal)
             if any(path in whole for _, _, whole in per)
         ]
-        out.write(f'[charts.{key}]\nsource = "{repo} templates/ at tags {prefix}{per[0][0]} to {prefix}{per[-1][0]}"\n')
+        if prefix is None:
+            where = (
+                f"{base}templates/ at commits {refs[0][1][:12]} (chart {refs[0][0]}) to {refs[-1][1][:12]} (chart {refs[-1][0]})"
+            )
+        else:
+            where = f"templates/ at tags {prefix}{per[0][0]} to {prefix}{per[-1][0]}"
+        out.write(f'[charts.{key}]\nsource = "{repo} {where}"\n')
         out.write(f"passthrough = {sorted(deps)!r}\n".replace("'", '"'))
         out.write(f"root_whole = {root!r}\n".replace("'", '"'))
         if key in ALWAYS:

@@ -16,21 +16,11 @@ from collections.abc import Iterator, Mapping
 
 from policies.framework import Policy, Resource
 from policies.kube import as_list, get, metadata_name, name_of, split_type
+from policies.reading.fill_in_names import fill_in_model
 from policies.reading.placeholders import placeholder_in
 from policies.reading.vllm_args import served_model, vllm_servers
 
-# A fill-in word standing as a whole part of a model name (lower or upper case): placeholder-local-model,
-# your-model, model-name-here, changeme, replace-me, TODO.
-_FILL_IN = re.compile(
-    r"(?i)(?:^|[-_/.])(?:placeholder|changeme|change-me|replace-?me|todo|fill-?in|model-name-here|your-model(?:-\w+)?)"
-    r"(?:[-_/.]|$)"
-)
 _VAR_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
-
-
-def fill_in_model(model: str) -> bool:
-    """True for a model argument that is a template's fill-in rather than a model."""
-    return bool(_FILL_IN.search(model)) or placeholder_in(model) is not None
 
 
 def _raw_model_refs(container: Mapping) -> set[str]:

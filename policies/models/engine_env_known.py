@@ -68,6 +68,12 @@ from policies.reading.serving import engine_row, model_server_engine, model_serv
 from policies.reading.shell_words import sole_command
 
 
+def runs_engine_binary(server: EngineServer) -> bool:
+    """Whether the engine's own binary reads the container's environment (``_binary_reads_env``), for the policies that
+    judge the same environment from elsewhere (the ConfigMap a vLLM server takes it from)."""
+    return _binary_reads_env(server)
+
+
 def _binary_reads_env(server: EngineServer) -> bool:
     """True when the engine's own binary is what the container runs: the publisher's image with no command, or a
     command whose first word is the engine's server command (``ollama``, not ``sh``; a ``sh -c`` script that runs one
@@ -225,6 +231,12 @@ def _unknown(server: EngineServer, only: frozenset[str] | None = None) -> list[t
         names &= only
     elif server.engine not in _OWN_ENV_ONLY:
         names |= set(env_values(server.container))
+    return unread_among(server, names, settings)
+
+
+def unread_among(server: EngineServer, names: Any, settings: EnvSettings) -> list[tuple[str, list[str], str]]:
+    """(variable, closest names read, the release it was judged at) for each of ``names`` under the engine's prefix
+    that the image's release does not read and that the container's command, args, hooks and probes do not name."""
     candidates = [n for n in sorted(names) if n.startswith(settings.prefix) and not _named_elsewhere(server.container, n)]
     if not candidates:
         return []

@@ -9,6 +9,11 @@ so ``meta-llama/Llama-3-8B-Instruct`` names nothing; ``-chat-hf`` is Llama 2's s
 kubernetes/vllm-deployment-large.yaml (meta-llama/Llama-3-70b-chat-hf) and 37 MissawB/Animetix
 deploy/k8s/vllm-deployment.yaml (meta-llama/Llama-3-8B-Instruct), both labels filed none.
 
+A model that is a template's fill-in (``--model $(MODEL_NAME)`` with ``MODEL_NAME: placeholder-local-model`` in a
+ConfigMap of the files: spent set 114 SecureCloudOps/llm-rag-infra-platform k8s/vllm/deployment.yaml, labelled G72 on the
+Deployment; policies/reading/fill_in_names.py) names no repository either; S27 model-is-not-a-fill-in says so on the
+line to edit, this policy on the server that downloads it.
+
 Judged on every server and downloader that fetches from the Hub (policies/models/gated_model_token.hub_servers: vLLM,
 the engine table's servers, downloader containers, Ray Serve applications, GPU servers of no known engine). Advice:
 the files cannot ask the Hub, and HF_ENDPOINT may point at a mirror that names its copies otherwise.
@@ -21,12 +26,35 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES
 from policies.models.gated_model_token import hub_servers
 from policies.reading.engines import hub_model
+from policies.reading.fill_in_names import fill_in_model
+from policies.reading.placeholders import placeholder_in
+
+
+def _fill_in_id(model: object) -> bool:
+    """A model named where a Hub id goes that is a template's fill-in word inside a name (``placeholder-local-model``,
+    ``changeme-llm``): not a path of the pod, a URL, a value still holding a variable (decided at run time) or a
+    template's placeholder (``__MODEL__``: the file is a template, S27 manifest-is-kubernetes)."""
+    if not isinstance(model, str) or "$" in model or "://" in model or model.startswith(("/", ".", "~")):
+        return False
+    # a template's own placeholder (__MODEL__, {{ model }}) is manifest-is-kubernetes's to name, on the whole file
+    return fill_in_model(model) and placeholder_in(model, table=False) is None
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     found: list[str] = []
     seen = set()
     for label, model, *_ in hub_servers(resource):
+        if _fill_in_id(model) and (label, model) not in seen:
+            seen.add((label, model))
+            found.append(
+                unproven(
+                    f"{label}: downloads {model} as its model, but that is a template's fill-in, "
+                    f"not a Hugging Face repository id or a path of the pod: the Hub has "
+                    f"no such repository, so the download fails with 404 Repository Not Found and the server exits at "
+                    f"start; set the model's Hub id (org/name) or the path of its weights"
+                )
+            )
+            continue
         repository = hub_model(model)
         rule = misnamed(repository)
         if rule is None or (label, repository) in seen:

@@ -77,6 +77,7 @@ from policies.reading import edge, edge_guards, gateway_service
 from policies.reading import edge_proxies as proxies
 from policies.reading import model_backends as backends
 from policies.reading import route_path as path
+from policies.reading.external_hosts import external_hosts_phrase
 from policies.reading.model_backends import key_states
 from policies.reading.serving import namespace_of
 
@@ -508,9 +509,10 @@ def _virtual_services(vs: Any, s: _Set) -> list[Publication]:
         name = ref.split("/")[-1]
         gw = s.named("networking.istio.io", "Gateway", name)
         if gw is None:
-            if not _PUBLIC_NAME.search(name):
+            said = "its name says it is external" if _PUBLIC_NAME.search(name) else external_hosts_phrase(vs.props)
+            if not said and not any(s.keyed.get(n) is False for n in services):  # a keyless server: as _routes reads it
                 continue
-            reach, tls = Reach("unknown", f"its Gateway {ref} is not in these files (its name says it is external)"), None
+            reach, tls = Reach("unknown", f"its Gateway {ref} is not in these files" + (f" ({said})" if said else "")), None
         else:
             servers = [as_dict(x) for x in as_list(get(gw.props, "spec", "servers"))]
             reach = _istio_gateway_reach(gw, s)

@@ -52,9 +52,10 @@ What is checked, and how sure it is:
   format triton: kserve v0.20.0 pkg/apis/serving/v1beta1/inference_service_defaults.go:323-335) are read appended to
   its ServingRuntime's among the objects checked, at the predictor's ``runtimeVersion`` where set; only the predictor's
   own args are judged there; a runtime's value option last in its container is advice (KServe appends the args after it);
-- silent where some release has it and the image's release is unknown, and for KServe's Hugging Face server (its
-  ``--backend vllm`` takes vLLM's options with ``parse_known_args``, which ignores unknown ones: kserve v0.20.0
-  python/huggingfaceserver/huggingfaceserver/__main__.py:213).
+- silent where some release has it and the image's release is unknown; KServe's Hugging Face server (its vLLM
+  backend takes vLLM's options with ``parse_known_args``, which ignores unknown ones: kserve v0.20.0
+  python/huggingfaceserver/huggingfaceserver/__main__.py:213) is judged only on what argparse refuses even there, a
+  value option with no value and a flag given one (policies/vllm/kserve_hf_lines.py).
 
 An LLMInferenceService's args go to ``vllm serve`` through the preset's ``eval "exec vllm serve /mnt/models ... $@"``
 (kserve v0.20.0 config/llmisvcconfig/config-llm-template.yaml:166-179): only the user's args are checked there (the
@@ -78,6 +79,7 @@ from policies.reading.vllm_args import (
 )
 from policies.vllm.engine_lines import EngineLine, engine_lines, preset_args
 from policies.vllm.hint_literals import PARSER_DROPPED, hint_only
+from policies.vllm.kserve_hf_lines import hf_findings
 from policies.vllm.option_choices import reasoning_parser_refused
 from policies.vllm.option_values import (
     Judged,
@@ -342,6 +344,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         findings.extend(
             (r.name, unproven(f"{label}: {m}") if isinstance(m, Unproven) else f"{label}: {m}") for label, m in tags if m
         )
+        findings.extend((r.name, m) for m in hf_findings(r))
         for server in engine_lines(r):
             messages = [_module_finding(server)] if server.module else []
             table = cli_options(server.row.options.file) if server.row.options is not None else None

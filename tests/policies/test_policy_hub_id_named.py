@@ -129,3 +129,41 @@ def test_a_bad_row_fails_the_load_naming_it(tmp_path, row, message):
     with pytest.raises(ValueError, match=r"hub_names.toml \[\[misnamed\]\] row 1: ") as error:
         _load(path)
     assert message in str(error.value)
+
+
+# SecureCloudOps/llm-rag-infra-platform@5c772f91cfa74806d2476c25c296b941f65bb1c0 k8s/vllm/configmap.yaml and
+# deployment.yaml (spent set 114, labelled G72 on the Deployment), trimmed: --model $(MODEL_NAME) from the ConfigMap.
+FILL_IN_MAP = {
+    "apiVersion": "v1",
+    "kind": "ConfigMap",
+    "metadata": {"name": "vllm-config"},
+    "data": {"MODEL_NAME": "placeholder-local-model"},
+}
+
+
+def _from_map() -> dict:
+    obj = _vllm(["--model", "$(MODEL_NAME)", "--served-model-name", "$(MODEL_NAME)"], "vllm/vllm-openai:latest")
+    obj["spec"]["template"]["spec"]["containers"][0]["envFrom"] = [{"configMapRef": {"name": "vllm-config"}}]
+    return obj
+
+
+def test_a_fill_in_model_from_a_config_map_is_advised():
+    assert found_by([FILL_IN_MAP, _from_map()], POLICY) == [
+        (
+            "advisory",
+            "container vllm: downloads placeholder-local-model as its model, but that is a template's fill-in, not a "
+            "Hugging Face repository id or a path of the pod: the Hub has no such repository, so the download fails "
+            "with 404 Repository Not Found and the server exits at start; set the model's Hub id (org/name) or the path "
+            "of its weights",
+        )
+    ]
+
+
+def test_a_filled_in_model_and_a_path_are_silent():
+    filled = copy.deepcopy(FILL_IN_MAP)
+    filled["data"]["MODEL_NAME"] = "Qwen/Qwen2.5-0.5B-Instruct"
+    assert found_by([filled, _from_map()], POLICY) == []
+    assert found_by([_from_map()], POLICY) == []  # the ConfigMap is applied elsewhere: decided at run time
+    assert found_by([_vllm(["--model", "/models/placeholder"])], POLICY) == []
+    # a template's own placeholder (tlrmchlsmth/vllm-dp-lws lws.yaml, spent set 109: __MODEL__ filled by sed) is S27's
+    assert found_by([_vllm(["--model", "__MODEL__"])], POLICY) == []
