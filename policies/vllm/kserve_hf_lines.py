@@ -33,6 +33,7 @@ runtimes (its program is not known).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -54,6 +55,7 @@ _IMAGE = "kserve/huggingfaceserver"
 # KServe's own Hugging Face server runtimes (kserve-huggingfaceserver, kserve-huggingfaceserver-multinode:
 # components/kserve_runtimes.toml), which a predictor may name without the files holding them.
 _BUILTIN = "kserve-huggingfaceserver"
+_RC = re.compile(r"rc\d*(?:$|[-.])")
 
 
 @lru_cache(maxsize=1)
@@ -93,7 +95,8 @@ def _kserve_releases(resource: Resource, model: dict) -> tuple[tuple[str, ...], 
     version = model.get("runtimeVersion")
     tag = version if isinstance(version, str) and version else tag
     if tag:
-        return tuple(k for k in table if tag == k or tag.startswith(f"{k}-")), True
+        # v0.16.0-gpu is v0.16.0's image; a release candidate (v0.15.0-rc1: vLLM 0.7.3) is another release, not read
+        return tuple(k for k in table if tag == k or (tag.startswith(f"{k}-") and not _RC.match(tag[len(k) + 1 :]))), True
     return tuple(table), False
 
 

@@ -167,3 +167,13 @@ def test_table_rows_are_exact_pins():
     table = hf_vllm_releases()
     assert table["v0.20.0"] == "0.24.0"
     assert list(table) == sorted(table, key=lambda t: tuple(int(p) for p in t[1:].split(".")))
+
+
+def test_a_release_candidate_is_not_its_release():
+    """kserve v0.15.0-rc1's Dockerfile pins vLLM 0.7.3, v0.15.0's 0.8.1: a candidate is a release the table lacks."""
+    obj = copy.deepcopy(PROKUBE)
+    obj["spec"]["predictor"]["model"]["runtimeVersion"] = "v0.15.0-rc1"
+    assert found_by([obj], POLICY) == []
+    obj["spec"]["predictor"]["model"]["runtimeVersion"] = "v0.15.0-gpu"
+    [(level, message)] = found_by([obj], POLICY)
+    assert level == "mandatory" and "takes a value in vLLM 0.8.1 (image kserve/huggingfaceserver v0.15.0," in message
