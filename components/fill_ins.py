@@ -19,12 +19,16 @@ from .table_rows import exact_fields, text
 TABLE = Path(__file__).with_name("fill_ins.toml")
 _PATTERN_FIELDS = ("name", "field", "needs", "regex", "what", "source")
 _PHRASE_FIELDS = ("alone", "verbs", "cues", "source")
-_FIELDS = ("any", "host", "tag")
+_FIELDS = ("any", "host", "tag", "bucket", "issuer")
 # Fields that name a DNS host: Ingress rules' host, Gateway API listeners' hostname and routes' hostnames, Istio and
 # KEDA HTTPScaledObject hosts, cert-manager Certificate dnsNames.
 HOST_FIELDS = frozenset({"host", "hosts", "hostname", "hostnames", "dnsNames"})
 # A kustomization's images[] entry: the tag it sets.
 TAG_FIELDS = frozenset({"newTag"})
+# Fields (and ConfigMap keys, variables) whose value must resolve to a bucket, or to an identity provider's issuer or
+# key set: read by their name, as gcsfuse's bucketName, a MODEL_BUCKET variable, an OIDC_ISSUER key, jwksUri.
+_BUCKET_FIELD = re.compile(r"(?i)bucket")
+_ISSUER_FIELD = re.compile(r"(?i)issuer|jwks")
 _WORDS = re.compile(r"^[a-z]+(?:[-_][a-z]+)*$")
 _SPLIT = re.compile(r"[-_]")
 
@@ -115,6 +119,8 @@ PATTERNS, PHRASES = load(read_toml(TABLE))
 _ANY = tuple(p for p in PATTERNS if p.field == "any")
 _HOST = tuple(p for p in PATTERNS if p.field == "host")
 _TAG = tuple(p for p in PATTERNS if p.field == "tag")
+_BUCKET = tuple(p for p in PATTERNS if p.field == "bucket")
+_ISSUER = tuple(p for p in PATTERNS if p.field == "issuer")
 
 
 def fill_in(value: object, field: str = "") -> Optional[str]:
@@ -131,7 +137,21 @@ def fill_in(value: object, field: str = "") -> Optional[str]:
                 return value.strip()
     if field in TAG_FIELDS:
         return tag_fill_in(value)
+    if (hit := resolving_fill_in(value, field)) is not None:
+        return hit
     return PHRASES.found(value)
+
+
+def resolving_fill_in(value: str, field: str) -> Optional[str]:
+    """The fill-in of a value that must resolve, read at a field (or ConfigMap key, variable) named ``field``: a bucket
+    (``bucketName: my-bucket``, or an object-store URI under any name: ``s3://my-model-bucket/llama``) or an OIDC
+    issuer or key set (``OIDC_ISSUER: https://issuer.example.com``); else None."""
+    text = value.strip()
+    if _BUCKET_FIELD.search(field) or "://my" in text:  # s3://my-bucket/... is one under any name
+        rows = _BUCKET
+    else:
+        rows = _ISSUER if _ISSUER_FIELD.search(field) else ()
+    return next((hit for p in rows if (hit := p.found(text)) is not None), None)
 
 
 def tag_fill_in(tag: str) -> Optional[str]:

@@ -22,7 +22,11 @@ them, and for ``${NAME}`` only where the program that reads the file is known no
 Silent: ``os.environ/NAME``; ``${NAME}`` in a file mounted under nginx's template folder with its suffix; a pod that
 renders its files itself (a container or init container running envsubst, sed, gomplate, ... on them); a ConfigMap no
 known consumer reads (the applying pipeline may render it); scripts (the shell expands ``${VAR}``); ``example.com``
-hosts (a real, reserved name; a choice, not a fill-in).
+hosts (a real, reserved name; a choice, not a fill-in), except in a value that must resolve (components/fill_ins.toml
+``bucket`` and ``issuer`` rows): an OIDC issuer or JWKS URL on a documentation domain (``OIDC_ISSUER:
+https://issuer.example.com``, spent set 110 WaffleBits/secure-gpu-inference-gateway@11da3385 deploy/kubernetes/
+gateway.yaml), a bucket in the documentation's ``my-...-bucket`` form (``modelBucket: my-model-cache-bucket``, spent
+set 114 Goutham-Annem/eks-llm-inference@ae5b8ed8 manifests/vllm-deployment.yaml, or ``s3://my-bucket/...`` under any key).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional
 
+from components.fill_ins import resolving_fill_in
 from components.serving_apps import CONSUMERS, Consumer
 from policies.kube import as_dict, as_list, container_label, containers, get, pod_specs, split_type
 
@@ -69,7 +74,7 @@ _NGINX_DEFINES = re.compile(
 
 
 def _may_hold(text: str) -> bool:
-    return any(m in text for m in ("$", "<", "[", "YOUR", "your", "REPLACE", "CHANGE", "__"))
+    return any(m in text for m in ("$", "<", "[", "YOUR", "your", "REPLACE", "CHANGE", "__", "bucket", "example"))
 
 
 def _code(key: str, value: str) -> bool:
@@ -128,6 +133,8 @@ def fill_ins(key: str, value: str) -> list[str]:
             words = [hit.group(0)]
         if not words and "[" in text and (bracketed := _bracketed(field, text)):
             words = [bracketed]
+        if not words and (resolving := resolving_fill_in(text.strip().strip("\"'"), field)) is not None:
+            words = [resolving]
         found += [w for w in words if w not in found]
     return found
 

@@ -372,7 +372,9 @@ def placeholder_findings(resource: Resource) -> list[str]:
 
 def _from_table(found: str) -> bool:
     """True for a hit of components/fill_ins.toml's table (what ``placeholder_in`` finds only with ``table``)."""
-    return any(fill_in(found, field) is not None for field in ("", "hosts", "newTag")) or image_fill_in(found) is not None
+    return any(fill_in(found, field) is not None for field in ("", "hosts", "newTag", "bucket", "issuer")) or (
+        image_fill_in(found) is not None
+    )
 
 
 def _table_findings(table: list) -> list[str]:
@@ -383,7 +385,8 @@ def _table_findings(table: list) -> list[str]:
     more = f"; and {len(table) - _MAX_SHOWN} more" if len(table) > _MAX_SHOWN else ""
     return [
         f"{shown}{more}: a fill-in left where the real value goes (a documentation domain, a 'your...' registry, an "
-        f"all-zero UUID or digest, a tag that names the field, words such as change-this-in-production), which "
+        f"all-zero UUID or digest, a tag that names the field, words such as change-this-in-production, the "
+        f"documentation's my-...-bucket), which "
         f"Kubernetes and the program take literally: applied as committed, the pull, the identity exchange or the "
         f"routing it names fails or matches nothing; put the real value in before applying"
     ]
