@@ -201,3 +201,14 @@ def test_argo_application_sources_and_values_elsewhere():
     flux = copy.deepcopy(OLLAMA)
     flux["spec"]["valuesFrom"] = [{"kind": "ConfigMap", "name": "ollama-values"}]
     assert chart_pod_specs(flux) == []
+
+
+def test_ollama_post_start_hook_waits_from_chart_0_59():
+    # Review 54a: from chart 0.59.0 the hook loops on `ollama ps` before it pulls (otwld/ollama-helm
+    # templates/deployment.yaml:141-150@ollama-0.59.0); G48 was told every 1.x and unpinned release pulls at once.
+    for version, waits in (("0.54.0", False), ("0.58.0", False), ("0.59.0", True), ("1.24.0", True), (">=1.0.0", True)):
+        release = _release("ollama", version, {"ollama": {"models": {"pull": ["llama3.2:3b"]}}})
+        [(_, pod)] = chart_pod_specs(release)
+        [_, _, command] = pod["containers"][0]["lifecycle"]["postStart"]["exec"]["command"]
+        assert command.startswith("while ! /bin/ollama ps") is waits, version
+        assert bool(_ids(_findings((HR_TYPE, "ollama", release)), "post-start-hook-waits")) is not waits, version
