@@ -2,8 +2,9 @@
 tools/chart_value_keys.py from every release tag of the chart repositories; facts only, no template text).
 
 ``keys_at(chart, version)`` answers, for one chart version: the paths read, the paths read whole (their subkeys are
-the template's to read), the top-level keys handed to dependency charts, and the path a template dereferences on
-every render. A version not pinned to one release takes the union over every version read (what SOME version reads),
+the template's to read), the top-level keys handed to dependency charts, the path a template dereferences on
+every render, and whether the version is pinned above the newest one read (its templates, which may read keys added
+since, were not read: NVIDIA publishes nim-llm up to 1.15 on NGC, its sources stop at 1.1.2). A version not pinned to one release takes the union over every version read (what SOME version reads),
 so that only a key no version reads is reported.
 """
 
@@ -34,6 +35,8 @@ class ChartKeys:
     always: str  # a path dereferenced on every render ("" when none is listed)
     always_source: str
     source: str
+    # the version is pinned above the newest one read (the table's ``newest``): its templates were not read
+    beyond_read: bool = False
 
     def tables(self) -> frozenset[str]:
         """Every proper prefix of a path read: the tables the templates walk into."""
@@ -85,6 +88,7 @@ def _table() -> dict[str, dict]:
         always = row.get("always") or {}
         parsed["always"] = (str(always.get("path", "")), str(always.get("source", "")))
         parsed["source"] = str(row.get("source", ""))
+        parsed["newest"] = _version(str(row.get("newest", "")))
         out[str(key)] = parsed
     return out
 
@@ -104,4 +108,5 @@ def keys_at(chart: str, version: str) -> ChartKeys | None:
     if at is not None and not read:
         return keys_at(chart, "")  # a version before the first one read: what any version reads
     always, always_source = row["always"]
-    return ChartKeys(read, whole, row["passthrough"], always if always in read else "", always_source, row["source"])
+    beyond = at is not None and row["newest"] is not None and at > row["newest"]
+    return ChartKeys(read, whole, row["passthrough"], always if always in read else "", always_source, row["source"], beyond)

@@ -79,6 +79,12 @@ class Chart:
         below = [tag for k, tag in known if k <= key]
         return below[-1] if below else (known[0][1] if known else None)
 
+    def newest_tag(self) -> str | None:
+        """The tag of the newest chart version the table has read: what a release that pins no chart version installs
+        (Flux's default version is ``*``, the newest), as probes_at takes it."""
+        known = [(k, tag) for k, tag in ((_numbers(name), tag) for name, tag in self.default_tags.items()) if k is not None]
+        return max(known)[1] if known else None
+
 
 def _numbers(version: str) -> tuple[int, int, int] | None:
     parts = version.lstrip("v").split("-", 1)[0].split("+", 1)[0].split(".")

@@ -34,7 +34,10 @@ def chart_image(chart: Chart, values: Mapping, version: str, amd: bool = False) 
     tag = value_at(values, "image", "tag")
     if tag in (None, ""):
         if not PINNED.match(version):
-            return str(repository)  # no chart version pinned: the tag moves with the chart, like no tag at all
+            # No chart version pinned: the newest chart installs, with its appVersion (as Chart.probes_at reads it); the
+            # range itself is G1 chart-version-pinned's finding, and a values file states no version at all.
+            tag = chart.newest_tag()
+            return f"{repository}:{tag}" if tag else str(repository)
         # A pinned version the table has not read (newer than the table, or never tagged): the closest one read.
         tag = chart.default_tag(version) or chart.nearest_tag(version)
         if tag is None:

@@ -29,7 +29,7 @@ from components.loading import JSON_FILE, LoadError
 from policies.framework import DOCS_PAGE, SALVAGED, PolicyConfigError, Resource, Violation
 from policies.input.comment_tokens import COMMENT_TYPE, CommentToken, comment_props
 from policies.input.unreadable import UNREADABLE_TYPE, unreadable_props
-from policies.kube import evaluation_memo, read_generically
+from policies.kube import annotations_of, evaluation_memo, read_generically
 from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, Unreadable, manifest_paths, read_manifests
 from policies.overlay_builds import Overlays, deduplicated, overlay_builds
 from policies.reading.gaps import sizing_gaps
@@ -45,6 +45,7 @@ from policies.reading.kustomize import (
 from policies.reading.placeholders import placeholders, with_unknowns
 from policies.registry import evaluate, validate_config
 from policies.scopes import redefinitions, split
+from policies.values_files import READ_FROM
 from policies.vendored_releases import without_vendored_duplicates
 
 FORMATS = ("text", "json", "markdown", "sarif")
@@ -128,10 +129,11 @@ def resources_of(manifests: ManifestSet) -> list[Resource]:
 
 def _redefined(objects: Sequence[ManifestObject], resources: list[Resource]) -> list[Resource]:
     """The resources, each object that its folder defines again with other content marked with the other definitions
-    (Resource.redefined; G58 reports them). Objects rendered from a template or repaired, and Kustomize patches and
-    their bases, are no whole definitions a folder applies: neither marked nor compared."""
+    (Resource.redefined; G58 reports them). Objects rendered from a template or repaired, Kustomize patches and
+    their bases, and the releases Helm values files are read as (values.yaml beside values-gpu.yaml, layered with
+    helm -f; policies/values_files.py) are no whole definitions a folder applies: neither marked nor compared."""
     stated = [i for i, o in enumerate(objects) if not o.best_effort]
-    skip = [resources[i].patch or resources[i].base for i in stated]
+    skip = [resources[i].patch or resources[i].base or READ_FROM in annotations_of(objects[i].obj) for i in stated]
     found = redefinitions([objects[i] for i in stated], skip)
     out = list(resources)
     for j, others in found.items():

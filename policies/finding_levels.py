@@ -29,6 +29,16 @@ def preference(message: str) -> Preference:
     return Preference(message)
 
 
+# The end of the label of a config that code builds only under a condition (an ``LLMConfig(...)`` call inside an ``if``
+# of a mounted module: policies/reading/serve_python.py). The branch may never run, so a finding that names such a
+# config rests on something the files do not show, whichever rule reports it (the engine rules read these configs
+# through policies/reading/serving.py engine_configs as they read any engine).
+CONDITIONAL_CODE = " (under a condition)"
+
+
 def finding_level(level: str, message: str) -> str:
-    """The level one finding is reported at: the policy's, except that an unproven finding never blocks."""
-    return "advisory" if level == "mandatory" and isinstance(message, Unproven) else level
+    """The level one finding is reported at: the policy's, except that an unproven finding, or one on a config built
+    under a condition (CONDITIONAL_CODE), never blocks."""
+    if level == "mandatory" and (isinstance(message, Unproven) or CONDITIONAL_CODE in message):
+        return "advisory"
+    return level

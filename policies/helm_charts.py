@@ -15,7 +15,8 @@ of values onto the pod is the chart's template as read at those tags:
   ``livenessProbe.path``/``readinessProbe.path`` (``/``) unless disabled; the volume ``ollama-data`` at
   ``ollama.mountPath`` (``/root/.ollama``): a PVC when ``persistentVolume.enabled`` is true in Go's sense (any
   non-empty string is), else an emptyDir; a postStart hook running ``ollama pull`` when ``ollama.models`` (a list
-  before 1.0, ``pull``/``run``/``create`` lists after) names any model.
+  before 1.0, ``pull``/``run``/``create`` lists after) names any model, from chart 0.59.0 (and unpinned) after a loop
+  that waits for the server (``while ! /bin/ollama ps``: deployment.yaml:141-150@ollama-0.59.0).
 - open-webui/helm-charts (charts/open-webui/templates/workload-manager.yaml:57-115@open-webui-3.1.6; :104-150
   @open-webui-16.0.0): the image tag defaulting to the values' own tag (``latest`` before chart 3.1.10) or the
   appVersion; probes only as written in ``livenessProbe``/``readinessProbe``/``startupProbe`` (none by default, none at
@@ -49,7 +50,7 @@ import yaml
 from components.helm_charts import Chart, chart_named
 from policies.app_template import app_template_service_names
 from policies.chart_nim import nim_llm
-from policies.chart_values import chart_image, env_list, items_of, pod_options, truthy, value_at
+from policies.chart_values import PINNED, chart_image, env_list, items_of, pod_options, truthy, value_at
 from policies.chart_workloads import RENDERERS, Workload, vllm_stack_literals
 
 _RELEASE_KINDS = frozenset({"HelmRelease", "Application", "HelmChart"})
@@ -164,6 +165,14 @@ def _models(values: Mapping) -> list[str]:
     return [str(default)] if default else []
 
 
+def _hook_waits(version: str) -> bool:
+    """True when the Ollama chart's postStart hook waits for the server before it pulls: from chart 0.59.0 (otwld/
+    ollama-helm templates/deployment.yaml:141-150@ollama-0.59.0, :173-183@ollama-1.77.0; 0.58.0 pulled at once,
+    :147-149), and for a version not pinned, which installs the newest chart."""
+    found = re.match(r"^v?(\d+)\.(\d+)\.(\d+)", version) if PINNED.match(version) else None
+    return found is None or tuple(int(n) for n in found.groups()) >= (0, 59, 0)
+
+
 def _ollama(chart: Chart, values: Mapping, version: str) -> dict:
     gpu = value_at(values, "ollama", "gpu", default={})
     gpu = gpu if isinstance(gpu, Mapping) else {}
@@ -217,6 +226,8 @@ def _ollama(chart: Chart, values: Mapping, version: str) -> dict:
     models = _models(values)
     if models:
         command = f"echo {' '.join(models)} | xargs -n1 /bin/ollama pull"
+        if _hook_waits(version):
+            command = f"while ! /bin/ollama ps > /dev/null 2>&1; do\n  sleep 5\ndone\n{command}"
         container["lifecycle"] = {"postStart": {"exec": {"command": ["/bin/sh", "-c", command]}}}
     persistent = values.get("persistentVolume")
     persistent = persistent if isinstance(persistent, Mapping) else {}

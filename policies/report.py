@@ -57,7 +57,15 @@ def violations_markdown(violations: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def generic_line(row: dict) -> str:
-    """One object read generically, as text and Markdown reports say it."""
+    """One object read generically, as text and Markdown reports say it: a chart release (or a values file read as one,
+    policies/values_files.py) whose pods are the chart's, as the pods the chart renders from its values."""
+    paths = row["paths"]
+    if paths and all("chart" in p.partition("[")[2] for p in paths):
+        return (
+            f"{row['location']} {row['resource']} (line {row['line']}): read as a chart release: the pod rules ran on the "
+            f"pod{'s' if len(paths) != 1 else ''} the chart renders from these values, at {', '.join(paths)} (values "
+            f"set elsewhere may change them, so findings there are advisory)"
+        )
     return (
         f"{row['location']} {row['resource']} (line {row['line']}): no reader knows this kind; the generic pod rules "
         f"ran on the pod template{'s' if len(row['paths']) != 1 else ''} at {', '.join(row['paths'])} (findings on "

@@ -139,6 +139,7 @@ def main() -> None:
         "#         a function argument): what is under them is the template's to read, never judged here.\n"
         "# passthrough: top-level keys handed to dependency charts (Chart.yaml dependencies, name or alias) plus global.\n"
         "# root_whole: versions where a template reads .Values whole (those versions are not judged).\n"
+        "# newest: the newest chart version read; a release pinned above it is one whose templates were not read.\n"
         "# always: a path a template dereferences on every render (read by hand at the cited lines): a scalar or list\n"
         "#         written where it reads a subkey fails the render (Helm keeps the release's non-table value over the\n"
         "#         chart's table: helm pkg/chartutil/coalesce.go coalesceTablesFullKey 'cannot overwrite table with non\n"
@@ -173,6 +174,7 @@ def main() -> None:
         else:
             where = f"templates/ at tags {prefix}{per[0][0]} to {prefix}{per[-1][0]}"
         out.write(f'[charts.{key}]\nsource = "{repo} {where}"\n')
+        out.write(f'newest = "{per[-1][0]}"\n')
         out.write(f"passthrough = {sorted(deps)!r}\n".replace("'", '"'))
         out.write(f"root_whole = {root!r}\n".replace("'", '"'))
         if key in ALWAYS:

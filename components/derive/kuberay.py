@@ -204,6 +204,21 @@ def head_service_fqdn(cluster: Mapping[str, Any]) -> str:
     return f"{name}.{meta.get('namespace', 'default')}.svc.cluster.local"
 
 
+# A group's pods are copies of one template (only their names differ), so pods past this many derive nothing new; a
+# hostile count (replicas: 1000000000000) must not keep the check deriving for minutes.
+_MOST_GROUP_PODS = 256
+
+
+def _pod_count(group: Mapping[str, Any]) -> int:
+    """The pods a worker group asks for (replicas x numOfHosts), at most _MOST_GROUP_PODS; ValueError for a count that
+    is no number (TypeError for one of another type), as int() raises them."""
+    try:
+        count = int(group.get("replicas", 0) or 0) * int(group.get("numOfHosts", 1) or 1)
+    except OverflowError as error:  # replicas: .inf
+        raise ValueError(f"workerGroupSpecs replicas {group.get('replicas')!r}: not a pod count") from error
+    return min(count, _MOST_GROUP_PODS)
+
+
 def ray_pods(cluster: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """(a stable name, the Pod) for the head and every worker pod KubeRay creates from ``cluster``."""
     spec = cluster.get("spec") or {}
@@ -213,8 +228,7 @@ def ray_pods(cluster: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     fqdn = head_service_fqdn(cluster)
     out = [(f"{name}-head", _pod(cluster, "head", head, f"{name}-head-", fqdn, head_port))]
     for group in spec.get("workerGroupSpecs") or []:
-        count = int(group.get("replicas", 0) or 0) * int(group.get("numOfHosts", 1) or 1)
-        for i in range(count):
+        for i in range(_pod_count(group)):
             prefix = f"{name}-{group.get('groupName')}-worker-"
             out.append((f"{prefix}{i}", _pod(cluster, "worker", group, prefix, fqdn, head_port)))
     return out

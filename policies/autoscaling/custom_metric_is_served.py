@@ -44,7 +44,7 @@ from policies.autoscaling.scalers import (
     workloads,
 )
 from policies.framework import Policy, Resource, unproven
-from policies.kube import ISVC_TYPE
+from policies.kube import ISVC_TYPE, get
 from policies.reading.engine_metric_names import (
     foreign_prefixed,
     gateway_unexported,
@@ -263,6 +263,19 @@ def engine_query_findings(scaler: Resource, candidates: list, resources: list[Re
     )
 
 
+def _exporter_series(name: object) -> bool:
+    """A DCGM GPU series: dcgm-exporter's pods export it (the GPU's user is a label), not the model server's, so whether
+    a monitor scrapes the model server's pods says nothing about it (dcgm_pods_findings judges how it is served)."""
+    return isinstance(name, str) and "dcgm_fi_" in name.lower()
+
+
+def _exporter_query(trigger: object) -> bool:
+    """A KEDA prometheus trigger whose query names DCGM GPU series and no other series family of the table."""
+    query = get(trigger, "metadata", "query")
+    found = server_series(query) if isinstance(query, str) else []
+    return bool(found) and all(engine == "DCGM GPU" for _, engine in found)
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     require = bool(config.get("requireInSameSet"))
     rules = adapter_rules(resources)
@@ -303,8 +316,9 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                         f"Adapter rule on {api} ({where}); {_UNSERVED}",
                     )
                 )
-        uses_prometheus = bool(custom) or (
-            is_scaled_object(scaler) and any(t.get("type") == "prometheus" for _, t in triggers(scaler))
+        uses_prometheus = any(not _exporter_series(m.name) for m in custom) or (
+            is_scaled_object(scaler)
+            and any(t.get("type") == "prometheus" and not _exporter_query(t) for _, t in triggers(scaler))
         )
         if not uses_prometheus or not (has_monitors or require):
             continue
@@ -330,8 +344,8 @@ POLICY = Policy(
         "or a KServe InferenceService's external metric) must return one series, not one per model-server pod (the "
         "engine table's series of any engine, DCGM's per GPU), and name an engine's series as the engine exports them "
         "(vllm:num_requests_running, not vllm_num_requests_running; vllm:kv_cache_usage_perc, not the "
-        "vllm:gpu_cache_usage_perc vLLM hides from 0.11; nv_..., not triton_...). Advice, for every engine of "
-        "components/engine_metrics.json: a query selecting a model-server series with no label matcher (every tenant's "
+        "vllm:gpu_cache_usage_perc vLLM hides from 0.11; nv_..., not triton_...); advice, for every engine of "
+        "components/engine_metrics.json, on a query selecting a model-server series with no label matcher (every tenant's "
         "pods), naming another engine's series or one no engine exports, or a bare NIM series unaggregated; an HPA Pods "
         "metric on a DCGM series (the exporter's pods own it)."
     ),

@@ -234,8 +234,12 @@ def _rocm_without_device(resource: Resource) -> list[str]:
             continue
         for container in containers(podspec):
             why = rocm_marks(container)
-            if why is None or other_device_source(container) or get(container, "securityContext", "privileged") is True:
+            if why is None or other_device_source(container):
                 continue
+            if get(container, "securityContext", "privileged") is True:
+                # privileged reaches whatever devices its node has, but the scheduler still reserves no GPU and may
+                # place it on a node with none (spent set 107 dysonfrost/arkollama ollama:rocm, privileged, label G13)
+                why = f"{why} (privileged: it reaches the devices of whatever node it lands on)"
             if any(resource_value(container, s, GPU_RESOURCE) is not None for s in ("limits", "requests")):
                 continue
             if host_devices(podspec, container) is not None:

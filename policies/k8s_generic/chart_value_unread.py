@@ -34,7 +34,9 @@ after valuesContent, k3s-io/helm-controller v0.17.7 pkg/controllers/chart/chart.
 file's table over an earlier string, helm v3.17.0 pkg/cli/values/options.go:108-125 mergeMaps), or on a release that
 does not show the chart's repository (a Flux sourceRef whose HelmRepository of the files has another URL, or, with
 none in the files, whose name does not carry the chart's repository): another publisher's chart of that name may read
-a string there (review53).
+a string there (review53). A version pinned above the newest one read (components/chart_value_keys.toml ``newest``:
+nim-llm's sources stop at 1.1.2 while NGC publishes it up to 1.15) is judged only for the table form, as advice: its
+templates were not read, and may read a key added since (review54c).
 """
 
 from __future__ import annotations
@@ -146,6 +148,8 @@ def _findings(r: Resource, overridden: bool, repositories: dict[str, str]) -> li
     shown = f"chart {chart.names[0]} {version or '(version not pinned: any version)'}"
     messages: list[str] = []
     for path, what, value, keys, label in _judged(values, top, shown)[:_MAX_FINDINGS]:
+        if keys.beyond_read and what == "unread":
+            continue  # a version whose templates were not read may read a key added since (review54c)
         if what == "unread":
             messages.append(
                 unproven(
@@ -165,7 +169,9 @@ def _findings(r: Resource, overridden: bool, repositories: dict[str, str]) -> li
                 f"render fails (\"can't evaluate field {keys.always[len(path) + 1 :].split('.')[0]} in type "
                 f'interface {{}}") and nothing of the release is installed; write it as the table the chart reads'
             )
-            if overridden:
+            if keys.beyond_read:
+                message = unproven(f"{message} (if chart {version} still reads it so: it is newer than the chart read)")
+            elif overridden:
                 message = unproven(
                     message + " (values merged after these, a HelmChartConfig's or the HelmChart's own "
                     "values/valuesSecrets, may replace it)"

@@ -100,6 +100,10 @@ def _k3s(props: Mapping) -> list[tuple[str, str, Any]]:
     chart = spec["chart"]
     if "://" in chart or chart.endswith(".tgz"):  # a chart archive's URL names its version itself
         return []
+    # spec.chartContent, a base64 chart archive, "overrides spec.chart"; spec.version is read "when installing from
+    # repository" (k3s-io/helm-controller doc/helmchart.md, HelmChartSpec): one chart version, whatever it says.
+    if spec.get("chartContent"):
+        return []
     return [(chart, "spec.version", spec.get("version"))]
 
 

@@ -16,7 +16,11 @@ barrier spend the quota while they wait. The thread count is read where the mani
   llama-server per model from ``models.<name>.cmd``, README "config.yaml") that the container mounts from a ConfigMap
   of the files (the same repository's llama-swap-deployment.yaml: every cmd runs ``--threads 8`` under a limit of 2);
 - ``OMP_NUM_THREADS`` on a server that holds no GPU (OpenMP API 5.2 section 21.1.2: the number of threads of each
-  parallel region; PyTorch's CPU kernels, which vLLM's and TGI's CPU paths run, take it as their intra-op threads);
+  parallel region; PyTorch's CPU kernels, which vLLM's and TGI's CPU paths run, take it as their intra-op threads),
+  not on a ggml engine (llama.cpp, Ollama, LocalAI): ggml opens its regions with ``num_threads(n_threads)``, which
+  overrides the variable (ggml/src/ggml-cpu/ggml-cpu.c ggml_graph_compute, ``#pragma omp parallel
+  num_threads(n_threads)``; n_threads is the server's own thread setting, by default the physical cores:
+  common/common.cpp cpu_get_num_math), so there the variable is not the thread count (review54c);
 - ``VLLM_CPU_OMP_THREADS_BIND=auto`` on vLLM's CPU backend: vLLM binds one OpenMP thread per physical core of a NUMA
   node among the CPUs the process may run on (vllm 0.34.0 wheel vllm/utils/ompmultiprocessing.py:126 auto_setup,
   :141 one logical CPU per x86 core, :188-260 _get_autobind_cpu_ids, :79 OMP_NUM_THREADS = their count;
@@ -83,6 +87,8 @@ def _limit(resource: Resource, path: str, container: dict) -> Optional[tuple[flo
 
 
 _SWAP_THREADS = ("--threads", "-t")
+# Engines that compute on ggml, whose OpenMP regions name their thread count (components/serving_engines.toml keys).
+_GGML_ENGINES = frozenset({"llama-cpp", "ollama", "localai"})
 
 
 def _swap_threads(text: str) -> Iterator[tuple[str, int]]:
@@ -157,6 +163,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if model.engine == "vllm" and env.get("VLLM_CPU_OMP_THREADS_BIND", "").strip() == "auto" and "OMP_NUM_THREADS" not in env:
             found.extend(_auto_bind(resource, model))
             continue
+        if model.engine in _GGML_ENGINES:
+            continue  # ggml's num_threads clause overrides OMP_NUM_THREADS
         threads, where = _expanded(env.get("OMP_NUM_THREADS"), model.container)
         limit = _limit(resource, model.path, model.container) if threads else None
         if threads and limit is not None and threads > limit[0]:

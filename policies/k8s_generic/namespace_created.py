@@ -13,7 +13,8 @@ A namespace counts as created by a Namespace object of the run, an Application o
 for it, or a HelmRelease of the run with install.createNamespace for it. Silent for the namespaces every cluster has
 (default, kube-system, kube-public, kube-node-lease), the namespace a GitOps object of the run itself lives in (the
 controller runs there), a name left for a renderer, a Helm template or Kustomize patch, and a run holding a Namespace
-whose name is not literal. Advice: the namespace may be made by hand, a script or Terraform (spent set 111
+whose name is not literal. Judged only where the run holds what the object applies (a chart from a chart repository,
+or a Git folder the run read objects from): a folder of another repository may define the Namespace itself. Advice: the namespace may be made by hand, a script or Terraform (spent set 111
 rbizzell40/devops-ai-stack@ce2c605b applications/ollama.yaml and applications/ollama-models.yaml: destination namespace
 ollama, no CreateNamespace=true, no Namespace ollama in the repository).
 """
@@ -35,6 +36,33 @@ _BUILTIN = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"
 
 def _literal(value: object) -> Optional[str]:
     return value if isinstance(value, str) and value and not templated(value) and not unrendered(value) else None
+
+
+def _under(path: object, files: frozenset[str]) -> bool:
+    """Whether an object of the run was read from under ``path``, a folder of a Git source (a flattened copy's ``__``
+    read as ``/``)."""
+    folder = path.strip().strip("./").strip("/") if isinstance(path, str) else ""
+    if not folder or templated(folder) or unrendered(folder):
+        return False
+    return any(f"/{folder}/" in f for f in files)
+
+
+def _sources_read(resource: Resource, files: frozenset[str]) -> bool:
+    """Whether the run holds what the GitOps object applies, so a Namespace it applies would be among the files: a
+    Helm chart from a chart repository (a chart that makes its own namespace is rare), or a Git folder the run holds
+    objects from. A folder of another repository, or of this one the run did not read, may hold the Namespace (Argo CD
+    applies a source's Namespace first; kustomize-controller v1.9.4 docs/spec/v1/kustomizations.md:259-262 'or be
+    defined by a manifest included in the Kustomization')."""
+    kind = split_type(resource.type)
+    spec = get(resource.props, "spec")
+    if kind == _HELM_RELEASE:
+        return True
+    if kind == _FLUX_KUSTOMIZATION:
+        return _under(get(spec, "path"), files)
+    sources = [s for s in as_list(get(spec, "sources")) if isinstance(s, dict) and (s.get("chart") or s.get("path"))]
+    if not sources and isinstance(get(spec, "source"), dict):
+        sources = [get(spec, "source")]
+    return bool(sources) and all(s.get("chart") or _under(s.get("path"), files) for s in sources)
 
 
 def _target(resource: Resource) -> Optional[tuple[str, str, bool]]:
@@ -84,9 +112,12 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     made = {get(r.props, "metadata", "name") for r in namespaces}
     made |= {ns for _, ns, _, creates in targets if creates}
     made |= {ns for r, _, _, _ in targets if isinstance(ns := get(r.props, "metadata", "namespace"), str)}
+    files = frozenset(
+        "/" + r.name.split("#", 1)[0].replace("\\", "/").replace("__", "/") for r in resources if isinstance(r.name, str)
+    )
     findings = []
     for resource, namespace, field, creates in targets:
-        if creates or namespace in made or namespace in _BUILTIN:
+        if creates or namespace in made or namespace in _BUILTIN or not _sources_read(resource, files):
             continue
         kind = split_type(resource.type)
         findings.append(
@@ -103,7 +134,8 @@ POLICY = Policy(
     name="namespace-created",
     description="An Argo CD Application's destination namespace, a Flux HelmRelease's or Kustomization's "
     "targetNamespace is created by something of the run (a Namespace object, CreateNamespace=true, "
-    "install.createNamespace); advice: it may be made outside the files.",
+    "install.createNamespace), where the run holds what it applies (a chart, or a Git folder the run read); advice: "
+    "it may be made outside the files.",
     catalog="G69",
     severity="medium",
     enforcement="advisory",

@@ -8,7 +8,10 @@ read as their controllers write them (policies/reading/controller_pod_labels.py)
 (vLLM's served model, the engine table's model setting, a Hub id in a generic server's flags or environment).
 
 Judged only where the selector surely selects (every key carried with its value) two or more workloads of the
-Service's namespace that each name exactly one model, and those models differ. Advice: a workload may be kept at zero
+Service's namespace that each name exactly one model, and two of them share no name a client may send: not a served
+name (vLLM's or SGLang's --served-model-name, llama.cpp's --alias) and not the model once its owner, case and a
+quantised copy's suffix are set aside (meta-llama/Llama-3.1-8B-Instruct and RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8
+or bartowski/Meta-Llama-3.1-8B-Instruct-GGUF are one model's replicas). Advice: a workload may be kept at zero
 replicas and scaled up in place of another (spent set 113 googleforgames/GenAI-quickstart@46ee86d6
 genai/language/huggingface_tgi/k8s.yaml: Service huggingface-tgi-api selects ``name: huggingface-tgi-api``, carried by
 the Mistral-7B CPU Deployment and the two Mixtral-8x7B GPU Deployments).
@@ -16,6 +19,7 @@ the Mistral-7B CPU Deployment and the two Mixtral-8x7B GPU Deployments).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from policies.framework import Policy, Resource
@@ -40,6 +44,33 @@ def models_of(resource: Any) -> set[str]:
     return {m for m in found if isinstance(m, str) and m and not unrendered(m) and "$" not in m}
 
 
+# Suffixes a quantised or converted copy of a model adds to its repository name (RedHatAI/...-FP8, bartowski/...-GGUF):
+# the same model served from other weights.
+_VARIANT = re.compile(
+    r"(?:[-_.](?:gguf|fp8|fp8-dynamic|dynamic|awq|gptq|int4|int8|w4a16|w8a8|w8a16|bnb-4bit|4bit|8bit|mlx|hf|exl2|"
+    r"quantized(?:\.[a-z0-9-]+)?))+$"
+)
+
+
+def _family(name: str) -> str:
+    """A model name without its owner, case, a quantised copy's suffix or Meta's prefix: the model a client means."""
+    base = name.strip().rstrip("/").rsplit("/", 1)[-1].lower()
+    base = _VARIANT.sub("", base)
+    return base.removeprefix("meta-")
+
+
+def answers_to(resource: Any) -> set[str]:
+    """The model names a workload's servers answer or load, as families (_family): vLLM's model and its first served
+    name (--served-model-name), a table engine's model and its own served name or alias (SGLang --served-model-name,
+    llama.cpp --alias)."""
+    names: set[str] = set()
+    for server in vllm_servers(resource):
+        names |= {served_model(server) or "", str(server.args.get("served-model-name") or "")}
+    for one in table_servers(resource):
+        names |= {one.model or "", *(str(one.args.get(k) or "") for k in ("served-model-name", "alias", "a"))}
+    return {_family(n) for n in names if n and not unrendered(n) and "$" not in n}
+
+
 def _surely(selector: dict, labels: Any) -> bool:
     return all(
         k in labels and labels[k] is not ANY and not isinstance(labels[k], Generated) and str(labels[k]) == str(v)
@@ -60,6 +91,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             continue
         namespace = namespace_of(service, "default")
         served: dict[str, str] = {}
+        names: list[set[str]] = []
         for workload in resources:
             if workload is service or not isinstance(workload.props, dict) or namespace_of(workload, "default") != namespace:
                 continue
@@ -68,7 +100,9 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             models = models_of(workload)
             if len(models) == 1:
                 served[f"{get(workload.props, 'kind')}/{get(workload.props, 'metadata', 'name')}"] = next(iter(models))
-        if len({m.lower() for m in served.values()}) < 2:
+                names.append(answers_to(workload) | {_family(next(iter(models)))})
+        # Workloads of one model (a served name they share, or one model's quantised copies) are one model's replicas.
+        if len({m.lower() for m in served.values()}) < 2 or not any(a.isdisjoint(b) for a in names for b in names):
             continue
         shown = ", ".join(f"{w} ({m})" for w, m in served.items())
         wanted = ", ".join(f"{k}={v}" for k, v in selector.items())

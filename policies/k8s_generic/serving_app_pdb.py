@@ -25,14 +25,17 @@ PDB_TYPES = ("kubernetes:policy/v1:PodDisruptionBudget", "kubernetes:policy/v1be
 def ray_worker_labels(resource: Resource) -> list[dict]:
     """The label sets of a RayService's worker pods: the template's labels plus those KubeRay adds
     (ray-operator/controllers/ray/common/pod.go labelPod at v1.7.0: ray.io/is-ray-node "yes",
-    ray.io/node-type "worker", ray.io/group <groupName>; ray.io/cluster is the generated cluster's name)."""
+    ray.io/node-type "worker", ray.io/group <groupName>; ray.io/cluster is the generated cluster's name). A group with
+    its own ``labels`` gives a second set: from v1.5.0 KubeRay puts them on the pods too (common/pod.go mergeLabels)."""
     found = []
     for group in groups(resource):
         if group.is_head:
             continue
-        labels = dict(as_dict(get(group.spec, "template", "metadata", "labels")))
-        labels.update({"ray.io/is-ray-node": "yes", "ray.io/node-type": "worker", "ray.io/group": group.name})
-        found.append(labels)
+        template = dict(as_dict(get(group.spec, "template", "metadata", "labels")))
+        own = as_dict(get(group.spec, "labels"))
+        for labels in (template, {**template, **own}) if own else (template,):
+            labels.update({"ray.io/is-ray-node": "yes", "ray.io/node-type": "worker", "ray.io/group": group.name})
+            found.append(labels)
     return found
 
 

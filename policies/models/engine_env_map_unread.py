@@ -42,10 +42,13 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     settings = ENV_SETTINGS.get("vllm")
     if settings is None:
         return []
+    # Only a text name keys the maps: a mistyped metadata.name (a map, a list) names no ConfigMap (and is unhashable).
     maps = {
         (namespace_of(r), get(r.props, "metadata", "name")): r
         for r in resources
-        if split_type(r.type) == ("", "ConfigMap") and isinstance(r.props, dict)
+        if split_type(r.type) == ("", "ConfigMap")
+        and isinstance(r.props, dict)
+        and isinstance(get(r.props, "metadata", "name"), str)
     }
     if not maps:
         return []

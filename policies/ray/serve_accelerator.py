@@ -18,7 +18,7 @@ on the same pool: advice).
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import get, split_type
+from policies.kube import as_list, get, split_type
 from policies.reading.ray_cluster import groups
 from policies.reading.serve_llm import (
     NEVER_DETECTED,
@@ -28,15 +28,41 @@ from policies.reading.serve_llm import (
     llm_configs,
     run_nodepools,
 )
+from policies.reading.serve_python import conditional
 
 RAY_SERVICE_TYPES = ("kubernetes:ray.io/v1:RayService", "kubernetes:ray.io/v1alpha1:RayService")
 
 
+def _bundles_ask(llm: dict) -> bool:
+    """True when Ray Serve LLM adds ``accelerator_type:<type>`` to the model's GPU bundles: not with ``use_cpu`` (the CPU
+    backend's bundles are {CPU: 1}), and with a ``placement_group_config`` only when every bundle it writes holds a GPU
+    and names no accelerator of its own (ray-project/ray@0206cc45 python/ray/llm/_internal/serve/engines/vllm/
+    vllm_models.py placement_bundles and use_gpu: the type is set with setdefault on the config's bundles; later
+    commits add it only where a bundle holds a GPU)."""
+    if llm.get("use_cpu") not in (None, False, "false", "False"):
+        return False
+    config = llm.get("placement_group_config")
+    if config is None:
+        return True
+    per_worker = get(config, "bundle_per_worker")
+    bundles = [per_worker] if per_worker else as_list(get(config, "bundles"))
+    return bool(bundles) and all(
+        isinstance(b, dict)
+        and isinstance(b.get("GPU"), (int, float))
+        and b["GPU"] > 0
+        and not any(str(k).startswith("accelerator_type:") for k in b)
+        for b in bundles
+    )
+
+
 def _asked(resources: list[Resource], resource: Resource) -> list[tuple[str, str]]:
-    """(label, accelerator type) of each model that asks one of Ray's NVIDIA types (or a never-detected sized A100)."""
+    """(label, accelerator type) of each model that asks one of Ray's NVIDIA types (or a never-detected sized A100) on
+    its placement bundles."""
     found = []
     for label, llm in llm_configs(resource, resources):
         asked = llm.get("accelerator_type")
+        if not _bundles_ask(llm):
+            continue
         if isinstance(asked, str) and (asked in RAY_NVIDIA_TYPES or asked in NEVER_DETECTED):
             found.append((label, asked))
     return found
@@ -55,7 +81,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         name = f"{split_type(resource.type)[1]} {get(resource.props, 'metadata', 'name')}"
         for label, kind in asked:
             if kind in NEVER_DETECTED:
-                findings.append((resource.name, _never_detected(name, label, kind)))
+                findings.append((resource.name, _as_proven(label, _never_detected(name, label, kind))))
                 continue
             if any(n is None for n in nodes.values()):
                 continue  # a GPU group's nodes are unknown: it may offer the type
@@ -65,11 +91,14 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 findings.append(
                     (
                         resource.name,
-                        f"{name}: {label} asks accelerator_type {kind}, so each replica's placement bundles need the Ray "
-                        f"resource accelerator_type:{kind}, but no GPU group can land on a node with that GPU ({seen}); "
-                        f"Ray advertises only the GPU a node has, so the replicas never place and the application never "
-                        f"becomes healthy; set accelerator_type to the pool's GPU, drop it, or give the workers nodes "
-                        f"with {kind} GPUs",
+                        _as_proven(
+                            label,
+                            f"{name}: {label} asks accelerator_type {kind}, so each replica's placement bundles need the Ray "
+                            f"resource accelerator_type:{kind}, but no GPU group can land on a node with that GPU ({seen}); "
+                            f"Ray advertises only the GPU a node has, so the replicas never place and the application never "
+                            f"becomes healthy; set accelerator_type to the pool's GPU, drop it, or give the workers nodes "
+                            f"with {kind} GPUs",
+                        ),
                     )
                 )
                 continue
@@ -88,6 +117,12 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     )
                 )
     return findings
+
+
+def _as_proven(label: str, message: str) -> str:
+    """The finding as the config proves it: an LLMConfig(...) call under a condition may be the branch that never runs
+    (policies/reading/serve_python.py), so its finding is advice."""
+    return unproven(message) if conditional(label) else message
 
 
 def _never_detected(name: str, label: str, kind: str) -> str:

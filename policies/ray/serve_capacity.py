@@ -40,6 +40,7 @@ from policies.reading.ollama_weights import selects_gpu_nodes
 from policies.reading.ray_cluster import cluster_spec, groups
 from policies.reading.serve_apps import ServeAppEngine, actor_gpus, replica_floor, serve_app_engines
 from policies.reading.serve_llm import llm_configs
+from policies.reading.serve_python import conditional
 from policies.reading.serving import serve_config
 
 RAY_SERVICE_TYPES = ("kubernetes:ray.io/v1:RayService", "kubernetes:ray.io/v1alpha1:RayService")
@@ -208,7 +209,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         for label, llm in llm_configs(resource, resources):
             floor, per, top = _floor(llm), _gpus_per_replica(llm), _top(llm)
             if floor is not None and per is not None and floor * per > 0:
-                needs.append((label, floor, float(per), True))
+                needs.append((label, floor, float(per), not conditional(label)))  # a branch may never run
             if top is not None and per is not None and top * per > 0:
                 tops.append((label, top, float(per)))
         needs += _app_needs(resource)

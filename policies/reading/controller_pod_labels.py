@@ -13,7 +13,9 @@ affinity-selects-pods, G68 subset-selects-pods).
   ``spec.clusterSelector`` makes no cluster.
 - LeaderWorkerSet (policies/reading/serving.py pod_labels, kubernetes-sigs/lws v0.10.0 api/leaderworkerset/v1/
   leaderworkerset_types.go:37-63): ``leaderworkerset.sigs.k8s.io/name``, ``worker-index`` known; ``group-index``,
-  ``group-key``, ``template-revision-hash`` unknown values.
+  ``group-key``, ``template-revision-hash`` unknown values; its leaders and each group's workers are StatefulSets'
+  pods (v0.10.0 pkg/controllers/leaderworkerset_controller.go, pod_controller.go), so they carry the StatefulSet
+  controller's keys too.
 - KServe InferenceService (kserve/kserve v0.20.0 pkg/controller/v1beta1/inferenceservice/components/predictor.go:
   501-512: the union of the ServingRuntime's labels, the InferenceService's own and the predictor's, then
   ``serving.kserve.io/inferenceservice: <name>`` and ``component: predictor`` last, pkg/constants/constants.go:61,
@@ -172,7 +174,7 @@ def _pod_groups(resource: Any) -> list[PodGroup]:
             PodGroup(
                 resource,
                 "leader" if labels.get(_LWS + "worker-index") == "0" else "worker",
-                {**labels, **{_LWS + k: ANY for k in _LWS_ANY}},
+                {**{k: ANY for k in CONTROLLER_KEYS}, **labels, **{_LWS + k: ANY for k in _LWS_ANY}},
                 True,
                 (_LWS,),
             )

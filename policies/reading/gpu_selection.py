@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from components.capacity.gpus import GPUS, INSTANCES, UnknownGpu, find_gpu
 from components.capacity.memory import Gpu
@@ -151,8 +151,27 @@ def allowed_gpus(podspec: dict) -> list[Gpu]:
     nodeSelectorTerms), when each is known; [] when nothing names a GPU or one value is unknown. pinned_gpu sizes
     the smallest of them; a rule that proves a start failure must hold for all (review 43 #2)."""
     selections = _selections(podspec) or _selections(podspec, _is_generic_gpu_label)
+    if not _closed(podspec, {label for label, _ in selections}):
+        return []  # a required term that names no GPU admits any node (the terms are ORed)
     gpus = [gpu_of_label(label, value) for label, values in selections for value in values]
     return [g for g in gpus if g is not None] if gpus and all(g is not None for g in gpus) else []
+
+
+def _closed(podspec: dict, labels: set[str]) -> bool:
+    """True when every node the pod may land on carries one of ``labels``: the node selector names one (it is ANDed
+    with everything), or each required nodeSelectorTerm (ORed) has an ``In`` expression on one."""
+    if any(isinstance(k, str) and k in labels for k in as_dict(podspec.get("nodeSelector"))):
+        return True
+    terms = as_list(
+        get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+    )
+    return bool(terms) and all(any(_names(e, labels) for e in as_list(as_dict(t).get("matchExpressions"))) for t in terms)
+
+
+def _names(expression: Any, labels: set[str]) -> bool:
+    """True when a node selector requirement allows only values of one of ``labels`` (``key In [...]``)."""
+    key = as_dict(expression).get("key")
+    return isinstance(key, str) and key in labels and as_dict(expression).get("operator") == "In"
 
 
 def pinned_gpu(podspec: dict) -> Optional[GpuPin]:

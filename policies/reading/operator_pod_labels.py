@@ -6,7 +6,7 @@ v1.4.0 :602-626): every head and worker pod of a RayCluster, and of the RayClust
 carries ``ray.io/is-ray-node: yes``, ``ray.io/cluster`` (the cluster's name: the RayCluster's own, or one the
 RayService/RayJob controller generates), ``ray.io/node-type`` (head or worker), ``ray.io/group`` (headgroup or the
 worker group's name), ``ray.io/identifier``, ``app.kubernetes.io/name: kuberay`` and ``app.kubernetes.io/created-by:
-kuberay-operator``, plus the group template's own ``metadata.labels`` (which win, except for ray.io/cluster,
+kuberay-operator``, plus the group template's own ``metadata.labels`` and, from v1.5.0, the group's ``labels`` (which win, except for ray.io/cluster,
 ray.io/node-type and ray.io/group from v1.3.0 on; before it they win there too, so a template value of those three
 that differs is ANY: review 45 #11); a RayService's pods also get ``ray.io/serve`` (pod.go:840-842), multi-host workers
 their replica keys (:676-680). A value the files cannot know is ANY.
@@ -47,6 +47,12 @@ def operator_pod_labels(resource: Any) -> Iterator[Mapping[str, Any]]:
     cluster = name if kind == "RayCluster" and isinstance(name, str) else ANY
     for group in groups(resource):
         own = {str(k): v for k, v in as_dict(get(group.spec, "template", "metadata", "labels")).items()}
+        # From kuberay v1.5.0 the group's own ``labels`` (Ray node labels) are put on its pods too, over the template's
+        # (v1.5.0 and v1.7.0 common/pod.go mergeLabels(template labels, group labels) before labelPod; v1.4.0 reads the
+        # template's only): with no release named, a key both set differently may carry either value.
+        for key, value in as_dict(get(group.spec, "labels")).items():
+            key = str(key)
+            own[key] = value if key not in own or str(own[key]) == str(value) else ANY
         labels: dict[str, Any] = {
             "ray.io/is-ray-node": "yes",
             "app.kubernetes.io/name": "kuberay",

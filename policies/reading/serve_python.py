@@ -4,7 +4,11 @@ A RayService's ``serveConfigV2`` may import its application from code the pods m
 (``import_path: serve_app.vllm_serve:app`` with the ConfigMap key ``vllm_serve.py``: held-out set 10's
 askulkarni2/ray-serve-with-eks-auto app/ray-serve-vllm.yaml). The code is parsed, never run (``ast``): only
 literal keyword arguments of ``LLMConfig(...)`` calls are read (dicts, ``dict(...)`` calls, numbers, strings);
-anything computed is left out, so a config reads as what its text proves.
+anything computed is left out, so a config reads as what its text proves. A call under a condition (an ``if`` or
+``while``, a conditional expression, ``and``/``or``, a ``match`` case, an ``except`` or ``else`` of a ``try``) may never
+run: ``if os.environ["GPU"] == "a10g": LLMConfig(accelerator_type="A10G") else: LLMConfig(accelerator_type="L4")``
+holds two configs of which one serves. Its label ends with CONDITIONAL (``conditional``), and a finding that names it
+is advice, whichever rule reports it (policies/finding_levels.py).
 """
 
 from __future__ import annotations
@@ -14,10 +18,38 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
+from policies.finding_levels import CONDITIONAL_CODE
 from policies.kube import as_dict, as_list, get, metadata_name, pod_specs, split_type
 
 _MAX_SOURCE = 256 * 1024
 _UNKNOWN = object()
+# The end of the label of an LLMConfig(...) call the code may not reach (see the module's docstring); a finding naming
+# it is reported advisory whichever rule finds it (policies/finding_levels.py finding_level).
+CONDITIONAL = CONDITIONAL_CODE
+_BRANCHING = (ast.If, ast.IfExp, ast.While, ast.BoolOp, ast.Match)
+_TRY = (ast.Try, ast.TryStar)
+
+
+def conditional(label: str) -> bool:
+    """True when a config's label (mounted_llm_configs) says its LLMConfig(...) call sits under a condition."""
+    return label.endswith(CONDITIONAL)
+
+
+def _calls(tree: ast.AST) -> list[tuple[ast.Call, bool]]:
+    """Every call of the tree in source order, with whether a condition stands between the module and it (a ``try``
+    body runs; its handlers and ``else`` are branches). Iterative: a deeply nested expression costs no recursion."""
+    found = []
+    stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+    while stack:
+        node, branched = stack.pop()
+        if isinstance(node, ast.Call):
+            found.append((node, branched))
+        children = []
+        for name, value in ast.iter_fields(node):
+            inner = branched or isinstance(node, _BRANCHING) or (isinstance(node, _TRY) and name in ("handlers", "orelse"))
+            children += [(c, inner) for c in (value if isinstance(value, list) else [value]) if isinstance(c, ast.AST)]
+        stack.extend(reversed(children))
+    return found
 
 
 def _literal(node: ast.AST, depth: int = 0) -> Any:
@@ -50,7 +82,8 @@ def _clean(value: Any) -> Any:
 
 
 @lru_cache(maxsize=64)
-def _llm_configs_in(source: str) -> tuple[tuple[tuple[str, Any], ...], ...]:
+def _llm_configs_in(source: str) -> tuple[tuple[bool, tuple[tuple[str, Any], ...]], ...]:
+    """(under a condition, sorted literal keyword arguments) of each ``LLMConfig(...)`` call of the code."""
     if len(source) > _MAX_SOURCE or "LLMConfig" not in source:
         return ()
     try:
@@ -60,15 +93,13 @@ def _llm_configs_in(source: str) -> tuple[tuple[tuple[str, Any], ...], ...]:
         # collection running finalizers mid-parse can raise inside a Pulumi policy process; the code is then unread.
         return ()
     found = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
+    for node, branched in _calls(tree):
         func = node.func
         name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
         if name != "LLMConfig":
             continue
         kwargs = {kw.arg: _clean(_literal(kw.value)) for kw in node.keywords if kw.arg}
-        found.append(tuple(sorted((k, v) for k, v in kwargs.items() if v is not _UNKNOWN)))
+        found.append((branched, tuple(sorted((k, v) for k, v in kwargs.items() if v is not _UNKNOWN))))
     return tuple(found)
 
 
@@ -99,6 +130,7 @@ def mounted_llm_configs(ray_service: Any, resources: Iterable[Any], serve_config
             continue
         for key, text in as_dict(get(r.props, "data")).items():
             if key in modules and isinstance(text, str):
-                for i, config in enumerate(_llm_configs_in(text)):
-                    found.append((f"ConfigMap {get(r.props, 'metadata', 'name')} {key} LLMConfig #{i + 1}", dict(config)))
+                for i, (branched, config) in enumerate(_llm_configs_in(text)):
+                    label = f"ConfigMap {get(r.props, 'metadata', 'name')} {key} LLMConfig #{i + 1}"
+                    found.append((label + (CONDITIONAL if branched else ""), dict(config)))
     return found

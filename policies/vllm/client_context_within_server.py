@@ -21,6 +21,8 @@ model.ark.mckinsey.com/context-window beside spec.config.openai.baseUrl).
 Session 54 widened the server side from vLLM to every engine whose context the manifest states (policies/reading/
 served_context.py: SGLang, TGI, llama.cpp, Ollama, LocalAI, each spelling and default from the engine table's context
 rows, an Ollama default only at the release its image tag names); a moving tag is an unknown release and stays silent.
+Ollama's native API takes a larger num_ctx per request, so an Ollama server is judged only for a client of its
+OpenAI-compatible /v1 path (review54b: OLLAMA_NUM_CTX beside OLLAMA_BASE_URL, a LiteLLM ollama_chat route with num_ctx).
 A router's token limit named for one of its LiteLLM routes (FAST_CTX_LIMIT for route fast: a ConfigMap key, a literal
 env value, or an assignment in a script a ConfigMap holds) above the window that route's model_info states is the same
 advice (spent set 110: pocharlies-org/k8s-litellm-pocharlies k8s/manifest.yaml, litellm_strip_params.py sends up to
@@ -133,8 +135,22 @@ def _bags(resource: Resource) -> Iterator[tuple[str, Mapping[str, Any], Optional
             yield f"{path} container {container.get('name')} env", {k: v for k, v in pairs if isinstance(k, str)}, None
 
 
+def _per_request(served: Served, url: str) -> bool:
+    """Whether a client of this URL may ask the server for a larger context per request: Ollama's native API takes
+    options.num_ctx over OLLAMA_CONTEXT_LENGTH and the default (ollama/ollama v0.6.7 api/types.go Options.NumCtx; a
+    LiteLLM ollama/ route passes litellm_params num_ctx), its OpenAI-compatible /v1 API does not (the engine table's
+    ollama context source: openai/openai.go fromChatRequest never sets num_ctx)."""
+    if served.engine != "ollama":
+        return False
+    try:
+        return not urlsplit(url.strip()).path.startswith("/v1")
+    except ValueError:
+        return True
+
+
 def _target(values: Mapping[str, Any], namespace: str, limits: Mapping[tuple[str, str], Any]) -> Optional[tuple[str, Any]]:
-    """(Service, limit) of the first URL among the values that names a Service fronting a model server."""
+    """(Service, limit) of the first URL among the values that names a Service fronting a model server whose context
+    the client cannot raise per request (_per_request)."""
     for value in values.values():
         if not isinstance(value, str) or "://" not in value:
             continue
@@ -142,18 +158,21 @@ def _target(values: Mapping[str, Any], namespace: str, limits: Mapping[tuple[str
             host = (urlsplit(value.strip()).hostname or "").split(".")
         except ValueError:  # an address urlsplit refuses ("http://[fd00::1/v1"): no Service named
             continue
+        if not host[0]:
+            continue
         if len(host) >= 2 and host[1] not in ("svc",):
             namespace_named = host[1]
         else:
             namespace_named = namespace
-        if (namespace_named, host[0]) in limits:
-            return host[0], limits[(namespace_named, host[0])]
-        if len(host) == 1:
+        found = limits.get((namespace_named, host[0]))
+        if found is None and len(host) == 1:
             # A bare name no Service of the client's namespace carries, and exactly one Service of the files does (its
             # namespace written differently, often a fill-in such as your-namespace): the files mean that one.
             others = [limit for (_, name), limit in limits.items() if name == host[0]]
             if len(others) == 1 and not any(n == namespace and name == host[0] for n, name in limits):
-                return host[0], others[0]
+                found = others[0]
+        if found is not None:
+            return None if _per_request(found, value) else (host[0], found)
     return None
 
 
@@ -204,10 +223,12 @@ def _route_limits(resource: Resource) -> Iterator[tuple[str, str, int]]:
     else:
         for path, podspec in pod_specs(resource):
             for c in containers(podspec):
-                env = {as_dict(e).get("name"): as_dict(e).get("value") for e in as_list(c.get("env"))}
-                values.append((f"{path} container {c.get('name')} env", {k: v for k, v in env.items() if isinstance(k, str)}))
+                pairs = [(as_dict(e).get("name"), as_dict(e).get("value")) for e in as_list(c.get("env"))]
+                values.append((f"{path} container {c.get('name')} env", {k: v for k, v in pairs if isinstance(k, str)}))
     for where, bag in values:
         for key, value in bag.items():
+            if not isinstance(key, str):
+                continue  # a mistyped key (a list, a number) names no limit
             if _ROUTE_LIMIT.match(key) and whole(value) is not None:
                 yield where, key, int(str(whole(value)))
             elif isinstance(value, str) and ("_LIMIT" in value or "_MAX" in value):
@@ -259,7 +280,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             service, served = target
             for name, value in values.items():
                 told = whole(value)
-                window = name in names if names is not None else bool(_CONTEXT_NAME.search(name.upper()))
+                window = name in names if names is not None else bool(_CONTEXT_NAME.search(str(name).upper()))
                 if window and told is not None and told > served.tokens:
                     findings.append((r.name, unproven(_message(where, name, told, service, served))))
     return findings

@@ -17,14 +17,23 @@ python/huggingface_server_cpu.Dockerfile at the same tags, so vLLM is installed 
 ServingRuntime of the files) or the predictor's ``runtimeVersion`` names the KServe release; otherwise every release of that table is judged, the
 installed KServe not being in the files. Mandatory where the option reads so at every vLLM release judged and the
 model's architecture (components/vllm_architectures.py) is one every such release's registry lists, so the vLLM
-backend is on; advice where the architecture is not known or a release judged reads the option otherwise. Spent set
-113 prokube-ai/kubeflow-examples serving/kserve-hf-vllm-completion/inference-service.yaml (Qwen/Qwen2.5-1.5B-Instruct,
-``--tool-call-parser`` then ``--enforce-eager``). Silent: ``--backend=huggingface``, an option with its value, an
-option vLLM does not declare (kept for later by ``parse_known_args``), a value holding a variable.
+backend is on; advice where the architecture is not known or a release judged reads the option otherwise, and where
+the files name no KServe release: KServe v0.13.0 to v0.14.1 add only vLLM's engine arguments
+(``AsyncEngineArgs.add_cli_args``, huggingfaceserver/vllm/utils.py v0.14.0:54-57), not its OpenAI server's
+(``--tool-call-parser``), and the table does not tell the two apart, so a cluster's older KServe may start the same
+predictor (the pack's reading of a moving vLLM tag is advice too). Spent set 113 prokube-ai/kubeflow-examples
+serving/kserve-hf-vllm-completion/inference-service.yaml (Qwen/Qwen2.5-1.5B-Instruct, ``--tool-call-parser`` then
+``--enforce-eager``). Silent: ``--backend=huggingface``, an option with its value, an option vLLM does not declare
+(kept for later by ``parse_known_args``), a value holding a variable, an option spelt with ``_`` or a ``.`` (vLLM's
+FlexibleArgumentParser turns ``--tool_call_parser`` into ``--tool-call-parser`` and ``--x.y`` into JSON only in
+``parse_args``, which the server never calls: vllm/utils/argparse_utils.py; ``parse_known_args`` keeps them as
+unknown), and a predictor naming a runtime that is neither among the files nor one of KServe's Hugging Face server
+runtimes (its program is not known).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -43,6 +52,10 @@ from policies.vllm.option_values import Judged, explicit_values, missing_values,
 
 _TABLE = Path(__file__).resolve().parents[2] / "components" / "kserve_hf_vllm.toml"
 _IMAGE = "kserve/huggingfaceserver"
+# KServe's own Hugging Face server runtimes (kserve-huggingfaceserver, kserve-huggingfaceserver-multinode:
+# components/kserve_runtimes.toml), which a predictor may name without the files holding them.
+_BUILTIN = "kserve-huggingfaceserver"
+_RC = re.compile(r"rc\d*(?:$|[-.])")
 
 
 @lru_cache(maxsize=1)
@@ -61,25 +74,30 @@ class HfLine:
     kserve: tuple[str, ...]  # the KServe releases judged
     vllm: tuple[str, ...]  # their vLLM releases, in order, once each
     model: Optional[str]
+    named: bool  # the files name the KServe release (the runtime image's tag or the predictor's runtimeVersion)
 
 
-def _kserve_releases(resource: Resource, model: dict) -> tuple[str, ...]:
+def _kserve_releases(resource: Resource, model: dict) -> tuple[tuple[str, ...], bool]:
     """The KServe releases whose image may run: the tag of a ServingRuntime of the files that runs
-    kserve/huggingfaceserver, else the predictor's runtimeVersion, else every release of the table."""
+    kserve/huggingfaceserver, else the predictor's runtimeVersion, else every release of the table; and whether the
+    files named the release."""
     table = hf_vllm_releases()
     runtime = predictor_runtime(resource)
     tag = None
+    named = model.get("runtime")
+    if runtime is None and isinstance(named, str) and named and not named.startswith(_BUILTIN):
+        return (), False  # a runtime the files do not hold and KServe does not ship: its program is not known
     if runtime is not None:
         image = runtime_container(runtime).get("image")
         if not (isinstance(image, str) and names_image(image, (_IMAGE,))):
-            return ()  # another runtime's program: not this parser
+            return (), False  # another runtime's program: not this parser
         tag = image_tag(image)
     version = model.get("runtimeVersion")
     tag = version if isinstance(version, str) and version else tag
     if tag:
-        named = [k for k in table if tag == k or tag.startswith(f"{k}-")]
-        return tuple(named)
-    return tuple(table)
+        # v0.16.0-gpu is v0.16.0's image; a release candidate (v0.15.0-rc1: vLLM 0.7.3) is another release, not read
+        return tuple(k for k in table if tag == k or (tag.startswith(f"{k}-") and not _RC.match(tag[len(k) + 1 :]))), True
+    return tuple(table), False
 
 
 def hf_lines(resource: Resource) -> list[HfLine]:
@@ -95,14 +113,15 @@ def hf_lines(resource: Resource) -> list[HfLine]:
         if not (isinstance(fmt, str) and fmt.lower() == "huggingface"):
             continue
         tokens = [a for a in as_list(model.get("args")) if isinstance(a, str)]
-        kserve = _kserve_releases(resource, model)
+        kserve, named = _kserve_releases(resource, model)
         if not tokens or not kserve:
             continue
         table = hf_vllm_releases()
         vllm = tuple(dict.fromkeys(table[k] for k in kserve))
         args = parse_vllm_args(tokens)
         model_id = args.get("model-id") or args.get("model_id")
-        found.append(HfLine(server.label, tokens, kserve, vllm, model_id if isinstance(model_id, str) else None))
+        model_name = model_id if isinstance(model_id, str) else None
+        found.append(HfLine(server.label, tokens, kserve, vllm, model_name, named))
     return found
 
 
@@ -131,13 +150,28 @@ def hf_findings(resource: Resource) -> list[str]:
         kserve = line.kserve[0] if len(line.kserve) == 1 else f"{line.kserve[0]} to {line.kserve[-1]}"
         image = f"{_IMAGE} {kserve}, whose vLLM backend adds vLLM's parser to its own"
         judged = Judged(table, releases, line.vllm, "vllm", "vLLM", image)
-        messages = [value_refused(o, v, judged) for o, v in explicit_values(line.tokens) if table.releases_with(o)]
-        messages += [value_missing(o, after, judged) for o, after in missing_values(line.tokens) if table.releases_with(o)]
+        explicit = [(o, v) for o, v in explicit_values(line.tokens) if _spelt_as_declared(o, table)]
+        missing = [(o, after) for o, after in missing_values(line.tokens) if _spelt_as_declared(o, table)]
+        messages = [value_refused(o, v, judged) for o, v in explicit]
+        messages += [value_missing(o, after, judged) for o, after in missing]
         for message in messages:
             if message is None:
                 continue
             text = f"{line.label} (KServe's Hugging Face server): {message}"
             if not proven:
                 text = f"{text} (if its vLLM backend runs: the model's architecture is not known to be one vLLM loads)"
-            found.append(unproven(text) if not proven or isinstance(message, Unproven) else text)
+            elif not line.named:
+                text = (
+                    f"{text} (if the cluster's KServe is one of those releases: the files name none, and v0.13.0 to "
+                    "v0.14.1 add vLLM's engine arguments only)"
+                )
+            found.append(unproven(text) if not proven or not line.named or isinstance(message, Unproven) else text)
     return found
+
+
+def _spelt_as_declared(option: str, table: CliOptions) -> bool:
+    """True for an option some vLLM release declares, written as vLLM declares it: no ``_`` and no ``.`` in its name.
+    The server reads its args with ``parse_known_args``, so FlexibleArgumentParser's rewriting in ``parse_args`` (``_``
+    to ``-``, ``--x.y`` to JSON) never runs and argparse keeps such a spelling as an unknown option."""
+    name = option.partition("=")[0]
+    return "_" not in name and "." not in name and bool(table.releases_with(name))

@@ -219,10 +219,13 @@ def test_careful_ray_application_stays_silent_and_a_misspelt_key_fires():
     typo = copy.deepcopy(app)
     worker = typo["spec"]["source"]["helm"]["valuesObject"]["worker"]
     worker["maxReplica"] = worker.pop("maxReplicas")
+    # 1.5.1 is newer than the newest chart read (ray-cluster-1.4.2): its templates were not read (review54c)
+    assert found_by([typo], _POLICY) == []
+    typo["spec"]["source"]["targetRevision"] = "1.4.2"
     ((level, message),) = found_by([typo], _POLICY)
     assert level == "advisory"
     assert message.startswith(
-        "spec.source.helm.valuesObject.worker.maxReplica is a value chart ray-cluster 1.5.1 never reads (did you mean "
+        "spec.source.helm.valuesObject.worker.maxReplica is a value chart ray-cluster 1.4.2 never reads (did you mean "
         "worker.maxReplicas?)"
     )
 

@@ -206,6 +206,16 @@ def test_litellm_client_side_credentials_is_advice():
     assert found_by([_config_map(config.format('"true"'))], G101) == []
 
 
+def test_litellm_metrics_without_auth_is_advice():
+    # The form of spent set 107 cyberglitchlabs/clouddrop kubernetes/apps/ai/litellm/app/config/config.yaml, in a ConfigMap.
+    config = _MODELS + "litellm_settings:\n  callbacks: [prometheus]\n  require_auth_for_metrics_endpoint: {}\n"
+    ((level, message),) = found_by([_config_map(config.format("false"))], G101)
+    assert level == "advisory"
+    assert message.startswith("data[config.yaml] LiteLLM config litellm_settings.require_auth_for_metrics_endpoint: false")
+    assert found_by([_config_map(config.format("true"))], G101) == []
+    assert found_by([_config_map(_MODELS)], G101) == []  # unset: LiteLLM's default, not written here
+
+
 def test_litellm_config_in_chart_values_is_read():
     # Spent set 85 Apocrathia/homelab@12eb7c92 flux/manifests/04-apps/artificial-intelligence/litellm/helmrelease.yaml
     # (values.proxy_config) and set 92 ingtranet/argocd-manifests@861a240d clusters/home/argo-applications/litellm.yaml

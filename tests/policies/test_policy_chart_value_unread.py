@@ -247,3 +247,16 @@ def test_a_k3s_helmchart_whose_later_values_may_replace_the_string_is_advice():
     with_secrets = copy.deepcopy(helmchart)
     with_secrets["spec"]["valuesSecrets"] = [{"name": "local-ai-values", "keys": ["values.yaml"]}]
     assert [level for level, _ in found_by([with_secrets], _POLICY)] == ["advisory"]
+
+
+def test_a_version_newer_than_the_newest_read_is_judged_only_as_advice_on_the_table_form():
+    """Templates of a version above the table's ``newest`` were not read: they may read a key added since (NVIDIA's
+    nim-llm is on NGC up to 1.15, its sources stop at 1.1.2), and may no longer dereference the table (review54c)."""
+    nim = {"model": {"ngcAPISecret": "ngc-api"}, "runtimeClassName": "nvidia", "updateStrategy": {"type": "OnDelete"}}
+    assert [level for level, _ in found_by([_flux("nim-llm", "1.1.2", nim)], _POLICY)] == ["advisory", "advisory"]
+    assert found_by([_flux("nim-llm", "1.15.0", nim)], _POLICY) == []
+    values = {"deployment": {"image": "quay.io/go-skynet/local-ai:v2.14.0"}, "lifecycle": {"x": 1}}
+    [(level, message)] = found_by([_flux("local-ai", "3.5.0", values)], _POLICY)
+    assert level == "advisory"
+    assert message.endswith("(if chart 3.5.0 still reads it so: it is newer than the chart read)")
+    assert keys_at("nim-llm", "1.15.0").beyond_read and not keys_at("nim-llm", "1.1.2").beyond_read

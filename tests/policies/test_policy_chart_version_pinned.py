@@ -67,6 +67,9 @@ def test_careful_forms_are_silent():
     assert found_by([argo("1.77.0")], POLICY) == []
     assert found_by([k3s(version="0.1.5")], POLICY) == []
     assert found_by([k3s(chart="https://example.org/charts/vllm-stack-0.1.5.tgz", repo="")], POLICY) == []
+    embedded = k3s()  # review 54a: k3s installs the archive spec.chartContent carries, one chart version
+    embedded["spec"]["chartContent"] = "H4sIAAAAAAAA/+zSQQ6CMBCF4a5dCiklTk43"
+    assert found_by([embedded], POLICY) == []
 
 
 def test_bad_input_is_silent():

@@ -230,3 +230,13 @@ def test_vllm_binding_written_or_whole_cpus_stay_silent():
     whole = copy.deepcopy(CPU_VLLM)
     whole["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "2"
     assert found_by([whole], POLICY) == []
+
+
+def test_omp_threads_on_a_ggml_server_stay_silent():
+    """ggml opens its OpenMP regions with num_threads(n_threads) (ggml/src/ggml-cpu/ggml-cpu.c ggml_graph_compute),
+    which overrides OMP_NUM_THREADS: on llama.cpp, Ollama and LocalAI the variable is not the thread count."""
+    for image, args in (("ollama/ollama:0.6.8", []), ("ghcr.io/ggml-org/llama.cpp:server-b4500", ["-m", "/m/q.gguf"])):
+        obj = copy.deepcopy(AWS)
+        container = obj["spec"]["template"]["spec"]["containers"][0]
+        container.update(image=image, args=args, resources={"limits": {"cpu": "2", "memory": "8Gi"}})
+        assert found_by([obj], POLICY) == [], image

@@ -154,7 +154,8 @@ def test_k3s_helmchart_values_content_and_unread_version():
 def test_unpinned_chart_version_and_bad_input():
     unpinned = _release("ollama", ">=1.0.0", {})
     [(_, pod)] = chart_pod_specs(unpinned)
-    assert pod["containers"][0]["image"] == "ollama/ollama"  # the tag moves with the chart
+    # the newest chart installs (Flux's default *), with its appVersion: the range is G1 chart-version-pinned's finding
+    assert pod["containers"][0]["image"] == f"ollama/ollama:{chart_named('ollama').newest_tag()}"
     assert chart_pod_specs(_release("app-template", "4.0.0", {})) == []
     assert chart_pod_specs({"kind": "HelmChart", "spec": {"chart": "ollama", "valuesContent": "a: [unclosed"}}) == []
     assert chart_pod_specs({"kind": "HelmRelease", "spec": {"chart": {"spec": {"chart": "ollama"}}, "values": [1]}})
@@ -171,7 +172,7 @@ def test_open_webui_renders_its_ollama_dependency_unless_disabled():
     bundled["spec"]["values"]["ollama"] = {"persistentVolume": {"enabled": True}, "ollama": {"models": {"pull": ["llama3"]}}}
     pods = chart_pod_specs(bundled)
     assert [p for p, _ in pods][1] == "spec.values.ollama[ollama chart >=0.24.0 defaults, open-webui's dependency]"
-    assert pods[1][1]["containers"][0]["image"] == "ollama/ollama"  # a range: the newest chart's tag
+    assert pods[1][1]["containers"][0]["image"] == f"ollama/ollama:{chart_named('ollama').newest_tag()}"  # a range: the newest
     assert "lifecycle" in pods[1][1]["containers"][0]
     assert len(chart_pod_specs(OPEN_WEBUI)) == 1  # ollama.enabled false
 
@@ -201,3 +202,14 @@ def test_argo_application_sources_and_values_elsewhere():
     flux = copy.deepcopy(OLLAMA)
     flux["spec"]["valuesFrom"] = [{"kind": "ConfigMap", "name": "ollama-values"}]
     assert chart_pod_specs(flux) == []
+
+
+def test_ollama_post_start_hook_waits_from_chart_0_59():
+    # Review 54a: from chart 0.59.0 the hook loops on `ollama ps` before it pulls (otwld/ollama-helm
+    # templates/deployment.yaml:141-150@ollama-0.59.0); G48 was told every 1.x and unpinned release pulls at once.
+    for version, waits in (("0.54.0", False), ("0.58.0", False), ("0.59.0", True), ("1.24.0", True), (">=1.0.0", True)):
+        release = _release("ollama", version, {"ollama": {"models": {"pull": ["llama3.2:3b"]}}})
+        [(_, pod)] = chart_pod_specs(release)
+        [_, _, command] = pod["containers"][0]["lifecycle"]["postStart"]["exec"]["command"]
+        assert command.startswith("while ! /bin/ollama ps") is waits, version
+        assert bool(_ids(_findings((HR_TYPE, "ollama", release)), "post-start-hook-waits")) is not waits, version

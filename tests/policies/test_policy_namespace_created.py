@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import copy
 
-from policy_fixtures import found_by
+from policy_fixtures import found_by, manifest
 
+from policies.framework import Resource
 from policies.k8s_generic.namespace_created import POLICY
+from policies.registry import evaluate
 
 APPLICATION = {
     "apiVersion": "argoproj.io/v1alpha1",
@@ -76,7 +78,37 @@ def test_flux_target_namespaces():
         "metadata": {"name": "ai-stack", "namespace": "flux-system"},
         "spec": {"targetNamespace": "ai-stack", "path": "./apps", "sourceRef": {"kind": "GitRepository", "name": "x"}},
     }
-    ((_, message),) = found_by([kustomization], POLICY.name)
+    (message,) = _found([kustomization, _from("repo/apps/web.yaml", _CONFIG_MAP)])
     assert "kustomize-controller never creates it" in message
     # The release creates it for the Kustomization too.
-    assert found_by([kustomization, created], POLICY.name) == []
+    assert _found([kustomization, _from("repo/apps/web.yaml", _CONFIG_MAP), created]) == []
+
+
+_CONFIG_MAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "web"}, "data": {}}
+
+
+def _from(path: str, obj: dict) -> Resource:
+    return Resource(type=manifest(obj).type, name=f"{path}#0 {obj['kind']}/{obj['metadata']['name']}", props=obj)
+
+
+def _found(objs: list) -> list[str]:
+    resources = [o if isinstance(o, Resource) else manifest(o) for o in objs]
+    return [v.message for v in evaluate(resources) if v.policy == POLICY.name]
+
+
+def test_a_folder_the_run_did_not_read_may_define_the_namespace():
+    # review54b: an Application or Kustomization of another repository's folder (or one of this repository the run
+    # did not read) may apply its own Namespace; the folder read, flattened or not, is judged.
+    app = copy.deepcopy(APPLICATION)
+    app["spec"]["source"] = {"repoURL": "https://github.com/acme/llm-serving.git", "path": "deploy/vllm"}
+    assert _found([app]) == []
+    (message,) = _found([app, _from("repo/deploy/vllm/deployment.yaml", _CONFIG_MAP)])
+    assert message.startswith("spec.destination.namespace ollama: no Namespace ollama among the files")
+    assert len(_found([app, _from("files/acme__llm-serving/deploy__vllm__deployment.yaml", _CONFIG_MAP)])) == 1
+    kustomization = {
+        "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+        "kind": "Kustomization",
+        "metadata": {"name": "vllm", "namespace": "flux-system"},
+        "spec": {"targetNamespace": "vllm", "path": "./apps/vllm", "sourceRef": {"kind": "GitRepository", "name": "apps"}},
+    }
+    assert _found([kustomization, _from("repo/apps/web.yaml", _CONFIG_MAP)]) == []

@@ -94,6 +94,17 @@ def test_a_namespace_with_pods_the_files_do_not_show_stays_silent():
     assert found_by([RAY_SERVICE, other, _pdb("w", {"ray.io/group-name": "gpu-workers"})], POLICY.name) == []
 
 
+def test_a_worker_groups_own_labels_are_on_its_pods():
+    # review54b: kuberay v1.5.0+ puts a group's ``labels`` on its pods (common/pod.go mergeLabels); the older G18
+    # serving-app-pdb read them neither.
+    ray = copy.deepcopy(RAY_SERVICE)
+    ray["spec"]["rayClusterConfig"]["workerGroupSpecs"][0]["labels"] = {"pool": "gpu-serving"}
+    pdb = _pdb("w", {"ray.io/node-type": "worker", "pool": "gpu-serving"})
+    assert found_by([ray, pdb], POLICY.name) == []
+    assert found_by([ray, pdb], "serving-app-pdb") == []
+    assert len(found_by([RAY_SERVICE, pdb], POLICY.name)) == 1
+
+
 LWS = {
     "apiVersion": "leaderworkerset.x-k8s.io/v1",
     "kind": "LeaderWorkerSet",
@@ -114,6 +125,9 @@ def test_leaderworkerset_keys():
     ((level, message),) = found_by([LWS, pdb], POLICY.name)
     assert level == "advisory" and "LeaderWorkerSet never sets leaderworkerset.sigs.k8s.io/set-name" in message
     pdb["spec"]["selector"]["matchLabels"] = {"leaderworkerset.sigs.k8s.io/name": "vllm"}
+    assert found_by([LWS, pdb], POLICY.name) == []
+    # review54b: a LeaderWorkerSet's pods are StatefulSets' pods, with that controller's keys.
+    pdb["spec"]["selector"]["matchLabels"]["apps.kubernetes.io/pod-index"] = "0"
     assert found_by([LWS, pdb], POLICY.name) == []
 
 

@@ -204,6 +204,38 @@ def test_a_dcgm_scrape_that_honours_labels_or_an_external_metric_stays_silent():
     assert not any("DCGM GPU series" in m for m in _advice([VLLM, external]))
 
 
+_DCGM_MONITOR = {
+    "apiVersion": "monitoring.coreos.com/v1",
+    "kind": "ServiceMonitor",
+    "metadata": {"name": "dcgm-exporter", "namespace": "gpu-operator"},
+    "spec": {
+        "selector": {"matchLabels": {"app": "nvidia-dcgm-exporter"}},
+        "endpoints": [{"port": "gpu-metrics", "honorLabels": True}],
+    },
+}
+
+
+def test_a_dcgm_series_asks_no_monitor_of_the_model_servers_pods():
+    # review54b: the exporter's pods are scraped, not the model server's; S7's monitor half said (mandatory) that no
+    # monitor selects the vLLM pods.
+    assert found_by([VLLM, _DCGM_HPA, _DCGM_MONITOR], S7) == []
+    query = 'avg(DCGM_FI_DEV_GPU_UTIL{namespace="llm-inference"})'
+    assert found_by([VLLM, _scaled("example-shared-inference", query), _DCGM_MONITOR], S7) == []
+
+
+def test_an_engine_series_still_asks_a_monitor_of_the_model_servers_pods():
+    query = 'sum(vllm:num_requests_waiting{namespace="llm-inference"})'
+    found = found_by([VLLM, _scaled("example-shared-inference", query), _DCGM_MONITOR], S7)
+    assert found == [
+        (
+            "mandatory",
+            "no PodMonitor or ServiceMonitor in this stack selects the pods of Deployment/example-shared-inference "
+            "(labels {'app': 'example-shared-inference'}); no series reach Prometheus, so the autoscaler sees no load "
+            "and never scales",
+        )
+    ]
+
+
 def test_a_fill_in_server_address():
     query = 'sum(vllm:num_requests_waiting{namespace="llm-inference"})'
     for address, hole in (

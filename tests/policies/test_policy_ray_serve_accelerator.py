@@ -16,6 +16,7 @@ from policy_fixtures import manifest
 from policies.models.model_source_pinned import POLICY as PINNED
 from policies.ray.serve_accelerator import POLICY
 from policies.registry import evaluate
+from policies.vllm.gpu_memory_utilization_bounds import POLICY as UTILIZATION
 
 CODE = """from ray.serve.llm import LLMConfig, build_openai_app
 
@@ -144,3 +145,73 @@ def test_mounted_llm_config_engine_kwargs_are_read_as_engine_flags():
     ((level, message),) = _found(RAY_SERVICE, CONFIG_MAP, policy=PINNED)
     assert level == "advisory"
     assert message.startswith("ConfigMap ray-serve-code vllm_serve.py LLMConfig #1: engine_kwargs.trust_remote_code imports")
+
+
+BRANCHED_CODE = """import os
+from ray.serve.llm import LLMConfig, build_openai_app
+
+if os.environ.get("GPU_KIND") == "a10g":
+    config = LLMConfig(model_loading_config={"model_id": "qwen"}, accelerator_type="A10G")
+else:
+    config = LLMConfig(model_loading_config={"model_id": "qwen"}, accelerator_type="L4")
+app = build_openai_app({"llm_configs": [config]})
+"""
+
+
+def test_a_config_under_a_condition_is_advice():
+    # Review 54a: of two branches only one runs; the A10G branch may be the one a g6 pool never takes.
+    config_map = copy.deepcopy(CONFIG_MAP)
+    config_map["data"]["vllm_serve.py"] = BRANCHED_CODE
+    pool = copy.deepcopy(NODEPOOL)
+    pool["spec"]["template"]["spec"]["requirements"][0]["values"] = ["g6"]
+    ((level, message),) = _found(RAY_SERVICE, config_map, pool)
+    assert level == "advisory"
+    assert message.startswith(
+        "RayService vllm-serve: ConfigMap ray-serve-code vllm_serve.py LLMConfig #1 (under a condition) asks "
+        "accelerator_type A10G"
+    )
+
+
+def test_use_cpu_or_cpu_bundles_ask_no_accelerator():
+    # Ray Serve LLM's CPU backend and a placement_group_config without GPU bundles add no accelerator_type resource.
+    cpu = L4_CONFIG.replace("accelerator_type: L4", "accelerator_type: A100-80G\n      use_cpu: true")
+    bundles = L4_CONFIG.replace(
+        "accelerator_type: L4", "accelerator_type: A100-80G\n      placement_group_config: {bundles: [{CPU: 4}]}"
+    )
+    assert _found(_with(config=cpu)) == []
+    assert _found(_with(config=bundles)) == []
+
+
+def test_gpu_bundles_of_a_placement_group_config_still_ask():
+    config = L4_CONFIG.replace(
+        "accelerator_type: L4", "accelerator_type: A100-80G\n      placement_group_config: {bundles: [{GPU: 1, CPU: 4}]}"
+    )
+    ((level, _),) = _found(_with(config=config))
+    assert level == "mandatory"
+
+
+def test_engine_rules_on_a_config_under_a_condition_are_advice():
+    # Review 54a: mounted LLMConfig(...) code is read as engines (c9afe74e); a branch that may never run proves nothing,
+    # so gpu_memory_utilization 1.5 in it is advice (policies/finding_levels.py), and the same call unguarded blocks.
+    code = BRANCHED_CODE.replace('accelerator_type="A10G"', 'engine_kwargs={"gpu_memory_utilization": 1.5}')
+    config_map = copy.deepcopy(CONFIG_MAP)
+    config_map["data"]["vllm_serve.py"] = code
+    ((level, message),) = _found(RAY_SERVICE, config_map, policy=UTILIZATION)
+    assert level == "advisory" and message.startswith("ConfigMap ray-serve-code vllm_serve.py LLMConfig #1 (under a condition)")
+    config_map["data"]["vllm_serve.py"] = CODE.replace('"trust_remote_code": True', '"gpu_memory_utilization": 1.5')
+    assert [level for level, _ in _found(RAY_SERVICE, config_map, policy=UTILIZATION)] == ["mandatory"]
+
+
+def test_a_required_term_naming_no_gpu_leaves_the_nodes_open():
+    # Review 54a: nodeSelectorTerms are ORed; a term without a GPU label admits any node (a g5 too), so the g6 of the
+    # other term proves nothing (policies/reading/gpu_selection.py allowed_gpus); with every term naming g6, it blocks.
+    worker = copy.deepcopy(_WORKER)
+    del worker["nodeSelector"]
+    family = {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g6"]}
+    arch = {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}
+    terms = [{"matchExpressions": [family]}, {"matchExpressions": [arch]}]
+    worker["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
+    assert _found(_with(worker=worker), CONFIG_MAP) == []
+    terms[1]["matchExpressions"].append(family)
+    ((level, message),) = _found(_with(worker=worker), CONFIG_MAP)
+    assert level == "mandatory" and "(gpu-workers on its node selection (L4): L4)" in message

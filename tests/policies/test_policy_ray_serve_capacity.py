@@ -83,6 +83,15 @@ def test_serve_config_llm_configs_are_read_too():
     assert level == "mandatory" and "1 replica(s) x 2 GPU" in message
 
 
+def test_a_floor_under_a_condition_is_advice():
+    # Review 54a: a config an `if` guards (a local run under __main__, one branch per environment) may never be built.
+    guarded = copy.deepcopy(CONFIG_MAP)
+    guarded["data"]["vllm_serve.py"] = CODE.replace("llm_config = LLMConfig(", "if BIG:\n  llm_config = LLMConfig(", 1)
+    ((level, message),) = _found(RAY_SERVICE, guarded)
+    assert level == "advisory"
+    assert "ConfigMap ray-serve-code vllm_serve.py LLMConfig #1 (under a condition): 2 replica(s) x 1 GPU" in message
+
+
 def test_careful_forms_stay_silent():
     # Autoscaling on with room for the floor.
     ray = copy.deepcopy(RAY_SERVICE)

@@ -90,6 +90,34 @@ def test_ollama_at_an_unknown_or_fitted_default_or_a_window_it_serves_stays_sile
     assert found_by([other, _ollama("ollama/ollama:0.6.2"), _SERVICE], POLICY) == []
 
 
+def test_a_client_of_ollamas_native_api_may_ask_a_larger_num_ctx():
+    # review54b: OLLAMA_NUM_CTX beside a native-API base URL, and a LiteLLM ollama_chat route passing num_ctx, ask Ollama
+    # for that context per request (options.num_ctx); only its OpenAI-compatible /v1 path cannot.
+    def client(url: str) -> dict:
+        env = [{"name": "OLLAMA_BASE_URL", "value": url}, {"name": "OLLAMA_NUM_CTX", "value": "16384"}]
+        return {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "rag-api", "namespace": "ollama-system"},
+            "spec": {"containers": [{"name": "api", "image": "ghcr.io/acme/rag-api:1.4.0", "env": env}]},
+        }
+
+    server = _ollama("ollama/ollama:0.9.0")
+    assert found_by([client("http://ollama-service:11434"), server, _SERVICE], POLICY) == []
+    route = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "litellm-config", "namespace": "ollama-system"},
+        "data": {
+            "config.yaml": "model_list:\n- model_name: llama3\n  litellm_params:\n    model: ollama_chat/llama3.1:8b\n"
+            "    api_base: http://ollama-service:11434\n    num_ctx: 32768\n  model_info:\n    max_input_tokens: 32768\n"
+        },
+    }
+    assert found_by([route, server, _SERVICE], POLICY) == []
+    ((_, message),) = found_by([client("http://ollama-service:11434/v1"), server, _SERVICE], POLICY)
+    assert message.startswith("spec container api env OLLAMA_NUM_CTX=16384 tells the application a context window larger")
+
+
 def _llama(args: list[str]) -> dict:
     return {
         "apiVersion": "apps/v1",

@@ -64,3 +64,26 @@ def test_careful_forms_stay_silent():
     # Two replicas sets of one model behind one Service.
     twin = _tgi("huggingface-tgi-mistral-cpu-2", "mistralai/Mistral-7B-Instruct-v0.2")
     assert found_by([CPU, twin, SERVICE], POLICY.name) == []
+
+
+def _vllm(name, args):
+    deployment = copy.deepcopy(_tgi(name, "x"))
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    container.update({"name": "vllm", "image": "vllm/vllm-openai:v0.10.1", "args": args})
+    return deployment
+
+
+def test_replicas_of_one_model_from_other_weights_stay_silent():
+    # review54b: one model's Deployments on two GPU types, one from a quantised copy under the same served name, one from
+    # a local path, one TGI; and a GGUF copy on CPU.
+    fleet = [
+        _vllm("llama-a100", ["--model", "meta-llama/Llama-3.1-8B-Instruct"]),
+        _vllm("llama-l4", ["--model", "RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8", "--served-model-name", "llama-3.1-8b"]),
+        _vllm("llama-local", ["--model", "/models/llama", "--served-model-name", "meta-llama/Llama-3.1-8B-Instruct"]),
+        _tgi("llama-tgi", "meta-llama/Llama-3.1-8B-Instruct"),
+        _tgi("llama-gguf", "bartowski/Meta-Llama-3.1-8B-Instruct-GGUF"),
+    ]
+    assert found_by([*fleet, SERVICE], POLICY.name) == []
+    # A different model beside them still fires.
+    ((_, message),) = found_by([*fleet, BIG, SERVICE], POLICY.name)
+    assert "Deployment/huggingface-tgi-mixtral-big (mistralai/Mixtral-8x7B-Instruct-v0.1)" in message

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import copy
 
-from policy_fixtures import found_by
+from policy_fixtures import found_by, manifest
 
 from policies.ingress.subset_selects_pods import POLICY
+from policies.registry import evaluate
 
 
 def _deployment(name, labels):
@@ -62,8 +63,14 @@ ROUTE = {
 def test_weight_to_a_subset_no_pod_carries_is_advice():
     ((level, message),) = found_by([STABLE, CANARY, RULE, ROUTE], POLICY.name)
     assert level == "advisory"
-    assert message.startswith("spec.http[0].route[0].destination: weight 99 goes to subset v2 of host triton-llm")
+    assert message.startswith("subset v2 of host triton-llm selects version=v2, which no pod of")
     assert "(they carry version=v3)" in message
+    assert "while VirtualService triton-llm-vs spec.http[0].route[0].destination sends it weight 99" in message
+    # reported on the DestinationRule, whose subset's labels select nothing (where the spent-set label sits)
+    (found,) = [v for v in evaluate([manifest(o) for o in (STABLE, CANARY, RULE, ROUTE)]) if v.policy == POLICY.name]
+    assert found.resource.endswith(f"DestinationRule/{RULE['metadata']['name']}") or found.resource.endswith(
+        RULE["metadata"]["name"]
+    )
 
 
 def test_careful_forms_stay_silent():

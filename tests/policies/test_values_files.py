@@ -106,3 +106,15 @@ def test_careful_forms_stay_unread(tmp_path):
     assert values_release("x/ollama/values.yaml", ["image"]) is None
     assert values_release("x/ollama/values.yaml", {}) is None
     assert values_release("x/ollama/values.yaml", {1: "x"}) is None
+
+
+def test_layered_values_files_are_no_redefinition(tmp_path):
+    # Review 54a: values.yaml and values-gpu.yaml of one release (helm -f values.yaml -f values-gpu.yaml) are each read
+    # as HelmRelease/ollama; they are not two definitions `kubectl apply -f` replaces one with (G58 was told so).
+    folder = tmp_path / "deploy" / "ollama"
+    folder.mkdir(parents=True)
+    (folder / "values.yaml").write_text(OLLAMA_VALUES)
+    (folder / "values-gpu.yaml").write_text("ollama:\n  gpu:\n    enabled: true\n    number: 2\n")
+    found = check(tmp_path)["violations"]
+    assert {v["resource"] for v in found} == {"HelmRelease/ollama"}
+    assert [v for v in found if v["catalog"] == "G58"] == []
