@@ -47,7 +47,7 @@ class EngineSeries:
 @lru_cache(maxsize=1)
 def table() -> dict[str, EngineSeries]:
     """engine id -> its exported series (vLLM's from components/vllm_metrics.SERIES)."""
-    from components.vllm_metrics import RETIRED_SERIES, SERIES
+    from .vllm_metrics import RETIRED_SERIES, SERIES
 
     data = json.loads(TABLE.read_text(encoding="utf-8"))
     out: dict[str, EngineSeries] = {}
@@ -89,7 +89,7 @@ def exported_by_any(name: str) -> bool:
 
 def shown(engine: str, limit: int = 3) -> str:
     """A few of an engine's load series, for a message (its queue and running gauges first)."""
-    from components.serving_engines import ENGINES
+    from .serving_engines import ENGINES
 
     row = next((e for e in ENGINES if e.name == engine), None)
     picks = [m for m in (row.queue_metric, row.running_metric) if m] if row is not None else []

@@ -39,6 +39,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
+import components
 from components.engine_options import CliOptions, cli_options
 from components.images import image_tag, names_image
 from components.parse_cache import read_toml
@@ -50,7 +51,7 @@ from policies.reading.serving import engine_row
 from policies.reading.vllm_args import parse_vllm_args, vllm_servers
 from policies.vllm.option_values import Judged, explicit_values, missing_values, value_missing, value_refused
 
-_TABLE = Path(__file__).resolve().parents[2] / "components" / "kserve_hf_vllm.toml"
+_TABLE = Path(components.__file__).resolve().with_name("kserve_hf_vllm.toml")
 _IMAGE = "kserve/huggingfaceserver"
 # KServe's own Hugging Face server runtimes (kserve-huggingfaceserver, kserve-huggingfaceserver-multinode:
 # components/kserve_runtimes.toml), which a predictor may name without the files holding them.
