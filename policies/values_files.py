@@ -47,13 +47,15 @@ def _stem_words(name: str) -> list[str]:
 
 
 def _candidates(file: str) -> list[str]:
-    """Chart names the path may mean, nearest first: the file's name without its values words (joined, then each word),
-    then its folders from the nearest up."""
+    """Chart names the path may mean, nearest first: the runs of words of the file's name without its values words,
+    longest first (``prod-open-webui-values.yaml``: prod-open-webui, then open-webui, ...), then its folders from the
+    nearest up."""
     parts = [p for p in re.split(r"[/\\]", file) if p]
     if not parts:
         return []
-    words = _stem_words(parts[-1])
-    names = (["-".join(words), "".join(words), *words] if words else []) + list(reversed(parts[:-1]))
+    words = _stem_words(parts[-1])[:8]
+    runs = [words[i : i + n] for n in range(len(words), 0, -1) for i in range(len(words) - n + 1)]
+    names = [name for run in runs for name in ("-".join(run), "".join(run))] + list(reversed(parts[:-1]))
     return [n.lower() for n in names if n and n.lower() not in _GENERIC]
 
 
@@ -70,9 +72,9 @@ def _sets(data: Mapping, dotted: str) -> bool:
     return node not in (None, "", {}, [])
 
 
-def _chart_for(file: str, data: Mapping) -> Chart | None:
-    """The first candidate that names a chart of the table, spelt with or without its dashes (``openwebui``), or is a
-    word of the chart's ``values_file_names`` (``nim``, ``nvidia-nim``) in a file that sets the path it needs
+def _charts_for(file: str, data: Mapping) -> list[Chart]:
+    """The charts the path's candidates name, in their order: spelt with or without dashes (``openwebui``), or a word of
+    a chart's ``values_file_names`` (``nim``, ``nvidia-nim``) in a file that sets the path it needs
     (``model.ngcAPISecret``)."""
     by_name = {_squeezed(n): chart for chart in charts() for n in chart.names}
     by_word = {
@@ -81,11 +83,20 @@ def _chart_for(file: str, data: Mapping) -> Chart | None:
         for w in chart.values_file_words
         if chart.values_file_needs and _sets(data, chart.values_file_needs)
     }
-    for name in _candidates(file):
-        chart = by_name.get(_squeezed(name)) or by_word.get(_squeezed(name))
-        if chart is not None:
-            return chart
-    return None
+    found = (by_name.get(_squeezed(name)) or by_word.get(_squeezed(name)) for name in _candidates(file))
+    out: list[Chart] = []
+    for chart in found:
+        if chart is not None and all(chart.key != c.key for c in out):
+            out.append(chart)
+    return out
+
+
+def _reads_every_key(chart: Chart, data: Mapping) -> bool:
+    keys = keys_at(chart.key, "")
+    if keys is None:
+        return False
+    read = {p.split(".", 1)[0] for p in keys.read} | set(keys.passthrough)
+    return all(isinstance(k, str) and k in read for k in data)
 
 
 def values_release(file: str, data: Any) -> dict | None:
@@ -98,12 +109,10 @@ def values_release(file: str, data: Any) -> dict | None:
     folder = os.path.dirname(file)
     if os.path.isfile(os.path.join(folder, "Chart.yaml")) or os.path.isfile(os.path.join(folder, "Chart.yml")):
         return None
-    chart = _chart_for(file, data)
-    keys = keys_at(chart.key, "") if chart is not None else None
-    if chart is None or keys is None:
-        return None
-    read = {p.split(".", 1)[0] for p in keys.read} | set(keys.passthrough)
-    if not all(isinstance(k, str) and k in read for k in data):
+    # The first chart the path names whose templates read every top-level key (ollama-open-webui-values.yaml holding
+    # the Ollama chart's keys is Ollama's)
+    chart = next((c for c in _charts_for(file, data) if _reads_every_key(c, data)), None)
+    if chart is None:
         return None
     name = chart.names[0]
     return {

@@ -118,3 +118,15 @@ def test_layered_values_files_are_no_redefinition(tmp_path):
     found = check(tmp_path)["violations"]
     assert {v["resource"] for v in found} == {"HelmRelease/ollama"}
     assert [v for v in found if v["catalog"] == "G58"] == []
+
+
+def test_a_run_of_the_file_names_words_names_the_chart():
+    # <env>-<chart>-values.yaml, the form of set 117 yo0x/devops-smarthome root/environments/open-webui-values.yaml
+    # beside an environment word; and the first named chart whose templates read every key wins.
+    webui = {"ollama": {"enabled": False}, "service": {"type": "ClusterIP"}}
+    release = values_release("x/prod-open-webui-values.yaml", webui)
+    assert release is not None and release["spec"]["chart"]["spec"]["chart"] == "open-webui"
+    ollama = {"ollama": {"gpu": {"enabled": True}}, "persistentVolume": {"enabled": True}}
+    release = values_release("x/ollama-open-webui-values.yaml", ollama)
+    assert release is not None and release["spec"]["chart"]["spec"]["chart"] == "ollama"
+    assert values_release("x/prod-values.yaml", webui) is None  # no chart named
