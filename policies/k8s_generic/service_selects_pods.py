@@ -32,6 +32,7 @@ from typing import Mapping, Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, get, split_type
+from policies.reading.controller_pod_labels import CONTROLLER_KEYS
 from policies.reading.kustomize import KUSTOMIZATION_FILES
 from policies.reading.operator_pod_labels import ANY, is_operator_pod_owner, operator_pod_labels
 from policies.reading.run_objects import hides_pods, pod_label_sets
@@ -39,20 +40,9 @@ from policies.reading.run_objects import unrendered as _unknown
 from policies.reading.serving import namespace_of
 
 _SERVICE = ("", "Service")
-# Labels the controllers add to the pods they create (kubernetes v1.31.0: apps/v1 DefaultDeploymentUniqueLabelKey
-# pod-template-hash, StatefulSetPodNameLabel, ControllerRevisionHashLabelKey, PodIndexLabel; batch/v1 JobNameLabel,
-# ControllerUidLabel and their legacy spellings): a selector on one of them is read as unknown.
-_CONTROLLER_LABELS = {
-    "pod-template-hash",
-    "controller-revision-hash",
-    "statefulset.kubernetes.io/pod-name",
-    "apps.kubernetes.io/pod-index",
-    "batch.kubernetes.io/job-name",
-    "batch.kubernetes.io/controller-uid",
-    "batch.kubernetes.io/job-completion-index",
-    "job-name",
-    "controller-uid",
-}
+# Labels the controllers add to the pods they create (controller_pod_labels.CONTROLLER_KEYS, cited there): a selector
+# on one of them is read as unknown.
+_CONTROLLER_LABELS = CONTROLLER_KEYS
 
 
 def _where(resource: Resource) -> str:
