@@ -140,6 +140,10 @@ def charts() -> tuple[Chart, ...]:
     return tuple(out)
 
 
+# Folder names that say nothing of which chart they hold (a vendored copy's folder, a values file's folders).
+GENERIC_FOLDERS = frozenset({"chart", "charts", "helm", "deploy"})
+
+
 def chart_named(name: str, repository: str = "") -> Chart | None:
     """The row whose chart name is ``name`` (the last segment of an OCI reference counts), or whose repository
     ``repository`` names, or None."""

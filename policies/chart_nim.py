@@ -28,8 +28,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from components.helm_charts import Chart
-from policies.chart_values import chart_image, items_of, truthy, value_at
-from policies.chart_workloads import Workload, coalesced
+from policies.chart_values import chart_image, coalesced, items_of, truthy, value_at
+from policies.chart_workloads import Workload
 
 # values.yaml@01f3757ae73e (NVIDIA/nim-deploy helm/nim-llm, chart 1.1.2): the defaults the renderer merges under.
 _MODEL = {"nimCache": "/model-store", "ngcAPISecret": "ngc-api", "openaiPort": 8000, "jsonLogging": True, "logLevel": "INFO"}

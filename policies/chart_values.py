@@ -76,3 +76,20 @@ def pod_options(values: Mapping, pod: dict) -> None:
 def items_of(value: object) -> list:
     """A values list as written, or none when the release gives another shape (review51b: hostile values)."""
     return value if isinstance(value, list) else []
+
+
+def coalesced(default: Mapping, given: Any) -> dict:
+    """``given`` merged over ``default`` as Helm merges a values map over the chart's (helm v3.16.0
+    pkg/chartutil/coalesce.go: maps merge key by key, any other value replaces, a null deletes the key); a ``given``
+    that is not a map leaves ``default``."""
+    out = dict(default)
+    if not isinstance(given, Mapping):
+        return out
+    for key, value in given.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = coalesced(out[key], value)
+        else:
+            out[key] = value
+    return out

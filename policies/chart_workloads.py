@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from components.helm_charts import Chart
-from policies.chart_values import chart_image, env_list, items_of, truthy, value_at
+from policies.chart_values import chart_image, coalesced, env_list, items_of, truthy, value_at
 
 
 @dataclass(frozen=True)
@@ -49,21 +49,6 @@ class Workload:
     claims: dict = field(default_factory=dict)  # claim name the chart renders -> its access modes
     service: str = ""  # the type of the Service the chart puts in front of it ("" when none or fixed ClusterIP)
     fronts: str = ""  # what the pod forwards to, for a router that serves no model itself ("" for a model server)
-
-
-def coalesced(default: Mapping, given: Any) -> dict:
-    """Helm's coalescing of a values map onto the chart's: nested maps merge, a null removes the key."""
-    out = dict(default)
-    if not isinstance(given, Mapping):
-        return out
-    for key, value in given.items():
-        if value is None:
-            out.pop(key, None)
-        elif isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
-            out[key] = coalesced(out[key], value)
-        else:
-            out[key] = value
-    return out
 
 
 # vllm-stack ---------------------------------------------------------------------------------------------------------

@@ -47,7 +47,8 @@ from typing import Any
 
 import yaml
 
-from components.helm_charts import Chart, chart_named
+from components.helm_charts import GENERIC_FOLDERS, Chart, chart_named
+from components.images import release_numbers
 from policies.app_template import app_template_service_names
 from policies.chart_nim import nim_llm
 from policies.chart_values import PINNED, chart_image, env_list, items_of, pod_options, truthy, value_at
@@ -306,8 +307,6 @@ def _openai_keys(values: Mapping, version: str) -> list[dict]:
     (``enableOpenaiApi`` true, ``openaiBaseApiUrl`` https://api.openai.com/v1, ``pipelines.enabled`` true). The chart's
     own default key (``0p3n-w3bu!``, the Pipelines default) is not the release's literal and is not written here. A
     pinned chart before 13.3.0 is not read (its blocks differ)."""
-    from components.images import release_numbers
-
     numbers = release_numbers(version) if version else None
     if version and (numbers is None or numbers[:3] < _OPENAI_KEYS_SINCE):
         return []
@@ -420,7 +419,6 @@ def release_values(props: Mapping) -> tuple[str, Chart, str, Mapping] | None:
 # A Flux HelmRelease's chart read from a folder of its source (a copy vendored into a Git repository or bucket): the
 # folder's name, past these generic ones, names the chart.
 _FOLDER_SOURCES = frozenset({"GitRepository", "Bucket"})
-_GENERIC_FOLDERS = frozenset({"chart", "charts", "helm", "deploy"})
 
 
 def installs_from_folder(props: Mapping) -> bool:
@@ -441,7 +439,7 @@ def vendored_chart(props: Mapping, name: str, values: Mapping) -> Chart | None:
     if not installs_from_folder(props):
         return None
     parts = [p for p in name.strip("./").split("/") if p]
-    while parts and parts[-1].lower() in _GENERIC_FOLDERS:
+    while parts and parts[-1].lower() in GENERIC_FOLDERS:
         parts.pop()
     chart = chart_named(parts[-1]) if len(parts) > 1 else None
     keys = keys_at(chart.key, "") if chart is not None and chart.key in _WORKLOAD_RENDERERS else None

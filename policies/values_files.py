@@ -29,13 +29,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from components.chart_value_keys import keys_at
-from components.helm_charts import Chart, charts
+from components.helm_charts import GENERIC_FOLDERS, Chart, charts
 
 # A file whose name says it holds values: values.yaml, values-prod.yaml, ollama-values.yml, values.ollama.yaml.
 _VALUES_NAME = re.compile(r"(^|[-_.])values?([-_.]|$)", re.I)
 _WORDS = re.compile(r"[-_.]+")
-# Folder names that say nothing of the chart (policies/helm_charts.py _GENERIC_FOLDERS and the usual layout words).
-_GENERIC = frozenset({"chart", "charts", "helm", "deploy", "values", "value", "apps", "app", "k8s", "kubernetes", "base"})
+# Folder names that say nothing of the chart (components.helm_charts GENERIC_FOLDERS and the usual layout words).
+_GENERIC = GENERIC_FOLDERS | {"values", "value", "apps", "app", "k8s", "kubernetes", "base"}
 # The annotation the release object carries: where it was read, for messages and for readers of the report.
 READ_FROM = "llm-serving.io/read-as"
 _YAML_SUFFIXES = (".yaml", ".yml")

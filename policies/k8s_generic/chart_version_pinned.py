@@ -28,7 +28,7 @@ from typing import Any
 
 from components.helm_charts import chart_named
 from policies.framework import Policy, Resource
-from policies.helm_charts import RELEASE_GROUP_KINDS
+from policies.helm_charts import RELEASE_GROUP_KINDS, installs_from_folder
 from policies.kube import annotations_of, as_list, get, metadata_name, split_type
 from policies.reading.server_names import SERVER_WORD
 from policies.values_files import READ_FROM
@@ -51,7 +51,6 @@ _APP_CHARTS = frozenset(
 # A semver range: a wildcard part (x, X, *), an operator, a hyphen range or an alternative (Masterminds/semver, which
 # Flux, Argo CD and Helm use).
 _RANGE = re.compile(r"(^|[.\s])[xX*](?=$|[.\s])|[\^~<>=|]|\s-\s")
-_FOLDER_SOURCES = frozenset({"GitRepository", "Bucket"})
 
 
 def _serving_chart(name: str) -> bool:
@@ -72,8 +71,7 @@ def _flux(props: Mapping) -> list[tuple[str, str, Any]]:
     spec = get(props, "spec", "chart", "spec")
     if not isinstance(spec, Mapping) or not isinstance(spec.get("chart"), str):
         return []
-    source = get(spec, "sourceRef", "kind")
-    if isinstance(source, str) and source in _FOLDER_SOURCES:
+    if installs_from_folder(props):  # a GitRepository or Bucket's ref pins it; Flux ignores the version
         return []
     return [(spec["chart"], "spec.chart.spec.version", spec.get("version"))]
 

@@ -28,7 +28,7 @@ def external_host(host: Any) -> bool:
     if not isinstance(host, str) or len(host) > 253:
         return False
     name = host.strip().lower().rstrip(".")
-    if not _NAME.match(name) or name.endswith(_INTERNAL) or name.split(".")[-1] in {s.strip(".") for s in _INTERNAL}:
+    if not _NAME.match(name) or name.endswith(_INTERNAL):  # _NAME needs a dot: a name ends with ".<label>"
         return False
     try:
         ipaddress.ip_address(name)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from components.loading import MANIFESTS, LoadError, load_yaml, read_bounded
+from policies.chart_values import coalesced
 from policies.framework import UNKNOWN
 from policies.reading.go_format import helm_numbers
 from policies.reading.gotemplate import PLACEHOLDER, CannotRender, HelmObject, Node, Renderer, parse
@@ -150,20 +151,6 @@ def values_variants(root: str) -> list[str]:
         return []
     found = [os.path.join(root, n) for n in names if n != VALUES_FILE and _VARIANT.match(n)]
     return [p for p in found if os.path.isfile(p) and not os.path.islink(p)][:MAX_VARIANTS]
-
-
-def coalesced(base: dict, override: dict) -> dict:
-    """``override`` merged over ``base`` as Helm merges a -f values file over the chart's defaults (helm v3.16.0
-    pkg/chartutil/coalesce.go: maps merge key by key, any other value replaces, a null deletes the key)."""
-    out = dict(base)
-    for key, value in override.items():
-        if value is None:
-            out.pop(key, None)
-        elif isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = coalesced(out[key], value)
-        else:
-            out[key] = value
-    return out
 
 
 # Bounds on the files searched for defines: a chart and its vendored subcharts, not a whole repository.
