@@ -22,7 +22,8 @@ release since v1.19):
   .spec.selector and .metadata.labels do not default to .spec.template.metadata.labels if not set",
   https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#selector): an apps/v1 workload written with
   a pod template and no ``spec.selector`` is refused (spent set 115 PhenixForge/vllm-serving-kubernetes-platform
-  kubernetes/deployment.yaml, labelled G45/S26 blocking). A Kustomize patch lacks it by design (silent), and a
+  kubernetes/deployment.yaml, labelled G45/S26 blocking). A Kustomize patch, or a server-side-apply patch whose
+  template names no container, lacks it by design (silent), and a
   kustomization's ``commonLabels`` or ``labels: includeSelectors`` creates it (kustomize's commonLabels field specs
   create ``spec/selector/matchLabels`` on these kinds), so where the run reads a kustomization it is advice.
 """
@@ -205,7 +206,11 @@ def selector_missing(resource: Any) -> str | None:
     if len(parts) != 3 or parts[1] != "apps/v1" or parts[2] not in _SELECTOR_KINDS:
         return None
     spec = get(resource.props, "spec")
-    if not isinstance(spec, Mapping) or not isinstance(spec.get("template"), Mapping) or spec.get("selector") is not None:
+    if not isinstance(spec, Mapping) or spec.get("selector") is not None:
+        return None
+    # A whole workload: its template runs containers. A server-side-apply patch states only the fields it owns (this
+    # repository's own DaemonSetPatch of KServe's node agent: a pod securityContext and no container).
+    if not as_list(get(spec, "template", "spec", "containers")):
         return None
     return (
         f"spec.selector is missing: apps/v1 requires it and does not default it from the template's labels, so the "

@@ -134,3 +134,14 @@ def test_missing_selector_beside_a_kustomization_is_advice():
     found = found_by([_phenixforge_vllm(selector=False), kustomization], "pod-template-api-valid")
     assert [level for level, _ in found] == ["advisory"]
     assert found[0][1].endswith("(unless a kustomization of the run adds it with commonLabels)")
+
+
+def test_server_side_apply_patch_without_containers_is_silent():
+    # components/builders/model_source.py agent_user_patch: a DaemonSetPatch owning only the pod's securityContext.
+    patch = {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": "kserve-localmodelnode-agent", "namespace": "kserve"},
+        "spec": {"template": {"spec": {"securityContext": {"runAsUser": 1000, "runAsGroup": 1000}}}},
+    }
+    assert found_by([patch], "pod-template-api-valid") == []
