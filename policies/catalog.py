@@ -106,7 +106,7 @@ _ENTRIES = (
     Entry("G", 1, "an image with no tag, :latest or a moving tag (main, nightly, dev); a serving chart at a version range"),
     Entry("G", 2, "an image pinned by tag, not digest (no rule: a moving tag such as :latest or none is G1's)"),
     Entry("G", 3, "a GPU model server sets imagePullPolicy Always (each start waits on the registry for a 10-20 GB image)"),
-    Entry("G", 4, "no readiness probe on a model server, proxy or chat UI (or only the TCP check its operator adds)"),
+    Entry("G", 4, "no readiness probe on a model server, proxy or UI (one that cannot fail, or only its operator's TCP check)"),
     Entry("G", 5, "a model server (or a chat UI probed for readiness) has no livenessProbe (a hung server is never restarted)"),
     Entry("G", 6, "a readiness probe that passes before the model answers (a TCP check, Triton's live path, a swallowed pull)"),
     Entry("G", 7, "a probe names a port the container does not declare (no rule yet)"),
