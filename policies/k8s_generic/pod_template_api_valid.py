@@ -30,7 +30,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
+from policies.input.unreadable import kustomization_read
 from policies.kube import (
     WORKLOAD_TYPES,
     as_dict,
@@ -38,10 +39,12 @@ from policies.kube import (
     container_label,
     containers,
     is_custom_type,
+    memoized,
     name_of,
     pod_specs,
+    viewed_resources,
 )
-from policies.reading.api_refusals import container_refusals, selector_refusal
+from policies.reading.api_refusals import container_refusals, selector_missing, selector_refusal
 
 
 def _duplicates(values: Iterable[object]) -> list[str]:
@@ -98,6 +101,13 @@ def _check(resource: Resource, config: dict) -> list[str]:
     claims = _claim_templates(resource)
     if (refused := selector_refusal(resource)) is not None:
         messages.append(refused)
+    if (absent := selector_missing(resource)) is not None:
+        # a kustomization's commonLabels / labels.includeSelectors creates the selector (policies/reading/api_refusals.py)
+        view = viewed_resources()
+        kustomized = view is None or memoized(view, "kustomization_read", kustomization_read)
+        messages.append(
+            unproven(f"{absent} (unless a kustomization of the run adds it with commonLabels)") if kustomized else absent
+        )
     for path, podspec in pod_specs(resource):
         every = containers(podspec, init=True)
         messages.extend(_names(path, podspec, every, core, claims))
@@ -129,7 +139,7 @@ POLICY = Policy(
         "A pod template passes the API server's validation that the OpenAPI schema does not express: "
         "unique mountPath per container, unique container names, unique volume names, every volume named and every "
         "mount naming a volume of the pod, each envFrom item naming one source, valid resource names, and an apps "
-        "workload's selector selecting its own template."
+        "workload's selector stated (apps/v1 requires it) and selecting its own template."
     ),
     catalog="G45",
     severity="high",
@@ -137,7 +147,7 @@ POLICY = Policy(
     remediation_steps=(
         "Mount each volume at its own path (drop or move the duplicate volumeMount), give each container "
         "and each volume of the pod its own name (indent a volume's name: under its list item), and mount only "
-        "volumes the pod declares."
+        "volumes the pod declares; give an apps/v1 workload a spec.selector whose matchLabels its template's labels carry."
     ),
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
@@ -146,8 +156,8 @@ POLICY = Policy(
         'repeated mountPath ("must be unique") and a mount no volume matches (IsMatchedVolume -> Not found), '
         "validateContainers and ValidateVolumes refuse repeated names (Duplicate value), ValidateVolumes an empty "
         "volume name (Required value), validateEnvFrom an item with no or two sources, validateContainerResourceName "
-        "a resource name that is not qualified or extended, and pkg/apis/apps/validation a selector that does not "
-        "match the template's labels (policies/reading/api_refusals.py). The schema cannot say so, so kubernetes-validate accepts these templates; "
+        "a resource name that is not qualified or extended, and pkg/apis/apps/validation a missing selector "
+        "(Required value) and one that does not match the template's labels (policies/reading/api_refusals.py). The schema cannot say so, so kubernetes-validate accepts these templates; "
         "the pods are never created."
     ),
 )

@@ -15,8 +15,13 @@ requests, and for a chat UI of components/chat_uis.toml (Open WebUI: GET /health
 image, and for a serving-path app of components/serving_apps.toml (an LLM proxy, router or gateway: LiteLLM's proxy,
 whose liveness path is its row's first ``alive_only`` path, /health/liveliness). Silent where an operator supplies the probe (KubeRay's Ray container: policies/operator_defaults.py), for a
 KServe predictor ``model`` (its ServingRuntime's container is judged), and for a rank its group's leader fronts.
-Judged where the container has a readinessProbe and no livenessProbe (the form sealed sets showed: a plain vLLM
-Deployment probed for readiness only); a container with no probe at all is G4's finding. Advisory: a risk, not a
+Judged on a model server with no livenessProbe, probed for readiness or not (the form sealed sets showed first: a plain
+vLLM Deployment probed for readiness only). Session 55 (brief misses55): a model server with no probe at all was left
+to G4, but labellers file the missing liveness on it too (spent set 107 dysonfrost/arkollama-k3s k8s/ollama/
+deployment.yaml and set 109 wewang58/llama-cpp-example lws-example.yaml labelled G4 and G5; set 118 kubernetes/examples
+@279e8e4f AI/vllm-deployment/vllm-deployment.yaml labelled G5 apart from its G4): its hung engine is
+never restarted either, and with no readinessProbe it even stays in the Service. A chat UI or serving-path app is
+still judged only where it is probed for readiness (G4 names its missing readiness first). Advisory: a risk, not a
 failure the files prove.
 """
 
@@ -41,7 +46,11 @@ def _server_message(server: ModelServer) -> str:
     row = engine_row(server.engine)
     name = row.display if row else server.engine
     probe = f"GET {row.health} (port {row.port} unless moved)" if row and row.health else "its health endpoint"
-    ready = "its readinessProbe only takes it out of the Service"
+    ready = (
+        "its readinessProbe only takes it out of the Service"
+        if _has(server.container, "readinessProbe")
+        else "with no readinessProbe either (G4) it even stays in the Service"
+    )
     start = "" if _has(server.container, "startupProbe") else ", behind a startupProbe that waits out the model's load (S16)"
     return unproven(
         f"{server.label}: no livenessProbe on this {name} server: if the engine hangs with its process alive, the "
@@ -138,8 +147,6 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if elsewhere := _sidecar_liveness(server):
             messages.append(elsewhere)
             continue
-        if not _has(server.container, "readinessProbe"):
-            continue  # no probe at all: G4's finding (serving-readiness-probe) names the missing readiness first
         if supplied(resource, server.path, server.podspec, server.container, "livenessProbe"):
             continue
         messages.append(_server_message(server))
@@ -148,7 +155,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
 
 POLICY = Policy(
     name="serving-liveness-probe",
-    description="A model-server container (and a chat UI such as Open WebUI, or an LLM proxy or router such as LiteLLM) probed for readiness has a livenessProbe too, so a server that hangs "
+    description="A model-server container (and a chat UI such as Open WebUI, or an LLM proxy or router such as LiteLLM, "
+    "probed for readiness) has a livenessProbe, so a server that hangs "
     "with its process alive is restarted (advice; the probe waits behind a startupProbe for the model's load).",
     catalog="G5",
     severity="medium",

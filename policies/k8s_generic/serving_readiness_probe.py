@@ -31,6 +31,9 @@ health_liveliness) where its readiness path checks more (``readiness_env``/``rea
 database DATABASE_URL or general_settings.database_url configures; with none both answer alike, and the config is
 loaded before the server answers any path): Ready while the database is unreachable.
 
+A readinessProbe that succeeds whether or not the server answers (an exec that only imports modules, ``true``,
+``echo``: policies/reading/pod_probes.py inert_exec) is advice as a missing one (session 55, spent set 118).
+
 A chat UI run from its publisher's image (components/chat_uis.toml: Open WebUI, GET /health on 8080) with no
 readinessProbe is advice too: users reach it through its Service and route before it has started.
 
@@ -55,7 +58,7 @@ from policies.operator_defaults import supplied, tcp_readiness_supplied
 from policies.reading.container_env import env_values, unset_port
 from policies.reading.gateway_apps import app_containers
 from policies.reading.litellm import mounted_configs
-from policies.reading.pod_probes import server_ports, sidecar_probe
+from policies.reading.pod_probes import inert_exec, server_ports, sidecar_probe
 from policies.reading.serving import GPU_SERVER, ModelServer, engine_command_line, engine_row, model_servers, takes_requests
 
 # Where a container's whole command line is in the manifest: the core workload kinds and LeaderWorkerSet.
@@ -161,6 +164,16 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.append(early)
         elif slow := _slow_readiness(server, int(config.get("maxReadinessPeriodSeconds", _MAX_READINESS_PERIOD))):
             messages.append(slow)
+        elif (inert := inert_exec(server.container.get("readinessProbe"))) is not None:
+            row = engine_row(server.engine)
+            probe = f"probe GET {row.readiness} (port {row.port} unless moved)" if row else "probe its health endpoint"
+            messages.append(
+                unproven(
+                    f"{server.label}: readinessProbe only runs `{inert}`, which succeeds whether or not the server "
+                    f"answers, so the pod is Ready before the model is loaded and stays Ready after the server stops "
+                    f"answering; {probe}"
+                )
+            )
         elif not isinstance(server.container.get("readinessProbe"), dict):
             # A TCP readiness on a server that listens while it loads is readiness-waits-for-model's (G6).
             # The engine's own readiness endpoint and port (components/serving_engines.toml readiness, port).

@@ -15,8 +15,13 @@ files is advised too (its Service, or the Ingress's, is often in a file not chec
 AlemMekru/sovereign-llm-kubernetes-platform infra/k8s/api-deployment.yaml, set 73 willie191998/eks-deepseek
 fastapi-deployment.yaml); a container with no port and no Service is not (a worker).
 
-Silent for: a pod with any readinessProbe (a pod is Ready only when every container is, so another container's probe
-holds it back too); Jobs, CronJobs and pods that run to completion; pods that hold a model server, an app of the
+A readinessProbe that cannot fail while the app does not answer (policies/reading/pod_probes.py inert_exec: an exec
+that only imports modules, ``true``, ``echo``) counts as none, and the message quotes it (session 55: spent set 118
+ayutaz/project-sid@c3962def k8s/llm-gateway.yaml, ``python -c "import piano; print('ok')"`` on a gateway behind Service
+llm-gateway, labelled G4).
+
+Silent for: a pod with any readinessProbe that asks the app (a pod is Ready only when every container is, so another
+container's probe holds it back too); Jobs, CronJobs and pods that run to completion; pods that hold a model server, an app of the
 tables or a chat UI run from its publisher's image (their rows judge them); KubeRay's kinds (the head Service is the operator's); KServe's kinds (the operator
 supplies a probe: policies/operator_defaults.py); Knative's Service and Configuration (its webhook adds a TCP probe:
 _PROBED_BY_OPERATOR); the training operators' kinds (PyTorchJob, TFJob, MPIJob, JobSet...: their pods run to
@@ -35,6 +40,7 @@ from policies.k8s_generic.router_readiness_probe import fronting
 from policies.kube import as_list, containers, get, is_ray, split_type
 from policies.reading.chat_ui_backends import ui_app
 from policies.reading.label_selectors import selector_matches
+from policies.reading.pod_probes import inert_exec
 from policies.reading.published import same_namespace
 from policies.reading.serving import template_labels
 from policies.reading.workload_pods import native_sidecars, workload_containers
@@ -109,6 +115,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             by_path.setdefault(c.path, []).append(c)
         labels_named: list[str] = []
         names: list[str] = []
+        inert: list[str] = []
         templated = [(svc, pod) for svc, pod, _ in app_template_services(r.props)] if _released(r) else []
         for path, judged in by_path.items():
             podspec = judged[0].podspec
@@ -117,8 +124,10 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 continue  # a run to completion, or a pod holding a server or app another row judges
             if any(ui_app(c) for c in running):
                 continue  # a chat UI run from its publisher's image: serving-readiness-probe's
-            if any(isinstance(c.get("readinessProbe"), dict) for c in running):
-                continue
+            probes = [c.get("readinessProbe") for c in running if isinstance(c.get("readinessProbe"), dict)]
+            if not all(inert_exec(p) for p in probes):
+                continue  # a probe that asks the server holds the pod back
+            inert.extend(f"`{inert_exec(p)}`" for p in probes if inert_exec(p) not in inert)
             labels = template_labels(r, path)
             selecting = [
                 (name, targets)
@@ -147,11 +156,16 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             if names
             else "it declares a containerPort for the Service in front of it (none among the files)"
         )
+        what = (
+            f"the pod's readinessProbe only runs {', '.join(inert)}, which succeeds whether or not the app listens"
+            if inert
+            else "no readinessProbe on any container of the pod"
+        )
         findings.append(
             (
                 r.name,
                 unproven(
-                    f"{', '.join(labels_named)}: no readinessProbe on any container of the pod, and {by}: the pod is "
+                    f"{', '.join(labels_named)}: {what}, and {by}: the pod is "
                     f"Ready as soon as its containers start, so its Service sends requests before the app listens and "
                     f"keeps sending them after it stops answering; probe its health endpoint"
                 ),

@@ -16,6 +16,16 @@ release since v1.19):
 - pkg/apis/apps/validation/validation.go ``ValidateDeploymentSpec``, ``ValidateStatefulSetSpec``,
   ``ValidateDaemonSetSpec`` and ``ValidateReplicaSetSpec``: the selector must match the template's labels
   (``selector.Matches(labels.Set(template.Labels))`` else Invalid "`selector` does not match template `labels`").
+- the same functions open with ``if spec.Selector == nil`` -> ``field.Required(fldPath.Child("selector"), "")``
+  (read at 00010901c746f9ad7ae204b123615c2880d6f2fd L106-107, ValidateStatefulSetSpec), and apps/v1 no longer
+  defaults the selector from the template's labels as extensions/v1beta1 did ("In API version apps/v1,
+  .spec.selector and .metadata.labels do not default to .spec.template.metadata.labels if not set",
+  https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#selector): an apps/v1 workload written with
+  a pod template and no ``spec.selector`` is refused (spent set 115 PhenixForge/vllm-serving-kubernetes-platform
+  kubernetes/deployment.yaml, labelled G45/S26 blocking). A Kustomize patch, or a server-side-apply patch whose
+  template names no container, lacks it by design (silent), and a
+  kustomization's ``commonLabels`` or ``labels: includeSelectors`` creates it (kustomize's commonLabels field specs
+  create ``spec/selector/matchLabels`` on these kinds), so where the run reads a kustomization it is advice.
 """
 
 from __future__ import annotations
@@ -185,6 +195,28 @@ def _matches(selector: Mapping, labels: Mapping) -> bool | None:
         if operator not in ("In", "NotIn", "Exists", "DoesNotExist"):
             return None
     return True
+
+
+def selector_missing(resource: Any) -> str | None:
+    """An apps/v1 Deployment/StatefulSet/DaemonSet/ReplicaSet with a pod template and no ``spec.selector`` (module
+    docstring); None for a Kustomize patch or base, which lack it by design."""
+    if getattr(resource, "patch", False) or getattr(resource, "base", False):
+        return None
+    parts = str(getattr(resource, "type", "")).split(":")
+    if len(parts) != 3 or parts[1] != "apps/v1" or parts[2] not in _SELECTOR_KINDS:
+        return None
+    spec = get(resource.props, "spec")
+    if not isinstance(spec, Mapping) or spec.get("selector") is not None:
+        return None
+    # A whole workload: its template runs containers. A server-side-apply patch states only the fields it owns (this
+    # repository's own DaemonSetPatch of KServe's node agent: a pod securityContext and no container).
+    if not as_list(get(spec, "template", "spec", "containers")):
+        return None
+    return (
+        f"spec.selector is missing: apps/v1 requires it and does not default it from the template's labels, so the "
+        f"API server refuses the {parts[2]} (spec.selector: Required value) and no pod is created; add "
+        f"spec.selector.matchLabels naming labels of spec.template.metadata.labels"
+    )
 
 
 def selector_refusal(resource: Any) -> str | None:

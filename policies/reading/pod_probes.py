@@ -7,6 +7,15 @@ sidecar's ``httpGet`` or ``tcpSocket`` probe on the server's port, or an ``exec`
 Pod is able to serve requests"), so a sidecar's readinessProbe on the server's port keeps the whole pod out of the
 Service until the server answers: the trap of spent set 39 arunudaiyar/openweb-ollama-k8s ollama-deploy.yaml@8534948
 (Ollama with no probes, its curl sidecar probing :11434). Used by G4 (serving-readiness-probe) and S16.
+
+``inert_exec``: an ``exec`` probe whose command cannot fail for a server that does not answer: it only imports
+modules in a fresh interpreter (``python -c "import piano; print('ok')"``), or runs ``true``, ``:``, ``exit 0`` or
+``echo``. The kubelet counts exit status 0 as success
+(https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/: "If the command succeeds, it
+returns 0"), and such a command succeeds whether or not the container's server listens, so the pod is Ready as if it had
+no readinessProbe (G4; spent set 118 ayutaz/project-sid k8s/llm-gateway.yaml, labelled G4). A command that reads a file
+(``cat /tmp/ready``, ``test -f``) is a readiness signal the app writes, and one that opens a socket or URL asks the
+server: neither is inert.
 """
 
 from __future__ import annotations
@@ -71,3 +80,35 @@ def server_ports(container: Mapping, default: Optional[int]) -> set[int]:
     ports = [p.get("containerPort") for p in as_list(container.get("ports")) if isinstance(p, dict)]
     found = {p for p in ports if isinstance(p, int) and not isinstance(p, bool)}
     return found | ({default} if isinstance(default, int) else set())
+
+
+_PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
+_SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh"})
+_IMPORT_ONLY = re.compile(r"^(import [\w., ]+|from [\w.]+ import [\w., *()]+|print\([^()]*\)|pass)?$")
+_NO_OP = frozenset({"true", ":", "exit 0", "exit"})
+
+
+def _inert_script(script: str) -> bool:
+    text = script.strip()
+    return text in _NO_OP or (text.startswith("echo ") and not any(c in text for c in "|;&$`<>"))
+
+
+def _inert_python(code: str) -> bool:
+    statements = [s.strip() for s in re.split(r"[;\n]", code)]
+    return any(s.startswith(("import ", "from ")) for s in statements) and all(_IMPORT_ONLY.match(s) for s in statements)
+
+
+def inert_exec(probe: object) -> Optional[str]:
+    """The command of an exec probe that succeeds whether or not the container's server answers (module docstring),
+    shown as written; None for any other probe."""
+    command = as_dict(as_dict(probe).get("exec")).get("command")
+    argv = [a for a in as_list(command) if isinstance(a, str)]
+    if not argv or len(argv) != len(as_list(command)):
+        return None
+    program = argv[0].rsplit("/", 1)[-1]
+    shown = " ".join(argv)
+    if program in ("true", "echo") or (program in _SHELLS and len(argv) == 3 and argv[1] == "-c" and _inert_script(argv[2])):
+        return shown
+    if _PYTHON.match(program) and len(argv) == 3 and argv[1] == "-c" and _inert_python(argv[2]):
+        return shown
+    return None

@@ -494,6 +494,10 @@ EXPECTED = {
     ("docs__examples__sglang__lws.yaml", "serving-liveness-probe"),
     ("docs__examples__vllm__GPU__lws.yaml", "serving-liveness-probe"),
     ("samples__heterogeneous__deepseek-coder-7b-l20-deployment.yaml", "serving-liveness-probe"),
+    # Session 55 (G5, advisory): a model server with no probe at all has no livenessProbe either (GKE's Gemma vLLM
+    # Deployments, no readiness, liveness or startup probe: G4 already advised their readiness).
+    ("ai-ml__llm-serving-gemma__vllm__vllm-3-1b-it.yaml", "serving-liveness-probe"),
+    ("ai-ml__llm-serving-gemma__vllm__vllm-3-27b-it.yaml", "serving-liveness-probe"),
 }
 
 # Findings the pack made before issue 21 that a careful reader rejects; each must stay absent.

@@ -248,9 +248,19 @@ def test_g5_a_vllm_server_with_only_a_readiness_probe_is_advice():
 
 
 def test_g5_careful_forms_stay_silent():
-    # A livenessProbe; no probe at all (G4's finding).
+    # A livenessProbe.
     assert found_by([_probed_vllm(readinessProbe=_HEALTH, livenessProbe=_HEALTH)], "serving-liveness-probe") == []
-    assert found_by([_probed_vllm()], "serving-liveness-probe") == []
+
+
+def test_g5_a_vllm_server_with_no_probe_at_all_is_advice():
+    # Spent set 118 kubernetes/examples@279e8e4fe314f6cb7bc55fa3fbc21bbeaa48c0ea AI/vllm-deployment/vllm-deployment.yaml:
+    # vllm/vllm-openai:v0.11.0 with no probe, labelled G5 apart from its G4 (session 55).
+    [(level, message)] = found_by([_probed_vllm()], "serving-liveness-probe")
+    assert level == "advisory"
+    assert message.startswith(
+        "container vllm: no livenessProbe on this vLLM server: if the engine hangs with its process alive, the kubelet "
+        "never restarts it and with no readinessProbe either (G4) it even stays in the Service"
+    )
 
 
 _WEBUI = {"name": "open-webui", "image": "ghcr.io/open-webui/open-webui:0.6.18", "ports": [{"containerPort": 8080}]}

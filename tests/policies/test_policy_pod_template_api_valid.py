@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from policy_fixtures import LWS_TYPE, deployment_props, manifest, messages, resource
+from policy_fixtures import LWS_TYPE, deployment_props, found_by, manifest, messages, resource
 
 from policies.k8s_generic.pod_template_api_valid import POLICY
 
@@ -89,3 +89,59 @@ def test_leader_and_worker_templates_are_separate_pods():
         "leaderWorkerTemplate": {"size": 2, "leaderTemplate": {"spec": pod}, "workerTemplate": {"spec": pod}},
     }
     assert messages(POLICY, resource(LWS_TYPE, {"spec": props}, name="lws")) == []
+
+
+def _phenixforge_vllm(selector: bool) -> dict:
+    # Minimal form of PhenixForge/vllm-serving-kubernetes-platform@5916fc6b076c876bb547a5ea33c9b0c878bd93a9
+    # kubernetes/deployment.yaml (spent set 115, labelled G45/S26 blocking): an apps/v1 Deployment with a pod template
+    # and no spec.selector. With `selector`, the careful form of iheb24/vllm-gke@1752eb145cd909b30cbb2bfdb9dd0dd079ef7ea4
+    # k8s/vllm/03-deployment.yaml (matchLabels app: vllm-server, carried by the template).
+    spec: dict = {
+        "template": {
+            "spec": {
+                "containers": [{"name": "vllm", "image": "vllm/vllm-openai:latest"}],
+            }
+        }
+    }
+    if selector:
+        spec["selector"] = {"matchLabels": {"app": "vllm-server"}}
+        spec["template"]["metadata"] = {"labels": {"app": "vllm-server"}}
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "vllm-server", "namespace": "vllm"}, "spec": spec}
+
+
+def test_apps_v1_workload_without_selector_blocks():
+    assert found_by([_phenixforge_vllm(selector=False)], "pod-template-api-valid") == [
+        (
+            "mandatory",
+            "spec.selector is missing: apps/v1 requires it and does not default it from the template's labels, so the "
+            "API server refuses the Deployment (spec.selector: Required value) and no pod is created; add "
+            "spec.selector.matchLabels naming labels of spec.template.metadata.labels",
+        )
+    ]
+
+
+def test_stated_selector_and_older_api_versions_pass():
+    # The careful form, and extensions/v1beta1, which defaulted the selector from the template's labels.
+    assert found_by([_phenixforge_vllm(selector=True)], "pod-template-api-valid") == []
+    old = _phenixforge_vllm(selector=False)
+    old["apiVersion"] = "extensions/v1beta1"
+    assert found_by([old], "pod-template-api-valid") == []
+
+
+def test_missing_selector_beside_a_kustomization_is_advice():
+    # kustomize's commonLabels (and labels with includeSelectors) create spec.selector.matchLabels on these kinds.
+    kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization", "metadata": {"name": "k"}}
+    found = found_by([_phenixforge_vllm(selector=False), kustomization], "pod-template-api-valid")
+    assert [level for level, _ in found] == ["advisory"]
+    assert found[0][1].endswith("(unless a kustomization of the run adds it with commonLabels)")
+
+
+def test_server_side_apply_patch_without_containers_is_silent():
+    # components/builders/model_source.py agent_user_patch: a DaemonSetPatch owning only the pod's securityContext.
+    patch = {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": "kserve-localmodelnode-agent", "namespace": "kserve"},
+        "spec": {"template": {"spec": {"securityContext": {"runAsUser": 1000, "runAsGroup": 1000}}}},
+    }
+    assert found_by([patch], "pod-template-api-valid") == []

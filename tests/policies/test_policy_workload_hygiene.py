@@ -206,9 +206,16 @@ def test_readiness_probe_anywhere_in_the_pod_stays_silent() -> None:
     assert found_by([probed, KEYNOTE_SERVICE], PROBE) == []
     sidecar = copy.deepcopy(KEYNOTE)
     sidecar["spec"]["template"]["spec"]["containers"].append(
-        {"name": "probe", "image": "curlimages/curl:8.8.0", "readinessProbe": {"exec": {"command": ["true"]}}}
+        {
+            "name": "probe",
+            "image": "curlimages/curl:8.8.0",
+            "readinessProbe": {"exec": {"command": ["curl", "-fs", "http://localhost:8501/_stcore/health"]}},
+        }
     )
     assert found_by([sidecar, KEYNOTE_SERVICE], PROBE) == []
+    # A sidecar probe that cannot fail (`true`) holds nothing back (session 55, pod_probes.inert_exec).
+    sidecar["spec"]["template"]["spec"]["containers"][1]["readinessProbe"] = {"exec": {"command": ["true"]}}
+    assert _levels([sidecar, KEYNOTE_SERVICE], PROBE) == ["advisory"]
 
 
 def test_jobs_and_model_servers_are_left_alone() -> None:
