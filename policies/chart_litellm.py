@@ -152,11 +152,15 @@ def litellm_helm(chart: Chart, values: Mapping, version: str, release: str) -> l
 
 def litellm_literals(values: Mapping) -> list[tuple[str, str, str]]:
     """(path below the values, what, the literal) of each credential a litellm-helm release writes as a literal string
-    that the chart copies into a Secret of its own: ``masterkey`` (templates/secret-masterkey.yaml@003feda33f63) and,
-    while ``db.deployStandalone`` (default true), ``postgresql.auth.password`` and ``postgres-password``
-    (templates/secret-dbcredentials.yaml@109ccf4cefd3, the password the bundled PostgreSQL and the proxy share)."""
+    that the chart copies into a Secret of its own: ``masterkey`` (templates/secret-masterkey.yaml@003feda33f63),
+    unless ``masterkeySecretName`` names the Secret to use instead, when the chart writes no master key Secret and the
+    value is read by nothing (secret-masterkey.yaml:1@57a634d57ea4 ``if not .Values.masterkeySecretName``; the proxy's
+    PROXY_MASTER_KEY comes from that Secret, deployment.yaml:96-100@f77fbefc22e8), and, while ``db.deployStandalone``
+    (default true), ``postgresql.auth.password`` and ``postgres-password`` (templates/secret-dbcredentials.yaml
+    @109ccf4cefd3, the password the bundled PostgreSQL and the proxy share)."""
     found = []
-    if isinstance(values.get("masterkey"), str) and values["masterkey"].strip():
+    own_secret = not truthy(values.get("masterkeySecretName"))
+    if own_secret and isinstance(values.get("masterkey"), str) and values["masterkey"].strip():
         found.append((".masterkey", "the proxy's master key (PROXY_MASTER_KEY)", values["masterkey"]))
     if truthy(value_at(values, "db", "deployStandalone", default=True)):
         auth = value_at(values, "postgresql", "auth", default={})

@@ -13,6 +13,12 @@ The ConfigMap is named for the file: when a ``kustomization.yaml`` beside it or 
 (``configMapGenerator`` ``files``), by that generator's ``name`` and key, so the pod that mounts the generated
 ConfigMap reads it as its configuration; else by the file's name (a file no manifest uses is still checked for the
 configuration-only rules). Pure: no helper of policies.kube, so that policies/manifests.py can call it while it reads.
+
+How the file reaches the cluster is the annotation ``CONFIG_FILE``: ``configMap`` (a configMapGenerator makes a
+ConfigMap of it), ``secret`` (a ``secretGenerator`` makes a Secret of it, where a credential belongs) or ``file`` (no
+kustomization of the files makes an object of it: a Helm chart's ``.Files.Get``, a compose mount or ``kubectl create
+secret --from-file`` may carry it instead). no-literal-secret-env (G35) judges a credential in it as a ConfigMap's only
+for ``configMap``: advice for ``file`` (as a token in a file holding no Kubernetes object is), none for ``secret``.
 """
 
 from __future__ import annotations
@@ -30,6 +36,9 @@ _SECTIONS = ("litellm_settings", "general_settings", "router_settings")
 _YAML_SUFFIXES = (".yaml", ".yml")
 _KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 _MAX_KUSTOMIZATION = 256 * 1024
+# How the file reaches the cluster (module docstring): "configMap", "secret" or "file".
+CONFIG_FILE = "llm-serving.io/config-file"
+_GENERATORS = (("configMapGenerator", "configMap"), ("secretGenerator", "secret"))
 
 
 def is_litellm_config(data: Any) -> bool:
@@ -44,9 +53,9 @@ def is_litellm_config(data: Any) -> bool:
     return bool(models) and all(isinstance(m, Mapping) and isinstance(m.get("litellm_params"), Mapping) for m in models)
 
 
-def _generated(file: str) -> tuple[str, str] | None:
-    """(ConfigMap name, data key) of a configMapGenerator that reads the file, in the kustomization of its folder or of
-    one of the two above it (``config.yaml=./config/config.yaml``: spent set 107 cyberglitchlabs/clouddrop
+def _generated(file: str) -> tuple[str, str, str] | None:
+    """(object name, data key, "configMap" or "secret") of a configMapGenerator or secretGenerator that reads the file,
+    in the kustomization of its folder or of one of the two above it (``config.yaml=./config/config.yaml``: spent set 107 cyberglitchlabs/clouddrop
     kubernetes/apps/ai/litellm/app/kustomization.yaml@4d2226b968c7)."""
     target = os.path.normpath(os.path.abspath(file))
     folder = os.path.dirname(target)
@@ -59,7 +68,7 @@ def _generated(file: str) -> tuple[str, str] | None:
     return None
 
 
-def _generator_reading(path: str, target: str) -> tuple[str, str] | None:
+def _generator_reading(path: str, target: str) -> tuple[str, str, str] | None:
     try:
         if not os.path.isfile(path) or os.path.getsize(path) > _MAX_KUSTOMIZATION:
             return None
@@ -67,15 +76,16 @@ def _generator_reading(path: str, target: str) -> tuple[str, str] | None:
             kustomization = yaml.safe_load(handle)
     except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
         return None
-    generators = kustomization.get("configMapGenerator") if isinstance(kustomization, Mapping) else None
-    for generator in generators if isinstance(generators, list) else []:
-        if not isinstance(generator, Mapping) or not isinstance(generator.get("name"), str):
-            continue
-        files = generator.get("files")
-        for entry in files if isinstance(files, list) else []:
-            key, _, source = str(entry).rpartition("=")
-            if os.path.normpath(os.path.join(os.path.dirname(path), source)) == target:
-                return generator["name"], key or os.path.basename(source)
+    for field, kind in _GENERATORS:
+        generators = kustomization.get(field) if isinstance(kustomization, Mapping) else None
+        for generator in generators if isinstance(generators, list) else []:
+            if not isinstance(generator, Mapping) or not isinstance(generator.get("name"), str):
+                continue
+            files = generator.get("files")
+            for entry in files if isinstance(files, list) else []:
+                key, _, source = str(entry).rpartition("=")
+                if os.path.normpath(os.path.join(os.path.dirname(path), source)) == target:
+                    return generator["name"], key or os.path.basename(source), kind
     return None
 
 
@@ -86,9 +96,12 @@ def litellm_config_object(file: str, data: Any) -> dict | None:
     base = os.path.basename(file)
     generated = _generated(file)
     if generated is not None:
-        name, key = generated
+        name, key, made = generated
         how = f"LiteLLM proxy configuration file, read as the ConfigMap {name} its kustomization generates"
+        if made == "secret":
+            how = f"LiteLLM proxy configuration file, read as a ConfigMap (its kustomization generates the Secret {name})"
     else:
+        made = "file"
         stem = base.rsplit(".", 1)[0]
         name = re.sub(r"[^a-z0-9-]+", "-", stem.lower()).strip("-")[:63] or "litellm-config"
         key = base
@@ -97,6 +110,6 @@ def litellm_config_object(file: str, data: Any) -> dict | None:
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",
-        "metadata": {"name": name, "annotations": {READ_FROM: how}},
+        "metadata": {"name": name, "annotations": {READ_FROM: how, CONFIG_FILE: made}},
         "data": {key: text},
     }

@@ -39,6 +39,7 @@ import re
 from components.loading import Limits, LoadError, load_yaml
 from components.secrets import first_token, placeholder_value, server_key_stand_in
 from components.server_keys import CONFIG_KEYS, SERVER_ENV
+from policies.config_files import CONFIG_FILE
 from policies.framework import Policy, Resource, unproven
 from policies.k8s_generic.command_line_credentials import _cli_message, command_line_credentials
 from policies.k8s_generic.secret_words import (
@@ -49,7 +50,17 @@ from policies.k8s_generic.secret_words import (
     repeats_user,
     stand_in_password,
 )
-from policies.kube import as_dict, as_list, container_label, containers, get, name_of, pod_specs, workload_types
+from policies.kube import (
+    annotations_of,
+    as_dict,
+    as_list,
+    container_label,
+    containers,
+    get,
+    name_of,
+    pod_specs,
+    workload_types,
+)
 from policies.reading.hf_tokens import TOKEN_VARIABLES, token_placeholder
 from policies.reading.placeholders import placeholder_in
 from policies.reading.server_keys import enforced_keys
@@ -467,10 +478,21 @@ def _check_config_map(resource: Resource, patterns: list[str]) -> list[str]:
     return messages
 
 
+# A LiteLLM configuration file read as a ConfigMap (policies/config_files.py): a secretGenerator makes a Secret of it,
+# whose committed value this rule reports on the Secret the overlay builds, not as a ConfigMap's; from a file no
+# kustomization makes an object of, the ConfigMap is a guess (a compose mount, a chart's .Files.Get into a Secret), so
+# its credential is advice, as a token in a file holding no object is.
+_FILE_NOTE = "(the file is read as a ConfigMap; no kustomization of the files makes one of it)"
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     patterns = list(config["namePatterns"])
     if resource.type == CONFIG_MAP_TYPE:
-        return _check_config_map(resource, patterns)
+        made = annotations_of(resource.props).get(CONFIG_FILE)
+        if made == "secret":
+            return []
+        found = _check_config_map(resource, patterns)
+        return [unproven(f"{m} {_FILE_NOTE}") for m in found] if made == "file" else found
     messages = []
     persons: dict[tuple[object, object], str] = {}
     substituted, fill_ins = _substituted(resource, persons)

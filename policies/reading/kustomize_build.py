@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from components.loading import MANIFESTS, LoadError, load_yaml_documents
+from policies.config_files import CONFIG_FILE
 from policies.reading.kustomize import KUSTOMIZATION_FILES
 from policies.reading.kustomize_generators import MAX_BYTES, generator_data, generator_options, within
 from policies.reading.kustomize_names import finish, namespace_of, no_duplicates
@@ -367,8 +368,18 @@ class _Builder:
                 generator_options(obj, _mapping(k.get("generatorOptions")), _mapping(entry.get("options")))
                 if kind == "Secret":
                     obj["type"] = entry.get("type") or "Opaque"
-                out.append(Built(obj, None, [(path, 0, 1)], True, {entry["name"]}, hashed=hashed))
+                out.append(Built(obj, self._config_file(entry, folder), [(path, 0, 1)], True, {entry["name"]}, hashed=hashed))
         return out
+
+    def _config_file(self, entry: dict, folder: str) -> tuple | None:
+        """Where the run read a file of the generator as the ConfigMap it makes (policies/config_files.py): that object
+        is the generated one's base, so a finding both say is reported once, on the file (overlay_builds)."""
+        for source in entry.get("files") or ():
+            key = os.path.normpath(os.path.abspath(os.path.join(folder, str(source).partition("=")[2] or str(source))))
+            for origin, obj, _ in self.known.get(key, ()):
+                if _dig(obj, ("metadata", "annotations", CONFIG_FILE)) == "configMap":
+                    return origin
+        return None
 
     # ----- patches
 

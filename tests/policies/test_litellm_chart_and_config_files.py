@@ -12,12 +12,16 @@ allowPrivilegeEscalation false, a preStop hook, TLS on the ingress) and a carefu
 
 from __future__ import annotations
 
+import json
+import os
+
 import yaml
 
 from components.helm_charts import chart_named
 from policies.config_files import is_litellm_config, litellm_config_object
 from policies.helm_charts import chart_literal_credentials, chart_pod_specs, chart_workloads
 from policies.manifests import read_manifests
+from tests.conftest import check_in_process
 from tests.policies.policy_fixtures import found_by
 
 YO0X_VALUES = """\
@@ -312,3 +316,100 @@ def test_careful_config_file_stays_silent_and_other_files_are_not_configs(tmp_pa
     assert not is_litellm_config({"model_list": ["gpt-4o"]})  # a list of names is no proxy config
     assert not is_litellm_config({"kind": "ConfigMap", "model_list": [], "general_settings": {}})
     assert litellm_config_object("notes.txt", yaml.safe_load(CLOUDDROP_CONFIG)) is None
+
+
+# Review 55d: forms litellm55's landing misread.
+
+
+def test_a_master_key_beside_masterkey_secret_name_is_copied_into_no_secret():
+    # secret-masterkey.yaml:1@57a634d57ea4 writes the chart's Secret only `if not .Values.masterkeySecretName`: the
+    # proxy takes PROXY_MASTER_KEY from the Secret named there and the literal is read by nothing
+    release = yaml.safe_load(CAREFUL_RELEASE)
+    release["spec"]["values"]["masterkey"] = "sk-1234abcd"  # beside masterkeySecretName: litellm-master
+    assert chart_literal_credentials(release) == []
+    assert found_by([release], "no-literal-credential") == []
+
+
+_PROVIDER_KEY = "sk-proj-" + "Tk9" * 14
+_KEYED_CONFIG = CLOUDDROP_CONFIG.replace("api_key: none", f"api_key: {_PROVIDER_KEY}")
+_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: litellm}
+spec:
+  selector: {matchLabels: {app: litellm}}
+  template:
+    metadata: {labels: {app: litellm}}
+    spec:
+      containers:
+        - name: litellm
+          image: ghcr.io/berriai/litellm:main-v1.80.12
+          args: ["--config", "/app/config.yaml"]
+          volumeMounts: [{name: config, mountPath: /app/config.yaml, subPath: config.yaml}]
+      volumes: [{name: config, configMap: {name: litellm-config}}]
+"""
+_BUILT_KUSTOMIZATION = """\
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+namespace: ai
+GENERATOR:
+  - name: litellm-config
+    files:
+      - config.yaml=./config/config.yaml
+resources:
+  - deployment.yaml
+"""
+
+
+def _violations(tmp_path, files: dict[str, str]) -> list[tuple[str, str, str, str]]:
+    """(catalog, enforcement, file relative to tmp_path, message) of each finding of `python -m policies check`."""
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    proc = check_in_process(str(tmp_path), "--format", "json")  # `python -m policies check`, in this process
+    assert proc.returncode in (0, 1), proc.stderr
+    found = json.loads(proc.stdout)["violations"]
+    return [(v["catalog"], v["enforcement"], os.path.relpath(v["file"], tmp_path), v["message"]) for v in found]
+
+
+def test_a_config_file_an_overlay_builds_into_a_config_map_is_reported_once(tmp_path):
+    # the pack builds the kustomization (policies/reading/kustomize_build.py), so the generated ConfigMap is checked
+    # as well as the file read as it: G101 was said twice, once on each
+    found = _violations(
+        tmp_path,
+        {
+            "app/config/config.yaml": _KEYED_CONFIG,
+            "app/kustomization.yaml": _BUILT_KUSTOMIZATION.replace("GENERATOR", "configMapGenerator"),
+            "app/deployment.yaml": _DEPLOYMENT,
+        },
+    )
+    assert [(c, e, f) for c, e, f, _ in found if c == "G101"] == [("G101", "advisory", "app/config/config.yaml")]
+    keys = [(e, f) for c, e, f, m in found if c == "G35" and "OpenAI" in m]
+    assert keys == [("mandatory", "app/config/config.yaml")]  # a ConfigMap of the files holds the key
+
+
+def test_a_config_file_a_secret_generator_reads_holds_its_key_in_a_secret(tmp_path):
+    found = _violations(
+        tmp_path,
+        {
+            "app/config/config.yaml": _KEYED_CONFIG,
+            "app/kustomization.yaml": _BUILT_KUSTOMIZATION.replace("GENERATOR", "secretGenerator"),
+            "app/deployment.yaml": _DEPLOYMENT.replace(
+                "configMap: {name: litellm-config}", "secret: {secretName: litellm-config}"
+            ),
+        },
+    )
+    # said once, on the Secret the overlay builds (a Secret manifest committed with its value), never as a ConfigMap's
+    keys = [(e, f, m.split(" holds")[0]) for c, e, f, m in found if c == "G35" and "OpenAI" in m]
+    assert keys == [("mandatory", "app/kustomization.yaml", "data.config.yaml")]
+    assert [f for c, _, f, _ in found if c == "G101"] == ["app/config/config.yaml"]  # still its configuration
+
+
+def test_a_config_file_no_kustomization_makes_an_object_of_gives_its_key_as_advice(tmp_path):
+    # a compose mount or a chart's .Files.Get may carry it (into a Secret): the ConfigMap it is read as is a guess
+    (config,) = _read(tmp_path, {"docker/config.yaml": _KEYED_CONFIG})
+    ((level, message),) = [f for f in found_by([config], "no-literal-secret-env") if "OpenAI" in f[1]]
+    assert level == "advisory" and message.endswith(
+        "(the file is read as a ConfigMap; no kustomization of the files makes one of it)"
+    )
