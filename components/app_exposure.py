@@ -1,8 +1,8 @@
 """Settings of LLM apps that open access or leak data, as data: the rows of app_exposure.toml as frozen records (G101).
 
 Each row names the program that reads the setting (an engine of serving_engines.toml, a serving-path app of
-serving_apps.toml, a chat UI of chat_uis.toml, or "*" for any container), where it lives (an env variable, or a
-dotted key of the app's configuration file), the risky values, the default, why and where the program reads it. A
+serving_apps.toml, a chat UI of chat_uis.toml, or "*" for any container), where it lives (an env variable, a
+dotted key of the app's configuration file, or an engine's command-line option), the risky values, the default, why and where the program reads it. A
 field the loader does not know, an app id no table knows, a pattern that does not compile, a matcher of the wrong
 type or a row without its source fails the import naming the row and the field. Patterns are compiled here, once.
 """
@@ -29,6 +29,7 @@ _FIELDS = (
     "risky",
     "items",
     "published",
+    "until",
     "also",
     "default",
     "why",
@@ -58,8 +59,8 @@ class Setting:
 
     id: str
     app: str  # engine, serving-app or chat-UI id, or "*"
-    where: str  # "env" or "config"
-    name: str  # the variable or the dotted key path ("" for a pattern row)
+    where: str  # "env", "config" or "flag"
+    name: str  # the variable, the dotted key path or the engine option without dashes ("" for a pattern row)
     pattern: Optional[re.Pattern[str]]
     risky: tuple[Union[str, bool], ...]
     items: bool
@@ -69,6 +70,7 @@ class Setting:
     why: str
     fix: str
     source: str
+    until: str = ""  # flag rows: the last release at which the risk holds without the ``also`` variables
 
     @property
     def path(self) -> tuple[str, ...]:
@@ -125,8 +127,13 @@ def _setting(index: int, row: Any, known: set[str]) -> Setting:
     if app not in known:
         raise AppExposureError(f"{where}.app: {app!r} is no engine, serving-path app or chat UI id (or '*')")
     kind = row.get("where")
-    if kind not in ("env", "config"):
-        raise AppExposureError(f"{where}.where: {kind!r} is neither 'env' nor 'config'")
+    if kind not in ("env", "config", "flag"):
+        raise AppExposureError(f"{where}.where: {kind!r} is not 'env', 'config' or 'flag'")
+    if kind == "flag" and app not in {e.name for e in ENGINES}:
+        raise AppExposureError(f"{where}.app: a flag row names an engine of serving_engines.toml")
+    until = row.get("until", "")
+    if not isinstance(until, str) or (until and (kind != "flag" or not re.fullmatch(r"\d+(\.\d+)+", until))):
+        raise AppExposureError(f"{where}.until: a release (0.11.0), on flag rows only")
     name, pattern = row.get("name", ""), row.get("pattern")
     if (pattern is None) == (not name) or not isinstance(name, str):
         raise AppExposureError(f"{where}: exactly one of name and pattern")
@@ -152,8 +159,8 @@ def _setting(index: int, row: Any, known: set[str]) -> Setting:
         if not isinstance(row.get(field), str) or not row[field].strip():
             raise AppExposureError(f"{where}.{field}: required text")
     also = row.get("also", [])
-    if not isinstance(also, list) or (also and kind != "env"):
-        raise AppExposureError(f"{where}.also: a list of [[setting.also]] tables, on env rows only")
+    if not isinstance(also, list) or (also and kind == "config"):
+        raise AppExposureError(f"{where}.also: a list of [[setting.also]] tables, on env and flag rows only")
     return Setting(
         ident,
         app,
@@ -168,6 +175,7 @@ def _setting(index: int, row: Any, known: set[str]) -> Setting:
         row["why"],
         row["fix"],
         row["source"],
+        until,
     )
 
 

@@ -17,7 +17,8 @@ applies to a vendored copy). A chart published under another name than users giv
 row's ``values_file_names``, which count only in a file that sets the path the row needs (``model.ngcAPISecret``,
 the NGC key Secret every NIM values file names): a values file of someone's own chart that only shares the name (tzervas/self-hosted-ai
 helm/ollama/values.yaml: ``env``, ``modelsPersistence``, ``gpu`` keys) is not read as the public chart. A file beside a
-Chart.yaml is the chart's own defaults, rendered with its templates (policies/reading/helm_chart.py): not read here.
+Chart.yaml or a ``templates/`` folder of templates (``local_chart``) is that chart's own defaults, rendered with its
+templates (policies/reading/helm_chart.py): not read here.
 Pure: components only, so that policies/manifests.py can call it while it reads.
 """
 
@@ -99,6 +100,24 @@ def _reads_every_key(chart: Chart, data: Mapping) -> bool:
     return all(isinstance(k, str) and k in read for k in data)
 
 
+_TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl")
+
+
+def local_chart(folder: str) -> bool:
+    """True when ``folder`` is a chart of the repository's own: it holds a Chart.yaml, or a ``templates/`` folder with
+    a template in it (a chart copied without its Chart.yaml, which policies/reading/helm_chart.py renders as one). Its
+    values files are that chart's defaults and variants, never a public chart's of the same name (spent set 117
+    coolshiva123/wrcbot@32775506 helmchart/ollama/values.yaml: ``image.repository: ollama`` of a Deployment its own
+    templates write, which the Ollama chart's reading gave Ollama chart pods it never runs)."""
+    if os.path.isfile(os.path.join(folder, "Chart.yaml")) or os.path.isfile(os.path.join(folder, "Chart.yml")):
+        return True
+    try:
+        with os.scandir(os.path.join(folder, "templates")) as entries:
+            return any(e.name.endswith(_TEMPLATE_SUFFIXES) and e.is_file() for e in entries)
+    except OSError:
+        return False
+
+
 def values_release(file: str, data: Any) -> dict | None:
     """The release object a values file of a known chart stands for (see the module's docstring), or None."""
     if not isinstance(data, Mapping) or not data or "apiVersion" in data or "kind" in data:
@@ -106,13 +125,10 @@ def values_release(file: str, data: Any) -> dict | None:
     base = os.path.basename(file)
     if not base.lower().endswith(_YAML_SUFFIXES) or not _VALUES_NAME.search(base.rsplit(".", 1)[0]):
         return None
-    folder = os.path.dirname(file)
-    if os.path.isfile(os.path.join(folder, "Chart.yaml")) or os.path.isfile(os.path.join(folder, "Chart.yml")):
-        return None
     # The first chart the path names whose templates read every top-level key (ollama-open-webui-values.yaml holding
     # the Ollama chart's keys is Ollama's)
     chart = next((c for c in _charts_for(file, data) if _reads_every_key(c, data)), None)
-    if chart is None:
+    if chart is None or local_chart(os.path.dirname(file)):
         return None
     name = chart.names[0]
     return {

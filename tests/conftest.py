@@ -17,6 +17,7 @@ import gc
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -121,6 +122,45 @@ def dev_config() -> dict:
 def prod_config() -> dict:
     """The prod stack's config mapping."""
     return stack_config("prod")
+
+
+@pytest.fixture(scope="session")
+def planned(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    """The folder ``python -m stacks plan STACK`` writes (run_plan: a fresh interpreter, exit 0 asserted), rendered once
+    per stack and test process for the tests that only read it: each render is ~4 s of CPU. Never write into it."""
+    done: dict[str, Path] = {}
+
+    def folder(stack: str) -> Path:
+        if stack not in done:
+            out = tmp_path_factory.mktemp(f"plan-{stack}")
+            proc = run_plan(stack, out)
+            assert proc.returncode == 0, proc.stderr
+            done[stack] = out
+        return done[stack]
+
+    return folder
+
+
+def check_in_process(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    """``python -m policies check ARGS`` run by this process (policies.check.main) from the repository root.
+
+    The exit code, stdout and stderr are the command's (text, as ``subprocess.run(..., text=True)`` returns them),
+    without the ~1 s of CPU a fresh interpreter spends loading the pack. What only a real process shows (the entry
+    point, two cores, the imports of a run, a help that exits) stays with subprocess runs: each test file that uses
+    this keeps at least one real run of the same contract (stdin, exit 1, exit 2) beside it.
+    """
+    import contextlib
+    import io
+
+    from policies.check import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(ROOT), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args), stdin=io.BytesIO(stdin.encode()))
+        except SystemExit as exc:  # argparse's --help
+            code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+    return subprocess.CompletedProcess(["python", "-m", "policies", "check", *args], code, out.getvalue(), err.getvalue())
 
 
 def run_plan(stack: str, out: Path, *flags: str) -> subprocess.CompletedProcess:

@@ -179,8 +179,13 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 
 def _callers(resources: list[Resource]) -> dict[str, str]:
     """Service name -> what stands behind it, for the Services of apps that call a model by the URL their environment
-    gives (policies/reading/model_callers.py: an agent, a RAG backend, a custom API; chat UIs left out)."""
-    return {name: what for name, (what, _, caller) in model_callers(resources).items() if caller}
+    gives (policies/reading/model_callers.py: an agent, a RAG backend, a custom API; chat UIs left out), and of apps
+    whose image is named as an LLM router or gateway (model_backends.named_routers: a custom router holding provider
+    keys, session 55, spent set 118 bartek-boniecki/llm-router k8s/ingress.yaml)."""
+    found = {name: what for name, (what, _, caller) in model_callers(resources).items() if caller}
+    for name, what in model_backends.named_routers(resources).items():
+        found.setdefault(name, what)
+    return found
 
 
 def _caller_published(pub: exposure.Publication, callers: dict[str, str]) -> list[tuple[str, str]]:

@@ -20,6 +20,13 @@ The rows at session 52 (brief appsettings52), each from a spent-set label filed 
   ConfigMap whose value is a LiteLLM config.yaml (policies/reading/litellm.py, the reader S9 and G61 use) and in chart
   values of a HelmRelease or Argo CD Application (``values_configs``); the env rows on LiteLLM's containers
   (components/serving_apps.toml).
+- vLLM's logging switches (session 55, brief exposure55; spent set 116 murubhas/eks-llm-inference-optimization-lab
+  mig-2g-48gb.yaml, labelled G101): ``--enable-log-outputs`` writes every generated response at INFO, vLLM's default
+  level (vllm 0.24.0 entrypoints/serve/utils/request_logger.py:70-97, as at 0.11.0 entrypoints/logger.py:71-73); the
+  prompts ``--enable-log-requests`` logs are at INFO up to vLLM 0.11.0 (entrypoints/logger.py:40-42) and at DEBUG from
+  0.11.1 (logger.py:37-38), so on a later release, or an image naming none, only with ``VLLM_LOGGING_LEVEL=DEBUG``.
+  Read on every vLLM engine policies/reading/serving.py engine_configs parses (its command line, a ``--config`` file,
+  Ray Serve LLM engine_kwargs); ``--no-enable-log-...`` is silent.
 - An admin allow-list variable (``ADMIN_IP_WHITELIST``, ``*_ADMIN_ALLOWED_IPS``...) holding ``0.0.0.0/0`` or ``::/0``
   on any container: it admits every source address (spent set 91 pipenodes/llm-gateway k8s/gateway-deployment.yaml).
 
@@ -32,10 +39,13 @@ template's. Advice: a risk the files show, not a failure.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from components.app_exposure import SETTINGS, Setting
+from components.engine_options import tagged_release
+from components.images import VLLM_PUBLISHED
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, name_of, pod_specs, split_type
 from policies.reading.chat_ui_backends import ui_app
@@ -43,10 +53,11 @@ from policies.reading.container_env import env_values, outside_env_sources
 from policies.reading.gateway_apps import app_containers
 from policies.reading.litellm import litellm_configs, values_configs
 from policies.reading.published import pod_publisher
-from policies.reading.serving import engine_row, model_servers
+from policies.reading.serving import EngineConfig, engine_configs, engine_row, model_servers
 
 _ENV = tuple(s for s in SETTINGS if s.where == "env")
 _CONFIG = tuple(s for s in SETTINGS if s.where == "config" and s.app == "litellm")
+_FLAGS = tuple(s for s in SETTINGS if s.where == "flag" and s.app == "vllm")
 _RUN_ONCE = ("Job", "CronJob")
 
 
@@ -155,6 +166,49 @@ def _config_findings(resource: Resource) -> list[str]:
     return messages
 
 
+def _numbers(release: str) -> tuple[int, ...]:
+    """A release's leading numbers (``0.11.0`` -> (0, 11, 0), ``0.10.1.1`` -> (0, 10, 1, 1)), to compare releases."""
+    match = re.match(r"v?(\d+(?:\.\d+)*)", release)
+    return tuple(int(n) for n in match.group(1).split(".")) if match else ()
+
+
+def _switched_on(args: Mapping[str, Any], option: str) -> bool:
+    """True when the engine's parsed options give the switch: bare (``--enable-log-outputs``), or true in a config file;
+    its ``--no-`` form after it, or false, turns it off."""
+    if f"no-{option}" in args or option not in args:
+        return False
+    value = args[option]
+    return value is None or str(value).strip().lower() == "true"
+
+
+def _flag_findings(engine: EngineConfig) -> list[str]:
+    """The flag rows an engine's command line turns on (vLLM's request and output logging). A row with ``until``
+    holds at releases up to it whatever its ``also`` say; on a later release, or one the image does not name (a
+    rebuild, a moving tag), each ``also`` variable of the container must hold."""
+    if not _FLAGS or not engine.args:
+        return []
+    container = engine.server.container if engine.server is not None else {}
+    release = None if engine.retagged else tagged_release(engine.image, VLLM_PUBLISHED)
+    messages: list[str] = []
+    for setting in _FLAGS:
+        if not _switched_on(engine.args, setting.name):
+            continue
+        got = _numbers(release) if release is not None else ()
+        early = bool(setting.until and got) and got <= _numbers(setting.until)
+        if setting.also and not early:
+            env = env_values(container) if container else {}
+            if not container or not _also_holds(setting, container, env):
+                continue
+            at = ", ".join(f"{a.name}={env[a.name]}" for a in setting.also)
+        else:
+            at = f"vLLM {release}" if early else ""
+        at = f" ({at})" if at else ""
+        messages.append(
+            unproven(f"{engine.label}: --{setting.name}{at} {setting.why} (vLLM's default: {setting.default}); {setting.fix}")
+        )
+    return messages
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings: list[tuple[str, str]] = []
     cache: dict[str, Any] = {}
@@ -166,6 +220,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         if resource.type not in WORKLOAD_TYPES or split_type(resource.type)[1] in _RUN_ONCE:
             continue
         findings.extend((resource.name, m) for m in _env_findings(resource, resources, cache))
+        for engine in engine_configs(resource):
+            findings.extend((resource.name, m) for m in _flag_findings(engine))
     return findings
 
 
@@ -178,8 +234,9 @@ POLICY = Policy(
     description=(
         "No LLM app setting of components/app_exposure.toml that opens access or leaks data: Ollama's OLLAMA_ORIGINS * "
         "on a published API, Open WebUI self sign-up with DEFAULT_USER_ROLE user/admin, LiteLLM's "
-        "allow_client_side_credentials, ssl_verify false (or SSL_VERIFY) and store_prompts_in_spend_logs, an admin "
-        "allow-list of 0.0.0.0/0 (advice)."
+        "allow_client_side_credentials, ssl_verify false (or SSL_VERIFY) and store_prompts_in_spend_logs, vLLM's "
+        "--enable-log-outputs (and --enable-log-requests where it logs prompts), an admin allow-list of 0.0.0.0/0 "
+        "(advice)."
     ),
     catalog="G101",
     severity="medium",
@@ -187,7 +244,7 @@ POLICY = Policy(
     remediation_steps=(
         "Set the app's safe value named in the message (Ollama: list the calling origins; Open WebUI: "
         "DEFAULT_USER_ROLE=pending or ENABLE_SIGNUP=false; LiteLLM: remove the setting, or give ssl_verify a CA "
-        "bundle; an admin allow-list: the admins' networks)."
+        "bundle; vLLM: drop the logging switches; an admin allow-list: the admins' networks)."
     ),
     config_schema={},
     check_stack=_check,

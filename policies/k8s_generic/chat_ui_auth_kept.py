@@ -15,6 +15,11 @@ b8912aa67). Two forms, both advice:
   everyone out, and each replica signs with its own. Spent set 65: dndeyeabsa-wq/k8s-llm-deployment
   manifests/05-deployment-webui.yaml (label filed NONE).
 
+A rebuild of the UI under another publisher's name counts for the first form when its image repository is named as
+the app's and the container writes the app's login switch (policies/reading/chat_ui_backends.py rebuilt_ui_app; session
+55, spent set 116 walidshaari/sample-aws-eks-auto-mode examples/gpu/open-webui.yaml: ``kopi/openwebui@sha256:...``,
+WEBUI_AUTH "False", behind an internet-facing NLB Service; labelled G87 advisory); its key file is not judged.
+
 Silent: login on (``WEBUI_AUTH`` unset or true) for the first form, login off for the second (no session to keep), a value the files do not show (valueFrom a Secret, an envFrom source
 outside the files), a pod that runs an authenticating proxy beside the UI (oauth2-proxy), a key set in any form (a
 secretKeyRef included), a key file named by WEBUI_SECRET_KEY_FILE, a lasting volume (not an emptyDir) mounted over the
@@ -28,7 +33,7 @@ from typing import Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, get, name_of, pod_specs
-from policies.reading.chat_ui_backends import App, ui_app, unchecked_tag
+from policies.reading.chat_ui_backends import App, rebuilt_ui_app, ui_app, unchecked_tag
 from policies.reading.container_env import env_values, outside_env_sources
 from policies.reading.engines import volume_at
 from policies.reading.published import published_services
@@ -110,7 +115,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             continue
         for path, podspec in pod_specs(resource):
             for container in (c for c in as_list(podspec.get("containers")) if isinstance(c, dict)):
-                app = ui_app(container)
+                app = ui_app(container) or rebuilt_ui_app(container)
                 if app is not None and app.auth:
                     uis.append((resource, path, podspec, container, app))
     if not uis:
@@ -122,6 +127,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         label = container_label(path, container)
         tag = unchecked_tag(container, app)
         release = f" (read at {app.display} {app.checked_tags[0]}; this image is {tag})" if tag and app.checked_tags else ""
+        if ui_app(container) is not app:
+            release = f" (the image {container.get('image')} is a rebuild named as {app.display}'s, writing its switch)"
         value = _auth_off(container, env, app)
         if value is not None and not _guarded(podspec):
             reach = _published_by(resource, path, published) or "anyone who reaches its Service or pod in the cluster"
@@ -135,7 +142,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     ),
                 )
             )
-        lost = _key_lost(podspec, container, env, app) if value is None else None  # no login: no session to keep
+        # No login: no session to keep. A rebuild's key file may lie elsewhere: only its login switch is read.
+        lost = _key_lost(podspec, container, env, app) if value is None and ui_app(container) is app else None
         if lost is not None:
             keys = "/".join(_session_keys(app))
             findings.append(

@@ -19,8 +19,9 @@ import re
 from policies.app_template import app_template_services
 from policies.framework import Policy, Resource, unproven
 from policies.helm_charts import chart_workloads
-from policies.kube import annotations_of, as_dict, as_list, container_label, get, split_type
+from policies.kube import annotations_of, as_dict, as_list, container_label, containers, get, pod_specs, split_type
 from policies.reading import gateway_service, model_backends
+from policies.reading.chat_ui_backends import ui_app
 from policies.reading.engines import env_values
 from policies.reading.exposure import internal_annotations
 from policies.reading.gateway_apps import app_containers
@@ -187,6 +188,23 @@ def _router_on_node(resource: Resource) -> list[str]:
 _SERVES_TLS = re.compile(r"--ssl[-_](keyfile|certfile)|--tls[-_](cert|key)")
 
 
+def _front_app(resource: Resource, pod: str) -> str | None:
+    """What stands in front of the models in a release's pod at ``pod``, for a Service the release publishes: an LLM
+    router or gateway app (components/serving_apps.toml: LiteLLM, which holds the providers' keys) or a chat UI
+    (components/chat_uis.toml: Open WebUI) run from its publisher's image; None for anything else (session 55, spent
+    set 117 chaijunkin/home-ops kubernetes/apps/ai/open-webui/app/helmrelease.yaml: app-template ``service.app.type
+    LoadBalancer`` in front of Open WebUI, labelled G32 advisory)."""
+    app = next((a for a in app_containers(resource) if a.path == pod), None)
+    if app is not None:
+        return f"the {app.app.display} (an LLM router in front of the models, holding their keys)"
+    for path, podspec in pod_specs(resource):
+        if path == pod:
+            ui = next((u for c in containers(podspec) if (u := ui_app(c)) is not None), None)
+            if ui is not None:
+                return f"{ui.display} (a chat UI in front of the models, its logins and chats on plain HTTP)"
+    return None
+
+
 def _release_services(resource: Resource) -> list[str]:
     """Advice on a LoadBalancer or NodePort Service a chart release renders in front of a model server of its own values
     (policies/app_template.py, policies/chart_workloads.py; spent set 85 rafaribe/home-ops kubernetes/apps/ai/ollama/app/
@@ -211,6 +229,8 @@ def _release_services(resource: Resource) -> list[str]:
                 " that asks for no API key (no key flag or variable; Ollama has none)" if _unkeyed(served[0].container) else ""
             )
             what = f"the {served[0].engine} server{unkeyed}"
+        elif (front := _front_app(resource, pod)) is not None:
+            what = front
         else:
             continue
         found.append(

@@ -111,6 +111,34 @@ def ui_app(container: Mapping) -> Optional[App]:
     return next((a for a in apps() if any(m in lowered for m in a.images)), None)
 
 
+def _repository_name(image: str) -> str:
+    """The last path segment of an image reference, without its tag or digest (``kopi/openwebui@sha256:...`` ->
+    ``openwebui``)."""
+    bare = image.lower().split("@", 1)[0]
+    last = bare.rsplit("/", 1)[-1]
+    return last.split(":", 1)[0]
+
+
+def rebuilt_ui_app(container: Mapping) -> Optional[App]:
+    """The app row of a container that runs a rebuild of a chat UI under another publisher's name: its image repository
+    is named as the app's (``open-webui`` or ``openwebui``, spent set 116 walidshaari/sample-aws-eks-auto-mode
+    examples/gpu/open-webui.yaml ``kopi/openwebui@sha256:...``) and the container writes the app's own login switch
+    (``WEBUI_AUTH``) in its env, so it is the app whatever the registry. None for the publisher's image (``ui_app``) and
+    for anything else. Only the switch is read from such a container: a rebuild may move the image's other facts
+    (its environment, its key file), so callers other than the login switch keep to ``ui_app``."""
+    image = container.get("image")
+    if not isinstance(image, str) or as_list(container.get("command")) or ui_app(container) is not None:
+        return None
+    name = _repository_name(image)
+    written = {name_of(as_dict(e)) for e in as_list(container.get("env"))}
+    for app in apps():
+        own = {_repository_name(i) for i in app.images}
+        switch = app.auth_fact("switch")
+        if switch and switch in written and (name in own or name in {o.replace("-", "") for o in own}):
+            return app
+    return None
+
+
 @dataclass(frozen=True)
 class Resolved:
     """What one kind of backend resolves to: ``urls`` (with the variable each came from), or ``unknown`` when a value

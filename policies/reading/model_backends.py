@@ -116,6 +116,46 @@ def router_kind(container: Mapping) -> str | None:
     return app.display if app is not None else None
 
 
+# An image repository named as an LLM router or gateway of its owner's making (``your-registry/llm-router``, spent set
+# 118 bartek-boniecki/llm-router k8s/router-deployment.yaml, labelled G32 advisory behind an Ingress with no tls): the
+# whole last path segment, so ``llm-router-ui`` or ``envoyproxy/ai-gateway-controller`` are not one.
+_ROUTER_NAME = re.compile(r"(llm|llms|ai|model|models|inference)[-_]?(router|gateway|proxy)")
+
+
+def named_routers(resources: list) -> dict[str, str]:
+    """Service name -> what it selects, for the Services of the set in front of a workload whose image repository is
+    named as an LLM router or gateway (_ROUTER_NAME) and that runs no model server or known router: an app that takes
+    model calls and forwards them, with provider keys or model servers behind it, which the files do not show."""
+    from components.images import image_repository
+    from policies.kube import container_label
+    from policies.reading.placeholders import written_images
+
+    selectors = path.service_selectors(resources)
+    out: dict[str, str] = {}
+    for w in resources:
+        written: dict[str, str] | None = None
+        for at, podspec in pod_specs(w):
+            for container in as_list(podspec.get("containers")):
+                if not isinstance(container, Mapping):
+                    continue
+                image = container.get("image")
+                if not isinstance(image, str):
+                    # A fill-in registry (your-registry/llm-router) makes the image unknown to rules; its repository's
+                    # own name, as written, still says what the app is.
+                    written = written_images(w) if written is None else written
+                    image = written.get(container_label(at, container))
+                if not isinstance(image, str) or router_kind(container) is not None:
+                    continue
+                repository = image_repository(image).lower()
+                if _ROUTER_NAME.fullmatch(repository.rsplit("/", 1)[-1]) and not model_servers(w):
+                    what = (
+                        f"{split_type(w.type)[1]} {get(w.props, 'metadata', 'name')}, image {repository}, named as an LLM router"
+                    )
+                    for service in path.workload_services(w, selectors):
+                        out.setdefault(service, what)
+    return out
+
+
 ROUTER_KEY_ENV = ("LITELLM_MASTER_KEY",)  # LiteLLM's proxy asks every caller for a key once its master key is set
 
 
