@@ -13,7 +13,9 @@ from __future__ import annotations
 import ast
 import collections
 import copy
+import dataclasses
 import gc
+import json
 import os
 import subprocess
 import sys
@@ -124,21 +126,35 @@ def prod_config() -> dict:
     return stack_config("prod")
 
 
-@pytest.fixture(scope="session")
-def planned(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
-    """The folder ``python -m stacks plan STACK`` writes (run_plan: a fresh interpreter, exit 0 asserted), rendered once
-    per stack and test process for the tests that only read it: each render is ~4 s of CPU. Never write into it."""
-    done: dict[str, Path] = {}
+@dataclasses.dataclass(frozen=True)
+class Planned:
+    """One ``python -m stacks plan STACK --format json --out OUT`` of a shipped stack, exit 0."""
 
-    def folder(stack: str) -> Path:
+    out: Path  # the folder it wrote (the same files as without --format json)
+    proc: subprocess.CompletedProcess  # its stdout (the JSON report) and stderr
+
+    @property
+    def report(self) -> dict:
+        """The JSON report, parsed afresh for each caller."""
+        return json.loads(self.proc.stdout)
+
+
+@pytest.fixture(scope="session")
+def planned(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Planned]:
+    """``python -m stacks plan STACK --format json`` (run_plan: a fresh interpreter, exit 0 asserted) rendered once per
+    stack and test process for the tests that only read what it wrote or printed: each render is ~4 s of CPU, and
+    tests of eight modules read prod's. Never write into its folder."""
+    done: dict[str, Planned] = {}
+
+    def plan(stack: str) -> Planned:
         if stack not in done:
             out = tmp_path_factory.mktemp(f"plan-{stack}")
-            proc = run_plan(stack, out)
+            proc = run_plan(stack, out, "--format", "json")
             assert proc.returncode == 0, proc.stderr
-            done[stack] = out
+            done[stack] = Planned(out, proc)
         return done[stack]
 
-    return folder
+    return plan
 
 
 def check_in_process(*args: str, stdin: str = "") -> subprocess.CompletedProcess:

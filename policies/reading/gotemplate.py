@@ -365,11 +365,16 @@ class Renderer:
     def _logic(self, is_or: bool, operands: list[Operand], dot: Any, scopes: list[dict], piped: list[Any]) -> Any:
         """``and``/``or``, which evaluate their arguments left to right only until the result is known (go1.22
         src/text/template/exec.go evalCall "Special case for builtin and/or, which short-circuit"; a piped value comes
-        last): ``and .Values.port (ne .Values.port 0)`` never compares an unset port."""
+        last): ``and .Values.port (ne .Values.port 0)`` never compares an unset port. The last argument is returned
+        whatever its truth, so it is not tested (``or .Values.image.tag .Chart.AppVersion`` with an unknown appVersion
+        is that unknown value, not a failed render); with none, Go's call fails."""
+        if not operands and not piped:
+            raise CannotRender(f"wrong number of args for {'or' if is_or else 'and'}: want at least 1 got 0")
         value: Any = None
-        for operand in operands:
+        last = len(operands) - 1
+        for i, operand in enumerate(operands):
             value = self._operand(operand, dot, scopes)
-            if truth(value) == is_or:
+            if (piped or i < last) and truth(value) == is_or:
                 return value
         return piped[0] if piped else value
 

@@ -24,7 +24,8 @@ from policies.check import resources_of
 from policies.framework import UNKNOWN
 from policies.manifests import read_manifests
 from policies.reading.go_format import helm_numbers
-from policies.reading.gotemplate import CannotRender, Renderer, parse
+from policies.reading.gotemplate import PLACEHOLDER, CannotRender, Renderer, parse
+from policies.reading.gotemplate import UNKNOWN as UNKNOWN_VALUE
 from policies.reading.helm_chart import find_chart, load_chart
 from policies.reading.helm_funcs import functions
 from policies.registry import evaluate
@@ -201,3 +202,53 @@ def test_and_and_or_stop_at_the_first_argument_that_decides():
     assert _run("{{ .Values.a | and true }}|{{ .Values.a | or false }}", {"a": "p"}) == "p|p"  # the piped value is last
     with pytest.raises(CannotRender, match="incompatible types"):
         _run("{{ if and .Values.port (ne .Values.port 0) }}grpc{{ end }}", helm_numbers({"port": 8001}))
+
+
+# ---- review55c: a templates/ folder of another tool is no chart; and/or return their last argument untested
+
+
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        # Backstage software templates (backstage.io/docs/features/software-templates): Nunjucks `${{ values.x }}`.
+        (
+            "template.yaml",
+            "apiVersion: scaffolder.backstage.io/v1beta3\nkind: Template\nmetadata: {name: llm-service}\n"
+            "spec:\n  steps:\n    - id: fetch\n      action: fetch:template\n      input: {values: {name: '${{ parameters.name }}'}}\n",
+        ),
+        # Argo Workflows WorkflowTemplates (argoproj.github.io/argo-workflows/variables): `{{inputs.parameters.x}}`.
+        (
+            "pull-model.yaml",
+            "apiVersion: argoproj.io/v1alpha1\nkind: WorkflowTemplate\nmetadata: {name: pull-model}\nspec:\n  templates:\n"
+            "    - name: pull\n      inputs: {parameters: [{name: model}]}\n"
+            "      container: {image: ollama/ollama:0.5.4, args: [pull, '{{inputs.parameters.model}}']}\n",
+        ),
+        ("namespace.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: ollama}\n"),  # plain manifests
+    ],
+)
+def test_a_public_charts_values_beside_another_tools_templates_folder_is_read_as_before(tmp_path, name, text):
+    # Helm reads a values file only through templates that read .Values: a templates/ folder with none is no chart's.
+    repo = _write(tmp_path, {"ollama/values.yaml": OLLAMA_PUBLIC_VALUES, f"ollama/templates/{name}": text})
+    data = {"image": {"repository": "ollama/ollama", "tag": "0.5.4"}, "ollama": {"models": {"pull": ["llama3.2:3b"]}}}
+    assert values_release(str(repo / "ollama/values.yaml"), data) is not None
+
+
+def test_or_and_and_return_their_last_argument_without_testing_it():
+    # go1.22 src/text/template/exec.go evalCall: the loop returns the deciding argument, else the last one evaluated
+    # (or the piped value) whatever its truth. A headless chart's .Chart.AppVersion is unknown: the image is still read.
+    table: dict = {}
+    template = (
+        "{{ or .Values.tag .Chart.AppVersion }}|{{ and .Values.on .Chart.AppVersion }}|{{ .Chart.AppVersion | or .Values.tag }}"
+    )
+    context = {"Values": {"tag": "", "on": True}, "Chart": {"AppVersion": UNKNOWN_VALUE}}
+    out = Renderer(functions(), table).render(parse(template, table), context)
+    assert out == "|".join([PLACEHOLDER] * 3)
+    with pytest.raises(CannotRender, match="a condition on a value"):  # an unknown argument that would decide
+        _run("{{ or .Values.a .Values.b }}", {"a": UNKNOWN_VALUE, "b": "x"})
+
+
+@pytest.mark.parametrize("word", ["and", "or"])
+def test_and_or_with_no_argument_fail_as_go_does(word):
+    # go1.22 exec.go evalCall: "wrong number of args for and: want at least 1 got 0".
+    with pytest.raises(CannotRender, match=f"wrong number of args for {word}"):
+        _run(f"{{{{ {word} }}}}", {})

@@ -95,7 +95,7 @@ def test_text_report_says_what_it_read_and_links_the_docs(tmp_path):
 
 
 def test_the_plans_own_manifests_pass_with_a_json_object(planned):
-    proc = run_check(str(planned("prod") / "kubernetes"), "--format", "json")
+    proc = run_check(str(planned("prod").out / "kubernetes"), "--format", "json")
     assert proc.returncode == 0, proc.stdout
     report = json.loads(proc.stdout)
     assert set(report) == {

@@ -596,7 +596,7 @@ def run_check(*args):
 
 
 def test_check_passes_what_the_plan_renders(planned):
-    proc = run_check(str(planned("prod") / "kubernetes"))
+    proc = run_check(str(planned("prod").out / "kubernetes"))
     assert proc.returncode == 0, proc.stdout
     assert "[mandatory]" not in proc.stdout
 

@@ -36,8 +36,8 @@ def test_planned_dev_staging_prod_checked_together_are_not_joined(tmp_path, caps
     # The real plan output is the point: the three plans (each exit 0) run side by side when this test renders them
     # first, and are copied from the session's renders (tests.conftest.planned) when another test did.
     with concurrent.futures.ThreadPoolExecutor(3) as pool:
-        for stack, folder in zip(("dev", "staging", "prod"), pool.map(planned, ("dev", "staging", "prod"))):
-            shutil.copytree(folder, build / stack)
+        for stack, plan in zip(("dev", "staging", "prod"), pool.map(planned, ("dev", "staging", "prod"))):
+            shutil.copytree(plan.out, build / stack)
     read = read_manifests([str(build)])
     resources = resources_of(read)
     joined = [v for v in evaluate(resources) if v.policy == "llm-hpa-behavior"]
