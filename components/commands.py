@@ -193,7 +193,10 @@ COMMANDS: tuple[Command, ...] = (
             "  manifest-readable (S27, mandatory, exit 1): not valid YAML or JSON, over the size or depth limits, not UTF-8;\n"
             "  manifest-is-kubernetes (S27, advisory): an unrendered Helm/Go template ({{ .Values... }}), or a file with\n"
             "    no Kubernetes object in it (a file holding only the values of a chart the pack knows, named for it by\n"
-            "    its path, is read as a release of that chart instead)."
+            "    its path, is read as a release of that chart instead, unless a templates/ folder or Chart.yaml beside\n"
+            "    it makes it a local chart's). A chart's template is rendered best-effort with its values.yaml, every\n"
+            "    finding advice; its chart is the nearest Chart.yaml above it or, with none, the folder holding its\n"
+            "    templates/ folder and a values file (named for the folder, version unknown)."
         ),
         exit_codes=(
             (0, "no mandatory policy violation"),

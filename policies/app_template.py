@@ -23,7 +23,8 @@ common-4.1.1 (charts/library/common/templates/lib/):
   ``controllers.<c>.pod`` sets it, merged into it instead when ``defaultPodOptionsStrategy`` is ``merge``
   (pod/_getOption.tpl:11-34; the strategy key from common-4.0.0, values.yaml:14-18).
 - persistence: every item is enabled unless ``enabled: false``; its volume is a PVC unless ``type`` says otherwise
-  (pod/fields/_volumes.tpl:41-42); it is mounted in every container at each ``globalMounts`` path (and the
+  (pod/fields/_volumes.tpl:41-42), a ``configMap`` or ``secret`` item naming its object by ``name``
+  (:54-93@common-4.1.1); it is mounted in every container at each ``globalMounts`` path (and the
   ``advancedMounts`` of that controller and container), else at ``/<item>`` or, for a hostPath, at the host path
   (container/fields/_volumeMounts.tpl:15-111).
 
@@ -165,6 +166,12 @@ def _volumes(values: Mapping, controller: str) -> tuple[list[dict], dict[str, li
             default_path = f"/{name}"
         elif kind == "persistentVolumeClaim":
             volume = {"name": name, "persistentVolumeClaim": {"claimName": item.get("existingClaim") or name}}
+            default_path = f"/{name}"
+        elif kind in ("configMap", "secret") and isinstance(item.get("name"), str) and "{{" not in item["name"]:
+            # the object named by ``name`` (pod/fields/_volumes.tpl:54-93@common-4.1.1; an ``identifier`` names one
+            # of the chart's own, not read here), with its items and mode
+            field = "name" if kind == "configMap" else "secretName"
+            volume = {"name": name, kind: {field: item["name"], **{k: item[k] for k in ("items", "defaultMode") if k in item}}}
             default_path = f"/{name}"
         else:
             volume = {"name": name, str(kind): {}}

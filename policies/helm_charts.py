@@ -28,6 +28,9 @@ of values onto the pod is the chart's template as read at those tags:
 
 - NVIDIA's nim-llm (policies/chart_nim.py, NVIDIA/nim-deploy helm/nim-llm @01f3757ae73e): the StatefulSet (or
   Deployment) of the NIM server with its NGC key Secret, probes and model store, as a workload (claims, Service type).
+  LiteLLM's litellm-helm (policies/chart_litellm.py, BerriAI/litellm deploy/charts/litellm-helm): the proxy
+  Deployment with its master key and database Secrets, probes and config ConfigMap; the literal master key and
+  database password it copies into Secrets of its own (chart_literal_credentials).
   KubeRay's ray-cluster renders a RayCluster, whose pods the operator makes: its row serves G107 only.
 
 A release whose values come from elsewhere (Flux ``valuesFrom``, Argo CD ``helm.valueFiles``) is not read: the
@@ -50,6 +53,7 @@ import yaml
 from components.helm_charts import GENERIC_FOLDERS, Chart, chart_named
 from components.images import release_numbers
 from policies.app_template import app_template_service_names
+from policies.chart_litellm import litellm_helm, litellm_literals
 from policies.chart_nim import nim_llm
 from policies.chart_values import PINNED, chart_image, env_list, items_of, pod_options, truthy, value_at
 from policies.chart_workloads import RENDERERS, Workload, vllm_stack_literals
@@ -332,9 +336,9 @@ def _openai_keys(values: Mapping, version: str) -> list[dict]:
 
 
 _RENDERERS = {"ollama": _ollama, "open-webui": _open_webui}
-# Charts whose workloads (pod, replicas, rollout, claims, Service type) are rendered: policies/chart_workloads.py and
-# NVIDIA's nim-llm (policies/chart_nim.py).
-_WORKLOAD_RENDERERS = {**RENDERERS, "nim-llm": nim_llm}
+# Charts whose workloads (pod, replicas, rollout, claims, Service type) are rendered: policies/chart_workloads.py,
+# NVIDIA's nim-llm (policies/chart_nim.py) and LiteLLM's litellm-helm (policies/chart_litellm.py).
+_WORKLOAD_RENDERERS = {**RENDERERS, "nim-llm": nim_llm, "litellm-helm": litellm_helm}
 
 
 def chart_release(props: Mapping) -> tuple[Chart, str, str] | None:
@@ -475,9 +479,10 @@ def chart_literal_credentials(props: Mapping) -> list[tuple[str, str, str]]:
         return []
     path, name, repo, _, values = found
     chart = chart_named(name, repo) if name or repo else None
-    if chart is None or chart.key != "vllm-stack":
+    readers = {"vllm-stack": vllm_stack_literals, "litellm-helm": litellm_literals}
+    if chart is None or chart.key not in readers:
         return []
-    return [(f"{path}{where}", what, literal) for where, what, literal in vllm_stack_literals(_resolved(values))]
+    return [(f"{path}{where}", what, literal) for where, what, literal in readers[chart.key](_resolved(values))]
 
 
 def chart_pod_specs(props: Mapping) -> list[tuple[str, dict]]:

@@ -28,6 +28,7 @@ from typing import Any, BinaryIO, Optional, Sequence
 from components.json_loading import load_json
 from components.loading import MANIFESTS, Document, Limits, LoadError, load_yaml_documents, read_bounded
 from components.secrets import printable
+from policies.config_files import litellm_config_object
 from policies.input.comment_tokens import CommentToken, comment_tokens
 from policies.input.read_records import ReadCounts, SalvageRead, TemplateRead, Unreadable
 from policies.values_files import values_release
@@ -515,11 +516,12 @@ def _documents(name: str, text: str, limits: Limits, pure_yaml: bool, run: Any) 
 
 
 def _values_file_release(docs: list[Document], shown: str, counts: ReadCounts) -> list[ManifestObject]:
-    """The release a file holding only a known chart's values stands for (policies/values_files.py), or []."""
+    """The release a file holding only a known chart's values stands for (policies/values_files.py), or the ConfigMap a
+    LiteLLM proxy configuration file stands for (policies/config_files.py), or []."""
     data = [d for d in docs if d.data is not None]
     if len(data) != 1:
         return []
-    release = values_release(shown, data[0].data)
+    release = values_release(shown, data[0].data) or litellm_config_object(shown, data[0].data)
     if release is None:
         return []
     label = _skip_label(data[0].data)  # counted as skipped when the document was read: it is an object now

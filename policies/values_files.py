@@ -17,7 +17,8 @@ applies to a vendored copy). A chart published under another name than users giv
 row's ``values_file_names``, which count only in a file that sets the path the row needs (``model.ngcAPISecret``,
 the NGC key Secret every NIM values file names): a values file of someone's own chart that only shares the name (tzervas/self-hosted-ai
 helm/ollama/values.yaml: ``env``, ``modelsPersistence``, ``gpu`` keys) is not read as the public chart. A file beside a
-Chart.yaml is the chart's own defaults, rendered with its templates (policies/reading/helm_chart.py): not read here.
+Chart.yaml or a ``templates/`` folder of templates that read ``.Values`` (``local_chart``) is that chart's own defaults, rendered with its
+templates (policies/reading/helm_chart.py): not read here.
 Pure: components only, so that policies/manifests.py can call it while it reads.
 """
 
@@ -99,6 +100,55 @@ def _reads_every_key(chart: Chart, data: Mapping) -> bool:
     return all(isinstance(k, str) and k in read for k in data)
 
 
+_TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl")
+# A Go template action that reads the chart's values (`{{ .Values.x }}`, `{{- toYaml $.Values.x }}`): what makes a values
+# file a chart's input. Another tool's templates/ folder beside a values file has none: Backstage software templates
+# (`${{ parameters.x }}`), Argo WorkflowTemplates (`{{inputs.parameters.x}}`), plain manifests.
+_VALUES_FIELD = re.compile(r"\.Values\b")
+_TEMPLATES_READ = 64  # files of a templates/ folder looked at, 256 KB each: enough for a chart's, bounded for any folder
+_TEMPLATE_BYTES = 256 * 1024
+
+
+def local_chart(folder: str) -> bool:
+    """True when ``folder`` is a chart of the repository's own: it holds a Chart.yaml, or a ``templates/`` folder with
+    a template that reads ``.Values`` (a chart copied without its Chart.yaml, which policies/reading/helm_chart.py
+    renders as one). Its values files are that chart's defaults and variants, never a public chart's of the same name
+    (spent set 117 coolshiva123/wrcbot@32775506 helmchart/ollama/values.yaml: ``image.repository: ollama`` of a
+    Deployment its own templates write, which the Ollama chart's reading gave Ollama chart pods it never runs)."""
+    if os.path.isfile(os.path.join(folder, "Chart.yaml")) or os.path.isfile(os.path.join(folder, "Chart.yml")):
+        return True
+    seen = 0
+    for here, dirs, files in os.walk(os.path.join(folder, "templates")):  # Helm renders templates/ and its subfolders
+        dirs.sort()
+        for name in sorted(f for f in files if f.endswith(_TEMPLATE_SUFFIXES)):
+            seen += 1
+            if seen > _TEMPLATES_READ:
+                return False
+            if not os.path.isfile(os.path.join(here, name)):  # a FIFO or device named .yaml is never opened
+                continue
+            try:
+                with open(os.path.join(here, name), encoding="utf-8", errors="replace") as handle:
+                    if _reads_values(handle.read(_TEMPLATE_BYTES)):
+                        return True
+            except OSError:
+                continue
+    return False
+
+
+def _reads_values(text: str) -> bool:
+    """Whether an action of ``text`` names ``.Values``; each ``{{`` is matched to the next ``}}`` by str.find from where
+    the last action ended, so the scan is linear (a regex from every ``{{`` to its ``}}`` is not, on unclosed ones)."""
+    pos = 0
+    while (start := text.find("{{", pos)) >= 0:
+        end = text.find("}}", start + 2)
+        if end < 0:
+            return False
+        if _VALUES_FIELD.search(text, start, end):
+            return True
+        pos = end + 2
+    return False
+
+
 def values_release(file: str, data: Any) -> dict | None:
     """The release object a values file of a known chart stands for (see the module's docstring), or None."""
     if not isinstance(data, Mapping) or not data or "apiVersion" in data or "kind" in data:
@@ -106,13 +156,10 @@ def values_release(file: str, data: Any) -> dict | None:
     base = os.path.basename(file)
     if not base.lower().endswith(_YAML_SUFFIXES) or not _VALUES_NAME.search(base.rsplit(".", 1)[0]):
         return None
-    folder = os.path.dirname(file)
-    if os.path.isfile(os.path.join(folder, "Chart.yaml")) or os.path.isfile(os.path.join(folder, "Chart.yml")):
-        return None
     # The first chart the path names whose templates read every top-level key (ollama-open-webui-values.yaml holding
     # the Ollama chart's keys is Ollama's)
     chart = next((c for c in _charts_for(file, data) if _reads_every_key(c, data)), None)
-    if chart is None:
+    if chart is None or local_chart(os.path.dirname(file)):
         return None
     name = chart.names[0]
     return {

@@ -13,10 +13,13 @@ from __future__ import annotations
 import ast
 import collections
 import copy
+import dataclasses
 import gc
+import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -121,6 +124,59 @@ def dev_config() -> dict:
 def prod_config() -> dict:
     """The prod stack's config mapping."""
     return stack_config("prod")
+
+
+@dataclasses.dataclass(frozen=True)
+class Planned:
+    """One ``python -m stacks plan STACK --format json --out OUT`` of a shipped stack, exit 0."""
+
+    out: Path  # the folder it wrote (the same files as without --format json)
+    proc: subprocess.CompletedProcess  # its stdout (the JSON report) and stderr
+
+    @property
+    def report(self) -> dict:
+        """The JSON report, parsed afresh for each caller."""
+        return json.loads(self.proc.stdout)
+
+
+@pytest.fixture(scope="session")
+def planned(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Planned]:
+    """``python -m stacks plan STACK --format json`` (run_plan: a fresh interpreter, exit 0 asserted) rendered once per
+    stack and test process for the tests that only read what it wrote or printed: each render is ~4 s of CPU, and
+    tests of eight modules read prod's. Never write into its folder."""
+    done: dict[str, Planned] = {}
+
+    def plan(stack: str) -> Planned:
+        if stack not in done:
+            out = tmp_path_factory.mktemp(f"plan-{stack}")
+            proc = run_plan(stack, out, "--format", "json")
+            assert proc.returncode == 0, proc.stderr
+            done[stack] = Planned(out, proc)
+        return done[stack]
+
+    return plan
+
+
+def check_in_process(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    """``python -m policies check ARGS`` run by this process (policies.check.main) from the repository root.
+
+    The exit code, stdout and stderr are the command's (text, as ``subprocess.run(..., text=True)`` returns them),
+    without the ~1 s of CPU a fresh interpreter spends loading the pack. What only a real process shows (the entry
+    point, two cores, the imports of a run, a help that exits) stays with subprocess runs: each test file that uses
+    this keeps at least one real run of the same contract (stdin, exit 1, exit 2) beside it.
+    """
+    import contextlib
+    import io
+
+    from policies.check import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(ROOT), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args), stdin=io.BytesIO(stdin.encode()))
+        except SystemExit as exc:  # argparse's --help
+            code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+    return subprocess.CompletedProcess(["python", "-m", "policies", "check", *args], code, out.getvalue(), err.getvalue())
 
 
 def run_plan(stack: str, out: Path, *flags: str) -> subprocess.CompletedProcess:

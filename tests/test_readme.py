@@ -87,7 +87,12 @@ def test_ci_runs_the_set_up_commands_in_a_new_venv():
         "CI installs only what the README's lines install, plus the SDK floor venv"
     )
     assert "tests/plan tests/packaging" in ci, "CI runs the plan, packaging and SDK-hook tests at the SDK floor"
-    assert "python -m mkdocs build --strict" in ci
+    # The docs build and the self-import lint are tests of the README's run (test_the_site_builds_strictly below,
+    # tests/packaging/test_relative_imports.py), which CI runs whole; CI does not repeat either command.
+    commands = "\n".join(line for line in ci.splitlines() if not line.lstrip().startswith("#"))
+    assert "python -m mkdocs build" not in commands and "python -m flake8" not in commands
+    assert 'bash -euo pipefail -c "$line"' in ci and SETUP[-1].endswith("python -m pytest -q -n auto")
+    assert "tests/packaging/test_relative_imports.py" in re.search(r"^SDK_FREE=\((.*)\)$", ci, re.M).group(1)
     assert "python -m ruff check ." in ci, "CI lints with the pyproject.toml rules"
     assert "python -m ruff format --check ." in ci, "CI keeps the tree as `ruff format` writes it"
     # mypy runs in the background beside the SDK floor's tests; CI fails on its verdict all the same.

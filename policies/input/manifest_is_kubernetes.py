@@ -59,7 +59,8 @@ POLICY = Policy(
         "What the pack did not read it did not check: a chart's templates hold Go template actions "
         "(https://helm.sh/docs/chart_template_guide/) that only `helm template` turns into manifests. Reporting them "
         "keeps the run honest about its coverage without blocking repositories that keep charts beside manifests. A chart's "
-        "template is rendered best-effort with its values.yaml so that a serving Deployment kept in a chart is still "
+        "template (its chart: the nearest Chart.yaml above it or, with none, the folder holding its templates/ folder and a "
+        "values file, named for the folder) is rendered best-effort with its values.yaml so that a serving Deployment kept in a chart is still "
         "checked, but its findings are advice: values files and --set change what is deployed."
     ),
 )

@@ -10,6 +10,9 @@ upgraded unasked, as with an image's ``latest`` tag (image-tag-pinned).
   a ``chartRef`` names an OCIRepository object the files may hold: neither is read here.
 - Argo CD Application: a Helm source's ``targetRevision`` is the chart version and may be a range (``1.2.*``, ``>=1.0.0
   <2.0.0``, ``*``: argo-cd docs/user-guide/tracking_strategies.md, "Helm", release-3.3).
+- Argo CD Application of a Git source: the chart's own repository (a ``repositories`` entry of its row) at a folder
+  named for the chart, at a branch (``main``, ``master``, ``HEAD`` or unset): every push renders (spent set 117
+  yo0x/devops-smarthome@f85be65d root/argo-cd/apps/litellm.yaml, BerriAI/litellm deploy/charts/litellm-helm at main).
 - k3s HelmChart ``spec.version`` is passed to ``helm install --version`` (a semver range is accepted); unset, Helm
   installs the newest version (helm docs helm_install: "If --version is set, ... Otherwise the latest version").
 
@@ -105,6 +108,37 @@ def _k3s(props: Mapping) -> list[tuple[str, str, Any]]:
     return [(chart, "spec.version", spec.get("version"))]
 
 
+# Argo CD's targetRevision of a Git source that follows a branch: unset is HEAD (argo-cd docs/user-guide/
+# tracking_strategies.md, "Git": "HEAD ... the latest commit of the default branch"), and the usual branch names.
+_BRANCHES = frozenset({"", "head", "main", "master", "develop", "dev", "trunk"})
+
+
+def _argo_git(props: Mapping) -> list[tuple[str, str, str]]:
+    """(chart, field, revision) of each Git source of an Argo CD Application that installs a chart of the table from
+    the chart's own repository (``path`` a folder whose name is the chart, ``repoURL`` a repository of its row:
+    BerriAI/litellm deploy/charts/litellm-helm) at a branch: every push to the branch is a new chart and image.
+    An Application of a folder of the user's own repository (its own GitOps source) is not read."""
+    spec = get(props, "spec")
+    if not isinstance(spec, Mapping):
+        return []
+    sources = [("spec.source", spec.get("source"))] + [
+        (f"spec.sources[{i}]", s) for i, s in enumerate(as_list(spec.get("sources")))
+    ]
+    out = []
+    for where, source in sources:
+        if not isinstance(source, Mapping) or source.get("chart") or not isinstance(source.get("path"), str):
+            continue
+        revision = source.get("targetRevision")
+        revision = "" if revision is None else str(revision).strip()
+        folder = source["path"].strip("./").rsplit("/", 1)[-1]
+        repo = str(source.get("repoURL") or "")
+        chart = chart_named(folder) if folder else None
+        if chart is None or chart_named("", repo) is not chart or revision.lower() not in _BRANCHES:
+            continue
+        out.append((chart.names[0], f"{where}.targetRevision", revision or "HEAD"))
+    return out
+
+
 _READERS = {"HelmRelease": _flux, "Application": _argo, "HelmChart": _k3s}
 _HOW = {
     "HelmRelease": "Flux installs the newest chart release that matches at each reconcile (unset means *: "
@@ -137,6 +171,18 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     f"pin one chart version",
                 )
             )
+        if group_kind[1] == "Application":
+            for chart, field, revision in _argo_git(r.props):
+                findings.append(
+                    (
+                        r.name,
+                        f"{field} {revision} installs chart {chart} ({metadata_name(r.props) or r.name}) from a branch "
+                        f"of the chart's own Git repository: Argo CD renders the branch's newest commit at each refresh, "
+                        f"so every push there, with its templates and the server image its appVersion names, rolls out "
+                        f"unasked; set targetRevision to a release tag or commit, or install the published chart at one "
+                        f"version",
+                    )
+                )
     return findings
 
 

@@ -55,8 +55,10 @@ _PLACEHOLDER = re.compile(r"[<>${}\s]")
 
 
 # A branch's build of one variant (LocalAI's master-cublas-cuda12, main-gpu): the branch name, a dash, then a word, not
-# a date or version (main-2024.06.01 is one dated build and passes).
-_BRANCH_VARIANT = re.compile(r"^(?:main|master)-[a-z]", re.IGNORECASE)
+# a date or version (main-2024.06.01 is one dated build and passes, and so does LiteLLM's main-v1.80.12, the release
+# build its chart litellm-helm renders from main-<appVersion>: BerriAI/litellm deploy/charts/litellm-helm/templates/
+# deployment.yaml:49@f77fbefc22e8).
+_BRANCH_VARIANT = re.compile(r"^(?:main|master)-(?!v\d)[a-z]", re.IGNORECASE)
 # A moving build word as one part of a longer tag (vllm/vllm-openai's cu130-nightly-x86_64, held-out set 8): moving
 # unless another part is a version or a date (nightly-2024-06-01 and 0.9.0-nightly name one build).
 _MOVING_PARTS = frozenset({"latest", "nightly"})

@@ -25,7 +25,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from policies.framework import Policy, Resource
-from policies.kube import get, metadata_name, split_type
+from policies.kube import annotations_of, get, metadata_name, split_type
+from policies.values_files import READ_FROM
 
 # Kubernetes' own namespaced kinds (group, kind).
 _OWN = {
@@ -110,6 +111,8 @@ def _judged(resource: Resource) -> bool:
     if resource.origin is not None or resource.template or resource.kustomize_namespace or not _file(resource):
         return False
     if not resource.type.startswith("kubernetes:") or not isinstance(resource.props, dict):
+        return False
+    if READ_FROM in annotations_of(resource.props):  # a file read as the object carrying it (no object is applied)
         return False
     kind = split_type(resource.type)
     if kind not in NAMESPACED or (kind, metadata_name(resource.props)) in _SPARED:

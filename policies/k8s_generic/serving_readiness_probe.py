@@ -32,7 +32,8 @@ database DATABASE_URL or general_settings.database_url configures; with none bot
 loaded before the server answers any path): Ready while the database is unreachable.
 
 A readinessProbe that succeeds whether or not the server answers (an exec that only imports modules, ``true``,
-``echo``: policies/reading/pod_probes.py inert_exec) is advice as a missing one (session 55, spent set 118).
+``echo``: policies/reading/pod_probes.py inert_exec) is advice as a missing one (session 55, spent set 118), and
+silent as a missing one where another container's readinessProbe asks the server's port (review55a: set 39's sidecar).
 
 A chat UI run from its publisher's image (components/chat_uis.toml: Open WebUI, GET /health on 8080) with no
 readinessProbe is advice too: users reach it through its Service and route before it has started.
@@ -164,25 +165,31 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.append(early)
         elif slow := _slow_readiness(server, int(config.get("maxReadinessPeriodSeconds", _MAX_READINESS_PERIOD))):
             messages.append(slow)
-        elif (inert := inert_exec(server.container.get("readinessProbe"))) is not None:
-            row = engine_row(server.engine)
-            probe = f"probe GET {row.readiness} (port {row.port} unless moved)" if row else "probe its health endpoint"
-            messages.append(
-                unproven(
-                    f"{server.label}: readinessProbe only runs `{inert}`, which succeeds whether or not the server "
-                    f"answers, so the pod is Ready before the model is loaded and stays Ready after the server stops "
-                    f"answering; {probe}"
-                )
-            )
-        elif not isinstance(server.container.get("readinessProbe"), dict):
+        elif (inert := inert_exec(server.container.get("readinessProbe"))) is not None or not isinstance(
+            server.container.get("readinessProbe"), dict
+        ):
             # A TCP readiness on a server that listens while it loads is readiness-waits-for-model's (G6).
             # The engine's own readiness endpoint and port (components/serving_engines.toml readiness, port).
             row = engine_row(server.engine)
             ports = server_ports(server.container, row.port if row else None)
             if sidecar_probe(server.podspec, server.container, "readinessProbe", ports):
-                continue  # another container's readinessProbe on the server's port gates the pod (set 39 trap)
+                # another container's readinessProbe on the server's port gates the pod (set 39 trap), whether the
+                # server's own probe is missing or cannot fail: the pod is Ready only when every container is
+                continue
             probe = f"probe GET {row.readiness} (port {row.port} unless moved)" if row else "probe its health endpoint"
-            messages.append(weighed_presumed(server, _no_readiness(server.label, server.engine, server.container, probe)))
+            if inert is None:
+                messages.append(weighed_presumed(server, _no_readiness(server.label, server.engine, server.container, probe)))
+                continue
+            messages.append(
+                weighed_presumed(
+                    server,
+                    unproven(
+                        f"{server.label}: readinessProbe only runs `{inert}`, which succeeds whether or not the server "
+                        f"answers, so the pod is Ready before the model is loaded and stays Ready after the server "
+                        f"stops answering; {probe}"
+                    ),
+                )
+            )
     messages.extend(_unready_apps(resource))
     messages.extend(_unready_uis(resource))
     return messages

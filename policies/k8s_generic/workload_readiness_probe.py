@@ -127,7 +127,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             probes = [c.get("readinessProbe") for c in running if isinstance(c.get("readinessProbe"), dict)]
             if not all(inert_exec(p) for p in probes):
                 continue  # a probe that asks the server holds the pod back
-            inert.extend(f"`{inert_exec(p)}`" for p in probes if inert_exec(p) not in inert)
+            shown = [f"`{inert_exec(p)}`" for p in probes]
             labels = template_labels(r, path)
             selecting = [
                 (name, targets)
@@ -143,6 +143,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 serving = serving or judged
                 selecting += [(n, []) for n in charted]
             if serving:
+                # quoted only for a pod this finding names, each command once
+                inert.extend(dict.fromkeys(q for q in shown if q not in inert))
                 labels_named.extend(c.label for c in serving)
                 names.extend(n for n, _ in selecting if n not in names)
         if not labels_named:

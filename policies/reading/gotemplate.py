@@ -3,7 +3,9 @@
 Why hand-written: no maintained pure-Python engine for Go templates exists on PyPI (the one binding, go-template
 0.0.3 of 2019, ships a prebuilt text/template .so without Helm's functions, so `default`, `toYaml`, `nindent` fail).
 The semantics followed are Go's text/template (go1.22 src/text/template/doc.go: actions, `{{-`/`-}}` trim markers,
-pipelines, variables, if/else if/with/range/define/template/block, truthiness of empty values) with Helm's
+pipelines, variables, if/else if/with/range/define/template/block, break and continue in a range, and and or
+evaluating their arguments only until the result is known, truthiness of empty values; the lexer and the pipeline
+parser are policies/reading/gotemplate_syntax.py) with Helm's
 additions in policies/reading/helm_funcs.py (helm v3.16.0 pkg/engine/funcs.go: include, tpl, toYaml, required).
 
 What cannot be known from the chart alone (a function the table lacks, `.Files`, `tpl`, lookups) evaluates to
@@ -19,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from policies.reading.go_format import go_float
+from policies.reading.gotemplate_syntax import Operand, Pipe, lex, parse_pipe, tokens, unquote
 from policies.reading.render_bounds import (
     MAX_DEPTH,
     MAX_ITEMS,
@@ -52,32 +55,15 @@ class _Unknown:
 
 UNKNOWN = _Unknown()
 
-_TOKEN = re.compile(
-    r"""(?P<space>\s+)|(?P<str>"(?:[^"\\]|\\.)*")|(?P<raw>`[^`]*`)|(?P<char>'(?:[^'\\]|\\.)+')"""
-    r"""|(?P<num>-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|(?P<var>\$\w*(?:\.\w+)*)|(?P<field>(?:\.\w+)+|\.)"""
-    r"""|(?P<op>:=|=|\||\(|\)|,)|(?P<ident>[A-Za-z_]\w*)""",
-    re.DOTALL,
-)
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "'": "'", "0": "\0"}
-
 
 # ---- the tree ---------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Pipe:
-    """A pipeline: optional variable declaration (``decl`` names, ``assign`` for ``=``) and commands."""
-
-    decl: list[str]
-    assign: bool
-    commands: list[list[Any]]
 
 
 @dataclass
 class Node:
     """A node of the template: text, an action, or a control structure with its branches."""
 
-    kind: str  # text | action | if | with | range | template
+    kind: str  # text | action | if | with | range | template | break | continue
     text: str = ""
     pipe: Optional[Pipe] = None
     name: str = ""
@@ -86,181 +72,23 @@ class Node:
     otherwise: list[Node] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class Operand:
-    """One operand of a command: ``kind`` is lit | field | var | ident | pipe; ``chain`` fields after a ``( )``."""
-
-    kind: str
-    value: Any
-    chain: tuple[str, ...] = ()
-
-
-def _unquote(token: str) -> str:
-    body = token[1:-1]
-    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), body)
-
-
-def _tokens(body: str) -> list[tuple[str, str, bool]]:
-    """(kind, text, preceded by space) for an action's body; CannotRender on a character no token starts with."""
-    out: list[tuple[str, str, bool]] = []
-    pos, spaced = 0, True
-    while pos < len(body):
-        m = _TOKEN.match(body, pos)
-        if m is None:
-            raise CannotRender(f"cannot read the action {{{{{body.strip()[:60]}}}}}")
-        kind = m.lastgroup or ""
-        if kind == "num" and m.end() < len(body) and (body[m.end()].isalnum() or body[m.end()] in "_."):
-            raise CannotRender(f"the number {body[m.start() : m.end() + 8]!r} is not rendered")
-        if kind == "space":
-            spaced = True
-        else:
-            out.append((kind, m.group(), spaced))
-            spaced = False
-        pos = m.end()
-    return out
-
-
-class _PipeParser:
-    """Parses one action's tokens into a Pipe."""
-
-    def __init__(self, tokens: list[tuple[str, str, bool]]):
-        self.toks = tokens
-        self.i = 0
-
-    def peek(self) -> Optional[tuple[str, str, bool]]:
-        return self.toks[self.i] if self.i < len(self.toks) else None
-
-    def pipe(self, closing: bool = False) -> Pipe:
-        decl: list[str] = []
-        assign = False
-        # `$x :=`, `$x =`, `$i, $v :=`
-        j = self.i
-        names = []
-        while j < len(self.toks) and self.toks[j][0] == "var":
-            names.append(self.toks[j][1])
-            if j + 1 < len(self.toks) and self.toks[j + 1][1] == ",":
-                j += 2
-                continue
-            break
-        if names and j + 1 < len(self.toks) and self.toks[j + 1][1] in (":=", "="):
-            decl, assign = names, self.toks[j + 1][1] == "="
-            self.i = j + 2
-        commands: list[list[Any]] = [[]]
-        while (tok := self.peek()) is not None:
-            kind, text, _ = tok
-            if text == ")" and closing:
-                break
-            self.i += 1
-            if text == "|":
-                commands.append([])
-            elif text == "(":
-                inner = self.pipe(closing=True)
-                if self.peek() is None or self.peek()[1] != ")":  # type: ignore[index]
-                    raise CannotRender("a '(' without its ')'")
-                self.i += 1
-                chain: tuple[str, ...] = ()
-                nxt = self.peek()
-                if nxt is not None and nxt[0] == "field" and not nxt[2]:
-                    chain = tuple(nxt[1].strip(".").split("."))
-                    self.i += 1
-                commands[-1].append(Operand("pipe", inner, chain))
-            else:
-                commands[-1].append(_operand(kind, text))
-        if any(not c for c in commands):
-            raise CannotRender("an empty command in a pipeline")
-        return Pipe(decl, assign, commands)
-
-
-def _operand(kind: str, text: str) -> Operand:
-    if kind in ("str", "raw"):
-        return Operand("lit", _unquote(text) if kind == "str" else text[1:-1])
-    if kind == "char":
-        return Operand("lit", ord(_unquote(text)[:1] or "\0"))
-    if kind == "num":  # Go's other forms (0x10, 0o17, 017, 1_000) stop the render rather than a misread
-        if re.fullmatch(r"-?0\d+", text):
-            raise CannotRender(f"the number {text} (octal in Go) is not rendered")
-        return Operand("lit", float(text) if any(c in text for c in ".eE") else int(text))
-    if kind == "ident" and text in ("true", "false", "nil"):
-        return Operand("lit", {"true": True, "false": False, "nil": None}[text])
-    if kind in ("field", "var", "ident"):
-        return Operand(kind, text)
-    raise CannotRender(f"unexpected {text!r} in an action")
-
-
-def parse_pipe(body: str) -> Pipe:
-    """The pipeline of one action's body."""
-    parser = _PipeParser(_tokens(body))
-    pipe = parser.pipe()
-    if parser.peek() is not None:
-        raise CannotRender(f"unexpected {parser.peek()[1]!r} in an action")  # type: ignore[index]
-    return pipe
-
-
-def _lex(text: str) -> list[tuple[str, str]]:
-    """("text", s) and ("action", body) items, trim markers applied. Each delimiter is found by str.find from where
-    the last action ended, so the scan is linear: a text of many unclosed ``{{`` stops at the first (a lazy regex
-    over the rest from every ``{{`` took minutes on 200 KB)."""
-    items: list[tuple[str, str]] = []
-    pos = 0
-    trim_next = False
-    while (start := text.find("{{", pos)) >= 0:
-        body, end, trim_right = _action_at(text, start)
-        chunk = text[pos:start]
-        if trim_next:
-            chunk = chunk.lstrip(" \t\r\n")
-        trim_left = text.startswith("-", start + 2) and text[start + 3 : start + 4] in (" ", "\t", "\r", "\n")
-        if trim_left:
-            chunk = chunk.rstrip(" \t\r\n")
-        if chunk:
-            items.append(("text", chunk))
-        items.append(("action", body))
-        trim_next, pos = trim_right, end
-    rest = text[pos:]
-    if trim_next:
-        rest = rest.lstrip(" \t\r\n")
-    if rest:
-        items.append(("text", rest))
-    return items
-
-
-def _action_at(text: str, start: int) -> tuple[str, int, bool]:
-    """The body of the action opening at ``start``, the index past its ``}}``, and whether it ends with a trim
-    marker. A comment (``{{/* ... */}}``) may hold ``}}`` and must close right after ``*/`` (go1.22
-    src/text/template/parse/lex.go lexComment: "comment ends before closing delimiter")."""
-    i = start + 2
-    if text.startswith("-", i) and text[i + 1 : i + 2] in (" ", "\t", "\r", "\n"):
-        i += 2
-    if text.startswith("/*", i):
-        close = text.find("*/", i + 2)
-        if close < 0:
-            raise CannotRender("an unclosed comment")
-        after = close + 2
-        trim = text[after : after + 2] in (" -", "\t-", "\r-", "\n-")
-        if not text.startswith("}}", after + (2 if trim else 0)):
-            raise CannotRender("a comment ends before its closing '}}'")
-        return text[i:after], after + (4 if trim else 2), trim
-    close = text.find("}}", i)
-    if close < 0:
-        raise CannotRender("an unclosed '{{'")
-    body = text[i:close]
-    trim = len(body) >= 2 and body[-1] == "-" and body[-2] in " \t\r\n"
-    return (body[:-2] if trim else body), close + 2, trim
-
-
 _KEYWORD = re.compile(r"^\s*(if|else|end|range|with|define|template|block|break|continue)\b(.*)$", re.DOTALL)
 
 
 def parse(text: str, defines: dict[str, list[Node]]) -> list[Node]:
     """The template's tree; every ``define``/``block`` body is added to ``defines``."""
-    items = _lex(text)
+    items = lex(text)
     nodes, pos, stop = _parse_list(items, 0, defines)
     if stop is not None:
         raise CannotRender(f"an unexpected {{{{{stop[0]}}}}}")
     return nodes
 
 
-def _parse_list(items: list, pos: int, defines: dict) -> tuple[list[Node], int, Optional[tuple[str, str]]]:
-    """Nodes up to an ``else``/``end`` (returned as the stop keyword and its rest) or the end of items."""
+def _parse_list(items: list, pos: int, defines: dict, loop: bool = False) -> tuple[list[Node], int, Optional[tuple[str, str]]]:
+    """Nodes up to an ``else``/``end`` (returned as the stop keyword and its rest) or the end of items; ``loop``: inside
+    a range's body, where ``{{break}}`` and ``{{continue}}`` may stand (go1.22 src/text/template/parse/parse.go
+    breakControl, continueControl: "{{break}} outside {{range}}" otherwise, and nothing may follow the keyword; the
+    range's else list and a define's body are outside it)."""
     out: list[Node] = []
     while pos < len(items):
         kind, body = items[pos]
@@ -281,19 +109,22 @@ def _parse_list(items: list, pos: int, defines: dict) -> tuple[list[Node], int, 
         if word in ("else", "end"):
             return out, pos, (word, rest)
         if word in ("break", "continue"):
-            raise CannotRender(f"{{{{{word}}}}} is not rendered")
-        node, pos = _parse_structure(word, rest, items, pos, defines)
+            if not loop or rest.strip():
+                raise CannotRender(f"{{{{{word}}}}} outside {{{{range}}}}" if not loop else f"{{{{{word}}}}} with an argument")
+            out.append(Node(word))
+            continue
+        node, pos = _parse_structure(word, rest, items, pos, defines, loop)
         if node is not None:
             out.append(node)
     return out, pos, None
 
 
-def _parse_structure(word: str, rest: str, items: list, pos: int, defines: dict) -> tuple[Optional[Node], int]:
+def _parse_structure(word: str, rest: str, items: list, pos: int, defines: dict, loop: bool) -> tuple[Optional[Node], int]:
     if word in ("template", "define", "block"):
-        toks = _tokens(rest)
+        toks = tokens(rest)
         if not toks or toks[0][0] not in ("str", "raw"):
             raise CannotRender(f"{{{{{word}}}}} without a quoted name")
-        name = _unquote(toks[0][1]) if toks[0][0] == "str" else toks[0][1][1:-1]
+        name = unquote(toks[0][1]) if toks[0][0] == "str" else toks[0][1][1:-1]
         arg_text = rest[rest.index(toks[0][1]) + len(toks[0][1]) :]
         if word == "template":
             return Node("template", name=name, pipe=parse_pipe(arg_text) if arg_text.strip() else None), pos
@@ -307,7 +138,7 @@ def _parse_structure(word: str, rest: str, items: list, pos: int, defines: dict)
     node = Node(word)
     pipe = parse_pipe(rest)
     while True:
-        body, pos, stop = _parse_list(items, pos, defines)
+        body, pos, stop = _parse_list(items, pos, defines, loop or word == "range")
         if stop is None:
             raise CannotRender(f"{{{{{word}}}}} without its {{{{end}}}}")
         node.branches.append((pipe, body))
@@ -319,7 +150,7 @@ def _parse_structure(word: str, rest: str, items: list, pos: int, defines: dict)
             continue
         if stop[1].strip():
             raise CannotRender(f"{{{{else {stop[1].strip()[:40]}}}}} is not rendered")
-        node.otherwise, pos, stop = _parse_list(items, pos, defines)
+        node.otherwise, pos, stop = _parse_list(items, pos, defines, loop)
         if stop is None or stop[0] != "end":
             raise CannotRender(f"{{{{{word}}}}} without its {{{{end}}}}")
         return node, pos
@@ -432,6 +263,8 @@ class Renderer:
                 self._emit(out, go_text(self.include(node.name, arg)))
             elif node.kind == "range":
                 self._range(node, dot, scopes, out)
+            elif node.kind in ("break", "continue"):
+                raise _LoopExit(node.kind)
             else:
                 self._branch(node, dot, scopes, out)
 
@@ -477,7 +310,11 @@ class Renderer:
                 scope[pipe.decl[0]] = item
             elif len(pipe.decl) == 2:
                 scope[pipe.decl[0]], scope[pipe.decl[1]] = key, item
-            self._nodes(body, item, [*scopes, scope], out)
+            try:
+                self._nodes(body, item, [*scopes, scope], out)
+            except _LoopExit as exit_:  # go1.22 src/text/template/exec.go walkRange: continue ends the iteration
+                if exit_.word == "break":  # and break the whole range, its else list unrun
+                    return
 
     def pipe(self, pipe: Pipe, dot: Any, scopes: list[dict]) -> Any:
         """A pipeline's value; declares or assigns its variable in ``scopes``."""
@@ -496,6 +333,8 @@ class Renderer:
 
     def _command(self, command: list[Operand], dot: Any, scopes: list[dict], piped_value: Any, piped: bool) -> Any:
         head = command[0]
+        if head.kind == "ident" and head.value in ("and", "or"):
+            return self._logic(head.value == "or", command[1:], dot, scopes, [piped_value] if piped else [])
         args = [self._operand(o, dot, scopes) for o in command[1:]]
         if piped:
             args.append(piped_value)
@@ -522,6 +361,22 @@ class Renderer:
             except Exception:
                 return UNKNOWN
         return value
+
+    def _logic(self, is_or: bool, operands: list[Operand], dot: Any, scopes: list[dict], piped: list[Any]) -> Any:
+        """``and``/``or``, which evaluate their arguments left to right only until the result is known (go1.22
+        src/text/template/exec.go evalCall "Special case for builtin and/or, which short-circuit"; a piped value comes
+        last): ``and .Values.port (ne .Values.port 0)`` never compares an unset port. The last argument is returned
+        whatever its truth, so it is not tested (``or .Values.image.tag .Chart.AppVersion`` with an unknown appVersion
+        is that unknown value, not a failed render); with none, Go's call fails."""
+        if not operands and not piped:
+            raise CannotRender(f"wrong number of args for {'or' if is_or else 'and'}: want at least 1 got 0")
+        value: Any = None
+        last = len(operands) - 1
+        for i, operand in enumerate(operands):
+            value = self._operand(operand, dot, scopes)
+            if (piped or i < last) and truth(value) == is_or:
+                return value
+        return piped[0] if piped else value
 
     def _made(self, name: str, result: Any) -> None:
         """Counts what a function made against the bounds (MAX_OUTPUT, MAX_ITEMS, MAX_MADE)."""
@@ -553,6 +408,14 @@ class Renderer:
             return func()
         except Exception:
             return UNKNOWN
+
+
+class _LoopExit(Exception):
+    """A ``{{break}}`` or ``{{continue}}`` reached: unwinds to the innermost range (the parser allows them only there)."""
+
+    def __init__(self, word: str):
+        super().__init__(word)
+        self.word = word
 
 
 def _include_entry(*args: Any) -> Any:

@@ -7,7 +7,9 @@ file and no `--set`:
 
 - the chart: the nearest ``Chart.yaml`` among the template's folder and its ancestors (no higher than the folder
   the check was pointed at, or the template's folder's parent for a file named alone), with ``values.yaml`` beside
-  it (none: empty values) and the ``define``s of the chart's ``templates/*.tpl`` files (``_helpers.tpl``);
+  it (none: empty values) and the ``define``s of the chart's ``templates/*.tpl`` files (``_helpers.tpl``); with no
+  Chart.yaml in reach, the folder holding the template's ``templates/`` folder and a values file (``headless_root``:
+  a chart copied without its Chart.yaml, named for its folder, version and appVersion unknown);
 - the chart's other values files beside Chart.yaml (``values-<name>.yaml``: ``values_variants``), each merged over
   values.yaml as ``helm template -f`` merges it: policies/manifests.py adds the objects only such a file renders;
 - the built-in objects: ``.Values``, ``.Chart`` (Chart.yaml's fields, capitalised as Helm does), ``.Release``
@@ -84,7 +86,8 @@ class Chart:
 def find_chart(file: str, top: Optional[str]) -> Optional[str]:
     """The folder of the nearest Chart.yaml above ``file``, searching no higher than ``top`` (None: the file's folder
     and its parent; a ``templates`` folder: its parent), when ``file`` lies under that chart's ``templates/`` (the only
-    files Helm renders)."""
+    files Helm renders); with no Chart.yaml in that reach, the folder whose ``templates/`` holds ``file`` and that
+    holds a values file of its own (``headless_root``)."""
     here = os.path.abspath(file)
     folder = os.path.dirname(here)
     limit = os.path.abspath(top) if top else os.path.dirname(folder)
@@ -95,8 +98,31 @@ def find_chart(file: str, top: Optional[str]) -> Optional[str]:
             inside = here.startswith(os.path.join(folder, "templates") + os.sep)
             return folder if inside else None
         if folder == limit or os.path.dirname(folder) == folder or not folder.startswith(limit):
-            return None
+            return headless_root(here, limit)
         folder = os.path.dirname(folder)
+
+
+def headless_root(file: str, limit: str) -> Optional[str]:
+    """The chart folder of a template whose chart has no Chart.yaml in reach: the nearest folder, no higher than
+    ``limit``, that holds the ``templates/`` folder ``file`` lies in and a ``values.yaml`` (or only a values file of
+    ``values_variants``' names: obike007/llama-kuberay@4fef9558 helm/llama-server/values-kuberay.yaml). Helm itself
+    needs a Chart.yaml, so this is a chart's partial copy (a pull request touching its templates and values, a
+    repository that keeps Chart.yaml elsewhere: spent set 115 rockofox/helm-llama-cpp@e7f8543a charts/llama-server,
+    set 117 coolshiva123/wrcbot@32775506 helmchart/ollama); it is read as that chart, named for its folder, version
+    unknown."""
+    folder = os.path.dirname(file)
+    while folder.startswith(limit) and os.path.dirname(folder) != folder:
+        parent = os.path.dirname(folder)
+        if os.path.basename(folder) == "templates" and parent.startswith(limit) and _has_values(parent):
+            return parent
+        if folder == limit:
+            return None
+        folder = parent
+    return None
+
+
+def _has_values(root: str) -> bool:
+    return os.path.isfile(os.path.join(root, VALUES_FILE)) or bool(values_variants(root))
 
 
 def _mapping(path: str) -> dict:
@@ -108,10 +134,15 @@ def _mapping(path: str) -> dict:
     return data
 
 
+_HEADLESS_META = {"version": GT_UNKNOWN, "appVersion": GT_UNKNOWN}
+
+
 def load_chart(root: str) -> Chart:
     """The chart at ``root``; a Chart.yaml or values.yaml that cannot be read is recorded in ``problem``."""
     try:
-        meta = _mapping(os.path.join(root, CHART_FILE))
+        chart_file = os.path.join(root, CHART_FILE)
+        # No Chart.yaml (headless_root): the folder's name, and a version and appVersion the files do not give.
+        meta = _mapping(chart_file) if os.path.isfile(chart_file) else dict(_HEADLESS_META, name=os.path.basename(root))
         values_path = os.path.join(root, VALUES_FILE)
         has_values = os.path.isfile(values_path)
         values = _mapping(values_path) if has_values else {}

@@ -8,8 +8,6 @@ pulumi.com/timeoutSeconds, then await/await.go:306/491/976's 10 minutes).
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -20,7 +18,7 @@ from components.capacity.plan import plan_stack
 from components.capacity.pools import plan_pools
 from components.config import load_stack_config
 from components.errors import ConfigError
-from tests.conftest import ROOT, stack_config
+from tests.conftest import stack_config
 
 
 @pytest.fixture(scope="module")
@@ -107,16 +105,9 @@ def test_the_switch_is_validated_and_named():
     assert load_stack_config(stack_config("dev")).deploy.wait_for_models is True
 
 
-def test_the_plan_json_lists_custom_timeouts_and_await_annotations(tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-m", "stacks", "plan", "prod", "--format", "json", "--out", str(tmp_path)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    rows = {r["name"]: r for r in json.loads(proc.stdout)["resources"]}
+def test_the_plan_json_lists_custom_timeouts_and_await_annotations(planned):
+    # python -m stacks plan prod --format json, exit 0 (tests.conftest.planned)
+    rows = {r["name"]: r for r in planned("prod").report["resources"]}
     isvc = rows["prod-chat-8b-isvc"]
     assert isvc["awaitAnnotations"] == {"pulumi.com/waitFor": "condition=Ready"}
     assert isvc["customTimeouts"]["create"] == "24m"  # 1,406 s: node, image, cache fill, budget
@@ -132,5 +123,5 @@ def test_the_plan_json_lists_custom_timeouts_and_await_annotations(tmp_path):
     assert rows["prod-pool-l40s-buffer"]["awaitAnnotations"] == {"pulumi.com/skipAwait": "true"}
     assert not {"customTimeouts", "awaitAnnotations"} & set(rows["prod-chat-8b-pdb"])
     # The annotation is on the object Pulumi sends, not only in the report.
-    text = (tmp_path / "kubernetes").rglob("*chat-8b*")
+    text = (planned("prod").out / "kubernetes").rglob("*chat-8b*")
     assert any("pulumi.com/waitFor: condition=Ready" in p.read_text() for p in text if p.is_file())

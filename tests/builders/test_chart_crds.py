@@ -195,27 +195,10 @@ def test_the_kuberay_release_leaves_its_crds_to_pulumi():
 
 
 @pytest.fixture(scope="module")
-def plans(tmp_path_factory):
-    """`python -m stacks plan STACK --format json` of prod and dev: the JSON and the folder it wrote."""
-    import json
-    import subprocess
-    import sys
-
-    from tests.conftest import ROOT
-
-    out = {}
-    for stack in ("prod", "dev"):
-        folder = tmp_path_factory.mktemp(stack)
-        proc = subprocess.run(
-            [sys.executable, "-m", "stacks", "plan", stack, "--format", "json", "--out", str(folder)],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert proc.returncode == 0, proc.stderr
-        out[stack] = (json.loads(proc.stdout), folder)
-    return out
+def plans(planned):
+    """`python -m stacks plan STACK --format json` of prod and dev (exit 0, tests.conftest.planned): the JSON and the
+    folder it wrote."""
+    return {stack: (planned(stack).report, planned(stack).out) for stack in ("prod", "dev")}
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """Inside components/ every self-import is relative, so the installed package never needs the name `components`.
 
 The rule is flake8-tidy-imports' I251 with the repository's .flake8 (banned: `components` and `components.*`, on
-components/ only); .ci/run runs the same `python -m flake8`.
+components/ only); this module's `python -m flake8` is CI's check (.ci/run runs it through the README's test run).
 """
 
 from __future__ import annotations

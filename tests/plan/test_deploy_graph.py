@@ -20,16 +20,12 @@ A mutation that drops one recorded dependency fails them.
 from __future__ import annotations
 
 import copy
-import json
-import subprocess
-import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
 
 from components.deploy_order import CHARTS
-from tests.conftest import ROOT
 from tests.recording import record
 
 STACKS = ("dev", "staging", "prod")
@@ -237,16 +233,8 @@ def test_dropping_one_dependency_fails_the_walk(prod, resource, dependency):
     assert [p for p in problems if f"{resource} does not wait for {dependency} " in p], problems
 
 
-def test_json_report_lists_the_recorded_dependencies_of_every_resource(prod, tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-m", "stacks", "plan", "prod", "--format", "json", "--out", str(tmp_path)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    rows = json.loads(proc.stdout)["resources"]
+def test_json_report_lists_the_recorded_dependencies_of_every_resource(prod, planned):
+    rows = planned("prod").report["resources"]  # python -m stacks plan prod --format json, exit 0
     assert {r["name"]: r["dependsOn"] for r in rows} == {r["name"]: sorted(r["dependencies"]) for r in prod}
 
 

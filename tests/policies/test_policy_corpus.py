@@ -9,7 +9,7 @@ import pytest
 
 from policies.check import load_resources, manifest_files
 from policies.registry import evaluate
-from tests.conftest import ROOT, run_plan, shared_path
+from tests.conftest import ROOT, check_in_process, shared_path
 
 
 @pytest.fixture(scope="module")
@@ -595,10 +595,8 @@ def run_check(*args):
     )
 
 
-def test_check_passes_what_the_plan_renders(tmp_path):
-    plan = run_plan("prod", tmp_path)
-    assert plan.returncode == 0, plan.stderr
-    proc = run_check(str(tmp_path / "kubernetes"))
+def test_check_passes_what_the_plan_renders(planned):
+    proc = run_check(str(planned("prod").out / "kubernetes"))
     assert proc.returncode == 0, proc.stdout
     assert "[mandatory]" not in proc.stdout
 
@@ -682,7 +680,7 @@ def test_check_input_errors_exit_2(args, expected):
 )
 def test_check_refuses_an_invalid_pack_config(tmp_path, config, field, rule):
     (tmp_path / "cfg.json").write_text(config)
-    proc = run_check("policies", "--config", str(tmp_path / "cfg.json"))
+    proc = check_in_process("policies", "--config", str(tmp_path / "cfg.json"))
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: invalid policy configuration:")
     assert f"{field}: " in proc.stderr and rule in proc.stderr

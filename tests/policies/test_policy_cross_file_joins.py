@@ -4,13 +4,11 @@ Deployment in another file (S6), and each finding carries the file of the object
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.conftest import check_in_process
 
 # velrite/project7-ai-inference-platform k8s/vllm-deployment.yaml at 1d0d4e3 (cut down, namespace llm): vLLM on one
 # GPU; a Gateway of GKE's external managed class in its own file (GoogleCloudPlatform/kubernetes-engine-samples
@@ -75,13 +73,7 @@ FILES = {
 
 
 def check(folder: Path) -> list[dict]:
-    done = subprocess.run(
-        [sys.executable, "-m", "policies", "check", str(folder), "--format", "json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = check_in_process(str(folder), "--format", "json")  # `python -m policies check`, in this process
     return json.loads(done.stdout)["violations"]
 
 

@@ -88,3 +88,59 @@ def test_a_model_server_with_an_inert_readiness_is_advice():
     assert level == "advisory"
     assert message.startswith("container llm-gateway: readinessProbe only runs `python3 -c import vllm`, which succeeds")
     assert found_by(objs, "workload-readiness-probe") == []  # the model server's row judges it
+
+
+def _ollama_with_sidecar(server_probe: list[str]) -> list[dict]:
+    # Spent set 39 arunudaiyar/openweb-ollama-k8s@8534948 ollama-deploy.yaml: Ollama beside a curl sidecar whose
+    # readinessProbe GETs the server's port 11434, which keeps the pod out of the Service until Ollama answers (a pod
+    # is Ready only when every container is). Here the server also carries an exec probe that cannot fail.
+    labels = {"app": "ollama"}
+    return [
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "ollama", "namespace": "ai"},
+            "spec": {
+                "selector": {"matchLabels": labels},
+                "template": {
+                    "metadata": {"labels": labels},
+                    "spec": {
+                        "containers": [
+                            {
+                                "name": "ollama",
+                                "image": "ollama/ollama:0.5.7",
+                                "ports": [{"containerPort": 11434}],
+                                "readinessProbe": {"exec": {"command": server_probe}},
+                            },
+                            {
+                                "name": "probe",
+                                "image": "curlimages/curl:8.11.1",
+                                "command": ["sleep", "infinity"],
+                                "readinessProbe": {"httpGet": {"path": "/api/tags", "port": 11434}},
+                            },
+                        ]
+                    },
+                },
+            },
+        }
+    ]
+
+
+def test_an_inert_server_probe_beside_a_sidecar_probe_of_its_port_is_silent():
+    # review55a: the sidecar's probe gates the pod as it does for a server with no probe of its own (set 39 trap).
+    assert found_by(_ollama_with_sidecar(["true"]), "serving-readiness-probe") == []
+
+
+def test_an_inert_server_probe_with_no_sidecar_is_advice():
+    objs = _ollama_with_sidecar(["true"])
+    objs[0]["spec"]["template"]["spec"]["containers"].pop()
+    [(level, message)] = found_by(objs, "serving-readiness-probe")
+    assert (level, message.split(",")[0]) == ("advisory", "container ollama: readinessProbe only runs `true`")
+
+
+def test_one_inert_command_on_two_containers_is_quoted_once():
+    objs = _app(_IMPORT)
+    pod = objs[0]["spec"]["template"]["spec"]
+    pod["containers"].append(dict(pod["containers"][0], name="llm-gateway-worker", ports=[]))
+    [(_, message)] = found_by(objs, "workload-readiness-probe")
+    assert message.count("import piano") == 1

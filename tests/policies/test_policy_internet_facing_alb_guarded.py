@@ -19,15 +19,13 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 
 import pytest
 
 from policies.framework import Resource
 from policies.ingress.internet_facing_alb_guarded import POLICY
 from policies.registry import evaluate
-from tests.conftest import ROOT, absolute_traffic
+from tests.conftest import absolute_traffic, check_in_process
 
 ING = "kubernetes:networking.k8s.io/v1:Ingress"
 ISVC = "kubernetes:serving.kserve.io/v1beta1:InferenceService"
@@ -306,13 +304,7 @@ spec:
 
 def check(tmp_path, text):
     (tmp_path / "app.yaml").write_text(text)
-    proc = subprocess.run(
-        [sys.executable, "-m", "policies", "check", str(tmp_path), "--format", "json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = check_in_process(str(tmp_path), "--format", "json")  # `python -m policies check`, in this process
     return proc, [v for v in json.loads(proc.stdout)["violations"] if v["policy"] == POLICY_NAME]
 
 

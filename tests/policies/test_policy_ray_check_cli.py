@@ -8,12 +8,13 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT, shared_path
+from tests.conftest import ROOT, check_in_process, shared_path
 
 SAMPLE = "ray-project__kuberay/ray-operator__config__samples__ray-service.llm-serve.yaml"
 
 
 def check(*args: str) -> subprocess.CompletedProcess:
+    """The command in a fresh interpreter, for the sample as published; its edits run in this process (the same output)."""
     return subprocess.run(
         [sys.executable, "-m", "policies", "check", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
@@ -77,13 +78,13 @@ def test_a_head_given_a_gpu_is_advised_and_refused_when_raised(kuberay_sample, t
     head_limits = 'limits:\n                cpu: "2"\n                memory: "5Gi"'
     assert head_limits in text
     path.write_text(text.replace(head_limits, head_limits + '\n                nvidia.com/gpu: "1"'))
-    proc = check(str(path), "--format", "json")
+    proc = check_in_process(str(path), "--format", "json")
     # S18 is advisory (a GPU on the head is waste, not a failure): reported, the gate passes.
     assert proc.returncode == 0, proc.stderr
     assert ("kuberay-gpu-hygiene", "spec.rayClusterConfig.headGroupSpec") in findings(proc)
     config = tmp_path / "raised.json"
     config.write_text(json.dumps({"kuberay-gpu-hygiene": {"enforcementLevel": "mandatory"}}))
-    proc = check(str(path), "--config", str(config), "--format", "json")
+    proc = check_in_process(str(path), "--config", str(config), "--format", "json")
     assert proc.returncode == 1
     assert ("kuberay-gpu-hygiene", "spec.rayClusterConfig.headGroupSpec") in findings(proc)
 
@@ -99,7 +100,7 @@ def test_a_worker_shm_without_size_limit_is_s4s(kuberay_sample):
         "          volumes:\n          - {name: dshm, emptyDir: {medium: Memory}}\n          containers:\n          - name: ray-worker",
     )
     path.write_text(text)
-    proc = check(str(path), "--format", "json")
+    proc = check_in_process(str(path), "--format", "json")
     # The worker's memory limit (32Gi) bounds the memory emptyDir and counts it against the pod: silent, and the volume
     # is S4's (a Ray GPU pod's /dev/shm), so G36 says nothing of it either.
     shm = "spec.rayClusterConfig.workerGroupSpecs[0].template.spec.volumes dshm"
@@ -107,6 +108,6 @@ def test_a_worker_shm_without_size_limit_is_s4s(kuberay_sample):
     assert not [f for f in findings(proc) if f[0] == "tensor-parallel-requires-dshm"]
     # Without a memory limit it is unbounded and uncounted: S4 advice on the worker.
     path.write_text(text.replace('                memory: "32Gi"\n', ""))
-    proc = check(str(path), "--format", "json")
+    proc = check_in_process(str(path), "--format", "json")
     assert ("memory-emptydir-size-limit", shm) not in findings(proc)
     assert [f for f in findings(proc) if f[0] == "tensor-parallel-requires-dshm"]
