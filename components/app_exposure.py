@@ -30,6 +30,8 @@ _FIELDS = (
     "items",
     "published",
     "until",
+    "since",
+    "needs",
     "also",
     "default",
     "why",
@@ -70,7 +72,9 @@ class Setting:
     why: str
     fix: str
     source: str
-    until: str = ""  # flag rows: the last release at which the risk holds without the ``also`` variables
+    until: str = ""  # flag rows: the last release the row holds at (read only on an image naming one up to it)
+    since: str = ""  # flag rows: the first release the row holds at (read on an image naming one from it, or none)
+    needs: tuple[str, ...] = ()  # flag rows: the options the row's option is void without
 
     @property
     def path(self) -> tuple[str, ...]:
@@ -131,9 +135,15 @@ def _setting(index: int, row: Any, known: set[str]) -> Setting:
         raise AppExposureError(f"{where}.where: {kind!r} is not 'env', 'config' or 'flag'")
     if kind == "flag" and app not in {e.name for e in ENGINES}:
         raise AppExposureError(f"{where}.app: a flag row names an engine of serving_engines.toml")
-    until = row.get("until", "")
-    if not isinstance(until, str) or (until and (kind != "flag" or not re.fullmatch(r"\d+(\.\d+)+", until))):
-        raise AppExposureError(f"{where}.until: a release (0.11.0), on flag rows only")
+    until, since = row.get("until", ""), row.get("since", "")
+    for field, release in (("until", until), ("since", since)):
+        if not isinstance(release, str) or (release and (kind != "flag" or not re.fullmatch(r"\d+(\.\d+)+", release))):
+            raise AppExposureError(f"{where}.{field}: a release (0.11.0), on flag rows only")
+    needs = row.get("needs", [])
+    if not isinstance(needs, list) or not all(isinstance(n, str) and re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", n) for n in needs):
+        raise AppExposureError(f"{where}.needs: a list of options without their dashes")
+    if needs and kind != "flag":
+        raise AppExposureError(f"{where}.needs: on flag rows only")
     name, pattern = row.get("name", ""), row.get("pattern")
     if (pattern is None) == (not name) or not isinstance(name, str):
         raise AppExposureError(f"{where}: exactly one of name and pattern")
@@ -176,6 +186,8 @@ def _setting(index: int, row: Any, known: set[str]) -> Setting:
         row["fix"],
         row["source"],
         until,
+        since,
+        tuple(needs),
     )
 
 

@@ -26,7 +26,9 @@ The rows at session 52 (brief appsettings52), each from a spent-set label filed 
   prompts ``--enable-log-requests`` logs are at INFO up to vLLM 0.11.0 (entrypoints/logger.py:40-42) and at DEBUG from
   0.11.1 (logger.py:37-38), so on a later release, or an image naming none, only with ``VLLM_LOGGING_LEVEL=DEBUG``.
   Read on every vLLM engine policies/reading/serving.py engine_configs parses (its command line, a ``--config`` file,
-  Ray Serve LLM engine_kwargs); ``--no-enable-log-...`` is silent.
+  Ray Serve LLM engine_kwargs); ``--no-enable-log-...`` is silent. Review55b: ``--enable-log-outputs`` without
+  ``--enable-log-requests`` is silent (vLLM refuses it: 0.24.0 entrypoints/openai/cli_args.py:398-399, 0.11.0 :280-282),
+  and so is either switch under VLLM_LOGGING_LEVEL WARNING or above (0.24.0 vllm/logger.py:167-177).
 - An admin allow-list variable (``ADMIN_IP_WHITELIST``, ``*_ADMIN_ALLOWED_IPS``...) holding ``0.0.0.0/0`` or ``::/0``
   on any container: it admits every source address (spent set 91 pipenodes/llm-gateway k8s/gateway-deployment.yaml).
 
@@ -182,26 +184,29 @@ def _switched_on(args: Mapping[str, Any], option: str) -> bool:
 
 
 def _flag_findings(engine: EngineConfig) -> list[str]:
-    """The flag rows an engine's command line turns on (vLLM's request and output logging). A row with ``until``
-    holds at releases up to it whatever its ``also`` say; on a later release, or one the image does not name (a
-    rebuild, a moving tag), each ``also`` variable of the container must hold."""
+    """The flag rows an engine's command line turns on (vLLM's request and output logging). A row with ``until`` is read
+    only on an image naming a release up to it; one with ``since`` on an image naming a release from it, or naming none
+    (a rebuild, a moving tag). A row holds only when the options it ``needs`` are on too (vLLM refuses
+    --enable-log-outputs alone: review55b) and each ``also`` variable of the container holds (VLLM_LOGGING_LEVEL at a
+    level that writes the line; above it nothing is logged: review55b)."""
     if not _FLAGS or not engine.args:
         return []
     container = engine.server.container if engine.server is not None else {}
     release = None if engine.retagged else tagged_release(engine.image, VLLM_PUBLISHED)
+    got = _numbers(release) if release is not None else ()
     messages: list[str] = []
     for setting in _FLAGS:
-        if not _switched_on(engine.args, setting.name):
+        if not _switched_on(engine.args, setting.name) or not all(_switched_on(engine.args, n) for n in setting.needs):
             continue
-        got = _numbers(release) if release is not None else ()
-        early = bool(setting.until and got) and got <= _numbers(setting.until)
-        if setting.also and not early:
-            env = env_values(container) if container else {}
-            if not container or not _also_holds(setting, container, env):
-                continue
-            at = ", ".join(f"{a.name}={env[a.name]}" for a in setting.also)
-        else:
-            at = f"vLLM {release}" if early else ""
+        if setting.until and not (got and got <= _numbers(setting.until)):
+            continue
+        if setting.since and got and got < _numbers(setting.since):
+            continue
+        env = env_values(container) if container else {}
+        if setting.also and (not container or not _also_holds(setting, container, env)):
+            continue
+        written = [f"{a.name}={env[a.name]}" for a in setting.also if a.name in env]
+        at = ", ".join(written) or (f"vLLM {release}" if got and (setting.until or setting.since) else "")
         at = f" ({at})" if at else ""
         messages.append(
             unproven(f"{engine.label}: --{setting.name}{at} {setting.why} (vLLM's default: {setting.default}); {setting.fix}")

@@ -201,7 +201,7 @@ def _front_app(resource: Resource, pod: str) -> str | None:
         if path == pod:
             ui = next((u for c in containers(podspec) if (u := ui_app(c)) is not None), None)
             if ui is not None:
-                return f"{ui.display} (a chat UI in front of the models, its logins and chats on plain HTTP)"
+                return f"{ui.display} (a chat UI in front of the models, holding its users' logins and chats)"
     return None
 
 

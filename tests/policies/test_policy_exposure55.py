@@ -217,7 +217,7 @@ def test_chat_ui_release_on_a_load_balancer_is_advice():
     assert level == "advisory"
     assert message.startswith(
         "spec.values.service.app.type: LoadBalancer makes the chart publish Open WebUI (a chat UI in front of the "
-        "models, its logins and chats on plain HTTP) through its own cloud load balancer"
+        "models, holding its users' logins and chats) through its own cloud load balancer"
     )
 
 
