@@ -275,6 +275,7 @@ def check_report(
             "resource": f"{o.shown_kind}/{o.name}",
             "location": o.location,
             "paths": paths,
+            **({"read_as": how} if (how := str(annotations_of(o.obj).get(READ_FROM) or "")) else {}),
         }
         for o in manifests.objects
         if (paths := read_generically(Resource(type=o.resource_type, name=_key(o), props=o.obj)))

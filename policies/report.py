@@ -62,7 +62,8 @@ def generic_line(row: dict) -> str:
     paths = row["paths"]
     if paths and all("chart" in p.partition("[")[2] for p in paths):
         return (
-            f"{row['location']} {row['resource']} (line {row['line']}): read as a chart release: the pod rules ran on the "
+            f"{row['location']} {row['resource']} (line {row['line']}): read as a chart release"
+            f"{' (' + row['read_as'] + ')' if row.get('read_as') else ''}: the pod rules ran on the "
             f"pod{'s' if len(paths) != 1 else ''} the chart renders from these values, at {', '.join(paths)} (values "
             f"set elsewhere may change them, so findings there are advisory)"
         )

@@ -31,6 +31,7 @@ from typing import Any
 
 from components.chart_value_keys import keys_at
 from components.helm_charts import GENERIC_FOLDERS, Chart, charts
+from policies.values_shape import chart_by_keys, subchart_releases
 
 # A file whose name says it holds values: values.yaml, values-prod.yaml, ollama-values.yml, values.ollama.yaml.
 _VALUES_NAME = re.compile(r"(^|[-_.])values?([-_.]|$)", re.I)
@@ -159,12 +160,22 @@ def values_release(file: str, data: Any) -> dict | None:
     # The first chart the path names whose templates read every top-level key (ollama-open-webui-values.yaml holding
     # the Ollama chart's keys is Ollama's)
     chart = next((c for c in _charts_for(file, data) if _reads_every_key(c, data)), None)
-    if chart is None or local_chart(os.path.dirname(file)):
+    how = "named by its path"
+    if local_chart(os.path.dirname(file)):
+        # a chart's own values.yaml: the known charts its Chart.yaml depends on (policies/values_shape.py)
+        subs = subchart_releases(file, data, READ_FROM) if base.lower() in ("values.yaml", "values.yml") else []
+        return (subs[0] if len(subs) == 1 else {"apiVersion": "v1", "kind": "List", "items": subs}) if subs else None
+    if chart is None and not _charts_for(file, data):  # no name ties it to a chart: its keys may (values_shape.py)
+        shaped = chart_by_keys(data)
+        if shaped is not None:
+            chart, decided = shaped
+            how = "by its keys " + ", ".join(decided)
+    if chart is None:
         return None
     name = chart.names[0]
     return {
         "apiVersion": "helm.toolkit.fluxcd.io/v2",
         "kind": "HelmRelease",
-        "metadata": {"name": name, "annotations": {READ_FROM: f"values file of the {chart.display} chart (named by its path)"}},
+        "metadata": {"name": name, "annotations": {READ_FROM: f"values file of the {chart.display} chart ({how})"}},
         "spec": {"chart": {"spec": {"chart": name}}, "values": dict(data)},
     }

@@ -98,7 +98,9 @@ def test_careful_forms_stay_unread(tmp_path):
     (vendored / "Chart.yaml").write_text("apiVersion: v2\nname: ollama\nversion: 1.0.0\n")
     (vendored / "values.yaml").write_text(OLLAMA_VALUES)  # the chart's own defaults: rendered with its templates
     (tmp_path / "ollama.yaml").write_text(OLLAMA_VALUES)  # not named as values
-    (tmp_path / "unknown-values.yaml").write_text(OLLAMA_VALUES)  # no chart of the table in its path
+    # no chart of the table in its path, generic keys only (a file with the chart's own keys is read by its shape:
+    # tests/policies/test_values_shape.py)
+    (tmp_path / "unknown-values.yaml").write_text("image: {repository: ollama/ollama}\nservice: {type: ClusterIP}\n")
     read = read_manifests([str(own), str(tmp_path / "ollama.yaml"), str(tmp_path / "unknown-values.yaml")])
     assert read.objects == [] and len(read.unreadable) == 3
     assert values_release(str(vendored / "values.yaml"), {"image": {}}) is None
@@ -129,4 +131,4 @@ def test_a_run_of_the_file_names_words_names_the_chart():
     ollama = {"ollama": {"gpu": {"enabled": True}}, "persistentVolume": {"enabled": True}}
     release = values_release("x/ollama-open-webui-values.yaml", ollama)
     assert release is not None and release["spec"]["chart"]["spec"]["chart"] == "ollama"
-    assert values_release("x/prod-values.yaml", webui) is None  # no chart named
+    assert values_release("x/prod-values.yaml", {"service": {"type": "ClusterIP"}}) is None  # no chart named

@@ -1,0 +1,127 @@
+"""A values file no name ties to a chart is read as a known chart's by its keys, and an umbrella chart's values.yaml
+as the releases of the known charts its Chart.yaml depends on (policies/values_shape.py).
+
+Firing forms (spent set 121): ignaciylipm/ollama-helm@6e498de6b2c89cf5ed1f6c68d5e20c63ef2386de conf/values.yaml (the
+Ollama chart's ``ollama.gpu``, ``ollama.models.pull`` and ``service.type: LoadBalancer`` in a folder named ``conf``:
+G32, S15 missed); fullaware/ollama-stack@82ab6ae38381a4750daf2edde0f981c57fc21131 Chart.yaml and values.yaml (an
+umbrella chart depending on ollama 1.8.0 from https://otwld.github.io/ollama-helm, its values under ``ollama:``: G8,
+G10 on the subchart's Deployment missed). Careful forms that stay unread: a values file of someone's own chart sharing
+only generic keys, a vLLM chart's ``model.name`` (NIM's key, without the NGC secret NIM's values always name), a
+dependency disabled by its condition; a careful Ollama values file is read with no finding but drain (S10: the
+release reading does not carry the chart's lifecycle and terminationGracePeriodSeconds values yet).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from policies.manifests import read_manifests
+from policies.values_files import READ_FROM, values_release
+from policies.values_shape import chart_by_keys
+from tests.conftest import ROOT
+
+CONF_VALUES = """\
+ollama:
+  gpu:
+    enabled: true
+    type: 'nvidia'
+    number: 1
+  models:
+    pull:
+      - qwen2.5:14b
+      - mistral
+service:
+  type: LoadBalancer
+"""
+
+UMBRELLA_CHART = """\
+apiVersion: v2
+name: ollama-stack
+version: 0.3.0
+dependencies:
+  - name: ollama
+    version: 1.8.0
+    repository: https://otwld.github.io/ollama-helm
+"""
+
+UMBRELLA_VALUES = """\
+ollama:
+  ollama:
+    gpu:
+      enabled: false
+    models:
+      pull: [llama3.2:1b]
+      run: [llama3.2:1b]
+"""
+
+CAREFUL_VALUES = """\
+image: {repository: ollama/ollama, tag: "0.5.4"}
+ollama:
+  gpu: {enabled: false}
+  models: {pull: [llama3.2:1b]}
+persistentVolume: {enabled: true, size: 30Gi}
+resources:
+  requests: {cpu: "2", memory: 6Gi, ephemeral-storage: 2Gi}
+  limits: {memory: 8Gi, ephemeral-storage: 4Gi}
+securityContext: {allowPrivilegeEscalation: false}
+service: {type: ClusterIP}
+"""
+
+
+def check(folder):
+    proc = subprocess.run(
+        [sys.executable, "-m", "policies", "check", str(folder), "--format", "json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    return json.loads(proc.stdout)["violations"]
+
+
+def test_values_in_a_folder_named_conf_are_read_by_their_keys(tmp_path):
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "values.yaml").write_text(CONF_VALUES)
+    (obj,) = read_manifests([str(tmp_path)]).objects
+    assert obj.obj["metadata"]["name"] == "ollama" and "by its keys ollama." in obj.obj["metadata"]["annotations"][READ_FROM]
+    found = {(v["catalog"], v["enforcement"]) for v in check(tmp_path)}
+    assert ("G32", "advisory") in found and ("S15", "advisory") in found  # LoadBalancer, GPU without toleration
+    assert all(level == "advisory" for _, level in found)
+
+
+def test_umbrella_values_configure_the_subchart_at_its_version(tmp_path):
+    (tmp_path / "Chart.yaml").write_text(UMBRELLA_CHART)
+    (tmp_path / "values.yaml").write_text(UMBRELLA_VALUES)
+    (obj,) = read_manifests([str(tmp_path)]).objects
+    assert obj.obj["spec"]["chart"]["spec"] == {"chart": "ollama", "version": "1.8.0"}
+    assert obj.obj["spec"]["values"] == {
+        "ollama": {"gpu": {"enabled": False}, "models": {"pull": ["llama3.2:1b"], "run": ["llama3.2:1b"]}}
+    }
+    found = {(v["catalog"], v["resource"]) for v in check(tmp_path)}
+    assert ("G8", "HelmRelease/ollama") in found and ("G10", "HelmRelease/ollama") in found
+    # the parent sets nothing for it: the subchart's defaults; a variant file beside Chart.yaml is not read again
+    assert values_release(str(tmp_path / "values.yaml"), {"image": {}})["spec"]["values"] == {}
+    assert values_release(str(tmp_path / "values-prod.yaml"), {"ollama": {}}) is None
+
+
+def test_careful_forms_stay_unread(tmp_path):
+    generic = {"image": {"repository": "vllm/vllm-openai"}, "service": {"type": "ClusterIP"}, "resources": {}, "ingress": {}}
+    assert chart_by_keys(generic) is None  # generic keys every chart has
+    own_vllm = {"image": {"repository": "vllm/vllm-openai"}, "model": {"name": "Qwen/Qwen2.5-7B"}, "service": {}}
+    assert chart_by_keys(own_vllm) is None  # NIM's model key without model.ngcAPISecret
+    assert values_release("x/conf/values.yaml", {**generic, "modelsPersistence": {"enabled": True}}) is None
+    (tmp_path / "Chart.yaml").write_text(
+        UMBRELLA_CHART.replace("    repository:", "    condition: ollama.enabled\n    repository:")
+    )
+    assert values_release(str(tmp_path / "values.yaml"), {"ollama": {"enabled": False}}) is None
+    (tmp_path / "Chart.yaml").write_text("apiVersion: v2\nname: mine\nversion: 0.1.0\ndependencies:\n  - name: redis\n")
+    assert values_release(str(tmp_path / "values.yaml"), {"redis": {}}) is None
+
+
+def test_careful_public_chart_values_have_no_finding_but_drain(tmp_path):
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "values.yaml").write_text(CAREFUL_VALUES)
+    assert {v["catalog"] for v in check(tmp_path)} <= {"S10"}
