@@ -540,7 +540,7 @@ def _terraform(name: str, shown: str, text: str, counts: ReadCounts) -> list[Man
 
     counts.files += 1  # objects of Terraform resources, best-effort: labelled like a template's render, all advice
     found = terraform_objects(name, text)
-    return [o for i, (data, line, label) in enumerate(found) for o in _objects(Document(data, i, line), shown, counts, label)]
+    return [o for i, (data, line, label, at) in enumerate(found) for o in _objects(Document(data, i, line), at, counts, label)]
 
 
 def _is_list(value: dict) -> bool:

@@ -15,7 +15,9 @@ a run holds a ``.tf`` file):
 
 A Terraform interpolation ``${...}`` is a value the plan fills: written as the fill-in ``${var_name}`` that
 policies/reading/placeholders.py reads as UNKNOWN, never as the text; ``%{...}`` directive lines are dropped. Every
-object is best-effort (its findings advice: ``chart`` label), reported on the .tf file at the resource's line.
+object is best-effort (its findings advice: ``chart`` label), reported on the .tf file at the resource's line, or a
+release whose values are one file of the run (``templatefile("values.yml.tpl", {...})``) on that file, line 1: the
+findings are about its values (spent set 121 brunostjohn/homelab terraform/cluster_apps/templates/ollama.yml.tpl).
 """
 
 from __future__ import annotations
@@ -103,10 +105,10 @@ def _path(argument: str, folder: str) -> Optional[str]:
     match = _QUOTED.match(argument.strip())
     if match is None:
         return None
-    raw = _PATH_VARS.sub(lambda m: folder, match.group(1))
+    raw = _PATH_VARS.sub(".", match.group(1))  # the module's folder: the .tf file's
     if "${" in raw:
         return None
-    path = raw if os.path.isabs(raw) else os.path.join(folder, raw)
+    path = raw if os.path.isabs(raw) else os.path.normpath(os.path.join(folder, raw))
     return path if path.endswith(_TEXT_SUFFIXES) and os.path.isfile(path) else None
 
 
@@ -177,6 +179,16 @@ def _merge(into: dict, new: dict) -> None:
             into[key] = value
 
 
+def values_file(body: dict, folder: str) -> Optional[str]:
+    """The one file of the run a release's values come from (``values = [file(...)]``, ``templatefile(...)``): its
+    findings are about that file's values, so they are reported there (a values template labelled as such)."""
+    entries = body.get("values")
+    entries = entries if isinstance(entries, list) else [entries]
+    calls = [_CALL.match(e) for e in entries if isinstance(e, str)]
+    paths = [_path(c.group(2), folder) for c in calls if c is not None and c.group(1) in ("file", "templatefile")]
+    return paths[0] if len(entries) == 1 and len(paths) == 1 else None
+
+
 def _release(name: str, body: dict, folder: str, kind: str = "helm_release") -> Optional[dict]:
     chart = body.get("chart")
     if not isinstance(chart, str) or "${" in chart:
@@ -236,7 +248,7 @@ def _blocks(tree: Any, text: str) -> dict[tuple[str, str], tuple[int, str]]:
     return out
 
 
-def terraform_objects(file: str, text: str) -> list[tuple[Any, int, str]]:
+def terraform_objects(file: str, text: str) -> list[tuple[Any, int, str, str]]:
     """(object, line, label) for each Kubernetes object and Helm release the .tf file's resources apply; [] when the
     file does not parse (another tool's file: not this pack's to report)."""
     if not any(word in text for word in ("kubectl_manifest", "kubernetes_manifest", "helm_release", "chart")):
@@ -258,7 +270,7 @@ def terraform_objects(file: str, text: str) -> list[tuple[Any, int, str]]:
     except Exception:
         blocks = {}
     folder = os.path.dirname(file) or "."
-    out: list[tuple[Any, int, str]] = []
+    out: list[tuple[Any, int, str, str]] = []
     for group in tree.get("resource") or []:
         if not isinstance(group, dict):
             continue
@@ -270,15 +282,18 @@ def terraform_objects(file: str, text: str) -> list[tuple[Any, int, str]]:
                     continue
                 line, source = blocks.get((rtype, name), (1, ""))
                 label = f"Terraform {rtype}.{name}"
+                at = file
                 if rtype == "helm_release":
                     docs = [d for d in [_release(name, body, folder)] if d]
+                    at = values_file(body, folder) or file
                 else:
                     docs = _structured(body.get("yaml_body" if rtype == "kubectl_manifest" else "manifest"), folder, source)
-                out.extend((d, line, label) for d in docs if isinstance(d, dict))
+                out.extend((d, line if at == file else 1, label, at) for d in docs if isinstance(d, dict))
     for group in tree.get("module") or []:
         for name, body in group.items() if isinstance(group, dict) else ():
             if isinstance(body, dict) and isinstance(body.get("chart"), str) and any(body.get(k) for k in _REPOSITORY):
                 release = _release(name, body, folder, "module")
                 line = blocks.get(("module", name), (1, ""))[0]
-                out.extend([(release, line, f"Terraform module.{name}")] if release else [])
+                at = values_file(body, folder) or file
+                out.extend([(release, line if at == file else 1, f"Terraform module.{name}", at)] if release else [])
     return out

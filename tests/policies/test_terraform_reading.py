@@ -9,7 +9,8 @@ Firing forms (reduced from spent set 119 and 121 repositories):
   has trailing blanks.
 - brunostjohn/homelab@fca067c71dab89e32325a8620fcc81c9538065d1 terraform/cluster_apps/ollama.tf: a module call of
   the repository's own helm wrapper (repo_url, chart, target_revision, ``values = templatefile("...yml.tpl", {...})``).
-Careful forms that stay silent: a chart pinned to one version, an image pinned through a variable, a .tf file with no
+A release whose values are one file of the run is reported on that file (the labels of set 121 are on the
+values template). Careful forms that stay silent: a chart pinned to one version, an image pinned through a variable, a .tf file with no
 Kubernetes resource (not reported at all). Every finding on a Terraform object is advice.
 """
 
@@ -170,11 +171,12 @@ def test_module_call_of_a_helm_wrapper_reads_its_templatefile_values(tmp_path):
     (tmp_path / "templates").mkdir()
     (tmp_path / "templates" / "ollama.yml.tpl").write_text(OLLAMA_TPL)
     (tmp_path / "ollama.tf").write_text(MODULE_TF)
-    release = next(o for o in read_manifests([str(tmp_path)]).objects if o.file.endswith(".tf"))
+    (release,) = read_manifests([str(tmp_path)]).objects
+    assert release.file == str(tmp_path / "templates" / "ollama.yml.tpl") and release.line == 1  # its values' file
     spec = release.obj["spec"]
     assert spec["chart"]["spec"] == {"chart": "open-webui", "version": "3.5.1"}
     assert spec["values"]["ingress"]["host"] == "chat.${global_fqdn}"
-    found = [v for v in check(tmp_path) if v["file"].endswith("ollama.tf")]
+    found = [v for v in check(tmp_path) if v["file"].endswith("ollama.yml.tpl")]
     assert any(v["policy"] == "image-tag-pinned" and "open-webui:latest" in v["message"] for v in found)
     assert not [v for v in found if v["policy"] == "chart-version-pinned"]
 
