@@ -92,7 +92,11 @@ _KEY_DENYING_WORDS = _DENYING_WORDS | frozenset(
 # "sk-test-key", "example-key"); a longer phrase or a number with them is a key someone chose for a local server
 # that checks it ("sk-local-key-1234", a LiteLLM master_key "sk-testing-llm-model-...": still blocking).
 _KEY_SETTING_WORDS = frozenset({"test", "testing", "example", "sample", "demo", "local", "localhost", "dev"})
-_WORD_SPLIT = re.compile(r"[-_.\s:/]+")
+# Open WebUI's OPENAI_API_KEYS and OLLAMA_BASE_URLS are lists joined by ";" (open-webui backend/open_webui/config.py
+# splits them on ";"): "test_token;test_token" is two stand-ins, one per backend (sealed set 120, read after its
+# measurement: akamai-developers/multimodal-kuberay@a06a5d8f manifests/openwebui.yaml, blocked as a leak, labelled
+# nothing). A list of real keys is random-looking words and stays a key.
+_WORD_SPLIT = re.compile(r"[-_.\s:/;,]+")
 _VOWELS = frozenset("aeiouy")
 _PASSWORD_NAME = re.compile(r"PASS|PWD", re.IGNORECASE)
 

@@ -217,6 +217,7 @@ TEMPLATE_NOTE = (
     "advisory: from a Helm template rendered best-effort with its chart's values.yaml; values files and --set "
     "change what is deployed"
 )
+TERRAFORM_NOTE = "advisory: from a Terraform resource read best-effort; its variables and expressions are unknown here"
 
 
 # What `policies check` reports where a policy raised on an object (evaluate_policies ``failures``): the exception's type
@@ -238,6 +239,8 @@ SALVAGE_NOTE = (
 def _from_template(message: str, template: str = "") -> str:
     """A finding that rests on an object rendered from a template or read from a document that does not parse
     (``template`` SALVAGED): advice, and said so; a render with another values file of the chart names it."""
+    if template.startswith("Terraform "):  # policies/reading/terraform.py
+        return unproven(f"{message} ({TERRAFORM_NOTE})")
     note = TEMPLATE_NOTE.replace("values.yaml;", f"values.yaml and {template.partition(' -f ')[2]};", 1)
     return unproven(f"{message} ({SALVAGE_NOTE if template == SALVAGED else note if ' -f ' in template else TEMPLATE_NOTE})")
 

@@ -35,7 +35,7 @@ from policies.values_files import values_release
 
 SUFFIXES = (".yaml", ".yml", ".json")
 # envsubst/sed/Terraform templates of manifests: read best-effort, what does not parse is not a finding of its own.
-TEMPLATE_SUFFIXES = tuple(f"{s}.{t}" for s in (".yaml", ".yml") for t in ("template", "tmpl", "tpl"))
+TEMPLATE_SUFFIXES = tuple(f"{s}.{t}" for s in (".yaml", ".yml") for t in ("template", "tmpl", "tpl", "tftpl"))
 STDIN = "-"
 STDIN_NAME = "<stdin>"
 # Over all files of one run (per-file limits bound each file): bytes read, parses spent on repairs (reading/salvage).
@@ -155,7 +155,7 @@ def manifest_paths(paths: Sequence[str]) -> list[str]:
                 # would count the same pods twice (e.g. a predictor Deployment beside its InferenceService).
                 if PLAN_MARKER in files and DERIVED_FOLDER in dirs:
                     dirs.remove(DERIVED_FOLDER)
-                found.extend(os.path.join(folder, f) for f in files if f.endswith(SUFFIXES + TEMPLATE_SUFFIXES))
+                found.extend(os.path.join(folder, f) for f in files if f.endswith((*SUFFIXES, *TEMPLATE_SUFFIXES, ".tf")))
             out.extend(sorted(found))
         elif path.exists():
             out.append(raw)
@@ -200,6 +200,9 @@ def read_manifests(
                     f"the files read so far exceed {MAX_TOTAL_BYTES >> 20} MiB (the limit for one check)"
                     + (f"; {rest} more file{'s' if rest != 1 else ''} not read" if rest else ""),
                 )
+            if name.endswith(".tf"):
+                objects += _terraform(name, shown, text, counts)
+                continue
             docs, bad = _documents(shown, _ytt_values(text), limits, pure_yaml, salvage_run)
             rendered = charts.read(name, shown, text, bad, limits, docs) if bad and name != STDIN else None
         except LoadError as exc:
@@ -530,6 +533,14 @@ def _values_file_release(docs: list[Document], shown: str, counts: ReadCounts) -
         if not counts.skipped[label]:
             del counts.skipped[label]
     return _objects(Document(release, data[0].index, data[0].line, {}), shown, counts)
+
+
+def _terraform(name: str, shown: str, text: str, counts: ReadCounts) -> list[ManifestObject]:
+    from policies.reading.terraform import terraform_objects
+
+    counts.files += 1  # objects of Terraform resources, best-effort: labelled like a template's render, all advice
+    found = terraform_objects(name, text)
+    return [o for i, (data, line, label, at) in enumerate(found) for o in _objects(Document(data, i, line), at, counts, label)]
 
 
 def _is_list(value: dict) -> bool:

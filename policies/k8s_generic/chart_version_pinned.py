@@ -150,13 +150,24 @@ _HOW = {
 }
 
 
+# A Terraform helm_release (policies/reading/terraform.py) read as a HelmRelease: its ``version`` argument.
+_TERRAFORM = (
+    "Terraform's helm provider installs the latest chart version when version is unset "
+    "(hashicorp/terraform-provider-helm v3.1.2 docs/resources/release.md:63)"
+)
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings = []
     for r in resources:
         group_kind = split_type(r.type)
         if group_kind not in RELEASE_GROUP_KINDS or not isinstance(r.props, dict):
             continue
-        if READ_FROM in annotations_of(r.props):  # a values file read as its release: it states no chart version
+        read_as = annotations_of(r.props).get(READ_FROM)
+        terraform = isinstance(read_as, str) and read_as.startswith(
+            ("Terraform helm_release", "Terraform module")
+        )  # its own version field
+        if read_as is not None and not terraform:  # a values file read as its release: it states no chart version
             continue
         for chart, field, version in _READERS[group_kind[1]](r.props):
             how = _moving(version)
@@ -166,7 +177,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             findings.append(
                 (
                     r.name,
-                    f"{shown} for chart {chart} ({metadata_name(r.props) or r.name}): {_HOW[group_kind[1]]}, so a new "
+                    f"{shown} for chart {chart} ({metadata_name(r.props) or r.name}): "
+                    f"{_TERRAFORM if terraform else _HOW[group_kind[1]]}, so a new "
                     f"chart release, with its templates and the server image its appVersion names, rolls out unasked; "
                     f"pin one chart version",
                 )

@@ -31,6 +31,9 @@ _VALUED = {
     "-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-i", "--index-url", "--extra-index-url",
     "-f", "--find-links", "-t", "--target", "--prefix", "--root", "--src", "--python", "-p", "-n", "--name",
     "--channel", "--platform", "--python-version", "--implementation", "--abi", "--cache-dir", "--log",
+    # uv pip install's (docs.astral.sh/uv/reference/cli/#uv-pip-install): `--index-strategy unsafe-best-match`
+    "--index-strategy", "--resolution", "--prerelease", "--index", "--default-index", "--torch-backend",
+    "--keyring-provider", "--python-platform",
 }  # fmt: skip
 # A newline ends a shell command as ";" does (the split below keeps it as a part of its own).
 _SEPARATORS = {";", "&&", "||", "|", "&", "\n"}

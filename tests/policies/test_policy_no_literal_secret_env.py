@@ -441,6 +441,8 @@ def test_a_key_that_says_it_is_none_is_no_leak(value):
 # say a key stands in for one, with or without an sk- prefix.
 STAND_INS = ["not-a-real-key", "no-auth", "sk-fake-key-for-vllm", "placeholder", "none", "no-key", "unused", "test"]
 STAND_INS += ["example-key", "local", "sk-local-dev", "NOT_NEEDED", "key-not-used", "sk-test-key"]
+# Open WebUI joins one key per backend with ";" (sealed set 120 akamai-developers/multimodal-kuberay OPENAI_API_KEYS).
+STAND_INS += ["test_token;test_token", "EMPTY;EMPTY"]
 
 
 @pytest.mark.parametrize("value", STAND_INS)
@@ -458,7 +460,11 @@ _RANDOM_48 = "T3BlbkFJq8ZrXw2LmN5vB7cD9eF1gH4jK6pQ0sU3yA8tR2wE"
 
 
 @pytest.mark.parametrize(
-    "value", ["sk-proj-4Fq9ZtL0pXw2", "hunter2", "my-secret-key", f"sk-{_RANDOM_48}", f"sk-fake-{_RANDOM_48}", "not-Xk29qLmZpTb"]
+    "value",
+    [
+        *("sk-proj-4Fq9ZtL0pXw2", "hunter2", "my-secret-key", f"sk-{_RANDOM_48}", f"sk-fake-{_RANDOM_48}", "not-Xk29qLmZpTb"),
+        f"test_token;sk-{_RANDOM_48}",  # a list holding one real key is a key
+    ],
 )
 def test_a_real_looking_key_still_blocks(value):
     assert [v.enforcement for v in evaluate([with_env({"name": "OPENAI_API_KEY", "value": value})], policies=[POLICY])] == [

@@ -285,3 +285,42 @@ def test_a_service_without_a_namespace_beside_a_workload_pinned_to_default_is_ad
     (tmp_path / "kustomization.yaml").write_text("resources: [a.yaml]\n")
     assert _g56(_in(str(tmp_path), pinned, _OLLAMA_NODEPORT)) == []
     assert _g56(_in("other", pinned) + _in("k8s", _OLLAMA_NODEPORT)) == []
+
+
+def test_a_near_miss_beside_a_sibling_fronting_pods_defined_elsewhere_is_advice():
+    # Sealed set 119 (read after its measurement), lahlfors/cybernetic-governance-engine@2bcc2f2e
+    # deployment/k8s/vllm-services.yaml: Service vllm-service selects app=vllm-inference and, in the same file,
+    # vllm-reasoning selects app=vllm-reasoning; their Deployments live in vllm-deployment.yaml and vllm-reasoning.yaml,
+    # which the run did not hold, while vllm-streaming.yaml labels its pods app=vllm-inference-streaming (another app).
+    # The pack blocked on the prefix match; the file's other Service fronting pods the files do not define shows the
+    # run holds only part of what the Services front.
+    streaming = copy.deepcopy(_DEPLOYMENT)
+    streaming["metadata"] = {"name": "vllm-inference-streaming"}
+    streaming["spec"]["selector"] = {"matchLabels": {"app": "vllm-inference-streaming"}}
+    streaming["spec"]["template"]["metadata"]["labels"] = {"app": "vllm-inference-streaming"}
+    inference = copy.deepcopy(_NODEPORT)
+    inference["metadata"] = {"name": "vllm-service"}
+    inference["spec"] = {"selector": {"app": "vllm-inference"}, "ports": [{"port": 8000, "targetPort": 8000}]}
+    reasoning = copy.deepcopy(inference)
+    reasoning["metadata"] = {"name": "vllm-reasoning"}
+    reasoning["spec"]["selector"] = {"app": "vllm-reasoning"}
+
+    def at(file: str, index: int, obj: dict):
+        r = manifest(obj)
+        return type(r)(type=r.type, name=f"k8s/{file}#{index} {r.name}", props=r.props)
+
+    both = [
+        at("vllm-streaming.yaml", 0, streaming),
+        at("vllm-services.yaml", 0, inference),
+        at("vllm-services.yaml", 1, reasoning),
+    ]
+    levels = {message.split(" matches", 1)[0]: level for level, message in _g56(both)}
+    assert levels == {"spec.selector app=vllm-inference": "advisory", "spec.selector app=vllm-reasoning": "advisory"}
+    # Alone in its file, the same near miss still blocks (the typo rule above); a sibling whose pods the run holds (the
+    # set 29 headless Service) changes nothing.
+    alone = [at("vllm-streaming.yaml", 0, streaming), at("vllm-services.yaml", 0, inference)]
+    assert [level for level, _ in _g56(alone)] == ["mandatory"]
+    headless = copy.deepcopy(_HEADLESS)
+    headless["spec"]["selector"] = {"app": "vllm-inference-streaming"}
+    with_headless = [*alone, at("vllm-services.yaml", 1, headless)]
+    assert [level for level, _ in _g56(with_headless)] == ["mandatory"]
