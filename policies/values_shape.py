@@ -19,8 +19,10 @@ The paths that decided are named in the release's read-as annotation (the "read 
 name a known chart (fullaware/ollama-stack@82ab6ae3 Chart.yaml: ``ollama`` 1.8.0 from https://otwld.github.io/ollama-helm)
 configures that subchart's release under the dependency's alias or name (Helm's subchart values: ``ollama:`` of the
 parent's values are the subchart's ``.Values``; helm/helm pkg/chartutil/coalesce.go coalesceDeps). The release is read at
-the dependency's version, with the subchart's defaults when the parent sets nothing; a dependency whose ``condition``
-path the parent sets false is not rendered (helm pkg/chartutil/dependencies.go processDependencyConditions).
+the dependency's version, with the subchart's defaults when the parent sets nothing; a dependency Helm leaves out (its
+first ``condition`` path holding a bool is false, or its tags are all set false: ``_enabled``) is not rendered, nor one
+vendored in the parent (``file://``: ``_from_row``). A file is read by shape only on two distinctive paths or more, or one inside the section named after the chart
+(``ollama.models``).
 Pure: components only.
 """
 
@@ -105,7 +107,9 @@ def chart_by_keys(data: Mapping) -> tuple[Chart, list[str]] | None:
             and p in read_paths
             and not any(p in other for c, _, other in shapes if c.key != chart.key)
         ]
-        if own:
+        # One top-level key alone (extraEnv, hostNetwork, updateStrategy) is any app's (review55f: a generic app's values
+        # read as Ollama's): two such paths, or one inside the section named after the chart (ollama.models).
+        if len(own) >= 2 or any("." in p and p.split(".", 1)[0] in chart.names for p in own):
             found.append((chart, own[:4]))
     return found[0] if len(found) == 1 else None
 
@@ -134,8 +138,7 @@ def subchart_releases(file: str, data: Mapping, read_from: str) -> list[dict]:
         if chart is None:
             continue
         key = alias if isinstance(alias, str) and alias else name
-        condition = dep.get("condition")
-        if isinstance(condition, str) and any(_at(data, c.strip()) is False for c in condition.split(",")):
+        if not _from_row(dep.get("repository"), chart) or not _enabled(dep, data):
             continue
         values = data.get(key)
         version = dep.get("version")
@@ -154,6 +157,35 @@ def subchart_releases(file: str, data: Mapping, read_from: str) -> list[dict]:
             }
         )
     return out
+
+
+def _from_row(repository: object, chart: Chart) -> bool:
+    """The dependency comes from the known chart's repository: never a chart vendored in the parent (``file://``, or no
+    repository: Helm reads it from charts/, where the run's own templates are rendered); a repository alias
+    (``@name``, ``alias:name``) cannot be told apart and counts (review55f: a vendored ``ollama`` read as otwld's)."""
+    if not isinstance(repository, str) or not repository.strip() or repository.startswith("file://"):
+        return False
+    if repository.startswith(("@", "alias:")):
+        return True
+    return any(r in repository for r in chart.repositories)
+
+
+def _enabled(dep: Mapping, data: Mapping) -> bool:
+    """Helm's choice of a dependency (helm v3.16.4 pkg/chartutil/dependencies.go processDependencyConditions :48-71 and
+    processDependencyTags :74-104): the first ``condition`` path that holds a bool decides; when none does, tags the
+    parent's ``tags:`` values set decide (all of the dependency's set tags false: off); otherwise it is on."""
+    condition = dep.get("condition")
+    if isinstance(condition, str):
+        for path in condition.split(","):
+            value = _at(data, path.strip())
+            if isinstance(value, bool):
+                return value
+    tags, values = dep.get("tags"), data.get("tags")
+    if isinstance(tags, list) and isinstance(values, Mapping):
+        set_tags = [values[t] for t in tags if isinstance(t, str) and isinstance(values.get(t), bool)]
+        if set_tags and not any(set_tags):
+            return False
+    return True
 
 
 def _at(data: Mapping, dotted: str) -> Any:

@@ -125,3 +125,28 @@ def test_careful_public_chart_values_have_no_finding_but_drain(tmp_path):
     (tmp_path / "conf").mkdir()
     (tmp_path / "conf" / "values.yaml").write_text(CAREFUL_VALUES)
     assert {v["catalog"] for v in check(tmp_path)} <= {"S10"}
+
+
+def test_review55f_forms_stay_unread(tmp_path):
+    # (1) One key alone (extraEnv, hostNetwork) is any app's: a generic app's values are not the Ollama chart's.
+    orders = {"image": {"repository": "ghcr.io/acme/orders-api"}, "replicaCount": 2, "service": {}, "resources": {}}
+    assert chart_by_keys({**orders, "extraEnv": [{"name": "LOG_LEVEL", "value": "info"}]}) is None
+    assert chart_by_keys({"image": {"repository": "x"}, "hostNetwork": False, "resources": {}}) is None
+    # (2) A dependency vendored in the parent (file://) is the repository's own chart, rendered from its templates.
+    (tmp_path / "Chart.yaml").write_text(
+        "apiVersion: v2\nname: stack\nversion: 0.1.0\ndependencies:\n"
+        "  - name: ollama\n    version: 0.1.0\n    repository: file://charts/ollama\n"
+    )
+    assert values_release(str(tmp_path / "values.yaml"), {"ollama": {"gpu": {"enabled": False}}}) is None
+
+
+def test_review55f_helm_decides_a_dependency_as_helm_does(tmp_path):
+    # helm v3.16.4 pkg/chartutil/dependencies.go: the first condition path holding a bool decides (:48-71); with no
+    # condition decided, tags all set false leave the dependency out (:74-104).
+    chart = UMBRELLA_CHART.replace("    repository:", "    condition: ollama.enabled,global.ollama.enabled\n    repository:")
+    (tmp_path / "Chart.yaml").write_text(chart)
+    values = {"ollama": {"enabled": True}, "global": {"ollama": {"enabled": False}}}
+    assert values_release(str(tmp_path / "values.yaml"), values) is not None
+    (tmp_path / "Chart.yaml").write_text(UMBRELLA_CHART.replace("    repository:", "    tags: [llm]\n    repository:"))
+    assert values_release(str(tmp_path / "values.yaml"), {"tags": {"llm": False}, "ollama": {}}) is None
+    assert values_release(str(tmp_path / "values.yaml"), {"tags": {"llm": True}, "ollama": {}}) is not None
