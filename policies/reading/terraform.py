@@ -26,8 +26,7 @@ import os
 import re
 from typing import Any, Optional
 
-import yaml
-
+from components.loading import MANIFESTS, LoadError, load_yaml_documents, read_bounded
 from policies.values_files import READ_FROM
 
 # A ${...} interpolation (nested braces one level deep, as `${merge({a = 1})}` writes) and a %{...} directive line.
@@ -125,9 +124,8 @@ def _text(value: Any, folder: str) -> Optional[str]:
     if path is None:
         return None
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read(1 << 20)
-    except (OSError, UnicodeDecodeError):
+        return read_bounded(path, MANIFESTS)  # the pack's byte limit, as for any file it reads (review55e)
+    except (LoadError, OSError, UnicodeDecodeError):
         return None
 
 
@@ -135,9 +133,12 @@ def _yaml(text: Optional[str]) -> list[Any]:
     if text is None:
         return []
     try:
-        return [d for d in yaml.safe_load_all(unknowns(text)) if d is not None]
-    except yaml.YAMLError:
+        # The pack's bounded composer (depth, node count, aliases): a heredoc nested 5,000 deep raised RecursionError
+        # and an alias bomb never finished through yaml.safe_load_all (review55e).
+        docs = load_yaml_documents("<terraform>", MANIFESTS, text=unknowns(text))
+    except (LoadError, RecursionError):
         return []
+    return [d.data for d in docs if d.data is not None]
 
 
 def _structured(value: Any, folder: str, source: str = "") -> list[Any]:
@@ -248,11 +249,17 @@ def _blocks(tree: Any, text: str) -> dict[tuple[str, str], tuple[int, str]]:
     return out
 
 
+# The largest .tf file parsed (python-hcl2's lark parser is slow on large inputs: ~17 s on 670 KB, review55e).
+_MAX_PARSED = 256 * 1024
+
+
 def terraform_objects(file: str, text: str) -> list[tuple[Any, int, str, str]]:
     """(object, line, label) for each Kubernetes object and Helm release the .tf file's resources apply; [] when the
     file does not parse (another tool's file: not this pack's to report)."""
     if not any(word in text for word in ("kubectl_manifest", "kubernetes_manifest", "helm_release", "chart")):
         return []
+    if len(text) > _MAX_PARSED:
+        return []  # the HCL parser takes ~17 s on 670 KB (review55e): a file that large is not read
     import hcl2
 
     try:

@@ -198,3 +198,20 @@ def test_terraform_without_kubernetes_resources_or_not_parsing_is_not_reported(t
     (tmp_path / "ns.yaml").write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: llm}\n")
     read = read_manifests([str(tmp_path)])
     assert [o.kind for o in read.objects] == ["Namespace"] and read.unreadable == []
+
+
+def test_hostile_terraform_bodies_are_bounded(tmp_path):
+    # review55e: a heredoc nested 5,000 deep raised RecursionError (an internal error, no findings) and an alias bomb
+    # never finished, while the same text as a .yaml file is refused at once by the pack's bounded composer; a .tf
+    # larger than the parser handles quickly is not parsed.
+    deep = "[" * 5000 + "]" * 5000
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{n}: &{n} [{', '.join(['*' + p] * 9)}]\n" for p, n in zip("abcdefgh", "bcdefghi")
+    )
+    body = "\n".join(f"      {line}" for line in bomb.splitlines())
+    (tmp_path / "deep.tf").write_text(
+        f'resource "kubectl_manifest" "deep" {{\n  yaml_body = <<-YAML\n      kind: ConfigMap\n      data: {deep}\n  YAML\n}}\n'
+    )
+    (tmp_path / "bomb.tf").write_text(f'resource "kubectl_manifest" "bomb" {{\n  yaml_body = <<-YAML\n{body}\n  YAML\n}}\n')
+    (tmp_path / "big.tf").write_text("# a helm chart\n" + 'locals { x = "y" }\n' * 20000)
+    assert read_manifests([str(tmp_path)]).objects == []
