@@ -17,11 +17,9 @@ Kubernetes resource (not reported at all). Every finding on a Terraform object i
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 from policies.manifests import read_manifests
-from tests.conftest import ROOT
+from tests.conftest import check_in_process
 
 DEPLOYMENT_TF = """\
 # GPU LLM Deployment
@@ -118,15 +116,8 @@ ingress:
 
 
 def check(folder):
-    proc = subprocess.run(
-        [sys.executable, "-m", "policies", "check", str(folder), "--format", "json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
-    return json.loads(proc.stdout)["violations"]
+    """The JSON report's findings of `python -m policies check FOLDER`, run in this process (tests.conftest)."""
+    return json.loads(check_in_process(str(folder), "--format", "json").stdout)["violations"]
 
 
 def test_kubectl_manifest_yamlencode_deployment_is_read_at_the_resource_line(tmp_path):

@@ -14,13 +14,11 @@ release reading does not carry the chart's lifecycle and terminationGracePeriodS
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 from policies.manifests import read_manifests
 from policies.values_files import READ_FROM, values_release
 from policies.values_shape import chart_by_keys
-from tests.conftest import ROOT
+from tests.conftest import check_in_process
 
 CONF_VALUES = """\
 ollama:
@@ -71,15 +69,8 @@ service: {type: ClusterIP}
 
 
 def check(folder):
-    proc = subprocess.run(
-        [sys.executable, "-m", "policies", "check", str(folder), "--format", "json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
-    return json.loads(proc.stdout)["violations"]
+    """The JSON report's findings of `python -m policies check FOLDER`, run in this process (tests.conftest)."""
+    return json.loads(check_in_process(str(folder), "--format", "json").stdout)["violations"]
 
 
 def test_values_in_a_folder_named_conf_are_read_by_their_keys(tmp_path):
