@@ -77,12 +77,7 @@ def _set_paths(data: Mapping) -> list[str]:
 
 
 def _sets(data: Mapping, dotted: str) -> bool:
-    node: Any = data
-    for key in dotted.split("."):
-        if not isinstance(node, Mapping) or key not in node:
-            return False
-        node = node[key]
-    return node not in (None, "", {}, [])
+    return _at(data, dotted) not in (None, "", {}, [])
 
 
 def chart_by_keys(data: Mapping) -> tuple[Chart, list[str]] | None:

@@ -47,10 +47,15 @@ _SERVICE = ("", "Service")
 _CONTROLLER_LABELS = CONTROLLER_KEYS
 
 
+def _file(resource: Resource) -> str:
+    """The file a manifest object was read from ("" for a Pulumi resource: one program)."""
+    location = resource.name.split(" ", 1)[0] if " " in resource.name else ""
+    return location.split("#", 1)[0] if "#" in location else ""
+
+
 def _where(resource: Resource) -> str:
     """The directory of the file a manifest object was read from ("" for a Pulumi resource: one program)."""
-    location = resource.name.split(" ", 1)[0] if " " in resource.name else ""
-    return posixpath.dirname(location.split("#", 1)[0]) if "#" in location else ""
+    return posixpath.dirname(_file(resource))
 
 
 def _selector(service: Resource) -> Optional[dict]:
@@ -208,11 +213,6 @@ def _pinned_apart(service: Resource, selector: Mapping, in_namespace: list[Resou
             )
         ]
     return []
-
-
-def _file(resource: Resource) -> str:
-    location = resource.name.split(" ", 1)[0] if " " in resource.name else ""
-    return location.split("#", 1)[0] if "#" in location else ""
 
 
 def _siblings_elsewhere(service: Resource, services: list[Resource], in_namespace: list[Resource]) -> bool:
