@@ -31,12 +31,15 @@ from components.secrets import printable
 from policies.config_files import litellm_config_object
 from policies.input.comment_tokens import CommentToken, comment_tokens
 from policies.input.read_records import ReadCounts, SalvageRead, TemplateRead, Unreadable
+from policies.reading.helmfile import helmfile_run, is_helmfile
 from policies.values_files import values_release
 
 SUFFIXES = (".yaml", ".yml", ".json")
 # envsubst/sed/Terraform templates of manifests: read best-effort, what does not parse is not a finding of its own.
 TEMPLATE_SUFFIXES = tuple(f"{s}.{t}" for s in (".yaml", ".yml") for t in ("template", "tmpl", "tpl", "tftpl"))
+_READ_SUFFIXES = (*SUFFIXES, *TEMPLATE_SUFFIXES, ".tf")
 STDIN = "-"
+_NO_OBJECT = "holds no Kubernetes object (no document with apiVersion and kind), so nothing in it was checked"
 STDIN_NAME = "<stdin>"
 # Over all files of one run (per-file limits bound each file): bytes read, parses spent on repairs (reading/salvage).
 MAX_TOTAL_BYTES = 256 << 20
@@ -155,7 +158,7 @@ def manifest_paths(paths: Sequence[str]) -> list[str]:
                 # would count the same pods twice (e.g. a predictor Deployment beside its InferenceService).
                 if PLAN_MARKER in files and DERIVED_FOLDER in dirs:
                     dirs.remove(DERIVED_FOLDER)
-                found.extend(os.path.join(folder, f) for f in files if f.endswith((*SUFFIXES, *TEMPLATE_SUFFIXES, ".tf")))
+                found.extend(os.path.join(folder, f) for f in files if f.endswith(_READ_SUFFIXES) or is_helmfile(f, folder))
             out.extend(sorted(found))
         elif path.exists():
             out.append(raw)
@@ -185,6 +188,7 @@ def read_manifests(
     charts = _Charts(paths)
     salvage_run = SimpleNamespace(parses=SALVAGE_RUN_PARSES)  # one budget for every file's repairs
     total = 0
+    helmfiles, claimed = helmfile_run(files)  # releases of the run's helmfiles, and the values files they read
     for i, name in enumerate(files):
         shown = STDIN_NAME if name == STDIN else name
         try:
@@ -200,8 +204,8 @@ def read_manifests(
                     f"the files read so far exceed {MAX_TOTAL_BYTES >> 20} MiB (the limit for one check)"
                     + (f"; {rest} more file{'s' if rest != 1 else ''} not read" if rest else ""),
                 )
-            if name.endswith(".tf"):
-                objects += _terraform(name, shown, text, counts)
+            if name.endswith(".tf") or name in helmfiles:
+                objects += _terraform(name, text, counts) if name.endswith(".tf") else _joined(helmfiles[name], counts)
                 continue
             docs, bad = _documents(shown, _ytt_values(text), limits, pure_yaml, salvage_run)
             rendered = charts.read(name, shown, text, bad, limits, docs) if bad and name != STDIN else None
@@ -228,19 +232,11 @@ def read_manifests(
             objects.extend(found)
             if repair:
                 salvaged.append(SalvageRead(printable(shown, 4096), doc.index, doc.line, repair, len(found)))
-        if len(objects) == before and not bad and name != STDIN:
+        if len(objects) == before and not bad and name != STDIN and name not in claimed:
             objects.extend(_values_file_release(docs, shown, counts))  # a known chart's values file: its release
         comments += comment_tokens(printable(shown, 4096), text, objects[before:])
-        if len(objects) == before and not bad and any(d.data is not None for d in docs):
-            unreadable.append(
-                Unreadable(
-                    printable(shown, 4096),
-                    None,
-                    1,
-                    "holds no Kubernetes object (no document with apiVersion and kind), so nothing in it was checked",
-                    "not-kubernetes",
-                )
-            )
+        if len(objects) == before and not bad and any(d.data is not None for d in docs) and name not in claimed:
+            unreadable.append(Unreadable(printable(shown, 4096), None, 1, _NO_OBJECT, "not-kubernetes"))
     counts.objects = len(objects)
     unreadable = [u for u in unreadable if not u.file.endswith(TEMPLATE_SUFFIXES)]
     return ManifestSet(objects, counts, unreadable, templates, salvaged, comments)
@@ -535,11 +531,15 @@ def _values_file_release(docs: list[Document], shown: str, counts: ReadCounts) -
     return _objects(Document(release, data[0].index, data[0].line, {}), shown, counts)
 
 
-def _terraform(name: str, shown: str, text: str, counts: ReadCounts) -> list[ManifestObject]:
+def _terraform(name: str, text: str, counts: ReadCounts) -> list[ManifestObject]:
     from policies.reading.terraform import terraform_objects
 
-    counts.files += 1  # objects of Terraform resources, best-effort: labelled like a template's render, all advice
-    found = terraform_objects(name, text)
+    return _joined(terraform_objects(name, text), counts)
+
+
+def _joined(found: list[tuple[Any, int, str, str]], counts: ReadCounts) -> list[ManifestObject]:
+    """Objects a Terraform file or a helmfile applies (best-effort: labelled like a template's render, all advice)."""
+    counts.files += 1
     return [o for i, (data, line, label, at) in enumerate(found) for o in _objects(Document(data, i, line), at, counts, label)]
 
 
