@@ -30,16 +30,16 @@ import glob
 import os
 import re
 from collections.abc import Mapping
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
-from components.loading import MANIFESTS, LoadError, load_yaml, load_yaml_documents, read_bounded
+from components.loading import MANIFESTS, Document, LoadError, load_yaml, load_yaml_documents, read_bounded
 from policies.values_files import READ_FROM
 
 _NAMES = frozenset({"helmfile.yaml", "helmfile.yml", "helmfile.yaml.gotmpl", "helmfile.yml.gotmpl"})
 GOTMPL = ".gotmpl"
 _ACTION = re.compile(r"\{\{.*?\}\}", re.S)
 _ONLY_ACTIONS = re.compile(r"^[ \t]*(?:\{\{.*?\}\}[ \t]*)+$", re.M)
-_FILL_IN = "${helmfile_fill_in}"
+_FILL_IN = "${helmfile_fill_in}"  # policies/reading/placeholders.py HELMFILE_FILL_IN: a fill-in for every rule
 _MATCHES = 8  # files a templated values path may name, each its own release: bounded
 _RELEASES = 64
 _FILL_INS = 2  # fill-ins a values path may hold and still be matched against the run's files
@@ -273,6 +273,13 @@ def helmfile_objects(file: str, text: str) -> tuple[list[tuple[dict, str, str]],
                 namespace = UNKNOWN
             out.extend((obj, label, at) for obj in _rendered(root, values, name, namespace))
     return out, claimed
+
+
+def read_helmfile(found: list[tuple[dict, int, str, str]], objects_of: Callable[..., list[Any]], counts: Any) -> list[Any]:
+    """The objects (``objects_of(document, reported file, counts, label)``: policies.manifests' reading of one document,
+    ``counts`` its ReadCounts) of one helmfile's releases (``helmfile_run``)."""
+    counts.files += 1
+    return [o for i, (data, line, label, at) in enumerate(found) for o in objects_of(Document(data, i, line), at, counts, label)]
 
 
 def helmfile_run(files: list[str]) -> tuple[dict[str, list[tuple[dict, int, str, str]]], set[str]]:

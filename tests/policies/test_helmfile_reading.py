@@ -256,3 +256,22 @@ def test_values_paths_of_fill_ins_or_other_files_are_not_read(tmp_path):
     )
     releases = [o for o in read_manifests([str(tmp_path)]).objects if o.kind == "HelmRelease"]
     assert [r.obj["spec"]["values"] for r in releases] == [{}]
+
+
+def test_a_helmfile_action_is_a_fill_in_no_rule_reports(tmp_path):
+    """A .gotmpl values file is rendered by helmfile: its action is a value the pack does not know, not a placeholder
+    (S27) nor an unpinned tag (G1). A plain .yaml values file holding one stays what it is: YAML helm cannot read."""
+    from policies.reading.helmfile import _FILL_IN
+    from policies.reading.placeholders import HELMFILE_FILL_IN
+
+    assert _FILL_IN == HELMFILE_FILL_IN
+    root = _quickbeard(tmp_path)
+    (root / "helmfile.yaml").write_text(
+        "releases:\n  - name: vllm\n    namespace: aiops\n    chart: ./charts/vllm\n    values:\n"
+        "      - values/vllm.yaml.gotmpl\n"
+    )
+    tag = '{{ env "VLLM_TAG" | default "v0.6.3" }}'
+    (root / "values" / "vllm.yaml.gotmpl").write_text(VALUES.replace('"TAG"', tag))
+    found = [f for f in _findings(str(root)) if f["file"].endswith("vllm.yaml.gotmpl")]  # its one values file
+    assert [f for f in found if f["policy"] == "no-load-balancer-service"]  # the release was read
+    assert not [f for f in found if f["policy"] in ("image-tag-pinned", "manifest-is-kubernetes", "container-can-start")]
