@@ -215,7 +215,8 @@ def read_manifests(
             docs, bad = _documents(shown, _ytt_values(text), limits, pure_yaml, salvage_run)
             rendered = charts.read(name, shown, text, bad, limits, docs) if bad and name != STDIN else None
         except LoadError as exc:
-            unreadable.append(Unreadable(printable(shown, 4096), None, exc.line or 1, exc.problem, "invalid", bool(exc.line)))
+            kind = getattr(exc, "kind", "invalid")  # a helmfile template's: advice (policies/reading/helmfile.py)
+            unreadable.append(Unreadable(printable(shown, 4096), None, exc.line or 1, exc.problem, kind, bool(exc.line)))
             if total > MAX_TOTAL_BYTES:
                 break
             continue
