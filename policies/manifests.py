@@ -30,6 +30,7 @@ from components.loading import MANIFESTS, Document, Limits, LoadError, load_yaml
 from components.secrets import printable
 from policies.config_files import litellm_config_object
 from policies.input.comment_tokens import CommentToken, comment_tokens
+from policies.input.no_object import no_object
 from policies.input.read_records import ReadCounts, SalvageRead, TemplateRead, Unreadable
 from policies.values_files import values_release
 
@@ -231,16 +232,8 @@ def read_manifests(
         if len(objects) == before and not bad and name != STDIN:
             objects.extend(_values_file_release(docs, shown, counts))  # a known chart's values file: its release
         comments += comment_tokens(printable(shown, 4096), text, objects[before:])
-        if len(objects) == before and not bad and any(d.data is not None for d in docs):
-            unreadable.append(
-                Unreadable(
-                    printable(shown, 4096),
-                    None,
-                    1,
-                    "holds no Kubernetes object (no document with apiVersion and kind), so nothing in it was checked",
-                    "not-kubernetes",
-                )
-            )
+        if len(objects) == before and not bad and (empty := no_object(printable(shown, 4096), name, text, docs)):
+            unreadable.append(empty)
     counts.objects = len(objects)
     unreadable = [u for u in unreadable if not u.file.endswith(TEMPLATE_SUFFIXES)]
     return ManifestSet(objects, counts, unreadable, templates, salvaged, comments)
