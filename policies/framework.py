@@ -217,7 +217,10 @@ TEMPLATE_NOTE = (
     "advisory: from a Helm template rendered best-effort with its chart's values.yaml; values files and --set "
     "change what is deployed"
 )
-TERRAFORM_NOTE = "advisory: from a Terraform resource read best-effort; its variables and expressions are unknown here"
+TERRAFORM_NOTE = (
+    "advisory: from a Terraform resource read best-effort; variables read at their literal defaults (a .tfvars may set "
+    "others), other expressions unknown here"
+)
 
 
 # What `policies check` reports where a policy raised on an object (evaluate_policies ``failures``): the exception's type
