@@ -221,6 +221,7 @@ TERRAFORM_NOTE = (
     "advisory: from a Terraform resource read best-effort; variables read at their literal defaults (a .tfvars may set "
     "others), other expressions unknown here"
 )
+HELMFILE_NOTE = "advisory: from a {} read best-effort; its template actions and environment are unknown here"
 
 
 # What `policies check` reports where a policy raised on an object (evaluate_policies ``failures``): the exception's type
@@ -244,6 +245,8 @@ def _from_template(message: str, template: str = "") -> str:
     (``template`` SALVAGED): advice, and said so; a render with another values file of the chart names it."""
     if template.startswith("Terraform "):  # policies/reading/terraform.py
         return unproven(f"{message} ({TERRAFORM_NOTE})")
+    if template.startswith("helmfile release "):  # policies/reading/helmfile.py
+        return unproven(f"{message} ({HELMFILE_NOTE.format(template)})")
     note = TEMPLATE_NOTE.replace("values.yaml;", f"values.yaml and {template.partition(' -f ')[2]};", 1)
     return unproven(f"{message} ({SALVAGE_NOTE if template == SALVAGED else note if ' -f ' in template else TEMPLATE_NOTE})")
 

@@ -206,7 +206,7 @@ def _template_files(root: str) -> list[str]:
     return found[:MAX_DEFINE_FILES]
 
 
-def _context(chart: Chart, file: str) -> dict:
+def _context(chart: Chart, file: str, release: tuple[str, Any] = (RELEASE_NAME, GT_UNKNOWN)) -> dict:
     meta = {k[:1].upper() + k[1:]: v for k, v in chart.meta.items() if isinstance(k, str)}
     rel = os.path.relpath(os.path.abspath(file), os.path.dirname(chart.root))
     apis = HelmObject(Has=lambda version: version in _BUILTIN_GROUPS)
@@ -215,10 +215,10 @@ def _context(chart: Chart, file: str) -> dict:
         "Values": chart.values,
         "Chart": meta,
         "Release": {
-            "Name": RELEASE_NAME,
-            # The namespace `helm install -n` gives: unknown here, and a rendered metadata.namespace that is only the
-            # release's is dropped (settled), as the object then lands in the release's namespace.
-            "Namespace": UNKNOWN_NAMESPACE,
+            "Name": release[0],
+            # The namespace `helm install -n` gives: unknown unless a release object names it, and a rendered
+            # metadata.namespace that is only the release's is dropped (settled), as the object then lands there.
+            "Namespace": release[1],
             "Service": "Helm",
             "IsInstall": True,
             "IsUpgrade": False,
@@ -233,9 +233,11 @@ def _context(chart: Chart, file: str) -> dict:
 UNKNOWN_NAMESPACE = GT_UNKNOWN
 
 
-def render(file: str, text: str, chart: Chart, values: Optional[dict] = None) -> str:
-    """The template's text rendered with the chart's defaults, or with ``values`` (one of its ``variants``)
-    (CannotRender when it cannot be)."""
+def render(
+    file: str, text: str, chart: Chart, values: Optional[dict] = None, release: tuple[str, Any] = (RELEASE_NAME, GT_UNKNOWN)
+) -> str:
+    """The template's text rendered with the chart's defaults, or with ``values`` (one of its ``variants``, or a
+    release's: ``release`` its name and namespace) (CannotRender when it cannot be)."""
     if chart.problem:
         raise CannotRender(f"its chart cannot be read ({chart.problem})")
     defines = dict(chart.defines)
@@ -244,7 +246,7 @@ def render(file: str, text: str, chart: Chart, values: Optional[dict] = None) ->
     # Values are copied so `set`/`merge` in one template change nothing another template sees.
     given = chart.values if values is None else values
     own = Chart(chart.root, chart.meta, copy.deepcopy(given), chart.values_file, chart.defines)
-    return renderer.render(nodes, _context(own, file))
+    return renderer.render(nodes, _context(own, file, release))
 
 
 # A line that is only an unknown block (an include the chart does not define, `| nindent N`) right under a key that
