@@ -31,6 +31,7 @@ from components.secrets import printable
 from policies.config_files import litellm_config_object
 from policies.input.comment_tokens import CommentToken, comment_tokens
 from policies.input.read_records import ReadCounts, SalvageRead, TemplateRead, Unreadable
+from policies.reading.gitops_charts import chart_ref_releases, local_chart_releases
 from policies.reading.helmfile import helmfile_run, is_helmfile, read_helmfile
 from policies.reading.terraform import read_once, read_terraform
 from policies.values_files import values_release
@@ -243,6 +244,7 @@ def read_manifests(
         if len(objects) == before and not bad and any(d.data is not None for d in docs) and name not in claimed:
             unreadable.append(Unreadable(printable(shown, 4096), None, 1, _NO_OBJECT, "not-kubernetes"))
     objects, unreadable = read_once(objects, unreadable, terraform_read)  # a file Terraform reads counts once
+    objects = chart_ref_releases(objects, replace) + local_chart_releases(objects, files, _objects, counts)  # GitOps
     counts.objects = len(objects)
     unreadable = [u for u in unreadable if not u.file.endswith(TEMPLATE_SUFFIXES)]
     return ManifestSet(objects, counts, unreadable, templates, salvaged, comments)
