@@ -30,6 +30,7 @@ from components.loading import MANIFESTS, Document, Limits, LoadError, load_yaml
 from components.secrets import printable
 from policies.config_files import litellm_config_object
 from policies.input.comment_tokens import CommentToken, comment_tokens
+from policies.input.no_object import no_object
 from policies.input.read_records import ReadCounts, SalvageRead, TemplateRead, Unreadable
 from policies.reading.gitops_charts import chart_ref_releases, local_chart_releases
 from policies.reading.helmfile import helmfile_run, is_helmfile, read_helmfile
@@ -41,7 +42,6 @@ SUFFIXES = (".yaml", ".yml", ".json")
 TEMPLATE_SUFFIXES = tuple(f"{s}.{t}" for s in (".yaml", ".yml") for t in ("template", "tmpl", "tpl", "tftpl"))
 _READ_SUFFIXES = (*SUFFIXES, *TEMPLATE_SUFFIXES, ".tf")
 STDIN = "-"
-_NO_OBJECT = "holds no Kubernetes object (no document with apiVersion and kind), so nothing in it was checked"
 STDIN_NAME = "<stdin>"
 # Over all files of one run (per-file limits bound each file): bytes read, parses spent on repairs (reading/salvage).
 MAX_TOTAL_BYTES = 256 << 20
@@ -241,8 +241,9 @@ def read_manifests(
         if len(objects) == before and not bad and name != STDIN and name not in claimed:
             objects.extend(_values_file_release(docs, shown, counts))  # a known chart's values file: its release
         comments += comment_tokens(printable(shown, 4096), text, objects[before:])
-        if len(objects) == before and not bad and any(d.data is not None for d in docs) and name not in claimed:
-            unreadable.append(Unreadable(printable(shown, 4096), None, 1, _NO_OBJECT, "not-kubernetes"))
+        if len(objects) == before and not bad and name not in claimed:
+            if empty := no_object(printable(shown, 4096), name, text, docs):
+                unreadable.append(empty)
     objects, unreadable = read_once(objects, unreadable, terraform_read)  # a file Terraform reads counts once
     objects = chart_ref_releases(objects, replace) + local_chart_releases(objects, files, _objects, counts)  # GitOps
     counts.objects = len(objects)
