@@ -176,9 +176,9 @@ _HELMFILE = (
 
 # A Flux HelmRelease's chartRef (policies/reading/gitops_charts.py): the OCIRepository or HelmChart of the run it names.
 _CHART_REF = (
-    "source-controller follows it (an OCIRepository with no ref digest, semver or tag \"defaults to the latest tag\", "
+    'source-controller follows it (an OCIRepository with no ref digest, semver or tag "defaults to the latest tag", '
     "a semver range the newest match: fluxcd/source-controller v1.9.1 api/v1/ocirepository_types.go:64-65,151-167; a "
-    "HelmChart's version \"Defaults to latest when omitted\", api/v1/helmchart_types.go:38-42) and helm-controller "
+    'HelmChart\'s version "Defaults to latest when omitted", api/v1/helmchart_types.go:38-42) and helm-controller '
     "upgrades the release to each new chart artifact (fluxcd/helm-controller v1.6.3 api/v2/helmrelease_types.go:53-56)"
 )
 
@@ -188,7 +188,7 @@ def _chart_ref(r: Resource, sources: Mapping) -> list[tuple[str, str]]:
     if source is None:
         return []
     chart, field, version = source_pin(source)
-    how = "unset" if version is None else _moving(version)
+    how = "unset" if version is None else None if version == "" else _moving(version)  # "": pinned otherwise
     if how is None or not chart or not _serving_chart(chart):
         return []
     kind, name = source.get("kind"), metadata_name(source)

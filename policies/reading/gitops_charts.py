@@ -128,7 +128,8 @@ def _argo(props: Mapping, roots: list[str]) -> list[tuple[str, dict, str, Any, s
         if not isinstance(source, Mapping) or source.get("chart"):
             continue
         root = _chart_root(source.get("path"), roots)
-        helm = source.get("helm") if isinstance(source.get("helm"), Mapping) else {}
+        given = source.get("helm")
+        helm: Mapping = given if isinstance(given, Mapping) else {}
         release = helm.get("releaseName") or name
         if root is None or _templated(release):
             continue
@@ -296,8 +297,9 @@ def chart_ref_releases(objects: list[Any], replace: Callable[..., Any]) -> list[
             chart["version"] = version
         spec["chart"] = {"spec": chart}
         meta = dict(o.obj.get("metadata") or {})
+        had = meta.get("annotations")
         meta["annotations"] = {
-            **(meta.get("annotations") if isinstance(meta.get("annotations"), Mapping) else {}),
+            **(had if isinstance(had, Mapping) else {}),
             CHART_REF: "/".join(str(p) for p in _ref_key(o.obj) or ()),
         }
         out.append(replace(o, obj={**o.obj, "metadata": meta, "spec": spec}))
