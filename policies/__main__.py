@@ -32,14 +32,21 @@ The Pulumi CLI serves the pack itself: pulumi preview --policy-pack DIR (after b
 """
 
 _PACK_DIR = Path(__file__).resolve().parent
+# The first word of a CLI command line (USAGE); an engine address is never one of them.
+_COMMAND_WORDS = frozenset({"check", "docs", "build", "--help", "-h", "help"})
 
 
 def launched_by_pulumi() -> bool:
     """True when the Pulumi CLI's policy runner runs us.
 
     It runs `python -m pulumi.policy ADDRESS DIR`, which calls `runpy.run_path(DIR)`; run_path
-    sets sys.argv[0] to DIR, the pack folder itself. `python -m policies` sets it to this file.
+    sets sys.argv[0] to DIR, the pack folder itself, and leaves ADDRESS after it. `python -m policies`
+    sets it to this file. A profiler or debugger run as `python -m cProfile -m policies check ...` from
+    the repository root leaves the bare module name `policies`, which resolves to the pack folder too:
+    a command word after it (check, docs, build, --help) is the CLI's, never an engine address.
     """
+    if len(sys.argv) > 1 and sys.argv[1] in _COMMAND_WORDS:
+        return False
     try:
         return bool(sys.argv and sys.argv[0]) and Path(sys.argv[0]).resolve() == _PACK_DIR
     except OSError:

@@ -42,7 +42,7 @@ from policies.reading.kustomize import (
     rewritten_images,
     targeted,
 )
-from policies.reading.placeholders import placeholders, with_unknowns
+from policies.reading.placeholders import placeholders, terraform_filled, with_unknowns
 from policies.registry import evaluate, validate_config
 from policies.scopes import redefinitions, split
 from policies.values_files import READ_FROM
@@ -167,7 +167,9 @@ def _unrendered(resource: Resource) -> Resource:
     hits = tuple(placeholders(resource))
     if not hits:
         return dataclasses.replace(resource, unrendered=())  # looked for once: S27 does not read the object again
-    return dataclasses.replace(resource, props=with_unknowns(resource), unrendered=hits, written=resource.props)
+    # A Terraform interpolation is unknown to every rule, and no fill-in S27 names: the plan renders it.
+    named = tuple(hit for hit in hits if not terraform_filled(resource, hit[1]))
+    return dataclasses.replace(resource, props=with_unknowns(resource), unrendered=named, written=resource.props)
 
 
 def scoped(

@@ -31,6 +31,7 @@ from components.secrets import printable
 from policies.config_files import litellm_config_object
 from policies.input.comment_tokens import CommentToken, comment_tokens
 from policies.input.read_records import ReadCounts, SalvageRead, TemplateRead, Unreadable
+from policies.reading.terraform import read_once, read_terraform
 from policies.values_files import values_release
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -182,6 +183,7 @@ def read_manifests(
     templates: list[TemplateRead] = []
     salvaged: list[SalvageRead] = []
     comments: list[CommentToken] = []
+    terraform_read: dict[int, tuple[str, ...]] = {}
     charts = _Charts(paths)
     salvage_run = SimpleNamespace(parses=SALVAGE_RUN_PARSES)  # one budget for every file's repairs
     total = 0
@@ -200,8 +202,8 @@ def read_manifests(
                     f"the files read so far exceed {MAX_TOTAL_BYTES >> 20} MiB (the limit for one check)"
                     + (f"; {rest} more file{'s' if rest != 1 else ''} not read" if rest else ""),
                 )
-            if name.endswith(".tf"):
-                objects += _terraform(name, shown, text, counts)
+            if name.endswith(".tf"):  # objects of Terraform resources, best-effort: labelled like a template's, all advice
+                objects += read_terraform(name, text, _objects, counts, terraform_read)
                 continue
             docs, bad = _documents(shown, _ytt_values(text), limits, pure_yaml, salvage_run)
             rendered = charts.read(name, shown, text, bad, limits, docs) if bad and name != STDIN else None
@@ -241,6 +243,7 @@ def read_manifests(
                     "not-kubernetes",
                 )
             )
+    objects, unreadable = read_once(objects, unreadable, terraform_read)  # a file Terraform reads counts once
     counts.objects = len(objects)
     unreadable = [u for u in unreadable if not u.file.endswith(TEMPLATE_SUFFIXES)]
     return ManifestSet(objects, counts, unreadable, templates, salvaged, comments)
@@ -533,14 +536,6 @@ def _values_file_release(docs: list[Document], shown: str, counts: ReadCounts) -
         if not counts.skipped[label]:
             del counts.skipped[label]
     return _objects(Document(release, data[0].index, data[0].line, {}), shown, counts)
-
-
-def _terraform(name: str, shown: str, text: str, counts: ReadCounts) -> list[ManifestObject]:
-    from policies.reading.terraform import terraform_objects
-
-    counts.files += 1  # objects of Terraform resources, best-effort: labelled like a template's render, all advice
-    found = terraform_objects(name, text)
-    return [o for i, (data, line, label, at) in enumerate(found) for o in _objects(Document(data, i, line), at, counts, label)]
 
 
 def _is_list(value: dict) -> bool:

@@ -81,7 +81,7 @@ from policies.reading.inline_python import compile_failure, may_be_python2, newe
 from policies.reading.kserve_runtime import option_args_images
 from policies.reading.kustomize import image_rewritten
 from policies.reading.ollama_weights import oversized_pulls
-from policies.reading.placeholders import placeholder_in, written_images
+from policies.reading.placeholders import placeholder_in, terraform_filled, written_images
 from policies.reading.serving import engine_table
 from policies.reading.unmounted_programs import unmounted_programs
 from policies.reading.user_pip_install import user_pip_install
@@ -432,7 +432,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
         custom_predictor = group == "serving.kserve.io" and kind == "InferenceService" and not path.endswith(".model")
         for container in containers(podspec, init=True):
             label = container_label(path, container)
-            image = _image_message(label, written.get(label, container.get("image")))
+            image = written.get(label, container.get("image"))
+            image = None if terraform_filled(resource, image) else _image_message(label, image)
             messages.extend([image] if image else [])
             # A kustomization of the run that retags the image deploys another tag than the base's.
             rewritten = image_rewritten(resource.retagged, container.get("image"))

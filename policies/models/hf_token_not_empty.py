@@ -69,7 +69,7 @@ from policies.reading.container_env import env_config_map
 from policies.reading.flux_substitution import flux_substituted
 from policies.reading.hf_tokens import TOKEN_VARIABLES, config_map_fill_ins, own_name, token_placeholder
 from policies.reading.model_ids import offline
-from policies.reading.placeholders import placeholder_in
+from policies.reading.placeholders import placeholder_in, terraform_filled
 from policies.reading.secrets import decoded, secret_values, variables_of_key
 from policies.reading.serving import namespace_of
 
@@ -489,8 +489,8 @@ def _check_secret(resource: Resource, config: dict) -> list[str]:
         # A data value that is not base64 is read as the author typed it for its own name only (``HF_TOKEN: hf_token``).
         filler = token_placeholder(value) or own_name(key, raw.get(key) if value is None else value)
         variable = None if filler else _unrendered(value)
-        if variable and flux_substituted(resource):
-            variable = None  # a Flux Kustomization's postBuild fills it in (policies/reading/flux_substitution.py)
+        if variable and (flux_substituted(resource) or terraform_filled(resource, variable)):
+            variable = None  # a Flux Kustomization's postBuild or the Terraform plan fills it in (flux_substitution.py)
         if variable:
             messages.append(_rendering_variable(key, variable, "the Hub answers with 401 (even for a public model)"))
         if filler:
@@ -528,8 +528,8 @@ def _check_secret_fill_in(resource: Resource, config: dict) -> list[str]:
         credential = _CREDENTIAL_KEY.search(key) is not None
         filler = token_placeholder(value) if credential else _whole_fill_in(value)
         variable = None if filler or not credential else _unrendered(value)
-        if variable and flux_substituted(resource):
-            variable = None  # a Flux Kustomization's postBuild fills it in (policies/reading/flux_substitution.py)
+        if variable and (flux_substituted(resource) or terraform_filled(resource, variable)):
+            variable = None  # a Flux Kustomization's postBuild or the Terraform plan fills it in (flux_substitution.py)
         if variable:
             messages.append(_rendering_variable(key, variable, "the service refuses"))
         if filler:

@@ -299,6 +299,14 @@ def placeholders(resource: Resource) -> list[tuple[str, str]]:
     return hits
 
 
+def terraform_filled(resource: Resource, text: object) -> bool:
+    """True for a value of an object read from Terraform (policies/reading/terraform.py) that holds a ``${...}``: a
+    Terraform interpolation, which the plan fills before the provider applies the object (review55e). Every rule reads
+    it as a value it does not know (with_unknowns), none as text a person or envsubst must still render (S27, G46,
+    S28)."""
+    return isinstance(text, str) and "${" in text and resource.template.startswith("Terraform ")
+
+
 def with_unknowns(resource: Resource) -> dict:
     """The object's props with every one-line value outside metadata and selectors that holds a placeholder as
     framework.UNKNOWN (a rule reads what it cannot know, not the fill-in's text); the props themselves when none does."""

@@ -22,11 +22,14 @@ findings are about its values (spent set 121 brunostjohn/homelab terraform/clust
 
 from __future__ import annotations
 
+import json
 import os
 import re
-from typing import Any, Optional
+from typing import Any, Callable, NamedTuple, Optional, TypeVar
 
-from components.loading import MANIFESTS, LoadError, load_yaml_documents, read_bounded
+import yaml
+
+from components.loading import MANIFESTS, Document, LoadError, load_yaml_documents, read_bounded
 from policies.values_files import READ_FROM
 
 # A ${...} interpolation (nested braces one level deep, as `${merge({a = 1})}` writes) and a %{...} directive line.
@@ -45,6 +48,12 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
 _REPOSITORY = ("repository", "repo_url", "repository_url", "chart_repository", "repo")
 _VERSION = ("version", "chart_version", "target_revision", "revision")
 _TEXT_SUFFIXES = (".yaml", ".yml", ".tpl", ".tftpl", ".json", ".tmpl")
+# A chart package's URL: .../NAME-VERSION.tgz, the version a SemVer (helm v3.16.4 pkg/chartutil/save.go:111).
+_PACKAGE_URL = re.compile(r"/([A-Za-z0-9][\w.-]*?)-(v?\d+\.\d+\.\d+(?:[-+][\w.+-]*)?)\.tgz(?:[?#].*)?$")
+# The path argument of each file()/templatefile() call in an expression (yamldecode(file("...")) included).
+_FILE_ARGUMENT = re.compile(r'\b(?:templatefile|file)\((\s*"(?:[^"\\]|\\.)*")')
+# jsonencode()/yamlencode() calls nested in one another that are rendered as their text (deeper ones stay fill-ins).
+_MAX_NESTED_CALLS = 4
 
 
 def _fill_in(match: re.Match) -> str:
@@ -70,15 +79,37 @@ def _unescaped(text: str) -> str:
     return text
 
 
-def _value(value: Any) -> Any:
-    """An HCL value (python-hcl2's serialisation, quotes stripped) with its interpolations as fill-ins."""
+def _value(value: Any, depth: int = 0) -> Any:
+    """An HCL value (python-hcl2's serialisation, quotes stripped) with its interpolations as fill-ins, and a
+    ``jsonencode``/``yamlencode`` of a literal object inside it as the text Terraform makes of it (review55e: a
+    ``jsonencode({...})`` ConfigMap value nested in the ``yamlencode({...})`` body)."""
     if isinstance(value, dict):
-        return {_value(k) if isinstance(k, str) else k: _value(v) for k, v in value.items() if not str(k).startswith("__")}
+        return {
+            _value(k, depth) if isinstance(k, str) else k: _value(v, depth)
+            for k, v in value.items()
+            if not str(k).startswith("__")
+        }
     if isinstance(value, list):
-        return [_value(v) for v in value]
+        return [_value(v, depth) for v in value]
     if isinstance(value, str):
-        return unknowns(_unescaped(value))
+        encoded = _encoded(value, depth)
+        return encoded if encoded is not None else unknowns(_unescaped(value))
     return value
+
+
+def _encoded(value: str, depth: int) -> Optional[str]:
+    """The text ``jsonencode(OBJECT)``/``yamlencode(OBJECT)`` makes of a literal object or list (Terraform's
+    jsonencode writes object keys in lexical order, without blanks), or None."""
+    call = _CALL.match(value) if depth < _MAX_NESTED_CALLS and value.startswith("${") else None
+    if call is None or call.group(1) not in ("jsonencode", "yamlencode"):
+        return None
+    inner = _expression(call.group(2))
+    if not isinstance(inner, (dict, list)):
+        return None
+    data = _value(inner, depth + 1)
+    if call.group(1) == "jsonencode":
+        return json.dumps(data, sort_keys=True, separators=(",", ":"))
+    return yaml.safe_dump(data, sort_keys=True)
 
 
 def _load(text: str) -> dict:
@@ -206,10 +237,16 @@ def _release(name: str, body: dict, folder: str, kind: str = "helm_release") -> 
             if isinstance(block, dict) and isinstance(block.get("name"), str) and "value" in block:
                 _set_path(values, block["name"], _value(block["value"]))
     spec: dict = {"chart": chart.rsplit("/", 1)[-1]}
+    packaged = _PACKAGE_URL.search(chart) if "://" in chart and not chart.startswith("oci://") else None
+    if packaged is not None:
+        # A chart given as the URL of its package: Helm downloads that file and ignores any version (helm v3.16.4
+        # pkg/downloader/chart_downloader.go:187 "For fully qualified URLs, the version will be ignored"), and a
+        # package is named NAME-VERSION.tgz (pkg/chartutil/save.go:111), so the URL pins the version (review55e).
+        spec = {"chart": packaged.group(1), "version": packaged.group(2)}
     if not any(body.get(k) for k in _REPOSITORY) and "/" in chart and "://" not in chart:  # a chart folder of the repository
         spec["sourceRef"] = {"kind": "GitRepository", "name": "terraform"}  # (helm_charts.installs_from_folder)
     version = next((body[k] for k in _VERSION if k in body), None)
-    if isinstance(version, (str, int, float)) and str(version):
+    if isinstance(version, (str, int, float)) and str(version) and packaged is None:
         spec["version"] = unknowns(str(version))
     release = body.get("name")
     meta: dict = {
@@ -238,13 +275,16 @@ def _blocks(tree: Any, text: str) -> dict[tuple[str, str], tuple[int, str]]:
             labels = ["module", "module", labels[1]]
         if len(labels) < 3 or labels[0] not in ("resource", "module"):
             continue
-        source = ""
+        spans = []
         for call in block.find_data("function_call"):
             name = next(iter(call.children), None)
             args = next((c for c in call.children if getattr(c, "data", None) == "arguments"), None)
             if name is not None and "".join(name.scan_values(lambda v: True)) in ("yamlencode", "jsonencode") and args:
-                source = text[args.meta.start_pos : args.meta.end_pos]
-                break
+                spans.append((args.meta.start_pos, args.meta.end_pos))
+        # The outermost call: lark's find_data yields the innermost first, and a jsonencode({...}) nested in the body's
+        # yamlencode({...}) was read as the body (review55e: the object was lost).
+        outer = [(a, b) for a, b in spans if not any(c <= a and b <= d and (c, d) != (a, b) for c, d in spans)]
+        source = text[slice(*min(outer))] if outer else ""
         out[(labels[1], labels[2])] = (block.meta.line, source)
     return out
 
@@ -253,9 +293,33 @@ def _blocks(tree: Any, text: str) -> dict[tuple[str, str], tuple[int, str]]:
 _MAX_PARSED = 256 * 1024
 
 
-def terraform_objects(file: str, text: str) -> list[tuple[Any, int, str, str]]:
-    """(object, line, label) for each Kubernetes object and Helm release the .tf file's resources apply; [] when the
-    file does not parse (another tool's file: not this pack's to report)."""
+# policies.manifests' ManifestObject and Unreadable (that module imports this one only when a run holds a .tf file).
+_Read = TypeVar("_Read", bound=Any)
+_Unread = TypeVar("_Unread", bound=Any)
+
+
+class TerraformObject(NamedTuple):
+    """One object a .tf file's resource applies, where it is reported, and the files of its text or values."""
+
+    data: dict
+    line: int
+    label: str
+    at: str  # the file its findings are reported on: the .tf file, or the one values file of a release
+    # The files (as _path names them) the resource reads its body or values from with file()/templatefile(): an
+    # object whose body is a file the run reads on its own is that file's object (review55e: read once), and a values
+    # file a release reads is not "a file with no Kubernetes object".
+    read: tuple[str, ...] = ()
+
+
+def _files_read(value: Any, folder: str) -> tuple[str, ...]:
+    entries = value if isinstance(value, list) else [value]
+    found = (_path(m.group(1), folder) for e in entries if isinstance(e, str) for m in _FILE_ARGUMENT.finditer(e))
+    return tuple(os.path.abspath(p) for p in found if p)
+
+
+def terraform_objects(file: str, text: str) -> list[TerraformObject]:
+    """Each Kubernetes object and Helm release the .tf file's resources apply; [] when the file does not parse
+    (another tool's file: not this pack's to report)."""
     if not any(word in text for word in ("kubectl_manifest", "kubernetes_manifest", "helm_release", "chart")):
         return []
     if len(text) > _MAX_PARSED:
@@ -277,7 +341,7 @@ def terraform_objects(file: str, text: str) -> list[tuple[Any, int, str, str]]:
     except Exception:
         blocks = {}
     folder = os.path.dirname(file) or "."
-    out: list[tuple[Any, int, str, str]] = []
+    out: list[TerraformObject] = []
     for group in tree.get("resource") or []:
         if not isinstance(group, dict):
             continue
@@ -293,14 +357,55 @@ def terraform_objects(file: str, text: str) -> list[tuple[Any, int, str, str]]:
                 if rtype == "helm_release":
                     docs = [d for d in [_release(name, body, folder)] if d]
                     at = values_file(body, folder) or file
+                    read = _files_read(body.get("values"), folder)
                 else:
-                    docs = _structured(body.get("yaml_body" if rtype == "kubectl_manifest" else "manifest"), folder, source)
-                out.extend((d, line if at == file else 1, label, at) for d in docs if isinstance(d, dict))
+                    written = body.get("yaml_body" if rtype == "kubectl_manifest" else "manifest")
+                    docs = _structured(written, folder, source)
+                    read = _files_read(written, folder)
+                out.extend(TerraformObject(d, line if at == file else 1, label, at, read) for d in docs if isinstance(d, dict))
     for group in tree.get("module") or []:
         for name, body in group.items() if isinstance(group, dict) else ():
             if isinstance(body, dict) and isinstance(body.get("chart"), str) and any(body.get(k) for k in _REPOSITORY):
                 release = _release(name, body, folder, "module")
                 line = blocks.get(("module", name), (1, ""))[0]
                 at = values_file(body, folder) or file
-                out.extend([(release, line if at == file else 1, f"Terraform module.{name}", at)] if release else [])
+                read = _files_read(body.get("values"), folder)
+                out.extend(
+                    [TerraformObject(release, line if at == file else 1, f"Terraform module.{name}", at, read)] if release else []
+                )
     return out
+
+
+def read_terraform(
+    file: str, text: str, objects_of: Callable[..., list[_Read]], counts: Any, read: dict[int, tuple[str, ...]]
+) -> list[_Read]:
+    """The objects (``objects_of(document, reported file, counts, label)``: policies.manifests' reading of one
+    document, ``counts`` its ReadCounts) of a .tf file's resources; ``read`` gets, by the id of each, the files of the
+    run it reads (read_once)."""
+    counts.files += 1
+    out = []
+    for i, found in enumerate(terraform_objects(file, text)):
+        for obj in objects_of(Document(found.data, i, found.line), found.at, counts, found.label):
+            read[id(obj)] = found.read
+            out.append(obj)
+    return out
+
+
+def read_once(
+    objects: list[_Read], unreadable: list[_Unread], read: dict[int, tuple[str, ...]]
+) -> tuple[list[_Read], list[_Unread]]:
+    """A file of the run that a Terraform resource reads with file()/templatefile() is read once (review55e): an
+    object whose body is a file with objects of its own is that file's object (not counted twice), and a values file
+    of a release is that release's values (not a file with no object, nor a release of its own by shape)."""
+    if not read:
+        return objects, unreadable
+    own = {os.path.abspath(o.file) for o in objects if id(o) not in read}
+    values = {p for o in objects if o.kind == "HelmRelease" for p in read.get(id(o), ())}
+    kept = [
+        o
+        for o in objects
+        if not (id(o) in read and own.intersection(read[id(o)]))
+        and not (id(o) not in read and os.path.abspath(o.file) in values and o.kind == "HelmRelease" and o.chart == "")
+    ]
+    rest = [u for u in unreadable if not (u.kind == "not-kubernetes" and os.path.abspath(u.file) in values)]
+    return kept, rest

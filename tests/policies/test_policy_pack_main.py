@@ -5,6 +5,7 @@ module under another __name__ or replace PolicyPack with a recorder first.
 """
 
 import json
+import os
 import re
 import runpy
 import subprocess
@@ -81,6 +82,23 @@ def run_policies(*args, **kwargs):
         check=False,
         **kwargs,
     )
+
+
+def test_a_profiler_run_from_the_repository_root_checks_instead_of_serving():
+    # `python -m cProfile -m policies ...` leaves sys.argv[0] == "policies", which resolves to the pack
+    # folder from the repository root, as the Pulumi runner's DIR does; before the command word was
+    # read, this started the gRPC server and blocked forever instead of writing the docs.
+    proc = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", os.devnull, "-m", "policies", "docs"],
+        cwd=PACK_DIR.parent,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("# ")
 
 
 def test_no_command_prints_usage_and_exits_2():

@@ -179,8 +179,10 @@ def test_kubernetes_manifest_object_and_yamldecode_file(tmp_path):
         '    metadata = { name = "llm" }\n  }\n}\n\n'
         'resource "kubernetes_manifest" "svc" {\n  manifest = yamldecode(file("${path.module}/svc.yaml"))\n}\n'
     )
-    tf = [(o.kind, o.name, o.line) for o in read_manifests([str(tmp_path)]).objects if o.file.endswith(".tf")]
-    assert tf == [("Namespace", "llm", 1), ("Service", "from-file", 9)]
+    tf = [(o.kind, o.name, o.line) for o in read_manifests([str(tmp_path / "main.tf")]).objects]
+    assert tf == [("Namespace", "llm", 1), ("Service", "from-file", 9)]  # svc.yaml read through Terraform alone
+    both = [(o.kind, o.file) for o in read_manifests([str(tmp_path)]).objects]
+    assert both == [("Namespace", str(tmp_path / "main.tf")), ("Service", str(tmp_path / "svc.yaml"))]  # read once
 
 
 def test_terraform_without_kubernetes_resources_or_not_parsing_is_not_reported(tmp_path):
@@ -206,3 +208,66 @@ def test_hostile_terraform_bodies_are_bounded(tmp_path):
     (tmp_path / "bomb.tf").write_text(f'resource "kubectl_manifest" "bomb" {{\n  yaml_body = <<-YAML\n{body}\n  YAML\n}}\n')
     (tmp_path / "big.tf").write_text("# a helm chart\n" + 'locals { x = "y" }\n' * 20000)
     assert read_manifests([str(tmp_path)]).objects == []
+
+
+# review55e's five advisory defects, each as its reviewer's minimal form.
+
+
+def test_body_from_a_file_of_the_run_is_that_files_object_read_once(tmp_path):
+    # (a) yaml_body = file("manifests/deploy.yaml") with manifests/ in the run read the Deployment twice, and S20
+    # counted its GPUs twice.
+    (tmp_path / "manifests").mkdir()
+    (tmp_path / "manifests" / "deploy.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: llm}\nspec:\n  template:\n    spec:\n"
+        "      containers: [{name: vllm, image: vllm/vllm-openai:v0.6.4}]\n"
+    )
+    (tmp_path / "main.tf").write_text('resource "kubectl_manifest" "deploy" {\n  yaml_body = file("manifests/deploy.yaml")\n}\n')
+    read = read_manifests([str(tmp_path)])
+    assert [(o.kind, o.file) for o in read.objects] == [("Deployment", str(tmp_path / "manifests" / "deploy.yaml"))]
+    assert read.counts.objects == 1
+
+
+def test_terraform_interpolation_is_a_fill_in_for_every_rule(tmp_path):
+    # (b) ${...} inside a value was read as unrendered text (G46 InvalidImageName, S27 "render it first", S28 a Secret's
+    # rendering variable): Terraform renders it before the provider applies the object.
+    (tmp_path / "main.tf").write_text(
+        'resource "kubectl_manifest" "d" {\n  yaml_body = yamlencode({\n    apiVersion = "apps/v1"\n    kind = "Deployment"\n'
+        '    metadata = { name = "llm" }\n    spec = { template = { spec = { containers = [{\n'
+        '      name = "vllm", image = "${var.registry}/vllm-openai:v0.6.4", args = ["--model", var.model]\n'
+        "    }] } } }\n  })\n}\n"
+        'resource "kubernetes_manifest" "hf" {\n  manifest = {\n    apiVersion = "v1"\n    kind = "Secret"\n'
+        '    metadata = { name = "hf" }\n    stringData = { HF_TOKEN = var.hf_token, "api-key" = "${var.key}" }\n  }\n}\n'
+    )
+    found = check(tmp_path)
+    assert not [v for v in found if v["catalog"] in ("G46", "S27", "S28")]
+
+
+def test_chart_given_as_a_versioned_package_url_is_pinned(tmp_path):
+    # (c) a chart given as the URL of NAME-VERSION.tgz, with no version argument: the URL pins it (G1 was wrong).
+    url = "https://github.com/vllm-project/production-stack/releases/download/vllm-stack-0.1.5/vllm-stack-0.1.5.tgz"
+    (tmp_path / "main.tf").write_text(f'resource "helm_release" "vllm" {{\n  name  = "vllm"\n  chart = "{url}"\n}}\n')
+    (release,) = read_manifests([str(tmp_path)]).objects
+    assert release.obj["spec"]["chart"]["spec"] == {"chart": "vllm-stack", "version": "0.1.5"}
+    assert not [v for v in check(tmp_path) if v["policy"] == "chart-version-pinned"]
+
+
+def test_values_file_of_a_release_is_not_a_file_without_objects(tmp_path):
+    # (d) the values file a helm_release reads also got S27 "not checked".
+    (tmp_path / "values.yaml").write_text("routerSpec:\n  replicaCount: 2\n")
+    (tmp_path / "main.tf").write_text(
+        'resource "helm_release" "vllm" {\n  name = "vllm"\n  repository = "https://vllm-project.github.io/production-stack"\n'
+        '  chart = "vllm-stack"\n  version = "0.1.5"\n  values = [file("${path.module}/values.yaml")]\n}\n'
+    )
+    read = read_manifests([str(tmp_path)])
+    assert [(o.kind, o.file) for o in read.objects] == [("HelmRelease", str(tmp_path / "values.yaml"))]
+    assert read.unreadable == []
+
+
+def test_jsonencode_nested_in_yamlencode_keeps_the_object(tmp_path):
+    # (e) the nested jsonencode() was read as the body, and the ConfigMap was lost.
+    (tmp_path / "main.tf").write_text(
+        'resource "kubectl_manifest" "cm" {\n  yaml_body = yamlencode({\n    apiVersion = "v1"\n    kind = "ConfigMap"\n'
+        '    metadata = { name = "cfg" }\n    data = { "config.json" = jsonencode({ port = 8000, model = "x" }) }\n  })\n}\n'
+    )
+    (cm,) = read_manifests([str(tmp_path)]).objects
+    assert cm.obj["data"] == {"config.json": '{"model":"x","port":8000}'}  # Terraform's jsonencode: sorted, compact
