@@ -218,6 +218,7 @@ TEMPLATE_NOTE = (
     "change what is deployed"
 )
 TERRAFORM_NOTE = "advisory: from a Terraform resource read best-effort; its variables and expressions are unknown here"
+HELMFILE_NOTE = "advisory: from a {} read best-effort; its template actions and environment are unknown here"
 
 
 # What `policies check` reports where a policy raised on an object (evaluate_policies ``failures``): the exception's type
@@ -241,6 +242,8 @@ def _from_template(message: str, template: str = "") -> str:
     (``template`` SALVAGED): advice, and said so; a render with another values file of the chart names it."""
     if template.startswith("Terraform "):  # policies/reading/terraform.py
         return unproven(f"{message} ({TERRAFORM_NOTE})")
+    if template.startswith("helmfile release "):  # policies/reading/helmfile.py
+        return unproven(f"{message} ({HELMFILE_NOTE.format(template)})")
     note = TEMPLATE_NOTE.replace("values.yaml;", f"values.yaml and {template.partition(' -f ')[2]};", 1)
     return unproven(f"{message} ({SALVAGE_NOTE if template == SALVAGED else note if ' -f ' in template else TEMPLATE_NOTE})")
 

@@ -30,13 +30,16 @@ from components.loading import MANIFESTS, Document, Limits, LoadError, load_yaml
 from components.secrets import printable
 from policies.config_files import litellm_config_object
 from policies.input.comment_tokens import CommentToken, comment_tokens
+from policies.input.no_object import no_object
 from policies.input.read_records import ReadCounts, SalvageRead, TemplateRead, Unreadable
+from policies.reading.helmfile import helmfile_run, is_helmfile, read_helmfile
 from policies.reading.terraform import read_once, read_terraform
 from policies.values_files import values_release
 
 SUFFIXES = (".yaml", ".yml", ".json")
 # envsubst/sed/Terraform templates of manifests: read best-effort, what does not parse is not a finding of its own.
 TEMPLATE_SUFFIXES = tuple(f"{s}.{t}" for s in (".yaml", ".yml") for t in ("template", "tmpl", "tpl", "tftpl"))
+_READ_SUFFIXES = (*SUFFIXES, *TEMPLATE_SUFFIXES, ".tf")
 STDIN = "-"
 STDIN_NAME = "<stdin>"
 # Over all files of one run (per-file limits bound each file): bytes read, parses spent on repairs (reading/salvage).
@@ -156,7 +159,7 @@ def manifest_paths(paths: Sequence[str]) -> list[str]:
                 # would count the same pods twice (e.g. a predictor Deployment beside its InferenceService).
                 if PLAN_MARKER in files and DERIVED_FOLDER in dirs:
                     dirs.remove(DERIVED_FOLDER)
-                found.extend(os.path.join(folder, f) for f in files if f.endswith((*SUFFIXES, *TEMPLATE_SUFFIXES, ".tf")))
+                found.extend(os.path.join(folder, f) for f in files if f.endswith(_READ_SUFFIXES) or is_helmfile(f, folder))
             out.extend(sorted(found))
         elif path.exists():
             out.append(raw)
@@ -187,6 +190,7 @@ def read_manifests(
     charts = _Charts(paths)
     salvage_run = SimpleNamespace(parses=SALVAGE_RUN_PARSES)  # one budget for every file's repairs
     total = 0
+    helmfiles, claimed = helmfile_run(files)  # releases of the run's helmfiles, and the values files they read
     for i, name in enumerate(files):
         shown = STDIN_NAME if name == STDIN else name
         try:
@@ -204,6 +208,9 @@ def read_manifests(
                 )
             if name.endswith(".tf"):  # objects of Terraform resources, best-effort: labelled like a template's, all advice
                 objects += read_terraform(name, text, _objects, counts, terraform_read)
+                continue
+            if name in helmfiles:  # a helmfile's releases (policies/reading/helmfile.py), best-effort too
+                objects += read_helmfile(helmfiles[name], _objects, counts)
                 continue
             docs, bad = _documents(shown, _ytt_values(text), limits, pure_yaml, salvage_run)
             rendered = charts.read(name, shown, text, bad, limits, docs) if bad and name != STDIN else None
@@ -230,19 +237,12 @@ def read_manifests(
             objects.extend(found)
             if repair:
                 salvaged.append(SalvageRead(printable(shown, 4096), doc.index, doc.line, repair, len(found)))
-        if len(objects) == before and not bad and name != STDIN:
+        if len(objects) == before and not bad and name != STDIN and name not in claimed:
             objects.extend(_values_file_release(docs, shown, counts))  # a known chart's values file: its release
         comments += comment_tokens(printable(shown, 4096), text, objects[before:])
-        if len(objects) == before and not bad and any(d.data is not None for d in docs):
-            unreadable.append(
-                Unreadable(
-                    printable(shown, 4096),
-                    None,
-                    1,
-                    "holds no Kubernetes object (no document with apiVersion and kind), so nothing in it was checked",
-                    "not-kubernetes",
-                )
-            )
+        if len(objects) == before and not bad and name not in claimed:
+            if empty := no_object(printable(shown, 4096), name, text, docs):
+                unreadable.append(empty)
     objects, unreadable = read_once(objects, unreadable, terraform_read)  # a file Terraform reads counts once
     counts.objects = len(objects)
     unreadable = [u for u in unreadable if not u.file.endswith(TEMPLATE_SUFFIXES)]

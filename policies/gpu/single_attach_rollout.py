@@ -32,10 +32,13 @@ same advice (``_check_autoscaler``).
 
 from __future__ import annotations
 
-import re
 from typing import Any, Optional
 
 from policies.framework import Policy, Resource, unproven
+from policies.gpu.single_attach_llama_stack import LLAMA_STACK_TYPE, check_llama_stack
+from policies.gpu.single_attach_unseen import SHARED_NAME as _SHARED_NAME
+from policies.gpu.single_attach_unseen import unseen_claim as _unseen_claim
+from policies.gpu.single_attach_unseen import unseen_for_autoscaler
 from policies.kube import (
     HPA_TYPES,
     ISVC_TYPE,
@@ -50,18 +53,14 @@ from policies.kube import (
     kserve_deployment_mode,
     metadata_name,
     name_of,
-    requests_gpu,
     split_type,
     viewed_resources,
 )
-from policies.reading.engines import table_servers
 from policies.reading.placement import pinned_node
 from policies.reading.run_objects import binds
-from policies.reading.vllm_args import vllm_servers
 
 DEPLOYMENT_TYPE = "kubernetes:apps/v1:Deployment"
 SINGLE_ATTACH = ("ReadWriteOnce", "ReadWriteOncePod")
-_SHARED_NAME = re.compile(r"(efs|nfs|fsx|filestore|s3|rwx|shared|lustre|azurefile|cephfs)", re.IGNORECASE)
 
 
 def _claims(resource: Resource) -> dict[str, dict]:
@@ -171,17 +170,19 @@ def _check_autoscaler(resource: Resource) -> list[str]:
             continue
         if get(other.props, "metadata", "namespace") != namespace:
             continue
-        claims = _single_attach_claims(other)
-        if claims:
-            name, modes = claims[0]
-            return [
-                unproven(
-                    f"spec: scales Deployment {target.get('name')} up to {ceiling} replicas, whose pods all mount "
-                    f"PersistentVolumeClaim {name} ({'/'.join(modes)}, single-attach): a replica placed on another "
-                    f"node waits in ContainerCreating on a Multi-Attach error, so scale-out adds no capacity; use a "
-                    f"ReadWriteMany volume, a StatefulSet with volumeClaimTemplates, or keep maxReplicas at 1"
-                )
-            ]
+        if not (claims := _single_attach_claims(other)):
+            if unseen := unseen_for_autoscaler(other, ceiling, _claims(other)):
+                return unseen
+            continue
+        name, modes = claims[0]
+        return [
+            unproven(
+                f"spec: scales Deployment {target.get('name')} up to {ceiling} replicas, whose pods all mount "
+                f"PersistentVolumeClaim {name} ({'/'.join(modes)}, single-attach): a replica placed on another "
+                f"node waits in ContainerCreating on a Multi-Attach error, so scale-out adds no capacity; use a "
+                f"ReadWriteMany volume, a StatefulSet with volumeClaimTemplates, or keep maxReplicas at 1"
+            )
+        ]
     return []
 
 
@@ -189,7 +190,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
     if resource.type in (*HPA_TYPES, SCALED_OBJECT_TYPE):
         return _check_autoscaler(resource)
     if resource.type != DEPLOYMENT_TYPE:
-        return _check_llama_stack(resource) if resource.type == LLAMA_STACK_TYPE else _check_kserve(resource, config)
+        return check_llama_stack(resource) if resource.type == LLAMA_STACK_TYPE else _check_kserve(resource, config)
     spec = as_dict(get(resource.props, "spec"))
     podspec = as_dict(get(spec, "template", "spec"))
     replicas = spec.get("replicas", 1)
@@ -203,7 +204,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
     for volume in as_list(podspec.get("volumes")):
         name = get(volume, "persistentVolumeClaim", "claimName")
         if isinstance(name, str) and name not in claims:
-            if (message := _unseen_claim(resource, podspec, volume, name, surges)) is not None:
+            if (message := _unseen_claim(resource, podspec, volume, name, surges, scaled)) is not None:
                 messages.append(message)
             continue
         if not isinstance(name, str):
@@ -270,37 +271,6 @@ def _autoscaled_to(resource: Resource) -> Optional[tuple[str, int]]:
             kind = "HorizontalPodAutoscaler" if hpa else "ScaledObject"
             return f"{kind} {metadata_name(other.props)}", ceiling
     return None
-
-
-def _serving_run() -> bool:
-    """True when a resource of the run starts a model server."""
-    return any(table_servers(r) or vllm_servers(r) for r in viewed_resources() or ())
-
-
-def _unseen_claim(resource: Resource, podspec: dict, volume: dict, name: str, surges: bool) -> Any:
-    """Advice on a writable claim the run does not hold, mounted by a surging model-server or GPU pod (docstring)."""
-    if not surges or get(volume, "persistentVolumeClaim", "readOnly") is True or _SHARED_NAME.search(name):
-        return None
-    mounts = [
-        m
-        for c in as_list(podspec.get("containers"))
-        for m in as_list(as_dict(c).get("volumeMounts"))
-        if as_dict(m).get("name") == volume.get("name")
-    ]
-    if mounts and all(as_dict(m).get("readOnly") is True for m in mounts):
-        return None
-    if _one_node(podspec):
-        return None
-    # A model server's or GPU pod's claim, or any Deployment's of a run that serves a model (its UI, its gateway: spent
-    # set 16 heissanjay/ollama-eks-depl kubernetes/deployment.yml@0f87150, open-webui on claim ollama-pvc).
-    if not (requests_gpu(podspec) or table_servers(resource) or vllm_servers(resource) or _serving_run()):
-        return None
-    return unproven(
-        f"spec.template.spec.volumes {volume.get('name')}: PersistentVolumeClaim {name} is not in the files read; if "
-        f"it is ReadWriteOnce (block volumes such as EBS, GCE PD or Azure Disk support no other mode), the "
-        f"RollingUpdate starts the new pod before the old one releases it and, on another node, it waits on a "
-        f"Multi-Attach error: the rollout stalls; use strategy Recreate or maxSurge 0, or a ReadWriteMany volume"
-    )
 
 
 LLMISVC_TYPES = (
@@ -390,41 +360,6 @@ def _check_kserve(resource: Resource, config: dict) -> list[str]:
     )
     proven = pod_bound or (many and _forced_apart(podspec))
     return [message if proven else unproven(message + " (if the new pod lands on another node)")]
-
-
-LLAMA_STACK_TYPE = "kubernetes:llamastack.io/v1alpha1:LlamaStackDistribution"
-
-
-def _check_llama_stack(resource: Resource) -> list[str]:
-    """A LlamaStackDistribution with ``spec.server.storage``: its operator creates one ReadWriteOnce claim
-    (llamastack/llama-stack-k8s-operator 7735e43c2028bce93afb3a545b41a4c94590bb6b controllers/manifests/base/pvc.yaml:6-7)
-    mounted by the one Deployment it renders, with ``spec.replicas`` pods, Recreate since that commit
-    (pkg/deploy/kustomizer.go:320-329; RollingUpdate before, aacc292) and an HPA up to
-    ``spec.server.autoscaling.maxReplicas``. Several replicas are advice (ReadWriteOnce is per node; review 43 #7), and so are replicas the HPA adds
-    (spent set 31 opendatahub-io/llama-stack-k8s-operator config/samples/_v1alpha1_llamastackdistribution.yaml)."""
-    spec = as_dict(get(resource.props, "spec"))
-    if get(spec, "server", "storage") is None:
-        return []
-    replicas = spec.get("replicas", 1)
-    ceiling = as_int(get(spec, "server", "autoscaling", "maxReplicas"))
-    where = "spec.server.storage: the operator's one ReadWriteOnce claim (its pvc.yaml)"
-    fix = "keep one replica and no autoscaling, or serve the state from a ReadWriteMany volume or a database"
-    if isinstance(replicas, int) and not isinstance(replicas, bool) and replicas > 1:
-        return [
-            unproven(
-                f"{where} is mounted by {replicas} replicas: a replica on another node cannot attach it (Multi-Attach "
-                f"error; on one node ReadWriteOnce admits them all); {fix}"
-            )
-        ]
-    if ceiling is not None and ceiling > 1:
-        return [
-            unproven(
-                f"{where} is mounted by every pod, and spec.server.autoscaling adds replicas up to {ceiling}: a replica "
-                f"placed on another node waits in ContainerCreating on a Multi-Attach error, so scale-out adds no "
-                f"capacity; {fix}"
-            )
-        ]
-    return []
 
 
 POLICY = Policy(

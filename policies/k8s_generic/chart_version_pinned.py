@@ -15,6 +15,8 @@ upgraded unasked, as with an image's ``latest`` tag (image-tag-pinned).
   yo0x/devops-smarthome@f85be65d root/argo-cd/apps/litellm.yaml, BerriAI/litellm deploy/charts/litellm-helm at main).
 - k3s HelmChart ``spec.version`` is passed to ``helm install --version`` (a semver range is accepted); unset, Helm
   installs the newest version (helm docs helm_install: "If --version is set, ... Otherwise the latest version").
+- A helmfile release (policies/reading/helmfile.py) of a published chart: ``version`` is "the semver of the chart.
+  range constraint is supported" (helmfile/helmfile docs/configuration.md:175@v1.7.4), passed to helm as --version.
 
 Which releases: those of a chart the pack reads (components/helm_charts.toml) or whose chart name names a model server
 or an LLM app (policies/reading/server_names.py SERVER_WORD, and the LLM apps' chart names below). Advisory: a range
@@ -157,6 +159,13 @@ _TERRAFORM = (
 )
 
 
+# A helmfile release (policies/reading/helmfile.py) read as a HelmRelease: its ``version``.
+_HELMFILE = (
+    "helmfile passes version to helm as --version, a range allowed, and helm installs the latest chart version when it "
+    "is unset (helmfile/helmfile docs/configuration.md:175@v1.7.4; helm docs helm_install)"
+)
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings = []
     for r in resources:
@@ -167,7 +176,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         terraform = isinstance(read_as, str) and read_as.startswith(
             ("Terraform helm_release", "Terraform module")
         )  # its own version field
-        if read_as is not None and not terraform:  # a values file read as its release: it states no chart version
+        helmfile = isinstance(read_as, str) and read_as.startswith("helmfile release ")  # policies/reading/helmfile.py
+        if read_as is not None and not terraform and not helmfile:  # a values file read as its release: no version
             continue
         for chart, field, version in _READERS[group_kind[1]](r.props):
             how = _moving(version)
@@ -178,7 +188,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 (
                     r.name,
                     f"{shown} for chart {chart} ({metadata_name(r.props) or r.name}): "
-                    f"{_TERRAFORM if terraform else _HOW[group_kind[1]]}, so a new "
+                    f"{_TERRAFORM if terraform else _HELMFILE if helmfile else _HOW[group_kind[1]]}, so a new "
                     f"chart release, with its templates and the server image its appVersion names, rolls out unasked; "
                     f"pin one chart version",
                 )

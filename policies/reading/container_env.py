@@ -72,6 +72,8 @@ def unset_port(container: Mapping, row: Any) -> Optional[tuple[int, str]]:
         if not names_image(container.get("image"), row.images):
             return None
         return row.image_port, f"the image's ENV {variables[0] if variables else 'PORT'}={row.image_port}"
+    if not row.port:
+        return None  # no HTTP port unless the setting gives one (OVMS without --rest_port serves no REST)
     return row.port, f"its default port {row.port}"
 
 

@@ -13,7 +13,8 @@ file and no `--set`:
 - the chart's other values files beside Chart.yaml (``values-<name>.yaml``: ``values_variants``), each merged over
   values.yaml as ``helm template -f`` merges it: policies/manifests.py adds the objects only such a file renders;
 - the built-in objects: ``.Values``, ``.Chart`` (Chart.yaml's fields, capitalised as Helm does), ``.Release``
-  (named as the chart: the release's own name is not in the chart, and the chart's is the one a repository that
+  (a helmfile release's name and namespace where one of the run names the chart, policies/reading/helmfile.py; else
+  named as the chart: the release's own name is not in the chart, and the chart's is the one a repository that
   installs its own chart gives it in the forms read, quickbeard/llm-serving-helm@ece636eb helmfile.yaml installing
   charts/vllm as release ``vllm``; namespace unknown), ``.Capabilities`` (the built-in API groups only, as
   helm template assumes; Kubernetes v1.31.0), ``.Template``; ``.Files`` is unknown.
@@ -207,7 +208,9 @@ def _template_files(root: str) -> list[str]:
     return found[:MAX_DEFINE_FILES]
 
 
-def _context(chart: Chart, file: str) -> dict:
+def _context(chart: Chart, file: str, release: Optional[tuple[str, Any]] = None) -> dict:
+    if release is None:  # no release object of the run names it: the chart's name, namespace unknown
+        release = (chart.name, GT_UNKNOWN)
     meta = {k[:1].upper() + k[1:]: v for k, v in chart.meta.items() if isinstance(k, str)}
     rel = os.path.relpath(os.path.abspath(file), os.path.dirname(chart.root))
     apis = HelmObject(Has=lambda version: version in _BUILTIN_GROUPS)
@@ -216,10 +219,10 @@ def _context(chart: Chart, file: str) -> dict:
         "Values": chart.values,
         "Chart": meta,
         "Release": {
-            "Name": chart.name,
-            # The namespace `helm install -n` gives: unknown here, and a rendered metadata.namespace that is only the
-            # release's is dropped (settled), as the object then lands in the release's namespace.
-            "Namespace": UNKNOWN_NAMESPACE,
+            "Name": release[0],
+            # The namespace `helm install -n` gives: unknown unless a release object names it, and a rendered
+            # metadata.namespace that is only the release's is dropped (settled), as the object then lands there.
+            "Namespace": release[1],
             "Service": "Helm",
             "IsInstall": True,
             "IsUpgrade": False,
@@ -234,10 +237,18 @@ def _context(chart: Chart, file: str) -> dict:
 UNKNOWN_NAMESPACE = GT_UNKNOWN
 
 
-def render(file: str, text: str, chart: Chart, values: Optional[dict] = None, missing: Optional[set] = None) -> str:
-    """The template's text rendered with the chart's defaults, or with ``values`` (one of its ``variants``)
-    (CannotRender when it cannot be). ``missing``, when given, receives the helpers the template includes that the
-    chart does not define (each rendered as an unknown value: a chart copied without its _helpers.tpl)."""
+def render(
+    file: str,
+    text: str,
+    chart: Chart,
+    values: Optional[dict] = None,
+    release: Optional[tuple[str, Any]] = None,
+    missing: Optional[set] = None,
+) -> str:
+    """The template's text rendered with the chart's defaults, or with ``values`` (one of its ``variants``, or a
+    release's: ``release`` its name and namespace, else the chart's name and an unknown namespace) (CannotRender when
+    it cannot be). ``missing``, when given, receives the helpers the template includes that the chart does not define
+    (each rendered as an unknown value: a chart copied without its _helpers.tpl)."""
     if chart.problem:
         raise CannotRender(f"its chart cannot be read ({chart.problem})")
     defines = dict(chart.defines)
@@ -249,7 +260,7 @@ def render(file: str, text: str, chart: Chart, values: Optional[dict] = None, mi
     # Values are copied so `set`/`merge` in one template change nothing another template sees.
     given = chart.values if values is None else values
     own = Chart(chart.root, chart.meta, copy.deepcopy(given), chart.values_file, chart.defines)
-    out = renderer.render(nodes, _context(own, file))
+    out = renderer.render(nodes, _context(own, file, release))
     if missing is not None:
         missing.update(renderer.missing)
     return out

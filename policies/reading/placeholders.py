@@ -299,12 +299,19 @@ def placeholders(resource: Resource) -> list[tuple[str, str]]:
     return hits
 
 
+HELMFILE_FILL_IN = "${helmfile_fill_in}"  # policies/reading/helmfile.py's stand-in for a {{ }} action
+
+
 def terraform_filled(resource: Resource, text: object) -> bool:
     """True for a value of an object read from Terraform (policies/reading/terraform.py) that holds a ``${...}``: a
     Terraform interpolation, which the plan fills before the provider applies the object (review55e). Every rule reads
     it as a value it does not know (with_unknowns), none as text a person or envsubst must still render (S27, G46,
-    S28)."""
-    return isinstance(text, str) and "${" in text and resource.template.startswith("Terraform ")
+    S28). So is a helmfile's ``{{ }}`` action, which policies/reading/helmfile.py writes as ``${helmfile_fill_in}``:
+    helmfile renders it before helm runs."""
+    if not isinstance(text, str) or "${" not in text:
+        return False
+    template = resource.template
+    return template.startswith("Terraform ") or template.startswith("helmfile release ") and HELMFILE_FILL_IN in text
 
 
 def with_unknowns(resource: Resource) -> dict:

@@ -86,8 +86,10 @@ def listens_on(server: ModelServer, row: Engine) -> Optional[set[int]]:
     """The ports a model server listens on: its port setting (literal, else the engine's default) and the engine's
     metrics port; None where something the files do not show may add one (a shell, a variable, a config file, an
     entrypoint of another image), or the engine's row serves metrics on a port of its own (another listener)."""
-    if row.metrics_port != row.port or not row.flags.get("port"):
-        return None  # another listener for metrics, or a port setting the table does not spell (TGI's image sets PORT)
+    if row.metrics_port != row.port or not row.flags.get("port") or not row.port:
+        # another listener for metrics, a port setting the table does not spell (TGI's image sets PORT), or a server
+        # with no default HTTP port and another listener of its own (OVMS: REST on --rest_port, gRPC on --port)
+        return None
     words = [str(t) for t in as_list(server.container.get("command")) + as_list(server.container.get("args"))]
     if any(w in SHELLS or w == "-c" for w in words) and not sole_command(words):
         return None  # a script that runs one simple command (`sh -c "exec vllm serve ..."`) starts no other listener

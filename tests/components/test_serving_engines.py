@@ -64,6 +64,7 @@ def test_the_product_table_holds_the_engines_the_issue_names_each_cited():
         "localai",
         "aphrodite",
         "tei",
+        "ovms",
     ]
     for engine in ENGINES:
         for group in ("recognise", "settings", "endpoints", "drain", "metrics"):

@@ -150,7 +150,6 @@ CLOUDFORMATION = "Resources:\n  Bucket:\n    Type: AWS::S3::Bucket\n    Properti
     "name, text, line",
     [
         (".github/workflows/ci.yaml", WORKFLOW, 2),
-        ("helmfile.yaml", HELMFILE, 3),
         (".common-ci.yml", GITLAB_CI, 5),
         ("template.yaml", CLOUDFORMATION, 5),
     ],
@@ -160,6 +159,13 @@ def test_an_unreadable_file_that_names_no_apiversion_and_kind_is_not_kubernetes(
     (tmp_path / name).write_text(text)
     read = read_manifests([str(tmp_path)])
     assert [(u.kind, u.line) for u in read.unreadable] == [("not-kubernetes", line)]
+
+
+def test_a_helmfile_is_read_for_its_releases_never_as_an_unreadable_manifest(tmp_path):
+    """Session 56: a helmfile is read by policies/reading/helmfile.py (its chart folder absent here: nothing rendered)."""
+    (tmp_path / "helmfile.yaml").write_text(HELMFILE)
+    read = read_manifests([str(tmp_path)])
+    assert read.unreadable == [] and read.objects == []
 
 
 def test_a_kubernetes_file_with_a_yaml_tag_stays_invalid(tmp_path):

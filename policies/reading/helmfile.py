@@ -1,0 +1,300 @@
+"""A helmfile's releases read as the charts they install, with the values helmfile gives them.
+
+helmfile (helmfile/helmfile docs/configuration.md@v1.7.4, "releases:") joins a chart to its values outside any values
+file: ``repositories[]`` (``name``, ``url``), and per release ``name``, ``namespace``, ``chart`` (``repo/name`` of a
+repository above, an ``oci://`` reference, or a folder relative to the helmfile: docs/configuration.md:174,310),
+``version`` ("the semver of the chart. range constraint is supported", :175), ``values`` (files "passed via
+--values" and inline maps, later ones winning, :183-199) and ``set``/``setString`` (``--set``, :201-227). The files
+read as helmfiles are ``helmfile.yaml``/``.yml`` (also ``.gotmpl``) and those of a ``helmfile.d`` folder; their
+``{{ }}`` actions are fill-ins (a line that is only actions, ``{{ if }}``/``{{ end }}``, is dropped; a values path
+holding one matches the run's files it may name, ``values/{{ .Environment.Name }}.yaml``: one release per file).
+
+Each release is read as the pack reads a release object:
+
+- a chart published elsewhere: the synthetic HelmRelease policies/values_files.py makes of a values file
+  (``spec.chart.spec.chart``/``version``, ``spec.values``), so every release rule reads it (G1 on its version:
+  policies/k8s_generic/chart_version_pinned.py);
+- a chart folder of the run: each of its templates rendered (policies/reading/helm_chart.py) with the release's values
+  over the chart's values.yaml, its name as ``.Release.Name`` and its namespace.
+
+Findings sit on the one values file the release is given when it has one (what they are about), else on the helmfile.
+A release given no values of its own whose name is the stem of an environment values file (``environments.production.
+values: [values/production/vllm.yaml]`` beside release ``vllm``) is read with that file as the values meant for it,
+the annotation saying so: helmfile hands environment values to the templates of helmfile.yaml, not to a chart
+(docs/environments.md@v1.7.4, "Environment Values"). Everything read here is advice (a rendered or joined release).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from collections.abc import Mapping
+from typing import Any, Callable, Optional
+
+from components.loading import MANIFESTS, Document, LoadError, load_yaml, load_yaml_documents, read_bounded
+from policies.values_files import READ_FROM
+
+_NAMES = frozenset({"helmfile.yaml", "helmfile.yml", "helmfile.yaml.gotmpl", "helmfile.yml.gotmpl"})
+GOTMPL = ".gotmpl"
+_ACTION = re.compile(r"\{\{.*?\}\}", re.S)
+_ONLY_ACTIONS = re.compile(r"^[ \t]*(?:\{\{.*?\}\}[ \t]*)+$", re.M)
+_FILL_IN = "${helmfile_fill_in}"  # policies/reading/placeholders.py HELMFILE_FILL_IN: a fill-in for every rule
+_MATCHES = 8  # files a templated values path may name, each its own release: bounded
+_RELEASES = 64
+_FILL_INS = 2  # fill-ins a values path may hold and still be matched against the run's files
+_ENTRIES = 16  # values entries read per release
+_TEMPLATE_SUFFIXES = (".yaml", ".yml")
+_VALUES_SUFFIXES = (".yaml", ".yml", ".json", GOTMPL)  # what a values entry may name: never another kind of file
+
+
+def is_helmfile(path: str, folder: str = "") -> bool:
+    """True for a helmfile (``path`` in ``folder``, or a whole path): ``helmfile.yaml`` (``.yml``, ``.gotmpl``) or a YAML
+    file of a ``helmfile.d`` folder."""
+    base = os.path.basename(path)
+    if base in _NAMES:
+        return True
+    parent = os.path.basename(folder or os.path.dirname(path))
+    return parent == "helmfile.d" and base.endswith((".yaml", ".yml", ".yaml.gotmpl", ".yml.gotmpl"))
+
+
+def _scrubbed(text: str) -> str:
+    """The helmfile's text with its template actions as fill-ins: lines of actions alone dropped, others a ``${}``."""
+    if "{{" not in text:
+        return text
+    text = _ONLY_ACTIONS.sub("", text)
+    return _ACTION.sub(_FILL_IN, text)
+
+
+def _documents(file: str, text: str) -> list[Mapping]:
+    try:
+        docs = load_yaml_documents(file, MANIFESTS, text=_scrubbed(text), track_lines=0)
+    except LoadError:
+        return []
+    return [d.data for d in docs if isinstance(d.data, Mapping)]
+
+
+def _mapping(path: str) -> Optional[Mapping]:
+    try:
+        data = load_yaml(path, MANIFESTS, text=_scrubbed(read_bounded(path, MANIFESTS)))
+    except (LoadError, OSError, ValueError):
+        return None
+    return data if isinstance(data, Mapping) else None
+
+
+def _files(entry: str, folder: str) -> list[str]:
+    """The run's files a values entry names: the path, or each file its fill-ins may stand for (bounded)."""
+    if _FILL_IN not in entry:
+        path = os.path.normpath(os.path.join(folder, entry))
+        return [path] if path.endswith(_VALUES_SUFFIXES) and os.path.isfile(path) else []
+    if entry.count(_FILL_IN) > _FILL_INS or ".." in entry.split("/"):
+        return []  # a path made mostly of fill-ins, or one that climbs out of the helmfile's folder: not searched
+    pattern = glob.escape(os.path.join(folder, entry)).replace(_FILL_IN, "*")
+    found = (os.path.normpath(p) for p in glob.glob(pattern) if p.endswith(_VALUES_SUFFIXES) and os.path.isfile(p))
+    return sorted(found)[:_MATCHES]
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _set_path(values: dict, dotted: str, value: Any) -> None:
+    parts = [p.replace("\\.", ".") for p in re.split(r"(?<!\\)\.", dotted)]
+    here = values
+    for part in parts[:-1]:
+        nxt = here.get(part)
+        if not isinstance(nxt, dict):
+            nxt = here[part] = {}
+        here = nxt
+    here[parts[-1]] = value
+
+
+def _merged(into: dict, new: Mapping) -> dict:
+    """``new`` merged over ``into`` as Helm merges two ``--values`` files (maps key by key, anything else replaces)."""
+    out = dict(into)
+    for key, value in new.items():
+        out[key] = _merged(out[key], value) if isinstance(value, Mapping) and isinstance(out.get(key), Mapping) else value
+    return out
+
+
+def _values(release: Mapping, folder: str) -> list[tuple[dict, str, list[str]]]:
+    """(values, the one file they come from or "", files read) for each way the release's values entries resolve: a
+    templated path that names several files of the run gives one each."""
+    entries = _list(release.get("values"))[:_ENTRIES]
+    choices: list[list[Any]] = []
+    for entry in entries:
+        if isinstance(entry, Mapping):
+            choices.append([dict(entry)])
+        elif isinstance(entry, str):
+            found = _files(entry, folder)
+            if found:
+                choices.append(found)
+    runs: list[list[Any]] = [[]]
+    for options in choices:  # one release per file of a templated entry; more than one such entry: its first file
+        runs = [[*run, o] for run in runs for o in (options if len(runs) == 1 else options[:1])]
+    out = []
+    for run in runs[:_MATCHES]:
+        values: dict = {}
+        files = [e for e in run if isinstance(e, str)]
+        for entry in run:
+            data = _mapping(entry) if isinstance(entry, str) else entry
+            values = _merged(values, data) if isinstance(data, Mapping) else values
+        for key in ("set", "setString"):
+            for item in _list(release.get(key)):
+                if isinstance(item, Mapping) and isinstance(item.get("name"), str) and "value" in item:
+                    value = str(item["value"]) if key == "setString" else item["value"]
+                    _set_path(values, item["name"], value)
+        only = files[0] if len(files) == 1 and len(run) == 1 and not release.get("set") else ""
+        out.append((values, only, files))
+    return out
+
+
+def _environment_files(docs: list[Mapping], folder: str) -> list[str]:
+    out: list[str] = []
+    for doc in docs:
+        envs = doc.get("environments")
+        for env in envs.values() if isinstance(envs, Mapping) else ():
+            entries = env.get("values") if isinstance(env, Mapping) else None
+            for entry in entries if isinstance(entries, list) else []:
+                out.extend(_files(entry, folder) if isinstance(entry, str) else [])
+    return out
+
+
+def _stem(path: str) -> str:
+    base = os.path.basename(path)
+    for suffix in (GOTMPL, ".yaml", ".yml"):
+        base = base[: -len(suffix)] if base.endswith(suffix) else base
+    return base
+
+
+def _local_chart(chart: str, folder: str) -> Optional[str]:
+    """The chart folder a release names (a path: ``./charts/x``, ``../charts/x``, ``charts/x/y``), "" when it is no
+    chart folder of the run, None for a published chart (``repo/name``, ``oci://``)."""
+    if "://" in chart or not chart.startswith((".", "/")) and chart.count("/") == 1:
+        return None
+    root = os.path.normpath(os.path.join(folder, chart))
+    has = os.path.isfile(os.path.join(root, "Chart.yaml")) or os.path.isdir(os.path.join(root, "templates"))
+    return root if has else ""
+
+
+def _release_object(release: Mapping, name: str, values: dict, how: str) -> dict:
+    chart = str(release["chart"])
+    spec: dict = {"chart": chart.rstrip("/").rsplit("/", 1)[-1]}
+    version = release.get("version")
+    if isinstance(version, (str, int, float)) and str(version):
+        spec["version"] = str(version)
+    meta: dict = {"name": name, "annotations": {READ_FROM: f"helmfile release {name} of the {spec['chart']} chart{how}"}}
+    if isinstance(release.get("namespace"), str) and "${" not in release["namespace"]:
+        meta["namespace"] = release["namespace"]
+    return {
+        "apiVersion": "helm.toolkit.fluxcd.io/v2",
+        "kind": "HelmRelease",
+        "metadata": meta,
+        "spec": {"chart": {"spec": spec}, "values": values},
+    }
+
+
+def _rendered(root: str, values: dict, name: str, namespace: Any) -> list[dict]:
+    """The objects the chart folder's templates render with ``values`` over its values.yaml, as release ``name``."""
+    from policies.chart_values import coalesced
+    from policies.reading import helm_chart
+
+    chart = helm_chart.load_chart(root)
+    given = coalesced(chart.values, values)
+    out: list[dict] = []
+    templates = os.path.join(root, "templates")
+    for here, dirs, files in os.walk(templates, followlinks=False):
+        dirs.sort()
+        for file in sorted(f for f in files if f.endswith(_TEMPLATE_SUFFIXES) and not f.startswith("_")):
+            path = os.path.join(here, file)
+            try:
+                text = helm_chart.render(path, read_bounded(path, MANIFESTS), chart, given, (name, namespace))
+                docs = load_yaml_documents(path, MANIFESTS, text=helm_chart.repaired(text), track_lines=0)
+            except (helm_chart.CannotRender, LoadError, OSError):
+                continue
+            except Exception:  # best-effort reading, as policies/manifests.py renders a template: never a crash
+                if os.environ.get("LLM_SERVING_DEBUG"):
+                    raise
+                continue
+            out.extend(d for d in (helm_chart.settled(doc.data) for doc in docs) if isinstance(d, dict))
+    return out
+
+
+def helmfile_objects(file: str, text: str) -> tuple[list[tuple[dict, str, str]], set[str]]:
+    """(object, label, file it is reported on) for each release of the helmfile (see the module's docstring), and the
+    values files those releases read (policies/manifests.py does not read them again as a chart's values file)."""
+    docs = _documents(file, text)
+    folder = os.path.dirname(file) or "."
+    repos = {
+        r["name"]: str(r.get("url") or "")
+        for d in docs
+        for r in _list(d.get("repositories"))
+        if isinstance(r, Mapping) and isinstance(r.get("name"), str)
+    }
+    releases = [r for d in docs for r in _list(d.get("releases"))]
+    environment = _environment_files(docs, folder)
+    out: list[tuple[dict, str, str]] = []
+    claimed: set[str] = set()
+    for release in releases[:_RELEASES]:
+        if not isinstance(release, Mapping) or not isinstance(release.get("chart"), str) or "${" in release["chart"]:
+            continue
+        name = release.get("name")
+        if not isinstance(name, str) or "${" in name:
+            continue
+        runs = _values(release, folder)
+        how = ""
+        if not release.get("values") and not release.get("set"):
+            meant = [p for p in environment if _stem(p) == name][:_MATCHES]
+            if meant:
+                runs = [(dict(v), p, [p]) for p in meant if (v := _mapping(p)) is not None]
+                how = (
+                    ", given its environment values file named for it (helmfile passes environment values to the "
+                    "templates of helmfile.yaml, not to the chart: read as the values meant for the release)"
+                )
+        root = _local_chart(release["chart"], folder)
+        if root == "":
+            continue  # a chart folder the run does not hold: nothing to render
+        chart = release["chart"]
+        if root is None and "/" in chart and "://" not in chart:
+            repo = repos.get(chart.split("/", 1)[0], "")
+            how = f" from {repo}" + how if repo else how
+        for values, only, files in runs:
+            claimed.update(os.path.abspath(f) for f in files)
+            at = only or file
+            shown = f" -f {os.path.relpath(only) if not os.path.isabs(file) else only}" if only else ""
+            label = f"helmfile release {name}: chart {chart}{shown}"
+            if root is None:
+                out.append((_release_object(release, name, values, how), label, at))
+                continue
+            namespace = release.get("namespace") if isinstance(release.get("namespace"), str) else None
+            if namespace is None or "${" in namespace:
+                from policies.reading.gotemplate import UNKNOWN
+
+                namespace = UNKNOWN
+            out.extend((obj, label, at) for obj in _rendered(root, values, name, namespace))
+    return out, claimed
+
+
+def read_helmfile(found: list[tuple[dict, int, str, str]], objects_of: Callable[..., list[Any]], counts: Any) -> list[Any]:
+    """The objects (``objects_of(document, reported file, counts, label)``: policies.manifests' reading of one document,
+    ``counts`` its ReadCounts) of one helmfile's releases (``helmfile_run``)."""
+    counts.files += 1
+    return [o for i, (data, line, label, at) in enumerate(found) for o in objects_of(Document(data, i, line), at, counts, label)]
+
+
+def helmfile_run(files: list[str]) -> tuple[dict[str, list[tuple[dict, int, str, str]]], set[str]]:
+    """For the run's files: each helmfile's (object, line, label, file reported on), and the files of ``files`` its
+    releases read as values (read there, not again as a values file of their own)."""
+    found = [f for f in files if is_helmfile(f)]
+    if not found:
+        return {}, set()
+    out: dict[str, list[tuple[dict, int, str, str]]] = {}
+    claimed: set[str] = set()
+    for file in found:
+        try:
+            objects, read = helmfile_objects(file, read_bounded(file, MANIFESTS))
+        except (LoadError, OSError):
+            objects, read = [], set()
+        out[file] = [(obj, 1, label, at) for obj, label, at in objects]
+        claimed |= read
+    return out, {f for f in files if os.path.abspath(f) in claimed}
