@@ -344,7 +344,7 @@ class _Charts:
             self.loaded[root] = helm_chart.load_chart(root)
         chart = self.loaded[root]
         try:
-            out = helm_chart.render(name, text, chart)
+            out = helm_chart.render(name, text, chart, missing=(missing := set[str]()))
             try:
                 docs = load_yaml_documents(shown, limits, text=out, track_lines=0)
             except LoadError:
@@ -377,9 +377,9 @@ class _Charts:
         why = (
             f"a Helm template (chart {label}), read best-effort with "
             + (f"the chart's defaults ({values})" if values else "no values file (the chart has none)")
-            + f": {count} object{'s' if count != 1 else ''} rendered and checked, every finding advice, since a "
-            "values file or --set changes what is deployed; for a full check render it: helm template CHART | "
-            "python -m policies check -"
+            + f": {count} object{'s' if count != 1 else ''} rendered and checked{printable(helm_chart.missing_note(missing), 1024)}, every "
+            "finding advice, since a values file or --set changes what is deployed; for a full check render it: "
+            "helm template CHART | python -m policies check -"
         )
         s27 = Unreadable(printable(shown, 4096), None, first, why, "template-read")
         return [s27], rendered, TemplateRead(printable(shown, 4096), label, values, count)
