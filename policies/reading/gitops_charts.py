@@ -7,7 +7,8 @@ so the release that installs it with other values, a release name and a namespac
   ``path`` and no ``chart``. Its values, lowest first, are the chart's values.yaml, ``helm.valueFiles`` (paths from the
   chart folder), ``helm.values`` (text), ``helm.valuesObject`` and ``helm.parameters``: "Order of precedence is
   ``parameters > valuesObject > values > valueFiles > helm repository values.yaml``" (argoproj/argo-cd
-  docs/user-guide/helm.md:48@v3.5.1). Its release name is ``helm.releaseName``, else "the Helm release name is equal
+  docs/user-guide/helm.md:48@v3.5.1), ``values`` ignored beside ``valuesObject`` (helm.md:410); ``source`` ignored
+  beside a non-empty ``sources`` (multiple_sources.md:9-10). Its release name is ``helm.releaseName``, else "the Helm release name is equal
   to the Application name" (helm.md:481); its namespace ``spec.destination.namespace``.
 - a Flux HelmRelease whose ``spec.chart.spec.chart`` is a path of a GitRepository or Bucket source. Its values are
   each ``valuesFrom`` ConfigMap of the run (``valuesKey``, default ``values.yaml``; ``targetPath`` sets one value) in
@@ -101,7 +102,8 @@ def _argo_values(helm: Mapping, root: str) -> Optional[dict]:
         if data is None:
             return None
         values = merged_values(values, data)
-    if helm.get("values"):
+    if helm.get("values") and not isinstance(helm.get("valuesObject"), Mapping):
+        # "valuesObject trumps values - therefore values will be ignored" (argo-cd docs/user-guide/helm.md:410@v3.5.1)
         text = _text(helm["values"])
         if text is None:
             return None
@@ -123,7 +125,12 @@ def _argo(props: Mapping, roots: list[str]) -> list[tuple[str, dict, str, Any, s
     name = _get(props, "spec", "template", "metadata", "name") if kind == "ApplicationSet" else _get(props, "metadata", "name")
     if not isinstance(spec, Mapping):
         return []
-    sources = [spec.get("source")] + (spec["sources"] if isinstance(spec.get("sources"), list) else [])
+    if spec.get("sourceHydrator"):
+        return []  # the hydrated manifests are applied, not the dry source (argo-cd types.go:281-296@v3.5.1)
+    # "When you specify the `sources` field, Argo CD will ignore the `source` (singular) field" (argo-cd
+    # docs/user-guide/multiple_sources.md:9-10@v3.5.1; types.go:294-296 HasMultipleSources: len(sources) > 0).
+    many = spec.get("sources")
+    sources = many if isinstance(many, list) and many else [spec.get("source")]
     out = []
     for source in sources:
         if not isinstance(source, Mapping) or source.get("chart"):

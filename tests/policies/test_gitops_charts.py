@@ -275,3 +275,42 @@ def test_chart_ref_to_app_template_is_left_as_written(tmp_path):
     [release] = [o.obj for o in read_manifests([str(tmp_path)]).objects if o.obj["kind"] == "HelmRelease"]
     assert release["spec"]["chartRef"] == {"kind": "OCIRepository", "name": "litellm-gateway"}
     assert _g1(tmp_path, text.replace("tag: 0.1.808", "semver: '*'")) == []
+
+
+def test_argo_values_are_ignored_beside_values_object(tmp_path):
+    # "valuesObject trumps values - therefore values will be ignored" (argo-cd docs/user-guide/helm.md:410@v3.5.1)
+    _chart(tmp_path)
+    app = APPLICATION.replace(
+        "        - values-openshift.yaml\n",
+        "        - values-openshift.yaml\n"
+        "      values: |\n        image: {repository: from-values}\n"
+        "      valuesObject:\n        model: from-object\n",
+    )
+    (tmp_path / "app.yaml").write_text(app)
+    [deployment] = _released(tmp_path, "app.yaml")
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    assert container["image"] == "registry.example/ollama-agent:0185546"
+    assert container["env"][0]["value"] == "from-object"
+
+
+def test_argo_source_is_ignored_beside_sources(tmp_path):
+    # "When you specify the `sources` field, Argo CD will ignore the `source` (singular) field"
+    # (argo-cd docs/user-guide/multiple_sources.md:9-10@v3.5.1): an app migrated to sources that kept its old source
+    # installs the chart once, with the values of sources.
+    _chart(tmp_path)
+    app = APPLICATION.replace(
+        "  destination:\n",
+        "  sources:\n    - repoURL: https://github.com/nicolas-budin/ollama_agent.git\n      targetRevision: main\n"
+        "      path: helm/ollama-agent\n      helm:\n        valuesObject:\n          model: from-sources\n"
+        "  destination:\n",
+    )
+    (tmp_path / "app.yaml").write_text(app)
+    [deployment] = _released(tmp_path, "app.yaml")
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    assert container["image"] == "ollama-agent:1.0"
+    assert container["env"][0]["value"] == "from-sources"
+    hydrated = APPLICATION.replace(
+        "  destination:\n", "  sourceHydrator:\n    drySource: {path: helm/ollama-agent}\n  destination:\n"
+    )
+    (tmp_path / "app.yaml").write_text(hydrated)
+    assert _released(tmp_path, "app.yaml") == []
