@@ -28,12 +28,14 @@ behind it) the download plus the load outlasts the budget, and the container is 
 whose cache is empty (brief crossfile56). Spent set 120 shawnawshk/llm-on-eks@7c70018e k8s-manifest/lws/lws.yaml
 (DeepSeek-R1, ~641 GiB, under 180 + 60 x 30 s) is labelled so at a slower rate; at 0.5 GiB/s it fits (about 24 min)
 and stays silent by default, as the stack's own plans, sized at the same figure, do. Advice: the cache may already hold
-the weights and the link may be faster; silent for a model of unknown size, a local path, and a budget that covers it.
+the weights and the link may be faster; silent for a model of unknown size, a local path, and a budget that covers it,
+and where the download lands on a volume (a PVC, hostPath or emptyDir: kept across the container's restarts, the next
+start resumes it) or somewhere the manifest does not show. Set 120's lws.yaml caches on a hostPath: silent at any rate.
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.gpu.ephemeral_storage import checkpoint_estimate_gib
@@ -50,7 +52,7 @@ from policies.kube import (
     split_type,
 )
 from policies.reading.engine_switches import loads_at_start, loads_no_model_at_start
-from policies.reading.engines import fetches, hub_offline, table_servers
+from policies.reading.engines import cache_dirs, fetches, hub_offline, table_servers, volume_at
 from policies.reading.kserve_runtime import RUNTIME_KINDS, loads_first
 from policies.reading.pod_probes import server_ports, sidecar_probe
 from policies.reading.serving import GPU_SERVER, engine_row, model_servers, takes_requests
@@ -245,6 +247,15 @@ def _floors(resource: Resource) -> dict[int, float]:
     }
 
 
+def _kept_across_restarts(podspec: dict, container: dict, args: dict, row: Any) -> bool:
+    """True when the download may land on a volume (a PVC, hostPath, emptyDir: anything but the container's own
+    writable layer), or where is unknown: a restarted container finds the files it fetched there and resumes the rest
+    ("resume download if possible (from incomplete file)", huggingface/huggingface_hub v1.9.0
+    src/huggingface_hub/file_download.py:1804,1824), so a short budget costs restarts, not a start that never ends."""
+    dirs = cache_dirs(container, args, row)
+    return not dirs or any(volume_at(podspec, container, d) is not None for d in dirs)
+
+
 def _download_floors(resource: Resource, gib_per_s: float) -> dict[int, tuple[str, float, float]]:
     """(model, GiB, seconds) of each server's start that downloads a checkpoint of known size from the Hub: the
     download at ``gib_per_s`` plus LOAD_FLOOR_SECONDS and the load at FASTEST_LOAD_GIB_PER_S."""
@@ -252,10 +263,12 @@ def _download_floors(resource: Resource, gib_per_s: float) -> dict[int, tuple[st
         return {}
     found: dict[int, tuple[str, float, float]] = {}
     vllm = engine_row("vllm")
-    pairs = [(s.container, vllm, served_model(s)) for s in vllm_servers(resource)]
-    pairs += [(s.container, s.row, s.model) for s in table_servers(resource) if s.row is not None]
-    for container, row, model in pairs:
+    pairs = [(s.podspec, s.container, s.args, vllm, served_model(s)) for s in vllm_servers(resource)]
+    pairs += [(s.podspec, s.container, s.args, s.row, s.model) for s in table_servers(resource) if s.row is not None]
+    for podspec, container, args, row, model in pairs:
         if row is None or not isinstance(model, str) or fetches(row, model) != model or hub_offline(row, container):
+            continue
+        if _kept_across_restarts(podspec, container, args, row):
             continue
         size = checkpoint_estimate_gib(model)
         if size:

@@ -2,7 +2,9 @@
 
 Form: shawnawshk/llm-on-eks@7c70018e3bce2da6f96d2c6311ba61f7c60c976e k8s-manifest/lws/lws.yaml (spent set 120, S16
 advisory by both labellers): SGLang serves deepseek-ai/DeepSeek-R1 (~641 GiB) downloaded at start into a hostPath cache,
-under a startupProbe of 180 + 60 x 30 s = 1980 s; the same form as a vLLM Deployment here. At the planner's own rate
+under a startupProbe of 180 + 60 x 30 s = 1980 s; the same form as a vLLM Deployment here, its cache on the container's
+own layer (a restart loses it). With the hostPath (as written), a PVC or an emptyDir the restarted container resumes
+the download (huggingface_hub v1.9.0 file_download.py:1804): silent (review56e). At the planner's own rate
 (components/capacity/layout.py HUB_DOWNLOAD_GIB_PER_SECOND, 0.5 GiB/s) it fits, so it fires only at the labellers'
 slower rate (config), and by default with its budget cut to 180 + 30 x 30 s. Careful forms that stay silent, mutations
 of it: HF_HUB_OFFLINE=1 (weights pre-staged), a model the budget downloads (Llama 3.1 8B), a budget that covers it.
@@ -42,10 +44,8 @@ _DEEPSEEK = {
                             "periodSeconds": 30,
                             "failureThreshold": 30,
                         },
-                        "volumeMounts": [{"name": "cache", "mountPath": "/root/.cache/huggingface"}],
                     }
                 ],
-                "volumes": [{"name": "cache", "hostPath": {"path": "/mnt/models/deepseek", "type": "DirectoryOrCreate"}}],
             },
         },
     },
@@ -93,3 +93,24 @@ def test_the_assumed_rate_is_configurable():
 
 def test_the_default_rate_is_the_planners():
     assert startup_probe_budget.HUB_DOWNLOAD_GIB_PER_SECOND == layout.HUB_DOWNLOAD_GIB_PER_SECOND
+
+
+def test_a_cache_on_a_volume_or_an_unknown_folder_stays_silent():
+    # Set 120's own form: the Hub cache on a hostPath; a PVC and an emptyDir likewise survive the container's restart,
+    # and huggingface_hub resumes from the incomplete file (v1.9.0 src/huggingface_hub/file_download.py:1804,1824).
+    for volume in (
+        {"hostPath": {"path": "/mnt/models/deepseek", "type": "DirectoryOrCreate"}},
+        {"persistentVolumeClaim": {"claimName": "model-cache"}},
+        {"emptyDir": {}},
+    ):
+        cached = copy.deepcopy(_DEEPSEEK)
+        _container(cached)["volumeMounts"] = [{"name": "cache", "mountPath": "/root/.cache/huggingface"}]
+        cached["spec"]["template"]["spec"]["volumes"] = [{"name": "cache", **volume}]
+        assert _found(cached) == [], volume
+    moved = copy.deepcopy(_DEEPSEEK)
+    _container(moved)["env"] = [{"name": "HF_HOME", "valueFrom": {"configMapKeyRef": {"name": "x", "key": "home"}}}]
+    assert _found(moved) == []
+    elsewhere = copy.deepcopy(_DEEPSEEK)
+    _container(elsewhere)["volumeMounts"] = [{"name": "cache", "mountPath": "/data"}]
+    elsewhere["spec"]["template"]["spec"]["volumes"] = [{"name": "cache", "persistentVolumeClaim": {"claimName": "c"}}]
+    assert len(_found(elsewhere)) == 1
