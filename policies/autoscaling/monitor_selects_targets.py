@@ -253,12 +253,17 @@ def _unplaced_copies(
     """Services of the monitor's folder (or a folder holding it) that state no namespace, whose spec.selector the
     monitor repeats and that name no port: applied to the discovered namespace or not, such a Service is selected by
     no label and no port name (spent set 118 kubernetes/examples@279e8e4f AI/vllm-deployment/vllm-service.yaml with
-    hpa/vllm-service-monitor.yaml on namespace vllm-example). Namespaced ones are judged by the caller."""
+    hpa/vllm-service-monitor.yaml on namespace vllm-example). Namespaced ones are judged by the caller. Empty when an
+    unplaced Service the monitor does select is in the files (a labelled metrics Service beside the app's)."""
     folder = folder_of(monitor)
     found = []
     for service, labels, names in _service_targets(resources, None):
         own = {str(k): str(v) for k, v in as_dict(get(service.props, "spec", "selector")).items()}
-        if names or not own or stated_namespace(service) or get(service.props, "metadata", "namespace"):
+        if stated_namespace(service) or get(service.props, "metadata", "namespace"):
+            continue
+        if selector_matches(selector, labels):
+            return []  # another unplaced Service (a metrics Service) the monitor selects where both land (review56e)
+        if names or not own:
             continue
         if service.kustomize_namespace or service.template or service.patch or not _related(folder, folder_of(service)):
             continue

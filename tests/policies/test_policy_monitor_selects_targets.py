@@ -311,3 +311,15 @@ def test_an_unplaced_service_elsewhere_or_labelled_stays_silent():
     placed = copy.deepcopy(_GEMMA_SERVICE)
     placed["metadata"]["namespace"] = "default"
     assert _g42_placed(monitor, _placed("AI/vllm-deployment/vllm-service.yaml", placed)) == []
+
+
+def test_an_unplaced_app_service_beside_an_unplaced_metrics_service_stays_silent():
+    # The careful two-Service form (review56e): the app's Service (no labels, an unnamed port) beside a metrics Service
+    # of the same folder, labelled and with the scraped port named, both placed by kubectl apply -n vllm-example. The
+    # monitor selects the metrics Service there: no finding on the monitor, nor on the app's Service.
+    monitor = _placed("AI/vllm-deployment/hpa/m.yaml", _GEMMA_MONITOR)
+    metrics = copy.deepcopy(_GEMMA_SERVICE)
+    metrics["metadata"] = {"name": "vllm-metrics", "labels": {"app": "gemma-server"}}
+    metrics["spec"]["ports"][0]["name"] = "http"
+    app = _placed("AI/vllm-deployment/vllm-service.yaml", _GEMMA_SERVICE)
+    assert _g42_placed(monitor, app, _placed("AI/vllm-deployment/vllm-metrics.yaml", metrics)) == []
