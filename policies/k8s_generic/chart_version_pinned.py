@@ -64,6 +64,9 @@ _APP_CHARTS = frozenset(
 # A semver range: a wildcard part (x, X, *), an operator, a hyphen range or an alternative (Masterminds/semver, which
 # Flux, Argo CD and Helm use).
 _RANGE = re.compile(r"(^|[.\s])[xX*](?=$|[.\s])|[\^~<>=|]|\s-\s")
+# One whole version behind "=": "`=`: equal (aliased to no operator)" (Masterminds/semver v3.4.0 README.md:139, the
+# constraints Helm, Argo CD and Flux read): as pinned as the bare version (review56e).
+_EXACT = re.compile(r"=\s*v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?")
 
 
 def _serving_chart(name: str) -> bool:
@@ -75,7 +78,7 @@ def _moving(version: Any) -> str | None:
     """How ``version`` moves: "unset" (None or empty), "a range", or None when it names one version."""
     if version is None or (isinstance(version, str) and not version.strip()):
         return "unset"
-    if isinstance(version, str) and _RANGE.search(version.strip()):
+    if isinstance(version, str) and _RANGE.search(version.strip()) and not _EXACT.fullmatch(version.strip()):
         return "a range"
     return None
 

@@ -314,3 +314,10 @@ def test_argo_source_is_ignored_beside_sources(tmp_path):
     )
     (tmp_path / "app.yaml").write_text(hydrated)
     assert _released(tmp_path, "app.yaml") == []
+
+
+def test_chart_ref_to_one_exact_semver_is_silent(tmp_path):
+    # "`=`: equal (aliased to no operator)" (Masterminds/semver v3.4.0 README.md:139): one version, pinned
+    for exact in ("semver: '0.1.808'", "semver: '=0.1.808'", "semver: '= v0.1.808'"):
+        assert _g1(tmp_path, BSFISHY.replace("tag: 0.1.808", exact)) == [], exact
+    assert len(_g1(tmp_path, BSFISHY.replace("tag: 0.1.808", "semver: '>=0.1.808'"))) == 1
