@@ -295,7 +295,8 @@ def chart_ref_releases(objects: list[Any], replace: Callable[..., Any]) -> list[
     for o in objects:
         source = referenced_source(o.obj, sources) if o.obj.get("kind") == "HelmRelease" and not o.chart else None
         found = _chart_of(source) if source is not None else None
-        if found is None or chart_named(found[0]) is None:
+        shaped = isinstance(o.obj.get("spec"), Mapping) and isinstance(o.obj.get("metadata") or {}, Mapping)
+        if found is None or not shaped or chart_named(found[0]) is None:  # a spec or metadata not a map: as written
             out.append(o)
             continue
         name, version = found

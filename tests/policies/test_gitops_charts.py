@@ -321,3 +321,15 @@ def test_chart_ref_to_one_exact_semver_is_silent(tmp_path):
     for exact in ("semver: '0.1.808'", "semver: '=0.1.808'", "semver: '= v0.1.808'"):
         assert _g1(tmp_path, BSFISHY.replace("tag: 0.1.808", exact)) == [], exact
     assert len(_g1(tmp_path, BSFISHY.replace("tag: 0.1.808", "semver: '>=0.1.808'"))) == 1
+
+
+def test_chart_ref_release_of_no_map_spec_or_metadata_is_left_as_written(tmp_path):
+    # review56e: an internal error (AttributeError, TypeError) before; the pack's own annotation written by hand too
+    hostile = BSFISHY.replace("metadata:\n  name: litellm-gateway\nspec:\n  interval: 30m", "metadata: 7\nspec:\n  interval: 30m")
+    by_hand = BSFISHY + "---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: r\n"
+    by_hand += "  annotations: {llm-serving.io/chart-ref: OCIRepository//litellm-gateway}\nspec: 5\n"
+    for text in (hostile, by_hand):
+        (tmp_path / "helmrelease.yaml").write_text(text)
+        result = check_in_process(str(tmp_path), "--format", "json")
+        assert "internal error" not in result.stdout + result.stderr
+        json.loads(result.stdout)
