@@ -37,10 +37,8 @@ import posixpath
 from collections.abc import Mapping
 from typing import Any, Callable, Optional
 
-import yaml
-
 from components.helm_charts import chart_named
-from components.loading import Document
+from components.loading import MANIFESTS, Document, LoadError, load_yaml
 from policies.reading.run_bounds import within_run
 
 _FOLDER_SOURCES = frozenset({"GitRepository", "Bucket"})
@@ -62,9 +60,9 @@ def _get(value: Any, *keys: str) -> Any:
 def _text(value: Any) -> Optional[Mapping]:
     if not isinstance(value, str) or len(value) > _MAX_TEXT:
         return None
-    try:
-        loaded = yaml.safe_load(value)
-    except (yaml.YAMLError, ValueError, RecursionError):
+    try:  # the pack's bounded loader: aliases counted as they expand (a "billion laughs" block hung the run, review56e)
+        loaded = load_yaml("values", MANIFESTS, text=value)
+    except (LoadError, ValueError, RecursionError):
         return None
     return loaded if isinstance(loaded, Mapping) else {} if loaded is None else None
 

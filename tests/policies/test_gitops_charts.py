@@ -333,3 +333,20 @@ def test_chart_ref_release_of_no_map_spec_or_metadata_is_left_as_written(tmp_pat
         result = check_in_process(str(tmp_path), "--format", "json")
         assert "internal error" not in result.stdout + result.stderr
         json.loads(result.stdout)
+
+
+def test_values_text_is_read_with_the_packs_bounds(tmp_path):
+    # review56e: an Argo CD helm.values (or a Flux valuesFrom ConfigMap) holding a "billion laughs" block was loaded
+    # unbounded and rendered through the chart: the run hung. Now refused, so the release is not rendered.
+    from policies.reading.gitops_charts import _text
+
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    assert _text("\n".join(lines)) is None
+    assert _text("model: m\nimage: {tag: '1'}\n") == {"model": "m", "image": {"tag": "1"}}
+    _chart(tmp_path)
+    bomb = "\n".join("        " + line for line in lines)
+    (tmp_path / "app.yaml").write_text(
+        APPLICATION.replace("      valueFiles:\n", f"      values: |\n{bomb}\n      valueFiles:\n")
+    )
+    assert _released(tmp_path, "app.yaml") == []
