@@ -96,9 +96,9 @@ def _argo(props: Mapping) -> list[tuple[str, str, Any]]:
     spec = get(props, "spec")
     if not isinstance(spec, Mapping):
         return []
-    sources = [("spec.source", spec.get("source"))] + [
-        (f"spec.sources[{i}]", s) for i, s in enumerate(as_list(spec.get("sources")))
-    ]
+    # A non-empty ``sources`` makes Argo CD ignore ``source`` (argo-cd v3.5.1 docs/user-guide/multiple_sources.md:9-10).
+    many = as_list(spec.get("sources"))
+    sources = [(f"spec.sources[{i}]", s) for i, s in enumerate(many)] if many else [("spec.source", spec.get("source"))]
     out = []
     for where, source in sources:
         if isinstance(source, Mapping) and isinstance(source.get("chart"), str):
@@ -134,9 +134,9 @@ def _argo_git(props: Mapping) -> list[tuple[str, str, str]]:
     spec = get(props, "spec")
     if not isinstance(spec, Mapping):
         return []
-    sources = [("spec.source", spec.get("source"))] + [
-        (f"spec.sources[{i}]", s) for i, s in enumerate(as_list(spec.get("sources")))
-    ]
+    # A non-empty ``sources`` makes Argo CD ignore ``source`` (argo-cd v3.5.1 docs/user-guide/multiple_sources.md:9-10).
+    many = as_list(spec.get("sources"))
+    sources = [(f"spec.sources[{i}]", s) for i, s in enumerate(many)] if many else [("spec.source", spec.get("source"))]
     out = []
     for where, source in sources:
         if not isinstance(source, Mapping) or source.get("chart") or not isinstance(source.get("path"), str):

@@ -81,3 +81,14 @@ def test_bad_input_is_silent():
     app = argo()
     app["spec"]["sources"] = "x"
     assert len(found_by([app], POLICY)) == 1
+
+
+def test_argo_source_beside_sources_is_ignored():
+    # "When you specify the `sources` field, Argo CD will ignore the `source` (singular) field" (argo-cd v3.5.1
+    # docs/user-guide/multiple_sources.md:9-10): a migrated app's old source at a range is not what Argo CD installs.
+    app = argo("1.*")
+    app["spec"]["sources"] = [dict(app["spec"]["source"], targetRevision="1.77.0")]
+    assert found_by([app], POLICY) == []
+    app["spec"]["sources"][0]["targetRevision"] = "1.*"
+    ((_, message),) = found_by([app], POLICY)
+    assert message.startswith("spec.sources[0].targetRevision '1.*' is a range")
