@@ -30,7 +30,7 @@ from components.loading import MANIFESTS, Document, Limits, LoadError, load_yaml
 from components.secrets import printable
 from policies.config_files import litellm_config_object
 from policies.input.comment_tokens import CommentToken, comment_tokens
-from policies.input.no_object import no_object
+from policies.input.no_object import beside_objects, no_object
 from policies.input.read_records import ReadCounts, SalvageRead, TemplateRead, Unreadable
 from policies.reading.helmfile import helmfile_run, is_helmfile, read_helmfile
 from policies.reading.terraform import read_once, read_terraform
@@ -245,7 +245,7 @@ def read_manifests(
                 unreadable.append(empty)
     objects, unreadable = read_once(objects, unreadable, terraform_read)  # a file Terraform reads counts once
     counts.objects = len(objects)
-    unreadable = [u for u in unreadable if not u.file.endswith(TEMPLATE_SUFFIXES)]
+    unreadable = beside_objects([u for u in unreadable if not u.file.endswith(TEMPLATE_SUFFIXES)], objects)
     return ManifestSet(objects, counts, unreadable, templates, salvaged, comments)
 
 
