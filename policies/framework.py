@@ -217,7 +217,7 @@ TEMPLATE_NOTE = (
     "advisory: from a Helm template rendered best-effort with its chart's values.yaml; values files and --set "
     "change what is deployed"
 )
-TERRAFORM_NOTE = "advisory: from a Terraform resource read best-effort; its variables and expressions are unknown here"
+TERRAFORM_NOTE = "advisory: from a Terraform resource read best-effort; variables at literal defaults, other expressions unknown"
 HELMFILE_NOTE = "advisory: from a {} read best-effort; its template actions and environment are unknown here"
 
 

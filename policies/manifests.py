@@ -32,6 +32,7 @@ from policies.config_files import litellm_config_object
 from policies.input.comment_tokens import CommentToken, comment_tokens
 from policies.input.no_object import beside_objects, no_object
 from policies.input.read_records import ReadCounts, SalvageRead, TemplateRead, Unreadable
+from policies.reading.gitops_charts import chart_ref_releases, local_chart_releases
 from policies.reading.helmfile import helmfile_run, is_helmfile, read_helmfile
 from policies.reading.terraform import read_once, read_terraform
 from policies.values_files import values_release
@@ -244,6 +245,7 @@ def read_manifests(
             if empty := no_object(printable(shown, 4096), name, text, docs):
                 unreadable.append(empty)
     objects, unreadable = read_once(objects, unreadable, terraform_read)  # a file Terraform reads counts once
+    objects = chart_ref_releases(objects, replace) + local_chart_releases(objects, files, _objects, counts)  # GitOps
     counts.objects = len(objects)
     unreadable = beside_objects([u for u in unreadable if not u.file.endswith(TEMPLATE_SUFFIXES)], objects)
     return ManifestSet(objects, counts, unreadable, templates, salvaged, comments)
@@ -342,7 +344,7 @@ class _Charts:
             self.loaded[root] = helm_chart.load_chart(root)
         chart = self.loaded[root]
         try:
-            out = helm_chart.render(name, text, chart)
+            out = helm_chart.render(name, text, chart, missing=(missing := set[str]()))
             try:
                 docs = load_yaml_documents(shown, limits, text=out, track_lines=0)
             except LoadError:
@@ -375,9 +377,9 @@ class _Charts:
         why = (
             f"a Helm template (chart {label}), read best-effort with "
             + (f"the chart's defaults ({values})" if values else "no values file (the chart has none)")
-            + f": {count} object{'s' if count != 1 else ''} rendered and checked, every finding advice, since a "
-            "values file or --set changes what is deployed; for a full check render it: helm template CHART | "
-            "python -m policies check -"
+            + f": {count} object{'s' if count != 1 else ''} rendered and checked{printable(helm_chart.missing_note(missing), 1024)}, every "
+            "finding advice, since a values file or --set changes what is deployed; for a full check render it: "
+            "helm template CHART | python -m policies check -"
         )
         s27 = Unreadable(printable(shown, 4096), None, first, why, "template-read")
         return [s27], rendered, TemplateRead(printable(shown, 4096), label, values, count)

@@ -37,6 +37,7 @@ from policies.kube import containers, get, is_custom_type, pod_specs, split_type
 from policies.reading.api_refusals import handler_refusals, image_refusal, ingress_class_refusal, ingress_host_refusals
 from policies.reading.object_labels import label_problems
 from policies.reading.object_names import name_problems, reference_problems
+from policies.reading.placeholders import terraform_filled
 
 
 def _name_findings(resource: Resource) -> list[str]:
@@ -45,6 +46,8 @@ def _name_findings(resource: Resource) -> list[str]:
     for problem in name_problems(resource.type, resource.props):
         shown = f"{problem.where} {problem.value!r}"
         what = "namespace" if problem.where == "metadata.namespace" else f"{kind} name"
+        if problem.placeholder and terraform_filled(resource, problem.value):
+            continue  # a Terraform interpolation (``"vllm-${each.key}"``): the plan renders it (review55e)
         if problem.placeholder:
             messages.append(
                 unproven(

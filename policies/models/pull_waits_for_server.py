@@ -21,8 +21,9 @@ ollama pull mistral && pkill ollama``) and 84 (asifkhan03/ollamaverse K8S-Manife
 how long the server takes to start.
 
 Silent where the script waits for the server (an ``until``/``while`` loop, ``ollama list``/``ollama ps``, a curl or wget
-poll, ``--retry-connrefused``), where something other than sleeping, echoing or assigning runs between the start and the
-call (not judged), and where the call's failure is swallowed (no set -e, a later command after ``;``): the download
+poll, ``--retry-connrefused``; but a one-shot ``ollama list | grep -q M || ollama pull M`` waits for nothing: the pull
+after ``||`` is the call, spent set 122 Ofor-David/gke-llm-platform@be324c9f k8s/charts/ollama/templates/deployment.yaml),
+where something other than sleeping, echoing or assigning runs between the start and the call (not judged), and where the call's failure is swallowed (no set -e, a later command after ``;``): the download
 forms of model-download-fails-loudly report those. A postStart hook's call is G48's (post-start-hook-waits).
 
 Read in every pod template the pack reads (init containers, containers of pods that run to completion, server
@@ -105,11 +106,17 @@ def _raced_tokens(tokens: list[str], errexit: bool) -> Optional[tuple[str, str, 
         return None
     server = _server(wrapped(commands[start][0])) or "http"
     sleeps: list[str] = []
+    after = start + 1
     for j in range(start + 1, len(commands)):
+        if j < after:
+            continue  # the rest of a one-shot test (_tested)
         words = wrapped(commands[j][0])
         if not words:
             continue  # an assignment
         call = _call(words, server)
+        if call == "" and (fallback := _tested(commands, j, server)) is not None:
+            after = fallback
+            continue
         if call == "":
             return None  # waits for the server
         if call is None:
@@ -120,6 +127,20 @@ def _raced_tokens(tokens: list[str], errexit: bool) -> Optional[tuple[str, str, 
             continue
         return (_shown(commands[start][0]), call, ", ".join(sleeps)) if _decides(commands, j, errexit) else None
     return None
+
+
+def _tested(commands: list[tuple[list[str], str]], j: int, server: str) -> Optional[int]:
+    """The index of the fallback when commands[j] is a one-shot Ollama poll tested with ``||`` (``ollama list | grep -q
+    M || ollama pull M``, Ofor-David/gke-llm-platform@be324c9f k8s/charts/ollama/templates/deployment.yaml): the poll
+    asks once and fails when nothing listens yet, so the fallback runs at once against a server still starting; it
+    waits for nothing. None for any other poll (a loop's, or one whose failure ends an ``&&`` chain: not judged)."""
+    words = wrapped(commands[j][0])
+    if server != "ollama" or words[1:2] not in (["list"], ["ls"], ["ps"]):
+        return None
+    k = j
+    while commands[k][1] == "|" and k + 1 < len(commands):
+        k += 1
+    return k + 1 if commands[k][1] == "||" and k + 1 < len(commands) else None
 
 
 def _mounted_raced(podspec: dict, container: dict) -> Optional[tuple[str, tuple[str, str, str]]]:

@@ -204,6 +204,9 @@ class Renderer:
         self.size = 0
         self.depth = 0
         self.made = 0
+        # The names an include or template call asked for that no define of the chart holds (each rendered UNKNOWN):
+        # a chart copied in part, its _helpers.tpl left out (policies/manifests.py names them in the file's S27 line).
+        self.missing: set[str] = set()
 
     def render(self, nodes: list[Node], dot: Any) -> str:
         """The text of ``nodes`` with ``dot`` (and ``$``) the context."""
@@ -215,6 +218,8 @@ class Renderer:
         """A define's text with ``dot`` as its context, UNKNOWN when the chart does not define it."""
         body = self.defines.get(name)
         if body is None:
+            if len(self.missing) < 64:
+                self.missing.add(name)
             return UNKNOWN
         self.depth += 1
         if self.depth > MAX_DEPTH:
@@ -343,7 +348,9 @@ class Renderer:
             if func is None:
                 return UNKNOWN
             if func is _INCLUDE_MARK:
-                return self.include(str(args[0]), args[1] if len(args) > 1 else None) if args else UNKNOWN
+                if not args or args[0] is UNKNOWN:  # a name the chart does not determine: no define to look up
+                    return UNKNOWN
+                return self.include(str(args[0]), args[1] if len(args) > 1 else None)
             if func is _TPL_MARK:
                 return self.tpl(args[0], args[1] if len(args) > 1 else None) if args else UNKNOWN
             try:

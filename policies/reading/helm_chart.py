@@ -13,7 +13,10 @@ file and no `--set`:
 - the chart's other values files beside Chart.yaml (``values-<name>.yaml``: ``values_variants``), each merged over
   values.yaml as ``helm template -f`` merges it: policies/manifests.py adds the objects only such a file renders;
 - the built-in objects: ``.Values``, ``.Chart`` (Chart.yaml's fields, capitalised as Helm does), ``.Release``
-  (``release-name`` in ``default``, helm template's defaults), ``.Capabilities`` (the built-in API groups only, as
+  (a helmfile release's name and namespace where one of the run names the chart, policies/reading/helmfile.py; else
+  named as the chart: the release's own name is not in the chart, and the chart's is the one a repository that
+  installs its own chart gives it in the forms read, quickbeard/llm-serving-helm@ece636eb helmfile.yaml installing
+  charts/vllm as release ``vllm``; namespace unknown), ``.Capabilities`` (the built-in API groups only, as
   helm template assumes; Kubernetes v1.31.0), ``.Template``; ``.Files`` is unknown.
 
 Every value the chart does not determine is UNKNOWN in the parsed objects (policies.framework.UNKNOWN: checks pass
@@ -35,7 +38,7 @@ from policies.framework import UNKNOWN
 from policies.reading.go_format import helm_numbers
 from policies.reading.gotemplate import PLACEHOLDER, CannotRender, HelmObject, Node, Renderer, parse
 from policies.reading.gotemplate import UNKNOWN as GT_UNKNOWN
-from policies.reading.helm_funcs import functions
+from policies.reading.helm_funcs import functions, required_stops
 
 CHART_FILE = "Chart.yaml"
 VALUES_FILE = "values.yaml"
@@ -59,7 +62,6 @@ _BUILTIN_GROUPS = (
     "admissionregistration.k8s.io/v1",
     "apiextensions.k8s.io/v1",
 )
-RELEASE_NAME = "release-name"
 
 
 @dataclass
@@ -206,7 +208,9 @@ def _template_files(root: str) -> list[str]:
     return found[:MAX_DEFINE_FILES]
 
 
-def _context(chart: Chart, file: str, release: tuple[str, Any] = (RELEASE_NAME, GT_UNKNOWN)) -> dict:
+def _context(chart: Chart, file: str, release: Optional[tuple[str, Any]] = None) -> dict:
+    if release is None:  # no release object of the run names it: the chart's name, namespace unknown
+        release = (chart.name, GT_UNKNOWN)
     meta = {k[:1].upper() + k[1:]: v for k, v in chart.meta.items() if isinstance(k, str)}
     rel = os.path.relpath(os.path.abspath(file), os.path.dirname(chart.root))
     apis = HelmObject(Has=lambda version: version in _BUILTIN_GROUPS)
@@ -234,19 +238,45 @@ UNKNOWN_NAMESPACE = GT_UNKNOWN
 
 
 def render(
-    file: str, text: str, chart: Chart, values: Optional[dict] = None, release: tuple[str, Any] = (RELEASE_NAME, GT_UNKNOWN)
+    file: str,
+    text: str,
+    chart: Chart,
+    values: Optional[dict] = None,
+    release: Optional[tuple[str, Any]] = None,
+    missing: Optional[set] = None,
 ) -> str:
     """The template's text rendered with the chart's defaults, or with ``values`` (one of its ``variants``, or a
-    release's: ``release`` its name and namespace) (CannotRender when it cannot be)."""
+    release's: ``release`` its name and namespace, else the chart's name and an unknown namespace) (CannotRender when
+    it cannot be). ``missing``, when given, receives the helpers the template includes that the chart does not define
+    (each rendered as an unknown value: a chart copied without its _helpers.tpl)."""
     if chart.problem:
         raise CannotRender(f"its chart cannot be read ({chart.problem})")
     defines = dict(chart.defines)
     nodes = parse(text, defines)
-    renderer = Renderer(functions(), defines)
+    table = functions()
+    if values is None and not chart.values_file:
+        table["required"] = required_stops  # no values file: what the defaults leave out is not known to be absent
+    renderer = Renderer(table, defines)
     # Values are copied so `set`/`merge` in one template change nothing another template sees.
     given = chart.values if values is None else values
     own = Chart(chart.root, chart.meta, copy.deepcopy(given), chart.values_file, chart.defines)
-    return renderer.render(nodes, _context(own, file, release))
+    out = renderer.render(nodes, _context(own, file, release))
+    if missing is not None:
+        missing.update(renderer.missing)
+    return out
+
+
+def missing_note(missing: set[str]) -> str:
+    """What the S27 line of a rendered template (policies/manifests.py) says of the helpers it includes that its
+    chart does not define (``render``'s ``missing``)."""
+    if not missing:
+        return ""
+    names = sorted(missing)
+    shown = ", ".join(n[:80] for n in names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    return (
+        f" (the chart's files read define no {shown}, which it includes: a chart copied in part, its helpers left "
+        "out; what they give is unknown, and no rule reads it)"
+    )
 
 
 # A line that is only an unknown block (an include the chart does not define, `| nindent N`) right under a key that

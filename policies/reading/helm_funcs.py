@@ -4,7 +4,9 @@ Go's builtins (go1.22 src/text/template/funcs.go: and, or, not, eq, ne, lt, le, 
 println), Helm's own (helm v3.16.0 pkg/engine/funcs.go: toYaml, toJson, fromYaml, include, tpl, required, lookup) and
 the sprig v3 functions charts use most (strings, lists, dicts, defaults, arithmetic). A function whose result depends
 on the cluster, the clock or chance (lookup with a cluster, now, randAlphaNum, uuidv4, genCA...) is absent, so it
-evaluates to UNKNOWN; ``fail`` and an unmet ``required`` stop the render (CannotRender), as they stop helm.
+evaluates to UNKNOWN; ``fail`` stops the render (CannotRender), as it stops helm; an unmet ``required`` is UNKNOWN
+(the value a values file must give, which the run does not hold) in a chart with a values.yaml, and stops the render in
+a chart with none (``required_stops``).
 """
 
 from __future__ import annotations
@@ -61,6 +63,18 @@ def _coalesce(*values: Any) -> Any:
 
 
 def _required(message: Any, value: Any = None) -> Any:
+    # Unmet, helm stops; here the value is one the chart's values.yaml leaves to a values file or --set, which the run
+    # does not hold: unknown, so the rest of the template is still read.
+    if value is UNKNOWN or value is None or value == "":
+        return UNKNOWN
+    return value
+
+
+def required_stops(message: Any, value: Any = None) -> Any:
+    """``required`` for a chart with no values file at all (helm_chart.render): unmet, the render stops as helm's does.
+    Every value such a chart reads lives in files the run does not join to it (quickbeard/llm-serving-helm@ece636eb
+    charts/vllm: values/<env>/vllm.yaml, passed by helmfile.yaml), so what its defaults leave out (probes, resources)
+    would be read as absent, and an absence there is no finding."""
     if value is UNKNOWN:
         return UNKNOWN
     if value is None or value == "":

@@ -74,7 +74,8 @@ def _documents(file: str, text: str) -> list[Mapping]:
     return [d.data for d in docs if isinstance(d.data, Mapping)]
 
 
-def _mapping(path: str) -> Optional[Mapping]:
+def values_mapping(path: str) -> Optional[Mapping]:
+    """The mapping a values file holds (its ``{{ }}`` actions as fill-ins), or None."""
     try:
         data = load_yaml(path, MANIFESTS, text=_scrubbed(read_bounded(path, MANIFESTS)))
     except (LoadError, OSError, ValueError):
@@ -98,7 +99,8 @@ def _list(value: Any) -> list:
     return value if isinstance(value, list) else []
 
 
-def _set_path(values: dict, dotted: str, value: Any) -> None:
+def set_value(values: dict, dotted: str, value: Any) -> None:
+    """Set ``dotted`` (``a.b.c``, ``\\.`` an escaped dot) in ``values`` as ``helm --set`` does for one plain path."""
     parts = [p.replace("\\.", ".") for p in re.split(r"(?<!\\)\.", dotted)]
     here = values
     for part in parts[:-1]:
@@ -109,11 +111,11 @@ def _set_path(values: dict, dotted: str, value: Any) -> None:
     here[parts[-1]] = value
 
 
-def _merged(into: dict, new: Mapping) -> dict:
+def merged_values(into: dict, new: Mapping) -> dict:
     """``new`` merged over ``into`` as Helm merges two ``--values`` files (maps key by key, anything else replaces)."""
     out = dict(into)
     for key, value in new.items():
-        out[key] = _merged(out[key], value) if isinstance(value, Mapping) and isinstance(out.get(key), Mapping) else value
+        out[key] = merged_values(out[key], value) if isinstance(value, Mapping) and isinstance(out.get(key), Mapping) else value
     return out
 
 
@@ -137,13 +139,13 @@ def _values(release: Mapping, folder: str) -> list[tuple[dict, str, list[str]]]:
         values: dict = {}
         files = [e for e in run if isinstance(e, str)]
         for entry in run:
-            data = _mapping(entry) if isinstance(entry, str) else entry
-            values = _merged(values, data) if isinstance(data, Mapping) else values
+            data = values_mapping(entry) if isinstance(entry, str) else entry
+            values = merged_values(values, data) if isinstance(data, Mapping) else values
         for key in ("set", "setString"):
             for item in _list(release.get(key)):
                 if isinstance(item, Mapping) and isinstance(item.get("name"), str) and "value" in item:
                     value = str(item["value"]) if key == "setString" else item["value"]
-                    _set_path(values, item["name"], value)
+                    set_value(values, item["name"], value)
         only = files[0] if len(files) == 1 and len(run) == 1 and not release.get("set") else ""
         out.append((values, only, files))
     return out
@@ -194,7 +196,7 @@ def _release_object(release: Mapping, name: str, values: dict, how: str) -> dict
     }
 
 
-def _rendered(root: str, values: dict, name: str, namespace: Any) -> list[dict]:
+def rendered_chart(root: str, values: dict, name: str, namespace: Any) -> list[dict]:
     """The objects the chart folder's templates render with ``values`` over its values.yaml, as release ``name``."""
     from policies.chart_values import coalesced
     from policies.reading import helm_chart
@@ -246,7 +248,7 @@ def helmfile_objects(file: str, text: str) -> tuple[list[tuple[dict, str, str]],
         if not release.get("values") and not release.get("set"):
             meant = [p for p in environment if _stem(p) == name][:_MATCHES]
             if meant:
-                runs = [(dict(v), p, [p]) for p in meant if (v := _mapping(p)) is not None]
+                runs = [(dict(v), p, [p]) for p in meant if (v := values_mapping(p)) is not None]
                 how = (
                     ", given its environment values file named for it (helmfile passes environment values to the "
                     "templates of helmfile.yaml, not to the chart: read as the values meant for the release)"
@@ -271,7 +273,7 @@ def helmfile_objects(file: str, text: str) -> tuple[list[tuple[dict, str, str]],
                 from policies.reading.gotemplate import UNKNOWN
 
                 namespace = UNKNOWN
-            out.extend((obj, label, at) for obj in _rendered(root, values, name, namespace))
+            out.extend((obj, label, at) for obj in rendered_chart(root, values, name, namespace))
     return out, claimed
 
 

@@ -92,3 +92,18 @@ def test_a_config_map_entrypoint_the_server_runs_is_read_too():
     polled = script.replace("sleep 5", "until ollama list >/dev/null 2>&1; do sleep 1; done")
     config_map["data"]["entrypoint.sh"] = polled
     assert found_by([config_map, pod], _POLICY) == []
+
+
+def test_a_one_shot_list_tested_with_or_waits_for_nothing():
+    # spent set 122 Ofor-David/gke-llm-platform@be324c9f k8s/charts/ollama/templates/deployment.yaml, init container
+    # pull-model as written: `ollama list` asks once; when nothing listens yet, grep fails and the pull after || runs
+    # at once against the server still starting, and its failure ends the script.
+    script = 'ollama serve &\nsleep 5\nollama list | grep -q "qwen2.5-coder:1.5b" || ollama pull qwen2.5-coder:1.5b\n'
+    [(level, message)] = found_by([_pod(script)], _POLICY)
+    assert level == "advisory"
+    assert "runs `ollama pull` after only `sleep 5`, with no readiness check" in message
+    # careful: the same test inside a loop waits; with no backgrounded server it is a client of another pod's
+    looped = "ollama serve &\nuntil ollama list | grep -q NAME; do sleep 1; done\nollama pull m || ollama pull m\n"
+    assert found_by([_pod(looped)], _POLICY) == []
+    remote = 'ollama list | grep -q "m" || ollama pull m\n'
+    assert found_by([_pod(remote)], _POLICY) == []
