@@ -32,8 +32,9 @@ from policies.config_files import litellm_config_object
 from policies.input.comment_tokens import CommentToken, comment_tokens
 from policies.input.no_object import no_object
 from policies.input.read_records import ReadCounts, SalvageRead, TemplateRead, Unreadable
+from policies.reading.gitops_charts import chart_ref_releases, local_chart_releases
 from policies.reading.helmfile import helmfile_run, is_helmfile, read_helmfile
-from policies.reading.terraform import read_once, read_terraform
+from policies.reading.terraform import TerraformRun, read_once, read_terraform
 from policies.values_files import values_release
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -186,7 +187,7 @@ def read_manifests(
     templates: list[TemplateRead] = []
     salvaged: list[SalvageRead] = []
     comments: list[CommentToken] = []
-    terraform_read: dict[int, tuple[str, ...]] = {}
+    terraform_read = TerraformRun(files)  # what Terraform resources read, and the run's module calls
     charts = _Charts(paths)
     salvage_run = SimpleNamespace(parses=SALVAGE_RUN_PARSES)  # one budget for every file's repairs
     total = 0
@@ -215,7 +216,8 @@ def read_manifests(
             docs, bad = _documents(shown, _ytt_values(text), limits, pure_yaml, salvage_run)
             rendered = charts.read(name, shown, text, bad, limits, docs) if bad and name != STDIN else None
         except LoadError as exc:
-            unreadable.append(Unreadable(printable(shown, 4096), None, exc.line or 1, exc.problem, "invalid", bool(exc.line)))
+            kind = getattr(exc, "kind", "invalid")  # a helmfile template's: advice (policies/reading/helmfile.py)
+            unreadable.append(Unreadable(printable(shown, 4096), None, exc.line or 1, exc.problem, kind, bool(exc.line)))
             if total > MAX_TOTAL_BYTES:
                 break
             continue
@@ -244,6 +246,7 @@ def read_manifests(
             if empty := no_object(printable(shown, 4096), name, text, docs):
                 unreadable.append(empty)
     objects, unreadable = read_once(objects, unreadable, terraform_read)  # a file Terraform reads counts once
+    objects = chart_ref_releases(objects, replace) + local_chart_releases(objects, files, _objects, counts)  # GitOps
     counts.objects = len(objects)
     unreadable = [u for u in unreadable if not u.file.endswith(TEMPLATE_SUFFIXES)]
     return ManifestSet(objects, counts, unreadable, templates, salvaged, comments)

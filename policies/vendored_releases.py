@@ -4,8 +4,9 @@ A Flux HelmRelease whose chart is a folder of its GitRepository or Bucket source
 (policies/helm_charts.py ``vendored_chart``): the pod rules judge the pod its values render. When the run also holds
 that folder, its templates are rendered best-effort with the chart's own ``values.yaml`` (policies/reading/helm_chart.py)
 and the same pod rules judge the same server a second time, with the defaults instead of the values the release
-writes. The release is what is deployed and where its values are fixed, so a pod rule's findings on a pod the copy
-renders are dropped when the same rule reports the chart's pod on a release of the run that installs that folder
+writes. The same holds for a chart folder a helmfile release renders with its values (policies/reading/helmfile.py,
+review56a: both renders of one pod were reported). The release is what is deployed and where its values are fixed,
+so a pod rule's findings on a pod the copy renders are dropped when the same rule reports the chart's pod on a release of the run that installs that folder
 (spent set 107 BSFishy/k8s-homelab kubernetes/apps/ai/local-ai/app/helmrelease.yaml, chart
 kubernetes/apps/ai/local-ai/chart: G4, G8, G10 on both). A rule the release does not report (the copy's
 PodDisruptionBudget, its claims) keeps its findings on the copy, and a chart folder no release of the run installs
@@ -42,6 +43,19 @@ def _installs(release: tuple[str, ...], folder: str) -> bool:
     return bool(release) and len(parts) >= len(release) and parts[-len(release) :] == release
 
 
+HELMFILE_LABEL = "helmfile release "  # policies/reading/helmfile.py: "helmfile release NAME: chart PATH[ -f FILE]"
+
+
+def _helmfile_chart(label: str) -> tuple[str, ...]:
+    """The folders of the local chart path a helmfile release renders (its label's ``chart PATH``), else ()."""
+    if not label.startswith(HELMFILE_LABEL) or ": chart " not in label:
+        return ()
+    path = label.split(": chart ", 1)[1].split(" ", 1)[0]
+    if "://" in path:
+        return ()
+    return tuple(p for p in posixpath.normpath(path).split("/") if p not in ("", ".", ".."))
+
+
 def _has_pod(obj: Mapping) -> bool:
     spec = obj.get("spec")
     template = spec.get("template") if isinstance(spec, Mapping) else None
@@ -52,14 +66,19 @@ def without_vendored_duplicates(
     manifests: ManifestSet, violations: Sequence[Violation], key: Callable[[ManifestObject], str]
 ) -> list[Violation]:
     """The violations less those on a pod a chart folder of the run renders with its defaults when a Flux HelmRelease
-    of the run installs that folder, is read as the chart, and has a finding of the same policy on the chart's pod
-    (``key``: the resource name of an object, as the run names it)."""
-    folders = {o.chart for o in manifests.objects if o.chart}
+    of the run installs that folder, is read as the chart, and has a finding of the same policy on the chart's pod, or a
+    helmfile release renders that folder and has one on the pod it renders (``key``: the resource name of an object,
+    as the run names it)."""
+    folders = {o.chart for o in manifests.objects if o.chart and not o.chart.startswith(HELMFILE_LABEL)}
     if not folders:
         return list(violations)
     # release resource name -> (chart folders it installs, the values paths of the chart pods it is read as)
     releases: dict[str, tuple[set[str], tuple[str, ...]]] = {}
     for o in manifests.objects:
+        rendered = _helmfile_chart(o.chart or "")
+        if rendered and _has_pod(o.obj) and (installed := {f for f in folders if _installs(rendered, f)}):
+            releases[key(o)] = (installed, ("",))  # a pod a helmfile release renders from the folder: every finding
+            continue
         folder = release_folder(o.obj) if not o.chart else ()
         installed = {f for f in folders if _installs(folder, f)}
         if installed:

@@ -27,7 +27,10 @@ Judged only where the run holds the Service (or pod template) the monitor was wr
 namespace with a port of the name an endpoint scrapes, or a Service whose own ``spec.selector`` the monitor's selector
 repeats and that names no port at all (the pod labels copied into the monitor: spent set 53 szevy/k8s-llm-serving k8s/servicemonitor.yaml selects
 app=llm-service on port http, and Service/llm-service selects app=llm-service pods but carries no labels and an unnamed
-port). Advice: the cluster may hold another Service that matches.
+port). Advice: the cluster may hold another Service that matches. Such a Service that states no namespace (it lands
+where it is applied) counts in any namespace the monitor discovers in, when its file is in the monitor's folder or one
+holding it (never a sibling: overlays, clusters), and the finding is said on the Service too, where the labels and the
+port name go (spent set 118 kubernetes/examples@279e8e4f AI/vllm-deployment; brief crossfile56).
 Silent where the run holds no such object (the monitor's target is defined elsewhere: another repository, a chart
 installed beside), where an operator's custom resource, a Helm template or a Kustomize patch in those namespaces may
 create or label the targets, and for a selector or name the files leave unrendered.
@@ -43,6 +46,7 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, get, split_type
 from policies.reading.label_selectors import selector_equalities
 from policies.reading.operator_pod_labels import SELECTOR_ONLY_KEYS
+from policies.reading.run_objects import folder_of, stated_namespace
 from policies.reading.run_objects import hides_pods as _hidden
 from policies.reading.run_objects import pod_label_sets as _labels
 from policies.reading.run_objects import unrendered as _unknown
@@ -82,10 +86,12 @@ def _ports(monitor: Resource) -> set[str]:
     return {p for e in as_list(get(monitor.props, "spec", key)) if isinstance(p := as_dict(e).get("port"), str) and p}
 
 
-def _service_targets(resources: list[Resource], namespaces: set[str]) -> Iterator[tuple[Resource, dict, set[str]]]:
-    """(Service, its labels, its port names) of the Services in the namespaces."""
+def _service_targets(resources: list[Resource], namespaces: Optional[set[str]]) -> Iterator[tuple[Resource, dict, set[str]]]:
+    """(Service, its labels, its port names) of the Services in the namespaces (every Service for None)."""
     for r in resources:
-        if split_type(r.type) == _SERVICE and isinstance(r.props, dict) and namespace_of(r, "default") in namespaces:
+        if split_type(r.type) != _SERVICE or not isinstance(r.props, dict):
+            continue
+        if namespaces is None or namespace_of(r, "default") in namespaces:
             ports = {str(as_dict(p).get("name")) for p in as_list(get(r.props, "spec", "ports")) if as_dict(p).get("name")}
             yield r, {str(k): str(v) for k, v in as_dict(get(r.props, "metadata", "labels")).items()}, ports
 
@@ -233,6 +239,34 @@ def _dangling_message(
     )
 
 
+def _related(first: Optional[str], second: Optional[str]) -> bool:
+    """True when two files' folders are one, or one holds the other (a monitor in hpa/ beside the app's Service); never
+    two sibling folders (kustomize overlays, clusters)."""
+    if first is None or second is None:
+        return False
+    return first == second or first.startswith(second + "/") or second.startswith(first + "/") or not (first and second)
+
+
+def _unplaced_copies(
+    monitor: Resource, selector: dict, resources: list[Resource], namespaces: set[str]
+) -> list[tuple[Resource, dict, set[str]]]:
+    """Services of the monitor's folder (or a folder holding it) that state no namespace, whose spec.selector the
+    monitor repeats and that name no port: applied to the discovered namespace or not, such a Service is selected by
+    no label and no port name (spent set 118 kubernetes/examples@279e8e4f AI/vllm-deployment/vllm-service.yaml with
+    hpa/vllm-service-monitor.yaml on namespace vllm-example). Namespaced ones are judged by the caller."""
+    folder = folder_of(monitor)
+    found = []
+    for service, labels, names in _service_targets(resources, None):
+        own = {str(k): str(v) for k, v in as_dict(get(service.props, "spec", "selector")).items()}
+        if names or not own or stated_namespace(service) or get(service.props, "metadata", "namespace"):
+            continue
+        if service.kustomize_namespace or service.template or service.patch or not _related(folder, folder_of(service)):
+            continue
+        if selector_matches(selector, own) and not selector_matches(selector, labels):
+            found.append((service, labels, names))
+    return found
+
+
 _SERVICE_MONITORS = (SERVICE_MONITOR_GROUP_KIND, ("azmonitoring.coreos.com", "ServiceMonitor"))
 
 
@@ -292,9 +326,15 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             copied = [t for t in targets if own(t) and selector_matches(selector, {str(k): str(v) for k, v in own(t).items()})]
             # Only a Service with no named port: one naming another port may not be the one the monitor was
             # written for (the metrics Service may be elsewhere), while an unnamed port is never selectable by name.
-            copied = [t for t in copied if not t[2]]
+            copied = [t for t in copied if not t[2]] or _unplaced_copies(monitor, selector, resources, namespaces)
             if copied:
-                findings.append((monitor.name, unproven(_copied_message(selector, copied[0], ports, namespaces))))
+                text = unproven(_copied_message(selector, copied[0], ports, namespaces))
+                findings.append((monitor.name, text))
+                if copied[0][0].name not in reported:
+                    # The Service is where the labels and the port name go: said there too (spent set 118
+                    # kubernetes/examples vllm-service.yaml, labelled G42 by both labellers; brief crossfile56).
+                    reported.add(copied[0][0].name)
+                    findings.append((copied[0][0].name, text))
             continue
         if not written_for:
             continue  # the run holds no object with the scraped port: the target is defined elsewhere

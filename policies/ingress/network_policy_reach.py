@@ -158,6 +158,8 @@ def _download_findings(resources: list[Resource]) -> list[tuple[str, str]]:
             text = unproven(f"{message} ({why})") if why else message
             if blocker is not None:
                 findings.append((blocker.name, text))
+                if (rule_holder := _in_cluster_policy(egress, blocker, reported)) is not None:
+                    findings.append((rule_holder.name, text))
             if wide:
                 # A namespace-wide policy is no one workload's mistake: said on the server's workload too, as advice
                 # (spent set 62 david66l/travelagent3 k8s/vllm-deployment.yaml, labelled G33 there).
@@ -198,6 +200,20 @@ def _in_cluster_https(policies: list[Resource]) -> Optional[str]:
             if peers and not any("ipBlock" in p for p in peers):
                 shown = "; ".join(", ".join(f"{k}: {v or '{}'}" for k, v in p.items()) for p in peers)
                 return f"{policy.name.rsplit(' ', 1)[-1]} spec.egress[{i}] allows 443 only to {shown}"
+    return None
+
+
+def _in_cluster_policy(policies: list[Resource], blocker: Resource, reported: set[str]) -> Optional[Resource]:
+    """The policy whose HTTPS egress rule admits only pods of the cluster (_in_cluster_https), when it is not the one a
+    finding is already reported on: the rule written for the download is the field to change, so the finding is said
+    on it too (spent set 110 johnahull/llm-d-xks-gke@7630140c deployments/istio-kserve/pattern1-baseline/manifests/
+    networkpolicies/allow-vllm-egress.yaml, beside default-deny.yaml; brief crossfile56). ``reported`` is updated."""
+    for policy in policies:
+        if policy is blocker or policy.name in reported:
+            continue
+        if _in_cluster_https([policy]) is not None:
+            reported.add(policy.name)
+            return policy
     return None
 
 
@@ -360,6 +376,8 @@ def _storage_findings(resources: list[Resource], policies: list[Resource], repor
         elif _initializer_overridden(workload, resources):
             message = unproven(f"{message} (a storage-initializer override may send it through a proxy or mirror)")
         findings.append((blocker.name, message))
+        if (rule_holder := _in_cluster_policy(egress, blocker, reported)) is not None:
+            findings.append((rule_holder.name, message))
     return findings
 
 

@@ -6,8 +6,14 @@ upgraded unasked, as with an image's ``latest`` tag (image-tag-pinned).
 
 - Flux HelmRelease ``spec.chart.spec.version``: "Version semver expression, ignored for charts from v1.GitRepository
   and v1beta2.Bucket sources. Defaults to latest when omitted." (``+kubebuilder:default:=*``; fluxcd/helm-controller
-  v1.6.3 api/v2/helmrelease_types.go:388-392). A chart from a GitRepository or Bucket is pinned by its source's ref, and
-  a ``chartRef`` names an OCIRepository object the files may hold: neither is read here.
+  v1.6.3 api/v2/helmrelease_types.go:388-392). A chart from a GitRepository or Bucket is pinned by its source's ref: not
+  read here.
+- Flux HelmRelease ``spec.chartRef`` (helm-controller v1.6.3 api/v2/helmrelease_types.go:53-56): the OCIRepository or
+  HelmChart of the run it names (policies/reading/gitops_charts.py) pins the version: an OCIRepository's ``ref.digest``,
+  ``ref.semver`` or ``ref.tag``, none of them "defaults to the latest tag" (fluxcd/source-controller v1.9.1
+  api/v1/ocirepository_types.go:64-65,151-167); a HelmChart's ``spec.version`` "Defaults to latest when omitted"
+  (api/v1/helmchart_types.go:38-42). A tag ``latest`` moves too. A source the run does not hold is not read (spent set
+  107 BSFishy/k8s-homelab kubernetes/apps/ai/litellm-gateway/app/helmrelease.yaml: ``ref.tag: 0.1.808``, silent).
 - Argo CD Application: a Helm source's ``targetRevision`` is the chart version and may be a range (``1.2.*``, ``>=1.0.0
   <2.0.0``, ``*``: argo-cd docs/user-guide/tracking_strategies.md, "Helm", release-3.3).
 - Argo CD Application of a Git source: the chart's own repository (a ``repositories`` entry of its row) at a folder
@@ -29,12 +35,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from types import SimpleNamespace
 from typing import Any
 
 from components.helm_charts import chart_named
 from policies.framework import Policy, Resource
 from policies.helm_charts import RELEASE_GROUP_KINDS, installs_from_folder
 from policies.kube import annotations_of, as_list, get, metadata_name, split_type
+from policies.reading.gitops_charts import chart_ref_sources, referenced_source, source_pin
 from policies.reading.server_names import SERVER_WORD
 from policies.values_files import READ_FROM
 
@@ -166,11 +174,46 @@ _HELMFILE = (
 )
 
 
+# A Flux HelmRelease's chartRef (policies/reading/gitops_charts.py): the OCIRepository or HelmChart of the run it names.
+_CHART_REF = (
+    'source-controller follows it (an OCIRepository with no ref digest, semver or tag "defaults to the latest tag", '
+    "a semver range the newest match: fluxcd/source-controller v1.9.1 api/v1/ocirepository_types.go:64-65,151-167; a "
+    'HelmChart\'s version "Defaults to latest when omitted", api/v1/helmchart_types.go:38-42) and helm-controller '
+    "upgrades the release to each new chart artifact (fluxcd/helm-controller v1.6.3 api/v2/helmrelease_types.go:53-56)"
+)
+
+
+def _chart_ref(r: Resource, sources: Mapping) -> list[tuple[str, str]]:
+    source = referenced_source(r.props, sources)
+    if source is None:
+        return []
+    chart, field, version = source_pin(source)
+    how = "unset" if version is None else None if version == "" else _moving(version)  # "": pinned otherwise
+    if how is None or not chart or not _serving_chart(chart):
+        return []
+    kind, name = source.get("kind"), metadata_name(source)
+    shown = f"{kind} {name}'s {field} {str(version)!r} is a range" if version else f"{kind} {name} pins no version"
+    if version is None and field == "spec.ref.tag" and get(source, "spec", "ref", "tag") == "latest":
+        shown = f"{kind} {name}'s spec.ref.tag is 'latest'"
+    return [
+        (
+            r.name,
+            f"spec.chartRef: {shown} for chart {chart} ({metadata_name(r.props) or r.name}): {_CHART_REF}, so a new "
+            f"chart release, with its templates and the server image its appVersion names, rolls out unasked; pin one "
+            f"chart version (ref.tag or ref.digest; a HelmChart's version)",
+        )
+    ]
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings = []
+    sources = chart_ref_sources([SimpleNamespace(obj=r.props) for r in resources if isinstance(r.props, dict)])
     for r in resources:
         group_kind = split_type(r.type)
         if group_kind not in RELEASE_GROUP_KINDS or not isinstance(r.props, dict):
+            continue
+        if group_kind[1] == "HelmRelease" and referenced_source(r.props, sources) is not None:
+            findings += _chart_ref(r, sources)
             continue
         read_as = annotations_of(r.props).get(READ_FROM)
         terraform = isinstance(read_as, str) and read_as.startswith(

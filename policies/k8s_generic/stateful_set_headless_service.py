@@ -17,6 +17,11 @@ Two forms are reported, both advice (the set still runs; what breaks is whatever
   k8s/ollama-deployment.yaml@ef24cf9e (an Ollama StatefulSet governed by its ClusterIP ``ollama-service``).
 - no Service of the files has that name while a string of the files addresses a pod by it (``NAME-0.SERVICE``, a
   leader address given to the workers, a peer list).
+- no Service of the files has that name while a Service of the same folder and namespace selects the set's pods under
+  another name (session 56, brief crossfile56): the Service written for the set is misnamed, so ``NAME-0.SERVICE``
+  resolves nowhere. Spent set 121 MichaelCade/UpTheStack-ArgoCD@6b984aa6 apps/ollama/ollama-statefulset.yaml
+  (``serviceName: ollama`` beside the ClusterIP ``ollama-service``); silent where no Service of the folder selects the
+  pods (the governing Service may live in another repository) or the Service is in another folder (an overlay's).
 
 Silent: a headless Service of that name (the careful form, often beside a ClusterIP Service under another name), a
 StatefulSet with no serviceName, a Helm template or Kustomize patch (their Services may be rendered elsewhere), a name
@@ -29,7 +34,7 @@ from typing import Any, Iterator, Optional
 
 from policies.framework import Policy, Resource
 from policies.kube import as_dict, as_list, get, metadata_name, split_type
-from policies.reading.run_objects import unrendered
+from policies.reading.run_objects import folder_of, unrendered
 from policies.reading.serving import namespace_of
 
 _MAX_NODES = 20_000  # strings read a resource when looking for a per-pod DNS name
@@ -102,6 +107,27 @@ def _addressed(resources: list[Resource], set_name: str, service: str) -> Option
     return None
 
 
+def _selects_pods(service: Resource, stateful_set: Resource) -> bool:
+    """True when a Service's literal spec.selector picks the StatefulSet's pod template labels."""
+    chooser = as_dict(get(service.props, "spec", "selector"))
+    labels = as_dict(get(stateful_set.props, "spec", "template", "metadata", "labels"))
+    if not chooser or not labels or any(unrendered(v) for v in chooser.values()):
+        return False
+    return all(labels.get(k) == v for k, v in chooser.items())
+
+
+def _beside(resources: list[Resource], stateful_set: Resource) -> Optional[Resource]:
+    """The first Service of the set's folder and namespace that selects its pods (the one written for the set)."""
+    folder = folder_of(stateful_set)
+    if folder is None:
+        return None
+    for r in resources:
+        if _named(r, "Service") and split_type(r.type)[0] in ("", "core") and folder_of(r) == folder:
+            if _same_namespace(r, stateful_set) and _selects_pods(r, stateful_set):
+                return r
+    return None
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     sets = [(r, n) for r in resources if (n := _named(r, "StatefulSet")) and split_type(r.type)[0] == "apps"]
     if not sets:
@@ -143,6 +169,18 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     f"{governing} (clusterIP: None) in this namespace; define it beside the StatefulSet",
                 )
             )
+        elif (other := _beside(resources, stateful_set)) is not None:
+            name = metadata_name(other.props)
+            findings.append(
+                (
+                    stateful_set.name,
+                    f"spec.serviceName names Service {governing}, which the files do not define, while Service {name} "
+                    f"of the same folder selects this set's pods: the per-pod names {set_name}-0.{governing} ... "
+                    f"resolve only through a headless Service (clusterIP: None) named {governing}, so no replica can "
+                    f"be reached by its stable name; name the headless governing Service {governing}, or set "
+                    f"serviceName to a headless Service of the files (advice: the Service may be defined elsewhere)",
+                )
+            )
     return findings
 
 
@@ -151,7 +189,7 @@ POLICY = Policy(
     description=(
         "A StatefulSet's serviceName names a headless Service (clusterIP: None) of its namespace, so its pods' DNS "
         "names (NAME-0.SERVICE) resolve: advice on a non-headless Service of that name, or on none where the files "
-        "address a pod by such a name."
+        "address a pod by such a name or a Service of the same folder selects the set's pods under another name."
     ),
     rationale=(
         "The governing Service is responsible for the set's network identity (kubernetes/api v0.33.0 apps/v1/types.go "

@@ -37,8 +37,7 @@ from policies.values_files import READ_FROM
 
 _NAMES = frozenset({"helmfile.yaml", "helmfile.yml", "helmfile.yaml.gotmpl", "helmfile.yml.gotmpl"})
 GOTMPL = ".gotmpl"
-_ACTION = re.compile(r"\{\{.*?\}\}", re.S)
-_ONLY_ACTIONS = re.compile(r"^[ \t]*(?:\{\{.*?\}\}[ \t]*)+$", re.M)
+_MARK = "\x00"  # an action while the text is scanned: a character no YAML text holds (removed from the input first)
 _FILL_IN = "${helmfile_fill_in}"  # policies/reading/placeholders.py HELMFILE_FILL_IN: a fill-in for every rule
 _MATCHES = 8  # files a templated values path may name, each its own release: bounded
 _RELEASES = 64
@@ -58,23 +57,51 @@ def is_helmfile(path: str, folder: str = "") -> bool:
     return parent == "helmfile.d" and base.endswith((".yaml", ".yml", ".yaml.gotmpl", ".yml.gotmpl"))
 
 
+def _marked(text: str) -> str:
+    """``text`` with each ``{{ ... }}`` action (the first ``}}`` after its ``{{``) as one ``_MARK``, in one pass: a
+    regular expression backtracked exponentially on a line of many actions and re-scanned the rest of the text for each
+    unclosed ``{{`` (review56a). An unclosed action is left as text, as helmfile refuses it."""
+    out: list[str] = []
+    at = 0
+    while (start := text.find("{{", at)) >= 0 and (end := text.find("}}", start + 2)) >= 0:
+        out += (text[at:start], _MARK)
+        at = end + 2
+    out.append(text[at:])
+    return "".join(out)
+
+
 def _scrubbed(text: str) -> str:
-    """The helmfile's text with its template actions as fill-ins: lines of actions alone dropped, others a ``${}``."""
+    """The helmfile's text with its template actions as fill-ins: lines of actions alone emptied (``{{ if }}``,
+    ``{{ end }}``), others a ``${}``."""
     if "{{" not in text:
         return text
-    text = _ONLY_ACTIONS.sub("", text)
-    return _ACTION.sub(_FILL_IN, text)
+    lines = _marked(text.replace(_MARK, "")).split("\n")
+    return "\n".join("" if _MARK in line and not line.replace(_MARK, "").strip(" \t") else line for line in lines).replace(
+        _MARK, _FILL_IN
+    )
+
+
+class TemplateUnread(LoadError):
+    """A templated helmfile the pack cannot read as YAML once its actions are fill-ins: advice (S27's "template"), as
+    helmfile may well render it; an untemplated one stays a LoadError, YAML helmfile cannot read either."""
+
+    kind = "template"
 
 
 def _documents(file: str, text: str) -> list[Mapping]:
+    """The helmfile's YAML documents (LoadError, or TemplateUnread, when they cannot be read: reported, review56a)."""
     try:
         docs = load_yaml_documents(file, MANIFESTS, text=_scrubbed(text), track_lines=0)
-    except LoadError:
-        return []
+    except LoadError as exc:
+        if "{{" not in text:
+            raise
+        why = f"a helmfile template whose {{{{ }}}} actions, as fill-ins, leave text that is not YAML ({exc.problem})"
+        raise TemplateUnread(file, f"{why}; its releases were not read") from exc
     return [d.data for d in docs if isinstance(d.data, Mapping)]
 
 
-def _mapping(path: str) -> Optional[Mapping]:
+def values_mapping(path: str) -> Optional[Mapping]:
+    """The mapping a values file holds (its ``{{ }}`` actions as fill-ins), or None."""
     try:
         data = load_yaml(path, MANIFESTS, text=_scrubbed(read_bounded(path, MANIFESTS)))
     except (LoadError, OSError, ValueError):
@@ -98,8 +125,11 @@ def _list(value: Any) -> list:
     return value if isinstance(value, list) else []
 
 
-def _set_path(values: dict, dotted: str, value: Any) -> None:
+def set_value(values: dict, dotted: str, value: Any) -> None:
+    """Set ``dotted`` (``a.b.c``, ``\\.`` an escaped dot) in ``values`` as ``helm --set`` does for one plain path."""
     parts = [p.replace("\\.", ".") for p in re.split(r"(?<!\\)\.", dotted)]
+    if len(parts) > MANIFESTS.max_depth:  # deeper than any file the pack reads: every rule would recurse past Python's
+        return  # limit on it (a name of 200,000 parts was an internal error, review56a); not a value helm would use
     here = values
     for part in parts[:-1]:
         nxt = here.get(part)
@@ -109,11 +139,11 @@ def _set_path(values: dict, dotted: str, value: Any) -> None:
     here[parts[-1]] = value
 
 
-def _merged(into: dict, new: Mapping) -> dict:
+def merged_values(into: dict, new: Mapping) -> dict:
     """``new`` merged over ``into`` as Helm merges two ``--values`` files (maps key by key, anything else replaces)."""
     out = dict(into)
     for key, value in new.items():
-        out[key] = _merged(out[key], value) if isinstance(value, Mapping) and isinstance(out.get(key), Mapping) else value
+        out[key] = merged_values(out[key], value) if isinstance(value, Mapping) and isinstance(out.get(key), Mapping) else value
     return out
 
 
@@ -137,13 +167,13 @@ def _values(release: Mapping, folder: str) -> list[tuple[dict, str, list[str]]]:
         values: dict = {}
         files = [e for e in run if isinstance(e, str)]
         for entry in run:
-            data = _mapping(entry) if isinstance(entry, str) else entry
-            values = _merged(values, data) if isinstance(data, Mapping) else values
+            data = values_mapping(entry) if isinstance(entry, str) else entry
+            values = merged_values(values, data) if isinstance(data, Mapping) else values
         for key in ("set", "setString"):
             for item in _list(release.get(key)):
                 if isinstance(item, Mapping) and isinstance(item.get("name"), str) and "value" in item:
                     value = str(item["value"]) if key == "setString" else item["value"]
-                    _set_path(values, item["name"], value)
+                    set_value(values, item["name"], value)
         only = files[0] if len(files) == 1 and len(run) == 1 and not release.get("set") else ""
         out.append((values, only, files))
     return out
@@ -160,6 +190,46 @@ def _environment_files(docs: list[Mapping], folder: str) -> list[str]:
     return out
 
 
+def _environment_values(docs: list[Mapping], folder: str) -> list[dict]:
+    """Each environment's values as the pack can read them (inline maps and the run's files, later ones winning)."""
+    out: list[dict] = []
+    for doc in docs:
+        envs = doc.get("environments")
+        for env in envs.values() if isinstance(envs, Mapping) else ():
+            values: dict = {}
+            for entry in _list(env.get("values") if isinstance(env, Mapping) else None)[:_ENTRIES]:
+                for data in (
+                    [entry]
+                    if isinstance(entry, Mapping)
+                    else map(values_mapping, _files(entry, folder) if isinstance(entry, str) else [])
+                ):
+                    values = merged_values(values, data) if isinstance(data, Mapping) else values
+            out.append(values)
+    return out
+
+
+def _installed(release: Mapping, environments: list[dict]) -> bool:
+    """False for a release helmfile does not install: ``installed: false`` (pkg/state/release.go:251-253 ``Desired``)
+    or a ``condition`` (``foo.enabled``, or ``true``/``false``) no environment's values set to true: helmfile installs
+    it only when the value at that path is the boolean true (pkg/state/state.go:3488-3530 ``ConditionEnabled``, all
+    @v1.7.4). An environment whose value there is a fill-in may enable it: read."""
+    if release.get("installed") is False:
+        return False
+    condition = release.get("condition")
+    if not isinstance(condition, str) or not condition:
+        return True
+    if condition.lower() in ("true", "false") or _FILL_IN in condition:
+        return condition.lower() != "false"
+    keys = condition.split(".")
+    for values in environments:
+        here: Any = values
+        for key in keys:
+            here = here.get(key) if isinstance(here, Mapping) else None
+        if here is True or isinstance(here, str) and _FILL_IN in here:
+            return True
+    return False
+
+
 def _stem(path: str) -> str:
     base = os.path.basename(path)
     for suffix in (GOTMPL, ".yaml", ".yml"):
@@ -170,10 +240,15 @@ def _stem(path: str) -> str:
 def _local_chart(chart: str, folder: str) -> Optional[str]:
     """The chart folder a release names (a path: ``./charts/x``, ``../charts/x``, ``charts/x/y``), "" when it is no
     chart folder of the run, None for a published chart (``repo/name``, ``oci://``)."""
-    if "://" in chart or not chart.startswith((".", "/")) and chart.count("/") == 1:
+    if "://" in chart:
         return None
     root = os.path.normpath(os.path.join(folder, chart))
     has = os.path.isfile(os.path.join(root, "Chart.yaml")) or os.path.isdir(os.path.join(root, "templates"))
+    # ``charts/vllm`` is a repo/name to helmfile (pkg/state/util.go:18-33 isLocalChart@v1.7.4), which hands it to helm
+    # as written; helm installs a path that exists before it looks for a repository (helm v3.16.4
+    # pkg/action/install.go:748-759 LocateChart): the run's chart folder of that name is the chart (review56a).
+    if not chart.startswith((".", "/")) and chart.count("/") == 1 and not os.path.isfile(os.path.join(root, "Chart.yaml")):
+        return None
     return root if has else ""
 
 
@@ -194,7 +269,7 @@ def _release_object(release: Mapping, name: str, values: dict, how: str) -> dict
     }
 
 
-def _rendered(root: str, values: dict, name: str, namespace: Any) -> list[dict]:
+def rendered_chart(root: str, values: dict, name: str, namespace: Any) -> list[dict]:
     """The objects the chart folder's templates render with ``values`` over its values.yaml, as release ``name``."""
     from policies.chart_values import coalesced
     from policies.reading import helm_chart
@@ -234,20 +309,21 @@ def helmfile_objects(file: str, text: str) -> tuple[list[tuple[dict, str, str]],
     }
     releases = [r for d in docs for r in _list(d.get("releases"))]
     environment = _environment_files(docs, folder)
+    environments = _environment_values(docs, folder) if any(isinstance(r, Mapping) and "condition" in r for r in releases) else []
     out: list[tuple[dict, str, str]] = []
     claimed: set[str] = set()
     for release in releases[:_RELEASES]:
         if not isinstance(release, Mapping) or not isinstance(release.get("chart"), str) or "${" in release["chart"]:
             continue
         name = release.get("name")
-        if not isinstance(name, str) or "${" in name:
+        if not isinstance(name, str) or "${" in name or not _installed(release, environments):
             continue
         runs = _values(release, folder)
         how = ""
         if not release.get("values") and not release.get("set"):
             meant = [p for p in environment if _stem(p) == name][:_MATCHES]
             if meant:
-                runs = [(dict(v), p, [p]) for p in meant if (v := _mapping(p)) is not None]
+                runs = [(dict(v), p, [p]) for p in meant if (v := values_mapping(p)) is not None]
                 how = (
                     ", given its environment values file named for it (helmfile passes environment values to the "
                     "templates of helmfile.yaml, not to the chart: read as the values meant for the release)"
@@ -272,29 +348,37 @@ def helmfile_objects(file: str, text: str) -> tuple[list[tuple[dict, str, str]],
                 from policies.reading.gotemplate import UNKNOWN
 
                 namespace = UNKNOWN
-            out.extend((obj, label, at) for obj in _rendered(root, values, name, namespace))
+            out.extend((obj, label, at) for obj in rendered_chart(root, values, name, namespace))
     return out, claimed
 
 
-def read_helmfile(found: list[tuple[dict, int, str, str]], objects_of: Callable[..., list[Any]], counts: Any) -> list[Any]:
+def read_helmfile(
+    found: list[tuple[dict, int, str, str]] | LoadError, objects_of: Callable[..., list[Any]], counts: Any
+) -> list[Any]:
     """The objects (``objects_of(document, reported file, counts, label)``: policies.manifests' reading of one document,
-    ``counts`` its ReadCounts) of one helmfile's releases (``helmfile_run``)."""
+    ``counts`` its ReadCounts) of one helmfile's releases (``helmfile_run``); raises the LoadError of one it could not
+    read (policies.manifests reports it as unreadable, with the error's ``kind`` when it has one)."""
+    if isinstance(found, LoadError):
+        raise found
     counts.files += 1
     return [o for i, (data, line, label, at) in enumerate(found) for o in objects_of(Document(data, i, line), at, counts, label)]
 
 
-def helmfile_run(files: list[str]) -> tuple[dict[str, list[tuple[dict, int, str, str]]], set[str]]:
-    """For the run's files: each helmfile's (object, line, label, file reported on), and the files of ``files`` its
-    releases read as values (read there, not again as a values file of their own)."""
+def helmfile_run(files: list[str]) -> tuple[dict[str, list[tuple[dict, int, str, str]] | LoadError], set[str]]:
+    """For the run's files: each helmfile's (object, line, label, file reported on), or the LoadError that kept it from
+    being read, and the files of ``files`` its releases read as values (read there, not again as a values file)."""
     found = [f for f in files if is_helmfile(f)]
     if not found:
         return {}, set()
-    out: dict[str, list[tuple[dict, int, str, str]]] = {}
+    out: dict[str, list[tuple[dict, int, str, str]] | LoadError] = {}
     claimed: set[str] = set()
     for file in found:
         try:
             objects, read = helmfile_objects(file, read_bounded(file, MANIFESTS))
-        except (LoadError, OSError):
+        except LoadError as exc:
+            out[file] = exc
+            continue
+        except OSError:
             objects, read = [], set()
         out[file] = [(obj, 1, label, at) for obj, label, at in objects]
         claimed |= read

@@ -38,7 +38,15 @@ import yaml
 
 from components.loading import MANIFESTS, Document, LoadError, load_yaml_documents, read_bounded
 from policies.reading.terraform_kubernetes import KINDS, kubernetes_object
-from policies.reading.terraform_scope import MAX_PARSED, Scope, as_text, folder_scope, resolve, template_file
+from policies.reading.terraform_scope import (
+    MAX_PARSED,
+    Scope,
+    as_text,
+    folder_scope,
+    module_calls,
+    resolve,
+    template_file,
+)
 from policies.values_files import READ_FROM
 
 # A ${...} interpolation (nested braces one level deep, as `${merge({a = 1})}` writes) and a %{...} directive line.
@@ -360,7 +368,22 @@ def _template_name(entry: Any) -> Optional[str]:
     return match.group(1) if match is not None else None
 
 
-def terraform_objects(file: str, text: str) -> list[TerraformObject]:
+class TerraformRun(dict):
+    """By the id of each object read, the files of the run it reads (read_once); and the run's .tf files, whose module
+    calls set the variables of the modules they call (terraform_scope.module_calls, read at the first .tf file)."""
+
+    def __init__(self, files: list[str]) -> None:
+        super().__init__()
+        self.files = [f for f in files if f.endswith(".tf")]
+        self.calls: Optional[dict[str, tuple]] = None
+
+    def module_calls(self) -> dict[str, tuple]:
+        if self.calls is None:
+            self.calls = module_calls(self.files, _parsed)
+        return self.calls
+
+
+def terraform_objects(file: str, text: str, calls: Optional[Mapping[str, tuple]] = None) -> list[TerraformObject]:
     """Each Kubernetes object and Helm release the .tf file's resources apply; [] when the file does not parse
     (another tool's file: not this pack's to report)."""
     if not any(word in text for word in ("kubectl_manifest", "kubernetes_", "helm_release", "chart")):
@@ -383,7 +406,7 @@ def terraform_objects(file: str, text: str) -> list[TerraformObject]:
         blocks = _blocks(hcl2.parses_to_tree(text), text)
     except Exception:
         blocks = {}
-    scope = folder_scope(os.path.dirname(file) or ".", _parsed)
+    scope = folder_scope(os.path.dirname(file) or ".", _parsed, calls)
     out: list[TerraformObject] = []
     for group in tree.get("resource") or []:
         if not isinstance(group, dict):
@@ -430,7 +453,8 @@ def read_terraform(
     run it reads (read_once)."""
     counts.files += 1
     out = []
-    for i, found in enumerate(terraform_objects(file, text)):
+    calls = read.module_calls() if isinstance(read, TerraformRun) else None
+    for i, found in enumerate(terraform_objects(file, text, calls)):
         for obj in objects_of(Document(found.data, i, found.line), found.at, counts, found.label):
             read[id(obj)] = found.read
             out.append(obj)

@@ -5,12 +5,17 @@ bool), over every .tf file of the module's folder (Terraform reads a module as a
 ``variables.tf`` beside ``main.tf``); a template's ``vars`` (``templatefile(path, {...})``, ``data "template_file"``)
 inside that template; and a conditional ``c ? a : b`` whose two results are the same literal. Everything else (a
 conditional whose results differ, a function call, a resource's attribute) stays unknown: a fill-in, never a guess.
-A ``.tfvars`` file or ``-var`` may still set a variable: findings on Terraform objects are advice.
+Over a default (review56c): the folder's ``terraform.tfvars``/``*.auto.tfvars`` (Terraform loads them itself), and
+the run's calls of the module (``module "x" { source = "../modules/vllm" ... }``, known when every call gives the same
+literal); a variable another ``.tfvars`` of the folder sets is unknown (given with -var-file or not), and a
+``sensitive`` variable's default is no secret's value. ``-var`` or ``TF_VAR_`` may still set a variable: findings on
+Terraform objects are advice.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 from types import MappingProxyType
@@ -108,22 +113,52 @@ def template_file(reference: str, scope: Scope) -> Optional[dict]:
     return scope.templates.get(match.group(1)) if match is not None else None
 
 
-def folder_scope(folder: str, parse: Callable[[str], dict]) -> Scope:
-    """The scope of the module in ``folder``: its .tf files' literal variable defaults and locals, and template_files
-    (kept for the run, by the folder's .tf files as they stand: name, size, modification time)."""
+_UNSET = ("unset",)  # a module call that does not set a variable: the variable's default
+_LOCAL_SOURCE = re.compile(r'^\s*source\s*=\s*"\.\.?/', re.MULTILINE)  # only files calling a local module are parsed
+_META = ("source", "version", "providers", "count", "for_each", "depends_on")
+
+
+def module_calls(files: list[str], parse: Callable[[str], dict]) -> dict[str, tuple]:
+    """The inputs the run's module calls give each local module (``module "x" { source = "../modules/vllm" ... }``:
+    Terraform's language/modules/syntax, an argument sets the module's variable of that name): its folder ->
+    ((variable, (the literal of each call, None for an expression, _UNSET where a call gives none)), ...)."""
+    calls: dict[str, list[dict]] = {}
+    for file in files:
+        try:
+            text = read_bounded(file, MANIFESTS)
+            tree = parse(text) if _LOCAL_SOURCE.search(text) and len(text) <= MAX_PARSED else {}
+        except Exception:
+            continue
+        for group in tree.get("module") or []:
+            for body in group.values() if isinstance(group, dict) else ():
+                source = body.get("source") if isinstance(body, dict) else None
+                if isinstance(source, str) and source.startswith(("./", "../")):
+                    folder = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(file)), source))
+                    args = {k: v if literal(v) else None for k, v in body.items() if k not in _META and k[:2] != "__"}
+                    calls.setdefault(folder, []).append(args)
+    return {
+        folder: tuple((name, tuple(c.get(name, _UNSET) for c in found)) for name in sorted({n for c in found for n in c}))
+        for folder, found in calls.items()
+    }
+
+
+def folder_scope(folder: str, parse: Callable[[str], dict], calls: Optional[Mapping[str, tuple]] = None) -> Scope:
+    """The scope of the module in ``folder``: its .tf files' literal variable defaults and locals (the .tfvars beside
+    them and the run's calls of the module over the defaults: ``calls`` of module_calls), and template_files (kept
+    for the run, by the folder's .tf files as they stand: name, size, modification time)."""
     try:
-        names = sorted(f for f in os.listdir(folder) if f.endswith(".tf"))
+        names = sorted(f for f in os.listdir(folder) if f.endswith((".tf", ".tfvars", ".tfvars.json")))
         stats = tuple((f, s.st_size, s.st_mtime_ns) for f in names for s in [os.stat(os.path.join(folder, f))])
     except OSError:
         stats = ()
-    return _folder_scope(folder, stats, parse)
+    return _folder_scope(folder, stats, parse, (calls or _EMPTY).get(os.path.abspath(folder), ()))
 
 
 @functools.lru_cache(maxsize=16)
-def _folder_scope(folder: str, stats: tuple, parse: Callable[[str], dict]) -> Scope:
+def _folder_scope(folder: str, stats: tuple, parse: Callable[[str], dict], inputs: tuple = ()) -> Scope:
     names: dict[str, Any] = {}
     templates: dict[str, dict] = {}
-    files = [f for f, _, _ in stats]
+    files = [f for f, _, _ in stats if f.endswith(".tf")]
     for name in files:
         try:
             text = read_bounded(os.path.join(folder, name), MANIFESTS)
@@ -137,7 +172,8 @@ def _folder_scope(folder: str, stats: tuple, parse: Callable[[str], dict]) -> Sc
             continue
         for group in tree.get("variable") or []:
             for key, body in group.items() if isinstance(group, dict) else ():
-                if isinstance(body, dict) and literal(body.get("default")):
+                # A sensitive variable (a token) is given at plan time: its default is no secret's value.
+                if isinstance(body, dict) and literal(body.get("default")) and body.get("sensitive") is not True:
                     names[f"var.{key}"] = body["default"]
         for group in tree.get("locals") or []:
             for key, value in group.items() if isinstance(group, dict) else ():
@@ -147,7 +183,40 @@ def _folder_scope(folder: str, stats: tuple, parse: Callable[[str], dict]) -> Sc
             for key, body in (group.get("template_file") or {}).items() if isinstance(group, dict) else ():
                 if isinstance(body, dict):
                     templates[key] = body
+    _definitions(folder, [f for f, _, _ in stats if not f.endswith(".tf")], names, parse)
+    for name, given in inputs:  # the module's callers: known when every call gives the same literal
+        values = {names.get(f"var.{name}") if v is _UNSET else v for v in given}
+        known = values.pop() if len(values) == 1 else None
+        names.pop(f"var.{name}", None)
+        if known is not None:
+            names[f"var.{name}"] = known
     return Scope(folder, MappingProxyType(names), MappingProxyType(templates))
 
 
-__all__ = ["MAX_PARSED", "Scope", "as_text", "folder_scope", "literal", "resolve", "template_file"]
+def _definitions(folder: str, files: list[str], names: dict[str, Any], parse: Callable[[str], dict]) -> None:
+    """Variables the folder's .tfvars files set, over their defaults (Terraform's language/values/variables "Variable
+    Definition Precedence": terraform.tfvars, terraform.tfvars.json, then *.auto.tfvars(.json) in lexical order, are
+    loaded automatically); a variable another .tfvars sets (given with -var-file, maybe not) is unknown."""
+    auto: list[str] = [f for f in ("terraform.tfvars", "terraform.tfvars.json") if f in files]
+    auto += sorted(f for f in files if f.endswith((".auto.tfvars", ".auto.tfvars.json")))
+    unknown: set[str] = set()
+    for name in auto + [f for f in files if f not in auto]:
+        try:
+            text = read_bounded(os.path.join(folder, name), MANIFESTS)
+            values = json.loads(text) if name.endswith(".json") else parse(text) if len(text) <= MAX_PARSED else None
+        except Exception:
+            values = None
+        if not isinstance(values, dict):
+            continue
+        for key, value in values.items():
+            if not isinstance(key, str) or key.startswith("__"):
+                continue
+            if name in auto and literal(value) and value is not None:
+                names[f"var.{key}"] = value
+            else:
+                unknown.add(f"var.{key}")
+    for key in unknown:
+        names.pop(key, None)
+
+
+__all__ = ["MAX_PARSED", "Scope", "as_text", "folder_scope", "literal", "module_calls", "resolve", "template_file"]

@@ -20,6 +20,15 @@ hours: every model server of every pod template (any engine, an LLMInferenceServ
 liveness window passes maxLivenessWindowSeconds gets advice to wait with a startupProbe instead (spent set 28
 natifridman/kserve-demo llm-config-v1alpha2/llmisvc-config.yaml initialDelaySeconds 4800; set 31
 openshift-psap/topsail llmisvc-simple.yaml and llmisvc-pd.yaml failureThreshold 1000 x periodSeconds 60).
+
+A budget above minBudgetSeconds can still be shorter than the first start of a large checkpoint the server downloads
+from the Hub at start (its row's ``downloads``, not HF_HUB_OFFLINE): at ``assumedDownloadGiBps`` (default the
+planner's own figure, components/capacity/layout.py HUB_DOWNLOAD_GIB_PER_SECOND = 0.5 GiB/s, no public measurement
+behind it) the download plus the load outlasts the budget, and the container is restarted mid-download on every node
+whose cache is empty (brief crossfile56). Spent set 120 shawnawshk/llm-on-eks@7c70018e k8s-manifest/lws/lws.yaml
+(DeepSeek-R1, ~641 GiB, under 180 + 60 x 30 s) is labelled so at a slower rate; at 0.5 GiB/s it fits (about 24 min)
+and stays silent by default, as the stack's own plans, sized at the same figure, do. Advice: the cache may already hold
+the weights and the link may be faster; silent for a model of unknown size, a local path, and a budget that covers it.
 """
 
 from __future__ import annotations
@@ -41,7 +50,7 @@ from policies.kube import (
     split_type,
 )
 from policies.reading.engine_switches import loads_at_start, loads_no_model_at_start
-from policies.reading.engines import table_servers
+from policies.reading.engines import fetches, hub_offline, table_servers
 from policies.reading.kserve_runtime import RUNTIME_KINDS, loads_first
 from policies.reading.pod_probes import server_ports, sidecar_probe
 from policies.reading.serving import GPU_SERVER, engine_row, model_servers, takes_requests
@@ -54,6 +63,11 @@ LOAD_FLOOR_SECONDS = 60
 # The fastest weight load measured (marin-community/marin issue #7136: 124.96 GiB in 14.29 s with a distributed
 # Run:ai streamer, about 8.7 GiB/s; local NVMe about 4 GB/s, anyscale/ai-infra-cookbook PR #57): a start cannot load a checkpoint faster.
 FASTEST_LOAD_GIB_PER_S = 8.0
+# The Hub download rate the stack's planner sizes startup budgets by (components/capacity/layout.py
+# HUB_DOWNLOAD_GIB_PER_SECOND, an assumption: no public measurement). Written here, not imported: that module pulls the
+# stack's configuration models into every check (+0.18 s); tests/policies/test_policy_startup_download_budget.py holds
+# the two equal.
+HUB_DOWNLOAD_GIB_PER_SECOND = 0.5
 
 
 def _load_floor(model: object, base: float = LOAD_FLOOR_SECONDS) -> float:
@@ -231,9 +245,39 @@ def _floors(resource: Resource) -> dict[int, float]:
     }
 
 
+def _download_floors(resource: Resource, gib_per_s: float) -> dict[int, tuple[str, float, float]]:
+    """(model, GiB, seconds) of each server's start that downloads a checkpoint of known size from the Hub: the
+    download at ``gib_per_s`` plus LOAD_FLOOR_SECONDS and the load at FASTEST_LOAD_GIB_PER_S."""
+    if gib_per_s <= 0:
+        return {}
+    found: dict[int, tuple[str, float, float]] = {}
+    vllm = engine_row("vllm")
+    pairs = [(s.container, vllm, served_model(s)) for s in vllm_servers(resource)]
+    pairs += [(s.container, s.row, s.model) for s in table_servers(resource) if s.row is not None]
+    for container, row, model in pairs:
+        if row is None or not isinstance(model, str) or fetches(row, model) != model or hub_offline(row, container):
+            continue
+        size = checkpoint_estimate_gib(model)
+        if size:
+            found[id(container)] = (model, size, size / gib_per_s + _load_floor(model))
+    return found
+
+
+def _download_message(label: str, what: str, budget: int, download: tuple[str, float, float], rate: float) -> str:
+    model, size, seconds = download
+    return unproven(
+        f"{label}: {what} is {budget}s, while the server downloads {model} (about {size:.0f} GiB) from the Hub at "
+        f"start: at {rate:g} GiB/s the download and load alone take about {seconds / 60:.0f} min, so on a node whose "
+        f"cache is empty the container is restarted mid-download, again and again; give the startupProbe a budget of "
+        f"at least {int(seconds)}s, or pre-stage the weights (an init container, a volume that holds them)"
+    )
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     minimum = int(config["minBudgetSeconds"])
     floors = _floors(resource)
+    rate = float(config.get("assumedDownloadGiBps", HUB_DOWNLOAD_GIB_PER_SECOND))
+    downloads = _download_floors(resource, rate)
     maximum = int(config["maxLivenessWindowSeconds"])
     stretched = {}
     for label, container in _liveness_holders(resource):
@@ -266,6 +310,10 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 # them) proves it.
                 window = _budget(liveness)
                 if _restart_at(liveness) >= minimum and not _unknown_field(liveness):
+                    download = downloads.get(id(container))
+                    if download is not None and _restart_at(liveness) < download[2]:
+                        what = f"no startupProbe, and the livenessProbe's first restart comes at {_restart_at(liveness)}s"
+                        messages.append(_download_message(label, what, _restart_at(liveness), download, rate))
                     continue  # its restart comes after the whole budget: nothing is killed mid-load (set 39 trap)
                 messages.append(
                     said(message)
@@ -301,6 +349,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 # Between the fastest load any server makes of this model and minBudgetSeconds, whether the start fits
                 # depends on storage and network the manifest does not show: advice, as for a liveness window.
                 messages.append(said(message) if budget < floor else unproven(f"{message} (a start this fast is possible)"))
+            elif (download := downloads.get(id(container))) is not None and budget < download[2]:
+                what = f"startupProbe budget (initialDelaySeconds {delay} + failureThreshold {failures} x periodSeconds {period})"
+                messages.append(_download_message(label, what, budget, download, rate))
     return messages
 
 
@@ -325,6 +376,17 @@ POLICY = Policy(
                 "Smallest startupProbe budget (initialDelaySeconds + failureThreshold x "
                 "periodSeconds) in seconds; default 600 covers model download, weight load "
                 "and compile on a warm node."
+            ),
+        },
+        "assumedDownloadGiBps": {
+            "type": "number",
+            "minimum": 0,
+            "default": HUB_DOWNLOAD_GIB_PER_SECOND,
+            "description": (
+                "Download rate from the Hugging Face Hub, in GiB/s, assumed when a server downloads a checkpoint of "
+                "known size at start; default 0.5, the planner's own figure (components/capacity/layout.py "
+                "HUB_DOWNLOAD_GIB_PER_SECOND). A startup budget shorter than that download plus the load is advice; 0 "
+                "turns the check off."
             ),
         },
         "maxLivenessWindowSeconds": {

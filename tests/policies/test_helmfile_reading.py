@@ -275,3 +275,111 @@ def test_a_helmfile_action_is_a_fill_in_no_rule_reports(tmp_path):
     found = [f for f in _findings(str(root)) if f["file"].endswith("vllm.yaml.gotmpl")]  # its one values file
     assert [f for f in found if f["policy"] == "no-load-balancer-service"]  # the release was read
     assert not [f for f in found if f["policy"] in ("image-tag-pinned", "manifest-is-kubernetes", "container-can-start")]
+
+
+# review56a: defects found reviewing the landing, each test failing before its fix.
+
+
+def test_template_actions_are_scrubbed_in_linear_time():
+    """A line of many actions backtracked exponentially (26 took 15 s) and unclosed ``{{`` re-scanned to the end."""
+    import time
+
+    from policies.reading.helmfile import _scrubbed
+
+    start = time.monotonic()
+    assert _scrubbed("  " + "{{ a }}" * 2000 + "x\n") == "  " + "${helmfile_fill_in}" * 2000 + "x\n"
+    assert _scrubbed("{{" * 200_000) == "{{" * 200_000
+    assert time.monotonic() - start < 2
+    assert _scrubbed("a: 1\n  {{ if .x }}\nb: {{ .V }} c\n{{- end }}\n") == "a: 1\n\nb: ${helmfile_fill_in} c\n\n"
+
+
+def test_a_set_name_deeper_than_the_reader_limits_is_not_an_internal_error(tmp_path):
+    deep = ".".join(["a"] * 200_000)
+    (tmp_path / "helmfile.yaml").write_text(
+        f"releases:\n  - name: ollama\n    chart: o/ollama\n    version: 1.26.0\n    set:\n      - name: {deep}\n"
+        "        value: 1\n      - name: image.tag\n        value: 0.11.3\n"
+    )
+    result = check_in_process(str(tmp_path), "--format", "json")
+    assert "internal error" not in result.stderr
+    releases = [o for o in read_manifests([str(tmp_path)]).objects if o.kind == "HelmRelease"]
+    assert [r.obj["spec"]["values"] for r in releases] == [{"image": {"tag": "0.11.3"}}]
+
+
+def test_a_helmfile_that_cannot_be_read_is_reported(tmp_path):
+    """Plain YAML helmfile cannot read either is S27 as any manifest is; a template whose fill-ins leave no YAML is
+    advice (helmfile may render it)."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "helmfile.yaml").write_text("releases:\n  - name: x\n    chart: a/b\n  bad: [\n")
+    (tmp_path / "b" / "helmfile.yaml.gotmpl").write_text("releases:\n{{ .Values.x }}: [\n")
+    found = {(f["policy"], f["enforcement"], Path(f["file"]).parent.name) for f in _findings(str(tmp_path))}
+    assert ("manifest-readable", "mandatory", "a") in found
+    assert ("manifest-is-kubernetes", "advisory", "b") in found
+    assert not [f for f in found if f[2] == "b" and f[1] == "mandatory"]
+
+
+INSTALLED_HELMFILE = """\
+environments:
+  default:
+    values:
+      - ollama: {enabled: false}
+        vllm: {enabled: true}
+  gpu:
+    values:
+      - ollama: {enabled: false}
+---
+repositories:
+  - name: o
+    url: https://otwld.github.io/ollama-helm/
+releases:
+  - name: off
+    chart: o/ollama
+    installed: false
+  - name: never
+    chart: o/ollama
+    condition: ollama.enabled
+  - name: literal
+    chart: o/ollama
+    condition: "false"
+  - name: switched-on
+    chart: o/ollama
+    condition: vllm.enabled
+  - name: plain
+    chart: o/ollama
+"""
+
+
+def test_releases_helmfile_does_not_install_are_not_read(tmp_path):
+    """``installed: false`` and a ``condition`` no environment sets true (helmfile pkg/state/release.go:251
+    ``Desired``, pkg/state/state.go:3488 ``ConditionEnabled``@v1.7.4)."""
+    (tmp_path / "helmfile.yaml").write_text(INSTALLED_HELMFILE)
+    releases = sorted(o.name for o in read_manifests([str(tmp_path)]).objects if o.kind == "HelmRelease")
+    assert releases == ["plain", "switched-on"]
+
+
+def _local_ollama(root: Path, chart: str) -> Path:
+    (root / "charts" / "ollama" / "templates").mkdir(parents=True)
+    (root / "charts" / "ollama" / "Chart.yaml").write_text("apiVersion: v2\nname: ollama\nversion: 1.0.0\n")
+    (root / "charts" / "ollama" / "values.yaml").write_text("tag: latest\n")
+    (root / "charts" / "ollama" / "templates" / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  containers:\n"
+        "    - name: ollama\n      image: ollama/ollama:{{ .Values.tag }}\n"
+    )
+    (root / "helmfile.yaml").write_text(f"releases:\n  - name: ollama\n    chart: {chart}\n")
+    return root
+
+
+def test_a_repo_slash_name_chart_that_is_a_chart_folder_of_the_run_is_rendered(tmp_path):
+    """helm installs a path that exists before it looks for a repository (helm v3.16.4 pkg/action/install.go:748):
+    ``charts/ollama`` is the run's folder, no published chart with an unset version."""
+    root = _local_ollama(tmp_path, "charts/ollama")
+    found = _findings(str(root))
+    assert not [f for f in found if f["policy"] == "chart-version-pinned"]
+    assert [f["resource"] for f in found if f["policy"] == "image-tag-pinned" and f["file"].endswith("helmfile.yaml")]
+
+
+def test_a_chart_folder_a_helmfile_release_renders_is_reported_once(tmp_path):
+    """The folder's own render with its defaults and the release's render are one pod: the release's is kept."""
+    root = _local_ollama(tmp_path, "./charts/ollama")
+    found = [f for f in _findings(str(root)) if f["policy"] == "serving-readiness-probe"]
+    assert [Path(f["file"]).name for f in found] == ["helmfile.yaml"]

@@ -184,3 +184,34 @@ def test_a_storage_initializer_override_with_a_proxy_is_advice():
     main_only = copy.deepcopy(_LLMISVC)
     main_only["spec"]["template"]["containers"][0]["env"] = proxy
     assert [e for e, _ in _g33(_POLICY, main_only)] == ["mandatory"]
+
+
+# johnahull/llm-d-xks-gke@7630140c1047f7b6e4b4f18353d96e44d10125f3 deployments/istio-kserve/pattern1-baseline/manifests/
+# networkpolicies/default-deny.yaml (spent set 110, G33 blocking on both policies): every pod of the namespace isolated
+# for Ingress and Egress, beside allow-vllm-egress (the 443 rule to namespaceSelector {} only).
+_DENY_ALL = {
+    "apiVersion": "networking.k8s.io/v1",
+    "kind": "NetworkPolicy",
+    "metadata": {"name": "default-deny-all", "namespace": _NS},
+    "spec": {"podSelector": {}, "policyTypes": ["Ingress", "Egress"]},
+}
+
+
+def test_the_policy_holding_the_in_cluster_https_rule_is_told_too():
+    found = {
+        v.resource: v.enforcement
+        for v in evaluate([manifest(o) for o in (_DENY_ALL, _POLICY, _LLMISVC)], None)
+        if v.policy == "egress-allows-model-download"
+    }
+    assert found == {
+        "NetworkPolicy/default-deny-all": "mandatory",
+        f"NetworkPolicy/{_POLICY['metadata']['name']}": "mandatory",
+    }, found
+
+
+def test_a_deny_all_beside_an_outside_rule_stays_silent():
+    careful = copy.deepcopy(_POLICY)
+    careful["spec"]["egress"].append(
+        {"to": [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8"]}}], "ports": [{"protocol": "TCP", "port": 443}]}
+    )
+    assert _g33(_DENY_ALL, careful, _LLMISVC) == []

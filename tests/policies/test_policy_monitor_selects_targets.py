@@ -16,6 +16,7 @@ import copy
 
 from policy_fixtures import found_by, manifest
 
+from policies.framework import Resource
 from policies.registry import evaluate
 
 _MONITOR = {
@@ -238,3 +239,75 @@ def test_kaitos_selector_only_key_is_read_through_match_expressions():
     }
     [(level, message)] = _selector_only([monitor])
     assert level == "advisory" and message.startswith("spec.selector kaito.sh/workspace=workspace-phi-4-mini-instruct:")
+
+
+# kubernetes/examples@279e8e4fe314f6cb7bc55fa3fbc21bbeaa48c0ea AI/vllm-deployment (spent set 118, G42 advisory): the
+# Service states no namespace, carries no labels and an unnamed port; the monitor in hpa/ repeats its pod selector.
+_GEMMA_MONITOR = {
+    "apiVersion": "monitoring.coreos.com/v1",
+    "kind": "ServiceMonitor",
+    "metadata": {"name": "vllm-gemma-servicemonitor", "namespace": "monitoring", "labels": {"release": "prometheus"}},
+    "spec": {
+        "namespaceSelector": {"matchNames": ["vllm-example"]},
+        "selector": {"matchLabels": {"app": "gemma-server"}},
+        "endpoints": [{"port": "http", "path": "/metrics", "interval": "15s"}],
+    },
+}
+_GEMMA_SERVICE = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "vllm-service"},
+    "spec": {
+        "selector": {"app": "gemma-server"},
+        "type": "ClusterIP",
+        "ports": [{"protocol": "TCP", "port": 8080, "targetPort": 8080}],
+    },
+}
+
+
+def _placed(path: str, obj: dict) -> Resource:
+    return Resource(type=manifest(obj).type, name=f"{path}#0 {obj['kind']}/{obj['metadata']['name']}", props=obj)
+
+
+def _g42_placed(*resources: Resource) -> list[str]:
+    return [v.message for v in evaluate(list(resources)) if v.policy == "monitor-selects-targets"]
+
+
+def test_an_unplaced_service_whose_selector_the_monitor_copies_is_advice():
+    findings = [
+        v
+        for v in evaluate(
+            [
+                _placed("AI/vllm-deployment/hpa/vllm-service-monitor.yaml", _GEMMA_MONITOR),
+                _placed("AI/vllm-deployment/vllm-service.yaml", _GEMMA_SERVICE),
+            ]
+        )
+        if v.policy == "monitor-selects-targets"
+    ]
+    # on the monitor, and on the Service, where the labels and the port name go
+    assert [v.resource.rsplit(" ", 1)[-1] for v in findings] == [
+        "ServiceMonitor/vllm-gemma-servicemonitor",
+        "Service/vllm-service",
+    ]
+    assert {v.enforcement for v in findings} == {"advisory"}
+    found = [v.message for v in findings]
+    assert found[0].startswith(
+        "spec.selector app=gemma-server with endpoints on port http matches no Service of the files read in namespace "
+        "vllm-example; Service/vllm-service, whose spec.selector is what the monitor repeats, carries no labels and names "
+        "no port"
+    )
+
+
+def test_an_unplaced_service_elsewhere_or_labelled_stays_silent():
+    monitor = _placed("AI/vllm-deployment/hpa/m.yaml", _GEMMA_MONITOR)
+    # a sibling folder (another overlay or cluster): never joined
+    assert _g42_placed(monitor, _placed("AI/other/vllm-service.yaml", _GEMMA_SERVICE)) == []
+    # the careful form: labelled and its port named (hanasobi/self-hosted-llms-tutorial's shape), placed by -n
+    careful = copy.deepcopy(_GEMMA_SERVICE)
+    careful["metadata"]["labels"] = {"app": "gemma-server"}
+    careful["spec"]["ports"][0]["name"] = "http"
+    assert _g42_placed(monitor, _placed("AI/vllm-deployment/vllm-service.yaml", careful)) == []
+    # a Service stating another namespace is not the one the monitor was written for
+    placed = copy.deepcopy(_GEMMA_SERVICE)
+    placed["metadata"]["namespace"] = "default"
+    assert _g42_placed(monitor, _placed("AI/vllm-deployment/vllm-service.yaml", placed)) == []
