@@ -34,6 +34,7 @@ from policies.input.no_object import no_object
 from policies.input.read_records import ReadCounts, SalvageRead, TemplateRead, Unreadable
 from policies.reading.gitops_charts import chart_ref_releases, local_chart_releases
 from policies.reading.helmfile import helmfile_run, is_helmfile, read_helmfile
+from policies.reading.run_bounds import bounded_by_paths
 from policies.reading.terraform import TerraformRun, read_once, read_terraform
 from policies.values_files import values_release
 
@@ -171,6 +172,7 @@ def manifest_paths(paths: Sequence[str]) -> list[str]:
     return out
 
 
+@bounded_by_paths  # what a helmfile, Argo CD source or Terraform file() names is read under ``paths`` only
 def read_manifests(
     paths: Sequence[str], *, stdin: Optional[BinaryIO] = None, limits: Limits = MANIFESTS, pure_yaml: bool = False
 ) -> ManifestSet:

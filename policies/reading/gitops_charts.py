@@ -40,6 +40,7 @@ import yaml
 
 from components.helm_charts import chart_named
 from components.loading import Document
+from policies.reading.run_bounds import within_run
 
 _FOLDER_SOURCES = frozenset({"GitRepository", "Bucket"})
 _CHART_FILES = frozenset({"Chart.yaml", "Chart.yml"})
@@ -96,7 +97,7 @@ def _argo_values(helm: Mapping, root: str) -> Optional[dict]:
         if not isinstance(entry, str) or "://" in entry or entry.startswith("$") or "{{" in entry:
             return None
         path = os.path.normpath(os.path.join(root, entry))
-        data = values_mapping(path) if os.path.isfile(path) else None
+        data = values_mapping(path) if os.path.isfile(path) and within_run(path) else None
         if data is None:
             return None
         values = merged_values(values, data)

@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from typing import Any, Callable, Optional
 
 from components.loading import MANIFESTS, Document, LoadError, load_yaml, load_yaml_documents, read_bounded
+from policies.reading.run_bounds import within_run
 from policies.values_files import READ_FROM
 
 _NAMES = frozenset({"helmfile.yaml", "helmfile.yml", "helmfile.yaml.gotmpl", "helmfile.yml.gotmpl"})
@@ -113,11 +114,13 @@ def _files(entry: str, folder: str) -> list[str]:
     """The run's files a values entry names: the path, or each file its fill-ins may stand for (bounded)."""
     if _FILL_IN not in entry:
         path = os.path.normpath(os.path.join(folder, entry))
-        return [path] if path.endswith(_VALUES_SUFFIXES) and os.path.isfile(path) else []
+        return [path] if path.endswith(_VALUES_SUFFIXES) and os.path.isfile(path) and within_run(path) else []
     if entry.count(_FILL_IN) > _FILL_INS or ".." in entry.split("/"):
         return []  # a path made mostly of fill-ins, or one that climbs out of the helmfile's folder: not searched
     pattern = glob.escape(os.path.join(folder, entry)).replace(_FILL_IN, "*")
-    found = (os.path.normpath(p) for p in glob.glob(pattern) if p.endswith(_VALUES_SUFFIXES) and os.path.isfile(p))
+    found = (
+        os.path.normpath(p) for p in glob.glob(pattern) if p.endswith(_VALUES_SUFFIXES) and os.path.isfile(p) and within_run(p)
+    )
     return sorted(found)[:_MATCHES]
 
 
@@ -243,6 +246,8 @@ def _local_chart(chart: str, folder: str) -> Optional[str]:
     if "://" in chart:
         return None
     root = os.path.normpath(os.path.join(folder, chart))
+    if not within_run(root):
+        return ""  # a chart folder outside what the run checks (policies/reading/run_bounds.py): not the run's
     has = os.path.isfile(os.path.join(root, "Chart.yaml")) or os.path.isdir(os.path.join(root, "templates"))
     # ``charts/vllm`` is a repo/name to helmfile (pkg/state/util.go:18-33 isLocalChart@v1.7.4), which hands it to helm
     # as written; helm installs a path that exists before it looks for a repository (helm v3.16.4

@@ -37,6 +37,7 @@ from typing import Any, Callable, Mapping, NamedTuple, Optional, TypeVar
 import yaml
 
 from components.loading import MANIFESTS, Document, LoadError, load_yaml_documents, read_bounded
+from policies.reading.run_bounds import within_run
 from policies.reading.terraform_kubernetes import KINDS, kubernetes_object
 from policies.reading.terraform_scope import (
     MAX_PARSED,
@@ -180,7 +181,7 @@ def _path(argument: str, scope: Scope) -> Optional[str]:
     if "${" in raw:
         return None
     path = raw if os.path.isabs(raw) else os.path.normpath(os.path.join(scope.folder, raw))
-    return path if path.endswith(_TEXT_SUFFIXES) and os.path.isfile(path) else None
+    return path if path.endswith(_TEXT_SUFFIXES) and os.path.isfile(path) and within_run(path) else None
 
 
 def _text(value: Any, scope: Scope, rendered: bool = False) -> Optional[str]:
