@@ -348,11 +348,7 @@ class _Charts:
         chart = self.loaded[root]
         try:
             out = helm_chart.render(name, text, chart, missing=(missing := set[str]()))
-            try:
-                docs = load_yaml_documents(shown, limits, text=out, track_lines=0)
-            except LoadError:
-                docs = load_yaml_documents(shown, limits, text=helm_chart.repaired(out), track_lines=0)
-            helm_chart.hides_section(docs)
+            docs = helm_chart.documents(shown, limits, out)
         except (helm_chart.CannotRender, LoadError):
             return None
         except Exception:  # best-effort reading: a template the engine mishandles is reported as before, never a crash

@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from components.loading import MANIFESTS, LoadError, load_yaml, read_bounded
+from components.loading import MANIFESTS, LoadError, load_yaml, load_yaml_documents, read_bounded
 from policies.chart_values import coalesced
 from policies.framework import UNKNOWN
 from policies.reading.go_format import helm_numbers
@@ -326,6 +326,17 @@ def hides_section(docs: list[Any]) -> None:
         section = _hidden(getattr(doc, "data", None), 0)
         if section:
             raise CannotRender(f"its {section} is a value the chart does not determine, which rules would read as absent")
+
+
+def documents(shown: str, limits: Any, text: str) -> list[Any]:
+    """A rendered template's documents (its repaired() text when it does not parse as it is); CannotRender when one
+    hides a section (hides_section)."""
+    try:
+        docs = load_yaml_documents(shown, limits, text=text, track_lines=0)
+    except LoadError:
+        docs = load_yaml_documents(shown, limits, text=repaired(text), track_lines=0)
+    hides_section(docs)
+    return docs
 
 
 def _hidden(value: Any, depth: int) -> str:
