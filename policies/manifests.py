@@ -30,7 +30,7 @@ from components.loading import MANIFESTS, Document, Limits, LoadError, load_yaml
 from components.secrets import printable
 from policies.config_files import litellm_config_object
 from policies.input.comment_tokens import CommentToken, comment_tokens
-from policies.input.no_object import no_object
+from policies.input.no_object import beside_objects, no_object
 from policies.input.read_records import ReadCounts, SalvageRead, TemplateRead, Unreadable
 from policies.reading.gitops_charts import chart_ref_releases, local_chart_releases
 from policies.reading.helmfile import helmfile_run, is_helmfile, read_helmfile
@@ -250,7 +250,7 @@ def read_manifests(
     objects, unreadable = read_once(objects, unreadable, terraform_read)  # a file Terraform reads counts once
     objects = chart_ref_releases(objects, replace) + local_chart_releases(objects, files, _objects, counts)  # GitOps
     counts.objects = len(objects)
-    unreadable = [u for u in unreadable if not u.file.endswith(TEMPLATE_SUFFIXES)]
+    unreadable = beside_objects([u for u in unreadable if not u.file.endswith(TEMPLATE_SUFFIXES)], objects)
     return ManifestSet(objects, counts, unreadable, templates, salvaged, comments)
 
 

@@ -37,8 +37,8 @@ from typing import Any, Optional
 from policies.framework import Policy, Resource, unproven
 from policies.gpu.single_attach_llama_stack import LLAMA_STACK_TYPE, check_llama_stack
 from policies.gpu.single_attach_unseen import SHARED_NAME as _SHARED_NAME
+from policies.gpu.single_attach_unseen import held, unseen_for_autoscaler
 from policies.gpu.single_attach_unseen import unseen_claim as _unseen_claim
-from policies.gpu.single_attach_unseen import unseen_for_autoscaler
 from policies.kube import (
     HPA_TYPES,
     ISVC_TYPE,
@@ -331,7 +331,7 @@ def _check_kserve(resource: Resource, config: dict) -> list[str]:
     many = isinstance(replicas, (int, float)) and not isinstance(replicas, bool) and replicas > 1
     claims = _claims(resource)
     if claim not in claims:
-        if not surges or _SHARED_NAME.search(claim) or _one_node(podspec):
+        if not surges or _SHARED_NAME.search(claim) or _one_node(podspec) or held(claim):
             return []
         return [
             unproven(

@@ -4,7 +4,9 @@ A claim whose PersistentVolumeClaim is not among the files (its pvc.yaml left ou
 ReadWriteOnce: most dynamically provisioned block volumes (EBS, GCE PD, Azure Disk) support no other mode. Where a
 model-server or GPU pod (or any pod of a run that serves a model) mounts it writable and may land on several nodes,
 a surging rollout or an autoscaler that adds replicas puts a pod on another node that waits on a Multi-Attach error:
-advice, since the mode is the claim's. A claim named for a shared file system (efs, nfs, fsx, ...) is left alone.
+advice, since the mode is the claim's. A claim named for a shared file system (efs, nfs, fsx, ...) is left alone, and
+so is one a PersistentVolumeClaim of the files names in another namespace than the pod's (unstated) one: its modes are
+the files', judged where they are read.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import re
 from typing import Any, Optional
 
 from policies.framework import Resource, unproven
-from policies.kube import as_dict, as_list, get, metadata_name, requests_gpu, viewed_resources
+from policies.kube import as_dict, as_list, get, metadata_name, requests_gpu, split_type, viewed_resources
 from policies.reading.engines import table_servers
 from policies.reading.placement import pinned_node
 from policies.reading.vllm_args import vllm_servers
@@ -26,10 +28,18 @@ def _serving_run() -> bool:
     return any(table_servers(r) or vllm_servers(r) for r in viewed_resources() or ())
 
 
+def held(name: str) -> bool:
+    """True when a PersistentVolumeClaim of the run has this name in any namespace: a Deployment that states none is
+    applied with `-n` into the claim's (review56d: an unseen-claim finding on a ReadWriteMany claim the files hold)."""
+    return any(
+        split_type(r.type) == ("", "PersistentVolumeClaim") and metadata_name(r.props) == name for r in viewed_resources() or ()
+    )
+
+
 def unseen_writable(resource: Resource, podspec: dict, volume: dict, name: str) -> bool:
     """True for a writable claim the run does not hold (not named for a shared file system), mounted by a model-server
     or GPU pod, or by any pod of a run that serves a model, that may land on several nodes (module docstring)."""
-    if get(volume, "persistentVolumeClaim", "readOnly") is True or SHARED_NAME.search(name):
+    if get(volume, "persistentVolumeClaim", "readOnly") is True or SHARED_NAME.search(name) or held(name):
         return False
     mounts = [
         m

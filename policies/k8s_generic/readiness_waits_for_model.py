@@ -59,6 +59,7 @@ from policies.reading.engine_switches import lenient_readiness, loads_no_model_a
 from policies.reading.engines import EngineServer, table_servers
 from policies.reading.fresh_store import fresh_claim_store
 from policies.reading.gateway_apps import app_containers
+from policies.reading.pod_probes import at_port
 from policies.reading.serving import engine_row, model_servers, takes_requests
 from policies.reading.swallowed_fetch import swallowed_fetches
 
@@ -125,7 +126,7 @@ def _tcp_while_loading(resource: Resource) -> list[str]:
             unproven(
                 f"{server.label}: readinessProbe only opens a TCP connection, but {row.display} listens while it loads "
                 f"the model and answers it with a failure meanwhile, so the pod is Ready and gets requests that fail "
-                f"during the load; probe GET {row.readiness} (port {row.port} unless moved)"
+                f"during the load; probe GET {row.readiness}{at_port(row)}"
             )
         )
     return found
@@ -162,8 +163,8 @@ def _tcp_blind(resource: Resource) -> list[str]:
                 f"{server.label}: {' and '.join(blind)} only open{'s' if len(blind) == 1 else ''} a TCP connection, "
                 f"which the kernel completes on {row.display}'s listening port whether or not the server answers: a "
                 f"stuck API server passes it (GET {row.health} would time out, and answers 503 once the engine is "
-                f"dead), so the check {' and '.join(does[k] for k in blind)}; probe GET {row.health} "
-                f"(port {row.port} unless moved)"
+                f"dead), so the check {' and '.join(does[k] for k in blind)}; probe GET {row.health}"
+                f"{at_port(row)}"
             )
         )
     return found

@@ -34,7 +34,7 @@ from policies.kube import WORKLOAD_TYPES, container_label, containers, pod_specs
 from policies.operator_defaults import supplied
 from policies.reading.chat_ui_backends import ui_app
 from policies.reading.gateway_apps import app_containers
-from policies.reading.pod_probes import server_ports, sidecar_probe
+from policies.reading.pod_probes import at_port, server_ports, sidecar_probe
 from policies.reading.serving import ModelServer, engine_row, model_servers, takes_requests
 
 
@@ -45,7 +45,7 @@ def _has(container: dict, probe: str) -> bool:
 def _server_message(server: ModelServer) -> str:
     row = engine_row(server.engine)
     name = row.display if row else server.engine
-    probe = f"GET {row.health} (port {row.port} unless moved)" if row and row.health else "its health endpoint"
+    probe = f"GET {row.health}{at_port(row)}" if row and row.health else "its health endpoint"
     ready = (
         "its readinessProbe only takes it out of the Service"
         if _has(server.container, "readinessProbe")

@@ -59,7 +59,7 @@ from policies.operator_defaults import supplied, tcp_readiness_supplied
 from policies.reading.container_env import env_values, unset_port
 from policies.reading.gateway_apps import app_containers
 from policies.reading.litellm import mounted_configs
-from policies.reading.pod_probes import inert_exec, server_ports, sidecar_probe
+from policies.reading.pod_probes import at_port, inert_exec, server_ports, sidecar_probe
 from policies.reading.serving import GPU_SERVER, ModelServer, engine_command_line, engine_row, model_servers, takes_requests
 
 # Where a container's whole command line is in the manifest: the core workload kinds and LeaderWorkerSet.
@@ -176,7 +176,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 # another container's readinessProbe on the server's port gates the pod (set 39 trap), whether the
                 # server's own probe is missing or cannot fail: the pod is Ready only when every container is
                 continue
-            probe = f"probe GET {row.readiness} (port {row.port} unless moved)" if row else "probe its health endpoint"
+            probe = f"probe GET {row.readiness}{at_port(row)}" if row else "probe its health endpoint"
             if inert is None:
                 messages.append(weighed_presumed(server, _no_readiness(server.label, server.engine, server.container, probe)))
                 continue
@@ -254,7 +254,7 @@ def _supplied_tcp_early(resource: Any, server: ModelServer) -> Optional[str]:
         f"{server.label}: no readinessProbe on this {row.display} container, so {who} gives it a TCP one on its port, "
         f"which passes as soon as the server listens; {row.display} listens while it loads the model and answers "
         f"{row.readiness} with a failure code until it is loaded, so the pod is Ready and receives requests it "
-        f"cannot answer during every load; probe GET {row.readiness} (port {row.port} unless moved)"
+        f"cannot answer during every load; probe GET {row.readiness}{at_port(row)}"
     )
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Optional
+from typing import Any, Optional
 
 from policies.kube import as_dict, as_list
 
@@ -73,6 +73,15 @@ def sidecar_probe(podspec: Mapping, server: Mapping, kind: str, ports: Iterable[
             if probe_ports(other, other.get(kind)) & wanted:
                 return str(other.get("name") or "a sidecar")
     return None
+
+
+def at_port(row: Any) -> str:
+    """Where a message sends a probe of the engine ``row``: " (port N unless moved)", or, for an engine with no default
+    HTTP port (OpenVINO Model Server serves REST only on --rest_port, default 0: review56d, the messages said port 0),
+    the setting that gives one."""
+    if row.port:
+        return f" (port {row.port} unless moved)"
+    return f" (on the port {row.spelling('port')} gives: it has no default, and without it {row.display} serves no HTTP)"
 
 
 def server_ports(container: Mapping, default: Optional[int]) -> set[int]:

@@ -10,6 +10,8 @@ OVMS serves REST only on --rest_port (no default) and gRPC on --port, so a Servi
 
 from __future__ import annotations
 
+import copy
+
 from policy_fixtures import manifest
 
 from policies.registry import evaluate
@@ -139,3 +141,19 @@ def test_careful_forms_stay_silent_on_ports_and_probes():
     assert [f for f in found if f[0] in ("G4", "S51")] == []
     assert [f for f in found if f[0] == "G5" and "ovms-resnet" in f[2]] == []
     assert all(level == "advisory" for _, level, _ in found)
+
+
+def test_probe_advice_names_the_rest_port_setting_not_port_0():
+    """review56d: with no default HTTP port in the row (port 0), G4 and G5 told a gRPC-only OVMS to probe
+    "GET /v2/health/ready (port 0 unless moved)"; they name --rest_port, without which no REST server starts."""
+    grpc_only = copy.deepcopy(GRPC)
+    container = grpc_only["spec"]["template"]["spec"]["containers"][0]
+    container["args"] = container["args"][:-2]
+    del container["readinessProbe"], container["livenessProbe"]
+    found = {catalog: message for catalog, _, message in _found(grpc_only) if catalog in ("G4", "G5")}
+    assert sorted(found) == ["G4", "G5"]
+    for message in found.values():
+        assert "port 0" not in message
+        assert (
+            "(on the port --rest_port gives: it has no default, and without it OpenVINO Model Server serves no HTTP)" in message
+        )

@@ -85,3 +85,24 @@ def test_careful_forms_stay_silent():
     one = copy.deepcopy(SCALER)
     one["spec"]["maxReplicaCount"] = 1
     assert _found(RAW_VLLM, one) == []
+
+
+def test_a_read_write_many_claim_the_files_hold_in_a_stated_namespace_is_not_unseen():
+    """review56d: the Deployment and its autoscaler state no namespace (applied with `-n llm`), the claim's file states
+    llm and ReadWriteMany: the claim is in the files, and nothing is said (it was 'not in the files read' on both)."""
+    deployment, scaler = copy.deepcopy(RAW_VLLM), copy.deepcopy(SCALER)
+    del deployment["metadata"]["namespace"], scaler["metadata"]["namespace"]
+    claim = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "vllm-model-cache", "namespace": "llm"},
+        "spec": {
+            "accessModes": ["ReadWriteMany"],
+            "storageClassName": "standard-rwx",
+            "resources": {"requests": {"storage": "50Gi"}},
+        },
+    }
+    assert _found(deployment, scaler, claim) == []
+    rolling = copy.deepcopy(deployment)
+    rolling["spec"]["strategy"] = {"type": "RollingUpdate"}
+    assert _found(rolling, claim) == []
