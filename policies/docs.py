@@ -235,8 +235,10 @@ def _reading_section() -> list[str]:
         "are checked by every rule. Every finding on them is advisory, since values files and `--set` change what is "
         "deployed, and they change no finding on the files' own objects. What the chart does not determine "
         "(`.Files`, an include it does not define, which the file's S27 line names, a `required` value its "
-        "values.yaml leaves out) is unknown to the rules, and `.Release.Name` is the chart's name; a template whose "
-        "render hangs on it (a condition, a range), or that does not render to YAML, is reported unread as before (S27).",
+        "values.yaml leaves out) is unknown to the rules, and `.Release.Name` is a helmfile release's name, else "
+        "helm template's `release-name`; a template whose render hangs on it (a condition, a range), leaves a "
+        "container's resources, probe or mounts unknown as a whole, or does not render to YAML, is reported unread "
+        "as before (S27).",
         "",
         "Model servers are recognised by engine, from one table of serving engines "
         "(`components/serving_engines.toml`, each fact cited at a pinned release): how each engine is recognised "

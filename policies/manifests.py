@@ -348,10 +348,7 @@ class _Charts:
         chart = self.loaded[root]
         try:
             out = helm_chart.render(name, text, chart, missing=(missing := set[str]()))
-            try:
-                docs = load_yaml_documents(shown, limits, text=out, track_lines=0)
-            except LoadError:
-                docs = load_yaml_documents(shown, limits, text=helm_chart.repaired(out), track_lines=0)
+            docs = helm_chart.documents(shown, limits, out)
         except (helm_chart.CannotRender, LoadError):
             return None
         except Exception:  # best-effort reading: a template the engine mishandles is reported as before, never a crash
@@ -400,6 +397,7 @@ class _Charts:
         for path, values in chart.variants:
             try:
                 docs = load_yaml_documents(shown, limits, text=helm_chart.repaired(helm_chart.render(name, text, chart, values)))
+                helm_chart.hides_section(docs)
             except (helm_chart.CannotRender, LoadError):
                 continue
             except Exception:  # best-effort reading, as read(): a variant the engine mishandles adds nothing

@@ -195,13 +195,14 @@ def _chart_roots(files: list[str]) -> list[str]:
 def local_chart_releases(objects: list[Any], files: list[str], objects_of: Callable[..., list[Any]], counts: Any) -> list[Any]:
     """The objects (``objects_of(document, file, counts, label)``: policies.manifests' reading of one document) each
     Argo CD or Flux release of ``objects`` renders from a chart folder of the run (module docstring)."""
-    from policies.reading.gotemplate import UNKNOWN
-    from policies.reading.helmfile import rendered_chart
-
     releases = [o for o in objects if not o.chart and o.obj.get("kind") in ("Application", "ApplicationSet", "HelmRelease")]
     roots = _chart_roots(files) if releases else []
     if not roots:
         return []
+    # Imported only for a release of a chart folder: a run with no template never loads the renderer (review56b).
+    from policies.reading.gotemplate import UNKNOWN
+    from policies.reading.helmfile import rendered_chart
+
     config_maps = {
         (_get(o.obj, "metadata", "namespace"), _get(o.obj, "metadata", "name")): o.obj.get("data")
         for o in objects

@@ -13,11 +13,11 @@ file and no `--set`:
 - the chart's other values files beside Chart.yaml (``values-<name>.yaml``: ``values_variants``), each merged over
   values.yaml as ``helm template -f`` merges it: policies/manifests.py adds the objects only such a file renders;
 - the built-in objects: ``.Values``, ``.Chart`` (Chart.yaml's fields, capitalised as Helm does), ``.Release``
-  (a helmfile release's name and namespace where one of the run names the chart, policies/reading/helmfile.py; else
-  named as the chart: the release's own name is not in the chart, and the chart's is the one a repository that
-  installs its own chart gives it in the forms read, quickbeard/llm-serving-helm@ece636eb helmfile.yaml installing
-  charts/vllm as release ``vllm``; namespace unknown), ``.Capabilities`` (the built-in API groups only, as
-  helm template assumes; Kubernetes v1.31.0), ``.Template``; ``.Files`` is unknown.
+  (a helmfile release's name and namespace where one of the run names the chart, policies/reading/helmfile.py:
+  quickbeard/llm-serving-helm@ece636eb helmfile.yaml installing charts/vllm as release ``vllm``; else ``release-name``,
+  helm template's own (helm v3.16.4 cmd/helm/template.go:90), namespace unknown: the chart's name would join its
+  objects to a repository's plain manifests of the same app, offered as another way to deploy it), ``.Capabilities``
+  (the built-in API groups only, as helm template assumes; Kubernetes v1.31.0), ``.Template``; ``.Files`` is unknown.
 
 Every value the chart does not determine is UNKNOWN in the parsed objects (policies.framework.UNKNOWN: checks pass
 over it), and everything found in a template is advice (policies.framework: a values file or `--set` changes what
@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from components.loading import MANIFESTS, LoadError, load_yaml, read_bounded
+from components.loading import MANIFESTS, LoadError, load_yaml, load_yaml_documents, read_bounded
 from policies.chart_values import coalesced
 from policies.framework import UNKNOWN
 from policies.reading.go_format import helm_numbers
@@ -209,8 +209,8 @@ def _template_files(root: str) -> list[str]:
 
 
 def _context(chart: Chart, file: str, release: Optional[tuple[str, Any]] = None) -> dict:
-    if release is None:  # no release object of the run names it: the chart's name, namespace unknown
-        release = (chart.name, GT_UNKNOWN)
+    if release is None:  # no release object of the run names it: helm template's name, namespace unknown
+        release = (RELEASE_NAME, GT_UNKNOWN)
     meta = {k[:1].upper() + k[1:]: v for k, v in chart.meta.items() if isinstance(k, str)}
     rel = os.path.relpath(os.path.abspath(file), os.path.dirname(chart.root))
     apis = HelmObject(Has=lambda version: version in _BUILTIN_GROUPS)
@@ -235,6 +235,7 @@ def _context(chart: Chart, file: str, release: Optional[tuple[str, Any]] = None)
 
 
 UNKNOWN_NAMESPACE = GT_UNKNOWN
+RELEASE_NAME = "release-name"  # helm v3.16.4 cmd/helm/template.go:90, `helm template CHART` with no NAME
 
 
 def render(
@@ -306,6 +307,50 @@ def repaired(text: str) -> str:
 
 def _indent_of(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
+
+
+# The sections of a container, or of a pod spec, whose absence rules report (a memory limit, a probe, a mount): a
+# rendered section the chart does not determine as a whole (`resources: {{ include "x.resources" . | nindent 12 }}`
+# with the helper left out, or `{{ required "..." .Values.resources | toYaml }}` its values.yaml leaves to the
+# deployer) reads as no section to them (kube.get), so such a template is reported as before, as repaired() leaves an
+# unknown block under a container (review56b).
+_SECTIONS = frozenset(
+    ("resources", "readinessProbe", "livenessProbe", "startupProbe", "securityContext", "volumeMounts", "volumes")
+    + ("env", "envFrom", "lifecycle", "affinity", "tolerations", "nodeSelector")
+)
+
+
+def hides_section(docs: list[Any]) -> None:
+    """CannotRender when a rendered document's container or pod spec holds a section that is only an unknown value."""
+    for doc in docs:
+        section = _hidden(getattr(doc, "data", None), 0)
+        if section:
+            raise CannotRender(f"its {section} is a value the chart does not determine, which rules would read as absent")
+
+
+def documents(shown: str, limits: Any, text: str) -> list[Any]:
+    """A rendered template's documents (its repaired() text when it does not parse as it is); CannotRender when one
+    hides a section (hides_section)."""
+    try:
+        docs = load_yaml_documents(shown, limits, text=text, track_lines=0)
+    except LoadError:
+        docs = load_yaml_documents(shown, limits, text=repaired(text), track_lines=0)
+    hides_section(docs)
+    return docs
+
+
+def _hidden(value: Any, depth: int) -> str:
+    if depth > 40:
+        return ""
+    if isinstance(value, list):
+        return next((found for v in value if (found := _hidden(v, depth + 1))), "")
+    if not isinstance(value, dict):
+        return ""
+    if "containers" in value or "image" in value:
+        for key in _SECTIONS.intersection(k for k in value if isinstance(k, str)):
+            if isinstance(value[key], str) and PLACEHOLDER in value[key]:
+                return key
+    return next((found for v in value.values() if (found := _hidden(v, depth + 1))), "")
 
 
 def settled(value: Any) -> Any:

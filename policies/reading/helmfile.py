@@ -290,6 +290,7 @@ def rendered_chart(root: str, values: dict, name: str, namespace: Any) -> list[d
             try:
                 text = helm_chart.render(path, read_bounded(path, MANIFESTS), chart, given, (name, namespace))
                 docs = load_yaml_documents(path, MANIFESTS, text=helm_chart.repaired(text), track_lines=0)
+                helm_chart.hides_section(docs)
             except (helm_chart.CannotRender, LoadError, OSError):
                 continue
             except Exception:  # best-effort reading, as policies/manifests.py renders a template: never a crash

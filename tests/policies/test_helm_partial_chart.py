@@ -1,6 +1,7 @@
 """A repository's own chart copied in part still renders as far as it can (policies/reading/helm_chart.py, brief
 partial56): an include of a helper no file of the run defines is an unknown value that the file's S27 line names, a
-``required`` value the chart's values.yaml leaves out is unknown, and ``.Release.Name`` is the chart's name.
+``required`` value the chart's values.yaml leaves out is unknown, and ``.Release.Name`` is helm template's ``release-name``
+unless a release object of the run names it (review56b).
 
 Firing forms (written here, nothing copied): spent set 115 rockofox/helm-llama-cpp@e7f8543a3a17f3760f15c723e9b14686a71aac02
 charts/llama-server/templates/deployment.yaml (names and labels from ``llama-cpp.fullname``/``llama-cpp.labels``, whose
@@ -147,7 +148,7 @@ def test_includes_of_helpers_the_run_lacks_render_unknown_and_the_s27_line_names
     assert ("G8", "advisory") in on_it and ("G10", "advisory") in on_it
 
 
-def test_a_required_value_its_values_yaml_leaves_out_is_unknown_and_the_release_is_named_as_the_chart(tmp_path):
+def test_a_required_value_its_values_yaml_leaves_out_is_unknown(tmp_path):
     # The quickbeard chart with a values.yaml that leaves the image to the deployer (values/<env>/vllm.yaml there).
     repo = _write(
         tmp_path,
@@ -159,15 +160,15 @@ def test_a_required_value_its_values_yaml_leaves_out_is_unknown_and_the_release_
         },
     )
     manifests, violations = _check(repo)
-    assert sorted(o.name for o in manifests.objects) == ["vllm-deployment-vllm", "vllm-pdb"]
+    assert sorted(o.name for o in manifests.objects) == ["release-name-deployment-vllm", "release-name-pdb"]
     [deployment] = [o for o in manifests.objects if o.kind == "Deployment"]
     [container] = deployment.obj["spec"]["template"]["spec"]["containers"]
     assert container["image"] is UNKNOWN
-    assert deployment.obj["spec"]["template"]["spec"]["volumes"][0]["name"] == "vllm-storage"
+    assert deployment.obj["spec"]["template"]["spec"]["volumes"][0]["name"] == "release-name-storage"
     found = {(v.catalog, v.resource.rsplit("/", 1)[-1], v.enforcement) for v in violations}
-    assert ("G31", "vllm-deployment-vllm", "advisory") in found
+    assert ("G31", "release-name-deployment-vllm", "advisory") in found
     # the unknown image is never a finding's cause: no pinned-tag or image-reference finding on it
-    assert not [v for v in violations if v.catalog in ("G1", "G46") and "vllm-deployment-vllm" in v.resource]
+    assert not [v for v in violations if v.catalog in ("G1", "G46") and "release-name-deployment-vllm" in v.resource]
 
 
 def test_a_required_value_of_a_chart_with_no_values_file_still_stops_its_render(tmp_path):
@@ -183,11 +184,11 @@ def test_a_required_value_of_a_chart_with_no_values_file_still_stops_its_render(
         },
     )
     manifests, violations = _check(repo)
-    assert [(o.kind, o.name) for o in manifests.objects] == [("PodDisruptionBudget", "vllm-pdb")]
+    assert [(o.kind, o.name) for o in manifests.objects] == [("PodDisruptionBudget", "release-name-pdb")]
     assert [u.why for u in manifests.unreadable if u.kind == "template"] == [
         "an unrendered template ({{ ... }}): render it first, e.g. helm template CHART | python -m policies check -"
     ]
-    assert not [v for v in violations if "vllm-deployment-vllm" in v.resource]
+    assert not [v for v in violations if "deployment-vllm" in v.resource]
 
 
 def test_a_careful_chart_whose_helpers_are_all_there_stays_silent(tmp_path):
@@ -201,6 +202,113 @@ def test_a_careful_chart_whose_helpers_are_all_there_stays_silent(tmp_path):
         },
     )
     manifests, violations = _check(repo)
-    assert [o.name for o in manifests.objects] == ["srv"]
+    assert [o.name for o in manifests.objects] == ["release-name-srv"]
     assert not [v for v in violations if v.catalog in ("G4", "G5", "G8", "G10")]
     assert not [v for v in violations if "define no" in v.message]
+
+
+RESOURCED = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: vllm
+spec:
+  selector:
+    matchLabels: {app: vllm}
+  template:
+    metadata:
+      labels: {app: vllm}
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.6.3
+          args: ["--model", "Qwen/Qwen2.5-1.5B-Instruct"]
+          resources:
+            {{- SECTION | nindent 12 }}
+"""
+
+
+def test_a_section_the_chart_leaves_unknown_as_a_whole_is_not_read_as_absent(tmp_path):
+    # review56b: `resources` from a `required` value values.yaml leaves to the deployer (helm stops without it), or from
+    # a helper the run lacks, is the whole section unknown: G8/G10/G13 read it as no resources (kube.get), so the
+    # template is reported unread (S27), as an unknown block under a container is (helm_chart.repaired).
+    for section in ('required "size resources for your model" .Values.resources | toYaml', 'include "vllm.resources" .'):
+        root = tmp_path / str(len(section))
+        _write(
+            root,
+            {
+                "charts/vllm/Chart.yaml": "apiVersion: v2\nname: vllm\nversion: 0.1.0\n",
+                "charts/vllm/values.yaml": "replicas: 1\n",
+                "charts/vllm/templates/deployment.yaml": RESOURCED.replace("SECTION", section),
+            },
+        )
+        manifests, violations = _check(root)
+        assert manifests.objects == []
+        assert not [v for v in violations if v.catalog in ("G8", "G10", "G13")]
+        assert [v for v in violations if "unrendered template" in v.message]
+    # careful to keep: resources the chart's values.yaml states render and are judged
+    given = RESOURCED.replace("SECTION", "toYaml .Values.resources")
+    root = _write(
+        tmp_path / "given",
+        {
+            "charts/vllm/Chart.yaml": "apiVersion: v2\nname: vllm\nversion: 0.1.0\n",
+            "charts/vllm/values.yaml": "resources: {}\n",
+            "charts/vllm/templates/deployment.yaml": given,
+        },
+    )
+    manifests, violations = _check(root)
+    assert [o.name for o in manifests.objects] == ["vllm"]
+    assert ("G10", "advisory") in {(v.catalog, v.enforcement) for v in violations}
+
+
+PLAIN_VLLM = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm}
+spec:
+  selector: {matchLabels: {app: vllm}}
+  template:
+    metadata: {labels: {app: vllm}}
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.6.3
+          args: ["--model", "Qwen/Qwen2.5-1.5B-Instruct"]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: vllm}
+spec:
+  selector: {app: vllm}
+  ports: [{port: 8000, targetPort: 8000}]
+"""
+CHART_VLLM = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: "{{ .Release.Name }}-server"}
+spec:
+  selector: {matchLabels: {app: "{{ .Release.Name }}"}}
+  template:
+    metadata: {labels: {app: "{{ .Release.Name }}"}}
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.6.3
+          args: ["--model", {{ .Values.model | quote }}]
+"""
+
+
+def test_a_chart_no_release_object_names_keeps_helm_templates_release_name(tmp_path):
+    # review56b: a repository that offers plain manifests (k8s/) and a chart of the same app as two ways to deploy it.
+    # Named as the chart, the chart's pods (app: vllm) joined the plain Service's selector, and G56 service-one-model
+    # said the plain Service mixes two models; nothing says the chart is installed as release `vllm` beside them. With
+    # no release object naming it, the release is helm template's own default (helm v3.16.4 cmd/helm/template.go:90).
+    repo = _write(
+        tmp_path,
+        {
+            "k8s/vllm.yaml": PLAIN_VLLM,
+            "charts/vllm/Chart.yaml": "apiVersion: v2\nname: vllm\nversion: 0.1.0\n",
+            "charts/vllm/values.yaml": "model: Qwen/Qwen2.5-7B-Instruct\n",
+            "charts/vllm/templates/deployment.yaml": CHART_VLLM,
+        },
+    )
+    manifests, violations = _check(repo)
+    assert sorted(o.name for o in manifests.objects) == ["release-name-server", "vllm", "vllm"]
+    assert not [v for v in violations if v.policy == "service-one-model"]
