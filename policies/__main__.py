@@ -45,8 +45,8 @@ def launched_by_pulumi() -> bool:
     the repository root leaves the bare module name `policies`, which resolves to the pack folder too:
     a command word after it (check, docs, build, --help) is the CLI's, never an engine address.
     """
-    if len(sys.argv) > 1 and sys.argv[1] in _COMMAND_WORDS:
-        return False
+    if len(sys.argv) < 2 or sys.argv[1] in _COMMAND_WORDS:
+        return False  # the runner always passes the engine's address after DIR (pulumi/policy/__main__.py main)
     try:
         return bool(sys.argv and sys.argv[0]) and Path(sys.argv[0]).resolve() == _PACK_DIR
     except OSError:

@@ -99,6 +99,16 @@ def test_a_profiler_run_from_the_repository_root_checks_instead_of_serving():
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("# ")
+    bare = subprocess.run(  # no command at all: the usage, as `python -m policies` alone prints it
+        [sys.executable, "-m", "cProfile", "-o", os.devnull, "-m", "policies"],
+        cwd=PACK_DIR.parent,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    assert (bare.returncode, bare.stderr.startswith("usage: python -m policies check")) == (2, True), bare.stderr
 
 
 def test_no_command_prints_usage_and_exits_2():
