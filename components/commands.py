@@ -196,7 +196,8 @@ COMMANDS: tuple[Command, ...] = (
             "    its path, is read as a release of that chart instead, unless a templates/ folder or Chart.yaml beside\n"
             "    it makes it a local chart's). A chart's template is rendered best-effort with its values.yaml, every\n"
             "    finding advice; its chart is the nearest Chart.yaml above it or, with none, the folder holding its\n"
-            "    templates/ folder and a values file (named for the folder, version unknown)."
+            "    templates/ folder and a values file (named for the folder, version unknown), even inside another\n"
+            "    chart's folder; that chart's Chart.yaml and values files are read as its own, not reported."
         ),
         exit_codes=(
             (0, "no mandatory policy violation"),

@@ -30,7 +30,7 @@ from components.loading import MANIFESTS, Document, Limits, LoadError, load_yaml
 from components.secrets import printable
 from policies.config_files import litellm_config_object
 from policies.input.comment_tokens import CommentToken, comment_tokens
-from policies.input.no_object import beside_objects, no_object
+from policies.input.no_object import beside_objects, no_object, read_as_chart
 from policies.input.read_records import ReadCounts, SalvageRead, TemplateRead, Unreadable
 from policies.reading.gitops_charts import chart_ref_releases, local_chart_releases
 from policies.reading.helmfile import helmfile_run, is_helmfile, read_helmfile
@@ -247,7 +247,7 @@ def read_manifests(
         if len(objects) == before and not bad and name not in claimed:
             if empty := no_object(printable(shown, 4096), name, text, docs):
                 unreadable.append(empty)
-    objects, unreadable = read_once(objects, unreadable, terraform_read)  # a file Terraform reads counts once
+    objects, unreadable = read_once(objects, read_as_chart(unreadable, charts.loaded), terraform_read)  # Terraform: once
     objects = chart_ref_releases(objects, replace) + local_chart_releases(objects, files, _objects, counts)  # GitOps
     counts.objects = len(objects)
     unreadable = beside_objects([u for u in unreadable if not u.file.endswith(TEMPLATE_SUFFIXES)], objects)
@@ -381,7 +381,7 @@ class _Charts:
             "finding advice, since a values file or --set changes what is deployed; for a full check render it: "
             "helm template CHART | python -m policies check -"
         )
-        s27 = Unreadable(printable(shown, 4096), None, first, why, "template-read")
+        s27, chart.rendered = Unreadable(printable(shown, 4096), None, first, why, "template-read"), True
         return [s27], rendered, TemplateRead(printable(shown, 4096), label, values, count)
 
     def _variants(

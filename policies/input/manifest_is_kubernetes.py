@@ -60,7 +60,8 @@ POLICY = Policy(
         "(https://helm.sh/docs/chart_template_guide/) that only `helm template` turns into manifests. Reporting them "
         "keeps the run honest about its coverage without blocking repositories that keep charts beside manifests. A chart's "
         "template (its chart: the nearest Chart.yaml above it or, with none, the folder holding its templates/ folder and a "
-        "values file, named for the folder) is rendered best-effort with its values.yaml so that a serving Deployment kept in a chart is still "
-        "checked, but its findings are advice: values files and --set change what is deployed."
+        "values file, named for the folder, even inside another chart's folder) is rendered best-effort with its values.yaml so that a "
+        "serving Deployment kept in a chart is still checked, but its findings are advice: values files and --set change what "
+        "is deployed. The Chart.yaml and values files of a chart so rendered were read as its own, not reported."
     ),
 )

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from components.loading import Document
 from policies.input.read_records import Unreadable
@@ -76,3 +76,20 @@ def beside_objects(unreadable: list[Unreadable], objects: Iterable[Any]) -> list
         return unreadable
     places = {_place(str(o.file)) for o in objects}
     return [u for u in unreadable if not u.why.startswith(_ONLY_COMMENTS) or _place(u.file) in places]
+
+
+def read_as_chart(unreadable: list[Unreadable], charts: Mapping[str, Any]) -> list[Unreadable]:
+    """The records without those of a chart's own files (its Chart.yaml, values.yaml and values-<name>.yaml) when a
+    template of the run rendered with that chart (policies/reading/helm_chart.py ``Chart.rendered``): they were read as
+    the chart's metadata and defaults, which the template's read line names, not left unchecked (spent set 124: S27 on
+    every own chart's values.yaml, castai/helm-charts@daa46281 charts/castai-hosted-model/child-charts/vllm)."""
+    own = {
+        os.path.abspath(path)
+        for chart in charts.values()
+        if chart.rendered
+        for path in (os.path.join(chart.root, "Chart.yaml"), chart.values_file, *(p for p, _ in chart.variants))
+        if path
+    }
+    if not own:
+        return unreadable
+    return [u for u in unreadable if u.kind != "not-kubernetes" or os.path.abspath(u.file) not in own]

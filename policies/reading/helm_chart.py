@@ -77,6 +77,7 @@ class Chart:
     # The chart's other values files (values-gpu.yaml, prod-values.yaml beside Chart.yaml), each merged over values.yaml
     # as `helm template -f FILE` merges it: (path, merged values).
     variants: list[tuple[str, dict]] = field(default_factory=list)
+    rendered: bool = False  # a template of the run rendered with it: its Chart.yaml and values files were read as its
 
     @property
     def name(self) -> str:
@@ -98,7 +99,9 @@ def find_chart(file: str, top: Optional[str]) -> Optional[str]:
     while True:
         if os.path.isfile(os.path.join(folder, CHART_FILE)):
             inside = here.startswith(os.path.join(folder, "templates") + os.sep)
-            return folder if inside else None
+            # A chart folder without Chart.yaml nested in another chart's folder (a file:// dependency kept beside the
+            # parent: castai/helm-charts@daa46281 charts/castai-hosted-model/child-charts/vllm) is its own chart.
+            return folder if inside else headless_root(here, folder)
         if folder == limit or os.path.dirname(folder) == folder or not folder.startswith(limit):
             return headless_root(here, limit)
         folder = os.path.dirname(folder)

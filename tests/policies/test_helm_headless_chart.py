@@ -134,7 +134,10 @@ def test_a_chart_yaml_above_still_names_the_chart(tmp_path):
             "chart/sub/values.yaml": LLAMA_VALUES,
         },
     )
-    # Helm renders only the Chart.yaml folder's templates/: a nested templates/ folder of it is not a chart of its own.
+    # Helm renders only the Chart.yaml folder's templates/ as that chart's; a nested folder with its own templates/ and
+    # values.yaml is a chart of its own (a file:// dependency: tests/policies/test_helm_nested_chart.py).
+    assert find_chart(str(repo / "chart/sub/templates/deployment.yaml"), str(repo)) == str(repo / "chart/sub")
+    (repo / "chart/sub/values.yaml").unlink()
     assert find_chart(str(repo / "chart/sub/templates/deployment.yaml"), str(repo)) is None
 
 
