@@ -424,6 +424,9 @@ EXPECTED = {
     # production-stack's HPA and ScaledObject on vLLM series state no behavior: Kubernetes' defaults (advisory, S8).
     ("tutorials__assets__hpa-10.yaml", "llm-autoscaler-behavior-explicit"),
     ("tutorials__assets__keda-scaled-object.yaml", "llm-autoscaler-behavior-explicit"),
+    # ... and its prometheus trigger sets metadata.metricName, which KEDA ignores since 2.12 (kedacore/keda v2.20.2
+    # CHANGELOG.md:866, #4899; the prometheus scaler names its metric s<i>-prometheus): G107 advice (misses56).
+    ("tutorials__assets__keda-scaled-object.yaml", "keda-metric-name-unread"),
     # The NIM operator renders an HPA from spec.scale.hpa, behavior included (k8s-nim-operator v3.1.2
     # api/apps/v1alpha1/nimservice_types.go:1698-1724): none stated, Kubernetes' defaults apply (advice, as above).
     ("config__samples__nim__serving__standalone__autoscaling__llm.yaml", "llm-autoscaler-behavior-explicit"),
