@@ -88,7 +88,8 @@ def _templated(value: Any) -> bool:
 
 def _argo_values(helm: Mapping, root: str) -> Optional[dict]:
     """An Argo CD source's values over its chart's defaults (module docstring), or None when the run lacks some."""
-    from policies.reading.helmfile import merged_values, set_value, values_mapping
+    from policies.reading.helm_values import merged_values, set_value
+    from policies.reading.helmfile import values_mapping
 
     values: dict = {}
     files = helm.get("valueFiles")
@@ -147,7 +148,7 @@ def _argo(props: Mapping, roots: list[str]) -> list[tuple[str, dict, str, Any, s
 
 
 def _flux_values(props: Mapping, config_maps: Mapping[tuple[Any, str], Mapping]) -> Optional[dict]:
-    from policies.reading.helmfile import merged_values, set_value
+    from policies.reading.helm_values import merged_values, set_value
 
     values: dict = {}
     namespace = _get(props, "metadata", "namespace")

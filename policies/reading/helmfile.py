@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import glob
 import os
-import re
 from collections.abc import Mapping
 from typing import Any, Callable, Optional
 
 from components.loading import MANIFESTS, Document, LoadError, load_yaml, load_yaml_documents, read_bounded
+from policies.reading.helm_values import merged_values, set_value
 from policies.reading.run_bounds import within_run
 from policies.values_files import READ_FROM
 
@@ -126,28 +126,6 @@ def _files(entry: str, folder: str) -> list[str]:
 
 def _list(value: Any) -> list:
     return value if isinstance(value, list) else []
-
-
-def set_value(values: dict, dotted: str, value: Any) -> None:
-    """Set ``dotted`` (``a.b.c``, ``\\.`` an escaped dot) in ``values`` as ``helm --set`` does for one plain path."""
-    parts = [p.replace("\\.", ".") for p in re.split(r"(?<!\\)\.", dotted)]
-    if len(parts) > MANIFESTS.max_depth:  # deeper than any file the pack reads: every rule would recurse past Python's
-        return  # limit on it (a name of 200,000 parts was an internal error, review56a); not a value helm would use
-    here = values
-    for part in parts[:-1]:
-        nxt = here.get(part)
-        if not isinstance(nxt, dict):
-            nxt = here[part] = {}
-        here = nxt
-    here[parts[-1]] = value
-
-
-def merged_values(into: dict, new: Mapping) -> dict:
-    """``new`` merged over ``into`` as Helm merges two ``--values`` files (maps key by key, anything else replaces)."""
-    out = dict(into)
-    for key, value in new.items():
-        out[key] = merged_values(out[key], value) if isinstance(value, Mapping) and isinstance(out.get(key), Mapping) else value
-    return out
 
 
 def _values(release: Mapping, folder: str) -> list[tuple[dict, str, list[str]]]:

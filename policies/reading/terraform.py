@@ -37,6 +37,7 @@ from typing import Any, Callable, Mapping, NamedTuple, Optional, TypeVar
 import yaml
 
 from components.loading import MANIFESTS, Document, LoadError, load_yaml_documents, read_bounded
+from policies.reading.helm_values import merged_values, set_value
 from policies.reading.run_bounds import within_run
 from policies.reading.terraform_kubernetes import KINDS, kubernetes_object
 from policies.reading.terraform_scope import (
@@ -242,25 +243,6 @@ def _structured_text(argument: str, scope: Scope) -> list[Any]:
     return _yaml(_text(inner, scope)) if isinstance(inner, str) else []
 
 
-def _set_path(values: dict, dotted: str, value: Any) -> None:
-    parts = [p.replace("\\.", ".") for p in re.split(r"(?<!\\)\.", dotted)]
-    here = values
-    for part in parts[:-1]:
-        nxt = here.get(part)
-        if not isinstance(nxt, dict):
-            nxt = here[part] = {}
-        here = nxt
-    here[parts[-1]] = value
-
-
-def _merge(into: dict, new: dict) -> None:
-    for key, value in new.items():
-        if isinstance(value, dict) and isinstance(into.get(key), dict):
-            _merge(into[key], value)
-        else:
-            into[key] = value
-
-
 def values_file(body: dict, scope: Scope) -> Optional[str]:
     """The one file of the run a release's values come from (``values = [file(...)]``, ``templatefile(...)``): its
     findings are about that file's values, so they are reported there (a values template labelled as such)."""
@@ -279,12 +261,12 @@ def _release(name: str, body: dict, scope: Scope, kind: str = "helm_release") ->
     for entry in entries if isinstance(entries, list) else [entries]:
         for doc in _structured(entry, scope):
             if isinstance(doc, dict):
-                _merge(values, doc)
+                values = merged_values(values, doc)
     for key in ("set", "set_sensitive"):
         blocks = body.get(key)
         for block in blocks if isinstance(blocks, list) else [blocks] if isinstance(blocks, dict) else []:
             if isinstance(block, dict) and isinstance(block.get("name"), str) and "value" in block:
-                _set_path(values, block["name"], _value(block["value"], scope))
+                set_value(values, block["name"], _value(block["value"], scope))
     spec: dict = {"chart": chart.rsplit("/", 1)[-1]}
     packaged = _PACKAGE_URL.search(chart) if "://" in chart and not chart.startswith("oci://") else None
     if packaged is not None:
