@@ -179,6 +179,15 @@ def test_evaluate_rejects_invalid_config():
             {"hpa-min-replicas-floor": {"minReplicasFloor": 0}},
             ["hpa-min-replicas-floor.minReplicasFloor: 0 is less than the minimum of 1"],
         ),
+        # S16's download rate (session 56, crossfile56): a number, 0 turning the check off.
+        (
+            {"llm-startup-probe-budget": {"assumedDownloadGiBps": "fast"}},
+            ["llm-startup-probe-budget.assumedDownloadGiBps: 'fast' is not of type 'number'"],
+        ),
+        (
+            {"llm-startup-probe-budget": {"assumedDownloadGiBps": -1}},
+            ["llm-startup-probe-budget.assumedDownloadGiBps: -1 is less than the minimum of 0"],
+        ),
         (
             {"scale-target-version-served": {"kubernetesVersion": "latest"}},
             ["scale-target-version-served.kubernetesVersion: 'latest' does not match '^[0-9]+[.][0-9]+([.][0-9]+)?$'"],
