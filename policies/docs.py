@@ -236,7 +236,11 @@ def _reading_section() -> list[str]:
         "deployed, and they change no finding on the files' own objects. What the chart does not determine "
         "(`.Files`, an include it does not define, which the file's S27 line names, a `required` value its "
         "values.yaml leaves out) is unknown to the rules, and `.Release.Name` is a helmfile release's name, else "
-        "helm template's `release-name`; a template whose render hangs on it (a condition, a range), leaves a "
+        "helm template's `release-name` (a finding names an object whose rendered name rests on what the render cannot "
+        "know as a reader of its template does: the release and a missing fullname helper as `helm install CHART` "
+        "names them, the chart's name; a value left a fill-in as the template writes it, "
+        "`deepseek-r1-{{ .Values.modelSize }}`: `policies/reading/chart_names.py`); a template whose render hangs on "
+        "it (a condition, a range), leaves a "
         "container's resources, probe or mounts unknown as a whole, or does not render to YAML, is reported unread "
         "as before (S27).",
         "",
