@@ -348,7 +348,7 @@ class _Charts:
         if root is None:
             return None
         if root not in self.loaded:
-            self.loaded[root] = helm_chart.load_chart(root)
+            self.loaded[root] = helm_chart.load_chart(root, self._top(name))
         chart = self.loaded[root]
         try:
             out = helm_chart.render(name, text, chart, missing=(missing := set[str]()))
