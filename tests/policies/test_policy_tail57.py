@@ -5,6 +5,11 @@
   j0sh3rs/home-ops@6a9419ec4e81c8284c6bf51e3f4c88a4020bb9ce kubernetes/apps/ai/llama-swap/app/helmrelease.yaml (spent
   set 126, both labellers): an init container's shell function ``fetch`` runs ``aria2c ... "$url"`` on
   ``.../resolve/main/...gguf?download=true`` URLs for the llama-swap server.
+- G42 (`monitor-selects-targets`): a ServiceMonitor written with ``apiVersion: v1`` (the core group, which serves no
+  such kind: G40 says the API server refuses it) is judged as the prometheus-operator monitor its author meant.
+  Firing form: Shivakumar980/QLora-vLLM-EKS-Deployment-NVIDIA-GPUs EKS-MANIFESTS/prometheus-servicemonitor.yaml and
+  vllm-deployment.yaml (spent set 123, both labellers): it selects app=vllm-llama on port http, and Service
+  vllm-service carries no labels and an unnamed port.
 """
 
 from __future__ import annotations
@@ -90,3 +95,57 @@ def test_hub_url_careful_forms_stay_silent():
     url = "https://huggingface.co/unsloth/gpt-oss-20b-GGUF/resolve/main/gpt-oss-20b-Q4_K_M.gguf"
     direct["initContainers"][0]["args"] = [f"curl -L -o /models/gpt-oss-20b-Q4_K_M.gguf {url}"]
     assert len(found_by([_deployment(direct)], "model-source-pinned")) == 1
+
+
+def _service(labels: dict | None, port_name: str | None) -> dict:
+    port: dict = {"protocol": "TCP", "port": 8000, "targetPort": 8000}
+    if port_name:
+        port["name"] = port_name
+    metadata: dict = {"name": "vllm-service", "namespace": "vllm"}
+    if labels:
+        metadata["labels"] = labels
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": metadata,
+        "spec": {"selector": {"app": "vllm-llama"}, "ports": [port]},
+    }
+
+
+_CORE_MONITOR = {
+    "apiVersion": "v1",
+    "kind": "ServiceMonitor",
+    "metadata": {"name": "vllm-metrics", "namespace": "vllm"},
+    "spec": {"selector": {"matchLabels": {"app": "vllm-llama"}}, "endpoints": [{"port": "http", "path": "/metrics"}]},
+}
+
+
+def _vllm_pods() -> dict:
+    pod = {
+        "containers": [
+            {
+                "name": "vllm",
+                "image": "vllm/vllm-openai:v0.11.0",
+                "ports": [{"containerPort": 8000, "name": "http"}],
+                "resources": {"limits": {"nvidia.com/gpu": 1}},
+            }
+        ]
+    }
+    doc = _deployment(pod, "vllm-llama")
+    doc["metadata"]["namespace"] = "vllm"
+    return doc
+
+
+def test_core_group_service_monitor_is_judged_as_meant():
+    objs = [copy.deepcopy(_CORE_MONITOR), _service(None, None), _vllm_pods()]
+    found = found_by(objs, "monitor-selects-targets")
+    assert found and all(level == "advisory" for level, _ in found)
+    assert found[0][1].startswith(
+        "spec.selector app=vllm-llama with endpoints on port http matches no Service of the files read in namespace vllm; "
+        "Service/vllm-service, whose spec.selector is what the monitor repeats, carries no labels and names no port"
+    )
+
+
+def test_core_group_service_monitor_careful_form_stays_silent():
+    objs = [copy.deepcopy(_CORE_MONITOR), _service({"app": "vllm-llama"}, "http"), _vllm_pods()]
+    assert found_by(objs, "monitor-selects-targets") == []
