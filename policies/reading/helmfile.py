@@ -18,10 +18,12 @@ Each release is read as the pack reads a release object:
   over the chart's values.yaml, its name as ``.Release.Name`` and its namespace.
 
 Findings sit on the one values file the release is given when it has one (what they are about), else on the helmfile.
-A release given no values of its own whose name is the stem of an environment values file (``environments.production.
-values: [values/production/vllm.yaml]`` beside release ``vllm``) is read with that file as the values meant for it,
-the annotation saying so: helmfile hands environment values to the templates of helmfile.yaml, not to a chart
-(docs/environments.md@v1.7.4, "Environment Values"). Everything read here is advice (a rendered or joined release).
+``environments:`` values go to helmfile's own templating (``.Values``/``.Environment.Values`` in the helmfile and its
+``.gotmpl`` values files: docs/environments.md:5,38@v1.7.4), never to a chart: helm is given the release's ``values``
+alone (pkg/state/state.go:5023-5035 ``generateVanillaValuesFiles``, from ``release.Values``). A release with no values
+of its own renders with the chart's defaults, even beside an environment values file named for it (review57); the
+environment files are the helmfile's, read with it (not as a chart's values file). Everything read here is advice (a
+rendered or joined release).
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ _RELEASES = 64
 _FILL_INS = 2  # fill-ins a values path may hold and still be matched against the run's files
 _ENTRIES = 16  # values entries read per release
 _TEMPLATE_SUFFIXES = (".yaml", ".yml")
+# what gives a release values (docs/configuration.md@v1.7.4 "releases:"; ``inherit`` names a ``templates:`` entry)
+_GIVES_VALUES = ("values", "set", "setString", "secrets", "valuesTemplate", "setTemplate", "inherit")
 _VALUES_SUFFIXES = (".yaml", ".yml", ".json", GOTMPL)  # what a values entry may name: never another kind of file
 
 
@@ -211,13 +215,6 @@ def _installed(release: Mapping, environments: list[dict]) -> bool:
     return False
 
 
-def _stem(path: str) -> str:
-    base = os.path.basename(path)
-    for suffix in (GOTMPL, ".yaml", ".yml"):
-        base = base[: -len(suffix)] if base.endswith(suffix) else base
-    return base
-
-
 def _local_chart(chart: str, folder: str) -> Optional[str]:
     """The chart folder a release names (a path: ``./charts/x``, ``../charts/x``, ``charts/x/y``), "" when it is no
     chart folder of the run, None for a published chart (``repo/name``, ``oci://``)."""
@@ -252,13 +249,15 @@ def _release_object(release: Mapping, name: str, values: dict, how: str) -> dict
     }
 
 
-def rendered_chart(root: str, values: dict, name: str, namespace: Any) -> list[dict]:
-    """The objects the chart folder's templates render with ``values`` over its values.yaml, as release ``name``."""
+def rendered_chart(root: str, values: Optional[dict], name: str, namespace: Any) -> list[dict]:
+    """The objects the chart folder's templates render with ``values`` over its values.yaml, as release ``name``;
+    ``values`` None for a release given none: the chart's defaults, so an unmet ``required`` of a chart with no values
+    file stops the template as it stops helm (policies/reading/helm_chart.py render)."""
     from policies.chart_values import coalesced
     from policies.reading import helm_chart
 
     chart = helm_chart.load_chart(root)
-    given = coalesced(chart.values, values)
+    given = None if values is None else coalesced(chart.values, values)
     out: list[dict] = []
     templates = os.path.join(root, "templates")
     for here, dirs, files in os.walk(templates, followlinks=False):
@@ -294,7 +293,7 @@ def helmfile_objects(file: str, text: str) -> tuple[list[tuple[dict, str, str]],
     environment = _environment_files(docs, folder)
     environments = _environment_values(docs, folder) if any(isinstance(r, Mapping) and "condition" in r for r in releases) else []
     out: list[tuple[dict, str, str]] = []
-    claimed: set[str] = set()
+    claimed = {os.path.abspath(f) for f in environment}  # helmfile's own values: read here, no chart's
     for release in releases[:_RELEASES]:
         if not isinstance(release, Mapping) or not isinstance(release.get("chart"), str) or "${" in release["chart"]:
             continue
@@ -303,14 +302,6 @@ def helmfile_objects(file: str, text: str) -> tuple[list[tuple[dict, str, str]],
             continue
         runs = _values(release, folder)
         how = ""
-        if not release.get("values") and not release.get("set"):
-            meant = [p for p in environment if _stem(p) == name][:_MATCHES]
-            if meant:
-                runs = [(dict(v), p, [p]) for p in meant if (v := values_mapping(p)) is not None]
-                how = (
-                    ", given its environment values file named for it (helmfile passes environment values to the "
-                    "templates of helmfile.yaml, not to the chart: read as the values meant for the release)"
-                )
         root = _local_chart(release["chart"], folder)
         if root == "":
             continue  # a chart folder the run does not hold: nothing to render
@@ -331,7 +322,8 @@ def helmfile_objects(file: str, text: str) -> tuple[list[tuple[dict, str, str]],
                 from policies.reading.gotemplate import UNKNOWN
 
                 namespace = UNKNOWN
-            out.extend((obj, label, at) for obj in rendered_chart(root, values, name, namespace))
+            given = values if values or any(release.get(k) for k in _GIVES_VALUES) else None
+            out.extend((obj, label, at) for obj in rendered_chart(root, given, name, namespace))
     return out, claimed
 
 

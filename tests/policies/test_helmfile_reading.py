@@ -2,9 +2,11 @@
 
 Firing forms (reduced):
 - quickbeard/llm-serving-helm@ece636eb69e56637fb960a6b308c57734ede2b17 helmfile.yaml, charts/vllm and
-  values/{staging,production}/vllm.yaml (spent set 121): release ``vllm`` of the local chart ./charts/vllm given no
-  values of its own, its environments' values files named for it; the chart renders vllm/vllm-openai:latest behind a
-  NodePort Service from them.
+  values/{staging,production}/vllm.yaml (spent set 121), its release ``vllm`` given its environment's file
+  (``values: [values/{{ .Environment.Name }}/vllm.yaml]``, the form helmfile's docs/environments.md@v1.7.4 shows):
+  the chart renders vllm/vllm-openai:latest behind a NodePort Service from it. As written there the release names no
+  values: helmfile gives a chart only a release's ``values`` (pkg/state/state.go:5023 generateVanillaValuesFiles), so
+  it renders with the chart's defaults, never with the environment files beside it (review57).
 - NickCao/comfyui-vllm-omni-on-openshift@85d22a8c7e014ec457d0810a0d4aebf828ea4aac helmfile.yaml.gotmpl: a local
   chart given two values files (one a .gotmpl), its namespace a fill-in (``{{ .Values.namespace }}``).
 - A release of the otwld Ollama chart from its repository with no ``version`` (G1 on the chart: helmfile passes no
@@ -40,7 +42,12 @@ releases:
   chart: ./charts/vllm
   namespace: aiops
   createNamespace: true
+  values:
+    - ./values/{{ .Environment.Name }}/vllm.yaml
 """
+
+# quickbeard's helmfile.yaml as written: environments' values files named for the release, the release given none
+QUICKBEARD_AS_WRITTEN = QUICKBEARD_HELMFILE.split("  values:\n    - ./values/{{")[0]
 
 CHART_YAML = "apiVersion: v2\nname: vllm\nversion: 0.0.1\n"
 
@@ -115,7 +122,21 @@ def _findings(*paths: str) -> list[dict]:
     return json.loads(result.stdout)["violations"]
 
 
-def test_local_chart_release_renders_with_the_environment_values_named_for_it(tmp_path):
+def test_a_release_given_no_values_renders_the_charts_defaults_not_its_environment_values(tmp_path):
+    """helmfile hands ``environments:`` values to its own templates only (docs/environments.md:38@v1.7.4): the release
+    renders with the chart's defaults; a chart with no values file then stops at its ``required`` image, as helm does."""
+    root = _quickbeard(tmp_path)
+    (root / "helmfile.yaml").write_text(QUICKBEARD_AS_WRITTEN)
+    read = read_manifests([str(root)])
+    environment = {str(root / "values" / env / "vllm.yaml") for env in ("staging", "production")}
+    assert not [o for o in read.objects if o.file in environment]
+    assert not [o for o in read.objects if o.kind == "Deployment" and o.chart.startswith("helmfile release")]
+    services = [o for o in read.objects if o.kind == "Service" and o.chart.startswith("helmfile release vllm")]
+    assert [(o.name, o.obj["spec"]["type"]) for o in services] == [("vllm-service", None)]
+    assert not [u for u in read.unreadable if u.file in environment]  # the helmfile's own values: read with it
+
+
+def test_local_chart_release_renders_with_the_environment_values_file_it_names(tmp_path):
     root = _quickbeard(tmp_path)
     objects = read_manifests([str(root)]).objects
     rendered = {(o.file, o.kind, o.name, (o.obj.get("metadata") or {}).get("namespace")) for o in objects}
