@@ -7,11 +7,13 @@ nindent 12 }}` with `resources: {}` there, `image: "{{ .Values.image.repository 
 (policies/reading/value_trace.py), the judged field of the rendered object (the container the message names, or the
 pod spec) is found in the rendered text, and when the values path that produced it is a key the chart's values.yaml
 holds, the finding is reported at that key's line, once, its message naming the template ("(rendered by
-templates/x.yaml)"). A field the template writes itself (`timeoutSeconds: 1` in the template), a values path the
-file does not hold (a `default` filling in an unset key), an object rendered with another values file (``-f``) or
-by a release (helmfile, Argo CD, Flux, Terraform), or a field two values paths produce with none preferred keep the
-template's location. An absent field counts when a with/if-less ``with`` or ``range`` over a values key of that name
-rendered nothing where it would stand (`{{- with .Values.tolerations }}` over `tolerations: []`).
+templates/x.yaml)"); an object only another values file of the chart renders (``-f values-gpu.yaml``,
+policies/manifests.py) moves to that file's key where it holds one, else to values.yaml's. A field the template
+writes itself (`timeoutSeconds: 1` in the template), a values path no values file holds (a `default` filling in an
+unset key), an object a release renders (helmfile, Argo CD, Flux, Terraform: not yet traced), or a field several
+values paths produce with none preferred keep the template's location. An absent field counts when an ``if``,
+``with`` or ``range`` on a values key of that name rendered nothing where it would stand (`{{- if .Values.tolerations
+}}` over `tolerations: {}`).
 
 Only the templates holding such findings are rendered again, so a check without them costs nothing more.
 """
@@ -219,7 +221,11 @@ def _field_path(judged: Judged, parent: Any, text: str, trace: Any, message: str
         start, end = _at(parent.start_mark, text), _at(parent.end_mark, text)
         while end < len(text) and text[end] in " \t\r\n":
             end += 1
-        named = {s.path for s in trace.spans if s.block and start <= s.start <= end and s.path[-1:] == (judged.key,)}
+        named = {
+            s.path
+            for s in trace.spans
+            if s.block and s.start == s.end and start <= s.start <= end and s.path[-1:] == (judged.key,)
+        }
         return named.pop() if len(named) == 1 else None
     regions = _named_items(value, message) or [value]
     actions = [s for s in trace.spans if not s.block and s.end > s.start]

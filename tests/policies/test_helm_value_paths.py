@@ -219,3 +219,17 @@ def test_an_object_only_another_values_file_renders_moves_to_that_file(tmp_path)
     (root / "values-gpu.yaml").write_text(variant)
     [row] = _rows(_report(root), "G1")
     assert (row["file"], row["line"]) == (str(root / "values-gpu.yaml"), _line(variant, "  tag:"))
+
+
+def test_an_absent_field_no_value_decides_stays_on_the_template(tmp_path):
+    # Lintasarta's form without its `{{- if .Values.tolerations }}`: no values key could add one, so the template is
+    # where the toleration is missing (and the chart's unused `tolerations: {}` is no reason to move there).
+    template = DEPLOYMENT.replace(
+        "      {{- if .Values.tolerations }}\n      tolerations:\n      {{ toYaml .Values.tolerations | nindent 8 }}\n"
+        "      {{- end }}\n",
+        "",
+    )
+    assert template != DEPLOYMENT
+    report = _report(_chart(tmp_path / "chart", VALUES, template))
+    [row] = [v for v in _rows(report, "S15") if "tolerate" in v["message"]]
+    assert row["file"].endswith("templates/deployment.yaml") and "rendered by" not in row["message"]
