@@ -4,7 +4,9 @@ A finding on an object rendered from a chart's template (policies/reading/helm_c
 key that produced the field it judges (policies/value_paths.py): `resources: {}` for G8's missing requests,
 `image.tag: latest` for G1, `livenessProbe.timeoutSeconds: 1` for G49, as reviewers and labellers file them (spent
 set 124: castai/helm-charts@daa46281 charts/castai-hosted-model/child-charts/vllm/values.yaml, Lintasarta/vllm-helm
-@1a4ef6c5 values.yaml). One row per catalogue id (policies/catalog.py); an id not here keeps the template's location.
+@1a4ef6c5 values.yaml). One row per catalogue id (policies/catalog.py); an id not here keeps the template's location:
+G32 among them, which judges how a Service is published (TLS, auth) more than its `type` (both labellers of spent set
+124 filed Lintasarta's `type: {{ .Values.service.type }}` LoadBalancer on templates/service.yaml).
 
 Each field: where it sits (``container``, ``pod``: the pod spec, or ``object``: the object's spec), its key, a pattern the finding's message must
 match for the field to be the one judged ("" for any), and the values keys preferred when several values paths
@@ -58,7 +60,6 @@ JUDGED: dict[str, tuple[Judged, ...]] = {
     "G15": (Judged("object", "minReplicas"),),
     "G28": _SECURITY,
     "G31": (Judged("pod", "volumes"),),
-    "G32": (Judged("object", "type", "(?i)LoadBalancer|NodePort"),),
     "G36": (Judged("pod", "volumes"), *_RESOURCES),
     "G53": (Judged("container", "env"),),
     "G103": _NODE_CHOICE,
@@ -68,7 +69,7 @@ JUDGED: dict[str, tuple[Judged, ...]] = {
     "S15": _PLACEMENT,
     "S16": (Judged("container", "startupProbe"),),
     "S19": _RESOURCES,
-    "S20": (Judged("object", "strategy"), Judged("object", "replicas")),
+    "S20": (Judged("object", "strategy"),),
     "S17": (*_ARGS, Judged("container", "env")),
     "S21": _ARGS,
     "S42": _NODE_CHOICE,

@@ -188,26 +188,31 @@ def test_the_trace_records_which_values_path_printed_each_stretch(tmp_path):
     assert len(empty) == 1 and empty[0].start == empty[0].end  # an if that printed nothing: where its field would be
 
 
-SERVICE = """apiVersion: v1
-kind: Service
+HPA = """apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
 metadata:
   name: qwen
 spec:
-  type: {{ .Values.service.type }}
-  selector: {app: qwen}
-  ports: [{port: 80, targetPort: 8000}]
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: qwen}
+  minReplicas: {{ .Values.autoscaling.minReplicas }}
+  maxReplicas: 4
+  metrics:
+    - type: Pods
+      pods:
+        metric: {name: vllm:num_requests_waiting}
+        target: {type: AverageValue, averageValue: "5"}
 """
 
 
 def test_an_objects_own_spec_field_moves_too(tmp_path):
-    # rockofox/helm-llama-cpp@e7f8543a charts/llama-server: `type: {{ .Values.service.type }}` over LoadBalancer,
-    # labelled G32 on values.yaml (spent set 115).
-    values = VALUES + "service:\n  type: LoadBalancer\n"
+    # castai/helm-charts@daa46281 charts/castai-hosted-model: the autoscaler's minReplicas from
+    # values podAutoscaler.minReplicas (1), labelled G15 (spent set 124).
+    values = VALUES + "autoscaling:\n  minReplicas: 1\n"
     root = _chart(tmp_path / "chart", values, DEPLOYMENT)
-    (root / "templates" / "service.yaml").write_text(SERVICE)
-    [row] = [v for v in _rows(_report(root), "G32") if v["resource"] == "Service/qwen"]
-    assert (row["file"], row["line"]) == (str(root / "values.yaml"), _line(values, "  type:"))
-    assert row["message"].endswith("(rendered by templates/service.yaml)")
+    (root / "templates" / "hpa.yaml").write_text(HPA)
+    rows = [v for v in _rows(_report(root), "G15") if v["resource"] == "HorizontalPodAutoscaler/qwen"]
+    assert rows and all((v["file"], v["line"]) == (str(root / "values.yaml"), _line(values, "  minReplicas:")) for v in rows)
+    assert all(v["message"].endswith("(rendered by templates/hpa.yaml)") for v in rows)
 
 
 def test_an_object_only_another_values_file_renders_moves_to_that_file(tmp_path):
