@@ -34,6 +34,7 @@ from policies.input.no_object import beside_objects, no_object, read_as_chart
 from policies.input.read_records import ReadCounts, SalvageRead, TemplateRead, Unreadable
 from policies.reading.gitops_charts import chart_ref_releases, local_chart_releases
 from policies.reading.helmfile import helmfile_run, is_helmfile, read_helmfile
+from policies.reading.pulumi_program import PROGRAM_SUFFIXES, read_program
 from policies.reading.run_bounds import bounded_by_paths
 from policies.reading.terraform import TerraformRun, read_once, read_terraform
 from policies.values_files import values_release
@@ -41,7 +42,7 @@ from policies.values_files import values_release
 SUFFIXES = (".yaml", ".yml", ".json")
 # envsubst/sed/Terraform templates of manifests: read best-effort, what does not parse is not a finding of its own.
 TEMPLATE_SUFFIXES = tuple(f"{s}.{t}" for s in (".yaml", ".yml") for t in ("template", "tmpl", "tpl", "tftpl"))
-_READ_SUFFIXES = (*SUFFIXES, *TEMPLATE_SUFFIXES, ".tf")
+_READ_SUFFIXES = (*SUFFIXES, *TEMPLATE_SUFFIXES, ".tf", *PROGRAM_SUFFIXES)
 STDIN = "-"
 STDIN_NAME = "<stdin>"
 # Over all files of one run (per-file limits bound each file): bytes read, parses spent on repairs (reading/salvage).
@@ -199,10 +200,10 @@ def read_manifests(
     for i, name in enumerate(files):
         shown = STDIN_NAME if name == STDIN else name
         try:
-            if name == STDIN:
-                text = read_bounded(stdin if stdin is not None else sys.stdin.buffer, limits, STDIN_NAME)
-            else:
-                text = read_bounded(name, limits)
+            if name.endswith(PROGRAM_SUFFIXES):  # a Pulumi program's resources (policies/reading/pulumi_program.py): advice
+                objects += read_program(name, _objects, counts, files)
+                continue
+            text = read_bounded((stdin if stdin is not None else sys.stdin.buffer) if name == STDIN else name, limits, shown)
             total += len(text)
             if total > MAX_TOTAL_BYTES:
                 rest = len(files) - i - 1
@@ -302,8 +303,7 @@ def _salvaged(
         _SalvagedDocument(d.data, index, d.line + offset, {k: v + offset for k, v in d.lines.items()}, repair=found.repair)
         for d in found.documents
     ]
-    n = sum(1 for d in docs if d.data is not None)
-    one = n == 1
+    one = (n := sum(1 for d in docs if d.data is not None)) == 1
     checked = f"{n} object{'' if one else 's'} checked, every finding on {'it' if one else 'them'} advice"
     if exc.problem.startswith("repeats the key"):  # S27 advice: kubectl apply -f applies it (policies/input/manifest_readable.py)
         why = f"{exc.problem}: `kubectl apply -f` keeps its last value, kustomize and strict YAML readers refuse it; {checked}"
