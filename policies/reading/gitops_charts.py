@@ -112,7 +112,8 @@ def _argo_values(helm: Mapping, root: str) -> Optional[dict]:
     parameters = helm.get("parameters")
     for item in (parameters if isinstance(parameters, list) else [])[:_ENTRIES]:
         if isinstance(item, Mapping) and isinstance(item.get("name"), str) and "value" in item:
-            set_value(values, item["name"], str(item["value"]) if item.get("forceString") else item["value"])
+            # --set, or --set-string with forceString (argo-cd util/helm/cmd.go:445-448@v3.5.1)
+            set_value(values, item["name"], item["value"], string=item.get("forceString") is True)
     return values
 
 
@@ -161,7 +162,7 @@ def _flux_values(props: Mapping, config_maps: Mapping[tuple[Any, str], Mapping])
         if text is None:
             return None
         if isinstance(ref.get("targetPath"), str):
-            set_value(values, ref["targetPath"], text)
+            set_value(values, ref["targetPath"], text, string=True)  # the ConfigMap's text, as read before
             continue
         loaded = _text(text)
         if loaded is None:

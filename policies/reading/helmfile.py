@@ -156,9 +156,10 @@ def _values(release: Mapping, folder: str) -> list[tuple[dict, str, list[str]]]:
             values = merged_values(values, data) if isinstance(data, Mapping) else values
         for key in ("set", "setString"):
             for item in _list(release.get(key)):
-                if isinstance(item, Mapping) and isinstance(item.get("name"), str) and "value" in item:
-                    value = str(item["value"]) if key == "setString" else item["value"]
-                    set_value(values, item["name"], value)
+                if isinstance(item, Mapping) and isinstance(item.get("name"), str) and item.get("value") not in (None, ""):
+                    # --set, or --set-string for setString (pkg/state/state.go:5186-5233 setFlags/setStringFlags@v1.7.4;
+                    # an empty value passes no flag): helm types the one, keeps the other text
+                    set_value(values, item["name"], item["value"], string=key == "setString")
         only = files[0] if len(files) == 1 and len(run) == 1 and not release.get("set") else ""
         out.append((values, only, files))
     return out

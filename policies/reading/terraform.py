@@ -266,7 +266,10 @@ def _release(name: str, body: dict, scope: Scope, kind: str = "helm_release") ->
         blocks = body.get(key)
         for block in blocks if isinstance(blocks, list) else [blocks] if isinstance(blocks, dict) else []:
             if isinstance(block, dict) and isinstance(block.get("name"), str) and "value" in block:
-                set_value(values, block["name"], _value(block["value"], scope))
+                # type "string" is --set-string, "auto" (the default) --set (terraform-provider-helm v3.1.2
+                # helm/resource_helm_release.go:1547-1557 getValue): "true" a boolean only for the second
+                string = _value(block.get("type"), scope) == "string"
+                set_value(values, block["name"], _value(block["value"], scope), string=string)
     spec: dict = {"chart": chart.rsplit("/", 1)[-1]}
     packaged = _PACKAGE_URL.search(chart) if "://" in chart and not chart.startswith("oci://") else None
     if packaged is not None:
