@@ -338,9 +338,9 @@ class _Charts:
         states without a template action (``stated``, already read) is not added twice."""
         if not any(u.kind == "template" for u in bad):
             return None
-        from policies.reading import helm_chart
+        from policies.reading import chart_folders, helm_chart
 
-        root = helm_chart.find_chart(name, self._top(name))
+        root = chart_folders.find_chart(name, self._top(name))
         if root is None:
             return None
         if root not in self.loaded:

@@ -42,7 +42,6 @@ from components.loading import MANIFESTS, Document, LoadError, load_yaml
 from policies.reading.run_bounds import within_run
 
 _FOLDER_SOURCES = frozenset({"GitRepository", "Bucket"})
-_CHART_FILES = frozenset({"Chart.yaml", "Chart.yml"})
 _RELEASES = 32  # releases rendered per run: bounded
 _ENTRIES = 16  # values entries read per release
 _MAX_TEXT = 256 * 1024
@@ -191,7 +190,13 @@ def _flux(props: Mapping, roots: list[str], config_maps: Mapping) -> list[tuple[
 
 
 def _chart_roots(files: list[str]) -> list[str]:
-    return sorted({os.path.abspath(os.path.dirname(f)) for f in files if os.path.basename(f) in _CHART_FILES})
+    """The run's chart folders (policies/reading/chart_folders.py is_chart_folder): a Chart.yaml's folder, or the
+    folder above a template's templates/ with a values file beside it."""
+    from policies.reading.chart_folders import CHART_FILE, TEMPLATES, is_chart_folder
+
+    folders = {os.path.abspath(os.path.dirname(f)) for f in files if os.path.basename(f) == CHART_FILE}
+    folders |= {os.path.dirname(d) for f in files if os.path.basename(d := os.path.dirname(os.path.abspath(f))) == TEMPLATES}
+    return sorted(f for f in folders if is_chart_folder(f))
 
 
 def local_chart_releases(objects: list[Any], files: list[str], objects_of: Callable[..., list[Any]], counts: Any) -> list[Any]:

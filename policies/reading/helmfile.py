@@ -221,16 +221,17 @@ def _local_chart(chart: str, folder: str) -> Optional[str]:
     chart folder of the run, None for a published chart (``repo/name``, ``oci://``)."""
     if "://" in chart:
         return None
+    from policies.reading.chart_folders import has_chart_file, is_chart_folder
+
     root = os.path.normpath(os.path.join(folder, chart))
     if not within_run(root):
         return ""  # a chart folder outside what the run checks (policies/reading/run_bounds.py): not the run's
-    has = os.path.isfile(os.path.join(root, "Chart.yaml")) or os.path.isdir(os.path.join(root, "templates"))
     # ``charts/vllm`` is a repo/name to helmfile (pkg/state/util.go:18-33 isLocalChart@v1.7.4), which hands it to helm
     # as written; helm installs a path that exists before it looks for a repository (helm v3.16.4
     # pkg/action/install.go:748-759 LocateChart): the run's chart folder of that name is the chart (review56a).
-    if not chart.startswith((".", "/")) and chart.count("/") == 1 and not os.path.isfile(os.path.join(root, "Chart.yaml")):
+    if not chart.startswith((".", "/")) and chart.count("/") == 1 and not has_chart_file(root):
         return None
-    return root if has else ""
+    return root if is_chart_folder(root) else ""
 
 
 def _release_object(release: Mapping, name: str, values: dict, how: str) -> dict:

@@ -23,10 +23,11 @@ import pytest
 from policies.check import resources_of
 from policies.framework import UNKNOWN
 from policies.manifests import read_manifests
+from policies.reading.chart_folders import find_chart
 from policies.reading.go_format import helm_numbers
 from policies.reading.gotemplate import PLACEHOLDER, CannotRender, Renderer, parse
 from policies.reading.gotemplate import UNKNOWN as UNKNOWN_VALUE
-from policies.reading.helm_chart import find_chart, load_chart
+from policies.reading.helm_chart import load_chart
 from policies.reading.helm_funcs import functions
 from policies.registry import evaluate
 from policies.values_files import values_release

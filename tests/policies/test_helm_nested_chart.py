@@ -16,7 +16,7 @@ from pathlib import Path
 
 from policies.check import resources_of
 from policies.manifests import read_manifests
-from policies.reading.helm_chart import find_chart
+from policies.reading.chart_folders import find_chart
 from policies.registry import evaluate
 
 PARENT_CHART = """apiVersion: v2
