@@ -15,6 +15,7 @@ import pytest
 from policies.reading.chart_folders import find_chart, is_chart_folder
 from policies.reading.gitops_charts import _chart_roots
 from policies.reading.helmfile import _local_chart
+from tests.policies.policy_fixtures import chart_folder
 
 TEMPLATE = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Release.Name }}\n"
 SHAPES = {
@@ -29,11 +30,7 @@ SHAPES = {
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_every_reader_asks_the_one_question(tmp_path: Path, shape: str):
     files, chart = SHAPES[shape]
-    root = tmp_path / "charts" / "app"
-    (root / "templates").mkdir(parents=True)
-    (root / "templates" / "pod.yaml").write_text(TEMPLATE)
-    for name, text in files.items():
-        (root / name).write_text(text)
+    root = chart_folder(tmp_path / "charts" / "app", {"pod.yaml": TEMPLATE}, chart=None, files=files)
     run = [str(p) for p in tmp_path.rglob("*") if p.is_file()]
     assert is_chart_folder(str(root)) is chart
     assert (find_chart(str(root / "templates" / "pod.yaml"), str(tmp_path)) == str(root)) is chart
