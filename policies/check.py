@@ -259,6 +259,7 @@ def check_report(
     if built is not None:
         where.update(built.shown)  # an object a kustomization builds: reported at its patch or kustomization
     rows = []
+    rendered: list[tuple[dict, ManifestObject]] = []
     for v in violations:
         o = where.get(v.resource)
         row = violation_row(v, file=o.file if o else None, document=o.document if o else None, line=o.line if o else None)
@@ -268,7 +269,13 @@ def check_report(
             row["location"] = o.location
             if isinstance(o, ManifestObject) and o.built:
                 row["built"] = True  # found on the object a kustomization builds, reported at its patch or itself
+            if isinstance(o, ManifestObject) and o.chart:
+                rendered.append((row, o))
         rows.append(row)
+    if rendered:  # a chart's finding is fixed in its values.yaml: reported at the key that produced the field
+        from policies.value_paths import relocate
+
+        relocate(rendered, manifests.charts)
     counts = manifests.counts
     generic = [
         {

@@ -123,6 +123,8 @@ class ManifestSet:
     templates: list[TemplateRead] = field(default_factory=list)
     salvaged: list[SalvageRead] = field(default_factory=list)
     comments: list[CommentToken] = field(default_factory=list)
+    # The charts of the run's templates by folder (helm_chart.Chart): their values.yaml lines (policies/value_paths.py).
+    charts: dict[str, Any] = field(default_factory=dict)
 
 
 @bounded_by_paths  # what a helmfile, Argo CD source or Terraform file() names is read under ``paths`` only
@@ -204,7 +206,7 @@ def read_manifests(
     objects = chart_ref_releases(objects, replace) + local_chart_releases(objects, files, _objects, counts)  # GitOps
     counts.objects = len(objects)
     unreadable = beside_objects([u for u in unreadable if not u.file.endswith(TEMPLATE_SUFFIXES)], objects)
-    return ManifestSet(objects, counts, unreadable, templates, salvaged, comments)
+    return ManifestSet(objects, counts, unreadable, templates, salvaged, comments, charts.loaded)
 
 
 @dataclass

@@ -207,10 +207,16 @@ class Renderer:
         # The names an include or template call asked for that no define of the chart holds (each rendered UNKNOWN):
         # a chart copied in part, its _helpers.tpl left out (policies/manifests.py names them in the file's S27 line).
         self.missing: set[str] = set()
+        # Provenance (policies/reading/value_trace.py), only when asked: the values path of every mapping and list
+        # of .Values by id, and (start, end, path) of each stretch of the outermost output an action, a with or a
+        # range over a values path produced. None: nothing is recorded and rendering costs what it did.
+        self.trace: Optional[Any] = None
 
     def render(self, nodes: list[Node], dot: Any) -> str:
         """The text of ``nodes`` with ``dot`` (and ``$``) the context."""
         out: list[str] = []
+        if self.trace is not None and self.trace.top is None:
+            self.trace.top = out  # offsets are counted in the outermost output only
         self._nodes(nodes, dot, [{"$": dot}], out)
         return "".join(out)
 
@@ -247,6 +253,8 @@ class Renderer:
         if self.size > MAX_OUTPUT:
             raise CannotRender(f"renders to more than {MAX_OUTPUT >> 20} MiB")
         out.append(text)
+        if self.trace is not None and out is self.trace.top:
+            self.trace.length += len(text)
 
     def _nodes(self, nodes: list[Node], dot: Any, scopes: list[dict], out: list[str]) -> None:
         for node in nodes:
@@ -262,16 +270,24 @@ class Renderer:
                     spaced = value is UNKNOWN and bool(out) and out[-1].endswith(":")
                     if isinstance(value, (list, tuple, dict)):
                         bounded(value, what="a printed list or map")
+                    start = self.trace.length if self.trace is not None else 0
                     self._emit(out, (" " if spaced else "") + go_text(value))
+                    if self.trace is not None and out is self.trace.top:
+                        self.trace.record(start, node.pipe, dot, scopes)
             elif node.kind == "template":
                 arg = self.pipe(node.pipe, dot, scopes) if node.pipe else None
                 self._emit(out, go_text(self.include(node.name, arg)))
-            elif node.kind == "range":
-                self._range(node, dot, scopes, out)
             elif node.kind in ("break", "continue"):
                 raise _LoopExit(node.kind)
             else:
-                self._branch(node, dot, scopes, out)
+                start = self.trace.length if self.trace is not None else 0
+                try:
+                    self._range(node, dot, scopes, out) if node.kind == "range" else self._branch(node, dot, scopes, out)
+                finally:
+                    # An if, with or range on a values path: the stretch it produced, empty when its value is empty
+                    # (`with .Values.tolerations` over []), where the field that value would write stands.
+                    if self.trace is not None and out is self.trace.top:
+                        self.trace.record(start, node.branches[0][0], dot, scopes, block=True)
 
     def _step(self) -> None:
         self.steps += 1
@@ -308,8 +324,12 @@ class Renderer:
         if not pairs:
             self._nodes(node.otherwise, dot, [*scopes, {}], out)
             return
+        trace = self.trace
+        base = trace.path_of(value) if trace is not None else None
         for key, item in pairs:
             self._step()  # an empty body still costs its iterations
+            if trace is not None and base is not None:  # the item's own path, so `{{ . }}` on a scalar item is traced
+                trace.paths[id(item)] = (*base, key)
             scope: dict = {}
             if len(pipe.decl) == 1:
                 scope[pipe.decl[0]] = item

@@ -209,6 +209,25 @@ def render(
     return out
 
 
+def render_traced(file: str, text: str, chart: Chart) -> tuple[str, Any]:
+    """The template rendered with the chart's defaults, as ``render`` does, and the Trace of which values path produced
+    each stretch of it (policies/reading/value_trace.py; CannotRender as ``render``)."""
+    from policies.reading.value_trace import Trace
+
+    if chart.problem:
+        raise CannotRender(f"its chart cannot be read ({chart.problem})")
+    defines = dict(chart.defines)
+    nodes = parse(text, defines)
+    table = functions()
+    if not chart.values_file:
+        table["required"] = required_stops
+    renderer = Renderer(table, defines)
+    own = Chart(chart.root, chart.meta, copy.deepcopy(chart.values), chart.values_file, chart.defines)
+    context = _context(own, file)
+    renderer.trace = Trace.over(context)
+    return renderer.render(nodes, context), renderer.trace
+
+
 def missing_note(missing: set[str]) -> str:
     """What the S27 line of a rendered template (policies/manifests.py) says of the helpers it includes that its
     chart does not define (``render``'s ``missing``)."""

@@ -1,0 +1,282 @@
+"""A rendered chart's finding moved to the values.yaml line a reviewer fixes.
+
+Every finding on an object rendered from a chart's template (policies/reading/helm_chart.py) is found on the
+template, but what it judges often comes from the chart's values.yaml: `resources: {{- toYaml .Values.resources |
+nindent 12 }}` with `resources: {}` there, `image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"` with
+`tag: latest`. For a finding of a row of policies/judged_fields.py, the template is rendered again with a trace
+(policies/reading/value_trace.py), the judged field of the rendered object (the container the message names, or the
+pod spec) is found in the rendered text, and when the values path that produced it is a key the chart's values.yaml
+holds, the finding is reported at that key's line, once, its message naming the template ("(rendered by
+templates/x.yaml)"). A field the template writes itself (`timeoutSeconds: 1` in the template), a values path the
+file does not hold (a `default` filling in an unset key), an object rendered with another values file (``-f``) or
+by a release (helmfile, Argo CD, Flux, Terraform), or a field two values paths produce with none preferred keep the
+template's location. An absent field counts when a with/if-less ``with`` or ``range`` over a values key of that name
+rendered nothing where it would stand (`{{- with .Values.tolerations }}` over `tolerations: []`).
+
+Only the templates holding such findings are rendered again, so a check without them costs nothing more.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Sequence
+from typing import Any, Optional
+
+import yaml
+
+from components.loading import MANIFESTS, LoadError, read_bounded
+from policies.judged_fields import JUDGED, Judged
+
+# The bound on nodes walked to find a pod spec in a rendered object.
+_MAX_NODES = 5000
+_CONTAINER = re.compile(r"^(?:init )?container ([^\s:(]+)")
+
+
+def relocate(pairs: Sequence[tuple[dict, Any]], charts: dict[str, Any]) -> None:
+    """Moves each report row (with the ManifestObject it is on) whose finding judges a field a chart's values.yaml
+    gives to that key's line (in place). ``charts``: the charts of the run by folder (policies/manifests.py)."""
+    wanted = [(row, o) for row, o in pairs if o is not None and o.chart and row["catalog"] in JUDGED]
+    if not wanted:
+        return
+    by_file: dict[str, list[tuple[dict, Any]]] = {}
+    for row, o in wanted:
+        by_file.setdefault(o.file, []).append((row, o))
+    values_lines: dict[str, Any] = {}
+    for file, rows in by_file.items():
+        chart = _chart_of(file, rows[0][1].chart, charts)
+        if chart is None or not chart.values_file:
+            continue
+        rendered = _traced(file, chart)
+        if rendered is None:
+            continue
+        text, trace, docs = rendered
+        if chart.values_file not in values_lines:
+            values_lines[chart.values_file] = _compose_file(chart.values_file)
+        values_root = values_lines[chart.values_file]
+        if values_root is None:
+            continue
+        shown_values = chart.values_file if os.path.isabs(file) else os.path.relpath(chart.values_file)
+        template = os.path.relpath(os.path.abspath(file), chart.root)
+        for row, o in rows:
+            path = _values_path(row, o, text, trace, docs)
+            line = _line_of(values_root, path) if path else None
+            if line is None:
+                continue
+            row.update(file=shown_values, line=line, document=0, location=shown_values)
+            row["message"] = f"{row['message']} (rendered by {template})"
+
+
+def _chart_of(file: str, label: str, charts: dict[str, Any]) -> Optional[Any]:
+    """The chart whose templates/ holds ``file`` and rendered the object with its own defaults (``label`` is the
+    chart's, not ``CHART -f VALUES``: another values file's render is left at the template)."""
+    here = os.path.abspath(file)
+    for root, chart in charts.items():
+        if here.startswith(os.path.join(root, "templates") + os.sep) and label in (root, os.path.relpath(root)):
+            return chart
+    return None
+
+
+def _traced(file: str, chart: Any) -> Optional[tuple[str, Any, list[Any]]]:
+    from policies.reading import helm_chart
+
+    try:
+        text, trace = helm_chart.render_traced(file, read_bounded(file, MANIFESTS), chart)
+        try:
+            docs = [d for d in yaml.compose_all(text, Loader=yaml.SafeLoader) if d is not None]
+        except yaml.YAMLError:  # as policies/manifests.py reads it: unknown label blocks repaired, lines kept
+            docs = [d for d in yaml.compose_all(helm_chart.repaired(text), Loader=yaml.SafeLoader) if d is not None]
+    except (helm_chart.CannotRender, LoadError, yaml.YAMLError, RecursionError):
+        return None
+    except Exception:  # best-effort: a template the engine mishandles keeps its findings where they are
+        if os.environ.get("LLM_SERVING_DEBUG"):
+            raise
+        return None
+    return text, trace, docs
+
+
+def _compose_file(path: str) -> Optional[Any]:
+    try:
+        return yaml.compose(read_bounded(path, MANIFESTS), Loader=yaml.SafeLoader)
+    except (LoadError, yaml.YAMLError, RecursionError):
+        return None
+
+
+def _get(node: Any, key: Any) -> Optional[Any]:
+    """The value node under ``key`` (a mapping's key, a sequence's index), None when absent."""
+    if isinstance(node, yaml.MappingNode) and isinstance(key, str):
+        return next((v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == key), None)
+    if isinstance(node, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
+        return node.value[key]
+    return None
+
+
+def _line_of(root: Any, path: tuple) -> Optional[int]:
+    """The line (from 1) of ``path``'s key in a values file's node tree, None when the file does not hold it."""
+    node, line = root, None
+    for key in path:
+        if isinstance(node, yaml.MappingNode) and isinstance(key, str):
+            entry = next((kv for kv in node.value if isinstance(kv[0], yaml.ScalarNode) and kv[0].value == key), None)
+            if entry is None:
+                return None
+            line, node = entry[0].start_mark.line + 1, entry[1]
+        elif (item := _get(node, key)) is not None:
+            line, node = item.start_mark.line + 1, item
+        else:
+            return None
+    return line
+
+
+def _scalar(node: Any, key: str) -> Optional[str]:
+    value = _get(node, key)
+    return value.value if isinstance(value, yaml.ScalarNode) else None
+
+
+def _document(o: Any, docs: list[Any]) -> Optional[Any]:
+    """The rendered document of object ``o``: the one of its kind and name (None unless exactly one)."""
+    meta = o.obj.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    found = [
+        d
+        for d in docs
+        if _scalar(d, "kind") == o.kind and (not isinstance(name, str) or _scalar(_get(d, "metadata"), "name") == name)
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _pod_spec(node: Any) -> Optional[Any]:
+    """The first mapping under ``node`` (breadth first) that holds a ``containers`` list."""
+    queue, seen = [node], 0
+    while queue and seen < _MAX_NODES:
+        here = queue.pop(0)
+        seen += 1
+        if isinstance(here, yaml.MappingNode):
+            if isinstance(_get(here, "containers"), yaml.SequenceNode):
+                return here
+            queue.extend(v for _, v in here.value)
+        elif isinstance(here, yaml.SequenceNode):
+            queue.extend(here.value)
+    return None
+
+
+def _container(pod: Any, message: str) -> Optional[Any]:
+    """The container the message names (``container NAME: ...``), or the pod's only container."""
+    listed = [c for key in ("containers", "initContainers") for c in getattr(_get(pod, key), "value", None) or []]
+    m = _CONTAINER.match(message)
+    if m:
+        named = [c for c in listed if _scalar(c, "name") == m.group(1)]
+        return named[0] if len(named) == 1 else None
+    main = getattr(_get(pod, "containers"), "value", None) or []
+    return main[0] if len(main) == 1 else None
+
+
+def _values_path(row: dict, o: Any, text: str, trace: Any, docs: list[Any]) -> Optional[tuple]:
+    doc = _document(o, docs)
+    pod = _pod_spec(doc) if doc is not None else None
+    if pod is None:
+        return None
+    message = row["message"]
+    for judged in JUDGED[row["catalog"]]:
+        if judged.hint and not re.search(judged.hint, message):
+            continue
+        parent = _container(pod, message) if judged.scope == "container" else pod
+        if parent is None:
+            continue
+        path = _field_path(judged, parent, text, trace, message)
+        if path:
+            return path
+    return None
+
+
+def _field_path(judged: Judged, parent: Any, text: str, trace: Any, message: str) -> Optional[tuple]:
+    """The values path that produced ``judged``'s field of ``parent``, None when none or several.
+
+    A present field: the items of a list field the message names (an env variable, an argument), else the whole value;
+    when every scalar it holds came from values (keys and punctuation the template writes aside), the values path the
+    others lie under, else the preferred key (G1's tag) among the paths of its actions. An absent field: an if, with
+    or range on a values key of its name that rendered nothing inside ``parent``."""
+    value = _get(parent, judged.key)
+    if value is None:
+        start, end = _at(parent.start_mark, text), _at(parent.end_mark, text)
+        while end < len(text) and text[end] in " \t\r\n":
+            end += 1
+        named = {s.path for s in trace.spans if s.block and start <= s.start <= end and s.path[-1:] == (judged.key,)}
+        return named.pop() if len(named) == 1 else None
+    regions = _named_items(value, message) or [value]
+    actions = [s for s in trace.spans if not s.block and s.end > s.start]
+    paths: set[tuple] = set()
+    covered = True
+    for region in regions:
+        start, end = _at(region.start_mark, text), _at(region.end_mark, text)
+        paths |= {s.path for s in actions if s.start < end and s.end > start}
+        covered = covered and all(_covered(node, text, actions) for node in _scalars(region))
+    if not paths:
+        return None
+    if covered:
+        common = _common(paths)
+        if common:
+            return common
+    preferred = [p for p in paths if p and p[-1] in judged.prefer]
+    return preferred[0] if len(preferred) == 1 else None
+
+
+def _at(mark: Any, text: str) -> int:
+    """A parser mark's offset in the rendered ``text`` by its line and column: repaired() lengthens only the lines of
+    unknown label blocks, so the offsets of every other line are the render's (which the trace counts in)."""
+    starts = _line_starts(text)
+    if mark.line >= len(starts):
+        return len(text)
+    stop = starts[mark.line + 1] if mark.line + 1 < len(starts) else len(text)
+    return min(starts[mark.line] + mark.column, stop)
+
+
+@functools.lru_cache(maxsize=4)
+def _line_starts(text: str) -> list[int]:
+    return [0] + [m.end() for m in re.finditer("\n", text)]
+
+
+def _named_items(value: Any, message: str) -> list[Any]:
+    """The items of a list the message names: a scalar item, or a mapping item's ``name``, of 3 or more characters."""
+    if not isinstance(value, yaml.SequenceNode):
+        return []
+    out = []
+    for item in value.value:
+        word = item.value if isinstance(item, yaml.ScalarNode) else _scalar(item, "name")
+        if isinstance(word, str) and len(word) >= 3 and word in message:
+            out.append(item)
+    return out
+
+
+def _scalars(node: Any) -> list[Any]:
+    """The scalar values under ``node`` (mapping keys aside), at most _MAX_NODES."""
+    out: list[Any] = []
+    stack = [node]
+    while stack and len(out) < _MAX_NODES:
+        here = stack.pop()
+        if isinstance(here, yaml.ScalarNode):
+            out.append(here)
+        elif isinstance(here, yaml.MappingNode):
+            stack.extend(v for _, v in here.value)
+        elif isinstance(here, yaml.SequenceNode):
+            stack.extend(here.value)
+    return out
+
+
+def _covered(node: Any, text: str, actions: list[Any]) -> bool:
+    """True when every character of the scalar's text but quotes and spaces lies in an action's output."""
+    start, end = _at(node.start_mark, text), _at(node.end_mark, text)
+    inside = [(max(s.start, start), min(s.end, end)) for s in actions if s.start < end and s.end > start]
+    for i in range(start, end):
+        if text[i] not in "\"' \t\r\n" and not any(a <= i < b for a, b in inside):
+            return False
+    return bool(inside) or not text[start:end].strip("\"' \t\r\n")
+
+
+def _common(paths: set[tuple]) -> tuple:
+    """The longest path every one of ``paths`` lies under."""
+    first, *rest = sorted(paths)
+    n = len(first)
+    for p in rest:
+        n = next((i for i in range(min(n, len(p))) if p[i] != first[i]), min(n, len(p)))
+    return first[:n]

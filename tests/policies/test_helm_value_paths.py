@@ -1,0 +1,185 @@
+"""A rendered chart's finding lands on the values.yaml line a reviewer fixes (policies/value_paths.py, the table
+policies/judged_fields.py, the trace policies/reading/value_trace.py).
+
+Firing forms (written here, nothing copied): spent set 124 Lintasarta/vllm-helm@1a4ef6c5b766f3b593ebc5f9f424a64b914b4388
+values.yaml and templates/deployment.yaml (``image.pullPolicy: Always``, ``resources`` written value by value,
+``{{- if .Values.tolerations }}`` over ``tolerations: {}``, ``- "{{ .Values.modelName }}"`` in args), labelled G3, G12,
+S15 and S17 on values.yaml; inf-monkeys/helm-charts@6e6787b2a043d78d152051ab8b346c0ab0b8d87d charts/vllm
+(``env: {{- toYaml .Values.vllm.env | nindent 12 }}`` over ``NVIDIA_VISIBLE_DEVICES: all``), G53 on values.yaml.
+Careful forms: alpha-hack-program/doc-bot@3f0a9a76e5daa66694c336ed31f5d5fc075e8296 gitops/kb-chat/templates/kb-chat.yaml
+writes ``image: .../{{ .Values.namespace }}/kb-chat:latest`` and ``resources: {}`` itself: the labels (G1, G8) are on
+the template, and the findings stay there.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from policies.check import check_report, render, resources_of
+from policies.manifests import read_manifests
+from policies.reading.helm_chart import load_chart, render_traced
+from policies.registry import evaluate
+
+CHART = "apiVersion: v2\nname: vllm\nversion: 0.1.0\n"
+VALUES = """app: qwen
+modelName: Qwen/Qwen3-0.6B
+image:
+  repository: vllm/vllm-openai
+  tag: v0.9.2
+  pullPolicy: Always
+extraArgs:
+  - --max-model-len=8192
+resources:
+  limits: {cpu: "8", memory: 32Gi, nvidia.com/gpu: 1}
+  requests: {cpu: "4", memory: 8Gi, nvidia.com/gpu: 1}
+affinity:
+  nodeAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+      nodeSelectorTerms:
+        - matchExpressions: [{key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-L40S]}]
+tolerations: {}
+env:
+  - {name: NVIDIA_VISIBLE_DEVICES, value: all}
+"""
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Values.app }}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: {{ .Values.app }}}}
+  template:
+    metadata: {labels: {app: {{ .Values.app }}}}
+    spec:
+      affinity: {{ toYaml .Values.affinity | nindent 8 }}
+      {{- if .Values.tolerations }}
+      tolerations:
+      {{ toYaml .Values.tolerations | nindent 8 }}
+      {{- end }}
+      containers:
+      - name: {{ .Values.app }}
+        image: {{ .Values.image.repository }}:{{ .Values.image.tag }}
+        imagePullPolicy: {{ .Values.image.pullPolicy }}
+        args:
+          - "{{ .Values.modelName }}"
+          {{- range .Values.extraArgs }}
+          - {{ . | quote }}
+          {{- end }}
+        env:
+          {{- toYaml .Values.env | nindent 10 }}
+        ports: [{containerPort: 8000}]
+        resources:
+          limits:
+            cpu: {{ .Values.resources.limits.cpu | quote }}
+            memory: {{ .Values.resources.limits.memory | quote }}
+            nvidia.com/gpu: {{ index .Values.resources.limits "nvidia.com/gpu" | quote }}
+          requests:
+            cpu: {{ .Values.resources.requests.cpu | quote }}
+            memory: {{ .Values.resources.requests.memory | quote }}
+            nvidia.com/gpu: {{ index .Values.resources.requests "nvidia.com/gpu" | quote }}
+"""
+# kb-chat's form: the template writes the image's tag and the resources itself; only the namespace is a value.
+CAREFUL_VALUES = "namespace: rag\n"
+CAREFUL = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: kb-chat
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: kb-chat}}
+  template:
+    metadata: {labels: {app: kb-chat}}
+    spec:
+      containers:
+        - name: kb-chat
+          image: registry:5000/{{ .Values.namespace }}/kb-chat:latest
+          ports: [{containerPort: 8080}]
+          resources: {}
+"""
+
+
+def _chart(root: Path, values: str, template: str) -> Path:
+    (root / "templates").mkdir(parents=True)
+    (root / "Chart.yaml").write_text(CHART)
+    (root / "values.yaml").write_text(values)
+    (root / "templates" / "deployment.yaml").write_text(template)
+    return root
+
+
+def _report(root: Path) -> dict:
+    manifests = read_manifests([str(root)])
+    return check_report(manifests, evaluate(resources_of(manifests)))
+
+
+def _line(text: str, start: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if line.startswith(start))
+
+
+def _rows(report: dict, catalog: str) -> list[dict]:
+    return [v for v in report["violations"] if v["catalog"] == catalog]
+
+
+def test_findings_on_fields_the_values_give_move_to_their_keys(tmp_path):
+    root = _chart(tmp_path / "chart", VALUES, DEPLOYMENT)
+    report = _report(root)
+    values = str(root / "values.yaml")
+    expected = {
+        "G3": _line(VALUES, "  pullPolicy:"),
+        "G12": _line(VALUES, "resources:"),
+        "S15": _line(VALUES, "tolerations:"),
+        "S17": _line(VALUES, "modelName:"),
+        "G53": _line(VALUES, "env:"),
+    }
+    for catalog, line in expected.items():
+        moved = [v for v in _rows(report, catalog) if v["file"] == values]
+        assert moved, catalog
+        assert {v["line"] for v in moved} == {line}, catalog
+        assert all(v["message"].endswith("(rendered by templates/deployment.yaml)") for v in moved)
+    # Moved, not copied: the toleration finding is on values.yaml only.
+    [tolerate] = [v for v in _rows(report, "S15") if "tolerate" in v["message"]]
+    assert tolerate["file"] == values
+
+
+def test_json_text_and_sarif_carry_the_values_line(tmp_path):
+    root = _chart(tmp_path / "chart", VALUES, DEPLOYMENT)
+    report = _report(root)
+    line = _line(VALUES, "  pullPolicy:")
+    [row] = [v for v in json.loads(render(report, "json"))["violations"] if v["catalog"] == "G3"]
+    assert (row["file"], row["line"], row["document"]) == (str(root / "values.yaml"), line, 0)
+    assert f"{root / 'values.yaml'} Deployment/qwen (line {line})" in render(report, "text")
+    sarif = json.loads(render(report, "sarif"))
+    [result] = [r for r in sarif["runs"][0]["results"] if "imagePullPolicy Always" in r["message"]["text"]]
+    location = result["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"].endswith("values.yaml") and location["region"]["startLine"] == line
+
+
+def test_fields_the_template_writes_itself_keep_the_template_location(tmp_path):
+    root = _chart(tmp_path / "chart", CAREFUL_VALUES, CAREFUL)
+    report = _report(root)
+    template = str(root / "templates" / "deployment.yaml")
+    for catalog in ("G1", "G8"):
+        rows = _rows(report, catalog)
+        assert rows and all(v["file"] == template and "rendered by" not in v["message"] for v in rows), catalog
+
+
+def test_a_default_the_values_file_does_not_hold_keeps_the_template_location(tmp_path):
+    template = DEPLOYMENT.replace(
+        "imagePullPolicy: {{ .Values.image.pullPolicy }}", 'imagePullPolicy: {{ .Values.pull | default "Always" }}'
+    )
+    report = _report(_chart(tmp_path / "chart", VALUES, template))
+    [row] = _rows(report, "G3")
+    assert row["file"].endswith("templates/deployment.yaml")
+
+
+def test_the_trace_records_which_values_path_printed_each_stretch(tmp_path):
+    template = (
+        "a: {{ .Values.x.y }}\n{{- with .Values.list }}\nb: {{ toYaml . }}\n{{- end }}\n"
+        "{{- range $i, $v := .Values.items }}\nc{{ $i }}: {{ $v }}\n{{- end }}\n{{- if .Values.shut }}\nd: 1\n{{- end }}\n"
+    )
+    root = _chart(tmp_path / "chart", "x: {y: 1}\nlist: [p]\nitems: [q, r]\nshut: false\n", template)
+    text, trace = render_traced(str(root / "templates" / "deployment.yaml"), template, load_chart(str(root)))
+    printed = {(text[s.start : s.end], s.path) for s in trace.spans if not s.block}
+    assert {("1", ("x", "y")), ("- p", ("list",)), ("q", ("items", 0)), ("r", ("items", 1))} <= printed
+    empty = [s for s in trace.spans if s.block and s.path == ("shut",)]
+    assert len(empty) == 1 and empty[0].start == empty[0].end  # an if that printed nothing: where its field would be
