@@ -238,7 +238,10 @@ def _reading_section() -> list[str]:
         "values.yaml leaves out) is unknown to the rules, and `.Release.Name` is a helmfile release's name, else "
         "helm template's `release-name`; a template whose render hangs on it (a condition, a range), leaves a "
         "container's resources, probe or mounts unknown as a whole, or does not render to YAML, is reported unread "
-        "as before (S27).",
+        "as before (S27). A finding on a field the chart's values give (the rows of `policies/judged_fields.py`: an "
+        "image's tag, resources, probes, env, args, tolerations, a Service's type) is reported on the values file's "
+        "key that produced it, `(rendered by templates/x.yaml)`, where a reviewer fixes it; a field the template "
+        "writes itself keeps the template's line (`policies/value_paths.py`).",
         "",
         "Model servers are recognised by engine, from one table of serving engines "
         "(`components/serving_engines.toml`, each fact cited at a pinned release): how each engine is recognised "

@@ -218,6 +218,7 @@ TEMPLATE_NOTE = (
     "change what is deployed"
 )
 TERRAFORM_NOTE = "advisory: from a Terraform resource read best-effort; variables at literal defaults, other expressions unknown"
+PULUMI_NOTE = "advisory: from a Pulumi program read best-effort without its engine; config, outputs and loops unknown"
 HELMFILE_NOTE = "advisory: from a {} read best-effort; its template actions and environment are unknown here"
 
 
@@ -238,10 +239,9 @@ SALVAGE_NOTE = (
 
 
 def _from_template(message: str, template: str = "") -> str:
-    """A finding that rests on an object rendered from a template or read from a document that does not parse
-    (``template`` SALVAGED): advice, and said so; a render with another values file of the chart names it."""
-    if template.startswith("Terraform "):  # policies/reading/terraform.py
-        return unproven(f"{message} ({TERRAFORM_NOTE})")
+    """A finding on an object read best-effort (a template's render, a SALVAGED document, Terraform, Pulumi): advice."""
+    if template.startswith(("Terraform ", "Pulumi ")):  # policies/reading/terraform.py, pulumi_program.py
+        return unproven(f"{message} ({TERRAFORM_NOTE if template[0] == 'T' else PULUMI_NOTE})")
     if template.startswith("helmfile release "):  # policies/reading/helmfile.py
         return unproven(f"{message} ({HELMFILE_NOTE.format(template)})")
     note = TEMPLATE_NOTE.replace("values.yaml;", f"values.yaml and {template.partition(' -f ')[2]};", 1)

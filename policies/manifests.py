@@ -34,6 +34,7 @@ from policies.input.read_records import ReadCounts, SalvageRead, TemplateRead, U
 from policies.input.run_files import LINK_OUT, STDIN, TEMPLATE_SUFFIXES, manifest_paths
 from policies.reading.gitops_charts import chart_ref_releases, local_chart_releases
 from policies.reading.helmfile import helmfile_run, read_helmfile
+from policies.reading.pulumi_program import PROGRAM_SUFFIXES, read_program
 from policies.reading.run_bounds import bounded_by_paths
 from policies.reading.terraform import TerraformRun, read_once, read_terraform
 from policies.values_files import values_release
@@ -137,7 +138,8 @@ def read_manifests(
     not UTF-8, not YAML, an unrendered template, no Kubernetes object in it) is recorded in ``unreadable`` with its
     line and why, and the other files are read all the same; in a multi-document YAML file that does not parse, each
     document is read on its own, so one bad document costs only itself."""
-    files = manifest_paths(paths, links_out := [])
+    links_out: list[str] = []
+    files = manifest_paths(paths, links_out)
     counts = ReadCounts()
     objects: list[ManifestObject] = []
     unreadable = [Unreadable(printable(link, 4096), None, 1, LINK_OUT, "not-kubernetes", False) for link in links_out]
@@ -152,10 +154,10 @@ def read_manifests(
     for i, name in enumerate(files):
         shown = STDIN_NAME if name == STDIN else name
         try:
-            if name == STDIN:
-                text = read_bounded(stdin if stdin is not None else sys.stdin.buffer, limits, STDIN_NAME)
-            else:
-                text = read_bounded(name, limits)
+            if name.endswith(PROGRAM_SUFFIXES):  # a Pulumi program's resources (policies/reading/pulumi_program.py): advice
+                objects += read_program(name, _objects, counts, files)
+                continue
+            text = read_bounded((stdin if stdin is not None else sys.stdin.buffer) if name == STDIN else name, limits, shown)
             total += len(text)
             if total > MAX_TOTAL_BYTES:
                 rest = len(files) - i - 1
@@ -255,8 +257,7 @@ def _salvaged(
         _SalvagedDocument(d.data, index, d.line + offset, {k: v + offset for k, v in d.lines.items()}, repair=found.repair)
         for d in found.documents
     ]
-    n = sum(1 for d in docs if d.data is not None)
-    one = n == 1
+    one = (n := sum(1 for d in docs if d.data is not None)) == 1
     checked = f"{n} object{'' if one else 's'} checked, every finding on {'it' if one else 'them'} advice"
     if exc.problem.startswith("repeats the key"):  # S27 advice: kubectl apply -f applies it (policies/input/manifest_readable.py)
         why = f"{exc.problem}: `kubectl apply -f` keeps its last value, kustomize and strict YAML readers refuse it; {checked}"

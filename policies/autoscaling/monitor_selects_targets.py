@@ -82,7 +82,7 @@ def _namespaces(monitor: Resource, resources: list[Resource]) -> Optional[set[st
 
 def _ports(monitor: Resource) -> set[str]:
     """The port names the monitor's endpoints scrape (``port``; a PodMonitor's podMetricsEndpoints)."""
-    key = "podMetricsEndpoints" if split_type(monitor.type) == POD_MONITOR_GROUP_KIND else "endpoints"
+    key = "podMetricsEndpoints" if _meant(monitor) == POD_MONITOR_GROUP_KIND else "endpoints"
     return {p for e in as_list(get(monitor.props, "spec", key)) if isinstance(p := as_dict(e).get("port"), str) and p}
 
 
@@ -124,7 +124,7 @@ def _message(monitor: Resource, selector: dict, nearest: tuple[Resource, dict, s
     )
     where = ", ".join(sorted(namespaces))
     name = f"{get(target.props, 'kind')}/{get(target.props, 'metadata', 'name')}"
-    if split_type(monitor.type) == SERVICE_MONITOR_GROUP_KIND:
+    if _meant(monitor) == SERVICE_MONITOR_GROUP_KIND:
         own = as_dict(get(target.props, "spec", "selector"))
         aside = (
             f" (its spec.selector {_shown(own)} chooses its pods; a ServiceMonitor selects Services by their own metadata.labels)"
@@ -162,7 +162,7 @@ def _port_message(monitor: Resource, ports: set[str], matched: list[tuple[Resour
     """The selector finds its targets, but none names the port the endpoints scrape (the endpoint's ``port`` is a port
     name: promcfg.go:2086-2097 keeps only the endpoints of that Service port name; :1522-1578 the container port
     name for a PodMonitor)."""
-    pods = split_type(monitor.type) == POD_MONITOR_GROUP_KIND
+    pods = _meant(monitor) == POD_MONITOR_GROUP_KIND
     named = "; ".join(
         f"{get(t[0].props, 'kind')}/{get(t[0].props, 'metadata', 'name')} names "
         + (", ".join(sorted(t[2])) if t[2] else "no port")
@@ -275,6 +275,15 @@ def _unplaced_copies(
 _SERVICE_MONITORS = (SERVICE_MONITOR_GROUP_KIND, ("azmonitoring.coreos.com", "ServiceMonitor"))
 
 
+def _meant(resource: Resource) -> tuple[str, str]:
+    """A resource's (group, kind), a ServiceMonitor or PodMonitor written in the core group (``apiVersion: v1``) read
+    as prometheus-operator's: the API server refuses that (G40 api-group-serves-kind says so), and with the group
+    corrected it would select what it selects now, which is what its author meant (spent set 123
+    Shivakumar980/QLora-vLLM-EKS-Deployment-NVIDIA-GPUs EKS-MANIFESTS/prometheus-servicemonitor.yaml, both labellers)."""
+    group, kind = split_type(resource.type)
+    return ("monitoring.coreos.com", kind) if group == "" and kind in ("ServiceMonitor", "PodMonitor") else (group, kind)
+
+
 def _selector_only_keys(resources: list[Resource]) -> list[tuple[str, str]]:
     """A ServiceMonitor (prometheus-operator's, or Azure Monitor's azmonitoring.coreos.com twin) that selects Services
     by a label key an operator puts only in its Services' spec.selector (operator_pod_labels.SELECTOR_ONLY_KEYS), where
@@ -303,7 +312,7 @@ def _selector_only_keys(resources: list[Resource]) -> list[tuple[str, str]]:
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings: list[tuple[str, str]] = _selector_only_keys(resources)
-    monitors = [r for r in resources if split_type(r.type) in (SERVICE_MONITOR_GROUP_KIND, POD_MONITOR_GROUP_KIND)]
+    monitors = [r for r in resources if _meant(r) in (SERVICE_MONITOR_GROUP_KIND, POD_MONITOR_GROUP_KIND)]
     if not monitors:
         return findings
     hidden = {namespace_of(r, "default") for r in resources if _hidden(r) and get(r.props, "kind") != "Namespace"}
@@ -312,7 +321,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         selector, namespaces, ports = _judged(monitor), _namespaces(monitor, resources), _ports(monitor)
         if selector is None or not namespaces or not ports or namespaces & hidden:
             continue
-        reader = _service_targets if split_type(monitor.type) == SERVICE_MONITOR_GROUP_KIND else _pod_targets
+        reader = _service_targets if _meant(monitor) == SERVICE_MONITOR_GROUP_KIND else _pod_targets
         targets = list(reader(resources, namespaces))
         matched = [t for t in targets if selector_matches(selector, t[1])]
         if matched:

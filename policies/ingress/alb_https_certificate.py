@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from policies.framework import Policy, Resource, unproven
+from policies.framework import UNKNOWN, Policy, Resource, unproven
 from policies.ingress.internet_facing_alb_guarded import (
     ALB,
     ALB_CLASSES_SETTING,
@@ -51,11 +51,12 @@ def _listen_protocols(raw: object) -> set[str]:
     return {str(k) for e in as_list(entries) if isinstance(e, Mapping) for k in e}
 
 
-def _hosts(ing: Resource) -> list[str]:
+def _hosts(ing: Resource) -> list[object]:
     spec = as_dict(get(ing.props, "spec"))
     hosts = [get(r, "host") for r in as_list(spec.get("rules"))]
     hosts += [h for t in as_list(spec.get("tls")) for h in as_list(get(t, "hosts"))]
-    return [h for h in hosts if isinstance(h, str) and h.strip()]
+    # A host the pipeline fills in (a placeholder, a Terraform or Pulumi value: UNKNOWN) is still a host to discover by.
+    return [h for h in hosts if h is UNKNOWN or isinstance(h, str) and h.strip()]
 
 
 def _certificate(ing: Resource, params: Mapping) -> bool:

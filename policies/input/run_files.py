@@ -3,11 +3,12 @@
 A folder is walked in a stable order (sorted), its symbolic links to folders not followed, and a plan's ``derived/``
 folder beside its marker left out (stacks/plan.py writes it; the plan checks those objects itself). A file read is a
 manifest (``.yaml``, ``.yml``, ``.json``), an envsubst/sed/Terraform template of one (``.yaml.tpl``...), a Terraform
-file or a helmfile. A symbolic link found under a folder whose target lies outside that folder is not read: a link
-out of the run (``values.yaml -> /etc/...``, ``../../other-repo/x.yaml``) names a file the run was not asked to check,
-as policies/reading/run_bounds.py keeps a helmfile's, Argo CD source's or Terraform ``file()`` path within the run;
-the link is reported as not read (S27, advice: ``LINK_OUT``), never followed. A link named on the command line
-is the caller's own choice and read. Moved here from policies/manifests.py (review57: at its 600-line limit).
+file, a Pulumi program (policies/reading/pulumi_program.py) or a helmfile. A symbolic link found under a folder whose
+target lies outside that folder is not read: a link out of the run (``values.yaml -> /etc/...``,
+``../../other/x.yaml``) names a file the run was not asked to check, as policies/reading/run_bounds.py keeps a
+helmfile's, Argo CD source's or Terraform ``file()`` path within the run; the link is reported as not read (S27,
+advice: ``LINK_OUT``), never followed. A link named on the command line is the caller's own choice and read. Moved
+here from policies/manifests.py (review57: it was at its 600-line limit).
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ from typing import Optional, Sequence
 
 from components.loading import LoadError
 from policies.reading.helmfile import is_helmfile
+from policies.reading.pulumi_program import PROGRAM_SUFFIXES
 
 SUFFIXES = (".yaml", ".yml", ".json")
 # envsubst/sed/Terraform templates of manifests: read best-effort, what does not parse is not a finding of its own.
 TEMPLATE_SUFFIXES = tuple(f"{s}.{t}" for s in (".yaml", ".yml") for t in ("template", "tmpl", "tpl", "tftpl"))
-_READ_SUFFIXES = (*SUFFIXES, *TEMPLATE_SUFFIXES, ".tf")
+_READ_SUFFIXES = (*SUFFIXES, *TEMPLATE_SUFFIXES, ".tf", *PROGRAM_SUFFIXES)
 STDIN = "-"
 # `python -m stacks plan`'s marker file and derived folder (stacks/plan.py; tests/plan/test_plan_node_choice.py: equal).
 PLAN_MARKER = ".llm-serving-plan"

@@ -24,7 +24,8 @@ Two forms are reported, both advice (the set still runs; what breaks is whatever
   pods (the governing Service may live in another repository) or the Service is in another folder (an overlay's).
 
 Silent: a headless Service of that name (the careful form, often beside a ClusterIP Service under another name), a
-StatefulSet with no serviceName, a Helm template or Kustomize patch (their Services may be rendered elsewhere), a name
+StatefulSet with no serviceName, a Helm template or Kustomize patch (their Services may be rendered elsewhere; a Pulumi
+program's objects are read, every finding advice: spent set 123 pulumi/example-ai.cluster infra/app-llms/index.ts), a name
 or clusterIP left unrendered, and a missing Service nobody addresses pods through (it may be created elsewhere).
 """
 
@@ -42,7 +43,9 @@ _MAX_NODES = 20_000  # strings read a resource when looking for a per-pod DNS na
 
 def _named(resource: Resource, kind: str) -> Optional[str]:
     """The object's name when it is a rendered object of ``kind`` (group "" or apps) the files state themselves."""
-    if split_type(resource.type)[1] != kind or not isinstance(resource.props, dict) or resource.template or resource.patch:
+    # A Pulumi program's objects are the program's own (policies/reading/pulumi_program.py: both names as it states them).
+    best_effort = resource.template and not resource.template.startswith("Pulumi ")
+    if split_type(resource.type)[1] != kind or not isinstance(resource.props, dict) or best_effort or resource.patch:
         return None
     name = metadata_name(resource.props)
     return name if isinstance(name, str) and name else None

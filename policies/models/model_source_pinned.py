@@ -45,6 +45,7 @@ from policies.kube import (
     split_type,
 )
 from policies.models.claim_downloads import claim_fed_downloads
+from policies.models.hub_url_scripts import branch_url_fetches
 from policies.models.oci_model_tags import oci_tag_models
 from policies.operators import operator_server, vllm_runtime_pod
 from policies.reading.downloaders import fetches
@@ -551,7 +552,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
             local = hub_model(named) is None
             messages.append(unproven(message) if source.get("trust_unproven") or local else message)
     messages += oci_tag_models(resource)
-    return messages + _python_hub_downloads(resource) + ollama_tag_pulls(resource) + claim_fed_downloads(resource)
+    messages += _python_hub_downloads(resource) + ollama_tag_pulls(resource) + branch_url_fetches(resource)
+    return messages + claim_fed_downloads(resource)
 
 
 POLICY = Policy(

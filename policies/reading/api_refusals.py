@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from policies.kube import as_dict, as_list, container_label, get, split_type
-from policies.reading.placeholders import sed_marker
+from policies.reading.placeholders import sed_marker, terraform_filled
 
 _NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -294,7 +294,7 @@ def ingress_host_refusals(resource: Any) -> list[tuple[str, bool]]:
     props = written if isinstance(written, Mapping) else getattr(resource, "props", None)
     for i, rule in enumerate(as_list(get(as_dict(props), "spec", "rules"))):
         host = as_dict(rule).get("host")
-        if not isinstance(host, str) or not host:
+        if not isinstance(host, str) or not host or terraform_filled(resource, host):  # a Terraform/Pulumi value: filled
             continue
         name = host[2:] if host.startswith("*.") else host
         if _IP.match(host):

@@ -187,11 +187,13 @@ def render(
     values: Optional[dict] = None,
     release: Optional[tuple[str, Any]] = None,
     missing: Optional[set] = None,
+    trace: Optional[list] = None,
 ) -> str:
     """The template's text rendered with the chart's defaults, or with ``values`` (one of its ``variants``, or a
     release's: ``release`` its name and namespace, else the chart's name and an unknown namespace) (CannotRender when
     it cannot be). ``missing``, when given, receives the helpers the template includes that the chart does not define
-    (each rendered as an unknown value: a chart copied without its _helpers.tpl)."""
+    (each rendered as an unknown value: a chart copied without its _helpers.tpl); ``trace``, when given, the Trace of
+    which values path produced each stretch of the text (policies/reading/value_trace.py; nothing is traced without)."""
     if chart.problem:
         raise CannotRender(f"its chart cannot be read ({chart.problem})")
     defines = dict(chart.defines)
@@ -203,29 +205,16 @@ def render(
     # Values are copied so `set`/`merge` in one template change nothing another template sees.
     given = chart.values if values is None else values
     own = Chart(chart.root, chart.meta, copy.deepcopy(given), chart.values_file, chart.defines)
-    out = renderer.render(nodes, _context(own, file, release))
+    context = _context(own, file, release)
+    if trace is not None:
+        from policies.reading.value_trace import Trace
+
+        renderer.trace = Trace.over(context)
+        trace.append(renderer.trace)
+    out = renderer.render(nodes, context)
     if missing is not None:
         missing.update(renderer.missing)
     return out
-
-
-def render_traced(file: str, text: str, chart: Chart) -> tuple[str, Any]:
-    """The template rendered with the chart's defaults, as ``render`` does, and the Trace of which values path produced
-    each stretch of it (policies/reading/value_trace.py; CannotRender as ``render``)."""
-    from policies.reading.value_trace import Trace
-
-    if chart.problem:
-        raise CannotRender(f"its chart cannot be read ({chart.problem})")
-    defines = dict(chart.defines)
-    nodes = parse(text, defines)
-    table = functions()
-    if not chart.values_file:
-        table["required"] = required_stops
-    renderer = Renderer(table, defines)
-    own = Chart(chart.root, chart.meta, copy.deepcopy(chart.values), chart.values_file, chart.defines)
-    context = _context(own, file)
-    renderer.trace = Trace.over(context)
-    return renderer.render(nodes, context), renderer.trace
 
 
 def missing_note(missing: set[str]) -> str:

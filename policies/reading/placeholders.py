@@ -306,12 +306,12 @@ def terraform_filled(resource: Resource, text: object) -> bool:
     """True for a value of an object read from Terraform (policies/reading/terraform.py) that holds a ``${...}``: a
     Terraform interpolation, which the plan fills before the provider applies the object (review55e). Every rule reads
     it as a value it does not know (with_unknowns), none as text a person or envsubst must still render (S27, G46,
-    S28). So is a helmfile's ``{{ }}`` action, which policies/reading/helmfile.py writes as ``${helmfile_fill_in}``:
+    S28); as is a Pulumi program's run-time value (policies/reading/pulumi_program.py). So is a helmfile's ``{{ }}`` action, which policies/reading/helmfile.py writes as ``${helmfile_fill_in}``:
     helmfile renders it before helm runs."""
     if not isinstance(text, str) or "${" not in text:
         return False
     template = resource.template
-    return template.startswith("Terraform ") or template.startswith("helmfile release ") and HELMFILE_FILL_IN in text
+    return template.startswith(("Terraform ", "Pulumi ")) or template.startswith("helmfile release ") and HELMFILE_FILL_IN in text
 
 
 def with_unknowns(resource: Resource) -> dict:

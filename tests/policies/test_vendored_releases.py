@@ -82,7 +82,13 @@ def _found(path: Path, capsys: pytest.CaptureFixture[str]) -> list[tuple[str, st
     """(policy, where: "release" or "copy") of each finding of a run over ``path``."""
     main([str(path), "--format", "json"])
     rows = json.loads(capsys.readouterr().out)["violations"]
-    return [(r["policy"], "copy" if "templates" in Path(r["file"]).parts else "release") for r in rows if r.get("file")]
+    # A finding on the copy's rendered pod is on its template, or on the values.yaml key that gave the field
+    # (policies/value_paths.py: `resources: {}`), its message naming the template.
+    return [
+        (r["policy"], "copy" if "templates" in Path(r["file"]).parts or "(rendered by templates/" in r["message"] else "release")
+        for r in rows
+        if r.get("file")
+    ]
 
 
 @pytest.mark.parametrize("rule", [G4, G8, G10])

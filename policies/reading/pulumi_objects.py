@@ -1,0 +1,94 @@
+"""What a Pulumi program's Kubernetes provider calls are, as policies/reading/pulumi_program.py and its language
+readers (pulumi_typescript.py, pulumi_python.py) share them: a call, a value only the run decides, the object a
+resource class applies."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple, Optional
+
+from components.loading import LoadError
+
+# Groups of Kubernetes' own API whose name is not <module>.k8s.io (the SDK's module names).
+_GROUPS = {
+    "core": "",
+    "apps": "apps",
+    "batch": "batch",
+    "autoscaling": "autoscaling",
+    "policy": "policy",
+    "rbac": "rbac.authorization.k8s.io",
+    "flowcontrol": "flowcontrol.apiserver.k8s.io",
+    "apiregistration": "apiregistration.k8s.io",
+}
+_KIND = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+_VERSION = re.compile(r"^v\d+((alpha|beta)\d+)?$")
+
+
+class Unknown:
+    """A value the program computes at run time; ``hint`` names it in the fill-in ``${hint}``."""
+
+    __slots__ = ("hint",)
+
+    def __init__(self, hint: str = "pulumi_output") -> None:
+        self.hint = re.sub(r"\W+", "_", hint).strip("_")[:60] or "pulumi_output"
+
+
+class ProgramUnread(LoadError):
+    """A program that imports the Kubernetes provider but does not parse: S27's advice ("template" kind), since the
+    parser (tree-sitter's grammar, this Python's ``ast``) may lag the language the program is written in."""
+
+    kind = "template"
+
+
+class ProgramCall(NamedTuple):
+    """One call of a Kubernetes provider class: its path under the package (``("apps", "v1", "Deployment")``), its
+    resource name and args as evaluated (Unknown where the program computes them), and its line (from 1)."""
+
+    path: tuple[str, ...]
+    name: Any
+    args: Any
+    line: int
+
+
+def finished(value: Any) -> Any:
+    """``value`` with each Unknown as its fill-in text; a mapping entry whose key is unknown is left out."""
+    if isinstance(value, Unknown):
+        return "${" + value.hint + "}"
+    if isinstance(value, dict):
+        return {k: finished(v) for k, v in value.items() if isinstance(k, str)}
+    if isinstance(value, list):
+        return [finished(v) for v in value]
+    return value
+
+
+def _api_version(group: str, version: str) -> str:
+    full = _GROUPS.get(group, f"{group}.k8s.io")
+    return f"{full}/{version}" if full else version
+
+
+def _named(metadata: Any, name: Any) -> dict:
+    meta = dict(metadata) if isinstance(metadata, dict) else {}
+    if not isinstance(meta.get("name"), str):
+        meta["name"] = name if isinstance(name, str) else Unknown("resource_name")
+    if not isinstance(meta.get("namespace"), str):
+        meta.pop("namespace", None)  # a namespace the program computes: where the provider's default puts it
+    return meta
+
+
+def resource_object(path: tuple[str, ...], name: Any, args: Any) -> Optional[dict]:
+    """The object a resource class's call applies (Unknowns kept), or None for another class (a Patch, a Helm or
+    YAML component, a helper of the SDK)."""
+    if not isinstance(args, dict):
+        args = {}
+    if path == ("apiextensions", "CustomResource"):
+        api, kind = args.get("apiVersion"), args.get("kind")
+        if not (isinstance(api, str) and isinstance(kind, str)):
+            return None
+    elif len(path) == 3 and _VERSION.match(path[1]) and _KIND.match(path[2]) and path[0] not in ("helm", "yaml"):
+        if path[2].endswith(("Patch", "List", "Args")):
+            return None
+        api, kind = _api_version(path[0], path[1]), path[2]
+    else:
+        return None
+    body = {k: v for k, v in args.items() if k not in ("apiVersion", "kind", "metadata") and isinstance(k, str)}
+    return {"apiVersion": api, "kind": kind, "metadata": _named(args.get("metadata"), name), **body}
