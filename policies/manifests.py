@@ -32,6 +32,7 @@ from policies.input.comment_tokens import CommentToken, comment_tokens
 from policies.input.no_object import beside_objects, no_object, read_as_chart
 from policies.input.read_records import ReadCounts, SalvageRead, TemplateRead, Unreadable
 from policies.input.run_files import LINK_OUT, STDIN, TEMPLATE_SUFFIXES, manifest_paths
+from policies.reading.chart_names import reader_named, reader_names, rendered_identity
 from policies.reading.gitops_charts import chart_ref_releases, local_chart_releases
 from policies.reading.helmfile import helmfile_run, read_helmfile
 from policies.reading.pulumi_program import PROGRAM_SUFFIXES, read_program
@@ -66,6 +67,7 @@ class ManifestObject:
     # Built by a kustomization of the run (policies/overlay_builds.py): the suffix its location carries ("~built"), so
     # the object built and the patch or kustomization it is reported at have two names. "" for an object a file states.
     built: str = ""
+    named: str = ""  # a rendered object's name as its template's reader gives it (policies/reading/chart_names.py)
 
     @property
     def best_effort(self) -> bool:
@@ -86,7 +88,7 @@ class ManifestObject:
     def name(self) -> str:
         """metadata.name as reports print it (components.secrets.printable), or ``?`` when missing."""
         meta = self.obj.get("metadata")
-        name = meta.get("name") if isinstance(meta, dict) else None
+        name = self.named or (meta.get("name") if isinstance(meta, dict) else None)
         return printable(name, _NAME_CHARS) if isinstance(name, str) and name else "?"
 
     @property
@@ -195,6 +197,7 @@ def read_manifests(
             chart = doc.chart if isinstance(doc, _RenderedDocument) else ""
             repair = doc.repair if isinstance(doc, _SalvagedDocument) else ""
             found = _objects(doc, shown, counts, chart, repair)
+            found = reader_named(found, doc.names) if isinstance(doc, _RenderedDocument) and doc.names else found
             objects.extend(found)
             if repair:
                 salvaged.append(SalvageRead(printable(shown, 4096), doc.index, doc.line, repair, len(found)))
@@ -216,6 +219,7 @@ class _RenderedDocument(Document):
     """A document of a Helm template's best-effort render, with its chart's label."""
 
     chart: str = ""
+    names: dict = field(default_factory=dict)  # kind -> its reader's name, where the render cannot know it
 
 
 @dataclass
@@ -300,7 +304,7 @@ class _Charts:
         if root is None:
             return None
         if root not in self.loaded:
-            self.loaded[root] = helm_chart.load_chart(root)
+            self.loaded[root] = helm_chart.load_chart(root, self._top(name))
         chart = self.loaded[root]
         try:
             out = helm_chart.render(name, text, chart, missing=(missing := set[str]()))
@@ -321,8 +325,9 @@ class _Charts:
         lines = _kind_lines(text)
         if len(lines) != len(present) or literal:  # a range or a condition changed the count: no line is known per object
             lines = [first] * len(present)
+        names = reader_names(text, chart.name)
         rendered: list[Document] = [
-            _RenderedDocument(helm_chart.settled(d.data), i, line, {}, chart=label)
+            _RenderedDocument(helm_chart.settled(d.data), i, line, {}, chart=label, names=names)
             for i, (d, line) in enumerate(zip(present, lines))
         ]
         rendered += self._variants(name, shown, text, chart, rendered, limits, first, label)
@@ -348,7 +353,7 @@ class _Charts:
         object rendered differently is left to the defaults' render, so nothing is read twice."""
         from policies.reading import helm_chart
 
-        seen = {_identity(d.data) for d in rendered}
+        seen, names = {rendered_identity(d.data) for d in rendered}, reader_names(text, chart.name)
         found: list[Document] = []
         for path, values in chart.variants:
             try:
@@ -363,21 +368,12 @@ class _Charts:
             shown_values = os.path.relpath(path) if not os.path.isabs(name) else path
             for d in docs:
                 data = helm_chart.settled(d.data) if d.data is not None else None
-                if not isinstance(data, dict) or _identity(data) in seen:
+                if not isinstance(data, dict) or rendered_identity(data) in seen:
                     continue
-                seen.add(_identity(data))
+                seen.add(rendered_identity(data))
                 index = len(rendered) + len(found)
-                found.append(_RenderedDocument(data, index, line, {}, chart=printable(f"{label} -f {shown_values}", 4096)))
+                found.append(_RenderedDocument(data, index, line, {}, printable(f"{label} -f {shown_values}", 4096), names))
         return found
-
-
-def _identity(data: Any) -> tuple[str, ...]:
-    """apiVersion, kind and metadata.name of a rendered object (reprs: a rendered field may be of any type)."""
-    if not isinstance(data, dict):
-        return ("", "", "")
-    meta = data.get("metadata")
-    name = meta.get("name") if isinstance(meta, dict) else None
-    return (repr(data.get("apiVersion")), repr(data.get("kind")), repr(name))
 
 
 # A Go template action as Helm charts write them: `{{ .Values.x }}`, `{{- if ... }}`, `{{ include ... }}`,

@@ -97,13 +97,16 @@ def _mapping(path: str) -> dict:
 _HEADLESS_META = {"version": GT_UNKNOWN, "appVersion": GT_UNKNOWN}
 
 
-def load_chart(root: str) -> Chart:
-    """The chart at ``root``; a Chart.yaml or values.yaml that cannot be read is recorded in ``problem``."""
+def load_chart(root: str, top: Optional[str] = None) -> Chart:
+    """The chart at ``root``; a Chart.yaml or values.yaml that cannot be read is recorded in ``problem``. With ``top``
+    (the folder checked), a chart with no values file of its own takes one kept above it (``outside_values``)."""
     try:
         chart_file = os.path.join(root, CHART_FILE)
         # No Chart.yaml (headless_root): the folder's name, and a version and appVersion the files do not give.
         meta = _mapping(chart_file) if os.path.isfile(chart_file) else dict(_HEADLESS_META, name=os.path.basename(root))
         values_path = os.path.join(root, VALUES_FILE)
+        if not _has_values(root) and top is not None:
+            values_path = outside_values(root, top) or values_path
         has_values = os.path.isfile(values_path)
         values = _mapping(values_path) if has_values else {}
     except LoadError as exc:
@@ -125,6 +128,40 @@ def load_chart(root: str) -> Chart:
             continue  # a file the engine cannot read: what includes its defines renders as unknown
         chart.defines.update(found)
     return chart
+
+
+_VALUES_KEY = re.compile(r"\$?\.Values\.([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def outside_values(root: str, top: str) -> Optional[str]:
+    """The values file a chart with none of its own is installed with when the repository keeps it above the chart:
+    the nearest ``values.yaml`` in a folder between the chart's parent and ``top`` that is no chart's own (no
+    Chart.yaml or templates/ folder beside it), holding at least half of the top-level ``.Values`` keys the chart's
+    templates read (and one at least). Spent set 124 louis030195/text-generation-inference-helm@f4f30d8e: the chart
+    charts/text-generation-inference ships no values.yaml, and the repository's root values.yaml gives its
+    ``models`` list, ``image`` and ``ingress``, as ``helm install -f values.yaml`` would. None when nothing fits."""
+    wanted: set[str] = set()
+    for path in _template_files(root):
+        try:
+            wanted.update(_VALUES_KEY.findall(read_bounded(path, MANIFESTS)))
+        except LoadError:
+            continue
+    folder, limit = os.path.dirname(os.path.abspath(root)), os.path.abspath(top)
+    while wanted and (folder == limit or folder.startswith(limit.rstrip(os.sep) + os.sep)):
+        path = os.path.join(folder, VALUES_FILE)
+        if os.path.isfile(path):
+            if os.path.isfile(os.path.join(folder, CHART_FILE)) or os.path.isdir(os.path.join(folder, "templates")):
+                return None  # another chart's own values
+            try:
+                keys = set(_mapping(path))
+            except LoadError:
+                return None
+            common = len(wanted & keys)
+            return path if common and 2 * common >= len(wanted) else None
+        if folder == limit:
+            return None
+        folder = os.path.dirname(folder)
+    return None
 
 
 # Another values file of the chart's folder: values-<name>, values.<name>, <name>-values or <name>.values (.yaml/.yml).

@@ -146,7 +146,7 @@ def test_a_local_charts_values_file_is_never_a_public_charts(tmp_path):
     data = {"replicaCount": 1, "image": {"repository": "ollama", "tag": "0.1"}, "resources": {}}
     assert values_release(str(repo / "helmchart/ollama/values.yaml"), data) is None
     manifests = read_manifests([str(repo)])
-    assert [(o.kind, o.name) for o in manifests.objects] == [("Deployment", "release-name")]
+    assert [(o.kind, o.name) for o in manifests.objects] == [("Deployment", "ollama")]  # as `helm install ollama` names it
     # The same mapping with no templates beside it is read as the public chart's: only the local chart stops that.
     assert values_release(str(tmp_path / "gitops/ollama/values.yaml"), data) is not None
 

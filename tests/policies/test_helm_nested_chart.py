@@ -82,7 +82,7 @@ def test_a_nested_chart_folder_without_chart_yaml_is_its_own_chart(tmp_path):
     assert find_chart(str(repo / "charts/hosted-model/templates/autoscaler.yaml"), str(repo)) == str(repo / "charts/hosted-model")
     manifests = read_manifests([str(repo)])
     assert sorted((o.kind, o.name) for o in manifests.objects) == [
-        ("ConfigMap", "release-name-autoscaler"),
+        ("ConfigMap", "hosted-model-autoscaler"),
         ("Deployment", "vllm"),
     ]
     found = [v for v in evaluate(resources_of(manifests)) if v.policy == "serving-resource-requests"]
@@ -105,7 +105,7 @@ def test_a_nested_templates_folder_with_no_values_file_stays_unread(tmp_path):
     child = repo / "charts/hosted-model/child-charts/vllm"
     assert find_chart(str(child / "templates/deployment.yaml"), str(repo)) is None
     manifests = read_manifests([str(repo)])
-    assert [(o.kind, o.name) for o in manifests.objects] == [("ConfigMap", "release-name-autoscaler")]
+    assert [(o.kind, o.name) for o in manifests.objects] == [("ConfigMap", "hosted-model-autoscaler")]
     assert [u.kind for u in manifests.unreadable if u.file.endswith("deployment.yaml")] == ["template"]
 
 
