@@ -40,10 +40,13 @@ def has_chart_file(root: str) -> bool:
     return os.path.isfile(os.path.join(root, CHART_FILE))
 
 
+def has_values(root: str) -> bool:
+    """True for a folder holding a values file of its own (values.yaml, or one of ``values_variants``' names)."""
+    return os.path.isfile(os.path.join(root, VALUES_FILE)) or bool(values_variants(root))
+
+
 def _headless(root: str) -> bool:
-    return os.path.isdir(os.path.join(root, TEMPLATES)) and (
-        os.path.isfile(os.path.join(root, VALUES_FILE)) or bool(values_variants(root))
-    )
+    return os.path.isdir(os.path.join(root, TEMPLATES)) and has_values(root)
 
 
 def is_chart_folder(root: str) -> bool:
@@ -79,6 +82,7 @@ __all__ = [
     "TEMPLATES",
     "VALUES_FILE",
     "has_chart_file",
+    "has_values",
     "is_chart_folder",
     "find_chart",
     "values_variants",

@@ -35,7 +35,8 @@ from typing import Any, Optional
 from components.loading import MANIFESTS, LoadError, load_yaml, load_yaml_documents, read_bounded
 from policies.chart_values import coalesced
 from policies.framework import UNKNOWN
-from policies.reading.chart_folders import CHART_FILE, VALUES_FILE, values_variants
+from policies.reading.chart_folders import CHART_FILE, VALUES_FILE, is_chart_folder, values_variants
+from policies.reading.chart_folders import has_values as _has_values
 from policies.reading.go_format import helm_numbers
 from policies.reading.gotemplate import PLACEHOLDER, CannotRender, HelmObject, Node, Renderer, parse
 from policies.reading.gotemplate import UNKNOWN as GT_UNKNOWN
@@ -150,7 +151,7 @@ def outside_values(root: str, top: str) -> Optional[str]:
     while wanted and (folder == limit or folder.startswith(limit.rstrip(os.sep) + os.sep)):
         path = os.path.join(folder, VALUES_FILE)
         if os.path.isfile(path):
-            if os.path.isfile(os.path.join(folder, CHART_FILE)) or os.path.isdir(os.path.join(folder, "templates")):
+            if is_chart_folder(folder):  # (a values.yaml beside templates/ is a chart's: chart_folders.py)
                 return None  # another chart's own values
             try:
                 keys = set(_mapping(path))
