@@ -140,8 +140,7 @@ def read_manifests(
     not UTF-8, not YAML, an unrendered template, no Kubernetes object in it) is recorded in ``unreadable`` with its
     line and why, and the other files are read all the same; in a multi-document YAML file that does not parse, each
     document is read on its own, so one bad document costs only itself."""
-    links_out: list[str] = []
-    files = manifest_paths(paths, links_out)
+    files = manifest_paths(paths, links_out := list[str]())  # links out of a folder: reported, not read
     counts = ReadCounts()
     objects: list[ManifestObject] = []
     unreadable = [Unreadable(printable(link, 4096), None, 1, LINK_OUT, "not-kubernetes", False) for link in links_out]
