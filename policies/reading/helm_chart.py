@@ -35,13 +35,13 @@ from typing import Any, Optional
 from components.loading import MANIFESTS, LoadError, load_yaml, load_yaml_documents, read_bounded
 from policies.chart_values import coalesced
 from policies.framework import UNKNOWN
+from policies.reading.chart_folders import CHART_FILE, VALUES_FILE, is_chart_folder, values_variants
+from policies.reading.chart_folders import has_values as _has_values
 from policies.reading.go_format import helm_numbers
 from policies.reading.gotemplate import PLACEHOLDER, CannotRender, HelmObject, Node, Renderer, parse
 from policies.reading.gotemplate import UNKNOWN as GT_UNKNOWN
 from policies.reading.helm_funcs import functions, required_stops
 
-CHART_FILE = "Chart.yaml"
-VALUES_FILE = "values.yaml"
 # The Kubernetes version `.Capabilities.KubeVersion` reports, and the API groups `.Capabilities.APIVersions.Has`
 # answers true for: helm template's defaults know the built-in APIs only (helm v3.16.0 pkg/chartutil/capabilities.go
 # DefaultCapabilities), so a chart's `if .Capabilities.APIVersions.Has "monitoring.coreos.com/v1"` renders false.
@@ -84,50 +84,6 @@ class Chart:
         """The chart's name (Chart.yaml ``name``, else its folder's)."""
         name = self.meta.get("name")
         return name if isinstance(name, str) and name else os.path.basename(self.root)
-
-
-def find_chart(file: str, top: Optional[str]) -> Optional[str]:
-    """The folder of the nearest Chart.yaml above ``file``, searching no higher than ``top`` (None: the file's folder
-    and its parent; a ``templates`` folder: its parent), when ``file`` lies under that chart's ``templates/`` (the only
-    files Helm renders); with no Chart.yaml in that reach, the folder whose ``templates/`` holds ``file`` and that
-    holds a values file of its own (``headless_root``)."""
-    here = os.path.abspath(file)
-    folder = os.path.dirname(here)
-    limit = os.path.abspath(top) if top else os.path.dirname(folder)
-    if os.path.basename(limit) == "templates":  # a chart's templates/ folder checked alone: its chart is just above
-        limit = os.path.dirname(limit)
-    while True:
-        if os.path.isfile(os.path.join(folder, CHART_FILE)):
-            inside = here.startswith(os.path.join(folder, "templates") + os.sep)
-            # A chart folder without Chart.yaml nested in another chart's folder (a file:// dependency kept beside the
-            # parent: castai/helm-charts@daa46281 charts/castai-hosted-model/child-charts/vllm) is its own chart.
-            return folder if inside else headless_root(here, folder)
-        if folder == limit or os.path.dirname(folder) == folder or not folder.startswith(limit):
-            return headless_root(here, limit)
-        folder = os.path.dirname(folder)
-
-
-def headless_root(file: str, limit: str) -> Optional[str]:
-    """The chart folder of a template whose chart has no Chart.yaml in reach: the nearest folder, no higher than
-    ``limit``, that holds the ``templates/`` folder ``file`` lies in and a ``values.yaml`` (or only a values file of
-    ``values_variants``' names: obike007/llama-kuberay@4fef9558 helm/llama-server/values-kuberay.yaml). Helm itself
-    needs a Chart.yaml, so this is a chart's partial copy (a pull request touching its templates and values, a
-    repository that keeps Chart.yaml elsewhere: spent set 115 rockofox/helm-llama-cpp@e7f8543a charts/llama-server,
-    set 117 coolshiva123/wrcbot@32775506 helmchart/ollama); it is read as that chart, named for its folder, version
-    unknown."""
-    folder = os.path.dirname(file)
-    while folder.startswith(limit) and os.path.dirname(folder) != folder:
-        parent = os.path.dirname(folder)
-        if os.path.basename(folder) == "templates" and parent.startswith(limit) and _has_values(parent):
-            return parent
-        if folder == limit:
-            return None
-        folder = parent
-    return None
-
-
-def _has_values(root: str) -> bool:
-    return os.path.isfile(os.path.join(root, VALUES_FILE)) or bool(values_variants(root))
 
 
 def _mapping(path: str) -> dict:
@@ -195,7 +151,7 @@ def outside_values(root: str, top: str) -> Optional[str]:
     while wanted and (folder == limit or folder.startswith(limit.rstrip(os.sep) + os.sep)):
         path = os.path.join(folder, VALUES_FILE)
         if os.path.isfile(path):
-            if os.path.isfile(os.path.join(folder, CHART_FILE)) or os.path.isdir(os.path.join(folder, "templates")):
+            if is_chart_folder(folder):  # (a values.yaml beside templates/ is a chart's: chart_folders.py)
                 return None  # another chart's own values
             try:
                 keys = set(_mapping(path))
@@ -210,22 +166,6 @@ def outside_values(root: str, top: str) -> Optional[str]:
 
 
 # Another values file of the chart's folder: values-<name>, values.<name>, <name>-values or <name>.values (.yaml/.yml).
-_VARIANT = re.compile(r"^(values[-_.].+|.+[-_.]values)\.ya?ml$")
-MAX_VARIANTS = 4
-
-
-def values_variants(root: str) -> list[str]:
-    """The chart's other values files beside Chart.yaml (sorted, at most MAX_VARIANTS): what a repository commits to
-    pass with `helm install -f` (obike007/llama-kuberay@4fef9558 helm/llama-server/values-kuberay.yaml turns on the
-    ray.enabled templates its values.yaml leaves off)."""
-    try:
-        names = sorted(os.listdir(root))
-    except OSError:
-        return []
-    found = [os.path.join(root, n) for n in names if n != VALUES_FILE and _VARIANT.match(n)]
-    return [p for p in found if os.path.isfile(p) and not os.path.islink(p)][:MAX_VARIANTS]
-
-
 # Bounds on the files searched for defines: a chart and its vendored subcharts, not a whole repository.
 MAX_DEFINE_FILES = 400
 _DEFINE_SUFFIXES = (".tpl", ".yaml", ".yml")

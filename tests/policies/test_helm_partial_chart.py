@@ -23,6 +23,7 @@ from policies.check import resources_of
 from policies.framework import UNKNOWN
 from policies.manifests import read_manifests
 from policies.registry import evaluate
+from tests.policies.policy_fixtures import write_tree
 
 LLAMA = """apiVersion: apps/v1
 kind: Deployment
@@ -119,20 +120,13 @@ spec:
 CAREFUL_VALUES = LLAMA_VALUES.replace("resources: {}", "resources: {requests: {cpu: '4', memory: 8Gi}, limits: {memory: 8Gi}}")
 
 
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return root
-
-
 def _check(root: Path):
     manifests = read_manifests([str(root)])
     return manifests, evaluate(resources_of(manifests))
 
 
 def test_includes_of_helpers_the_run_lacks_render_unknown_and_the_s27_line_names_them(tmp_path):
-    repo = _write(
+    repo = write_tree(
         tmp_path, {"charts/llama-server/templates/deployment.yaml": LLAMA, "charts/llama-server/values.yaml": LLAMA_VALUES}
     )
     manifests, violations = _check(repo)
@@ -151,7 +145,7 @@ def test_includes_of_helpers_the_run_lacks_render_unknown_and_the_s27_line_names
 
 def test_a_required_value_its_values_yaml_leaves_out_is_unknown(tmp_path):
     # The quickbeard chart with a values.yaml that leaves the image to the deployer (values/<env>/vllm.yaml there).
-    repo = _write(
+    repo = write_tree(
         tmp_path,
         {
             "charts/vllm/Chart.yaml": "apiVersion: v2\nname: vllm\nversion: 0.1.0\n",
@@ -176,7 +170,7 @@ def test_a_required_value_of_a_chart_with_no_values_file_still_stops_its_render(
     # As committed (quickbeard/llm-serving-helm@ece636eb charts/vllm has no values.yaml), every value the chart reads
     # is in a file the run does not join to it: rendered with none, its probes would look absent, which they are not
     # (values/production/vllm.yaml sets readinessProbe). The template that requires a value is reported as before.
-    repo = _write(
+    repo = write_tree(
         tmp_path,
         {
             "charts/vllm/Chart.yaml": "apiVersion: v2\nname: vllm\nversion: 0.1.0\n",
@@ -193,7 +187,7 @@ def test_a_required_value_of_a_chart_with_no_values_file_still_stops_its_render(
 
 
 def test_a_careful_chart_whose_helpers_are_all_there_stays_silent(tmp_path):
-    repo = _write(
+    repo = write_tree(
         tmp_path,
         {
             "srv/Chart.yaml": "apiVersion: v2\nname: srv\nversion: 0.1.0\n",
@@ -234,7 +228,7 @@ def test_a_section_the_chart_leaves_unknown_as_a_whole_is_not_read_as_absent(tmp
     # template is reported unread (S27), as an unknown block under a container is (helm_chart.repaired).
     for section in ('required "size resources for your model" .Values.resources | toYaml', 'include "vllm.resources" .'):
         root = tmp_path / str(len(section))
-        _write(
+        write_tree(
             root,
             {
                 "charts/vllm/Chart.yaml": "apiVersion: v2\nname: vllm\nversion: 0.1.0\n",
@@ -248,7 +242,7 @@ def test_a_section_the_chart_leaves_unknown_as_a_whole_is_not_read_as_absent(tmp
         assert [v for v in violations if "unrendered template" in v.message]
     # careful to keep: resources the chart's values.yaml states render and are judged
     given = RESOURCED.replace("SECTION", "toYaml .Values.resources")
-    root = _write(
+    root = write_tree(
         tmp_path / "given",
         {
             "charts/vllm/Chart.yaml": "apiVersion: v2\nname: vllm\nversion: 0.1.0\n",
@@ -301,7 +295,7 @@ def test_a_chart_no_release_object_names_keeps_helm_templates_release_name(tmp_p
     # Named as the chart, the chart's pods (app: vllm) joined the plain Service's selector, and G56 service-one-model
     # said the plain Service mixes two models; nothing says the chart is installed as release `vllm` beside them. With
     # no release object naming it, the release is helm template's own default (helm v3.16.4 cmd/helm/template.go:90).
-    repo = _write(
+    repo = write_tree(
         tmp_path,
         {
             "k8s/vllm.yaml": PLAIN_VLLM,

@@ -22,7 +22,7 @@ from policies.reading.gotemplate import PLACEHOLDER, CannotRender, Renderer, par
 from policies.reading.helm_chart import repaired, settled
 from policies.reading.helm_funcs import functions
 from policies.registry import evaluate
-from tests.policies.policy_fixtures import RAISED
+from tests.policies.policy_fixtures import RAISED, chart_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -120,14 +120,7 @@ probes: {liveness: {initialDelaySeconds: 30, periodSeconds: 30}}
 
 
 def chart(tmp_path: Path, template: str, values: str | None, name: str = "deployment.yaml") -> Path:
-    root = tmp_path / "chart"
-    (root / "templates").mkdir(parents=True)
-    (root / "Chart.yaml").write_text(CHART)
-    if values is not None:
-        (root / "values.yaml").write_text(values)
-    (root / "templates" / "_helpers.tpl").write_text(HELPERS)
-    (root / "templates" / name).write_text(template)
-    return root
+    return chart_folder(tmp_path / "chart", {"_helpers.tpl": HELPERS, name: template}, values, CHART)
 
 
 def findings(path: Path, config: dict | None = None):

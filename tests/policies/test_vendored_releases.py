@@ -17,6 +17,7 @@ import pytest
 
 from policies.check import main
 from policies.vendored_releases import release_folder
+from tests.policies.policy_fixtures import chart_folder
 
 G4, G8, G10, G18 = "serving-readiness-probe", "serving-resource-requests", "serving-memory-limit", "serving-app-pdb"
 
@@ -70,11 +71,7 @@ def _repo(
     root: Path, path: str = "kubernetes/apps/ai/local-ai/chart", source: str = "GitRepository", release: bool = True
 ) -> Path:
     app = root / "kubernetes" / "apps" / "ai" / "local-ai"
-    chart = app / "chart"
-    (chart / "templates").mkdir(parents=True)
-    (chart / "Chart.yaml").write_text(CHART)
-    (chart / "values.yaml").write_text(VALUES)
-    (chart / "templates" / "deployment.yaml").write_text(DEPLOYMENT)
+    chart_folder(app / "chart", {"deployment.yaml": DEPLOYMENT}, VALUES, CHART)
     if release:
         (app / "app").mkdir()
         (app / "app" / "helmrelease.yaml").write_text(RELEASE.format(path=path, source=source))
