@@ -11,10 +11,11 @@ kubernetes/apps/ai/llama-swap/app/helmrelease.yaml (both labellers, S17): an ini
 
 Read here: the command, args and mounted ConfigMap scripts (policies/reading/downloaders.py ``script_texts``) of
 every container, init containers included, of a pod that requests a GPU or runs a model server; each distinct URL
-at a revision that is not a 40-character commit is advice once per container (a URL on a shell comment line is
-not a download). A URL the curl/wget reading already reports (model-source-pinned's downloader rows) is not said
-again. A dataset's or a Space's URL
-(``/datasets/``, ``/spaces/``) is not a model and does not match.
+at a revision that is not a 40-character commit is advice once per container. A URL the curl/wget reading already
+reports (model-source-pinned's downloader rows) is not said again. Not a download of a moving file (review57t): a
+URL on a shell comment or in what ``echo``/``printf`` prints, a script that checks a SHA-256 of what it fetched, a
+revision that is a placeholder filled in elsewhere (``{rev}``, a Helm value, ``%s``), a dataset's or a Space's URL
+(``/datasets/``, ``/spaces/``, with or without an owner).
 """
 
 from __future__ import annotations
@@ -29,8 +30,26 @@ from policies.reading.engines import serves_model
 
 # The Hub's file URL, found anywhere in a script: repository (two path segments), revision, file.
 _URL = re.compile(r"https?://(?:huggingface\.co|hf\.co)/([\w.-]+/[\w.-]+)/resolve/([^/?#\s\"'`]+)/([^?#\s\"'`]+)")
-_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+_COMMIT = re.compile(r"^[0-9a-fA-F]{40}$")
+# A revision as the Hub names one: a branch, a tag, a commit, or a ref with its slashes escaped (refs%2Fpr%2F1). Anything
+# else is a placeholder filled in elsewhere, maybe with a commit (a Python f-string's {rev}, a Helm value, %s).
+_REVISION = re.compile(r"^(?:[\w.-]|%2[fF])+$")
+# The script checks what it fetched against a SHA-256 (sha256sum -c, shasum -a 256 -c, aria2c --checksum=sha-256=...,
+# hashlib): a moved branch fails the check rather than serve another file.
+_CHECKSUM = re.compile(r"\bsha256sum\b|\bshasum\b|--checksum[= ]sha-?256|hashlib\.sha256")
+# Where the current command of a shell line starts: after a separator, a pipe or a subshell's bracket.
+_SEPARATOR = re.compile(r"(?:;|&&|\|\||\||\(|`)")
+_NOT_MODELS = ("datasets", "spaces")  # a dataset or Space, with or without an owner segment
 _MAX_URLS = 32  # URLs read per container: a script names a handful; bounded for any text
+
+
+def _printed(line: str) -> bool:
+    """Whether a URL after this start of its line is only named: on a shell comment (where the file came from), or in
+    the text an ``echo`` or ``printf`` prints. Neither downloads anything."""
+    if re.search(r"(?:^|\s)#", line):
+        return True
+    command = _SEPARATOR.split(line)[-1].lstrip()
+    return command.startswith(("echo ", "printf "))
 
 
 def branch_url_fetches(resource: Resource) -> list[str]:
@@ -46,9 +65,11 @@ def branch_url_fetches(resource: Resource) -> list[str]:
                     continue
                 for match in itertools.islice(_URL.finditer(text), _MAX_URLS):
                     repo, revision, file = match.groups()
-                    if text[text.rfind("\n", 0, match.start()) + 1 : match.start()].lstrip().startswith("#"):
-                        continue  # a shell comment naming where the file came from downloads nothing
-                    if _COMMIT.match(revision) or "$" in repo + revision or (id(container), repo, revision) in told:
+                    if _printed(text[text.rfind("\n", 0, match.start()) + 1 : match.start()]) or _CHECKSUM.search(text):
+                        continue
+                    if _COMMIT.match(revision) or not _REVISION.match(revision) or "$" in repo:
+                        continue
+                    if repo.split("/")[0] in _NOT_MODELS or (id(container), repo, revision) in told:
                         continue
                     urls.setdefault((repo, revision), file)
             if not urls:

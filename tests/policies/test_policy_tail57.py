@@ -154,3 +154,56 @@ def test_core_group_service_monitor_is_judged_as_meant():
 def test_core_group_service_monitor_careful_form_stays_silent():
     objs = [copy.deepcopy(_CORE_MONITOR), _service({"app": "vllm-llama"}, "http"), _vllm_pods()]
     assert found_by(objs, "monitor-selects-targets") == []
+
+
+def _fetching(script: str) -> dict:
+    pod = copy.deepcopy(_POD)
+    pod["initContainers"][0]["args"] = [script]
+    return _deployment(pod)
+
+
+_MAIN_URL = "https://huggingface.co/unsloth/gpt-oss-20b-GGUF/resolve/main/gpt-oss-20b-Q4_K_M.gguf"
+_SHA = "3f4c2a1b0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b"
+
+
+def test_hub_url_printed_or_in_a_trailing_comment_is_not_a_download():
+    # review57t: a URL an echo or printf prints, or a comment after a command names, downloads nothing.
+    for script in (
+        f'echo "model card: {_MAIN_URL}"\nls /models',
+        f"printf 'see %s\\n' '{_MAIN_URL}'",
+        f"ls -l /models  # from {_MAIN_URL}",
+        f'test -f /models/m.gguf && echo "found {_MAIN_URL}"',
+    ):
+        assert found_by([_fetching(script)], "model-source-pinned") == [], script
+
+
+def test_hub_url_checked_against_a_sha256_is_pinned_by_content():
+    # review57t: a download whose sha256 the script checks fails rather than serve another file.
+    digest = "a" * 64
+    for check in (f"echo '{digest}  /models/m.gguf' | sha256sum -c -", f"echo '{digest}  /models/m.gguf' | shasum -a 256 -c"):
+        assert found_by([_fetching(f"aria2c -d /models -o m.gguf '{_MAIN_URL}'\n{check}")], "model-source-pinned") == []
+    aria = f"aria2c --checksum=sha-256={digest} -d /models '{_MAIN_URL}'"
+    assert found_by([_fetching(aria)], "model-source-pinned") == []
+
+
+def test_hub_url_at_a_templated_or_upper_case_revision_is_not_judged():
+    # review57t: a placeholder (a Python f-string, a Helm value) is filled in elsewhere, maybe with a commit.
+    for revision in ("{rev}", "{{.Values.revision}}", "%s", _SHA.upper()):
+        script = f"aria2c -d /models https://huggingface.co/org/model/resolve/{revision}/m.gguf"
+        assert found_by([_fetching(script)], "model-source-pinned") == [], revision
+
+
+def test_hub_url_of_a_canonical_dataset_or_space_is_not_a_model():
+    # review57t: a dataset or Space with no owner (huggingface.co/datasets/squad/...) has two path segments too.
+    for url in (
+        "https://huggingface.co/datasets/squad/resolve/main/plain_text/train.parquet",
+        "https://huggingface.co/spaces/gradio/resolve/main/app.py",
+    ):
+        assert found_by([_fetching(f"aria2c -d /data {url}")], "model-source-pinned") == [], url
+
+
+def test_hub_url_tag_and_pull_request_refs_stay_advice():
+    for revision in ("v1.0", "refs%2Fpr%2F1"):
+        script = f"aria2c -d /models https://huggingface.co/org/model/resolve/{revision}/m.gguf"
+        [(level, message)] = found_by([_fetching(script)], "model-source-pinned")
+        assert level == "advisory" and f"at {revision!r}" in message
