@@ -28,9 +28,10 @@ from components.json_loading import load_json
 from components.loading import JSON_FILE, LoadError
 from policies.framework import DOCS_PAGE, SALVAGED, PolicyConfigError, Resource, Violation
 from policies.input.comment_tokens import COMMENT_TYPE, CommentToken, comment_props
+from policies.input.run_files import ManifestReadError
 from policies.input.unreadable import UNREADABLE_TYPE, unreadable_props
 from policies.kube import annotations_of, evaluation_memo, read_generically
-from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, Unreadable, manifest_paths, read_manifests
+from policies.manifests import ManifestObject, ManifestSet, Unreadable, manifest_paths, read_manifests
 from policies.overlay_builds import Overlays, deduplicated, overlay_builds
 from policies.reading.gaps import sizing_gaps
 from policies.reading.kustomize import (

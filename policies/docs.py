@@ -232,13 +232,16 @@ def _reading_section() -> list[str]:
         "the folder checked) is rendered best-effort with the chart's `values.yaml`, in pure Python "
         "(`policies/reading/helm_chart.py`, `gotemplate.py`, `helm_funcs.py`: Go's text/template with the Helm and "
         "sprig functions charts use, the defines of every template file and vendored subchart), and its objects "
-        "are checked by every rule. Every finding on them is advisory, since values files and `--set` change what is "
-        "deployed, and they change no finding on the files' own objects. What the chart does not determine "
-        "(`.Files`, an include it does not define, which the file's S27 line names, a `required` value its "
-        "values.yaml leaves out) is unknown to the rules, and `.Release.Name` is a helmfile release's name, else "
-        "helm template's `release-name`; a template whose render hangs on it (a condition, a range), leaves a "
-        "container's resources, probe or mounts unknown as a whole, or does not render to YAML, is reported unread "
-        "as before (S27).",
+        "are checked by every rule (a chart with no values file takes a `values.yaml` above it giving its templates' keys). Every "
+        "finding on them is advisory, since values files and `--set` change what is deployed, and they change no finding on the "
+        "files' own objects. What the chart does not determine (`.Files`, an include it does not define, which the file's S27 line "
+        "names, a `required` value its values.yaml leaves out) is unknown to the rules, and `.Release.Name` is a helmfile release's "
+        "name, else helm template's `release-name` (a name the render cannot know is reported as the template's reader names it: "
+        "`reading/chart_names.py`); a template whose render hangs on it (a condition, a range), leaves a container's resources, probe"
+        " or mounts unknown as a whole, or does not render to YAML, is reported unread as before (S27). A finding on a field the "
+        "chart's values give (the rows of `policies/judged_fields.py`: an image's tag, resources, probes, env, args, tolerations, a "
+        "Service's type) is reported on the values file's key that produced it, `(rendered by templates/x.yaml)`, where a reviewer "
+        "fixes it; a field the template writes itself keeps the template's line (`policies/value_paths.py`).",
         "",
         "Model servers are recognised by engine, from one table of serving engines "
         "(`components/serving_engines.toml`, each fact cited at a pinned release): how each engine is recognised "

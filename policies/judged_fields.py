@@ -4,9 +4,11 @@ A finding on an object rendered from a chart's template (policies/reading/helm_c
 key that produced the field it judges (policies/value_paths.py): `resources: {}` for G8's missing requests,
 `image.tag: latest` for G1, `livenessProbe.timeoutSeconds: 1` for G49, as reviewers and labellers file them (spent
 set 124: castai/helm-charts@daa46281 charts/castai-hosted-model/child-charts/vllm/values.yaml, Lintasarta/vllm-helm
-@1a4ef6c5 values.yaml). One row per catalogue id (policies/catalog.py); an id not here keeps the template's location.
+@1a4ef6c5 values.yaml). One row per catalogue id (policies/catalog.py); an id not here keeps the template's location:
+G32 among them, which judges how a Service is published (TLS, auth) more than its `type` (both labellers of spent set
+124 filed Lintasarta's `type: {{ .Values.service.type }}` LoadBalancer on templates/service.yaml).
 
-Each field: where it sits (``container`` or ``pod``: the pod spec), its key, a pattern the finding's message must
+Each field: where it sits (``container``, ``pod``: the pod spec, or ``object``: the object's spec), its key, a pattern the finding's message must
 match for the field to be the one judged ("" for any), and the values keys preferred when several values paths
 produced the field (an image written from ``image.repository`` and ``image.tag``: G1 judges the tag).
 """
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 class Judged:
     """One field a catalogue row judges."""
 
-    scope: str  # "container" | "pod"
+    scope: str  # "container" | "pod" | "object" (the object's own spec: a Service's, an HPA's)
     key: str
     hint: str = ""  # a regular expression the message must match (re.search), "" for any message
     prefer: tuple[str, ...] = ()
@@ -40,6 +42,9 @@ _PLACEMENT = (
     Judged("pod", "affinity", "(?i)nodeSelector|affinity|GPU type"),
 )
 
+_NODE_CHOICE = (Judged("pod", "nodeSelector"), Judged("pod", "affinity"))
+_SECURITY = (Judged("container", "securityContext"), Judged("pod", "securityContext"))
+
 JUDGED: dict[str, tuple[Judged, ...]] = {
     "G1": (_IMAGE_TAG,),
     "G3": (Judged("container", "imagePullPolicy"),),
@@ -52,14 +57,22 @@ JUDGED: dict[str, tuple[Judged, ...]] = {
     "G12": _RESOURCES,
     "G13": _RESOURCES,
     "G49": _PROBES,
+    "G15": (Judged("object", "minReplicas"),),
+    "G28": _SECURITY,
+    "G31": (Judged("pod", "volumes"),),
+    "G36": (Judged("pod", "volumes"), *_RESOURCES),
     "G53": (Judged("container", "env"),),
+    "G103": _NODE_CHOICE,
     "G76": _PROBES,
     "S1": _ARGS,
     "S2": _ARGS,
     "S15": _PLACEMENT,
     "S16": (Judged("container", "startupProbe"),),
+    "S19": _RESOURCES,
+    "S20": (Judged("object", "strategy"),),
     "S17": (*_ARGS, Judged("container", "env")),
     "S21": _ARGS,
+    "S42": _NODE_CHOICE,
     "S22": _ARGS,
     "S23": _ARGS,
     "S24": _ARGS,

@@ -1,7 +1,7 @@
 """Reading for `python -m policies check`: paths -> documents -> Kubernetes objects.
 
 Paths are files, folders (every ``.yaml``, ``.yml`` and ``.json`` file under them, in a stable order, symlinked
-folders not followed) or ``-`` for standard input. Every file goes through the bounded loader (components.loading:
+folders and links out of the folder not followed: policies/input/run_files.py) or ``-`` for standard input. Every file goes through the bounded loader (components.loading:
 size, depth, alias expansion, documents, string keys; limits in its docstring), so a hostile manifest is an input
 error, never a hang or a traceback. A credential-shaped token in a YAML comment is kept (policies/input/comment_tokens.py).
 
@@ -21,7 +21,6 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, BinaryIO, Optional, Sequence
 
@@ -32,18 +31,15 @@ from policies.config_files import litellm_config_object
 from policies.input.comment_tokens import CommentToken, comment_tokens
 from policies.input.no_object import beside_objects, no_object, read_as_chart
 from policies.input.read_records import ReadCounts, SalvageRead, TemplateRead, Unreadable
+from policies.input.run_files import LINK_OUT, STDIN, TEMPLATE_SUFFIXES, manifest_paths
+from policies.reading.chart_names import reader_named, reader_names, rendered_identity
 from policies.reading.gitops_charts import chart_ref_releases, local_chart_releases
-from policies.reading.helmfile import helmfile_run, is_helmfile, read_helmfile
+from policies.reading.helmfile import helmfile_run, read_helmfile
 from policies.reading.pulumi_program import PROGRAM_SUFFIXES, read_program
 from policies.reading.run_bounds import bounded_by_paths
 from policies.reading.terraform import TerraformRun, read_once, read_terraform
 from policies.values_files import values_release
 
-SUFFIXES = (".yaml", ".yml", ".json")
-# envsubst/sed/Terraform templates of manifests: read best-effort, what does not parse is not a finding of its own.
-TEMPLATE_SUFFIXES = tuple(f"{s}.{t}" for s in (".yaml", ".yml") for t in ("template", "tmpl", "tpl", "tftpl"))
-_READ_SUFFIXES = (*SUFFIXES, *TEMPLATE_SUFFIXES, ".tf", *PROGRAM_SUFFIXES)
-STDIN = "-"
 STDIN_NAME = "<stdin>"
 # Over all files of one run (per-file limits bound each file): bytes read, parses spent on repairs (reading/salvage).
 MAX_TOTAL_BYTES = 256 << 20
@@ -52,14 +48,6 @@ SALVAGE_RUN_PARSES = 240
 _LINE_DEPTH = 7
 # Names and kinds as reports print them: a DNS subdomain is at most 253 characters.
 _NAME_CHARS = 253
-
-
-class ManifestReadError(ValueError):
-    """Paths or files that cannot be read; ``errors`` holds one LoadError per problem."""
-
-    def __init__(self, errors: Sequence[LoadError]):
-        self.errors = tuple(errors)
-        super().__init__("\n".join(str(e) for e in self.errors))
 
 
 @dataclass(frozen=True)
@@ -79,6 +67,7 @@ class ManifestObject:
     # Built by a kustomization of the run (policies/overlay_builds.py): the suffix its location carries ("~built"), so
     # the object built and the patch or kustomization it is reported at have two names. "" for an object a file states.
     built: str = ""
+    named: str = ""  # a rendered object's name as its template's reader gives it (policies/reading/chart_names.py)
 
     @property
     def best_effort(self) -> bool:
@@ -99,7 +88,7 @@ class ManifestObject:
     def name(self) -> str:
         """metadata.name as reports print it (components.secrets.printable), or ``?`` when missing."""
         meta = self.obj.get("metadata")
-        name = meta.get("name") if isinstance(meta, dict) else None
+        name = self.named or (meta.get("name") if isinstance(meta, dict) else None)
         return printable(name, _NAME_CHARS) if isinstance(name, str) and name else "?"
 
     @property
@@ -141,40 +130,6 @@ class ManifestSet:
     charts: dict[str, Any] = field(default_factory=dict)
 
 
-# `python -m stacks plan`'s marker file and derived folder (stacks/plan.py; tests/plan/test_plan_node_choice.py: equal).
-PLAN_MARKER = ".llm-serving-plan"
-DERIVED_FOLDER = "derived"
-
-
-def manifest_paths(paths: Sequence[str]) -> list[str]:
-    """The files named, those under the folders named (sorted), and ``-``; a missing path is an error."""
-    out: list[str] = []
-    errors: list[LoadError] = []
-    for raw in paths:
-        if raw == STDIN:
-            out.append(STDIN)
-            continue
-        path = Path(raw)
-        if path.is_dir():
-            found: list[str] = []
-            for folder, dirs, files in os.walk(path, followlinks=False):
-                dirs.sort()
-                # A plan's derived/ folder (beside its marker) holds what the controllers will create from the
-                # objects next to it; the plan checks those itself, and read again here beside their sources they
-                # would count the same pods twice (e.g. a predictor Deployment beside its InferenceService).
-                if PLAN_MARKER in files and DERIVED_FOLDER in dirs:
-                    dirs.remove(DERIVED_FOLDER)
-                found.extend(os.path.join(folder, f) for f in files if f.endswith(_READ_SUFFIXES) or is_helmfile(f, folder))
-            out.extend(sorted(found))
-        elif path.exists():
-            out.append(raw)
-        else:
-            errors.append(LoadError(raw, "no such file or folder"))
-    if errors:
-        raise ManifestReadError(errors)
-    return out
-
-
 @bounded_by_paths  # what a helmfile, Argo CD source or Terraform file() names is read under ``paths`` only
 def read_manifests(
     paths: Sequence[str], *, stdin: Optional[BinaryIO] = None, limits: Limits = MANIFESTS, pure_yaml: bool = False
@@ -185,10 +140,10 @@ def read_manifests(
     not UTF-8, not YAML, an unrendered template, no Kubernetes object in it) is recorded in ``unreadable`` with its
     line and why, and the other files are read all the same; in a multi-document YAML file that does not parse, each
     document is read on its own, so one bad document costs only itself."""
-    files = manifest_paths(paths)
+    files = manifest_paths(paths, links_out := list[str]())  # links out of a folder: reported, not read
     counts = ReadCounts()
     objects: list[ManifestObject] = []
-    unreadable: list[Unreadable] = []
+    unreadable = [Unreadable(printable(link, 4096), None, 1, LINK_OUT, "not-kubernetes", False) for link in links_out]
     templates: list[TemplateRead] = []
     salvaged: list[SalvageRead] = []
     comments: list[CommentToken] = []
@@ -241,6 +196,7 @@ def read_manifests(
             chart = doc.chart if isinstance(doc, _RenderedDocument) else ""
             repair = doc.repair if isinstance(doc, _SalvagedDocument) else ""
             found = _objects(doc, shown, counts, chart, repair)
+            found = reader_named(found, doc.names) if isinstance(doc, _RenderedDocument) and doc.names else found
             objects.extend(found)
             if repair:
                 salvaged.append(SalvageRead(printable(shown, 4096), doc.index, doc.line, repair, len(found)))
@@ -262,6 +218,7 @@ class _RenderedDocument(Document):
     """A document of a Helm template's best-effort render, with its chart's label."""
 
     chart: str = ""
+    names: dict = field(default_factory=dict)  # kind -> its reader's name, where the render cannot know it
 
 
 @dataclass
@@ -340,13 +297,13 @@ class _Charts:
         states without a template action (``stated``, already read) is not added twice."""
         if not any(u.kind == "template" for u in bad):
             return None
-        from policies.reading import helm_chart
+        from policies.reading import chart_folders, helm_chart
 
-        root = helm_chart.find_chart(name, self._top(name))
+        root = chart_folders.find_chart(name, self._top(name))
         if root is None:
             return None
         if root not in self.loaded:
-            self.loaded[root] = helm_chart.load_chart(root)
+            self.loaded[root] = helm_chart.load_chart(root, self._top(name))
         chart = self.loaded[root]
         try:
             out = helm_chart.render(name, text, chart, missing=(missing := set[str]()))
@@ -367,8 +324,9 @@ class _Charts:
         lines = _kind_lines(text)
         if len(lines) != len(present) or literal:  # a range or a condition changed the count: no line is known per object
             lines = [first] * len(present)
+        names = reader_names(text, chart.name)
         rendered: list[Document] = [
-            _RenderedDocument(helm_chart.settled(d.data), i, line, {}, chart=label)
+            _RenderedDocument(helm_chart.settled(d.data), i, line, {}, chart=label, names=names)
             for i, (d, line) in enumerate(zip(present, lines))
         ]
         rendered += self._variants(name, shown, text, chart, rendered, limits, first, label)
@@ -394,7 +352,7 @@ class _Charts:
         object rendered differently is left to the defaults' render, so nothing is read twice."""
         from policies.reading import helm_chart
 
-        seen = {_identity(d.data) for d in rendered}
+        seen, names = {rendered_identity(d.data) for d in rendered}, reader_names(text, chart.name)
         found: list[Document] = []
         for path, values in chart.variants:
             try:
@@ -409,21 +367,12 @@ class _Charts:
             shown_values = os.path.relpath(path) if not os.path.isabs(name) else path
             for d in docs:
                 data = helm_chart.settled(d.data) if d.data is not None else None
-                if not isinstance(data, dict) or _identity(data) in seen:
+                if not isinstance(data, dict) or rendered_identity(data) in seen:
                     continue
-                seen.add(_identity(data))
+                seen.add(rendered_identity(data))
                 index = len(rendered) + len(found)
-                found.append(_RenderedDocument(data, index, line, {}, chart=printable(f"{label} -f {shown_values}", 4096)))
+                found.append(_RenderedDocument(data, index, line, {}, printable(f"{label} -f {shown_values}", 4096), names))
         return found
-
-
-def _identity(data: Any) -> tuple[str, ...]:
-    """apiVersion, kind and metadata.name of a rendered object (reprs: a rendered field may be of any type)."""
-    if not isinstance(data, dict):
-        return ("", "", "")
-    meta = data.get("metadata")
-    name = meta.get("name") if isinstance(meta, dict) else None
-    return (repr(data.get("apiVersion")), repr(data.get("kind")), repr(name))
 
 
 # A Go template action as Helm charts write them: `{{ .Values.x }}`, `{{- if ... }}`, `{{ include ... }}`,
@@ -595,6 +544,6 @@ def _objects(doc: Document, file: str, counts: ReadCounts, chart: str = "", salv
 
 
 __all__ = [
-    *("ManifestObject", "ManifestReadError", "ManifestSet", "ReadCounts", "SalvageRead", "TemplateRead"),
+    *("ManifestObject", "ManifestSet", "ReadCounts", "SalvageRead", "TemplateRead"),
     *("UNREADABLE_KINDS", "Unreadable", "STDIN", "manifest_paths", "pulumi_type", "read_manifests"),
 ]

@@ -7,11 +7,13 @@ nindent 12 }}` with `resources: {}` there, `image: "{{ .Values.image.repository 
 (policies/reading/value_trace.py), the judged field of the rendered object (the container the message names, or the
 pod spec) is found in the rendered text, and when the values path that produced it is a key the chart's values.yaml
 holds, the finding is reported at that key's line, once, its message naming the template ("(rendered by
-templates/x.yaml)"). A field the template writes itself (`timeoutSeconds: 1` in the template), a values path the
-file does not hold (a `default` filling in an unset key), an object rendered with another values file (``-f``) or
-by a release (helmfile, Argo CD, Flux, Terraform), or a field two values paths produce with none preferred keep the
-template's location. An absent field counts when a with/if-less ``with`` or ``range`` over a values key of that name
-rendered nothing where it would stand (`{{- with .Values.tolerations }}` over `tolerations: []`).
+templates/x.yaml)"); an object only another values file of the chart renders (``-f values-gpu.yaml``,
+policies/manifests.py) moves to that file's key where it holds one, else to values.yaml's. A field the template
+writes itself (`timeoutSeconds: 1` in the template), a values path no values file holds (a `default` filling in an
+unset key), an object a release renders (helmfile, Argo CD, Flux, Terraform: not yet traced), or a field several
+values paths produce with none preferred keep the template's location. An absent field counts when an ``if``,
+``with`` or ``range`` on a values key of that name rendered nothing where it would stand (`{{- if .Values.tolerations
+}}` over `tolerations: {}`).
 
 Only the templates holding such findings are rendered again, so a check without them costs nothing more.
 """
@@ -35,54 +37,66 @@ _CONTAINER = re.compile(r"^(?:init )?container ([^\s:(]+)")
 
 
 def relocate(pairs: Sequence[tuple[dict, Any]], charts: dict[str, Any]) -> None:
-    """Moves each report row (with the ManifestObject it is on) whose finding judges a field a chart's values.yaml
+    """Moves each report row (with the ManifestObject it is on) whose finding judges a field a chart's values file
     gives to that key's line (in place). ``charts``: the charts of the run by folder (policies/manifests.py)."""
     wanted = [(row, o) for row, o in pairs if o is not None and o.chart and row["catalog"] in JUDGED]
     if not wanted:
         return
-    by_file: dict[str, list[tuple[dict, Any]]] = {}
+    groups: dict[tuple[str, str], list[tuple[dict, Any]]] = {}
     for row, o in wanted:
-        by_file.setdefault(o.file, []).append((row, o))
-    values_lines: dict[str, Any] = {}
-    for file, rows in by_file.items():
-        chart = _chart_of(file, rows[0][1].chart, charts)
-        if chart is None or not chart.values_file:
+        groups.setdefault((o.file, o.chart), []).append((row, o))
+    composed: dict[str, Any] = {}
+    for (file, label), rows in groups.items():
+        found = _chart_of(file, label, charts)
+        if found is None:
             continue
-        rendered = _traced(file, chart)
+        chart, variant, values = found
+        rendered = _traced(file, chart, values)
         if rendered is None:
             continue
         text, trace, docs = rendered
-        if chart.values_file not in values_lines:
-            values_lines[chart.values_file] = _compose_file(chart.values_file)
-        values_root = values_lines[chart.values_file]
-        if values_root is None:
-            continue
-        shown_values = chart.values_file if os.path.isabs(file) else os.path.relpath(chart.values_file)
+        # Where a value is written: the -f file the object was rendered with, over the chart's values.yaml.
+        sources = [p for p in (variant, chart.values_file) if p]
+        for p in sources:
+            if p not in composed:
+                composed[p] = _compose_file(p)
         template = os.path.relpath(os.path.abspath(file), chart.root)
         for row, o in rows:
             path = _values_path(row, o, text, trace, docs)
-            line = _line_of(values_root, path) if path else None
-            if line is None:
+            if not path:
                 continue
-            row.update(file=shown_values, line=line, document=0, location=shown_values)
+            at = next(((p, line) for p in sources if (line := _line_of(composed[p], path)) is not None), None)
+            if at is None:
+                continue
+            shown = at[0] if os.path.isabs(file) else os.path.relpath(at[0])
+            row.update(file=shown, line=at[1], document=0, location=shown)
             row["message"] = f"{row['message']} (rendered by {template})"
 
 
-def _chart_of(file: str, label: str, charts: dict[str, Any]) -> Optional[Any]:
-    """The chart whose templates/ holds ``file`` and rendered the object with its own defaults (``label`` is the
-    chart's, not ``CHART -f VALUES``: another values file's render is left at the template)."""
+def _chart_of(file: str, label: str, charts: dict[str, Any]) -> Optional[tuple[Any, str, Optional[dict]]]:
+    """The chart whose templates/ holds ``file`` and whose render the object is of (``label``: the chart's, or
+    ``CHART -f VALUES`` for one of its other values files, policies/manifests.py), with that file and its merged
+    values ("" and None for the chart's defaults). A release's render (helmfile, Argo CD, Terraform) is none."""
     here = os.path.abspath(file)
     for root, chart in charts.items():
-        if here.startswith(os.path.join(root, "templates") + os.sep) and label in (root, os.path.relpath(root)):
-            return chart
+        if not here.startswith(os.path.join(root, "templates") + os.sep):
+            continue
+        names = (root, os.path.relpath(root))
+        if label in names:
+            return chart, "", None
+        for path, values in chart.variants:
+            if any(label == f"{n} -f {v}" for n in names for v in (path, os.path.relpath(path))):
+                return chart, path, values
     return None
 
 
-def _traced(file: str, chart: Any) -> Optional[tuple[str, Any, list[Any]]]:
+def _traced(file: str, chart: Any, values: Optional[dict]) -> Optional[tuple[str, Any, list[Any]]]:
     from policies.reading import helm_chart
 
     try:
-        text, trace = helm_chart.render_traced(file, read_bounded(file, MANIFESTS), chart)
+        traces: list[Any] = []
+        text = helm_chart.render(file, read_bounded(file, MANIFESTS), chart, values, trace=traces)
+        trace = traces[0]
         try:
             docs = [d for d in yaml.compose_all(text, Loader=yaml.SafeLoader) if d is not None]
         except yaml.YAMLError:  # as policies/manifests.py reads it: unknown label blocks repaired, lines kept
@@ -97,6 +111,7 @@ def _traced(file: str, chart: Any) -> Optional[tuple[str, Any, list[Any]]]:
 
 
 def _compose_file(path: str) -> Optional[Any]:
+    """A values file's YAML node tree (lines of its keys), None when it cannot be read."""
     try:
         return yaml.compose(read_bounded(path, MANIFESTS), Loader=yaml.SafeLoader)
     except (LoadError, yaml.YAMLError, RecursionError):
@@ -173,14 +188,19 @@ def _container(pod: Any, message: str) -> Optional[Any]:
 
 def _values_path(row: dict, o: Any, text: str, trace: Any, docs: list[Any]) -> Optional[tuple]:
     doc = _document(o, docs)
-    pod = _pod_spec(doc) if doc is not None else None
-    if pod is None:
+    if doc is None:
         return None
+    pod = _pod_spec(doc)
     message = row["message"]
     for judged in JUDGED[row["catalog"]]:
         if judged.hint and not re.search(judged.hint, message):
             continue
-        parent = _container(pod, message) if judged.scope == "container" else pod
+        if judged.scope == "object":
+            parent = _get(doc, "spec")
+        elif pod is None:
+            continue
+        else:
+            parent = _container(pod, message) if judged.scope == "container" else pod
         if parent is None:
             continue
         path = _field_path(judged, parent, text, trace, message)
@@ -201,7 +221,11 @@ def _field_path(judged: Judged, parent: Any, text: str, trace: Any, message: str
         start, end = _at(parent.start_mark, text), _at(parent.end_mark, text)
         while end < len(text) and text[end] in " \t\r\n":
             end += 1
-        named = {s.path for s in trace.spans if s.block and start <= s.start <= end and s.path[-1:] == (judged.key,)}
+        named = {
+            s.path
+            for s in trace.spans
+            if s.block and s.start == s.end and start <= s.start <= end and s.path[-1:] == (judged.key,)
+        }
         return named.pop() if len(named) == 1 else None
     regions = _named_items(value, message) or [value]
     actions = [s for s in trace.spans if not s.block and s.end > s.start]

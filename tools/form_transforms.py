@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from policies.manifests import SUFFIXES, TEMPLATE_SUFFIXES
+from policies.input.run_files import SUFFIXES, TEMPLATE_SUFFIXES
 
 # Cluster-scoped kinds (kubectl api-resources --namespaced=false, and the CRDs the corpora use): they take no namespace.
 CLUSTER_KINDS = frozenset(

@@ -73,7 +73,7 @@ def units(path: Path) -> list[Path]:
 
 
 def check_suffixes() -> tuple[str, ...]:
-    from policies.manifests import SUFFIXES
+    from policies.input.run_files import SUFFIXES
 
     return SUFFIXES
 

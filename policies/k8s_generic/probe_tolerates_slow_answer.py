@@ -21,6 +21,19 @@ server under load answers its health endpoint late now and then (the event loop 
   multi-node vLLM runtime, from kserve v0.15.0 config/runtimes/kserve-huggingfaceserver-multinode.yaml: failureThreshold
   2, periodSeconds 5, with a Ray head whose restart drops the whole multi-node model).
 
+* an HTTP liveness or readiness probe left at the default ``timeoutSeconds`` of 1 s (or set to 1) with the default
+  three failures or fewer, on a GPU container whose engine answers its health endpoint from the API server that also
+  serves the requests (the engine table's ``health_sees_engine``: vLLM's GET /health awaits the engine client on the
+  API server's event loop): a saturated server answers later than 1 s for as long as the load lasts, so liveness
+  restarts it and readiness takes it out of its Services under exactly the load it was serving. Seen on vLLM:
+  scaleapi/llm-engine PR #255 ("vLLM docker sometimes can't respond within 1s during high load", timeout raised to
+  5 s), llm-d/llm-d-benchmark PR #1734 ("a saturated vLLM only had to miss three 1s /health checks (~15s) to be
+  marked NotReady", raised to 15 s). Spent sets 123 sarvamai/uidai-deployment yamls/llama-guard/deployment.yaml, 124
+  Lintasarta/vllm-helm templates/deployment.yaml, 125 souhailsegni/Deepseek_R1_VLLM-EKS deepseek-r1 chart (labelled
+  G49). Silent for a timeoutSeconds of 2 or more, a value the file does not fix (a chart value left unknown), more
+  than three failures, a readiness probe every 1-4 s (as above), tcpSocket and exec probes (others' rows), startup
+  probes (S16) and engines no such row names.
+
 Advice: how slow the answers get depends on the load. Judged on pods that run a model server or hold an
 accelerator; startup probes are S16's.
 """
@@ -35,7 +48,7 @@ from policies.dynamo_defaults import operator_probes
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, as_quantity, container_label, containers, get, pod_specs
 from policies.reading.accelerators import ACCELERATOR_RESOURCES
-from policies.reading.serving import model_servers
+from policies.reading.serving import engine_row, model_servers
 
 _PROBES = (
     ("livenessProbe", "restarts the container and reloads the model"),
@@ -103,9 +116,58 @@ def _findings(label: str, container: Mapping, server: bool) -> list[str]:
     return messages
 
 
+def _names_device(container: Mapping) -> bool:
+    """True when the container's resources name an accelerator with a count that is not zero: a count a chart or a
+    rendering variable fills in (``nvidia.com/gpu: ${gpuLimit}``) still says the server runs on one."""
+    for section in ("limits", "requests"):
+        for name in ACCELERATOR_RESOURCES:
+            value = get(container, "resources", section, name)
+            if value is not None and (as_quantity(value) is None or (as_quantity(value) or 0) > 0):
+                return True
+    return False
+
+
+def _short_timeout(probe: Mapping) -> bool:
+    """An httpGet probe whose timeoutSeconds is unset (1 s) or 1 and that acts after three failures or fewer (a value
+    the file leaves unknown, such as a chart value the defaults do not give, is not judged)."""
+    timeout, failures = probe.get("timeoutSeconds", 1), probe.get("failureThreshold", 3)
+    return bool(probe.get("httpGet")) and timeout in (1, "1") and isinstance(failures, int) and failures <= 3
+
+
+def _loaded_health(resource: Resource) -> list[str]:
+    """G49's advice on a GPU server of an engine whose health endpoint its API server answers (``health_sees_engine``)
+    probed over HTTP with the default 1 s timeout (module docstring)."""
+    messages: list[str] = []
+    defaults = operator_probes()
+    for server in model_servers(resource):
+        row = engine_row(server.engine)
+        if row is None or not row.health_sees_engine or not _names_device(server.container):
+            continue
+        short = [
+            field
+            for field, _ in _PROBES
+            if (probe := as_dict(server.container.get(field)))
+            and probe not in defaults
+            and _short_timeout(probe)
+            and _out_for_long(field, probe)
+            and as_int(probe.get("failureThreshold")) != 1  # failureThreshold 1: said by _findings
+        ]
+        if short:
+            what = " and ".join(short)
+            messages.append(
+                f"{server.label}: {what} on HTTP with timeoutSeconds "
+                f"{'unset (1s)' if all('timeoutSeconds' not in as_dict(server.container.get(f)) for f in short) else '1s'}: "
+                f"{row.display} answers its health endpoint from the API server that serves the requests, and under load "
+                f"it answers later than 1s for as long as the load lasts: "
+                + " and ".join(f"the {f} {dict(_PROBES)[f]}" for f in short)
+                + " under the load it was serving; set timeoutSeconds to 5 or more"
+            )
+    return messages
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     servers = {id(s.container) for s in model_servers(resource)}
-    messages: list[str] = []
+    messages: list[str] = [unproven(m) for m in _loaded_health(resource)]
     for path, podspec in pod_specs(resource):
         pod = containers(podspec)
         judged = {id(c) for c in pod if id(c) in servers or _holds_device(c)}
@@ -119,15 +181,17 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="probe-tolerates-slow-answer",
     description=(
-        "A GPU model server's liveness and readiness probes allow more than one failure, and an exec probe that starts "
-        "Python has more than the default 1 s to answer (advice)."
+        "A GPU model server's liveness and readiness probes allow more than one failure, an exec probe that starts "
+        "Python has more than the default 1 s to answer, and an HTTP probe of a server whose API server answers its "
+        "health endpoint (vLLM) has more than 1 s (advice)."
     ),
     catalog="G49",
     severity="medium",
     enforcement="advisory",
     remediation_steps=(
         "Leave failureThreshold at 3 or more on liveness and readiness probes of model servers, and give exec probes "
-        "that run python or ray a timeoutSeconds of 10 or more (or probe the server's HTTP health endpoint instead)."
+        "that run python or ray a timeoutSeconds of 10 or more (or probe the server's HTTP health endpoint instead); "
+        "give HTTP liveness and readiness probes of a vLLM server a timeoutSeconds of 5 or more."
     ),
     config_schema={},
     resource_types=WORKLOAD_TYPES,

@@ -13,6 +13,13 @@ each start as well. A pod that runs to completion (a Job: a model download, a fi
 each retry, bare names included (serving-code-pinned reads bare names only in pods that serve, session 24 review F7).
 Spent sets 53 (danielpenchev98/vllm-k8s model-download Job, felipemoz/vllm-on-azure gateway init container) and 54
 (questcollector/llmops-manifests gradio Pod).
+
+The system's package manager too (session 57, brief chartgaps57): ``apk add``, ``apt-get install`` / ``apt install``,
+``yum``/``dnf``/``microdnf install`` in a serving pod's container or init container installs from the distribution's
+mirror at every start, unpinned unless it names versions (spent set 126 j0sh3rs/home-ops@6a9419ec
+kubernetes/apps/ai/llama-swap/app/helmrelease.yaml: the model-fetch init container of a llama-swap pod runs
+``apk add --no-cache aria2`` before it downloads the GGUFs; labelled S31 by both labellers). Silent for ``apk update``
+or ``apt-get update`` alone (nothing installed), and for pods that serve no model.
 """
 
 from __future__ import annotations
@@ -40,6 +47,32 @@ def _piped(resource: Resource) -> list[str]:
     return found
 
 
+# A system package manager's install command: the packages are the words after it up to the next shell operator.
+_OS_INSTALL = re.compile(
+    r"(?:^|[\s;&|(`])(?:\S*/)?(apk\s+add|apt-get\s+(?:-\S+\s+)*install|apt\s+(?:-\S+\s+)*install"
+    r"|(?:yum|dnf|microdnf)\s+(?:-\S+\s+)*install)\b([^;&|\n)`]*)"
+)
+
+
+def _os_packages(resource: Resource) -> list[str]:
+    """A serving pod's container (an init container too) that installs system packages at every start."""
+    from policies.models.serving_code_pinned import serving_containers, serving_script
+
+    found = []
+    for path, _podspec, container in serving_containers(resource):
+        for tool, rest in _OS_INSTALL.findall(serving_script(container)):
+            names = [w for w in rest.split() if not w.startswith("-") and not w.startswith("$")]
+            if not names:
+                continue
+            found.append(
+                f"{container_label(path, container)}: {' '.join(tool.split()[:1])} installs {', '.join(names[:6])} "
+                f"from the distribution's mirror at every start: each cold start waits on the mirror and fails when "
+                f"it is unreachable, and a package without a version takes whatever the mirror holds then; install "
+                f"them in the image"
+            )
+    return found
+
+
 def _bare(requirement: str) -> bool:
     return not pinned(requirement) and not re.search(r"[<>=!~]", requirement)
 
@@ -57,24 +90,29 @@ def _check(resource: Resource, config: dict) -> list[str]:
             by_place.setdefault(install.where, []).append(install.requirement)
             if install.completes:
                 runs.add(install.where)
-    return [
-        f"{where}: installs {', '.join(reqs)} at every "
-        + (
-            "run (each retry too): each run waits for the downloads and fails when the package index is unreachable"
-            if where in runs
-            else "start: each cold start waits for the downloads and fails when the package index is unreachable"
-        )
-        + ("; a range still takes the newest release inside it" if any(_ranged(r) for r in reqs) else "")
-        + ("; an unpinned name takes whatever the index holds at that run" if any(_bare(r) for r in reqs) else "")
-        + "; bake them into the image"
-        for where, reqs in by_place.items()
-    ] + _piped(resource)
+    return (
+        [
+            f"{where}: installs {', '.join(reqs)} at every "
+            + (
+                "run (each retry too): each run waits for the downloads and fails when the package index is unreachable"
+                if where in runs
+                else "start: each cold start waits for the downloads and fails when the package index is unreachable"
+            )
+            + ("; a range still takes the newest release inside it" if any(_ranged(r) for r in reqs) else "")
+            + ("; an unpinned name takes whatever the index holds at that run" if any(_bare(r) for r in reqs) else "")
+            + "; bake them into the image"
+            for where, reqs in by_place.items()
+        ]
+        + _piped(resource)
+        + _os_packages(resource)
+    )
 
 
 POLICY = Policy(
     name="serving-start-installs",
     description="Serving pods do not install packages (even pinned ones) at every start: pip/uv/conda in the command "
-    "line or a Ray runtime_env pip list, or a downloaded script piped into a shell (curl URL | sh).",
+    "line or a Ray runtime_env pip list, the system's package manager (apk add, apt-get install), or a downloaded "
+    "script piped into a shell (curl URL | sh).",
     catalog="S31",
     severity="low",
     enforcement="advisory",

@@ -42,7 +42,6 @@ from components.loading import MANIFESTS, Document, LoadError, load_yaml
 from policies.reading.run_bounds import within_run
 
 _FOLDER_SOURCES = frozenset({"GitRepository", "Bucket"})
-_CHART_FILES = frozenset({"Chart.yaml", "Chart.yml"})
 _RELEASES = 32  # releases rendered per run: bounded
 _ENTRIES = 16  # values entries read per release
 _MAX_TEXT = 256 * 1024
@@ -112,7 +111,8 @@ def _argo_values(helm: Mapping, root: str) -> Optional[dict]:
     parameters = helm.get("parameters")
     for item in (parameters if isinstance(parameters, list) else [])[:_ENTRIES]:
         if isinstance(item, Mapping) and isinstance(item.get("name"), str) and "value" in item:
-            set_value(values, item["name"], str(item["value"]) if item.get("forceString") else item["value"])
+            # --set, or --set-string with forceString (argo-cd util/helm/cmd.go:445-448@v3.5.1)
+            set_value(values, item["name"], item["value"], string=item.get("forceString") is True)
     return values
 
 
@@ -161,7 +161,7 @@ def _flux_values(props: Mapping, config_maps: Mapping[tuple[Any, str], Mapping])
         if text is None:
             return None
         if isinstance(ref.get("targetPath"), str):
-            set_value(values, ref["targetPath"], text)
+            set_value(values, ref["targetPath"], text, string=True)  # the ConfigMap's text, as read before
             continue
         loaded = _text(text)
         if loaded is None:
@@ -190,7 +190,13 @@ def _flux(props: Mapping, roots: list[str], config_maps: Mapping) -> list[tuple[
 
 
 def _chart_roots(files: list[str]) -> list[str]:
-    return sorted({os.path.abspath(os.path.dirname(f)) for f in files if os.path.basename(f) in _CHART_FILES})
+    """The run's chart folders (policies/reading/chart_folders.py is_chart_folder): a Chart.yaml's folder, or the
+    folder above a template's templates/ with a values file beside it."""
+    from policies.reading.chart_folders import CHART_FILE, TEMPLATES, is_chart_folder
+
+    folders = {os.path.abspath(os.path.dirname(f)) for f in files if os.path.basename(f) == CHART_FILE}
+    folders |= {os.path.dirname(d) for f in files if os.path.basename(d := os.path.dirname(os.path.abspath(f))) == TEMPLATES}
+    return sorted(f for f in folders if is_chart_folder(f))
 
 
 def local_chart_releases(objects: list[Any], files: list[str], objects_of: Callable[..., list[Any]], counts: Any) -> list[Any]:

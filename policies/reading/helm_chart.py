@@ -35,13 +35,13 @@ from typing import Any, Optional
 from components.loading import MANIFESTS, LoadError, load_yaml, load_yaml_documents, read_bounded
 from policies.chart_values import coalesced
 from policies.framework import UNKNOWN
+from policies.reading.chart_folders import CHART_FILE, VALUES_FILE, is_chart_folder, values_variants
+from policies.reading.chart_folders import has_values as _has_values
 from policies.reading.go_format import helm_numbers
 from policies.reading.gotemplate import PLACEHOLDER, CannotRender, HelmObject, Node, Renderer, parse
 from policies.reading.gotemplate import UNKNOWN as GT_UNKNOWN
 from policies.reading.helm_funcs import functions, required_stops
 
-CHART_FILE = "Chart.yaml"
-VALUES_FILE = "values.yaml"
 # The Kubernetes version `.Capabilities.KubeVersion` reports, and the API groups `.Capabilities.APIVersions.Has`
 # answers true for: helm template's defaults know the built-in APIs only (helm v3.16.0 pkg/chartutil/capabilities.go
 # DefaultCapabilities), so a chart's `if .Capabilities.APIVersions.Has "monitoring.coreos.com/v1"` renders false.
@@ -86,50 +86,6 @@ class Chart:
         return name if isinstance(name, str) and name else os.path.basename(self.root)
 
 
-def find_chart(file: str, top: Optional[str]) -> Optional[str]:
-    """The folder of the nearest Chart.yaml above ``file``, searching no higher than ``top`` (None: the file's folder
-    and its parent; a ``templates`` folder: its parent), when ``file`` lies under that chart's ``templates/`` (the only
-    files Helm renders); with no Chart.yaml in that reach, the folder whose ``templates/`` holds ``file`` and that
-    holds a values file of its own (``headless_root``)."""
-    here = os.path.abspath(file)
-    folder = os.path.dirname(here)
-    limit = os.path.abspath(top) if top else os.path.dirname(folder)
-    if os.path.basename(limit) == "templates":  # a chart's templates/ folder checked alone: its chart is just above
-        limit = os.path.dirname(limit)
-    while True:
-        if os.path.isfile(os.path.join(folder, CHART_FILE)):
-            inside = here.startswith(os.path.join(folder, "templates") + os.sep)
-            # A chart folder without Chart.yaml nested in another chart's folder (a file:// dependency kept beside the
-            # parent: castai/helm-charts@daa46281 charts/castai-hosted-model/child-charts/vllm) is its own chart.
-            return folder if inside else headless_root(here, folder)
-        if folder == limit or os.path.dirname(folder) == folder or not folder.startswith(limit):
-            return headless_root(here, limit)
-        folder = os.path.dirname(folder)
-
-
-def headless_root(file: str, limit: str) -> Optional[str]:
-    """The chart folder of a template whose chart has no Chart.yaml in reach: the nearest folder, no higher than
-    ``limit``, that holds the ``templates/`` folder ``file`` lies in and a ``values.yaml`` (or only a values file of
-    ``values_variants``' names: obike007/llama-kuberay@4fef9558 helm/llama-server/values-kuberay.yaml). Helm itself
-    needs a Chart.yaml, so this is a chart's partial copy (a pull request touching its templates and values, a
-    repository that keeps Chart.yaml elsewhere: spent set 115 rockofox/helm-llama-cpp@e7f8543a charts/llama-server,
-    set 117 coolshiva123/wrcbot@32775506 helmchart/ollama); it is read as that chart, named for its folder, version
-    unknown."""
-    folder = os.path.dirname(file)
-    while folder.startswith(limit) and os.path.dirname(folder) != folder:
-        parent = os.path.dirname(folder)
-        if os.path.basename(folder) == "templates" and parent.startswith(limit) and _has_values(parent):
-            return parent
-        if folder == limit:
-            return None
-        folder = parent
-    return None
-
-
-def _has_values(root: str) -> bool:
-    return os.path.isfile(os.path.join(root, VALUES_FILE)) or bool(values_variants(root))
-
-
 def _mapping(path: str) -> dict:
     data = load_yaml(path, MANIFESTS, text=read_bounded(path, MANIFESTS))
     if data is None:
@@ -142,13 +98,16 @@ def _mapping(path: str) -> dict:
 _HEADLESS_META = {"version": GT_UNKNOWN, "appVersion": GT_UNKNOWN}
 
 
-def load_chart(root: str) -> Chart:
-    """The chart at ``root``; a Chart.yaml or values.yaml that cannot be read is recorded in ``problem``."""
+def load_chart(root: str, top: Optional[str] = None) -> Chart:
+    """The chart at ``root``; a Chart.yaml or values.yaml that cannot be read is recorded in ``problem``. With ``top``
+    (the folder checked), a chart with no values file of its own takes one kept above it (``outside_values``)."""
     try:
         chart_file = os.path.join(root, CHART_FILE)
         # No Chart.yaml (headless_root): the folder's name, and a version and appVersion the files do not give.
         meta = _mapping(chart_file) if os.path.isfile(chart_file) else dict(_HEADLESS_META, name=os.path.basename(root))
         values_path = os.path.join(root, VALUES_FILE)
+        if not _has_values(root) and top is not None:
+            values_path = outside_values(root, top) or values_path
         has_values = os.path.isfile(values_path)
         values = _mapping(values_path) if has_values else {}
     except LoadError as exc:
@@ -172,23 +131,41 @@ def load_chart(root: str) -> Chart:
     return chart
 
 
+_VALUES_KEY = re.compile(r"\$?\.Values\.([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def outside_values(root: str, top: str) -> Optional[str]:
+    """The values file a chart with none of its own is installed with when the repository keeps it above the chart:
+    the nearest ``values.yaml`` in a folder between the chart's parent and ``top`` that is no chart's own (no
+    Chart.yaml or templates/ folder beside it), holding at least half of the top-level ``.Values`` keys the chart's
+    templates read (and one at least). Spent set 124 louis030195/text-generation-inference-helm@f4f30d8e: the chart
+    charts/text-generation-inference ships no values.yaml, and the repository's root values.yaml gives its
+    ``models`` list, ``image`` and ``ingress``, as ``helm install -f values.yaml`` would. None when nothing fits."""
+    wanted: set[str] = set()
+    for path in _template_files(root):
+        try:
+            wanted.update(_VALUES_KEY.findall(read_bounded(path, MANIFESTS)))
+        except LoadError:
+            continue
+    folder, limit = os.path.dirname(os.path.abspath(root)), os.path.abspath(top)
+    while wanted and (folder == limit or folder.startswith(limit.rstrip(os.sep) + os.sep)):
+        path = os.path.join(folder, VALUES_FILE)
+        if os.path.isfile(path):
+            if is_chart_folder(folder):  # (a values.yaml beside templates/ is a chart's: chart_folders.py)
+                return None  # another chart's own values
+            try:
+                keys = set(_mapping(path))
+            except LoadError:
+                return None
+            common = len(wanted & keys)
+            return path if common and 2 * common >= len(wanted) else None
+        if folder == limit:
+            return None
+        folder = os.path.dirname(folder)
+    return None
+
+
 # Another values file of the chart's folder: values-<name>, values.<name>, <name>-values or <name>.values (.yaml/.yml).
-_VARIANT = re.compile(r"^(values[-_.].+|.+[-_.]values)\.ya?ml$")
-MAX_VARIANTS = 4
-
-
-def values_variants(root: str) -> list[str]:
-    """The chart's other values files beside Chart.yaml (sorted, at most MAX_VARIANTS): what a repository commits to
-    pass with `helm install -f` (obike007/llama-kuberay@4fef9558 helm/llama-server/values-kuberay.yaml turns on the
-    ray.enabled templates its values.yaml leaves off)."""
-    try:
-        names = sorted(os.listdir(root))
-    except OSError:
-        return []
-    found = [os.path.join(root, n) for n in names if n != VALUES_FILE and _VARIANT.match(n)]
-    return [p for p in found if os.path.isfile(p) and not os.path.islink(p)][:MAX_VARIANTS]
-
-
 # Bounds on the files searched for defines: a chart and its vendored subcharts, not a whole repository.
 MAX_DEFINE_FILES = 400
 _DEFINE_SUFFIXES = (".tpl", ".yaml", ".yml")
@@ -248,11 +225,13 @@ def render(
     values: Optional[dict] = None,
     release: Optional[tuple[str, Any]] = None,
     missing: Optional[set] = None,
+    trace: Optional[list] = None,
 ) -> str:
     """The template's text rendered with the chart's defaults, or with ``values`` (one of its ``variants``, or a
     release's: ``release`` its name and namespace, else the chart's name and an unknown namespace) (CannotRender when
     it cannot be). ``missing``, when given, receives the helpers the template includes that the chart does not define
-    (each rendered as an unknown value: a chart copied without its _helpers.tpl)."""
+    (each rendered as an unknown value: a chart copied without its _helpers.tpl); ``trace``, when given, the Trace of
+    which values path produced each stretch of the text (policies/reading/value_trace.py; nothing is traced without)."""
     if chart.problem:
         raise CannotRender(f"its chart cannot be read ({chart.problem})")
     defines = dict(chart.defines)
@@ -264,29 +243,16 @@ def render(
     # Values are copied so `set`/`merge` in one template change nothing another template sees.
     given = chart.values if values is None else values
     own = Chart(chart.root, chart.meta, copy.deepcopy(given), chart.values_file, chart.defines)
-    out = renderer.render(nodes, _context(own, file, release))
+    context = _context(own, file, release)
+    if trace is not None:
+        from policies.reading.value_trace import Trace
+
+        renderer.trace = Trace.over(context)
+        trace.append(renderer.trace)
+    out = renderer.render(nodes, context)
     if missing is not None:
         missing.update(renderer.missing)
     return out
-
-
-def render_traced(file: str, text: str, chart: Chart) -> tuple[str, Any]:
-    """The template rendered with the chart's defaults, as ``render`` does, and the Trace of which values path produced
-    each stretch of it (policies/reading/value_trace.py; CannotRender as ``render``)."""
-    from policies.reading.value_trace import Trace
-
-    if chart.problem:
-        raise CannotRender(f"its chart cannot be read ({chart.problem})")
-    defines = dict(chart.defines)
-    nodes = parse(text, defines)
-    table = functions()
-    if not chart.values_file:
-        table["required"] = required_stops
-    renderer = Renderer(table, defines)
-    own = Chart(chart.root, chart.meta, copy.deepcopy(chart.values), chart.values_file, chart.defines)
-    context = _context(own, file)
-    renderer.trace = Trace.over(context)
-    return renderer.render(nodes, context), renderer.trace
 
 
 def missing_note(missing: set[str]) -> str:

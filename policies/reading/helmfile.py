@@ -156,9 +156,10 @@ def _values(release: Mapping, folder: str) -> list[tuple[dict, str, list[str]]]:
             values = merged_values(values, data) if isinstance(data, Mapping) else values
         for key in ("set", "setString"):
             for item in _list(release.get(key)):
-                if isinstance(item, Mapping) and isinstance(item.get("name"), str) and "value" in item:
-                    value = str(item["value"]) if key == "setString" else item["value"]
-                    set_value(values, item["name"], value)
+                if isinstance(item, Mapping) and isinstance(item.get("name"), str) and item.get("value") not in (None, ""):
+                    # --set, or --set-string for setString (pkg/state/state.go:5186-5233 setFlags/setStringFlags@v1.7.4;
+                    # an empty value passes no flag): helm types the one, keeps the other text
+                    set_value(values, item["name"], item["value"], string=key == "setString")
         only = files[0] if len(files) == 1 and len(run) == 1 and not release.get("set") else ""
         out.append((values, only, files))
     return out
@@ -220,16 +221,17 @@ def _local_chart(chart: str, folder: str) -> Optional[str]:
     chart folder of the run, None for a published chart (``repo/name``, ``oci://``)."""
     if "://" in chart:
         return None
+    from policies.reading.chart_folders import has_chart_file, is_chart_folder
+
     root = os.path.normpath(os.path.join(folder, chart))
     if not within_run(root):
         return ""  # a chart folder outside what the run checks (policies/reading/run_bounds.py): not the run's
-    has = os.path.isfile(os.path.join(root, "Chart.yaml")) or os.path.isdir(os.path.join(root, "templates"))
     # ``charts/vllm`` is a repo/name to helmfile (pkg/state/util.go:18-33 isLocalChart@v1.7.4), which hands it to helm
     # as written; helm installs a path that exists before it looks for a repository (helm v3.16.4
     # pkg/action/install.go:748-759 LocateChart): the run's chart folder of that name is the chart (review56a).
-    if not chart.startswith((".", "/")) and chart.count("/") == 1 and not os.path.isfile(os.path.join(root, "Chart.yaml")):
+    if not chart.startswith((".", "/")) and chart.count("/") == 1 and not has_chart_file(root):
         return None
-    return root if has else ""
+    return root if is_chart_folder(root) else ""
 
 
 def _release_object(release: Mapping, name: str, values: dict, how: str) -> dict:

@@ -44,6 +44,7 @@ from policies.reading.terraform_scope import (
     MAX_PARSED,
     Scope,
     as_text,
+    creates_none,
     folder_scope,
     module_calls,
     resolve,
@@ -266,7 +267,10 @@ def _release(name: str, body: dict, scope: Scope, kind: str = "helm_release") ->
         blocks = body.get(key)
         for block in blocks if isinstance(blocks, list) else [blocks] if isinstance(blocks, dict) else []:
             if isinstance(block, dict) and isinstance(block.get("name"), str) and "value" in block:
-                set_value(values, block["name"], _value(block["value"], scope))
+                # type "string" is --set-string, "auto" (the default) --set (terraform-provider-helm v3.1.2
+                # helm/resource_helm_release.go:1547-1557 getValue): "true" a boolean only for the second
+                string = _value(block.get("type"), scope) == "string"
+                set_value(values, block["name"], _value(block["value"], scope), string=string)
     spec: dict = {"chart": chart.rsplit("/", 1)[-1]}
     packaged = _PACKAGE_URL.search(chart) if "://" in chart and not chart.startswith("oci://") else None
     if packaged is not None:
@@ -398,8 +402,8 @@ def terraform_objects(file: str, text: str, calls: Optional[Mapping[str, tuple]]
             if rtype not in ("kubectl_manifest", "kubernetes_manifest", "helm_release", *KINDS) or not isinstance(named, dict):
                 continue
             for name, body in named.items():
-                if not isinstance(body, dict):
-                    continue
+                if not isinstance(body, dict) or creates_none(body, scope.names):
+                    continue  # count = 0, for_each = {}: no object (review57)
                 line, source = blocks.get((rtype, name), (1, ""))
                 read: tuple[str, ...]
                 label = f"Terraform {rtype}.{name}"
@@ -417,7 +421,12 @@ def terraform_objects(file: str, text: str, calls: Optional[Mapping[str, tuple]]
                 out.extend(TerraformObject(d, line if at == file else 1, label, at, read) for d in docs if isinstance(d, dict))
     for group in tree.get("module") or []:
         for name, body in group.items() if isinstance(group, dict) else ():
-            if isinstance(body, dict) and isinstance(body.get("chart"), str) and any(body.get(k) for k in _REPOSITORY):
+            if (
+                isinstance(body, dict)
+                and isinstance(body.get("chart"), str)
+                and any(body.get(k) for k in _REPOSITORY)
+                and not creates_none(body, scope.names)
+            ):
                 release = _release(name, body, scope, "module")
                 line = blocks.get(("module", name), (1, ""))[0]
                 at = values_file(body, scope) or file

@@ -107,6 +107,31 @@ def resolve(expression: str, names: Mapping[str, Any], depth: int = 0) -> Any:
     return then if then is not None and type(then) is type(other) and then == other else None
 
 
+def creates_none(body: Mapping, names: Mapping[str, Any]) -> bool:
+    """True for a resource block that makes no instance (Terraform's language/meta-arguments/count and for_each):
+    ``count = 0``, a conditional whose condition is literally ``true``/``false`` (or a local that is) choosing 0, or
+    ``for_each`` an empty map or list. Only what the module fixes: a variable's default may be overridden (-var,
+    TF_VAR_, a .tfvars), so a count that names one is read as a resource that exists."""
+    local = {k: v for k, v in names.items() if k.startswith("local.")}
+    count = body.get("count")
+    if isinstance(count, str) and _whole(count):
+        count = _count(count[2:-1], local)
+    if isinstance(count, (int, float)) and not isinstance(count, bool) and count == 0:
+        return True
+    each = body.get("for_each")
+    return isinstance(each, (dict, list)) and not [k for k in each if not str(k).startswith("__")]
+
+
+def _count(expression: str, local: Mapping[str, Any]) -> Any:
+    parts = _split(expression.strip())
+    if parts is None:
+        return resolve(expression, local)
+    condition = resolve(parts[0], local)
+    if not isinstance(condition, bool):
+        return None
+    return resolve(parts[1] if condition else parts[2], local)
+
+
 def template_file(reference: str, scope: Scope) -> Optional[dict]:
     """The ``data "template_file"`` body an expression such as ``data.template_file.values[0].rendered`` names."""
     match = _TEMPLATE_FILE.match(reference.strip())
@@ -151,11 +176,12 @@ def folder_scope(folder: str, parse: Callable[[str], dict], calls: Optional[Mapp
         stats = tuple((f, s.st_size, s.st_mtime_ns) for f in names for s in [os.stat(os.path.join(folder, f))])
     except OSError:
         stats = ()
-    return _folder_scope(folder, stats, parse, (calls or _EMPTY).get(os.path.abspath(folder), ()))
+    called = (calls or _EMPTY).get(os.path.abspath(folder))
+    return _folder_scope(folder, stats, parse, called or (), called is not None)
 
 
 @functools.lru_cache(maxsize=16)
-def _folder_scope(folder: str, stats: tuple, parse: Callable[[str], dict], inputs: tuple = ()) -> Scope:
+def _folder_scope(folder: str, stats: tuple, parse: Callable[[str], dict], inputs: tuple = (), called: bool = False) -> Scope:
     names: dict[str, Any] = {}
     templates: dict[str, dict] = {}
     files = [f for f, _, _ in stats if f.endswith(".tf")]
@@ -183,7 +209,7 @@ def _folder_scope(folder: str, stats: tuple, parse: Callable[[str], dict], input
             for key, body in (group.get("template_file") or {}).items() if isinstance(group, dict) else ():
                 if isinstance(body, dict):
                     templates[key] = body
-    _definitions(folder, [f for f, _, _ in stats if not f.endswith(".tf")], names, parse)
+    _definitions(folder, [f for f, _, _ in stats if not f.endswith(".tf")], names, parse, called)
     for name, given in inputs:  # the module's callers: known when every call gives the same literal
         values = {names.get(f"var.{name}") if v is _UNSET else v for v in given}
         known = values.pop() if len(values) == 1 else None
@@ -193,10 +219,14 @@ def _folder_scope(folder: str, stats: tuple, parse: Callable[[str], dict], input
     return Scope(folder, MappingProxyType(names), MappingProxyType(templates))
 
 
-def _definitions(folder: str, files: list[str], names: dict[str, Any], parse: Callable[[str], dict]) -> None:
+def _definitions(
+    folder: str, files: list[str], names: dict[str, Any], parse: Callable[[str], dict], called: bool = False
+) -> None:
     """Variables the folder's .tfvars files set, over their defaults (Terraform's language/values/variables "Variable
     Definition Precedence": terraform.tfvars, terraform.tfvars.json, then *.auto.tfvars(.json) in lexical order, are
-    loaded automatically); a variable another .tfvars sets (given with -var-file, maybe not) is unknown."""
+    loaded automatically); a variable another .tfvars sets (given with -var-file, maybe not) is unknown. Only a root
+    module loads .tfvars: in a folder the run's module calls use (``called``), a variable its .tfvars set is unknown
+    (the root run there, or the call's value or default: which, the pack cannot tell; review57)."""
     auto: list[str] = [f for f in ("terraform.tfvars", "terraform.tfvars.json") if f in files]
     auto += sorted(f for f in files if f.endswith((".auto.tfvars", ".auto.tfvars.json")))
     unknown: set[str] = set()
@@ -211,7 +241,7 @@ def _definitions(folder: str, files: list[str], names: dict[str, Any], parse: Ca
         for key, value in values.items():
             if not isinstance(key, str) or key.startswith("__"):
                 continue
-            if name in auto and literal(value) and value is not None:
+            if name in auto and not called and literal(value) and value is not None:
                 names[f"var.{key}"] = value
             else:
                 unknown.add(f"var.{key}")
@@ -219,4 +249,14 @@ def _definitions(folder: str, files: list[str], names: dict[str, Any], parse: Ca
         names.pop(key, None)
 
 
-__all__ = ["MAX_PARSED", "Scope", "as_text", "folder_scope", "literal", "module_calls", "resolve", "template_file"]
+__all__ = [
+    "MAX_PARSED",
+    "Scope",
+    "as_text",
+    "creates_none",
+    "folder_scope",
+    "literal",
+    "module_calls",
+    "resolve",
+    "template_file",
+]

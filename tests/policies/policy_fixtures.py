@@ -8,6 +8,7 @@ messages.
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 from policies.framework import Policy, Resource
 from policies.registry import POLICIES, evaluate
@@ -375,3 +376,33 @@ def config_map(name: str, data: dict, namespace: str | None = None) -> dict:
     """A v1 ConfigMap manifest holding ``data``."""
     metadata = {"name": name} if namespace is None else {"name": name, "namespace": namespace}
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata, "data": data}
+
+
+CHART_YAML = "apiVersion: v2\nname: {name}\nversion: 0.1.0\n"
+
+
+def chart_folder(
+    root: Path,
+    templates: dict[str, str],
+    values: str | None = None,
+    chart: str | None = CHART_YAML,
+    files: dict[str, str] | None = None,
+) -> Path:
+    """A chart folder at ``root`` (made with its parents) for the tests of the chart readers: ``templates`` (name ->
+    text, under templates/), its ``values.yaml`` when ``values`` is given, its ``Chart.yaml`` (``{name}`` the folder's
+    name; None for a chart copied without one) and ``files`` beside them (name -> text: values-<name>.yaml, Chart.yml)."""
+    (root / "templates").mkdir(parents=True, exist_ok=True)
+    if chart is not None:
+        (root / "Chart.yaml").write_text(chart.replace("{name}", root.name))
+    if values is not None:
+        (root / "values.yaml").write_text(values)
+    write_tree(root, {**(files or {}), **{f"templates/{k}": v for k, v in templates.items()}})
+    return root
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    """``files`` (a path under ``root`` -> its text) written with their folders: a checkout of several charts."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from policies.manifests import read_manifests
 from tests.conftest import check_in_process
+from tests.policies.policy_fixtures import chart_folder
 
 CHART_YAML = "apiVersion: v2\nname: ollama-agent\nversion: 0.1.0\nappVersion: '1.0'\n"
 VALUES = "image:\n  repository: ollama-agent\n  tag: ''\nollamaUrl: http://ollama:11434/api/chat\nmodel: gemma3:4b\n"
@@ -72,13 +73,8 @@ spec:
 
 
 def _chart(root: Path, folder: str = "helm/ollama-agent") -> Path:
-    chart = root / folder
-    (chart / "templates").mkdir(parents=True)
-    (chart / "Chart.yaml").write_text(CHART_YAML)
-    (chart / "values.yaml").write_text(VALUES)
-    (chart / "values-openshift.yaml").write_text(CLUSTER_VALUES)
-    (chart / "templates" / "deployment.yaml").write_text(DEPLOYMENT)
-    return chart
+    files = {"values-openshift.yaml": CLUSTER_VALUES}
+    return chart_folder(root / folder, {"deployment.yaml": DEPLOYMENT}, VALUES, CHART_YAML, files)
 
 
 def _released(root: Path, file: str) -> list[dict]:

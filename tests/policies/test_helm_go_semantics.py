@@ -14,6 +14,7 @@ from policies.manifests import read_manifests
 from policies.reading.go_format import go_float, helm_numbers
 from policies.reading.gotemplate import CannotRender, Renderer, go_text, parse
 from policies.reading.helm_funcs import functions
+from tests.policies.policy_fixtures import chart_folder
 
 
 def run(template: str, values: dict | None = None) -> str:
@@ -71,13 +72,11 @@ def test_what_helm_fails_or_go_reads_differently_stops_the_render(template, valu
 
 
 def test_a_charts_large_integer_value_renders_as_helm_prints_it(tmp_path: Path):
-    root = tmp_path / "chart"
-    (root / "templates").mkdir(parents=True)
-    (root / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
-    (root / "values.yaml").write_text("maxNumBatchedTokens: 1048576\nreplicas: 2\n")
-    (root / "templates" / "cm.yaml").write_text(
+    config_map = (
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n"
         '  tokens: "{{ .Values.maxNumBatchedTokens }}"\n  replicas: "{{ .Values.replicas }}"\n'
     )
+    values = "maxNumBatchedTokens: 1048576\nreplicas: 2\n"
+    root = chart_folder(tmp_path / "chart", {"cm.yaml": config_map}, values, "apiVersion: v2\nname: c\nversion: 0.1.0\n")
     (obj,) = read_manifests([str(root)]).objects
     assert obj.obj["data"] == {"tokens": "1.048576e+06", "replicas": "2"}

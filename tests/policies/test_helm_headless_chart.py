@@ -16,20 +16,21 @@ the spent sets' and seven public LLM charts' templates found that stopped a rend
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from policies.check import resources_of
 from policies.framework import UNKNOWN
 from policies.manifests import read_manifests
+from policies.reading.chart_folders import find_chart
 from policies.reading.go_format import helm_numbers
 from policies.reading.gotemplate import PLACEHOLDER, CannotRender, Renderer, parse
 from policies.reading.gotemplate import UNKNOWN as UNKNOWN_VALUE
-from policies.reading.helm_chart import find_chart, load_chart
+from policies.reading.helm_chart import load_chart
 from policies.reading.helm_funcs import functions
 from policies.registry import evaluate
 from policies.values_files import values_release
+from tests.policies.policy_fixtures import write_tree
 
 LLAMA_DEPLOYMENT = """apiVersion: apps/v1
 kind: Deployment
@@ -81,15 +82,8 @@ OLLAMA_LOCAL_VALUES = 'replicaCount: 1\nimage: {repository: ollama, tag: "0.1", 
 OLLAMA_PUBLIC_VALUES = "image: {repository: ollama/ollama, tag: 0.5.4}\nollama:\n  models:\n    pull: [llama3.2:3b]\n"
 
 
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return root
-
-
 def test_templates_beside_a_values_file_are_rendered_as_the_folders_chart(tmp_path):
-    repo = _write(
+    repo = write_tree(
         tmp_path,
         {"charts/llama-server/templates/deployment.yaml": LLAMA_DEPLOYMENT, "charts/llama-server/values.yaml": LLAMA_VALUES},
     )
@@ -108,7 +102,7 @@ def test_templates_beside_a_values_file_are_rendered_as_the_folders_chart(tmp_pa
 
 def test_a_values_variant_alone_marks_the_chart_folder(tmp_path):
     # obike007/llama-kuberay@4fef9558 helm/llama-server as set 112 holds it: templates and values-kuberay.yaml only.
-    repo = _write(
+    repo = write_tree(
         tmp_path, {"helm/llama-server/templates/a.yaml": LLAMA_DEPLOYMENT, "helm/llama-server/values-kuberay.yaml": "x: 1\n"}
     )
     root = find_chart(str(repo / "helm/llama-server/templates/a.yaml"), str(repo))
@@ -119,14 +113,14 @@ def test_a_values_variant_alone_marks_the_chart_folder(tmp_path):
 
 
 def test_a_templates_folder_with_no_values_file_is_no_chart(tmp_path):
-    repo = _write(tmp_path, {"deploy/templates/deployment.yaml": LLAMA_DEPLOYMENT, "deploy/README.md": "x\n"})
+    repo = write_tree(tmp_path, {"deploy/templates/deployment.yaml": LLAMA_DEPLOYMENT, "deploy/README.md": "x\n"})
     assert find_chart(str(repo / "deploy/templates/deployment.yaml"), str(repo)) is None
     manifests = read_manifests([str(repo)])
     assert manifests.objects == [] and [u.kind for u in manifests.unreadable] == ["template"]
 
 
 def test_a_chart_yaml_above_still_names_the_chart(tmp_path):
-    repo = _write(
+    repo = write_tree(
         tmp_path,
         {
             "chart/Chart.yaml": "apiVersion: v2\nname: chat\nversion: 0.1.0\n",
@@ -142,7 +136,7 @@ def test_a_chart_yaml_above_still_names_the_chart(tmp_path):
 
 
 def test_a_local_charts_values_file_is_never_a_public_charts(tmp_path):
-    repo = _write(
+    repo = write_tree(
         tmp_path,
         {
             "helmchart/ollama/templates/deployment.yaml": OLLAMA_DEPLOYMENT,
@@ -152,13 +146,13 @@ def test_a_local_charts_values_file_is_never_a_public_charts(tmp_path):
     data = {"replicaCount": 1, "image": {"repository": "ollama", "tag": "0.1"}, "resources": {}}
     assert values_release(str(repo / "helmchart/ollama/values.yaml"), data) is None
     manifests = read_manifests([str(repo)])
-    assert [(o.kind, o.name) for o in manifests.objects] == [("Deployment", "release-name")]
+    assert [(o.kind, o.name) for o in manifests.objects] == [("Deployment", "ollama")]  # as `helm install ollama` names it
     # The same mapping with no templates beside it is read as the public chart's: only the local chart stops that.
     assert values_release(str(tmp_path / "gitops/ollama/values.yaml"), data) is not None
 
 
 def test_a_public_charts_values_file_in_a_gitops_folder_is_read_as_before(tmp_path):
-    repo = _write(
+    repo = write_tree(
         tmp_path,
         {"argocd/helm/ollama/values.yaml": OLLAMA_PUBLIC_VALUES, "argocd/helm/ollama/templates/README.md": "notes\n"},
     )
@@ -231,7 +225,7 @@ def test_and_and_or_stop_at_the_first_argument_that_decides():
 )
 def test_a_public_charts_values_beside_another_tools_templates_folder_is_read_as_before(tmp_path, name, text):
     # Helm reads a values file only through templates that read .Values: a templates/ folder with none is no chart's.
-    repo = _write(tmp_path, {"ollama/values.yaml": OLLAMA_PUBLIC_VALUES, f"ollama/templates/{name}": text})
+    repo = write_tree(tmp_path, {"ollama/values.yaml": OLLAMA_PUBLIC_VALUES, f"ollama/templates/{name}": text})
     data = {"image": {"repository": "ollama/ollama", "tag": "0.5.4"}, "ollama": {"models": {"pull": ["llama3.2:3b"]}}}
     assert values_release(str(repo / "ollama/values.yaml"), data) is not None
 

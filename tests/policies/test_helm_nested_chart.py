@@ -16,8 +16,9 @@ from pathlib import Path
 
 from policies.check import resources_of
 from policies.manifests import read_manifests
-from policies.reading.helm_chart import find_chart
+from policies.reading.chart_folders import find_chart
 from policies.registry import evaluate
+from tests.policies.policy_fixtures import write_tree
 
 PARENT_CHART = """apiVersion: v2
 name: hosted-model
@@ -61,15 +62,8 @@ resources: {}
 """
 
 
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return root
-
-
 def _castai(tmp_path: Path) -> Path:
-    return _write(
+    return write_tree(
         tmp_path,
         {
             "charts/hosted-model/Chart.yaml": PARENT_CHART,
@@ -88,7 +82,7 @@ def test_a_nested_chart_folder_without_chart_yaml_is_its_own_chart(tmp_path):
     assert find_chart(str(repo / "charts/hosted-model/templates/autoscaler.yaml"), str(repo)) == str(repo / "charts/hosted-model")
     manifests = read_manifests([str(repo)])
     assert sorted((o.kind, o.name) for o in manifests.objects) == [
-        ("ConfigMap", "release-name-autoscaler"),
+        ("ConfigMap", "hosted-model-autoscaler"),
         ("Deployment", "vllm"),
     ]
     found = [v for v in evaluate(resources_of(manifests)) if v.policy == "serving-resource-requests"]
@@ -111,13 +105,13 @@ def test_a_nested_templates_folder_with_no_values_file_stays_unread(tmp_path):
     child = repo / "charts/hosted-model/child-charts/vllm"
     assert find_chart(str(child / "templates/deployment.yaml"), str(repo)) is None
     manifests = read_manifests([str(repo)])
-    assert [(o.kind, o.name) for o in manifests.objects] == [("ConfigMap", "release-name-autoscaler")]
+    assert [(o.kind, o.name) for o in manifests.objects] == [("ConfigMap", "hosted-model-autoscaler")]
     assert [u.kind for u in manifests.unreadable if u.file.endswith("deployment.yaml")] == ["template"]
 
 
 def test_a_values_file_of_a_chart_that_renders_nothing_keeps_its_record(tmp_path):
     # Chart.yaml and values.yaml with no template of the run: nothing read them as a chart's, so S27 says so.
-    repo = _write(tmp_path, {"chart/Chart.yaml": PARENT_CHART, "chart/values.yaml": PARENT_VALUES})
+    repo = write_tree(tmp_path, {"chart/Chart.yaml": PARENT_CHART, "chart/values.yaml": PARENT_VALUES})
     manifests = read_manifests([str(repo)])
     assert sorted(Path(u.file).name for u in manifests.unreadable if u.kind == "not-kubernetes") == [
         "Chart.yaml",

@@ -23,6 +23,7 @@ from policies.check import resources_of
 from policies.framework import UNKNOWN
 from policies.manifests import read_manifests
 from policies.registry import evaluate
+from tests.policies.policy_fixtures import write_tree
 
 LLAMA = """apiVersion: apps/v1
 kind: Deployment
@@ -119,25 +120,19 @@ spec:
 CAREFUL_VALUES = LLAMA_VALUES.replace("resources: {}", "resources: {requests: {cpu: '4', memory: 8Gi}, limits: {memory: 8Gi}}")
 
 
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return root
-
-
 def _check(root: Path):
     manifests = read_manifests([str(root)])
     return manifests, evaluate(resources_of(manifests))
 
 
 def test_includes_of_helpers_the_run_lacks_render_unknown_and_the_s27_line_names_them(tmp_path):
-    repo = _write(
+    repo = write_tree(
         tmp_path, {"charts/llama-server/templates/deployment.yaml": LLAMA, "charts/llama-server/values.yaml": LLAMA_VALUES}
     )
     manifests, violations = _check(repo)
     [obj] = manifests.objects
-    assert obj.name == "?"  # the name comes from a helper the run lacks
+    # the name comes from a helper the run lacks: unknown, named as `helm install llama-server` names it
+    assert obj.name == "llama-server" and obj.obj["metadata"]["name"] is UNKNOWN
     [s27] = [v for v in violations if v.policy == "manifest-is-kubernetes" and v.resource.endswith("File/deployment.yaml")]
     assert (
         "define no llama-cpp.fullname, llama-cpp.labels, llama-cpp.selectorLabels, which it includes: a chart copied in "
@@ -150,7 +145,7 @@ def test_includes_of_helpers_the_run_lacks_render_unknown_and_the_s27_line_names
 
 def test_a_required_value_its_values_yaml_leaves_out_is_unknown(tmp_path):
     # The quickbeard chart with a values.yaml that leaves the image to the deployer (values/<env>/vllm.yaml there).
-    repo = _write(
+    repo = write_tree(
         tmp_path,
         {
             "charts/vllm/Chart.yaml": "apiVersion: v2\nname: vllm\nversion: 0.1.0\n",
@@ -160,22 +155,22 @@ def test_a_required_value_its_values_yaml_leaves_out_is_unknown(tmp_path):
         },
     )
     manifests, violations = _check(repo)
-    assert sorted(o.name for o in manifests.objects) == ["release-name-deployment-vllm", "release-name-pdb"]
+    assert sorted(o.name for o in manifests.objects) == ["vllm-deployment-vllm", "vllm-pdb"]
     [deployment] = [o for o in manifests.objects if o.kind == "Deployment"]
     [container] = deployment.obj["spec"]["template"]["spec"]["containers"]
     assert container["image"] is UNKNOWN
     assert deployment.obj["spec"]["template"]["spec"]["volumes"][0]["name"] == "release-name-storage"
     found = {(v.catalog, v.resource.rsplit("/", 1)[-1], v.enforcement) for v in violations}
-    assert ("G31", "release-name-deployment-vllm", "advisory") in found
+    assert ("G31", "vllm-deployment-vllm", "advisory") in found
     # the unknown image is never a finding's cause: no pinned-tag or image-reference finding on it
-    assert not [v for v in violations if v.catalog in ("G1", "G46") and "release-name-deployment-vllm" in v.resource]
+    assert not [v for v in violations if v.catalog in ("G1", "G46") and "vllm-deployment-vllm" in v.resource]
 
 
 def test_a_required_value_of_a_chart_with_no_values_file_still_stops_its_render(tmp_path):
     # As committed (quickbeard/llm-serving-helm@ece636eb charts/vllm has no values.yaml), every value the chart reads
     # is in a file the run does not join to it: rendered with none, its probes would look absent, which they are not
     # (values/production/vllm.yaml sets readinessProbe). The template that requires a value is reported as before.
-    repo = _write(
+    repo = write_tree(
         tmp_path,
         {
             "charts/vllm/Chart.yaml": "apiVersion: v2\nname: vllm\nversion: 0.1.0\n",
@@ -184,7 +179,7 @@ def test_a_required_value_of_a_chart_with_no_values_file_still_stops_its_render(
         },
     )
     manifests, violations = _check(repo)
-    assert [(o.kind, o.name) for o in manifests.objects] == [("PodDisruptionBudget", "release-name-pdb")]
+    assert [(o.kind, o.name) for o in manifests.objects] == [("PodDisruptionBudget", "vllm-pdb")]
     assert [u.why for u in manifests.unreadable if u.kind == "template"] == [
         "an unrendered template ({{ ... }}): render it first, e.g. helm template CHART | python -m policies check -"
     ]
@@ -192,7 +187,7 @@ def test_a_required_value_of_a_chart_with_no_values_file_still_stops_its_render(
 
 
 def test_a_careful_chart_whose_helpers_are_all_there_stays_silent(tmp_path):
-    repo = _write(
+    repo = write_tree(
         tmp_path,
         {
             "srv/Chart.yaml": "apiVersion: v2\nname: srv\nversion: 0.1.0\n",
@@ -202,7 +197,7 @@ def test_a_careful_chart_whose_helpers_are_all_there_stays_silent(tmp_path):
         },
     )
     manifests, violations = _check(repo)
-    assert [o.name for o in manifests.objects] == ["release-name-srv"]
+    assert [o.name for o in manifests.objects] == ["srv"]
     assert not [v for v in violations if v.catalog in ("G4", "G5", "G8", "G10")]
     assert not [v for v in violations if "define no" in v.message]
 
@@ -233,7 +228,7 @@ def test_a_section_the_chart_leaves_unknown_as_a_whole_is_not_read_as_absent(tmp
     # template is reported unread (S27), as an unknown block under a container is (helm_chart.repaired).
     for section in ('required "size resources for your model" .Values.resources | toYaml', 'include "vllm.resources" .'):
         root = tmp_path / str(len(section))
-        _write(
+        write_tree(
             root,
             {
                 "charts/vllm/Chart.yaml": "apiVersion: v2\nname: vllm\nversion: 0.1.0\n",
@@ -247,7 +242,7 @@ def test_a_section_the_chart_leaves_unknown_as_a_whole_is_not_read_as_absent(tmp
         assert [v for v in violations if "unrendered template" in v.message]
     # careful to keep: resources the chart's values.yaml states render and are judged
     given = RESOURCED.replace("SECTION", "toYaml .Values.resources")
-    root = _write(
+    root = write_tree(
         tmp_path / "given",
         {
             "charts/vllm/Chart.yaml": "apiVersion: v2\nname: vllm\nversion: 0.1.0\n",
@@ -300,7 +295,7 @@ def test_a_chart_no_release_object_names_keeps_helm_templates_release_name(tmp_p
     # Named as the chart, the chart's pods (app: vllm) joined the plain Service's selector, and G56 service-one-model
     # said the plain Service mixes two models; nothing says the chart is installed as release `vllm` beside them. With
     # no release object naming it, the release is helm template's own default (helm v3.16.4 cmd/helm/template.go:90).
-    repo = _write(
+    repo = write_tree(
         tmp_path,
         {
             "k8s/vllm.yaml": PLAIN_VLLM,

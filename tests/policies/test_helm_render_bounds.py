@@ -17,6 +17,7 @@ import pytest
 
 from policies.reading.gotemplate import CannotRender, Renderer, parse
 from policies.reading.helm_funcs import functions
+from tests.policies.policy_fixtures import chart_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -131,12 +132,11 @@ def test_a_comment_that_does_not_close_at_its_delimiter_is_refused():
 
 def test_the_cli_refuses_a_backtracking_regex_in_a_chart_quickly(tmp_path):
     # /tmp/review/h/regex: `timeout 60` killed the check before the fix.
-    (tmp_path / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
-    (tmp_path / "templates").mkdir()
-    (tmp_path / "templates" / "deploy.yaml").write_text(
+    deployment = (
         "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\nspec:\n"
         '  replicas: {{ if regexMatch "^(a+)+$" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab" }}1{{ else }}2{{ end }}\n'
     )
+    chart_folder(tmp_path, {"deploy.yaml": deployment}, chart="apiVersion: v2\nname: c\nversion: 0.1.0\n")
     proc = subprocess.run(
         [sys.executable, "-m", "policies", "check", str(tmp_path / "templates" / "deploy.yaml")],
         cwd=ROOT,

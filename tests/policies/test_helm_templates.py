@@ -22,7 +22,7 @@ from policies.reading.gotemplate import PLACEHOLDER, CannotRender, Renderer, par
 from policies.reading.helm_chart import repaired, settled
 from policies.reading.helm_funcs import functions
 from policies.registry import evaluate
-from tests.policies.policy_fixtures import RAISED
+from tests.policies.policy_fixtures import RAISED, chart_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -120,14 +120,7 @@ probes: {liveness: {initialDelaySeconds: 30, periodSeconds: 30}}
 
 
 def chart(tmp_path: Path, template: str, values: str | None, name: str = "deployment.yaml") -> Path:
-    root = tmp_path / "chart"
-    (root / "templates").mkdir(parents=True)
-    (root / "Chart.yaml").write_text(CHART)
-    if values is not None:
-        (root / "values.yaml").write_text(values)
-    (root / "templates" / "_helpers.tpl").write_text(HELPERS)
-    (root / "templates" / name).write_text(template)
-    return root
+    return chart_folder(tmp_path / "chart", {"_helpers.tpl": HELPERS, name: template}, values, CHART)
 
 
 def findings(path: Path, config: dict | None = None):
@@ -146,11 +139,11 @@ def test_an_ollama_latest_image_from_values_is_found_and_is_advice(tmp_path):
     root = chart(tmp_path, OLLAMA_TEMPLATE, OLLAMA_VALUES)
     manifests, violations = findings(root)
     [obj] = manifests.objects
-    assert obj.name == "release-name-chat-ollama" and obj.chart
+    assert obj.name == "chat-ollama" and obj.chart
     assert obj.obj["metadata"]["labels"] == {"app.kubernetes.io/name": "chat", "app.kubernetes.io/instance": "release-name"}
     g1 = [v for v in violations if v.policy == "image-tag-pinned"]
     assert [(v.enforcement, v.resource) for v in g1] == [
-        ("advisory", f"{root}/templates/deployment.yaml#0~rendered Deployment/release-name-chat-ollama")
+        ("advisory", f"{root}/templates/deployment.yaml#0~rendered Deployment/chat-ollama")
     ]
     assert g1[0].message.endswith(f"({TEMPLATE_NOTE})")
     assert ("serving-readiness-probe", "advisory") in on_templates(violations)
@@ -239,7 +232,7 @@ def test_a_required_value_the_run_does_not_hold_is_unknown_and_the_rest_is_read(
     root = chart(tmp_path, template, OLLAMA_VALUES)
     manifests = read_manifests([str(root)])
     [obj] = manifests.objects
-    assert obj.name == "release-name-chat-ollama" and obj.chart
+    assert obj.name == "chat-ollama" and obj.chart
     [container] = obj.obj["spec"]["template"]["spec"]["containers"]
     assert [p["containerPort"] for p in container["ports"]] == [UNKNOWN]
 
@@ -248,7 +241,7 @@ def test_a_required_value_the_run_does_not_hold_is_unknown_and_the_rest_is_read(
 def test_the_chart_is_found_from_the_file_its_templates_folder_or_above(tmp_path, given):
     chart(tmp_path, OLLAMA_TEMPLATE, OLLAMA_VALUES)
     manifests = read_manifests([str(tmp_path / given)])
-    assert [(o.name, o.chart) for o in manifests.objects] == [("release-name-chat-ollama", str(tmp_path / "chart"))]
+    assert [(o.name, o.chart) for o in manifests.objects] == [("chat-ollama", str(tmp_path / "chart"))]
 
 
 def test_a_template_outside_a_chart_is_reported_as_before(tmp_path):
@@ -272,7 +265,7 @@ def test_defines_of_a_vendored_library_subchart_are_used(tmp_path):
         '{{- define "lib.names.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end -}}\n'
     )
     manifests, _ = findings(root)
-    assert [o.name for o in manifests.objects] == ["release-name-chat-ollama"]
+    assert [o.name for o in manifests.objects] == ["chat-ollama"]
 
 
 def test_a_literal_manifest_beside_a_chart_keeps_its_findings(tmp_path):

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from policies.check import check_report, render, resources_of
 from policies.manifests import read_manifests
-from policies.reading.helm_chart import load_chart, render_traced
+from policies.reading.helm_chart import load_chart
+from policies.reading.helm_chart import render as render_template
 from policies.registry import evaluate
 
 CHART = "apiVersion: v2\nname: vllm\nversion: 0.1.0\n"
@@ -178,8 +179,62 @@ def test_the_trace_records_which_values_path_printed_each_stretch(tmp_path):
         "{{- range $i, $v := .Values.items }}\nc{{ $i }}: {{ $v }}\n{{- end }}\n{{- if .Values.shut }}\nd: 1\n{{- end }}\n"
     )
     root = _chart(tmp_path / "chart", "x: {y: 1}\nlist: [p]\nitems: [q, r]\nshut: false\n", template)
-    text, trace = render_traced(str(root / "templates" / "deployment.yaml"), template, load_chart(str(root)))
+    traces: list = []
+    text = render_template(str(root / "templates" / "deployment.yaml"), template, load_chart(str(root)), trace=traces)
+    trace = traces[0]
     printed = {(text[s.start : s.end], s.path) for s in trace.spans if not s.block}
     assert {("1", ("x", "y")), ("- p", ("list",)), ("q", ("items", 0)), ("r", ("items", 1))} <= printed
     empty = [s for s in trace.spans if s.block and s.path == ("shut",)]
     assert len(empty) == 1 and empty[0].start == empty[0].end  # an if that printed nothing: where its field would be
+
+
+HPA = """apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: qwen
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: qwen}
+  minReplicas: {{ .Values.autoscaling.minReplicas }}
+  maxReplicas: 4
+  metrics:
+    - type: Pods
+      pods:
+        metric: {name: vllm:num_requests_waiting}
+        target: {type: AverageValue, averageValue: "5"}
+"""
+
+
+def test_an_objects_own_spec_field_moves_too(tmp_path):
+    # castai/helm-charts@daa46281 charts/castai-hosted-model: the autoscaler's minReplicas from
+    # values podAutoscaler.minReplicas (1), labelled G15 (spent set 124).
+    values = VALUES + "autoscaling:\n  minReplicas: 1\n"
+    root = _chart(tmp_path / "chart", values, DEPLOYMENT)
+    (root / "templates" / "hpa.yaml").write_text(HPA)
+    rows = [v for v in _rows(_report(root), "G15") if v["resource"] == "HorizontalPodAutoscaler/qwen"]
+    assert rows and all((v["file"], v["line"]) == (str(root / "values.yaml"), _line(values, "  minReplicas:")) for v in rows)
+    assert all(v["message"].endswith("(rendered by templates/hpa.yaml)") for v in rows)
+
+
+def test_an_object_only_another_values_file_renders_moves_to_that_file(tmp_path):
+    # obike007/llama-kuberay@4fef9558 helm/llama-server/values-kuberay.yaml turns on templates values.yaml leaves off;
+    # its image tag is labelled G1 there (spent set 117).
+    gated = "{{- if .Values.gpu }}\n" + DEPLOYMENT.replace("{{ .Values.image.tag }}", "{{ .Values.gpu.tag }}") + "{{- end }}\n"
+    root = _chart(tmp_path / "chart", VALUES + "gpu: null\n", gated)
+    variant = "gpu:\n  tag: latest\n"
+    (root / "values-gpu.yaml").write_text(variant)
+    [row] = _rows(_report(root), "G1")
+    assert (row["file"], row["line"]) == (str(root / "values-gpu.yaml"), _line(variant, "  tag:"))
+
+
+def test_an_absent_field_no_value_decides_stays_on_the_template(tmp_path):
+    # Lintasarta's form without its `{{- if .Values.tolerations }}`: no values key could add one, so the template is
+    # where the toleration is missing (and the chart's unused `tolerations: {}` is no reason to move there).
+    template = DEPLOYMENT.replace(
+        "      {{- if .Values.tolerations }}\n      tolerations:\n      {{ toYaml .Values.tolerations | nindent 8 }}\n"
+        "      {{- end }}\n",
+        "",
+    )
+    assert template != DEPLOYMENT
+    report = _report(_chart(tmp_path / "chart", VALUES, template))
+    [row] = [v for v in _rows(report, "S15") if "tolerate" in v["message"]]
+    assert row["file"].endswith("templates/deployment.yaml") and "rendered by" not in row["message"]

@@ -16,6 +16,7 @@ from policies.check import resources_of
 from policies.manifests import read_manifests
 from policies.reading.helm_chart import coalesced
 from policies.registry import evaluate
+from tests.policies.policy_fixtures import chart_folder
 
 CHART = "apiVersion: v2\nname: llama-server\nversion: 0.1.0\n"
 RAY_SERVICE = """{{- if .Values.ray.enabled }}
@@ -51,13 +52,7 @@ KUBERAY = """ray:
 
 
 def _chart(tmp_path: Path, templates: dict[str, str], extra: dict[str, str]) -> Path:
-    root = tmp_path / "llama-server"
-    (root / "templates").mkdir(parents=True)
-    (root / "Chart.yaml").write_text(CHART)
-    (root / "values.yaml").write_text(VALUES)
-    for name, text in {**templates, **extra}.items():
-        (root / ("templates" if name in templates else "") / name).write_text(text)
-    return root
+    return chart_folder(tmp_path / "llama-server", templates, VALUES, CHART, extra)
 
 
 def test_a_template_only_another_values_file_turns_on_is_read_with_it(tmp_path):

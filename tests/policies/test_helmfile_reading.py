@@ -22,6 +22,7 @@ from pathlib import Path
 
 from policies.manifests import read_manifests
 from tests.conftest import check_in_process
+from tests.policies.policy_fixtures import chart_folder
 
 QUICKBEARD_HELMFILE = """\
 environments:
@@ -106,10 +107,7 @@ replicaCount: 1
 
 
 def _quickbeard(root: Path, tag: str = "latest") -> Path:
-    (root / "charts" / "vllm" / "templates").mkdir(parents=True)
-    (root / "charts" / "vllm" / "Chart.yaml").write_text(CHART_YAML)
-    (root / "charts" / "vllm" / "templates" / "deployment.yaml").write_text(DEPLOYMENT)
-    (root / "charts" / "vllm" / "templates" / "service.yaml").write_text(SERVICE)
+    chart_folder(root / "charts" / "vllm", {"deployment.yaml": DEPLOYMENT, "service.yaml": SERVICE}, chart=CHART_YAML)
     for env in ("staging", "production"):
         (root / "values" / env).mkdir(parents=True)
         (root / "values" / env / "vllm.yaml").write_text(VALUES.replace("TAG", tag))
@@ -379,13 +377,11 @@ def test_releases_helmfile_does_not_install_are_not_read(tmp_path):
 
 
 def _local_ollama(root: Path, chart: str) -> Path:
-    (root / "charts" / "ollama" / "templates").mkdir(parents=True)
-    (root / "charts" / "ollama" / "Chart.yaml").write_text("apiVersion: v2\nname: ollama\nversion: 1.0.0\n")
-    (root / "charts" / "ollama" / "values.yaml").write_text("tag: latest\n")
-    (root / "charts" / "ollama" / "templates" / "pod.yaml").write_text(
+    pod = (
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  containers:\n"
         "    - name: ollama\n      image: ollama/ollama:{{ .Values.tag }}\n"
     )
+    chart_folder(root / "charts" / "ollama", {"pod.yaml": pod}, "tag: latest\n", "apiVersion: v2\nname: ollama\nversion: 1.0.0\n")
     (root / "helmfile.yaml").write_text(f"releases:\n  - name: ollama\n    chart: {chart}\n")
     return root
 

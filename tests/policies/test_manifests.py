@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from policies.manifests import ManifestReadError, manifest_paths, pulumi_type, read_manifests
+from policies.input.run_files import LINK_OUT, ManifestReadError
+from policies.manifests import manifest_paths, pulumi_type, read_manifests
 
 DEPLOY = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: %s}\nspec: {}\n"
 
@@ -119,8 +120,11 @@ def test_every_unreadable_file_is_named(tmp_path):
 
 def test_a_device_is_not_read(tmp_path):
     (tmp_path / "zero.yaml").symlink_to("/dev/zero")
-    (unread,) = read_manifests([str(tmp_path)]).unreadable
+    (unread,) = read_manifests([str(tmp_path / "zero.yaml")]).unreadable
     assert unread.text == f"{tmp_path / 'zero.yaml'}: is not a regular file" and unread.kind == "invalid"
+    # under a checked folder it is a link out of it (policies/input/run_files.py): not opened at all
+    (unread,) = read_manifests([str(tmp_path)]).unreadable
+    assert unread.text == f"{tmp_path / 'zero.yaml'}: {LINK_OUT}" and unread.kind == "not-kubernetes"
 
 
 @pytest.mark.parametrize(

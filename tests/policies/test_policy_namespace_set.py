@@ -80,11 +80,10 @@ def test_cluster_scoped_unknown_and_spared_objects_are_silent(tmp_path):
 
 
 def test_a_chart_template_is_silent(tmp_path):
-    chart = tmp_path / "chart"
-    (chart / "templates").mkdir(parents=True)
-    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: vllm\nversion: 0.1.0\n")
-    (chart / "values.yaml").write_text("name: vllm\n")
-    (chart / "templates" / "sa.yaml").write_text("apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: {{ .Values.name }}\n")
+    from policy_fixtures import chart_folder
+
+    service_account = "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: {{ .Values.name }}\n"
+    chart_folder(tmp_path / "chart", {"sa.yaml": service_account}, "name: vllm\n", "apiVersion: v2\nname: vllm\nversion: 0.1.0\n")
     assert found(tmp_path) == []
 
 

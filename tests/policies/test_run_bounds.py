@@ -14,6 +14,7 @@ from pathlib import Path
 
 from policies.manifests import read_manifests
 from policies.reading.run_bounds import run_bounds, within_run
+from tests.policies.policy_fixtures import chart_folder
 
 SECRET_IMAGE = "registry.example/outside-the-run:leaked"
 
@@ -49,9 +50,7 @@ def _images(root: Path) -> set[str]:
 
 
 def _chart(root: Path) -> None:
-    (root / "charts" / "vllm" / "templates").mkdir(parents=True)
-    (root / "charts" / "vllm" / "Chart.yaml").write_text(CHART_YAML)
-    (root / "charts" / "vllm" / "templates" / "deployment.yaml").write_text(DEPLOYMENT)
+    chart_folder(root / "charts" / "vllm", {"deployment.yaml": DEPLOYMENT}, chart=CHART_YAML)
 
 
 def _outside(tmp_path: Path) -> Path:

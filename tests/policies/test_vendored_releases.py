@@ -17,6 +17,7 @@ import pytest
 
 from policies.check import main
 from policies.vendored_releases import release_folder
+from tests.policies.policy_fixtures import chart_folder
 
 G4, G8, G10, G18 = "serving-readiness-probe", "serving-resource-requests", "serving-memory-limit", "serving-app-pdb"
 
@@ -70,11 +71,7 @@ def _repo(
     root: Path, path: str = "kubernetes/apps/ai/local-ai/chart", source: str = "GitRepository", release: bool = True
 ) -> Path:
     app = root / "kubernetes" / "apps" / "ai" / "local-ai"
-    chart = app / "chart"
-    (chart / "templates").mkdir(parents=True)
-    (chart / "Chart.yaml").write_text(CHART)
-    (chart / "values.yaml").write_text(VALUES)
-    (chart / "templates" / "deployment.yaml").write_text(DEPLOYMENT)
+    chart_folder(app / "chart", {"deployment.yaml": DEPLOYMENT}, VALUES, CHART)
     if release:
         (app / "app").mkdir()
         (app / "app" / "helmrelease.yaml").write_text(RELEASE.format(path=path, source=source))
@@ -85,7 +82,13 @@ def _found(path: Path, capsys: pytest.CaptureFixture[str]) -> list[tuple[str, st
     """(policy, where: "release" or "copy") of each finding of a run over ``path``."""
     main([str(path), "--format", "json"])
     rows = json.loads(capsys.readouterr().out)["violations"]
-    return [(r["policy"], "copy" if "templates" in Path(r["file"]).parts else "release") for r in rows if r.get("file")]
+    # A finding on the copy's rendered pod is on its template, or on the values.yaml key that gave the field
+    # (policies/value_paths.py: `resources: {}`), its message naming the template.
+    return [
+        (r["policy"], "copy" if "templates" in Path(r["file"]).parts or "(rendered by templates/" in r["message"] else "release")
+        for r in rows
+        if r.get("file")
+    ]
 
 
 @pytest.mark.parametrize("rule", [G4, G8, G10])
