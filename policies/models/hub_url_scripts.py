@@ -11,8 +11,9 @@ kubernetes/apps/ai/llama-swap/app/helmrelease.yaml (both labellers, S17): an ini
 
 Read here: the command, args and mounted ConfigMap scripts (policies/reading/downloaders.py ``script_texts``) of
 every container, init containers included, of a pod that requests a GPU or runs a model server; each distinct URL
-at a revision that is not a 40-character commit is advice once per container. A URL the curl/wget reading already
-reports (model-source-pinned's downloader rows) is not said again. A dataset's or a Space's URL
+at a revision that is not a 40-character commit is advice once per container (a URL on a shell comment line is
+not a download). A URL the curl/wget reading already reports (model-source-pinned's downloader rows) is not said
+again. A dataset's or a Space's URL
 (``/datasets/``, ``/spaces/``) is not a model and does not match.
 """
 
@@ -45,6 +46,8 @@ def branch_url_fetches(resource: Resource) -> list[str]:
                     continue
                 for match in itertools.islice(_URL.finditer(text), _MAX_URLS):
                     repo, revision, file = match.groups()
+                    if text[text.rfind("\n", 0, match.start()) + 1 : match.start()].lstrip().startswith("#"):
+                        continue  # a shell comment naming where the file came from downloads nothing
                     if _COMMIT.match(revision) or "$" in repo + revision or (id(container), repo, revision) in told:
                         continue
                     urls.setdefault((repo, revision), file)

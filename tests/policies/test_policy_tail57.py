@@ -86,6 +86,11 @@ def test_hub_url_careful_forms_stay_silent():
     sha = "3f4c2a1b0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b"
     pinned["initContainers"][0]["args"] = [_SCRIPT.replace("/resolve/main/", f"/resolve/{sha}/")]
     assert found_by([_deployment(pinned)], "model-source-pinned") == []
+    # A comment saying where the file came from downloads nothing.
+    commented = copy.deepcopy(_POD)
+    url = "https://huggingface.co/unsloth/gpt-oss-20b-GGUF/resolve/main/gpt-oss-20b-Q4_K_M.gguf"
+    commented["initContainers"][0]["args"] = [f"# from {url}\nls -l /models/gpt-oss-20b-Q4_K_M.gguf"]
+    assert found_by([_deployment(commented)], "model-source-pinned") == []
     # A pod that serves no model and requests no GPU (a file server, a backup job's pod) is not judged.
     other = copy.deepcopy(_POD)
     other["containers"] = [{"name": "web", "image": "nginx:1.27.3", "ports": [{"containerPort": 80}]}]
