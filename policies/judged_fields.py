@@ -26,6 +26,9 @@ class Judged:
     key: str
     hint: str = ""  # a regular expression the message must match (re.search), "" for any message
     prefer: tuple[str, ...] = ()
+    # Keys of which the field must hold the one the message names first, when it names any: G28's `runAsUser: 0` is
+    # the pod's securityContext's when the container's holds only capabilities (the setting is fixed where it is).
+    holds: tuple[str, ...] = ()
 
 
 _IMAGE_TAG = Judged("container", "image", "", ("tag", "version", "imageTag"))
@@ -43,7 +46,8 @@ _PLACEMENT = (
 )
 
 _NODE_CHOICE = (Judged("pod", "nodeSelector"), Judged("pod", "affinity"))
-_SECURITY = (Judged("container", "securityContext"), Judged("pod", "securityContext"))
+_USER = ("runAsUser", "runAsNonRoot")
+_SECURITY = (Judged("container", "securityContext", holds=_USER), Judged("pod", "securityContext", holds=_USER))
 
 JUDGED: dict[str, tuple[Judged, ...]] = {
     "G1": (_IMAGE_TAG,),

@@ -324,7 +324,7 @@ class _Charts:
         lines = _kind_lines(text)
         if len(lines) != len(present) or literal:  # a range or a condition changed the count: no line is known per object
             lines = [first] * len(present)
-        names = reader_names(text, chart.name)
+        names = reader_names(text, chart.name, chart.values)
         rendered: list[Document] = [
             _RenderedDocument(helm_chart.settled(d.data), i, line, {}, chart=label, names=names)
             for i, (d, line) in enumerate(zip(present, lines))
@@ -352,7 +352,7 @@ class _Charts:
         object rendered differently is left to the defaults' render, so nothing is read twice."""
         from policies.reading import helm_chart
 
-        seen, names = {rendered_identity(d.data) for d in rendered}, reader_names(text, chart.name)
+        seen, names = {rendered_identity(d.data) for d in rendered}, reader_names(text, chart.name, chart.values)
         found: list[Document] = []
         for path, values in chart.variants:
             try:

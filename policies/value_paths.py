@@ -28,7 +28,7 @@ from typing import Any, Optional
 
 import yaml
 
-from components.loading import MANIFESTS, LoadError, read_bounded
+from components.loading import MANIFESTS, LoadError, read_bounded, yaml_loader
 from policies.judged_fields import JUDGED, Judged
 
 # The bound on nodes walked to find a pod spec in a rendered object.
@@ -91,6 +91,8 @@ def _chart_of(file: str, label: str, charts: dict[str, Any]) -> Optional[tuple[A
 
 
 def _traced(file: str, chart: Any, values: Optional[dict]) -> Optional[tuple[str, Any, list[Any]]]:
+    """The template rendered again with a trace, and its documents' node trees (libyaml's parser where PyYAML has it,
+    as policies/manifests.py reads: the pure parser made this re-read most of a chart-heavy check's extra time)."""
     from policies.reading import helm_chart
 
     try:
@@ -98,9 +100,9 @@ def _traced(file: str, chart: Any, values: Optional[dict]) -> Optional[tuple[str
         text = helm_chart.render(file, read_bounded(file, MANIFESTS), chart, values, trace=traces)
         trace = traces[0]
         try:
-            docs = [d for d in yaml.compose_all(text, Loader=yaml.SafeLoader) if d is not None]
+            docs = [d for d in yaml.compose_all(text, Loader=yaml_loader()) if d is not None]
         except yaml.YAMLError:  # as policies/manifests.py reads it: unknown label blocks repaired, lines kept
-            docs = [d for d in yaml.compose_all(helm_chart.repaired(text), Loader=yaml.SafeLoader) if d is not None]
+            docs = [d for d in yaml.compose_all(helm_chart.repaired(text), Loader=yaml_loader()) if d is not None]
     except (helm_chart.CannotRender, LoadError, yaml.YAMLError, RecursionError):
         return None
     except Exception:  # best-effort: a template the engine mishandles keeps its findings where they are
@@ -111,9 +113,10 @@ def _traced(file: str, chart: Any, values: Optional[dict]) -> Optional[tuple[str
 
 
 def _compose_file(path: str) -> Optional[Any]:
-    """A values file's YAML node tree (lines of its keys), None when it cannot be read."""
+    """A values file's YAML node tree (lines of its keys), None when it cannot be read: its first document, the one
+    the chart's values are read from (helm_chart.load_chart, as Helm's yaml.Unmarshal of a values file reads)."""
     try:
-        return yaml.compose(read_bounded(path, MANIFESTS), Loader=yaml.SafeLoader)
+        return next(iter(yaml.compose_all(read_bounded(path, MANIFESTS), Loader=yaml_loader())), None)
     except (LoadError, yaml.YAMLError, RecursionError):
         return None
 
@@ -201,7 +204,7 @@ def _values_path(row: dict, o: Any, text: str, trace: Any, docs: list[Any]) -> O
             continue
         else:
             parent = _container(pod, message) if judged.scope == "container" else pod
-        if parent is None:
+        if parent is None or not _holds(judged, _get(parent, judged.key), message):
             continue
         path = _field_path(judged, parent, text, trace, message)
         if path:
@@ -209,12 +212,18 @@ def _values_path(row: dict, o: Any, text: str, trace: Any, docs: list[Any]) -> O
     return None
 
 
+def _holds(judged: Judged, value: Any, message: str) -> bool:
+    """False when the message names one of ``judged.holds`` (the first it names) and the field does not hold it."""
+    named = sorted((message.find(k), k) for k in judged.holds if k in message)
+    return not named or (value is not None and _get(value, named[0][1]) is not None)
+
+
 def _field_path(judged: Judged, parent: Any, text: str, trace: Any, message: str) -> Optional[tuple]:
     """The values path that produced ``judged``'s field of ``parent``, None when none or several.
 
     A present field: the items of a list field the message names (an env variable, an argument), else the whole value;
-    when every scalar it holds came from values (keys and punctuation the template writes aside), the values path the
-    others lie under, else the preferred key (G1's tag) among the paths of its actions. An absent field: an if, with
+    when every scalar it holds came from values (punctuation the template writes aside, and each key it writes naming
+    a key of the values paths printed below it), the values path the others lie under, else the preferred key (G1's tag) among the paths of its actions. An absent field: an if, with
     or range on a values key of its name that rendered nothing inside ``parent``."""
     value = _get(parent, judged.key)
     if value is None:
@@ -235,6 +244,7 @@ def _field_path(judged: Judged, parent: Any, text: str, trace: Any, message: str
         start, end = _at(region.start_mark, text), _at(region.end_mark, text)
         paths |= {s.path for s in actions if s.start < end and s.end > start}
         covered = covered and all(_covered(node, text, actions) for node in _scalars(region))
+        covered = covered and _keys_mirrored(region, text, actions)
     if not paths:
         return None
     if covered:
@@ -295,6 +305,29 @@ def _covered(node: Any, text: str, actions: list[Any]) -> bool:
         if text[i] not in "\"' \t\r\n" and not any(a <= i < b for a, b in inside):
             return False
     return bool(inside) or not text[start:end].strip("\"' \t\r\n")
+
+
+def _keys_mirrored(node: Any, text: str, actions: list[Any]) -> bool:
+    """True when every mapping key under ``node`` that the template writes itself names a key of each values path
+    printed below it: `limits:` over `{{ .Values.resources.limits.cpu }}` mirrors the values (Lintasarta's form), but
+    `limits: {nvidia.com/gpu: {{ .Values.gpu }}}` is the template's own layout, fixed in the template (a GPU count's
+    key is not where cpu and memory requests are added)."""
+    stack, seen = [node], 0
+    while stack and seen < _MAX_NODES:
+        here = stack.pop()
+        seen += 1
+        if isinstance(here, yaml.SequenceNode):
+            stack.extend(here.value)
+        elif isinstance(here, yaml.MappingNode):
+            for key, value in here.value:
+                stack.append(value)
+                if _covered(key, text, actions):
+                    continue
+                start, end = _at(value.start_mark, text), _at(value.end_mark, text)
+                below = {s.path for s in actions if s.start < end and s.end > start}
+                if not below or any(key.value not in p for p in below):
+                    return False
+    return True
 
 
 def _common(paths: set[tuple]) -> tuple:

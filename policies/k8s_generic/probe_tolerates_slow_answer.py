@@ -32,7 +32,8 @@ server under load answers its health endpoint late now and then (the event loop 
   Lintasarta/vllm-helm templates/deployment.yaml, 125 souhailsegni/Deepseek_R1_VLLM-EKS deepseek-r1 chart (labelled
   G49). Silent for a timeoutSeconds of 2 or more, a value the file does not fix (a chart value left unknown), more
   than three failures, a readiness probe every 1-4 s (as above), tcpSocket and exec probes (others' rows), startup
-  probes (S16) and engines no such row names.
+  probes (S16), engines no such row names, and a probe of another server (another host, or a port number only a
+  sidecar of the pod declares: review57c).
 
 Advice: how slow the answers get depends on the load. Judged on pods that run a model server or hold an
 accelerator; startup probes are S16's.
@@ -48,7 +49,7 @@ from policies.dynamo_defaults import operator_probes
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, as_quantity, container_label, containers, get, pod_specs
 from policies.reading.accelerators import ACCELERATOR_RESOURCES
-from policies.reading.serving import engine_row, model_servers
+from policies.reading.serving import ModelServer, engine_row, model_servers
 
 _PROBES = (
     ("livenessProbe", "restarts the container and reloads the model"),
@@ -134,6 +135,22 @@ def _short_timeout(probe: Mapping) -> bool:
     return bool(probe.get("httpGet")) and timeout in (1, "1") and isinstance(failures, int) and failures <= 3
 
 
+def _probes_engine(probe: Mapping, server: ModelServer) -> bool:
+    """False when the HTTP probe reaches another server than the engine's: another host (``httpGet.host``), or a port
+    number only another container of the pod declares (a sidecar's proxy or health exporter, on its own loop)."""
+    if get(probe, "httpGet", "host"):
+        return False
+    port = get(probe, "httpGet", "port")
+    if not isinstance(port, int) and not (isinstance(port, str) and port.isdigit()):
+        return True  # a named port is the container's own (the kubelet resolves it among its ports)
+
+    def declares(container: Mapping) -> bool:
+        return any(str(get(p, "containerPort")) == str(port) for p in as_list(container.get("ports")))
+
+    others = [c for c in containers(server.podspec, init=True) if c is not server.container]
+    return declares(server.container) or not any(declares(c) for c in others)
+
+
 def _loaded_health(resource: Resource) -> list[str]:
     """G49's advice on a GPU server of an engine whose health endpoint its API server answers (``health_sees_engine``)
     probed over HTTP with the default 1 s timeout (module docstring)."""
@@ -149,6 +166,7 @@ def _loaded_health(resource: Resource) -> list[str]:
             if (probe := as_dict(server.container.get(field)))
             and probe not in defaults
             and _short_timeout(probe)
+            and _probes_engine(probe, server)
             and _out_for_long(field, probe)
             and as_int(probe.get("failureThreshold")) != 1  # failureThreshold 1: said by _findings
         ]

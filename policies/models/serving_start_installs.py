@@ -19,7 +19,8 @@ The system's package manager too (session 57, brief chartgaps57): ``apk add``, `
 mirror at every start, unpinned unless it names versions (spent set 126 j0sh3rs/home-ops@6a9419ec
 kubernetes/apps/ai/llama-swap/app/helmrelease.yaml: the model-fetch init container of a llama-swap pod runs
 ``apk add --no-cache aria2`` before it downloads the GGUFs; labelled S31 by both labellers). Silent for ``apk update``
-or ``apt-get update`` alone (nothing installed), and for pods that serve no model.
+or ``apt-get update`` alone (nothing installed), an install a shell comment names (review57c), and for pods that
+serve no model.
 """
 
 from __future__ import annotations
@@ -54,13 +55,17 @@ _OS_INSTALL = re.compile(
 )
 
 
+# A shell comment: `#` opening a word, to the end of its line (`# on a bare base run: apt-get install -y curl`).
+_COMMENT = re.compile(r"(?:^|(?<=\s))#[^\n]*", re.MULTILINE)
+
+
 def _os_packages(resource: Resource) -> list[str]:
     """A serving pod's container (an init container too) that installs system packages at every start."""
     from policies.models.serving_code_pinned import serving_containers, serving_script
 
     found = []
     for path, _podspec, container in serving_containers(resource):
-        for tool, rest in _OS_INSTALL.findall(serving_script(container)):
+        for tool, rest in _OS_INSTALL.findall(_COMMENT.sub("", serving_script(container))):
             names = [w for w in rest.split() if not w.startswith("-") and not w.startswith("$")]
             if not names:
                 continue

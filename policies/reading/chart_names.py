@@ -36,6 +36,7 @@ _CHART_NAMED = re.compile(
     r"^(?:\.Release\.Name|\$\.Release\.Name|\.Chart\.Name|\$\.Chart\.Name"
     r"|(?:include|template)\s+\"[^\"]*\.(?:fullname|name)\"\s+(?:\.|\$))$"
 )
+_HELPER = re.compile(r"^(?:include|template)\s+\"[^\"]*\.(fullname|name)\"")
 
 
 def unknown_name(name: str) -> bool:
@@ -77,12 +78,27 @@ def _metadata_name(block: str) -> Optional[str]:
     return None
 
 
-def reader_name(written: str, chart: str) -> str:
-    """The name a reader gives an object whose template writes ``written`` as its name, in chart ``chart``."""
-    shown = _ACTION.sub(lambda a: chart if _CHART_NAMED.match(a.group(1)) else a.group(0), written)
-    # The fullname helper with the release named after the chart: `{{ .Release.Name }}-{{ .Chart.Name }}` gives
-    # CHART-CHART under that rule, which the common helper shortens to the release's name.
-    return chart if shown == f"{chart}-{chart}" else shown
+def reader_name(written: str, chart: str, override: str = "") -> str:
+    """The name a reader gives an object whose template writes ``written`` as its name, in chart ``chart`` whose
+    values set ``nameOverride`` to ``override`` ("" when they do not)."""
+    # Only the fullname helper shortens a release name holding the chart's name (helm v3.16.4
+    # pkg/chartutil/create.go:477 `contains $name .Release.Name`); a template that writes
+    # `{{ .Release.Name }}-{{ .Chart.Name }}` itself gets CHART-CHART from helm install CHART ./CHART.
+    return _ACTION.sub(lambda a: _action_name(a.group(1), chart, override) or a.group(0), written)
+
+
+def _action_name(action: str, chart: str, override: str) -> str:
+    """What one name action gives under ``helm install CHART ./CHART`` ("" for an action left as written): the
+    helm create helpers (pkg/chartutil/create.go:463-483 at v3.16.4) take ``nameOverride`` in place of the chart's
+    name, and fullname keeps the release's name alone only when it contains that name."""
+    if not _CHART_NAMED.match(action):
+        return ""
+    helper = _HELPER.match(action)
+    if helper is None or not override:
+        return chart
+    if helper.group(1) == "name":
+        return override[:63].rstrip("-")
+    return chart if override in chart else f"{chart}-{override}"[:63].rstrip("-")
 
 
 def reader_named(objects: list[Any], names: dict[str, str]) -> list[Any]:
@@ -91,11 +107,14 @@ def reader_named(objects: list[Any], names: dict[str, str]) -> list[Any]:
     return [replace(o, named=names[o.kind]) if o.kind in names and unknown_name(o.name) else o for o in objects]
 
 
-def reader_names(text: str, chart: str) -> dict[str, str]:
-    """Kind -> the reader's name of the object of that kind the template ``text`` of chart ``chart`` writes."""
+def reader_names(text: str, chart: str, values: Any = None) -> dict[str, str]:
+    """Kind -> the reader's name of the object of that kind the template ``text`` of chart ``chart`` (its default
+    values ``values``) writes."""
     if "{{" not in text:
         return {}
-    return {kind: reader_name(written, chart) for kind, written in template_names(text).items()}
+    override = values.get("nameOverride") if isinstance(values, dict) else None
+    override = override if isinstance(override, str) else ""
+    return {kind: reader_name(written, chart, override) for kind, written in template_names(text).items()}
 
 
 def rendered_identity(data: Any) -> tuple[str, ...]:

@@ -134,10 +134,14 @@ def load_chart(root: str, top: Optional[str] = None) -> Chart:
 _VALUES_KEY = re.compile(r"\$?\.Values\.([A-Za-z_][A-Za-z0-9_]*)")
 
 
+# A helmfile beside a values.yaml (policies/reading/helmfile.py _NAMES, and a helmfile.d folder).
+_HELMFILES = ("helmfile.yaml", "helmfile.yml", "helmfile.yaml.gotmpl", "helmfile.yml.gotmpl", "helmfile.d")
+
+
 def outside_values(root: str, top: str) -> Optional[str]:
     """The values file a chart with none of its own is installed with when the repository keeps it above the chart:
     the nearest ``values.yaml`` in a folder between the chart's parent and ``top`` that is no chart's own (no
-    Chart.yaml or templates/ folder beside it), holding at least half of the top-level ``.Values`` keys the chart's
+    Chart.yaml or templates/ folder beside it) nor a helmfile's (whose releases say which chart gets it), holding at least half of the top-level ``.Values`` keys the chart's
     templates read (and one at least). Spent set 124 louis030195/text-generation-inference-helm@f4f30d8e: the chart
     charts/text-generation-inference ships no values.yaml, and the repository's root values.yaml gives its
     ``models`` list, ``image`` and ``ingress``, as ``helm install -f values.yaml`` would. None when nothing fits."""
@@ -153,6 +157,8 @@ def outside_values(root: str, top: str) -> Optional[str]:
         if os.path.isfile(path):
             if is_chart_folder(folder):  # (a values.yaml beside templates/ is a chart's: chart_folders.py)
                 return None  # another chart's own values
+            if any(os.path.exists(os.path.join(folder, n)) for n in _HELMFILES):
+                return None  # a helmfile's: its releases name the files each chart gets (read there), review57c
             try:
                 keys = set(_mapping(path))
             except LoadError:

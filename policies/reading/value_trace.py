@@ -72,6 +72,9 @@ class Trace:
         if depth > 8:
             return found
         for command in pipe.commands:
+            if (keyed := self._index_path(command, dot, scopes)) is not None:
+                found.append(keyed)
+                continue
             for operand in command:
                 if operand.kind == "pipe":
                     found += self._pipe_paths(operand.value, dot, scopes, depth + 1)
@@ -79,6 +82,18 @@ class Trace:
                     if (path := self._operand_path(operand, dot, scopes)) is not None:
                         found.append(path)
         return found
+
+    def _index_path(self, command: list, dot: Any, scopes: list[dict]) -> Optional[ValuesPath]:
+        """``index .Values.resources.limits "nvidia.com/gpu"``: the values path of the map or list and the literal keys
+        after it (a key with dots or a slash is written so), None for any other command."""
+        if len(command) < 3 or command[0].kind != "ident" or command[0].value != "index":
+            return None
+        if command[1].kind not in ("field", "var") or any(
+            o.kind != "lit" or not isinstance(o.value, (str, int)) or isinstance(o.value, bool) for o in command[2:]
+        ):
+            return None
+        base = self._operand_path(command[1], dot, scopes)
+        return None if base is None else (*base, *(o.value for o in command[2:]))
 
     def _operand_path(self, operand: Any, dot: Any, scopes: list[dict]) -> Optional[ValuesPath]:
         if operand.kind == "field":

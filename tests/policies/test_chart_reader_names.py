@@ -75,7 +75,15 @@ def test_a_missing_fullname_helper_is_the_charts_name(tmp_path):
 
 def test_a_helper_with_a_suffix_keeps_the_suffix():
     assert reader_name('{{ include "chat.fullname" . }}-ollama', "chat") == "chat-ollama"
-    assert reader_name("{{- .Release.Name -}}-{{ .Chart.Name }}", "srv") == "srv"
+
+
+def test_a_release_and_chart_name_written_in_the_template_are_both_kept():
+    """review57c: only the fullname helper shortens (helm v3.16.4 pkg/chartutil/create.go:477); a template writing
+    the release's and the chart's name itself gets CHART-CHART, so it is not reported under the name of the object
+    the fullname helper names (two Services of one chart would print as one)."""
+    assert reader_name("{{- .Release.Name -}}-{{ .Chart.Name }}", "srv") == "srv-srv"
+    assert reader_name('{{ .Release.Name }}-{{ include "srv.name" . }}', "srv") == "srv-srv"
+    assert reader_name('{{ include "srv.fullname" . }}', "srv") == "srv"
 
 
 def test_careful_a_name_a_values_default_fixes_keeps_it(tmp_path):
@@ -89,3 +97,36 @@ def test_a_template_with_two_names_for_one_kind_names_none():
     assert template_names("kind: Service\nmetadata:\n  labels: {a: b}\n  name: '{{.Values.x}}'\n") == {
         "Service": "{{ .Values.x }}"
     }
+
+
+HELPERS = """{{- define "vllm.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- define "vllm.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+"""
+
+
+def test_the_fullname_helper_takes_the_charts_name_override(tmp_path):
+    """review57c: helm create's fullname helper (helm v3.16.4 pkg/chartutil/create.go:472-483, written here) with
+    ``nameOverride: server`` gives vllm-server under helm install vllm ./vllm, not vllm; fullnameOverride is kept."""
+    root = _chart(tmp_path / "a", "vllm", '{{ include "vllm.fullname" . }}', "nameOverride: server\n")
+    (root / "vllm/templates/_helpers.tpl").write_text(HELPERS)
+    assert _names(root)[0] == ["vllm-server"]
+    root = _chart(tmp_path / "b", "vllm", '{{ include "vllm.fullname" . }}', "nameOverride: vllm\n")
+    (root / "vllm/templates/_helpers.tpl").write_text(HELPERS)
+    assert _names(root)[0] == ["vllm"]
+    root = _chart(tmp_path / "c", "vllm", '{{ include "vllm.fullname" . }}', "fullnameOverride: srv\n")
+    (root / "vllm/templates/_helpers.tpl").write_text(HELPERS)
+    assert _names(root)[0] == ["srv"]
+    assert reader_name('{{ include "vllm.name" . }}-{{ .Release.Name }}', "vllm", "server") == "server-vllm"

@@ -64,3 +64,13 @@ def test_a_chart_without_values_renders_with_the_repositorys_values_above_it(tmp
 def test_careful_another_charts_values_or_unrelated_keys_are_not_taken(tmp_path):
     assert read_manifests([str(_repo(tmp_path / "a", VALUES, beside_chart=True))]).objects == []
     assert read_manifests([str(_repo(tmp_path / "b", "replicaCount: 2\nservice: {port: 80}\n"))]).objects == []
+
+
+def test_careful_a_helmfiles_values_file_is_not_taken(tmp_path):
+    """review57c: a values.yaml beside a helmfile is the helmfile's, given to the release that names it (here a remote
+    chart's, whose keys overlap the local chart's); helmfile's own reading renders a local chart it names."""
+    root = _repo(tmp_path, VALUES)
+    (root / "helmfile.yaml").write_text(
+        "releases:\n- name: tgi-remote\n  chart: oci://ghcr.io/example/tgi\n  version: 1.0.0\n  values: [values.yaml]\n"
+    )
+    assert [o for o in read_manifests([str(root)]).objects if o.file.endswith("deployment.yaml")] == []

@@ -238,3 +238,50 @@ def test_an_absent_field_no_value_decides_stays_on_the_template(tmp_path):
     report = _report(_chart(tmp_path / "chart", VALUES, template))
     [row] = [v for v in _rows(report, "S15") if "tolerate" in v["message"]]
     assert row["file"].endswith("templates/deployment.yaml") and "rendered by" not in row["message"]
+
+
+def test_a_field_whose_keys_the_template_writes_stays_on_the_template(tmp_path):
+    # Review57v: `resources: {limits: {nvidia.com/gpu: {{ .Values.gpu }}}}` (the form of GPU workers' and init
+    # containers' resources in public Ray and vLLM charts) had G8's missing cpu and memory requests moved to `gpu: 1`,
+    # a key where no request can be added: the template's own layout is what the reader fixes.
+    template = DEPLOYMENT.split("        resources:")[0] + "        resources:\n          limits:\n"
+    template += "            nvidia.com/gpu: {{ .Values.gpu }}\n"
+    report = _report(_chart(tmp_path / "chart", VALUES + "gpu: 1\n", template))
+    for catalog in ("G8", "G10"):
+        rows = _rows(report, catalog)
+        assert rows and all(v["file"].endswith("templates/deployment.yaml") for v in rows), catalog
+        assert all("rendered by" not in v["message"] for v in rows), catalog
+
+
+def test_the_trace_follows_index_to_the_literal_key(tmp_path):
+    # Lintasarta's `{{ index .Values.resources.limits "nvidia.com/gpu" }}`: the key a values file holds under its
+    # dotted name, so the template's `nvidia.com/gpu:` mirrors the values it prints.
+    template = 'g: {{ index .Values.resources.limits "nvidia.com/gpu" }}\nh: {{ index .Values.list 1 }}\n'
+    root = _chart(tmp_path / "chart", "resources: {limits: {nvidia.com/gpu: 2}}\nlist: [a, b]\n", template)
+    traces: list = []
+    text = render_template(str(root / "templates" / "deployment.yaml"), template, load_chart(str(root)), trace=traces)
+    printed = {(text[s.start : s.end], s.path) for s in traces[0].spans if not s.block}
+    assert printed == {("2", ("resources", "limits", "nvidia.com/gpu")), ("b", ("list", 1))}
+
+
+def test_a_values_file_of_several_documents_moves_to_its_first(tmp_path):
+    # The chart's values are its values.yaml's first document (helm_chart.load_chart); a second one (`---` and an
+    # override left below it) had kept every finding on the template, the key lookup refusing the file.
+    values = VALUES.replace("tag: v0.9.2", "tag: latest") + "---\nimage:\n  tag: v1\n"
+    [row] = _rows(_report(_chart(tmp_path / "chart", values, DEPLOYMENT)), "G1")
+    assert (row["file"], row["line"]) == (str(tmp_path / "chart" / "values.yaml"), _line(values, "  tag:"))
+
+
+def test_a_setting_moves_to_the_security_context_that_holds_it(tmp_path):
+    # helm create's pair `podSecurityContext` / `securityContext`: `runAsUser: 0` in the pod's and capabilities in the
+    # container's. G28 judges whichever holds the user; it had moved to the container's key, which holds no user.
+    values = VALUES + "podSecurityContext:\n  runAsUser: 0\nsecurityContext:\n  capabilities: {drop: [ALL]}\n"
+    template = DEPLOYMENT.replace(
+        "      containers:\n", "      securityContext: {{- toYaml .Values.podSecurityContext | nindent 8 }}\n      containers:\n"
+    ).replace(
+        "        ports: [{containerPort: 8000}]\n",
+        "        ports: [{containerPort: 8000}]\n        securityContext: {{- toYaml .Values.securityContext | nindent 10 }}\n",
+    )
+    [row] = _rows(_report(_chart(tmp_path / "chart", values, template)), "G28")
+    assert "runAsUser: 0" in row["message"]
+    assert (row["file"], row["line"]) == (str(tmp_path / "chart" / "values.yaml"), _line(values, "podSecurityContext:"))

@@ -74,3 +74,10 @@ def test_careful_forms_stay_silent():
     plain = copy.deepcopy(SERVER)
     plain["spec"]["template"]["spec"]["containers"][0] = {"name": "web", "image": "nginx:1.27"}
     assert found_by([plain], S31) == []
+
+
+def test_careful_an_install_a_shell_comment_names_stays_silent():
+    """review57c: a script's comment that names the install for another base image installs nothing."""
+    script = "# the image holds aria2c; on a bare alpine run: apk add --no-cache aria2\naria2c -x 8 $URL  # not apk add\n"
+    assert found_by([_init_args(SERVER, script)], S31) == []
+    assert len(found_by([_init_args(SERVER, "# fetch\napk add --no-cache aria2\n")], S31)) == 1

@@ -114,3 +114,21 @@ def test_a_gpu_count_left_a_fill_in_still_names_a_gpu_server():
     [(level, message)] = found_by([obj], G49)
     assert level == "advisory" and message.startswith("container vllm: livenessProbe and readinessProbe on HTTP")
     assert found_by([_with(resources={"limits": {"nvidia.com/gpu": 0}})], G49) == []
+
+
+def test_careful_a_probe_whose_server_is_not_the_engine_stays_silent():
+    """review57c: the probe reaches another server than vLLM's API server: a port only a sidecar of the pod declares
+    (an auth proxy or a health exporter answering on its own loop), or another host (httpGet.host)."""
+    sidecar = _with(
+        livenessProbe={"httpGet": {"path": "/healthz", "port": 9090}},
+        readinessProbe={"httpGet": {"path": "/healthz", "port": 9090}},
+    )
+    sidecar["spec"]["template"]["spec"]["containers"].append(
+        {"name": "health-exporter", "image": "example.com/health-exporter:1.0", "ports": [{"containerPort": 9090}]}
+    )
+    elsewhere = _with(livenessProbe={"httpGet": {"path": "/health", "port": 8000, "host": "10.0.0.5"}}, readinessProbe=None)
+    assert found_by([sidecar], G49) == []
+    assert found_by([elsewhere], G49) == []
+    own = copy.deepcopy(sidecar)  # the same pod probing vLLM's own port still fires
+    own["spec"]["template"]["spec"]["containers"][0]["livenessProbe"] = {"httpGet": {"path": "/health", "port": 8000}}
+    assert [m.split(" on HTTP")[0] for _, m in found_by([own], G49)] == ["container vllm: livenessProbe"]
