@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from components.derive.karpenter import tolerates_taint
 from policies.framework import Policy, Resource, unproven
-from policies.kube import as_dict, as_list, is_ray, metadata_name
+from policies.kube import as_dict, as_list, get, is_ray, metadata_name
 from policies.reading.gpu_pools import (
     GpuWorkload,
     gpu_workloads,
@@ -41,6 +41,10 @@ GPU_TYPE_LABELS = (
     "kubernetes.io/hostname",
 )
 DEFAULT_TAINT = {"key": "nvidia.com/gpu", "effect": "NoSchedule"}
+# Node labels Karpenter's AWS provider sets from the instance type that keep a pod on GPU instances without naming the
+# GPU (aws/karpenter-provider-aws v1.14.1 pkg/apis/v1/labels.go:161 LabelInstanceGPUManufacturer): GPU placement, with the pool's
+# own GPU types (spent set 123b: pulumi/example-ai.cluster infra/app-llms/index.ts, labelled a trap).
+GPU_VENDOR_LABELS = frozenset({"karpenter.k8s.aws/instance-gpu-manufacturer"})
 
 
 def admitted_tolerations(podspec: dict, config: dict) -> list[dict]:
@@ -93,6 +97,22 @@ def targets_gpu_type(podspec: dict) -> bool:
     return bool(node_label_keys(podspec) & set(GPU_TYPE_LABELS))
 
 
+def tolerated_pools(podspec: dict, pools: dict[str, Resource]) -> list[str]:
+    """The GPU NodePools of the set that taint their nodes and whose every taint the pod's own tolerations match,
+    where its nodeSelector asks no other value of a template label of theirs: the pools Karpenter launches its nodes
+    from (a GPU pod needs a GPU node, and these are the set's). The set's NodePools then say which taint GPU nodes
+    carry, and the pod tolerates it (spent set 123b: eks.pulumi.com/gpu-workload-taint Exists)."""
+    selector = as_dict(podspec.get("nodeSelector"))
+    found = []
+    for name, pool in pools.items():
+        hard = hard_taints(pool.props)
+        labels = as_dict(get(pool.props, "spec", "template", "metadata", "labels"))
+        if hard and all(tolerates(podspec, t) for t in hard):
+            if not any(k in labels and str(labels[k]) != str(v) for k, v in selector.items()):
+                found.append(name)
+    return found
+
+
 def assumed_taints(config: dict, podspec: dict | None = None) -> list[dict]:
     """The taints a GPU node carries when no NodePool of the set says (pack setting gpuNodesTainted)."""
     if podspec is not None and platform_adds_toleration(podspec):
@@ -142,6 +162,8 @@ def _pool_taints(w: GpuWorkload, pools: dict, config: dict) -> list[str]:
     named = [w.pool] if w.pool and w.pool in pools else label_pools(w.podspec, pools)
     if named:
         return _untolerated_pools(w.path, "requests GPUs", w.podspec, {n: pools[n] for n in named}, config, "it stays Pending")
+    if tolerated_pools(w.podspec, pools):
+        return []  # the set's GPU NodePools taint their nodes otherwise, and the pod tolerates one's taints
     owner = "GPU nodes (setting gpuNodesTainted: true, no NodePool in this set says otherwise)"
     # The setting only assumes the taint (an untainted node group would schedule the pod): unproven.
     admitted = admitted_tolerations(w.podspec, config)
@@ -219,6 +241,25 @@ def missing_pool(path: str, podspec: dict, defined: frozenset[str] | None) -> st
     )
 
 
+def _placed(podspec: dict, pools: dict[str, Resource]) -> bool:
+    """True for a GPU pod that selects a GPU type or pool, GPU instances by vendor (GPU_VENDOR_LABELS), the set's
+    NodePools by their template labels, or tolerates a taint of the set's GPU NodePools other than its GPU resource's
+    (tolerated_pools, _dedicated)."""
+    return bool(
+        targets_gpu_type(podspec)
+        or node_label_keys(podspec) & GPU_VENDOR_LABELS
+        or label_pools(podspec, pools)
+        or any(_dedicated(pools[name], podspec) for name in tolerated_pools(podspec, pools))
+    )
+
+
+def _dedicated(pool: Resource, podspec: dict) -> bool:
+    """True for a pool with a taint of its own (``eks.pulumi.com/gpu-workload-taint``), not only the taint of the GPU
+    resource the pod requests, which every GPU node of every pool may carry: tolerating it is choosing the pool."""
+    requested = {t["key"] for t in admitted_tolerations(podspec, {})}
+    return any(t.get("key") not in requested for t in hard_taints(pool.props))
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     pools = nodepools(resources)
     defined = defined_pools(resources)
@@ -231,7 +272,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         # A pod that selects NodePools of the set by their template labels lands on those pools' GPUs. One that
         # selects no GPU type may land on another GPU, but whether that GPU is too small for the model is not in the
         # selector: advice (unproven), even where the set has several GPU pools (spent set 18: taixingbi/eks-vllm).
-        if not targets_gpu_type(w.podspec) and not label_pools(w.podspec, pools):
+        if not _placed(w.podspec, pools):
             findings.append(
                 (
                     w.resource.name,

@@ -22,14 +22,16 @@ Findings sit on the one values file the release is given when it has one (what t
 ``.gotmpl`` values files: docs/environments.md:5,38@v1.7.4), never to a chart: helm is given the release's ``values``
 alone (pkg/state/state.go:5023-5035 ``generateVanillaValuesFiles``, from ``release.Values``). A release with no values
 of its own renders with the chart's defaults, even beside an environment values file named for it (review57); the
-environment files are the helmfile's, read with it (not as a chart's values file). Everything read here is advice (a
-rendered or joined release).
+environment files are the helmfile's, read with it (not as a chart's values file). A ``values`` entry that writes them
+out (``- {{ toYaml .Values | nindent 4 }}``: docs/writing-helmfile.md:454@v1.7.4) gives the chart each environment's
+values (review57h). Everything read here is advice (a rendered or joined release).
 """
 
 from __future__ import annotations
 
 import glob
 import os
+import re
 from collections.abc import Mapping
 from typing import Any, Callable, Optional
 
@@ -48,6 +50,15 @@ _FILL_INS = 2  # fill-ins a values path may hold and still be matched against th
 _ENTRIES = 16  # values entries read per release
 _TEMPLATE_SUFFIXES = (".yaml", ".yml")
 # what gives a release values (docs/configuration.md@v1.7.4 "releases:"; ``inherit`` names a ``templates:`` entry)
+# an action that writes helmfile's values out as YAML (``{{ toYaml .Values | nindent 6 }}``, ``{{ .Environment.Values.vllm
+# | toYaml | nindent 8 }}``; ``.StateValues`` the same: docs/index.md@v1.7.4): kept as ``_VALUES_AT`` + its path so a
+# release's ``values`` entry made of one is given the environments' values (anything else it stays a fill-in)
+_TO_YAML = re.compile(
+    r"(?<=[-:][ \t])\{\{-?[ \t]*(?:toYaml[ \t]+\.(?:Environment\.|State)?Values((?:\.\w+)*)"
+    r"|\.(?:Environment\.|State)?Values((?:\.\w+)*)[ \t]*\|[ \t]*toYaml)[ \t]*(?:\|[ \t]*n?indent[ \t]+\d+[ \t]*)?-?\}\}"
+)
+_VALUES_AT = _FILL_IN + "@values"
+_AT = re.compile(re.escape(_VALUES_AT) + r"((?:\.\w+)*)")
 _GIVES_VALUES = ("values", "set", "setString", "secrets", "valuesTemplate", "setTemplate", "inherit")
 _VALUES_SUFFIXES = (".yaml", ".yml", ".json", GOTMPL)  # what a values entry may name: never another kind of file
 
@@ -80,7 +91,8 @@ def _scrubbed(text: str) -> str:
     ``{{ end }}``), others a ``${}``."""
     if "{{" not in text:
         return text
-    lines = _marked(text.replace(_MARK, "")).split("\n")
+    text = _TO_YAML.sub(lambda m: _VALUES_AT + (m.group(1) or m.group(2) or ""), text.replace(_MARK, ""))
+    lines = _marked(text).split("\n")
     return "\n".join("" if _MARK in line and not line.replace(_MARK, "").strip(" \t") else line for line in lines).replace(
         _MARK, _FILL_IN
     )
@@ -123,7 +135,9 @@ def _files(entry: str, folder: str) -> list[str]:
         return []  # a path made mostly of fill-ins, or one that climbs out of the helmfile's folder: not searched
     pattern = glob.escape(os.path.join(folder, entry)).replace(_FILL_IN, "*")
     found = (
-        os.path.normpath(p) for p in glob.glob(pattern) if p.endswith(_VALUES_SUFFIXES) and os.path.isfile(p) and within_run(p)
+        os.path.normpath(p)
+        for p in glob.glob(pattern)
+        if p.endswith(_VALUES_SUFFIXES) and os.path.isfile(p) and within_run(p) and not is_helmfile(p)
     )
     return sorted(found)[:_MATCHES]
 
@@ -132,10 +146,44 @@ def _list(value: Any) -> list:
     return value if isinstance(value, list) else []
 
 
-def _values(release: Mapping, folder: str) -> list[tuple[dict, str, list[str]]]:
+def _given(data: Any, environment: Mapping) -> Any:
+    """``data`` with each ``{{ toYaml .Values... }}`` (``_VALUES_AT``) as the environment's values at its path (null
+    where it has none, as toYaml writes a missing value)."""
+    if isinstance(data, str) and (found := _AT.fullmatch(data)):
+        here: Any = environment
+        for key in found.group(1).split(".")[1:]:
+            here = here.get(key) if isinstance(here, Mapping) else None
+        return here
+    if isinstance(data, Mapping):
+        return {k: _given(v, environment) for k, v in data.items()}
+    return [_given(v, environment) for v in data] if isinstance(data, list) else data
+
+
+def _uses_environment(data: Any) -> bool:
+    if isinstance(data, str):
+        return _AT.fullmatch(data) is not None
+    if isinstance(data, Mapping):
+        return any(_uses_environment(v) for v in data.values())
+    return any(_uses_environment(v) for v in data) if isinstance(data, list) else False
+
+
+def _values(release: Mapping, folder: str, environments: list[dict]) -> list[tuple[dict, str, list[str]]]:
     """(values, the one file they come from or "", files read) for each way the release's values entries resolve: a
-    templated path that names several files of the run gives one each."""
+    templated path that names several files of the run gives one each; entries that write helmfile's values out
+    (``- {{ toYaml .Values | nindent 6 }}``, ``image: {{ .Values.image | toYaml | nindent 8 }}``) one for each
+    environment's values (helmfile renders the release's ``values`` with the chosen environment's: docs/environments.md
+    @v1.7.4, "Environment Values"; none defined: empty)."""
     entries = _list(release.get("values"))[:_ENTRIES]
+    if not _uses_environment(entries):
+        return _values_of(release, folder, entries)
+    out: list[tuple[dict, str, list[str]]] = []
+    for environment in environments or [{}]:
+        for run in _values_of(release, folder, _given(entries, environment)):
+            out.extend([run] if run not in out else [])
+    return out[:_MATCHES]
+
+
+def _values_of(release: Mapping, folder: str, entries: list) -> list[tuple[dict, str, list[str]]]:
     choices: list[list[Any]] = []
     for entry in entries:
         if isinstance(entry, Mapping):
@@ -293,7 +341,8 @@ def helmfile_objects(file: str, text: str) -> tuple[list[tuple[dict, str, str]],
     }
     releases = [r for d in docs for r in _list(d.get("releases"))]
     environment = _environment_files(docs, folder)
-    environments = _environment_values(docs, folder) if any(isinstance(r, Mapping) and "condition" in r for r in releases) else []
+    conditions = any(isinstance(r, Mapping) and "condition" in r for r in releases)
+    environments = _environment_values(docs, folder) if conditions or "toYaml" in text else []
     out: list[tuple[dict, str, str]] = []
     claimed = {os.path.abspath(f) for f in environment}  # helmfile's own values: read here, no chart's
     for release in releases[:_RELEASES]:
@@ -302,7 +351,7 @@ def helmfile_objects(file: str, text: str) -> tuple[list[tuple[dict, str, str]],
         name = release.get("name")
         if not isinstance(name, str) or "${" in name or not _installed(release, environments):
             continue
-        runs = _values(release, folder)
+        runs = _values(release, folder, environments)
         how = ""
         root = _local_chart(release["chart"], folder)
         if root == "":

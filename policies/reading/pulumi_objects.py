@@ -66,8 +66,20 @@ def _api_version(group: str, version: str) -> str:
     return f"{full}/{version}" if full else version
 
 
+# The provider's mark on an object it named (pulumi/pulumi-kubernetes v4.32.0 provider/pkg/metadata/naming.go:28-53).
+AUTONAMED = "pulumi.com/autonamed"
+
+
 def _named(metadata: Any, name: Any) -> dict:
+    """Metadata with the resource's name where the args name none. The provider then applies ``<name>-<random>``
+    (naming.go AssignNameIfAutonamable: prefix ``urn.Name() + "-"``) and marks it AUTONAMED; the resource's name is
+    kept here, as the name reports and ``x.metadata.name`` use, and a rule that needs the applied name (a Service's
+    link variables: policies/vllm/service_links_port.py) reads the mark."""
     meta = dict(metadata) if isinstance(metadata, dict) else {}
+    if not isinstance(meta.get("name"), str) and not isinstance(meta.get("generateName"), str):
+        annotations = meta.get("annotations", {})
+        if isinstance(annotations, dict):
+            meta["annotations"] = {**annotations, AUTONAMED: "true"}
     if not isinstance(meta.get("name"), str):
         meta["name"] = name if isinstance(name, str) else Unknown("resource_name")
     if not isinstance(meta.get("namespace"), str):

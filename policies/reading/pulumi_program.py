@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Optional, TypeVar
 
 from components.loading import MANIFESTS, Document, LoadError, load_yaml_documents, read_bounded
 from policies.reading.helm_values import merged_values
-from policies.reading.pulumi_objects import ProgramCall, ProgramUnread, finished, resource_object
+from policies.reading.pulumi_objects import ProgramCall, ProgramUnread, Unknown, finished, resource_object
 from policies.reading.run_bounds import within_run
 from policies.values_files import READ_FROM
 
@@ -68,6 +68,8 @@ def _release(path: tuple[str, ...], name: Any, args: dict, label: str) -> Option
     if isinstance(local, str) or (chart.startswith((".", "/")) and not repo):  # a chart folder of the repository
         spec["sourceRef"] = {"kind": "GitRepository", "name": "pulumi"}  # (helm_charts.installs_from_folder)
     values = args.get("values")
+    if (values is not None and not isinstance(values, dict)) or args.get("valueYamlFiles"):
+        return None  # values the run computes, or files of values this reading does not open: any value may be set
     release = args.get("name") if path[-1] != "Chart" or path[1] == "v4" else None
     meta: dict = {
         "name": release if isinstance(release, str) else name if isinstance(name, str) else spec["chart"],
@@ -117,6 +119,8 @@ def _config_objects(path: tuple[str, ...], name: Any, args: dict, folder: str, r
 
 def call_objects(call: ProgramCall, file: str, run: frozenset[str]) -> list[dict]:
     """The manifests one call declares, finished (fill-ins for Unknowns)."""
+    if isinstance(call.args, Unknown):  # args the run computes (a spread, a function's return): any field may be set
+        return []
     args = call.args if isinstance(call.args, dict) else {}
     label = label_of(call)
     if call.path[:1] == ("helm",) and call.path[-1] in ("Chart", "Release"):

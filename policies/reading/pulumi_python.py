@@ -8,7 +8,9 @@ arguments, snake_case names as the SDK's camelCase fields (``match_labels`` -> `
 its keys, except that snake_case keys of a field (not of a map of names such as labels, annotations, data or Helm
 values) are the SDK's field names too, as the SDK translates them. Values: literals, f-strings, names bound once in
 the file, a resource's ``.metadata.name`` through the name it is bound to, ``json.dumps`` of a known value, ``.apply``
-of a lambda on a known value; anything else is pulumi_objects.Unknown.
+of a lambda on a known value; anything else is pulumi_objects.Unknown, and so is a whole dict or list with a
+``**``/``*`` spread of an unknown value, a name a function's parameter shadows or the program changes (``env.append``,
+``env += ...``, ``labels["tier"] = ...``). Bounded (_BUDGET expressions).
 """
 
 from __future__ import annotations
@@ -22,6 +24,11 @@ from policies.reading.pulumi_objects import ProgramCall, ProgramUnread, Unknown,
 _PACKAGE = "pulumi_kubernetes"
 _MAX_DEPTH = 48
 _MAX_PASSES = 32  # resources one call declares through the loops around it, each read once
+# Expressions one program's reading evaluates: a name of names of lists (6**12 strings) ends unknown, not in a hang.
+_BUDGET = 200_000
+# Methods that change the list, dict or set they are called on: a name so changed is not its literal value.
+_MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "remove", "clear", "add"})
+_MUTATORS |= {"sort", "reverse", "discard"}
 # Maps whose keys are names the user writes (a label, a file of a ConfigMap, a Helm value), never the SDK's fields.
 _NAME_MAPS = frozenset(
     {"labels", "annotations", "data", "stringData", "binaryData", "nodeSelector", "matchLabels", "selector", "values"}
@@ -38,13 +45,22 @@ def _fields(value: Any, names: bool = False) -> Any:
     """A dict written for an input type with its snake_case field names camelCased, maps of names left as written."""
     if isinstance(value, list):
         return [_fields(v) for v in value]
-    if not isinstance(value, dict) or names:
+    if not isinstance(value, dict):
+        return value
+    if names:
+        # A workload's selector is a LabelSelector (match_labels, match_expressions: the SDK's fields), a Service's a
+        # map of labels: pulumi's rpc.serialize_property translates a dict's keys only for an input type.
+        if value.keys() & _SELECTOR_FIELDS:
+            return {_SELECTOR_FIELDS.get(k, k): _fields(v, names=k in _SELECTOR_FIELDS) for k, v in value.items()}
         return value
     out = {}
     for key, item in value.items():
         field = _camel(key) if isinstance(key, str) and "_" in key.strip("_") and key.islower() else key
         out[field] = _fields(item, names=field in _NAME_MAPS)
     return out
+
+
+_SELECTOR_FIELDS = {"match_labels": "matchLabels", "match_expressions": "matchExpressions"}
 
 
 class _Program:
@@ -54,6 +70,7 @@ class _Program:
         self.aliases: dict[str, tuple[str, ...]] = {}
         self.bindings: dict[str, Optional[ast.expr]] = {}
         self.resolving: set[str] = set()
+        self.spent = 0
         calls: list[tuple[ast.Call, tuple[ast.For, ...]]] = []
         stack: list[tuple[ast.AST, tuple[ast.For, ...]]] = [(tree, ())]
         while stack:
@@ -78,6 +95,8 @@ class _Program:
                 for name in ast.walk(node.target):
                     if isinstance(name, ast.Name):
                         self.bindings[name.id] = None  # a loop's variable: one value per pass (_passes)
+            for rebound in _rebound(node):
+                self.bindings[rebound] = None
             if isinstance(node, ast.Call):
                 calls.append((node, loops))
         self.calls = [
@@ -128,7 +147,8 @@ class _Program:
 
     def value(self, node: Optional[ast.expr], env: dict[str, Any], depth: int) -> Any:
         """The value an expression has when the program runs, with Unknown for what only the run decides."""
-        if node is None or depth > _MAX_DEPTH:
+        self.spent += 1
+        if node is None or depth > _MAX_DEPTH or self.spent > _BUDGET:
             return Unknown()
         depth += 1
         if isinstance(node, ast.Constant):
@@ -140,14 +160,25 @@ class _Program:
             for key, item in zip(node.keys, node.values):
                 if key is None:  # **spread
                     spread = self.value(item, env, depth)
-                    out.update(spread if isinstance(spread, dict) else {})
+                    if not isinstance(spread, dict):  # fields the run decides: any field may be among them
+                        return Unknown(ast.unparse(item))
+                    out.update(spread)
                     continue
                 known = self.value(key, env, depth)
                 if isinstance(known, str):
                     out[known] = self.value(item, env, depth)
             return out
         if isinstance(node, (ast.List, ast.Tuple)):
-            return [self.value(e, env, depth) for e in node.elts if not isinstance(e, ast.Starred)]
+            items: list = []
+            for e in node.elts:
+                if isinstance(e, ast.Starred):  # *spread
+                    spread = self.value(e.value, env, depth)
+                    if not isinstance(spread, list):
+                        return Unknown(ast.unparse(e.value))
+                    items += spread
+                else:
+                    items.append(self.value(e, env, depth))
+            return items
         if isinstance(node, ast.Name):
             return self._name(node.id, env, depth)
         if isinstance(node, (ast.Attribute, ast.Subscript)):
@@ -217,8 +248,11 @@ class _Program:
         args = [self.value(a, env, depth) for a in node.args[:1]]
         if name == "dict" and not node.args:
             return {k.arg: self.value(k.value, env, depth) for k in node.keywords if k.arg}
-        if name in ("pulumi.Output.from_input", "pulumi.Output.secret", "str") and args:
-            return args[0] if not (name == "str" and not isinstance(args[0], (str, int, float))) else Unknown(name)
+        if name in ("pulumi.Output.from_input", "pulumi.Output.secret") and args:
+            return args[0]
+        if name == "str" and args:  # str(8000) is the text "8000", never the number
+            known = isinstance(args[0], (str, int, float)) and not isinstance(args[0], bool)
+            return str(args[0]) if known else Unknown(name)
         if name == "json.dumps" and args and self._known(args[0]):
             return json.dumps(args[0])
         if isinstance(node.func, ast.Attribute) and node.func.attr == "apply" and node.args:
@@ -234,6 +268,48 @@ class _Program:
         if isinstance(value, list):
             return all(self._known(v) for v in value)
         return not isinstance(value, Unknown)
+
+
+def _rebound(node: ast.AST) -> list[str]:
+    """Names a node gives another value than their single assignment (a function's parameter, ``x += ...``, ``with
+    ... as x``, an import) or whose value it changes (``env.append(...)``, ``labels["tier"] = ...``): unknown wherever
+    they are read, as a name bound twice is."""
+    if isinstance(node, ast.arguments):
+        every = [*node.posonlyargs, *node.args, *node.kwonlyargs, node.vararg, node.kwarg]
+        return [a.arg for a in every if a is not None]
+    if isinstance(node, (ast.AugAssign, ast.Delete, ast.withitem, ast.NamedExpr, ast.Assign, ast.AnnAssign)):
+        if isinstance(node, ast.Delete):
+            targets = node.targets
+        elif isinstance(node, ast.withitem):
+            targets = [node.optional_vars] if node.optional_vars is not None else []
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):  # x.y = ..., x[k] = ..., a, b = ... (a name: a binding)
+            targets = [
+                t for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if not isinstance(t, ast.Name)
+            ]
+        else:
+            targets = [node.target]
+        return [n for t in targets for n in _roots(t)]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
+        root = _root(node.func.value)
+        return [root] if root else []
+    if isinstance(node, ast.ExceptHandler) and node.name:
+        return [node.name]
+    return []
+
+
+def _roots(target: ast.expr) -> list[str]:
+    """The names an assignment's target binds or changes (``a, b = ...``, ``labels["tier"] = ...``)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for t in target.elts for n in _roots(t)]
+    root = _root(target)
+    return [root] if root else []
+
+
+def _root(node: ast.expr) -> str:
+    """The name a target or a member chain (``labels["tier"]``, ``spec.replicas``) starts from, or ""."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def python_calls(file: str, text: str) -> list[ProgramCall]:

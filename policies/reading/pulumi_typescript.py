@@ -11,7 +11,10 @@ sub-paths ``@pulumi/kubernetes/apps/v1``; ``require(...)``), then each ``new <al
 Values: literals, object and array literals (spreads of known objects), template strings, and identifiers bound by a
 ``const`` in the file (once; a name bound twice is unknown), a resource's ``.metadata.name`` through the const it is
 bound to (``serviceName: svc.metadata.name``), ``x.apply(v => ...)`` of a known ``x``, ``JSON.stringify`` of a known
-value, string ``+``, a conditional whose test or both results are known. Anything else is pulumi_objects.Unknown.
+value, string ``+``, a conditional whose test or both results are known. Anything else is pulumi_objects.Unknown,
+and so is a whole object or array with a spread of an unknown value (any field may come from it), a const a
+function's parameter, a loop's variable or a destructuring shadows, or one the program changes (``env.push``,
+``labels.tier = ...``), and an ``.apply`` whose function returns under a condition. Bounded (_BUDGET expressions).
 """
 
 from __future__ import annotations
@@ -25,10 +28,15 @@ from policies.reading.pulumi_objects import ProgramCall, ProgramUnread, Unknown,
 _PACKAGE = "@pulumi/kubernetes"
 _MAX_DEPTH = 48
 _MAX_PASSES = 32  # resources one call declares through the loops around it, each read once
+# Expressions one program's reading evaluates: a const of consts of lists (6**12 strings) ends unknown, not in a hang.
+_BUDGET = 200_000
+# Methods that change the array, map or object they are called on: a const so changed is not its literal value.
+_MUTATORS = frozenset({"push", "unshift", "splice", "pop", "shift", "sort", "reverse", "fill", "set", "add", "delete", "clear"})
+_PARAMETERS = ("required_parameter", "optional_parameter")
 _WRAPPERS = ("parenthesized_expression", "as_expression", "satisfies_expression", "non_null_expression", "type_assertion")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "b": "\b", "f": "\f", "v": "\v"}
 # Calls that hand back their argument as the value the resource gets (an Output of a known value, a secret literal).
-_PASS_THROUGH = ("pulumi.output", "pulumi.secret", "pulumi.Output.create", "pulumi.Output.secret", "String")
+_PASS_THROUGH = ("pulumi.output", "pulumi.secret", "pulumi.Output.create", "pulumi.Output.secret")
 
 
 @functools.lru_cache(maxsize=2)
@@ -88,6 +96,7 @@ class _Program:
         self.aliases: dict[str, tuple[str, ...]] = {}
         self.bindings: dict[str, Any] = {}
         self.resolving: set[str] = set()
+        self.spent = 0
         news = []
         stack = [root]
         while stack:
@@ -99,6 +108,8 @@ class _Program:
                 self._bind(node)
             elif kind == "new_expression":
                 news.append(node)
+            else:
+                self._unbind(node)
             stack.extend(reversed(node.children))
         self.calls = [c for n in news for env in self._loops(n) if (c := self._call(n, env)) is not None]
 
@@ -127,7 +138,11 @@ class _Program:
 
     def _bind(self, node: Any) -> None:
         name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
-        if name is None or value is None or name.type != "identifier":
+        if name is not None and name.type != "identifier":  # const { image } = cfg: names of a computed value
+            for bound in self._identifiers(name):
+                self.bindings[bound] = None
+            return
+        if name is None or value is None:
             return
         text = self._text(name)
         if value.type == "call_expression" and self._text(value.child_by_field_name("function")) == "require":
@@ -142,6 +157,46 @@ class _Program:
         )
         # A name bound twice (two scopes, or a let) is not one value.
         self.bindings[text] = value if constant and text not in self.bindings else None
+
+    def _unbind(self, node: Any) -> None:
+        """A name this node gives another value than its const's (a function's parameter, a loop's or catch's
+        variable), or a const it changes (``env.push(...)``, ``labels.tier = ...``): unknown wherever it is read,
+        as a name bound twice is."""
+        kind, names = node.type, []
+        if kind in _PARAMETERS or kind == "catch_clause":
+            names = self._identifiers(node.child_by_field_name("pattern") or node.child_by_field_name("parameter"))
+        elif kind == "arrow_function" or kind == "for_in_statement":
+            names = self._identifiers(node.child_by_field_name("parameter") or node.child_by_field_name("left"))
+        elif kind in ("assignment_expression", "augmented_assignment_expression"):
+            names = [self._root(node.child_by_field_name("left"))]
+        elif kind == "unary_expression" and self._text(node.child_by_field_name("operator")) == "delete":
+            names = [self._root(node.child_by_field_name("argument"))]
+        elif kind == "call_expression":
+            function = node.child_by_field_name("function")
+            if function is not None and function.type == "member_expression":
+                method = self._text(function.child_by_field_name("property"))
+                if method in _MUTATORS:
+                    names = [self._root(function.child_by_field_name("object"))]
+                elif self._text(function) == "Object.assign":
+                    args = node.child_by_field_name("arguments")
+                    names = [self._root(args.named_children[0])] if args is not None and args.named_children else []
+        for name in names:
+            if name:
+                self.bindings[name] = None
+
+    def _identifiers(self, pattern: Any) -> list[str]:
+        """The names a parameter or destructuring pattern binds."""
+        if pattern is None:
+            return []
+        if pattern.type in ("identifier", "shorthand_property_identifier_pattern"):
+            return [self._text(pattern)]
+        return [name for child in pattern.named_children for name in self._identifiers(child)]
+
+    def _root(self, node: Any) -> str:
+        """The identifier a member chain (``labels.tier``, ``env[0].value``) starts from, or ""."""
+        while node is not None and node.type in ("member_expression", "subscript_expression", *_WRAPPERS):
+            node = node.child_by_field_name("object") or (node.named_children[0] if node.named_children else None)
+        return self._text(node) if node is not None and node.type == "identifier" else ""
 
     def _path(self, node: Any) -> Optional[tuple[str, ...]]:
         parts: list[str] = []
@@ -188,7 +243,8 @@ class _Program:
 
     def value(self, node: Any, env: dict[str, Any], depth: int) -> Any:
         """The value an expression has when the program runs, with Unknown for what only the run decides."""
-        if node is None or depth > _MAX_DEPTH:
+        self.spent += 1
+        if node is None or depth > _MAX_DEPTH or self.spent > _BUDGET:
             return Unknown()
         kind = node.type
         depth += 1
@@ -258,7 +314,7 @@ class _Program:
                 out.append(text if text is not None else "${" + Unknown(self._text(inner)).hint + "}")
         return "".join(out)
 
-    def _object(self, node: Any, env: dict[str, Any], depth: int) -> dict:
+    def _object(self, node: Any, env: dict[str, Any], depth: int) -> Any:
         out: dict = {}
         for part in node.named_children:
             if part.type == "pair":
@@ -276,16 +332,19 @@ class _Program:
                 out[self._text(part)] = self._identifier(self._text(part), env, depth)
             elif part.type == "spread_element":
                 spread = self.value(part.named_children[0] if part.named_children else None, env, depth)
-                if isinstance(spread, dict):
-                    out.update(spread)
+                if not isinstance(spread, dict):  # fields the run decides: any field may be among them
+                    return Unknown(self._text(part)[3:])
+                out.update(spread)
         return out
 
-    def _array(self, node: Any, env: dict[str, Any], depth: int) -> list:
+    def _array(self, node: Any, env: dict[str, Any], depth: int) -> Any:
         out: list = []
         for part in node.named_children:
             if part.type == "spread_element":
                 spread = self.value(part.named_children[0] if part.named_children else None, env, depth)
-                out.extend(spread if isinstance(spread, list) else [])
+                if not isinstance(spread, list):  # items the run decides
+                    return Unknown(self._text(part)[3:])
+                out.extend(spread)
             elif part.type != "comment":
                 out.append(self.value(part, env, depth))
         return out
@@ -327,6 +386,9 @@ class _Program:
         args = args_node.named_children if args_node is not None else []
         if name in _PASS_THROUGH and len(args) == 1:
             return self.value(args[0], env, depth)
+        if name == "String" and len(args) == 1:  # String(8000) is the text "8000", never the number
+            text = _js_text(self.value(args[0], env, depth))
+            return text if text is not None else Unknown(name)
         if name == "JSON.stringify" and args:
             data = self.value(args[0], env, depth)
             return json.dumps(data, separators=(",", ":"), ensure_ascii=False) if _known(data) else Unknown(name)
@@ -351,13 +413,22 @@ class _Program:
         env = {self._text(first): argument} if first is not None and first.type == "identifier" else {}
         body = function.child_by_field_name("body")
         if body is not None and body.type == "statement_block":
-            body = next(
-                (s.named_children[0] for s in body.named_children if s.type == "return_statement" and s.named_children), None
-            )
+            # One return at the block's top: a return under an if, a switch or a loop is a value only the run picks.
+            returns = [s for s in body.named_children if s.type == "return_statement"]
+            nested = any(n.type == "return_statement" for s in body.named_children for n in self._descendants(s))
+            body = returns[0].named_children[0] if len(returns) == 1 and not nested and returns[0].named_children else None
         return self.value(body, env, depth)
 
-    def _resource(self, node: Any, depth: int) -> Any:
+    @staticmethod
+    def _descendants(node: Any) -> list[Any]:
+        out, stack = [], list(node.children)
+        while stack:
+            child = stack.pop()
+            out.append(child)
+            stack.extend(child.children)
+        return out
 
+    def _resource(self, node: Any, depth: int) -> Any:
         call = self._call(node) if depth < _MAX_DEPTH else None
         made = resource_object(call.path, call.name, call.args) if call is not None else None
         return made if made is not None else Unknown("resource")

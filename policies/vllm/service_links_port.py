@@ -35,6 +35,7 @@ from components.engine_image_names import OTHER_PROGRAM_WORDS
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, memoized, name_of, split_type, viewed_resources
 from policies.reading.engines import env_values, table_servers
+from policies.reading.pulumi_objects import AUTONAMED
 from policies.reading.serving import GPU_SERVER, model_servers, namespace_of
 from policies.reading.vllm_args import vllm_servers
 
@@ -131,6 +132,7 @@ def _services_in_namespace(namespace: Optional[str]) -> dict[str, bool]:
             if split_type(other.type) == ("", "Service")
             and namespace_of(other) == namespace
             and isinstance(get(other.props, "metadata", "name"), str)
+            and not _autonamed(other.props)
         },
     )
 
@@ -144,6 +146,8 @@ def _unplaced_service(resource: Resource, namespace: Optional[str], service: str
     for other in viewed_resources() or ():
         if split_type(other.type) != ("", "Service") or get(other.props, "metadata", "name") != service:
             continue
+        if _autonamed(other.props):
+            continue
         theirs_file = str(other.name).split("#", 1)[0]
         if posixpath.dirname(theirs_file) != posixpath.dirname(file) or not _has_cluster_ip(other.props):
             continue
@@ -154,6 +158,12 @@ def _unplaced_service(resource: Resource, namespace: Optional[str], service: str
         if namespace is not None and theirs is None:
             return f"with no namespace{where}, while the pod names {namespace}"
     return None
+
+
+def _autonamed(service: dict) -> bool:
+    """True for a Service a Pulumi program declares with no metadata.name: the provider applies it as
+    ``<resource name>-<random>`` (policies/reading/pulumi_objects.AUTONAMED), so its variables carry that name."""
+    return get(service, "metadata", "annotations", AUTONAMED) == "true"
 
 
 def _has_cluster_ip(service: dict) -> bool:

@@ -400,3 +400,47 @@ def test_a_chart_folder_a_helmfile_release_renders_is_reported_once(tmp_path):
     root = _local_ollama(tmp_path, "./charts/ollama")
     found = [f for f in _findings(str(root)) if f["policy"] == "serving-readiness-probe"]
     assert [Path(f["file"]).name for f in found] == ["helmfile.yaml"]
+
+
+def _environment_release(root: Path, values: str) -> Path:
+    """quickbeard's environments and chart, its release given helmfile's values written out as YAML (the form of
+    helmfile docs/writing-helmfile.md:454@v1.7.4, ``- {{ toYaml .Values | nindent 4 }}``)."""
+    _quickbeard(root)
+    (root / "helmfile.yaml").unlink()
+    environments = QUICKBEARD_HELMFILE.split("---")[0]
+    release = f"---\nreleases:\n- name: vllm\n  chart: ./charts/vllm\n  namespace: aiops\n  values:\n{values}"
+    (root / "helmfile.yaml.gotmpl").write_text(environments + release)
+    return root
+
+
+def _rendered(root: Path) -> list[tuple[str, str, object]]:
+    return [
+        (
+            o.kind,
+            o.chart,
+            o.obj["spec"]["template"]["spec"]["containers"][0]["image"] if o.kind == "Deployment" else o.obj["spec"]["type"],
+        )
+        for o in read_manifests([str(root)]).objects
+        if o.chart.startswith("helmfile release")
+    ]
+
+
+def test_a_release_given_helmfiles_values_as_yaml_renders_with_the_environments_values(tmp_path):
+    """``- {{ toYaml .Values | nindent 4 }}`` gives the chart the chosen environment's values (review57h: it was a
+    fill-in path that matched the helmfile itself, read as a values file)."""
+    root = _environment_release(tmp_path, "    - {{ toYaml .Values | nindent 6 }}\n")
+    label = "helmfile release vllm: chart ./charts/vllm"
+    assert _rendered(root) == [("Deployment", label, "vllm/vllm-openai:latest"), ("Service", label, "NodePort")]
+
+
+def test_a_release_value_naming_an_environment_key_gets_that_key(tmp_path):
+    root = _environment_release(tmp_path, "    - image: {{ .Environment.Values.image | toYaml | nindent 8 }}\n")
+    label = "helmfile release vllm: chart ./charts/vllm"
+    assert _rendered(root) == [("Deployment", label, "vllm/vllm-openai:latest"), ("Service", label, None)]
+
+
+def test_each_environment_with_its_own_values_is_one_release(tmp_path):
+    root = _environment_release(tmp_path, "    - {{ .Values | toYaml | nindent 6 }}\n")
+    (root / "values" / "staging" / "vllm.yaml").write_text(VALUES.replace("TAG", "v0.6.4"))
+    images = sorted(image for kind, _, image in _rendered(root) if kind == "Deployment")
+    assert images == ["vllm/vllm-openai:latest", "vllm/vllm-openai:v0.6.4"]

@@ -284,3 +284,32 @@ def test_s20_a_surge_only_rollout_with_no_pool_in_the_set_is_unproven():
         _gpu_deployment(None, replicas=4.0),
     ):
         assert rollout_surge.POLICY.check_stack([careful], {}) == []
+
+
+def _dedicated_pool_stack(tolerations: list, selector: dict) -> list:
+    """Spent set 123b, pulumi/example-ai.cluster (infra/eks-karpenter-gpu-nodes, infra/app-llms) as YAML: GPU NodePools
+    tainted eks.pulumi.com/gpu-workload-taint, a vLLM pod selecting karpenter.k8s.aws/instance-gpu-manufacturer."""
+    pool = copy.deepcopy(NODEPOOL)
+    pool["spec"]["template"]["spec"]["taints"] = [
+        {"key": "eks.pulumi.com/gpu-workload-taint", "value": "nvidia", "effect": "NoSchedule"}
+    ]
+    props = deployment_props()
+    pod = props["spec"]["template"]["spec"]
+    pod["tolerations"] = tolerations
+    pod["nodeSelector"] = selector
+    return [resource("kubernetes:karpenter.sh/v1:NodePool", pool, "gpu-pool"), resource(DEPLOYMENT_TYPE, props)]
+
+
+def test_s15_a_gpu_vendor_selector_and_the_pools_own_taint_tolerated_place_the_pod():
+    vendor = {"karpenter.k8s.aws/instance-gpu-manufacturer": "nvidia"}
+    own = [{"key": "eks.pulumi.com/gpu-workload-taint", "operator": "Exists"}]
+    assert messages(tolerates_and_targets.POLICY, *_dedicated_pool_stack(own, vendor)) == []
+    assert messages(tolerates_and_targets.POLICY, *_dedicated_pool_stack(own, {})) == []  # the toleration picks the pool
+    # Firing: neither the pool's taint tolerated nor a GPU selected (the pool's labels are its requirements' only).
+    found = messages(tolerates_and_targets.POLICY, *_dedicated_pool_stack([], {}))
+    assert [m.split(";")[0] for m in found] == [
+        "spec.template.spec: requests GPUs but does not tolerate the nvidia.com/gpu:NoSchedule taint of GPU nodes (setting "
+        "gpuNodesTainted: true, no NodePool in this set says otherwise)",
+        "spec.template.spec: requests GPUs without a nodeSelector or required affinity on a GPU type or pool label "
+        "(karpenter.sh/nodepool, karpenter.k8s.aws/instance-gpu-name, karpenter.k8s.aws/instance-family, ...)",
+    ]
