@@ -43,15 +43,16 @@ def test_the_report_says_which_pools_hold_drift_and_what_a_ray_cluster_edit_cost
 
 def test_policies_check_of_a_plan_folder_leaves_its_derived_objects_to_the_plan(tmp_path):
     # The derived objects are the controllers' output, checked by the plan; `policies check build/` reads the objects
-    # we render, not them (policies/manifests.py). Named explicitly, derived/ is read.
+    # we render, not them (the run's file walker, policies/input/run_files.py). Named explicitly, derived/ is read.
     from policies import manifests
+    from policies.input import run_files
     from stacks import plan as planmod
 
-    assert manifests.PLAN_MARKER == planmod.PLAN_MARKER and manifests.DERIVED_FOLDER in planmod.PLAN_FOLDERS
+    assert run_files.PLAN_MARKER == planmod.PLAN_MARKER and run_files.DERIVED_FOLDER in planmod.PLAN_FOLDERS
     (tmp_path / "derived").mkdir()
     (tmp_path / "kubernetes").mkdir()
     (tmp_path / "derived" / "pod.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n")
     (tmp_path / "kubernetes" / "ns.yaml").write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: n}\n")
-    (tmp_path / manifests.PLAN_MARKER).write_text("plan\n")
+    (tmp_path / run_files.PLAN_MARKER).write_text("plan\n")
     assert [p.rsplit("/", 2)[-2] for p in manifests.manifest_paths([str(tmp_path)])] == ["kubernetes"]
     assert manifests.manifest_paths([str(tmp_path / "derived")]) == [str(tmp_path / "derived" / "pod.yaml")]
