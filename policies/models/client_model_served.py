@@ -41,7 +41,7 @@ from policies.kube import WORKLOAD_TYPES, container_label, containers, get, pod_
 from policies.models.lora_adapter_asked import adapter_names
 from policies.reading import route_path as path
 from policies.reading.engines import env_values
-from policies.reading.litellm import without_provider
+from policies.reading.litellm import litellm_configs, without_provider
 from policies.reading.model_backends import router_kind
 from policies.reading.serving import namespace_of
 from policies.reading.urls import cluster_service
@@ -160,6 +160,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         return []
     findings: list[tuple[str, str]] = []
     for r in resources:
+        findings += _litellm_routes(r, servers)
         if r.type not in WORKLOAD_TYPES or not isinstance(r.props, dict):
             continue
         own = {id(s.container) for s in vllm_servers(r)}
@@ -173,6 +174,42 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     continue
                 findings += _client(r, cpath, container, env, namespace, servers)
     return findings
+
+
+def _litellm_routes(
+    r: Resource, servers: Mapping[tuple[str, Optional[str]], tuple[Resource, VllmServer, set[str]]]
+) -> list[tuple[str, str]]:
+    """A LiteLLM proxy's model_list route (a ConfigMap's config.yaml) whose api_base reaches a vLLM server of the files
+    and whose OpenAI-compatible model (``openai/X``, ``hosted_vllm/X``: LiteLLM sends X) that server does not serve
+    (the form of spent set 128 obaida7/gke-vllm-serving@0343a25d k8s/litellm/config.yaml)."""
+    out: list[tuple[str, str]] = []
+    for key, config in litellm_configs(r):
+        for i, route in enumerate(config["model_list"]):
+            params = route.get("litellm_params") if isinstance(route, dict) else None
+            model = params.get("model") if isinstance(params, dict) else None
+            base = params.get("api_base") if isinstance(params, dict) else None
+            m = _URL.match(base) if isinstance(base, str) else None
+            if not isinstance(model, str) or m is None or not _PLAIN.match(model) or set_at_run_time(model):
+                continue
+            provider, sent = without_provider(model.strip())
+            if not provider:
+                continue  # another provider (its own API and names), or a name LiteLLM sends as written
+            target = _reached(m.group(1), namespace_of(r), servers)
+            if target is None or sent in target[2]:
+                continue
+            owner, _server, names = target
+            kind, oname = split_type(owner.type)[1], get(owner.props, "metadata", "name")
+            served = ", ".join(sorted(names))
+            out.append(
+                (
+                    r.name,
+                    f"data[{key}] model_list[{i}]: LiteLLM route model {model} sends model {sent} to the vLLM server of "
+                    f"{kind} {oname} (api_base {base}), which serves only {served}, so every request through this "
+                    f"route is answered 404 'The model `{sent}` does not exist'; set model to {provider}/"
+                    f"{served.split(', ')[0]} or add --served-model-name {sent} to the server",
+                )
+            )
+    return out
 
 
 def _client(

@@ -232,3 +232,40 @@ def test_a_role_variable_and_variants_of_one_server_behind_one_service():
     assert found_by([plain, other, SERVICE, copy.deepcopy(ogx)], POLICY) == []
     assert found_by([plain, SERVICE, second], POLICY) == []
     assert found_by([plain, SERVICE, anthropic], POLICY) == []
+
+
+def _litellm(routes: str) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "litellm-config", "namespace": "rag"},
+        "data": {"config.yaml": routes},
+    }
+
+
+def test_a_litellm_route_of_a_configmap_is_a_client():
+    """Brief unread57 class 4: the form of spent set 128 obaida7/gke-vllm-serving@0343a25d8e1d06716c34cd34dbfef18dbb5fd60e
+    k8s/litellm/config.yaml (LiteLLM's config.yaml in a ConfigMap, route model openai/qwen, api_base the vLLM server's
+    host, the server serving a local path with no --served-model-name); written generically, not a copy. LiteLLM sends
+    the name after the provider prefix (litellm 1.77.7 get_llm_provider_logic.py:148-172)."""
+    server = _server(["--model", "/models/Qwen2.5-0.5B-Instruct"])
+    wrong = _litellm(
+        "model_list:\n- model_name: qwen\n  litellm_params:\n    model: openai/qwen\n"
+        "    api_base: http://vllm-service.rag.svc.cluster.local:8000/v1\n"
+    )
+    ((enforcement, message),) = found_by([server, SERVICE, wrong], POLICY)
+    assert enforcement == "advisory"
+    assert message.startswith("data[config.yaml] model_list[0]: LiteLLM route model openai/qwen sends model qwen")
+    assert "serves only /models/Qwen2.5-0.5B-Instruct" in message
+    # Careful forms: the served name behind a prefix, another provider, a host outside the files, a variable.
+    for params in (
+        "model: hosted_vllm//models/Qwen2.5-0.5B-Instruct\n    api_base: http://vllm-service:8000/v1",
+        "model: anthropic/claude-3-5-sonnet\n    api_base: http://vllm-service:8000/v1",
+        "model: openai/qwen\n    api_base: http://other-vllm:8000/v1",
+        "model: openai/qwen\n    api_base: os.environ/VLLM_API_BASE",
+        "model: os.environ/MODEL\n    api_base: http://vllm-service:8000/v1",
+    ):
+        careful = _litellm(f"model_list:\n- model_name: qwen\n  litellm_params:\n    {params}\n")
+        assert found_by([server, SERVICE, careful], POLICY) == [], params
+    named = _server(["--model", "/models/Qwen2.5-0.5B-Instruct", "--served-model-name", "qwen"])
+    assert found_by([named, SERVICE, wrong], POLICY) == []
