@@ -5,6 +5,7 @@ resource class applies."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, NamedTuple, Optional
 
 from components.loading import LoadError
@@ -21,6 +22,11 @@ _GROUPS = {
     "apiregistration": "apiregistration.k8s.io",
 }
 _KIND = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+# Bounds both language readers keep (they read the same untrusted programs the same way).
+MAX_DEPTH = 48
+MAX_PASSES = 32  # resources one call declares through the loops around it, each read once
+# Expressions one program's reading evaluates: a name of names of lists (6**12 strings) ends unknown, not in a hang.
+BUDGET = 200_000
 _VERSION = re.compile(r"^v\d+((alpha|beta)\d+)?$")
 
 
@@ -104,3 +110,30 @@ def resource_object(path: tuple[str, ...], name: Any, args: Any) -> Optional[dic
         return None
     body = {k: v for k, v in args.items() if k not in ("apiVersion", "kind", "metadata") and isinstance(k, str)}
     return {"apiVersion": api, "kind": kind, "metadata": _named(args.get("metadata"), name), **body}
+
+
+class Evaluation:
+    """What a language reader's evaluation keeps: single bindings (None for a name bound more than once), the names
+    being resolved (a cycle reads as unknown) and the expressions spent against BUDGET."""
+
+    def __init__(self) -> None:
+        self.bindings: dict[str, Any] = {}
+        self.resolving: set[str] = set()
+        self.spent = 0
+
+    def exhausted(self, node: Any, depth: int) -> bool:
+        """Counts one expression; True when it is absent or past MAX_DEPTH or BUDGET (its value is then unknown)."""
+        self.spent += 1
+        return node is None or depth > MAX_DEPTH or self.spent > BUDGET
+
+    def bound(self, name: str, evaluate: Callable[[Any, dict[str, Any], int], Any], depth: int) -> Any:
+        """The value of ``name``'s single binding, evaluated in an empty scope; Unknown when it has none or is being
+        resolved already."""
+        binding = self.bindings.get(name)
+        if binding is None or name in self.resolving:
+            return Unknown(name)
+        self.resolving.add(name)
+        try:
+            return evaluate(binding, {}, depth)
+        finally:
+            self.resolving.discard(name)

@@ -10,7 +10,7 @@ values) are the SDK's field names too, as the SDK translates them. Values: liter
 the file, a resource's ``.metadata.name`` through the name it is bound to, ``json.dumps`` of a known value, ``.apply``
 of a lambda on a known value; anything else is pulumi_objects.Unknown, and so is a whole dict or list with a
 ``**``/``*`` spread of an unknown value, a name a function's parameter shadows or the program changes (``env.append``,
-``env += ...``, ``labels["tier"] = ...``). Bounded (_BUDGET expressions).
+``env += ...``, ``labels["tier"] = ...``). Bounded (pulumi_objects.BUDGET expressions).
 """
 
 from __future__ import annotations
@@ -19,13 +19,16 @@ import ast
 import json
 from typing import Any, Optional
 
-from policies.reading.pulumi_objects import ProgramCall, ProgramUnread, Unknown, resource_object
+from policies.reading.pulumi_objects import (
+    MAX_PASSES,
+    Evaluation,
+    ProgramCall,
+    ProgramUnread,
+    Unknown,
+    resource_object,
+)
 
 _PACKAGE = "pulumi_kubernetes"
-_MAX_DEPTH = 48
-_MAX_PASSES = 32  # resources one call declares through the loops around it, each read once
-# Expressions one program's reading evaluates: a name of names of lists (6**12 strings) ends unknown, not in a hang.
-_BUDGET = 200_000
 # Methods that change the list, dict or set they are called on: a name so changed is not its literal value.
 _MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "remove", "clear", "add"})
 _MUTATORS |= {"sort", "reverse", "discard"}
@@ -63,14 +66,12 @@ def _fields(value: Any, names: bool = False) -> Any:
 _SELECTOR_FIELDS = {"match_labels": "matchLabels", "match_expressions": "matchExpressions"}
 
 
-class _Program:
+class _Program(Evaluation):
     """One parsed program: its provider aliases, single bindings and the calls found."""
 
     def __init__(self, tree: ast.Module) -> None:
         self.aliases: dict[str, tuple[str, ...]] = {}
-        self.bindings: dict[str, Optional[ast.expr]] = {}
-        self.resolving: set[str] = set()
-        self.spent = 0
+        super().__init__()
         calls: list[tuple[ast.Call, tuple[ast.For, ...]]] = []
         stack: list[tuple[ast.AST, tuple[ast.For, ...]]] = [(tree, ())]
         while stack:
@@ -112,7 +113,7 @@ class _Program:
         envs: list[dict[str, Any]] = [{}]
         for loop in loops:
             items = self.value(loop.iter, {}, 0)
-            if isinstance(loop.target, ast.Name) and isinstance(items, list) and items and len(items) * len(envs) <= _MAX_PASSES:
+            if isinstance(loop.target, ast.Name) and isinstance(items, list) and items and len(items) * len(envs) <= MAX_PASSES:
                 envs = [{**env, loop.target.id: item} for item in items for env in envs]
         return envs
 
@@ -147,8 +148,7 @@ class _Program:
 
     def value(self, node: Optional[ast.expr], env: dict[str, Any], depth: int) -> Any:
         """The value an expression has when the program runs, with Unknown for what only the run decides."""
-        self.spent += 1
-        if node is None or depth > _MAX_DEPTH or self.spent > _BUDGET:
+        if self.exhausted(node, depth):
             return Unknown()
         depth += 1
         if isinstance(node, ast.Constant):
@@ -217,14 +217,7 @@ class _Program:
     def _name(self, name: str, env: dict[str, Any], depth: int) -> Any:
         if name in env:
             return env[name]
-        bound = self.bindings.get(name)
-        if bound is None or name in self.resolving:
-            return Unknown(name)
-        self.resolving.add(name)
-        try:
-            return self.value(bound, {}, depth)
-        finally:
-            self.resolving.discard(name)
+        return self.bound(name, self.value, depth)
 
     def _member(self, node: ast.Attribute | ast.Subscript, env: dict[str, Any], depth: int) -> Any:
         owner = self.value(node.value, env, depth)

@@ -14,7 +14,7 @@ bound to (``serviceName: svc.metadata.name``), ``x.apply(v => ...)`` of a known 
 value, string ``+``, a conditional whose test or both results are known. Anything else is pulumi_objects.Unknown,
 and so is a whole object or array with a spread of an unknown value (any field may come from it), a const a
 function's parameter, a loop's variable or a destructuring shadows, or one the program changes (``env.push``,
-``labels.tier = ...``), and an ``.apply`` whose function returns under a condition. Bounded (_BUDGET expressions).
+``labels.tier = ...``), and an ``.apply`` whose function returns under a condition. Bounded (pulumi_objects.BUDGET expressions).
 """
 
 from __future__ import annotations
@@ -23,13 +23,17 @@ import functools
 import json
 from typing import Any, Optional
 
-from policies.reading.pulumi_objects import ProgramCall, ProgramUnread, Unknown, resource_object
+from policies.reading.pulumi_objects import (
+    MAX_DEPTH,
+    MAX_PASSES,
+    Evaluation,
+    ProgramCall,
+    ProgramUnread,
+    Unknown,
+    resource_object,
+)
 
 _PACKAGE = "@pulumi/kubernetes"
-_MAX_DEPTH = 48
-_MAX_PASSES = 32  # resources one call declares through the loops around it, each read once
-# Expressions one program's reading evaluates: a const of consts of lists (6**12 strings) ends unknown, not in a hang.
-_BUDGET = 200_000
 # Methods that change the array, map or object they are called on: a const so changed is not its literal value.
 _MUTATORS = frozenset({"push", "unshift", "splice", "pop", "shift", "sort", "reverse", "fill", "set", "add", "delete", "clear"})
 _PARAMETERS = ("required_parameter", "optional_parameter")
@@ -89,14 +93,12 @@ def _js_text(value: Any) -> Optional[str]:
     return None
 
 
-class _Program:
+class _Program(Evaluation):
     """One parsed program: its provider aliases, const bindings and the calls found."""
 
     def __init__(self, source: bytes, root: Any) -> None:
         self.aliases: dict[str, tuple[str, ...]] = {}
-        self.bindings: dict[str, Any] = {}
-        self.resolving: set[str] = set()
-        self.spent = 0
+        super().__init__()
         news = []
         stack = [root]
         while stack:
@@ -218,7 +220,7 @@ class _Program:
             operator = parent.child_by_field_name("operator")
             if parent.type == "for_in_statement" and left is not None and left.type == "identifier" and operator is not None:
                 items = self.value(right, {}, 0) if self._text(operator) == "of" else None
-                if isinstance(items, list) and items and len(items) * len(envs) <= _MAX_PASSES:
+                if isinstance(items, list) and items and len(items) * len(envs) <= MAX_PASSES:
                     envs = [{**env, self._text(left): item} for item in items for env in envs]
             parent = parent.parent
         return envs
@@ -243,8 +245,7 @@ class _Program:
 
     def value(self, node: Any, env: dict[str, Any], depth: int) -> Any:
         """The value an expression has when the program runs, with Unknown for what only the run decides."""
-        self.spent += 1
-        if node is None or depth > _MAX_DEPTH or self.spent > _BUDGET:
+        if self.exhausted(node, depth):
             return Unknown()
         kind = node.type
         depth += 1
@@ -354,14 +355,7 @@ class _Program:
             return env[name]
         if name == "undefined":
             return None
-        bound = self.bindings.get(name)
-        if bound is None or name in self.resolving:
-            return Unknown(name)
-        self.resolving.add(name)
-        try:
-            return self.value(bound, {}, depth)
-        finally:
-            self.resolving.discard(name)
+        return self.bound(name, self.value, depth)
 
     def _member(self, node: Any, env: dict[str, Any], depth: int) -> Any:
         owner = self.value(node.child_by_field_name("object"), env, depth)
@@ -429,7 +423,7 @@ class _Program:
         return out
 
     def _resource(self, node: Any, depth: int) -> Any:
-        call = self._call(node) if depth < _MAX_DEPTH else None
+        call = self._call(node) if depth < MAX_DEPTH else None
         made = resource_object(call.path, call.name, call.args) if call is not None else None
         return made if made is not None else Unknown("resource")
 
