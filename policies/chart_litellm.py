@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from components.helm_charts import Chart
-from policies.chart_values import chart_image, coalesced, env_list, items_of, pod_options, truthy, value_at
+from policies.chart_values import chart_image, coalesced, create_fullname, env_list, items_of, pod_options, truthy, value_at
 from policies.chart_workloads import Workload
 
 _PROBES: dict[str, dict] = {
@@ -55,7 +55,7 @@ def _fullname(values: Mapping, release: str, name: str) -> str:
     """litellm.fullname (_helpers.tpl:13-24@003feda33f63)."""
     if truthy(values.get("fullnameOverride")):
         return str(values["fullnameOverride"])[:63].rstrip("-")
-    return (release if name in release else f"{release}-{name}")[:63].rstrip("-")
+    return create_fullname(release, name)
 
 
 def _secret(name: str, secret: Any, key: Any) -> dict:

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from components.helm_charts import Chart
-from policies.chart_values import chart_image, coalesced, items_of, truthy, value_at
+from policies.chart_values import chart_image, coalesced, create_fullname, items_of, truthy, value_at
 from policies.chart_workloads import Workload
 
 # values.yaml@01f3757ae73e (NVIDIA/nim-deploy helm/nim-llm, chart 1.1.2): the defaults the renderer merges under.
@@ -46,7 +46,7 @@ def _fullname(values: Mapping, release: str, chart_name: str) -> str:
     if truthy(values.get("fullnameOverride")):
         return str(values["fullnameOverride"])[:63].rstrip("-")
     name = str(values.get("nameOverride") or chart_name)
-    return (release if name in release else f"{release}-{name}")[:63].rstrip("-")
+    return create_fullname(release, name)
 
 
 def _probes(chart: Chart, values: Mapping) -> dict:

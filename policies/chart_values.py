@@ -20,6 +20,13 @@ def truthy(value: Any) -> bool:
     return bool(value)
 
 
+def create_fullname(release: str, name: str) -> str:
+    """helm create's fullname helper when ``fullnameOverride`` is not set (pkg/chartutil/create.go:477-482 at v3.16.4):
+    the release's name alone when it contains ``name``, else RELEASE-NAME, cut to 63 characters without a trailing
+    '-'. The NIM and LiteLLM charts' helpers and the reader's names of rendered objects (reading/chart_names.py)."""
+    return (release if name in release else f"{release}-{name}")[:63].rstrip("-")
+
+
 def value_at(values: Mapping, *keys: str, default: Any = None) -> Any:
     node: Any = values
     for key in keys:

@@ -24,6 +24,8 @@ import re
 from dataclasses import replace
 from typing import Any, Optional
 
+from policies.chart_values import create_fullname
+
 RELEASE_PLACEHOLDER = "release-name"  # helm_chart.RELEASE_NAME (not imported: helm_chart imports the renderer)
 
 _DOCUMENT = re.compile(r"^---[^\n]*$", re.MULTILINE)
@@ -98,7 +100,7 @@ def _action_name(action: str, chart: str, override: str) -> str:
         return chart
     if helper.group(1) == "name":
         return override[:63].rstrip("-")
-    return chart if override in chart else f"{chart}-{override}"[:63].rstrip("-")
+    return create_fullname(chart, override)
 
 
 def reader_named(objects: list[Any], names: dict[str, str]) -> list[Any]:
